@@ -1,0 +1,280 @@
+package dev.outboxjava.core.memory;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.MarkResult;
+import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.RetryMark;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * An {@link OutboxStore} in memory, with the same semantics as the PostgreSQL store (it passes the
+ * same contract suite): for unit tests of code around the outbox, and for the core's own tests.
+ * Not durable, obviously. Thread-safe (one lock; speed is not its point).
+ */
+public final class InMemoryOutboxStore implements OutboxStore {
+
+    private final TreeMap<Long, OutboxEvent> bySequence = new TreeMap<>();
+    private final Map<UUID, Long> sequenceById = new java.util.HashMap<>();
+    private final CompletionMode completionMode;
+    private long nextSequence = 1;
+    private volatile boolean available = true;
+
+    public InMemoryOutboxStore() {
+        this(CompletionMode.KEEP_SENT);
+    }
+
+    public InMemoryOutboxStore(CompletionMode completionMode) {
+        this.completionMode = completionMode;
+    }
+
+    /**
+     * Appends events as one atomic step (all or none), assigning increasing sequences.
+     *
+     * @throws InvalidConfigurationException if an id is already present (ids are unique)
+     */
+    public synchronized List<OutboxEvent> append(Collection<OutboxEvent> events) {
+        checkAvailable();
+        Set<UUID> seen = new HashSet<>();
+        for (OutboxEvent event : events) {
+            if (sequenceById.containsKey(event.id()) || !seen.add(event.id())) {
+                throw new dev.outboxjava.core.OutboxException("event id " + event.id() + " is already in the outbox; "
+                        + "every event needs a new id");
+            }
+        }
+        List<OutboxEvent> stored = new ArrayList<>(events.size());
+        for (OutboxEvent event : events) {
+            OutboxEvent withSequence = event.withSequence(nextSequence++);
+            bySequence.put(withSequence.sequence(), withSequence);
+            sequenceById.put(withSequence.id(), withSequence.sequence());
+            stored.add(withSequence);
+        }
+        return stored;
+    }
+
+    /** Appends events; see {@link #append(Collection)}. */
+    public List<OutboxEvent> append(OutboxEvent... events) {
+        return append(List.of(events));
+    }
+
+    /** Simulates an outage: every call throws {@link dev.outboxjava.core.OutboxStoreException} until restored. */
+    public void setAvailable(boolean value) {
+        this.available = value;
+    }
+
+    /** A snapshot of every event, in sequence order. */
+    public synchronized List<OutboxEvent> all() {
+        return List.copyOf(bySequence.values());
+    }
+
+    @Override
+    public synchronized List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
+        checkAvailable();
+        List<OutboxEvent> leased = new ArrayList<>();
+        for (OutboxEvent event : bySequence.values()) {
+            if (leased.size() >= limit) {
+                break;
+            }
+            if (event.status() == EventStatus.PENDING && !event.nextAttemptAt().isAfter(now)) {
+                leased.add(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.IN_FLIGHT),
+                        event.attempts(), event.lastError(), event.nextAttemptAt(), Optional.of(now),
+                        Optional.of(leaseId), Optional.empty()));
+            }
+        }
+        leased.forEach(this::put);
+        return leased;
+    }
+
+    @Override
+    public synchronized MarkResult markPublished(UUID leaseId, Collection<UUID> eventIds, Instant now) {
+        return markEach(leaseId, eventIds, Function.identity(), event -> {
+            if (completionMode == CompletionMode.DELETE_ON_PUBLISH) {
+                event.status().checkTransition(event.id(), EventStatus.SENT);
+                remove(event.id());
+                return;
+            }
+            put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.SENT), event.attempts(),
+                    event.lastError(), event.nextAttemptAt(), event.leasedAt(), event.leaseId(), Optional.of(now)));
+        });
+    }
+
+    @Override
+    public synchronized MarkResult markRetry(UUID leaseId, Collection<RetryMark> marks, Instant now) {
+        Map<UUID, RetryMark> byId = index(marks, RetryMark::eventId);
+        return markEach(leaseId, byId.keySet(), Function.identity(), event -> {
+            RetryMark mark = byId.get(event.id());
+            put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.PENDING),
+                    event.attempts() + 1, Optional.of(mark.error()), mark.nextAttemptAt(), Optional.empty(),
+                    Optional.empty(), Optional.empty()));
+        });
+    }
+
+    @Override
+    public synchronized MarkResult markDeadLettered(UUID leaseId, Collection<DeadLetterMark> marks, Instant now) {
+        Map<UUID, DeadLetterMark> byId = index(marks, DeadLetterMark::eventId);
+        return markEach(leaseId, byId.keySet(), Function.identity(), event -> {
+            DeadLetterMark mark = byId.get(event.id());
+            put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.FAILED),
+                    event.attempts() + 1, Optional.of(mark.error()), event.nextAttemptAt(), Optional.empty(),
+                    Optional.empty(), Optional.empty()));
+        });
+    }
+
+    @Override
+    public synchronized MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
+        return markEach(leaseId, eventIds, Function.identity(), event -> put(event.withDelivery(
+                event.status().checkTransition(event.id(), EventStatus.PENDING), event.attempts(), event.lastError(),
+                event.nextAttemptAt(), Optional.empty(), Optional.empty(), Optional.empty())));
+    }
+
+    @Override
+    public synchronized int sweepExpiredLeases(Instant leasedBefore, int limit) {
+        checkAvailable();
+        List<OutboxEvent> expired = select(event -> event.status() == EventStatus.IN_FLIGHT
+                && event.leasedAt().orElseThrow().isBefore(leasedBefore), limit);
+        expired.forEach(event -> put(event.withDelivery(EventStatus.PENDING, event.attempts(), event.lastError(),
+                event.nextAttemptAt(), Optional.empty(), Optional.empty(), Optional.empty())));
+        return expired.size();
+    }
+
+    @Override
+    public synchronized int cleanUp(Instant sentBefore, int limit) {
+        checkAvailable();
+        List<OutboxEvent> old = select(event -> event.status() == EventStatus.SENT
+                && event.sentAt().orElseThrow().isBefore(sentBefore), limit);
+        old.forEach(event -> remove(event.id()));
+        return old.size();
+    }
+
+    @Override
+    public synchronized Map<EventStatus, Long> countByStatus() {
+        checkAvailable();
+        Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
+        for (EventStatus status : EventStatus.values()) {
+            counts.put(status, 0L);
+        }
+        bySequence.values().forEach(event -> counts.merge(event.status(), 1L, Long::sum));
+        return counts;
+    }
+
+    @Override
+    public synchronized Optional<Instant> oldestPendingCreatedAt() {
+        checkAvailable();
+        return bySequence.values().stream().filter(event -> event.status() == EventStatus.PENDING)
+                .map(OutboxEvent::createdAt).min(Comparator.naturalOrder());
+    }
+
+    @Override
+    public synchronized Optional<OutboxEvent> find(UUID eventId) {
+        checkAvailable();
+        return Optional.ofNullable(sequenceById.get(eventId)).map(bySequence::get);
+    }
+
+    @Override
+    public synchronized List<OutboxEvent> listDeadLetters(int offset, int limit) {
+        checkAvailable();
+        return bySequence.values().stream().filter(event -> event.status() == EventStatus.FAILED)
+                .skip(offset).limit(limit).toList();
+    }
+
+    @Override
+    public synchronized int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
+        checkAvailable();
+        Predicate<OutboxEvent> chosen;
+        if (selector instanceof DeadLetterSelector.ByIds byIds) {
+            chosen = event -> byIds.ids().contains(event.id());
+        } else if (selector instanceof DeadLetterSelector.ByType byType) {
+            chosen = event -> byType.type().equals(event.type());
+        } else {
+            chosen = event -> true;
+        }
+        List<OutboxEvent> requeued = select(event -> event.status() == EventStatus.FAILED && chosen.test(event),
+                Integer.MAX_VALUE);
+        requeued.forEach(event -> put(event.withDelivery(
+                event.status().checkTransition(event.id(), EventStatus.PENDING), 0, event.lastError(), now,
+                Optional.empty(), Optional.empty(), Optional.empty())));
+        return requeued.size();
+    }
+
+    @Override
+    public synchronized long purge(EventStatus status, Instant createdBefore) {
+        checkAvailable();
+        if (!status.isTerminal()) {
+            throw new InvalidConfigurationException("status", "only terminal events (sent, failed) can be purged, "
+                    + "not " + status);
+        }
+        List<OutboxEvent> purged = select(event -> event.status() == status
+                && event.createdAt().isBefore(createdBefore), Integer.MAX_VALUE);
+        purged.forEach(event -> remove(event.id()));
+        return purged.size();
+    }
+
+    @Override
+    public HealthCheck checkHealth() {
+        return available ? HealthCheck.up("in-memory store") : HealthCheck.down("in-memory store marked unavailable");
+    }
+
+    private <T> MarkResult markEach(UUID leaseId, Collection<T> ids, Function<T, UUID> toId,
+            java.util.function.Consumer<OutboxEvent> change) {
+        checkAvailable();
+        Set<UUID> marked = new HashSet<>();
+        Set<UUID> lost = new HashSet<>();
+        for (T item : ids) {
+            UUID id = toId.apply(item);
+            OutboxEvent event = find(id).orElse(null);
+            if (event == null || event.status() != EventStatus.IN_FLIGHT
+                    || !event.leaseId().equals(Optional.of(leaseId))) {
+                lost.add(id);
+            } else {
+                change.accept(event);
+                marked.add(id);
+            }
+        }
+        return new MarkResult(marked, lost);
+    }
+
+    private static <T> Map<UUID, T> index(Collection<T> marks, Function<T, UUID> id) {
+        Map<UUID, T> byId = new java.util.LinkedHashMap<>();
+        marks.forEach(mark -> byId.put(id.apply(mark), mark));
+        return byId;
+    }
+
+    private List<OutboxEvent> select(Predicate<OutboxEvent> filter, int limit) {
+        return bySequence.values().stream().filter(filter).limit(limit).toList();
+    }
+
+    private void put(OutboxEvent event) {
+        bySequence.put(event.sequence(), event);
+    }
+
+    private void remove(UUID id) {
+        Long sequence = sequenceById.remove(id);
+        if (sequence != null) {
+            bySequence.remove(sequence);
+        }
+    }
+
+    private void checkAvailable() {
+        if (!available) {
+            throw new dev.outboxjava.core.OutboxStoreException("in-memory store is marked unavailable (test outage)");
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package dev.outboxjava.core.relay;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.RetryDecision;
+import dev.outboxjava.core.RetryPolicy;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.MarkResult;
+import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.PublishOutcome;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.core.port.RetryMark;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * One relay tick: lease a batch, publish it, mark each event by its outcome.
+ *
+ * <p>No transaction is open while the broker works: the lease commits before the publish and the
+ * marks are separate statements afterwards. If the process dies in between, the events stay
+ * in flight until the sweeper returns them and they are published again (at least once; the
+ * duplicate carries the same id).
+ *
+ * <p>Has no thread of its own; a loop (the worker) calls {@link #runOnce()}. Thread-safe: several
+ * threads may run ticks on one instance, each with its own lease.
+ */
+public final class Relay {
+
+    private static final Logger log = LoggerFactory.getLogger(Relay.class);
+    /** Extra wait past the publish timeout for a publisher that fails to honour it. */
+    private static final Duration PUBLISHER_GRACE = Duration.ofSeconds(5);
+
+    private final OutboxStore store;
+    private final Publisher publisher;
+    private final RelaySettings settings;
+    private final RetryPolicy retryPolicy;
+    private final Clock clock;
+    private final RelayListener listener;
+
+    public Relay(OutboxStore store, Publisher publisher, RelaySettings settings, RetryPolicy retryPolicy,
+            Clock clock, RelayListener listener) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.publisher = Objects.requireNonNull(publisher, "publisher");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    public RelaySettings settings() {
+        return settings;
+    }
+
+    /**
+     * Runs one tick.
+     *
+     * @return what was done; {@link RelayResult#leased()} equal to the batch size means more may be waiting
+     * @throws dev.outboxjava.core.OutboxStoreException when the store fails (the loop backs off);
+     *         leased events are then reclaimed by the sweeper
+     */
+    public RelayResult runOnce() {
+        long started = System.nanoTime();
+        UUID leaseId = UUID.randomUUID();
+        List<OutboxEvent> batch = store.lease(leaseId, settings.batchSize(), clock.instant());
+        if (batch.isEmpty()) {
+            RelayResult idle = RelayResult.idle(Duration.ofNanos(System.nanoTime() - started));
+            listener.onTick(idle);
+            return idle;
+        }
+        Map<UUID, PublishOutcome> outcomes = publish(batch);
+        Instant now = clock.instant();
+        Sorted sorted = sort(batch, outcomes, now);
+
+        MarkResult published = sorted.published.isEmpty() ? MarkResult.empty()
+                : store.markPublished(leaseId, sorted.published, now);
+        MarkResult retried = sorted.retries.isEmpty() ? MarkResult.empty()
+                : store.markRetry(leaseId, sorted.retries, now);
+        MarkResult dead = sorted.deadLetters.isEmpty() ? MarkResult.empty()
+                : store.markDeadLettered(leaseId, sorted.deadLetters, now);
+
+        int leaseLost = 0;
+        for (OutboxEvent event : batch) {
+            UUID id = event.id();
+            if (published.leaseLost().contains(id) || retried.leaseLost().contains(id)
+                    || dead.leaseLost().contains(id)) {
+                leaseLost++;
+                withMdc(event, () -> log.warn("lease lost for event {}: another relay owns it now, so this "
+                        + "relay's outcome was dropped (is relay.publishTimeout close to sweeper.leaseTimeout, or are "
+                        + "relay clocks skewed?)", id));
+                listener.onLeaseLost(event);
+            } else if (published.marked().contains(id)) {
+                listener.onPublished(event, now);
+            } else if (retried.marked().contains(id)) {
+                PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
+                Instant next = sorted.retryTimes.get(id);
+                withMdc(event, () -> log.debug("event {} failed (attempt {}/{}), retry at {}: {}", id,
+                        event.attempts() + 1, event.maxAttempts(), next, failed.reason()));
+                listener.onRetryScheduled(event, failed.reason(), next);
+            } else if (dead.marked().contains(id)) {
+                PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
+                withMdc(event, () -> log.warn("event {} dead-lettered after {} attempt(s){}: {}", id,
+                        event.attempts() + 1, failed.retryable() ? "" : " (not retryable)", failed.reason()));
+                listener.onDeadLettered(event, failed.reason(), failed.retryable());
+            }
+        }
+        RelayResult result = new RelayResult(batch.size(), published.marked().size(), retried.marked().size(),
+                dead.marked().size(), 0, leaseLost, Duration.ofNanos(System.nanoTime() - started));
+        listener.onTick(result);
+        return result;
+    }
+
+    /** Awaits the publisher; anything it did not report on becomes a retryable failure. */
+    private Map<UUID, PublishOutcome> publish(List<OutboxEvent> batch) {
+        Map<UUID, PublishOutcome> byId = new HashMap<>();
+        String missingReason = "publisher reported no outcome";
+        try {
+            List<PublishOutcome> outcomes = publisher.publish(batch, settings.publishTimeout())
+                    .get(settings.publishTimeout().plus(PUBLISHER_GRACE).toMillis(), TimeUnit.MILLISECONDS);
+            for (PublishOutcome outcome : outcomes) {
+                byId.put(outcome.eventId(), outcome);
+            }
+        } catch (TimeoutException e) {
+            missingReason = "publish not acknowledged within " + settings.publishTimeout();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            missingReason = "publisher failed: " + cause;
+            log.warn("publisher failed a whole batch of {} events; they will be retried", batch.size(), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            missingReason = "relay interrupted while awaiting acknowledgements";
+        }
+        for (OutboxEvent event : batch) {
+            byId.putIfAbsent(event.id(), PublishOutcome.failed(event.id(), missingReason, true));
+        }
+        return byId;
+    }
+
+    private Sorted sort(List<OutboxEvent> batch, Map<UUID, PublishOutcome> outcomes, Instant now) {
+        Sorted sorted = new Sorted();
+        for (OutboxEvent event : batch) {
+            PublishOutcome outcome = outcomes.get(event.id());
+            if (outcome instanceof PublishOutcome.Failed failed) {
+                RetryDecision decision = retryPolicy.decide(event, failed.retryable(), now);
+                if (decision.isDeadLetter()) {
+                    sorted.deadLetters.add(new DeadLetterMark(event.id(), failed.reason()));
+                } else {
+                    Instant next = decision.nextAttemptAt().orElseThrow();
+                    sorted.retries.add(new RetryMark(event.id(), failed.reason(), next));
+                    sorted.retryTimes.put(event.id(), next);
+                }
+            } else {
+                sorted.published.add(event.id());
+            }
+        }
+        return sorted;
+    }
+
+    static void withMdc(OutboxEvent event, Runnable action) {
+        try (MDC.MDCCloseable id = MDC.putCloseable("event_id", event.id().toString());
+                MDC.MDCCloseable type = MDC.putCloseable("event_type", event.type());
+                MDC.MDCCloseable key = MDC.putCloseable("key", event.keyOrEmpty())) {
+            action.run();
+        }
+    }
+
+    private static final class Sorted {
+        final List<UUID> published = new ArrayList<>();
+        final List<RetryMark> retries = new ArrayList<>();
+        final List<DeadLetterMark> deadLetters = new ArrayList<>();
+        final Map<UUID, Instant> retryTimes = new HashMap<>();
+    }
+}

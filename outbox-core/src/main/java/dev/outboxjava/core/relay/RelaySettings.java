@@ -1,0 +1,36 @@
+package dev.outboxjava.core.relay;
+
+import dev.outboxjava.core.InvalidConfigurationException;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How one relay tick works.
+ *
+ * @param batchSize      events leased per tick; default {@value #DEFAULT_BATCH_SIZE}
+ * @param publishTimeout how long one batch may wait for broker acknowledgements; default 30 s.
+ *                       Must stay well below the sweeper's lease timeout, or a slow batch is
+ *                       reclaimed while still being published.
+ */
+public record RelaySettings(int batchSize, Duration publishTimeout) {
+
+    public static final int DEFAULT_BATCH_SIZE = 500;
+    public static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(30);
+    /** Largest batch accepted; bigger ones make the lease statement and the mark arrays unwieldy. */
+    public static final int MAX_BATCH_SIZE = 10_000;
+
+    public RelaySettings {
+        Objects.requireNonNull(publishTimeout, "publishTimeout");
+        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+            throw new InvalidConfigurationException("relay.batchSize", "must be between 1 and " + MAX_BATCH_SIZE
+                    + ", was " + batchSize);
+        }
+        if (publishTimeout.isNegative() || publishTimeout.isZero()) {
+            throw new InvalidConfigurationException("relay.publishTimeout", "must be positive, was " + publishTimeout);
+        }
+    }
+
+    public static RelaySettings ofDefaults() {
+        return new RelaySettings(DEFAULT_BATCH_SIZE, DEFAULT_PUBLISH_TIMEOUT);
+    }
+}
