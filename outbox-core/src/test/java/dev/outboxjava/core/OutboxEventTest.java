@@ -1,0 +1,437 @@
+package dev.outboxjava.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxjava.core.internal.UuidV7;
+import dev.outboxjava.core.time.ManualClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.assertj.core.api.ThrowableAssert;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+@DisplayName("OutboxEvent")
+class OutboxEventTest {
+
+    private final ManualClock clock = ManualClock.startingAtEpochOf2024();
+
+    private OutboxEvent.Builder valid() {
+        return OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .payload("{\"id\":1}".getBytes(StandardCharsets.UTF_8))
+                .clock(clock);
+    }
+
+    private static ThrowableAssert.ThrowingCallable build(Consumer<OutboxEvent.Builder> change, OutboxEvent.Builder builder) {
+        change.accept(builder);
+        return builder::build;
+    }
+
+    private void assertRejected(Consumer<OutboxEvent.Builder> change, String field, String... messageParts) {
+        assertThatThrownBy(build(change, valid()))
+                .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                    assertThat(e.field()).isEqualTo(field);
+                    assertThat(e.getMessage()).contains("'" + field + "'").contains(messageParts);
+                })
+                .isInstanceOf(OutboxException.class);
+    }
+
+    @Nested
+    @DisplayName("a new event from the builder")
+    class NewEvent {
+
+        @Test
+        @DisplayName("is pending, untried, due at its creation time, with the documented defaults")
+        void hasDefaults() {
+            OutboxEvent event = valid().build();
+
+            assertThat(event.status()).isEqualTo(EventStatus.PENDING);
+            assertThat(event.attempts()).isZero();
+            assertThat(event.maxAttempts()).isEqualTo(OutboxEvent.DEFAULT_MAX_ATTEMPTS);
+            assertThat(event.createdAt()).isEqualTo(clock.instant());
+            assertThat(event.nextAttemptAt()).isEqualTo(clock.instant());
+            assertThat(event.source()).isEqualTo(OutboxEvent.DEFAULT_SOURCE);
+            assertThat(event.contentType()).isEqualTo(OutboxEvent.DEFAULT_CONTENT_TYPE);
+            assertThat(event.routingKey()).isEmpty();
+            assertThat(event.key()).isEmpty();
+            assertThat(event.keyOrEmpty()).isEmpty();
+            assertThat(event.headers()).isEmpty();
+            assertThat(event.lastError()).isEmpty();
+            assertThat(event.leaseId()).isEmpty();
+            assertThat(event.leasedAt()).isEmpty();
+            assertThat(event.sentAt()).isEmpty();
+            assertThat(event.sequence()).isZero();
+        }
+
+        @Test
+        @DisplayName("keeps every field the caller set")
+        void keepsFields() {
+            UUID id = UUID.randomUUID();
+            Instant later = clock.instant().plus(Duration.ofMinutes(5));
+            OutboxEvent event = valid().id(id).source("/orders-service").key("order-42").routingKey("orders.eu")
+                    .contentType("application/avro").header("tenant", "acme").headers(Map.of("trace-id", "abc"))
+                    .maxAttempts(3).availableAt(later).build();
+
+            assertThat(event.id()).isEqualTo(id);
+            assertThat(event.source()).isEqualTo("/orders-service");
+            assertThat(event.key()).contains("order-42");
+            assertThat(event.keyOrEmpty()).isEqualTo("order-42");
+            assertThat(event.routingKey()).isEqualTo("orders.eu");
+            assertThat(event.contentType()).isEqualTo("application/avro");
+            assertThat(event.headers()).containsOnly(Map.entry("tenant", "acme"), Map.entry("trace-id", "abc"));
+            assertThat(event.maxAttempts()).isEqualTo(3);
+            assertThat(event.nextAttemptAt()).isEqualTo(later);
+            assertThat(event.createdAt()).isEqualTo(clock.instant());
+        }
+
+        @Test
+        @DisplayName("accepts an empty payload and a payload of exactly the maximum size")
+        void acceptsPayloadBounds() {
+            assertThat(valid().payload(new byte[0]).build().payloadSize()).isZero();
+            assertThat(valid().maxPayloadBytes(16).payload(new byte[16]).build().payloadSize()).isEqualTo(16);
+        }
+
+        @Test
+        @DisplayName("accepts names and keys of exactly the maximum length")
+        void acceptsMaximumLengths() {
+            String name = "t".repeat(OutboxEvent.MAX_NAME_LENGTH);
+            OutboxEvent event = valid().type(name).source(name).destination(name).routingKey(name)
+                    .key("k".repeat(OutboxEvent.MAX_KEY_LENGTH))
+                    .header("h".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH), "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH))
+                    .build();
+            assertThat(event.type()).hasSize(OutboxEvent.MAX_NAME_LENGTH);
+        }
+    }
+
+    @Nested
+    @DisplayName("the builder rejects, naming the field and the reason,")
+    class Validation {
+
+        @ParameterizedTest(name = "type \"{0}\"")
+        @ValueSource(strings = {"", " ", "\t\n"})
+        @DisplayName("a blank type")
+        void blankType(String value) {
+            assertRejected(b -> b.type(value), "type", "must not be blank");
+        }
+
+        @Test
+        @DisplayName("a missing type")
+        void missingType() {
+            assertRejected(b -> b.type(null), "type", "is required");
+        }
+
+        @Test
+        @DisplayName("an over-long type")
+        void longType() {
+            assertRejected(b -> b.type("t".repeat(256)), "type", "256 characters", "maximum of 255");
+        }
+
+        @Test
+        @DisplayName("a blank source")
+        void blankSource() {
+            assertRejected(b -> b.source("  "), "source", "must not be blank");
+        }
+
+        @Test
+        @DisplayName("an over-long source")
+        void longSource() {
+            assertRejected(b -> b.source("s".repeat(256)), "source", "maximum of 255");
+        }
+
+        @Test
+        @DisplayName("a blank destination")
+        void blankDestination() {
+            assertRejected(b -> b.destination(""), "destination", "must not be blank");
+        }
+
+        @Test
+        @DisplayName("a missing destination")
+        void missingDestination() {
+            assertRejected(b -> b.destination(null), "destination", "is required");
+        }
+
+        @Test
+        @DisplayName("an over-long destination")
+        void longDestination() {
+            assertRejected(b -> b.destination("d".repeat(300)), "destination", "300 characters", "maximum of 255");
+        }
+
+        @Test
+        @DisplayName("an over-long routing key")
+        void longRoutingKey() {
+            assertRejected(b -> b.routingKey("r".repeat(256)), "routingKey", "at most 255");
+        }
+
+        @Test
+        @DisplayName("a null routing key (\"\" means none)")
+        void nullRoutingKey() {
+            assertRejected(b -> b.routingKey(null), "routingKey", "use \"\" for none");
+        }
+
+        @ParameterizedTest(name = "key \"{0}\"")
+        @ValueSource(strings = {"", "   "})
+        @DisplayName("a blank key")
+        void blankKey(String value) {
+            assertRejected(b -> b.key(value), "key", "non-blank", "leave it unset");
+        }
+
+        @Test
+        @DisplayName("an over-long key")
+        void longKey() {
+            assertRejected(b -> b.key("k".repeat(OutboxEvent.MAX_KEY_LENGTH + 1)), "key", "1-1024");
+        }
+
+        @Test
+        @DisplayName("a blank content type")
+        void blankContentType() {
+            assertRejected(b -> b.contentType(""), "contentType", "must not be blank");
+        }
+
+        @Test
+        @DisplayName("a missing payload")
+        void missingPayload() {
+            assertRejected(b -> b.payload(null), "payload", "is required");
+        }
+
+        @Test
+        @DisplayName("a payload over the default maximum of 1 MiB, naming its size and the setting to raise")
+        void payloadOverDefaultMaximum() {
+            int size = OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1;
+            assertRejected(b -> b.payload(new byte[size]), "payload", size + " bytes",
+                    "maximum of " + OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES, "maxPayloadBytes");
+        }
+
+        @Test
+        @DisplayName("a payload over a configured maximum, naming its size and the setting to raise")
+        void payloadOverConfiguredMaximum() {
+            assertRejected(b -> b.maxPayloadBytes(100).payload(new byte[101]), "payload", "101 bytes",
+                    "maximum of 100", "maxPayloadBytes");
+        }
+
+        @Test
+        @DisplayName("a negative payload maximum")
+        void negativeMaximum() {
+            assertRejected(b -> b.maxPayloadBytes(-1), "maxPayloadBytes", "negative");
+        }
+
+        @ParameterizedTest(name = "maxAttempts {0}")
+        @ValueSource(ints = {0, -1, Integer.MIN_VALUE})
+        @DisplayName("an attempt budget below 1")
+        void maxAttemptsBelowOne(int value) {
+            assertRejected(b -> b.maxAttempts(value), "maxAttempts", "at least 1", "was " + value);
+        }
+
+        @ParameterizedTest(name = "header name \"{0}\"")
+        @ValueSource(strings = {"", "1starts-with-digit", "-dash-first", "_underscore_first", "has space", "colon:name",
+                "slash/name", "ünïcode", "tab\tname", "semi;colon"})
+        @DisplayName("a header name the brokers reject")
+        void badHeaderName(String name) {
+            assertRejected(b -> b.header(name, "v"), "headers", "'" + name + "'", "letter");
+        }
+
+        @Test
+        @DisplayName("a header name longer than 128 characters")
+        void longHeaderName() {
+            String name = "h".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH + 1);
+            assertRejected(b -> b.header(name, "v"), "headers", "at most 128");
+        }
+
+        @ParameterizedTest(name = "header name \"{0}\"")
+        @ValueSource(strings = {"ce_id", "ce_type", "CE_source", "ce-specversion", "content-type", "Content-Type",
+                "content_type"})
+        @DisplayName("a header name reserved for the CloudEvents envelope")
+        void reservedHeaderName(String name) {
+            assertRejected(b -> b.header(name, "v"), "headers", "'" + name + "'", "reserved", "CloudEvents");
+        }
+
+        @Test
+        @DisplayName("a null header name, at once")
+        void nullHeaderName() {
+            assertThatThrownBy(() -> valid().header(null, "v"))
+                    .isInstanceOfSatisfying(InvalidEventException.class,
+                            e -> assertThat(e.field()).isEqualTo("headers"))
+                    .hasMessageContaining("null");
+        }
+
+        @Test
+        @DisplayName("a null header value")
+        void nullHeaderValue() {
+            assertRejected(b -> b.header("tenant", null), "headers", "'tenant'", "null value");
+        }
+
+        @Test
+        @DisplayName("a null header value given in a map")
+        void nullHeaderValueInMap() {
+            Map<String, String> headers = new HashMap<>();
+            headers.put("tenant", null);
+            assertRejected(b -> b.headers(headers), "headers", "'tenant'", "null value");
+        }
+
+        @Test
+        @DisplayName("an over-long header value")
+        void longHeaderValue() {
+            assertRejected(b -> b.header("tenant", "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH + 1)), "headers",
+                    "'tenant'", "maximum of " + OutboxEvent.MAX_HEADER_VALUE_LENGTH);
+        }
+
+        @ParameterizedTest(name = "header name \"{0}\"")
+        @ValueSource(strings = {"tenant", "X-Trace-Id", "a.b_c-d", "traceparent", "cex", "content", "content-length"})
+        @DisplayName("(but not) a header name of letters, digits, '.', '_' and '-' that starts with a letter")
+        void goodHeaderNamesPass(String name) {
+            assertThat(valid().header(name, "v").build().headers()).containsEntry(name, "v");
+        }
+    }
+
+    @Nested
+    @DisplayName("ids")
+    class Ids {
+
+        @Test
+        @DisplayName("are version 7 UUIDs with the IETF variant")
+        void areVersion7() {
+            for (int i = 0; i < 100; i++) {
+                UUID id = valid().build().id();
+                assertThat(id.version()).isEqualTo(7);
+                assertThat(id.variant()).isEqualTo(2);
+            }
+        }
+
+        @Test
+        @DisplayName("carry the clock's milliseconds as their timestamp")
+        void carryClockTime() {
+            // Far ahead of any other clock used in this JVM, so the generator's monotonic state does not bump it.
+            ManualClock future = new ManualClock(Instant.parse("2200-01-01T00:00:00Z"));
+            UUID id = valid().clock(future).build().id();
+            assertThat(UuidV7.timestampMillis(id)).isEqualTo(future.millis());
+        }
+
+        @Test
+        @DisplayName("are strictly increasing from one clock, even when it stands still")
+        void strictlyIncreasingWhenClockStandsStill() {
+            List<UUID> ids = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) { // more than the 4096 ids of one millisecond's counter
+                ids.add(valid().build().id());
+            }
+            for (int i = 1; i < ids.size(); i++) {
+                assertThat(ids.get(i)).as("id %d after id %d", i, i - 1).isGreaterThan(ids.get(i - 1));
+            }
+        }
+
+        @Test
+        @DisplayName("sort in creation order as the clock moves on")
+        void timeOrdered() {
+            List<UUID> ids = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                ids.add(valid().build().id());
+                clock.advance(Duration.ofMillis(i % 3));
+            }
+            assertThat(ids).isSortedAccordingTo(UUID::compareTo).doesNotHaveDuplicates();
+        }
+
+        @Test
+        @DisplayName("are unique")
+        void unique() {
+            List<UUID> ids = new ArrayList<>();
+            for (int i = 0; i < 5_000; i++) {
+                ids.add(valid().build().id());
+            }
+            assertThat(ids).doesNotHaveDuplicates();
+        }
+    }
+
+    @Nested
+    @DisplayName("the payload")
+    class Payload {
+
+        @Test
+        @DisplayName("is copied from the caller's array, so later changes to it do not leak in")
+        void copiedOnWayIn() {
+            byte[] bytes = {1, 2, 3};
+            OutboxEvent.Builder builder = valid().payload(bytes);
+            bytes[0] = 9;
+            OutboxEvent event = builder.build();
+            bytes[1] = 9;
+            assertThat(event.payload()).containsExactly(1, 2, 3);
+        }
+
+        @Test
+        @DisplayName("is copied on the way out, so a caller cannot change the event")
+        void copiedOnWayOut() {
+            OutboxEvent event = valid().payload(new byte[] {1, 2, 3}).build();
+            event.payload()[0] = 9;
+            assertThat(event.payload()).containsExactly(1, 2, 3);
+            assertThat(event.payloadSize()).isEqualTo(3);
+        }
+
+        @Test
+        @DisplayName("is copied when restoring, too")
+        void copiedOnRestore() {
+            byte[] bytes = {1, 2, 3};
+            OutboxEvent event = OutboxEvent.restore().id(UUID.randomUUID()).type("t").destination("d").payload(bytes)
+                    .nextAttemptAt(clock.instant()).createdAt(clock.instant()).build();
+            bytes[0] = 9;
+            assertThat(event.payload()).containsExactly(1, 2, 3);
+        }
+    }
+
+    @Nested
+    @DisplayName("as a value")
+    class AsValue {
+
+        @Test
+        @DisplayName("equals another with the same fields, comparing payload bytes by content")
+        void equality() {
+            UUID id = UUID.randomUUID();
+            OutboxEvent a = valid().id(id).payload(new byte[] {1, 2}).build();
+            OutboxEvent b = valid().id(id).payload(new byte[] {1, 2}).build();
+            OutboxEvent c = valid().id(id).payload(new byte[] {1, 3}).build();
+            assertThat(a).isEqualTo(b).hasSameHashCodeAs(b).isNotEqualTo(c);
+        }
+
+        @Test
+        @DisplayName("headers cannot be changed after building")
+        void headersImmutable() {
+            OutboxEvent event = valid().header("tenant", "acme").build();
+            assertThatThrownBy(() -> event.headers().put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
+        }
+
+        @Test
+        @DisplayName("withDelivery changes the delivery state and keeps identity and content")
+        void withDelivery() {
+            OutboxEvent event = valid().key("k").build().withSequence(7);
+            UUID lease = UUID.randomUUID();
+            Instant at = clock.instant().plusSeconds(1);
+            OutboxEvent leased = event.withDelivery(EventStatus.IN_FLIGHT, 2, Optional.of("boom"), at,
+                    Optional.of(at), Optional.of(lease), Optional.empty());
+            assertThat(leased.status()).isEqualTo(EventStatus.IN_FLIGHT);
+            assertThat(leased.attempts()).isEqualTo(2);
+            assertThat(leased.leaseId()).contains(lease);
+            assertThat(leased.id()).isEqualTo(event.id());
+            assertThat(leased.key()).isEqualTo(event.key());
+            assertThat(leased.payload()).isEqualTo(event.payload());
+            assertThat(leased.sequence()).isEqualTo(7);
+            assertThat(leased.createdAt()).isEqualTo(event.createdAt());
+        }
+
+        @Test
+        @DisplayName("toString shows the id, type and size but not the payload")
+        void toStringOmitsPayload() {
+            OutboxEvent event = valid().payload("secret".getBytes(StandardCharsets.UTF_8)).build();
+            assertThat(event.toString()).contains(event.id().toString(), "order.placed", "6 bytes")
+                    .doesNotContain("secret");
+        }
+    }
+}
