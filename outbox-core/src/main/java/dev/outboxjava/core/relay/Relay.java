@@ -129,7 +129,9 @@ public final class Relay {
             List<PublishOutcome> outcomes = publisher.publish(batch, settings.publishTimeout())
                     .get(settings.publishTimeout().plus(PUBLISHER_GRACE).toMillis(), TimeUnit.MILLISECONDS);
             for (PublishOutcome outcome : outcomes) {
-                byId.put(outcome.eventId(), outcome);
+                if (outcome != null) {
+                    byId.put(outcome.eventId(), outcome);
+                }
             }
         } catch (TimeoutException e) {
             missingReason = "publish not acknowledged within " + settings.publishTimeout();
@@ -140,6 +142,12 @@ public final class Relay {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             missingReason = "relay interrupted while awaiting acknowledgements";
+        } catch (RuntimeException e) {
+            // A publisher that breaks its contract (throws, or returns null) must not leave the batch
+            // leased with no attempt counted: it would be retried forever and never dead-lettered.
+            missingReason = "publisher failed: " + e;
+            log.warn("publisher threw on a batch of {} events instead of reporting outcomes; they will be retried",
+                    batch.size(), e);
         }
         for (OutboxEvent event : batch) {
             byId.putIfAbsent(event.id(), PublishOutcome.failed(event.id(), missingReason, true));
