@@ -1,0 +1,146 @@
+package dev.outboxjava.worker;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Every setting the worker and its command line understand: ONE table, from which both spellings
+ * are derived: the properties-file key ({@code outbox.relay.batch.size}) and the environment
+ * variable ({@code OUTBOX_RELAY_BATCH_SIZE}: upper case, dots become underscores).
+ *
+ * <p>Any {@code outbox.*} property or {@code OUTBOX_*} environment variable that is not in this
+ * table is rejected at start, so a typo never silently falls back to a default. The prefix
+ * {@code OUTBOX_TEST_} is reserved for the testkit's fixture settings and ignored here.
+ */
+public enum ConfigKey {
+
+    DB_URL("outbox.db.url", "", "JDBC URL of the PostgreSQL database holding the outbox table, e.g. "
+            + "jdbc:postgresql://127.0.0.1:5432/app. Required by every command except schema."),
+    DB_USER("outbox.db.user", "", "Database user; empty = the driver's default (or the one in the URL)."),
+    DB_PASSWORD("outbox.db.password", "", "Database password; empty = none (or the one in the URL)."),
+    DB_POOL_SIZE("outbox.db.pool.size", "4", "Most database connections the worker opens (1-100); the relay "
+            + "threads, the sweeper, the cleaner and the metrics poller share them."),
+    DB_SCHEMA("outbox.db.schema", "public", "Schema of the outbox table."),
+    TABLE("outbox.table", "outbox_events", "Name of the outbox table."),
+    COMPLETION_MODE("outbox.completion.mode", "keep_sent", "keep_sent: keep published events as 'sent' for "
+            + "outbox.cleaner.retention; delete_on_publish: delete a row as soon as the broker acknowledged it."),
+
+    BROKER("outbox.broker", "", "Which broker the relay publishes to: kafka or rabbitmq. Required by run."),
+    KAFKA_BOOTSTRAP_SERVERS("outbox.kafka.bootstrap.servers", "", "Kafka bootstrap servers, host:port[,host:port]. "
+            + "Required when outbox.broker=kafka."),
+    KAFKA_CLIENT_ID("outbox.kafka.client.id", "outbox-relay", "Kafka client.id of the relay's producer."),
+    RABBITMQ_URI("outbox.rabbitmq.uri", "amqp://guest:guest@127.0.0.1:5672/%2F", "AMQP URI of the RabbitMQ broker "
+            + "(amqp:// or amqps://, credentials and virtual host included)."),
+    RABBITMQ_CONNECTION_NAME("outbox.rabbitmq.connection.name", "outbox-relay", "Client-provided connection name, "
+            + "shown in the RabbitMQ management UI."),
+
+    RELAY_BATCH_SIZE("outbox.relay.batch.size", "500", "Events leased per relay tick (1-10000)."),
+    RELAY_THREADS("outbox.relay.threads", "1", "Relay threads in this process (1-64); each leases its own batches."),
+    RELAY_PUBLISH_TIMEOUT("outbox.relay.publish.timeout", "30s", "How long a batch may wait for broker "
+            + "acknowledgements; must be below outbox.sweeper.lease.timeout."),
+    RELAY_POLL_INTERVAL("outbox.relay.poll.interval", "1s", "How long an idle relay waits before polling again "
+            + "when no wake-up arrives."),
+    RELAY_WAKEUP("outbox.relay.wakeup", "notify", "notify: LISTEN for the table's NOTIFY and wake at once; "
+            + "polling: poll on outbox.relay.poll.interval only."),
+
+    RETRY_INITIAL_DELAY("outbox.retry.initial.delay", "1s", "Delay before an event's first retry."),
+    RETRY_MULTIPLIER("outbox.retry.multiplier", "2.0", "Growth factor between an event's retry delays (>= 1)."),
+    RETRY_MAX_DELAY("outbox.retry.max.delay", "5m", "Longest delay between an event's retries."),
+    RETRY_JITTER("outbox.retry.jitter", "0.2", "Random spread of retry delays, 0 (none) to 1."),
+
+    SWEEPER_INTERVAL("outbox.sweeper.interval", "30s", "How often the sweeper looks for abandoned leases."),
+    SWEEPER_LEASE_TIMEOUT("outbox.sweeper.lease.timeout", "2m", "A lease older than this is presumed abandoned "
+            + "(its relay died) and its events go back to pending."),
+    SWEEPER_CHUNK_SIZE("outbox.sweeper.chunk.size", "1000", "Events reclaimed per statement."),
+
+    CLEANER_ENABLED("outbox.cleaner.enabled", "true", "Whether this process deletes old sent events."),
+    CLEANER_INTERVAL("outbox.cleaner.interval", "5m", "How often the cleaner runs."),
+    CLEANER_RETENTION("outbox.cleaner.retention", "7d", "How long sent events are kept."),
+    CLEANER_CHUNK_SIZE("outbox.cleaner.chunk.size", "5000", "Rows deleted per statement."),
+
+    BACKOFF_INITIAL("outbox.backoff.initial", "500ms", "First pause of a loop after its database or broker "
+            + "failed; doubles on every further failure."),
+    BACKOFF_MAX("outbox.backoff.max", "30s", "Longest pause of a loop during an outage."),
+    SHUTDOWN_TIMEOUT("outbox.shutdown.timeout", "10s", "On shutdown, how long the batches in flight may take to "
+            + "finish; events still unfinished then are released back to pending."),
+    METRICS_POLL_INTERVAL("outbox.metrics.poll.interval", "15s", "How often the pending-count and "
+            + "oldest-pending-age gauges are refreshed from the database (one query per interval, not per scrape)."),
+    HTTP_PORT("outbox.http.port", "8080", "Port of /metrics, /health and /health/ready in the standalone "
+            + "process; 0 = no HTTP server."),
+    HTTP_HOST("outbox.http.host", "0.0.0.0", "Address the HTTP server binds to.");
+
+    /** Prefix of every property key. */
+    public static final String PROPERTY_PREFIX = "outbox.";
+    /** Prefix of every environment variable. */
+    public static final String ENV_PREFIX = "OUTBOX_";
+    /** Environment variables with this prefix belong to the testkit and are not worker settings. */
+    public static final String RESERVED_ENV_PREFIX = "OUTBOX_TEST_";
+
+    private static final Map<String, ConfigKey> BY_PROPERTY = Arrays.stream(values())
+            .collect(Collectors.toUnmodifiableMap(ConfigKey::property, Function.identity()));
+    private static final Map<String, ConfigKey> BY_ENV = Arrays.stream(values())
+            .collect(Collectors.toUnmodifiableMap(ConfigKey::env, Function.identity()));
+
+    private final String property;
+    private final String env;
+    private final String defaultValue;
+    private final String description;
+
+    ConfigKey(String property, String defaultValue, String description) {
+        this.property = property;
+        this.env = property.toUpperCase(Locale.ROOT).replace('.', '_');
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    /** The key in a properties file, e.g. {@code outbox.db.url}. */
+    public String property() {
+        return property;
+    }
+
+    /** The environment variable, e.g. {@code OUTBOX_DB_URL}. */
+    public String env() {
+        return env;
+    }
+
+    /** The value used when the key is not set; empty when the key has no default. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** What the key does, for {@code --help} and the README. */
+    public String description() {
+        return description;
+    }
+
+    /** The key with this property name. */
+    public static Optional<ConfigKey> byProperty(String property) {
+        return Optional.ofNullable(BY_PROPERTY.get(property));
+    }
+
+    /** The key with this environment variable name. */
+    public static Optional<ConfigKey> byEnv(String env) {
+        return Optional.ofNullable(BY_ENV.get(env));
+    }
+
+    /** Both spellings, for messages: {@code outbox.db.url (OUTBOX_DB_URL)}. */
+    public String displayName() {
+        return property + " (" + env + ")";
+    }
+
+    /** The key table as Markdown (README, {@code outbox-worker keys}). */
+    public static String markdownTable() {
+        StringBuilder table = new StringBuilder("| property | environment variable | default | meaning |\n"
+                + "|---|---|---|---|\n");
+        for (ConfigKey key : values()) {
+            table.append("| `").append(key.property).append("` | `").append(key.env).append("` | ")
+                    .append(key.defaultValue.isEmpty() ? "—" : "`" + key.defaultValue + "`").append(" | ")
+                    .append(key.description.replace("|", "\\|")).append(" |\n");
+        }
+        return table.toString();
+    }
+}

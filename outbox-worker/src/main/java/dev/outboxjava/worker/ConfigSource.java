@@ -1,0 +1,143 @@
+package dev.outboxjava.worker;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * Where setting values come from: one lookup per {@link ConfigKey}, plus the keys present in the
+ * source that the table does not know (reported as errors at start). Blank values count as unset.
+ *
+ * <p>Ready-made sources: {@link #environment()}, {@link #properties(Properties, String)},
+ * {@link #file(Path)}, {@link #map(Map)}, and {@link #overriding(ConfigSource)} to layer two.
+ */
+public interface ConfigSource {
+
+    /** The raw value of {@code key}, if this source sets it. */
+    Optional<String> get(ConfigKey key);
+
+    /** Keys with the outbox prefix that are not in the {@link ConfigKey} table, spelled as in the source. */
+    List<String> unknownKeys();
+
+    /** Where the values come from, for messages. */
+    String describe();
+
+    /** A source where {@code this} wins over {@code fallback} key by key; unknown keys of both are reported. */
+    default ConfigSource overriding(ConfigSource fallback) {
+        ConfigSource first = this;
+        Objects.requireNonNull(fallback, "fallback");
+        return new ConfigSource() {
+            @Override
+            public Optional<String> get(ConfigKey key) {
+                Optional<String> value = first.get(key);
+                return value.isPresent() ? value : fallback.get(key);
+            }
+
+            @Override
+            public List<String> unknownKeys() {
+                List<String> unknown = new ArrayList<>(first.unknownKeys());
+                unknown.addAll(fallback.unknownKeys());
+                return unknown;
+            }
+
+            @Override
+            public String describe() {
+                return first.describe() + ", then " + fallback.describe();
+            }
+        };
+    }
+
+    /** The process environment ({@code OUTBOX_DB_URL}, ...). */
+    static ConfigSource environment() {
+        return environment(System.getenv());
+    }
+
+    /** Environment-style variables from a map ({@code OUTBOX_RELAY_BATCH_SIZE=100}); other variables are ignored. */
+    static ConfigSource environment(Map<String, String> variables) {
+        Map<String, String> copy = new TreeMap<>(variables);
+        return new ConfigSource() {
+            @Override
+            public Optional<String> get(ConfigKey key) {
+                return nonBlank(copy.get(key.env()));
+            }
+
+            @Override
+            public List<String> unknownKeys() {
+                return copy.keySet().stream()
+                        .filter(name -> name.startsWith(ConfigKey.ENV_PREFIX))
+                        .filter(name -> !name.startsWith(ConfigKey.RESERVED_ENV_PREFIX))
+                        .filter(name -> ConfigKey.byEnv(name).isEmpty())
+                        .toList();
+            }
+
+            @Override
+            public String describe() {
+                return "environment variables";
+            }
+        };
+    }
+
+    /** Properties-style keys ({@code outbox.db.url}); keys without the {@code outbox.} prefix are ignored. */
+    static ConfigSource properties(Properties properties, String origin) {
+        Map<String, String> copy = new TreeMap<>();
+        properties.stringPropertyNames().forEach(name -> copy.put(name.trim(), properties.getProperty(name)));
+        return new ConfigSource() {
+            @Override
+            public Optional<String> get(ConfigKey key) {
+                return nonBlank(copy.get(key.property()));
+            }
+
+            @Override
+            public List<String> unknownKeys() {
+                return copy.keySet().stream()
+                        .filter(name -> name.startsWith(ConfigKey.PROPERTY_PREFIX))
+                        .filter(name -> ConfigKey.byProperty(name).isEmpty())
+                        .toList();
+            }
+
+            @Override
+            public String describe() {
+                return origin;
+            }
+        };
+    }
+
+    /** Properties-style keys from a map (tests, programmatic setups). */
+    static ConfigSource map(Map<String, String> values) {
+        Properties properties = new Properties();
+        properties.putAll(values);
+        return properties(properties, "settings map");
+    }
+
+    /**
+     * A properties file ({@code outbox.db.url=jdbc:postgresql://...}).
+     *
+     * @throws InvalidSettingsException when the file cannot be read
+     */
+    static ConfigSource file(Path path) {
+        Properties properties = new Properties();
+        try (InputStream in = Files.newInputStream(path)) {
+            properties.load(in);
+        } catch (NoSuchFileException e) {
+            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem("--config",
+                    "file " + path.toAbsolutePath() + " does not exist")));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem("--config",
+                    "cannot read " + path.toAbsolutePath() + ": " + e.getMessage())));
+        }
+        return properties(properties, "file " + path);
+    }
+
+    private static Optional<String> nonBlank(String value) {
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
+    }
+}

@@ -1,0 +1,326 @@
+package dev.outboxjava.worker;
+
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.RetryPolicy;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.relay.CleanerSettings;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.SweeperSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Every setting of the standalone worker and the command line, read from a {@link ConfigSource}
+ * through the {@link ConfigKey} table and turned into typed objects per component.
+ *
+ * <p>{@link #load(ConfigSource)} reads all keys, collects every problem (unknown keys, values that
+ * do not parse, values out of range, cross-checks) and throws ONE {@link InvalidSettingsException}
+ * listing them. Whether the database and broker are required depends on the command, so those are
+ * checked by {@link #requireDatabase()} and {@link #requireBroker()}.
+ */
+public final class OutboxSettings {
+
+    private final Optional<DatabaseConfig> database;
+    private final Optional<BrokerConfig> broker;
+    private final OutboxWorkerConfig worker;
+    private final HttpConfig http;
+    private final WakeUpStrategy wakeUp;
+    private final String schema;
+    private final String table;
+
+    private OutboxSettings(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
+            HttpConfig http, WakeUpStrategy wakeUp, String schema, String table) {
+        this.database = database;
+        this.broker = broker;
+        this.worker = worker;
+        this.http = http;
+        this.wakeUp = wakeUp;
+        this.schema = schema;
+        this.table = table;
+    }
+
+    /** The settings from the environment variables of this process. */
+    public static OutboxSettings fromEnvironment() {
+        return load(ConfigSource.environment());
+    }
+
+    /**
+     * Reads and checks every key.
+     *
+     * @throws InvalidSettingsException listing every problem, each naming its key
+     */
+    public static OutboxSettings load(ConfigSource source) {
+        Reader reader = new Reader(source);
+        source.unknownKeys().forEach(unknown -> reader.problems.add(new InvalidSettingsException.Problem(unknown,
+                "unknown setting; known keys are listed by 'outbox-worker keys' and in the README (typo?)")));
+
+        String url = reader.string(ConfigKey.DB_URL);
+        String user = reader.string(ConfigKey.DB_USER);
+        String password = reader.string(ConfigKey.DB_PASSWORD);
+        int poolSize = reader.integer(ConfigKey.DB_POOL_SIZE, 1, 100);
+        String schema = reader.string(ConfigKey.DB_SCHEMA);
+        String table = reader.string(ConfigKey.TABLE);
+        CompletionMode completionMode = reader.choice(ConfigKey.COMPLETION_MODE, CompletionMode.KEEP_SENT,
+                value -> switch (value) {
+                    case "keep_sent" -> Optional.of(CompletionMode.KEEP_SENT);
+                    case "delete_on_publish" -> Optional.of(CompletionMode.DELETE_ON_PUBLISH);
+                    default -> Optional.empty();
+                }, "keep_sent, delete_on_publish");
+        if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:")) {
+            reader.problem(ConfigKey.DB_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:, was '"
+                    + url + "'");
+        }
+        Optional<DatabaseConfig> database = url.isEmpty() ? Optional.empty()
+                : Optional.of(new DatabaseConfig(url, user, password, poolSize, schema, table, completionMode));
+
+        Optional<BrokerKind> brokerKind = reader.optionalChoice(ConfigKey.BROKER, BrokerKind::parse, "kafka, rabbitmq");
+        String bootstrap = reader.string(ConfigKey.KAFKA_BOOTSTRAP_SERVERS);
+        String clientId = reader.string(ConfigKey.KAFKA_CLIENT_ID);
+        String rabbitUri = reader.string(ConfigKey.RABBITMQ_URI);
+        String connectionName = reader.string(ConfigKey.RABBITMQ_CONNECTION_NAME);
+        if (brokerKind.orElse(null) == BrokerKind.KAFKA && bootstrap.isEmpty()) {
+            reader.problem(ConfigKey.KAFKA_BOOTSTRAP_SERVERS, "is required when " + ConfigKey.BROKER.property()
+                    + "=kafka (host:port[,host:port])");
+        }
+        if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && !rabbitUri.matches("(?i)amqps?://.*")) {
+            reader.problem(ConfigKey.RABBITMQ_URI, "must start with amqp:// or amqps://, was '"
+                    + rabbitUri.replaceAll("//[^@/]*@", "//***@") + "'");
+        }
+        Optional<BrokerConfig> broker = brokerKind.map(kind -> new BrokerConfig(kind, bootstrap, clientId, rabbitUri,
+                connectionName));
+
+        int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelaySettings.MAX_BATCH_SIZE);
+        Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
+        RelaySettings relay = reader.build(ConfigKey.RELAY_PUBLISH_TIMEOUT,
+                () -> new RelaySettings(batchSize, publishTimeout), RelaySettings.ofDefaults());
+        Duration initialDelay = reader.duration(ConfigKey.RETRY_INITIAL_DELAY);
+        double multiplier = reader.decimal(ConfigKey.RETRY_MULTIPLIER);
+        Duration maxDelay = reader.duration(ConfigKey.RETRY_MAX_DELAY);
+        double jitter = reader.decimal(ConfigKey.RETRY_JITTER);
+        RetryPolicy retryPolicy = reader.build(ConfigKey.RETRY_INITIAL_DELAY, () -> RetryPolicy.custom()
+                .initialDelay(initialDelay).multiplier(multiplier).maxDelay(maxDelay).jitter(jitter).build(),
+                RetryPolicy.ofDefaults());
+        Duration leaseTimeout = reader.duration(ConfigKey.SWEEPER_LEASE_TIMEOUT);
+        int sweepChunk = reader.integer(ConfigKey.SWEEPER_CHUNK_SIZE, 1, 100_000);
+        SweeperSettings sweeper = reader.build(ConfigKey.SWEEPER_LEASE_TIMEOUT, () -> new SweeperSettings(leaseTimeout,
+                sweepChunk, SweeperSettings.DEFAULT_MAX_CHUNKS_PER_TICK), SweeperSettings.ofDefaults());
+        Duration retention = reader.duration(ConfigKey.CLEANER_RETENTION);
+        int cleanChunk = reader.integer(ConfigKey.CLEANER_CHUNK_SIZE, 1, 100_000);
+        CleanerSettings cleaner = reader.build(ConfigKey.CLEANER_RETENTION, () -> new CleanerSettings(retention,
+                cleanChunk, CleanerSettings.DEFAULT_MAX_CHUNKS_PER_TICK), CleanerSettings.ofDefaults());
+
+        OutboxWorkerConfig.Builder workerBuilder = OutboxWorkerConfig.custom()
+                .relay(relay)
+                .relayThreads(reader.integer(ConfigKey.RELAY_THREADS, 1, OutboxWorkerConfig.MAX_RELAY_THREADS))
+                .pollInterval(reader.duration(ConfigKey.RELAY_POLL_INTERVAL))
+                .retryPolicy(retryPolicy)
+                .sweeper(sweeper)
+                .sweepInterval(reader.duration(ConfigKey.SWEEPER_INTERVAL))
+                .cleanerEnabled(reader.bool(ConfigKey.CLEANER_ENABLED))
+                .cleaner(cleaner)
+                .cleanInterval(reader.duration(ConfigKey.CLEANER_INTERVAL))
+                .backoffInitial(reader.duration(ConfigKey.BACKOFF_INITIAL))
+                .backoffMax(reader.duration(ConfigKey.BACKOFF_MAX))
+                .shutdownTimeout(reader.duration(ConfigKey.SHUTDOWN_TIMEOUT))
+                .metricsPollInterval(reader.duration(ConfigKey.METRICS_POLL_INTERVAL));
+        OutboxWorkerConfig worker = OutboxWorkerConfig.ofDefaults();
+        try {
+            worker = workerBuilder.build();
+        } catch (InvalidSettingsException e) {
+            reader.problems.addAll(e.problems());
+        }
+        WakeUpStrategy wakeUp = reader.choice(ConfigKey.RELAY_WAKEUP, WakeUpStrategy.NOTIFY, value -> switch (value) {
+            case "notify" -> Optional.of(WakeUpStrategy.NOTIFY);
+            case "polling" -> Optional.of(WakeUpStrategy.POLLING);
+            default -> Optional.empty();
+        }, "notify, polling");
+        HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
+                reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
+
+        if (!reader.problems.isEmpty()) {
+            throw new InvalidSettingsException(dedupe(reader.problems));
+        }
+        return new OutboxSettings(database, broker, worker, http, wakeUp, schema, table);
+    }
+
+    private static List<InvalidSettingsException.Problem> dedupe(List<InvalidSettingsException.Problem> problems) {
+        return problems.stream().distinct().toList();
+    }
+
+    /** The database settings, when {@code outbox.db.url} is set. */
+    public Optional<DatabaseConfig> database() {
+        return database;
+    }
+
+    /**
+     * The database settings.
+     *
+     * @throws InvalidSettingsException naming {@code outbox.db.url} when it is not set
+     */
+    public DatabaseConfig requireDatabase() {
+        return database.orElseThrow(() -> missing(ConfigKey.DB_URL, "the database of the outbox table, e.g. "
+                + "jdbc:postgresql://127.0.0.1:5432/app"));
+    }
+
+    /** The broker settings, when {@code outbox.broker} is set. */
+    public Optional<BrokerConfig> broker() {
+        return broker;
+    }
+
+    /**
+     * The broker settings.
+     *
+     * @throws InvalidSettingsException naming {@code outbox.broker} when it is not set
+     */
+    public BrokerConfig requireBroker() {
+        return broker.orElseThrow(() -> missing(ConfigKey.BROKER, "which broker to publish to: kafka or rabbitmq"));
+    }
+
+    /** The loops' settings. */
+    public OutboxWorkerConfig worker() {
+        return worker;
+    }
+
+    /** The HTTP server's settings. */
+    public HttpConfig http() {
+        return http;
+    }
+
+    /** How the idle relay is woken besides polling. */
+    public WakeUpStrategy wakeUp() {
+        return wakeUp;
+    }
+
+    /** The schema of the outbox table (also without a database URL, for {@code schema}). */
+    public String schema() {
+        return schema;
+    }
+
+    /** The outbox table (also without a database URL, for {@code schema}). */
+    public String table() {
+        return table;
+    }
+
+    private static InvalidSettingsException missing(ConfigKey key, String what) {
+        return new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(key.displayName(),
+                "is required: " + what)));
+    }
+
+    /** Reads one key at a time, falling back to the default and recording problems instead of throwing. */
+    private static final class Reader {
+        final ConfigSource source;
+        final List<InvalidSettingsException.Problem> problems = new ArrayList<>();
+
+        Reader(ConfigSource source) {
+            this.source = Objects.requireNonNull(source, "source");
+        }
+
+        void problem(ConfigKey key, String reason) {
+            problems.add(new InvalidSettingsException.Problem(key.displayName(), reason));
+        }
+
+        String string(ConfigKey key) {
+            return source.get(key).orElse(key.defaultValue());
+        }
+
+        int integer(ConfigKey key, int min, int max) {
+            String value = string(key);
+            int fallback = Integer.parseInt(key.defaultValue());
+            try {
+                int parsed = Integer.parseInt(value.replace("_", ""));
+                if (parsed < min || parsed > max) {
+                    problem(key, "must be between " + min + " and " + max + ", was " + parsed);
+                    return fallback;
+                }
+                return parsed;
+            } catch (NumberFormatException e) {
+                problem(key, "must be a whole number, was '" + value + "'");
+                return fallback;
+            }
+        }
+
+        double decimal(ConfigKey key) {
+            String value = string(key);
+            try {
+                return Double.parseDouble(value);
+            } catch (NumberFormatException e) {
+                problem(key, "must be a number, was '" + value + "'");
+                return Double.parseDouble(key.defaultValue());
+            }
+        }
+
+        boolean bool(ConfigKey key) {
+            String value = string(key).toLowerCase(Locale.ROOT);
+            if (value.equals("true") || value.equals("false")) {
+                return Boolean.parseBoolean(value);
+            }
+            problem(key, "must be true or false, was '" + value + "'");
+            return Boolean.parseBoolean(key.defaultValue());
+        }
+
+        Duration duration(ConfigKey key) {
+            String value = string(key);
+            try {
+                return Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                problem(key, e.getMessage());
+                return Durations.parse(key.defaultValue());
+            }
+        }
+
+        <T> T choice(ConfigKey key, T fallback, Function<String, Optional<T>> parser, String accepted) {
+            String value = string(key);
+            Optional<T> parsed = parser.apply(value.toLowerCase(Locale.ROOT));
+            if (parsed.isEmpty()) {
+                problem(key, "must be one of " + accepted + ", was '" + value + "'");
+                return fallback;
+            }
+            return parsed.get();
+        }
+
+        <T> Optional<T> optionalChoice(ConfigKey key, Function<String, Optional<T>> parser, String accepted) {
+            Optional<String> value = source.get(key);
+            if (value.isEmpty()) {
+                return Optional.empty();
+            }
+            Optional<T> parsed = parser.apply(value.get());
+            if (parsed.isEmpty()) {
+                problem(key, "must be one of " + accepted + ", was '" + value.get() + "'");
+            }
+            return parsed;
+        }
+
+        /** Builds a core settings object; its own validation message is kept, re-labelled with our key. */
+        <T> T build(ConfigKey key, Supplier<T> factory, T fallback) {
+            try {
+                return factory.get();
+            } catch (InvalidConfigurationException e) {
+                problem(keyFor(e.setting(), key), e.getMessage().replaceFirst("^invalid outbox setting '[^']*': ", ""));
+                return fallback;
+            }
+        }
+
+        /** The core names its settings {@code relay.batchSize}; point the operator at our key instead. */
+        private static ConfigKey keyFor(String coreSetting, ConfigKey fallback) {
+            return switch (coreSetting) {
+                case "relay.batchSize" -> ConfigKey.RELAY_BATCH_SIZE;
+                case "relay.publishTimeout" -> ConfigKey.RELAY_PUBLISH_TIMEOUT;
+                case "retry.initialDelay" -> ConfigKey.RETRY_INITIAL_DELAY;
+                case "retry.multiplier" -> ConfigKey.RETRY_MULTIPLIER;
+                case "retry.maxDelay" -> ConfigKey.RETRY_MAX_DELAY;
+                case "retry.jitter" -> ConfigKey.RETRY_JITTER;
+                case "sweeper.leaseTimeout" -> ConfigKey.SWEEPER_LEASE_TIMEOUT;
+                case "sweeper.chunkSize" -> ConfigKey.SWEEPER_CHUNK_SIZE;
+                case "cleaner.retention" -> ConfigKey.CLEANER_RETENTION;
+                case "cleaner.chunkSize" -> ConfigKey.CLEANER_CHUNK_SIZE;
+                default -> fallback;
+            };
+        }
+    }
+}

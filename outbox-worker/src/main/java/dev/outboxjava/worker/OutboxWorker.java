@@ -1,0 +1,334 @@
+package dev.outboxjava.worker;
+
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.core.relay.Cleaner;
+import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayListener;
+import dev.outboxjava.core.relay.Sweeper;
+import dev.outboxjava.worker.internal.Backoff;
+import dev.outboxjava.worker.internal.BacklogGauges;
+import dev.outboxjava.worker.internal.CompositeRelayListener;
+import dev.outboxjava.worker.internal.LeaseTrackingStore;
+import dev.outboxjava.worker.internal.LoopThread;
+import dev.outboxjava.worker.internal.MetricsRelayListener;
+import dev.outboxjava.worker.internal.OutageTracker;
+import dev.outboxjava.worker.internal.PeriodicStep;
+import dev.outboxjava.worker.internal.RelayStep;
+import dev.outboxjava.worker.internal.WakeUpSignal;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running outbox: relay threads, a sweeper, a cleaner and the backlog gauges, each a loop
+ * that ticks at once on {@link #start()}, then on its interval (the relay also on a wake-up, and
+ * at once again while its batches come back full).
+ *
+ * <p>With Guice, install {@link OutboxWorkerModule} plus one store module and one publisher module
+ * and get this from the injector; without Guice, use {@link #builder()}.
+ *
+ * <p><b>Outages.</b> A loop whose database or broker fails backs off exponentially (bounded by
+ * {@link OutboxWorkerConfig#backoffMax()}) and logs once when the outage starts and once when it
+ * ends. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
+ * logged and the loop goes on.
+ *
+ * <p><b>Shutdown.</b> {@link #close()} stops leasing, lets batches in flight finish within
+ * {@link OutboxWorkerConfig#shutdownTimeout()}, releases what is still unfinished back to pending
+ * (attempts unchanged), then closes the publisher, the wake-up sources and the resources handed to
+ * it. Both {@link #start()} and {@link #close()} are idempotent and thread-safe.
+ */
+public final class OutboxWorker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxWorker.class);
+    /** Extra wait for an interrupted step to wind down after the shutdown bound. */
+    private static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
+
+    private enum State { NEW, RUNNING, CLOSED }
+
+    private final OutboxStore store;
+    private final LeaseTrackingStore leases;
+    private final Publisher publisher;
+    private final OutboxWorkerConfig config;
+    private final Clock clock;
+    private final MeterRegistry registry;
+    private final RelayListener extraListener;
+    private final List<WakeUpSource> wakeUpSources;
+    private final List<AutoCloseable> resources;
+    private final WakeUpSignal wakeUp = new WakeUpSignal();
+    private final List<LoopThread> relayLoops = new ArrayList<>();
+    private final List<LoopThread> otherLoops = new ArrayList<>();
+    private final List<AutoCloseable> startedSources = new ArrayList<>();
+    private State state = State.NEW;
+
+    private OutboxWorker(Builder builder) {
+        this.store = Objects.requireNonNull(builder.store, "store (bind an OutboxStore, e.g. install PostgresStoreModule)");
+        this.publisher = Objects.requireNonNull(builder.publisher,
+                "publisher (bind a Publisher, e.g. install KafkaPublisherModule or RabbitMqPublisherModule)");
+        this.leases = new LeaseTrackingStore(store);
+        this.config = builder.config;
+        this.clock = builder.clock;
+        this.registry = builder.registry;
+        this.extraListener = builder.listener;
+        this.wakeUpSources = List.copyOf(builder.wakeUpSources);
+        this.resources = List.copyOf(builder.resources);
+    }
+
+    /** Starts a worker without Guice. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The in-process wake-up of this worker's relay threads. */
+    public OutboxWakeUp wakeUp() {
+        return wakeUp;
+    }
+
+    /** The configuration in use. */
+    public OutboxWorkerConfig config() {
+        return config;
+    }
+
+    /** The store the loops work on. */
+    public OutboxStore store() {
+        return store;
+    }
+
+    /** The publisher the relay hands events to. */
+    public Publisher publisher() {
+        return publisher;
+    }
+
+    /** The registry the worker's meters are in. */
+    public MeterRegistry meterRegistry() {
+        return registry;
+    }
+
+    /**
+     * Starts the loops and the wake-up sources. Calling it again while running does nothing.
+     *
+     * @throws OutboxException when the worker was already closed
+     */
+    public synchronized void start() {
+        if (state == State.RUNNING) {
+            return;
+        }
+        if (state == State.CLOSED) {
+            throw new OutboxException("this OutboxWorker is closed; create a new one (a new injector) to start again");
+        }
+        Backoff backoff = new Backoff(config.backoffInitial(), config.backoffMax());
+        OutageTracker storeOutage = new OutageTracker("database", false, Clock.systemUTC());
+        OutageTracker brokerOutage = new OutageTracker("broker", false, Clock.systemUTC());
+        RelayListener listener = new CompositeRelayListener(List.of(new MetricsRelayListener(registry), extraListener));
+        Relay relay = new Relay(leases, publisher, config.relay(), config.retryPolicy(), clock, listener);
+        for (int i = 1; i <= config.relayThreads(); i++) {
+            String name = "relay-" + i;
+            relayLoops.add(new LoopThread(new RelayStep(name, relay, publisher, leases, config.pollInterval(), backoff,
+                    storeOutage, brokerOutage, new OutageTracker(name + " loop", true, Clock.systemUTC())), wakeUp));
+        }
+        Sweeper sweeper = new Sweeper(store, config.sweeper(), clock);
+        otherLoops.add(periodic("sweeper", sweeper::runOnce, config.sweepInterval(), backoff, storeOutage));
+        if (config.cleanerEnabled()) {
+            Cleaner cleaner = new Cleaner(store, config.cleaner(), clock);
+            otherLoops.add(periodic("cleaner", cleaner::runOnce, config.cleanInterval(), backoff, storeOutage));
+        }
+        BacklogGauges gauges = new BacklogGauges(store, clock, registry);
+        otherLoops.add(periodic("gauges", gauges::poll, config.metricsPollInterval(), backoff, storeOutage));
+
+        relayLoops.forEach(LoopThread::start);
+        otherLoops.forEach(LoopThread::start);
+        for (WakeUpSource source : wakeUpSources) {
+            try {
+                startedSources.add(source.start(wakeUp));
+            } catch (RuntimeException e) {
+                log.warn("wake-up source {} did not start; the relay polls every {} instead: {}",
+                        source.getClass().getSimpleName(), Durations.format(config.pollInterval()), e.toString());
+            }
+        }
+        state = State.RUNNING;
+        log.info("outbox worker started: {} relay thread(s), batch size {}, publish timeout {}, poll interval {}, "
+                + "lease timeout {}, cleaner {}", config.relayThreads(), config.relay().batchSize(),
+                Durations.format(config.relay().publishTimeout()), Durations.format(config.pollInterval()),
+                Durations.format(config.sweeper().leaseTimeout()), config.cleanerEnabled()
+                        ? "retention " + Durations.format(config.cleaner().retention()) : "off");
+    }
+
+    private LoopThread periodic(String name, java.util.function.IntSupplier tick, Duration interval, Backoff backoff,
+            OutageTracker storeOutage) {
+        return new LoopThread(new PeriodicStep(name, tick, interval, backoff, storeOutage,
+                new OutageTracker(name + " loop", true, Clock.systemUTC())), wakeUp);
+    }
+
+    /** Whether every loop thread is alive (liveness). False before start and after close. */
+    public synchronized boolean isRunning() {
+        return state == State.RUNNING && relayLoops.stream().allMatch(LoopThread::isAlive)
+                && otherLoops.stream().allMatch(LoopThread::isAlive);
+    }
+
+    /** Whether the database and the broker answer now (readiness). Calls both adapters' health checks. */
+    public HealthCheck checkReadiness() {
+        HealthCheck db = safely(store::checkHealth);
+        HealthCheck broker = safely(publisher::checkHealth);
+        String detail = "database: " + (db.healthy() ? "UP" : "DOWN") + " (" + db.detail() + "); broker: "
+                + (broker.healthy() ? "UP" : "DOWN") + " (" + broker.detail() + ")";
+        return new HealthCheck(db.healthy() && broker.healthy(), detail);
+    }
+
+    private static HealthCheck safely(java.util.function.Supplier<HealthCheck> check) {
+        try {
+            return check.get();
+        } catch (RuntimeException e) {
+            return HealthCheck.down("health check threw " + e);
+        }
+    }
+
+    /**
+     * Stops leasing, waits up to the shutdown timeout for batches in flight, releases what is
+     * still unfinished, and closes the publisher, the wake-up sources and the given resources.
+     * Calling it again does nothing.
+     */
+    @Override
+    public synchronized void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        boolean wasRunning = state == State.RUNNING;
+        state = State.CLOSED;
+        long started = System.nanoTime();
+        if (wasRunning) {
+            log.info("outbox worker stopping: no new leases; batches in flight get up to {}",
+                    Durations.format(config.shutdownTimeout()));
+        }
+        closeQuietly(startedSources);
+        relayLoops.forEach(LoopThread::requestStop);
+        otherLoops.forEach(LoopThread::requestStop);
+        int released = 0;
+        try {
+            long deadline = started + config.shutdownTimeout().toNanos();
+            boolean finished = joinAll(relayLoops, deadline);
+            if (!finished) {
+                released = leases.releaseOutstanding(clock.instant());
+                log.warn("batches in flight did not finish within {}; released {} unfinished event(s) back to pending "
+                        + "(they will be published again, possibly twice)", Durations.format(config.shutdownTimeout()),
+                        released);
+                relayLoops.forEach(LoopThread::interrupt);
+                joinAll(relayLoops, System.nanoTime() + INTERRUPT_GRACE.toNanos());
+            }
+            if (!joinAll(otherLoops, Math.max(deadline, System.nanoTime()))) {
+                otherLoops.forEach(LoopThread::interrupt);
+                joinAll(otherLoops, System.nanoTime() + INTERRUPT_GRACE.toNanos());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            released += leases.releaseOutstanding(clock.instant());
+        }
+        closeQuietly(List.of(publisher));
+        closeQuietly(resources);
+        if (wasRunning) {
+            log.info("outbox worker stopped in {} ms{}", (System.nanoTime() - started) / 1_000_000,
+                    released > 0 ? " (" + released + " event(s) released)" : "");
+        }
+    }
+
+    private static boolean joinAll(List<LoopThread> loops, long deadlineNanos) throws InterruptedException {
+        for (LoopThread loop : loops) {
+            long remaining = deadlineNanos - System.nanoTime();
+            if (remaining <= 0 && loop.isAlive()) {
+                return false;
+            }
+            if (!loop.join(Duration.ofNanos(Math.max(remaining, 1_000_000)))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void closeQuietly(Collection<? extends AutoCloseable> closeables) {
+        for (AutoCloseable closeable : closeables) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                log.warn("closing {} failed: {}", closeable.getClass().getSimpleName(), e.toString());
+            }
+        }
+    }
+
+    /**
+     * Assembles a worker. Required: {@link #store} and {@link #publisher}; everything else has a
+     * default stated on its method.
+     */
+    public static final class Builder {
+        private OutboxStore store;
+        private Publisher publisher;
+        private OutboxWorkerConfig config = OutboxWorkerConfig.ofDefaults();
+        private Clock clock = Clock.systemUTC();
+        private MeterRegistry registry = new SimpleMeterRegistry();
+        private RelayListener listener = RelayListener.NONE;
+        private final List<WakeUpSource> wakeUpSources = new ArrayList<>();
+        private final List<AutoCloseable> resources = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Where the events are. Required. */
+        public Builder store(OutboxStore value) {
+            this.store = Objects.requireNonNull(value, "store");
+            return this;
+        }
+
+        /** Where the events go. Required; closed by {@link OutboxWorker#close()}. */
+        public Builder publisher(Publisher value) {
+            this.publisher = Objects.requireNonNull(value, "publisher");
+            return this;
+        }
+
+        /** How the loops run. Default {@link OutboxWorkerConfig#ofDefaults()}. */
+        public Builder config(OutboxWorkerConfig value) {
+            this.config = Objects.requireNonNull(value, "config");
+            return this;
+        }
+
+        /** The clock for leases, retries and retention. Default {@link Clock#systemUTC()}. */
+        public Builder clock(Clock value) {
+            this.clock = Objects.requireNonNull(value, "clock");
+            return this;
+        }
+
+        /** Where the meters go. Default: a new {@link SimpleMeterRegistry}. */
+        public Builder meterRegistry(MeterRegistry value) {
+            this.registry = Objects.requireNonNull(value, "meterRegistry");
+            return this;
+        }
+
+        /** Also told what the relay did (besides the metrics). Default: none. */
+        public Builder relayListener(RelayListener value) {
+            this.listener = Objects.requireNonNull(value, "relayListener");
+            return this;
+        }
+
+        /** Wake-up sources started with the worker (e.g. PostgreSQL LISTEN). Default: none. */
+        public Builder wakeUpSources(Collection<? extends WakeUpSource> values) {
+            this.wakeUpSources.addAll(values);
+            return this;
+        }
+
+        /** Closed by {@link OutboxWorker#close()} after the loops and the publisher (e.g. a connection pool). Default: none. */
+        public Builder closeOnShutdown(Collection<? extends AutoCloseable> values) {
+            this.resources.addAll(values);
+            return this;
+        }
+
+        public OutboxWorker build() {
+            return new OutboxWorker(this);
+        }
+    }
+}

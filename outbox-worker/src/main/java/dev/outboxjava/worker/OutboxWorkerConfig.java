@@ -1,0 +1,293 @@
+package dev.outboxjava.worker;
+
+import dev.outboxjava.core.RetryPolicy;
+import dev.outboxjava.core.relay.CleanerSettings;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.SweeperSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How the worker's loops run: the relay (batch size, threads, publish timeout, poll interval, retry
+ * policy), the sweeper, the cleaner, the outage backoff, the shutdown bound and the gauge refresh.
+ * The tick settings themselves are the core's {@link RelaySettings}, {@link SweeperSettings},
+ * {@link CleanerSettings} and {@link RetryPolicy}.
+ *
+ * <pre>{@code
+ * OutboxWorkerConfig config = OutboxWorkerConfig.custom()
+ *         .relay(new RelaySettings(1000, Duration.ofSeconds(20)))
+ *         .relayThreads(2)
+ *         .build();
+ * }</pre>
+ *
+ * Every builder method states its default; {@link Builder#build()} checks all values at once and
+ * throws {@link InvalidSettingsException} listing every problem by its configuration key.
+ */
+public final class OutboxWorkerConfig {
+
+    /** Default relay threads: 1. */
+    public static final int DEFAULT_RELAY_THREADS = 1;
+    /** Most relay threads per process. */
+    public static final int MAX_RELAY_THREADS = 64;
+    /** Default idle poll interval of the relay: 1 s. */
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+    /** Default sweeper interval: 30 s. */
+    public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
+    /** Default cleaner interval: 5 min. */
+    public static final Duration DEFAULT_CLEAN_INTERVAL = Duration.ofMinutes(5);
+    /** Default first outage pause: 500 ms. */
+    public static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofMillis(500);
+    /** Default longest outage pause: 30 s. */
+    public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
+    /** Default shutdown bound: 10 s. */
+    public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
+    /** Default gauge refresh interval: 15 s. */
+    public static final Duration DEFAULT_METRICS_POLL_INTERVAL = Duration.ofSeconds(15);
+
+    private final RelaySettings relay;
+    private final int relayThreads;
+    private final Duration pollInterval;
+    private final RetryPolicy retryPolicy;
+    private final SweeperSettings sweeper;
+    private final Duration sweepInterval;
+    private final boolean cleanerEnabled;
+    private final CleanerSettings cleaner;
+    private final Duration cleanInterval;
+    private final Duration backoffInitial;
+    private final Duration backoffMax;
+    private final Duration shutdownTimeout;
+    private final Duration metricsPollInterval;
+
+    private OutboxWorkerConfig(Builder builder) {
+        this.relay = builder.relay;
+        this.relayThreads = builder.relayThreads;
+        this.pollInterval = builder.pollInterval;
+        this.retryPolicy = builder.retryPolicy;
+        this.sweeper = builder.sweeper;
+        this.sweepInterval = builder.sweepInterval;
+        this.cleanerEnabled = builder.cleanerEnabled;
+        this.cleaner = builder.cleaner;
+        this.cleanInterval = builder.cleanInterval;
+        this.backoffInitial = builder.backoffInitial;
+        this.backoffMax = builder.backoffMax;
+        this.shutdownTimeout = builder.shutdownTimeout;
+        this.metricsPollInterval = builder.metricsPollInterval;
+    }
+
+    /** Every default. */
+    public static OutboxWorkerConfig ofDefaults() {
+        return custom().build();
+    }
+
+    /** Starts from the defaults. */
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    public RelaySettings relay() {
+        return relay;
+    }
+
+    public int relayThreads() {
+        return relayThreads;
+    }
+
+    public Duration pollInterval() {
+        return pollInterval;
+    }
+
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    public SweeperSettings sweeper() {
+        return sweeper;
+    }
+
+    public Duration sweepInterval() {
+        return sweepInterval;
+    }
+
+    public boolean cleanerEnabled() {
+        return cleanerEnabled;
+    }
+
+    public CleanerSettings cleaner() {
+        return cleaner;
+    }
+
+    public Duration cleanInterval() {
+        return cleanInterval;
+    }
+
+    public Duration backoffInitial() {
+        return backoffInitial;
+    }
+
+    public Duration backoffMax() {
+        return backoffMax;
+    }
+
+    public Duration shutdownTimeout() {
+        return shutdownTimeout;
+    }
+
+    public Duration metricsPollInterval() {
+        return metricsPollInterval;
+    }
+
+    @Override
+    public String toString() {
+        return "OutboxWorkerConfig[relay=" + relay + ", relayThreads=" + relayThreads + ", pollInterval="
+                + pollInterval + ", retryPolicy=" + retryPolicy + ", sweeper=" + sweeper + ", sweepInterval="
+                + sweepInterval + ", cleanerEnabled=" + cleanerEnabled + ", cleaner=" + cleaner + ", cleanInterval="
+                + cleanInterval + ", backoff=" + backoffInitial + ".." + backoffMax + ", shutdownTimeout="
+                + shutdownTimeout + ", metricsPollInterval=" + metricsPollInterval + "]";
+    }
+
+    /** Builds an {@link OutboxWorkerConfig}. */
+    public static final class Builder {
+        private RelaySettings relay = RelaySettings.ofDefaults();
+        private int relayThreads = DEFAULT_RELAY_THREADS;
+        private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+        private RetryPolicy retryPolicy = RetryPolicy.ofDefaults();
+        private SweeperSettings sweeper = SweeperSettings.ofDefaults();
+        private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
+        private boolean cleanerEnabled = true;
+        private CleanerSettings cleaner = CleanerSettings.ofDefaults();
+        private Duration cleanInterval = DEFAULT_CLEAN_INTERVAL;
+        private Duration backoffInitial = DEFAULT_BACKOFF_INITIAL;
+        private Duration backoffMax = DEFAULT_BACKOFF_MAX;
+        private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+        private Duration metricsPollInterval = DEFAULT_METRICS_POLL_INTERVAL;
+
+        private Builder() {
+        }
+
+        /** Batch size and publish timeout of a relay tick. Default {@link RelaySettings#ofDefaults()} (500, 30 s). */
+        public Builder relay(RelaySettings value) {
+            this.relay = Objects.requireNonNull(value, "relay");
+            return this;
+        }
+
+        /** Relay threads in this process. Default {@value #DEFAULT_RELAY_THREADS}; 1 to {@value #MAX_RELAY_THREADS}. */
+        public Builder relayThreads(int value) {
+            this.relayThreads = value;
+            return this;
+        }
+
+        /** How long an idle relay waits for a wake-up before polling again. Default 1 s; positive. */
+        public Builder pollInterval(Duration value) {
+            this.pollInterval = Objects.requireNonNull(value, "pollInterval");
+            return this;
+        }
+
+        /** When failed events are retried. Default {@link RetryPolicy#ofDefaults()}. */
+        public Builder retryPolicy(RetryPolicy value) {
+            this.retryPolicy = Objects.requireNonNull(value, "retryPolicy");
+            return this;
+        }
+
+        /** Lease timeout and chunking of the sweeper. Default {@link SweeperSettings#ofDefaults()} (lease timeout 2 min). */
+        public Builder sweeper(SweeperSettings value) {
+            this.sweeper = Objects.requireNonNull(value, "sweeper");
+            return this;
+        }
+
+        /** Time between sweeper ticks. Default 30 s; positive. */
+        public Builder sweepInterval(Duration value) {
+            this.sweepInterval = Objects.requireNonNull(value, "sweepInterval");
+            return this;
+        }
+
+        /** Whether this process runs the cleaner. Default true. */
+        public Builder cleanerEnabled(boolean value) {
+            this.cleanerEnabled = value;
+            return this;
+        }
+
+        /** Retention and chunking of the cleaner. Default {@link CleanerSettings#ofDefaults()} (7 days). */
+        public Builder cleaner(CleanerSettings value) {
+            this.cleaner = Objects.requireNonNull(value, "cleaner");
+            return this;
+        }
+
+        /** Time between cleaner ticks. Default 5 min; positive. */
+        public Builder cleanInterval(Duration value) {
+            this.cleanInterval = Objects.requireNonNull(value, "cleanInterval");
+            return this;
+        }
+
+        /** First pause of a loop after a failed tick; doubles per further failure. Default 500 ms; positive. */
+        public Builder backoffInitial(Duration value) {
+            this.backoffInitial = Objects.requireNonNull(value, "backoffInitial");
+            return this;
+        }
+
+        /** Longest pause of a loop during an outage. Default 30 s; at least the initial backoff. */
+        public Builder backoffMax(Duration value) {
+            this.backoffMax = Objects.requireNonNull(value, "backoffMax");
+            return this;
+        }
+
+        /** How long {@link OutboxWorker#close()} lets batches in flight finish. Default 10 s; not negative. */
+        public Builder shutdownTimeout(Duration value) {
+            this.shutdownTimeout = Objects.requireNonNull(value, "shutdownTimeout");
+            return this;
+        }
+
+        /** How often the pending gauges are refreshed from the store. Default 15 s; positive. */
+        public Builder metricsPollInterval(Duration value) {
+            this.metricsPollInterval = Objects.requireNonNull(value, "metricsPollInterval");
+            return this;
+        }
+
+        /**
+         * Checks every value and the cross-checks (lease timeout above publish timeout) at once.
+         *
+         * @throws InvalidSettingsException listing every problem by its configuration key
+         */
+        public OutboxWorkerConfig build() {
+            List<InvalidSettingsException.Problem> problems = new ArrayList<>();
+            if (relayThreads < 1 || relayThreads > MAX_RELAY_THREADS) {
+                problems.add(problem(ConfigKey.RELAY_THREADS, "must be between 1 and " + MAX_RELAY_THREADS + ", was "
+                        + relayThreads));
+            }
+            positive(problems, ConfigKey.RELAY_POLL_INTERVAL, pollInterval);
+            positive(problems, ConfigKey.SWEEPER_INTERVAL, sweepInterval);
+            positive(problems, ConfigKey.CLEANER_INTERVAL, cleanInterval);
+            positive(problems, ConfigKey.BACKOFF_INITIAL, backoffInitial);
+            positive(problems, ConfigKey.METRICS_POLL_INTERVAL, metricsPollInterval);
+            if (backoffMax.compareTo(backoffInitial) < 0) {
+                problems.add(problem(ConfigKey.BACKOFF_MAX, "must be at least " + ConfigKey.BACKOFF_INITIAL.property()
+                        + " (" + Durations.format(backoffInitial) + "), was " + Durations.format(backoffMax)));
+            }
+            if (shutdownTimeout.isNegative()) {
+                problems.add(problem(ConfigKey.SHUTDOWN_TIMEOUT, "must not be negative, was "
+                        + Durations.format(shutdownTimeout)));
+            }
+            if (sweeper.leaseTimeout().compareTo(relay.publishTimeout()) <= 0) {
+                problems.add(problem(ConfigKey.SWEEPER_LEASE_TIMEOUT, "must be longer than "
+                        + ConfigKey.RELAY_PUBLISH_TIMEOUT.property() + " (" + Durations.format(relay.publishTimeout())
+                        + "), was " + Durations.format(sweeper.leaseTimeout()) + ": otherwise the sweeper reclaims "
+                        + "batches that are still being published and every event is sent twice"));
+            }
+            if (!problems.isEmpty()) {
+                throw new InvalidSettingsException(problems);
+            }
+            return new OutboxWorkerConfig(this);
+        }
+
+        private static void positive(List<InvalidSettingsException.Problem> problems, ConfigKey key, Duration value) {
+            if (value.isZero() || value.isNegative()) {
+                problems.add(problem(key, "must be positive, was " + Durations.format(value)));
+            }
+        }
+
+        private static InvalidSettingsException.Problem problem(ConfigKey key, String reason) {
+            return new InvalidSettingsException.Problem(key.displayName(), reason);
+        }
+    }
+}
