@@ -4,6 +4,7 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
@@ -35,6 +36,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
     private final TreeMap<Long, OutboxEvent> bySequence = new TreeMap<>();
     private final Map<UUID, Long> sequenceById = new java.util.HashMap<>();
     private final CompletionMode completionMode;
+    private final Ordering ordering;
     private long nextSequence = 1;
     private volatile boolean available = true;
 
@@ -43,7 +45,17 @@ public final class InMemoryOutboxStore implements OutboxStore {
     }
 
     public InMemoryOutboxStore(CompletionMode completionMode) {
-        this.completionMode = completionMode;
+        this(completionMode, Ordering.none());
+    }
+
+    /**
+     * A store with the given completion mode and ordering. With {@link Ordering.Mode#PER_KEY} a lease
+     * takes, per key, only the contiguous run of due events that no earlier event of the key blocks
+     * (in flight, not yet due, or — when the ordering holds keys — dead-lettered).
+     */
+    public InMemoryOutboxStore(CompletionMode completionMode, Ordering ordering) {
+        this.completionMode = java.util.Objects.requireNonNull(completionMode, "completionMode");
+        this.ordering = java.util.Objects.requireNonNull(ordering, "ordering");
     }
 
     /**
@@ -89,11 +101,25 @@ public final class InMemoryOutboxStore implements OutboxStore {
     public synchronized List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
         checkAvailable();
         List<OutboxEvent> leased = new ArrayList<>();
+        Set<String> blockedKeys = new HashSet<>();
         for (OutboxEvent event : bySequence.values()) {
             if (leased.size() >= limit) {
                 break;
             }
-            if (event.status() == EventStatus.PENDING && !event.nextAttemptAt().isAfter(now)) {
+            boolean due = event.status() == EventStatus.PENDING && !event.nextAttemptAt().isAfter(now);
+            if (ordering.isPerKey() && event.key().isPresent()) {
+                String key = event.key().get();
+                if (blockedKeys.contains(key)) {
+                    continue;
+                }
+                if (!due) {
+                    if (blocksLaterEventsOfItsKey(event)) {
+                        blockedKeys.add(key);
+                    }
+                    continue;
+                }
+            }
+            if (due) {
                 leased.add(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.IN_FLIGHT),
                         event.attempts(), event.lastError(), event.nextAttemptAt(), Optional.of(now),
                         Optional.of(leaseId), Optional.empty()));
@@ -101,6 +127,14 @@ public final class InMemoryOutboxStore implements OutboxStore {
         }
         leased.forEach(this::put);
         return leased;
+    }
+
+    private boolean blocksLaterEventsOfItsKey(OutboxEvent event) {
+        return switch (event.status()) {
+            case PENDING, IN_FLIGHT -> true;
+            case FAILED -> ordering.deadLetterHoldsKey();
+            case SENT -> false;
+        };
     }
 
     @Override
