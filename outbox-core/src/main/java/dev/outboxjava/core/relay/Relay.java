@@ -14,9 +14,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -89,12 +91,14 @@ public final class Relay {
                 : store.markRetry(leaseId, sorted.retries, now);
         MarkResult dead = sorted.deadLetters.isEmpty() ? MarkResult.empty()
                 : store.markDeadLettered(leaseId, sorted.deadLetters, now);
+        MarkResult released = sorted.released.isEmpty() ? MarkResult.empty()
+                : store.release(leaseId, sorted.released, now);
 
         int leaseLost = 0;
         for (OutboxEvent event : batch) {
             UUID id = event.id();
             if (published.leaseLost().contains(id) || retried.leaseLost().contains(id)
-                    || dead.leaseLost().contains(id)) {
+                    || dead.leaseLost().contains(id) || released.leaseLost().contains(id)) {
                 leaseLost++;
                 withMdc(event, () -> log.warn("lease lost for event {}: another relay owns it now, so this "
                         + "relay's outcome was dropped (is relay.publishTimeout close to sweeper.leaseTimeout, or are "
@@ -113,10 +117,12 @@ public final class Relay {
                 withMdc(event, () -> log.warn("event {} dead-lettered after {} attempt(s){}: {}", id,
                         event.attempts() + 1, failed.retryable() ? "" : " (not retryable)", failed.reason()));
                 listener.onDeadLettered(event, failed.reason(), failed.retryable());
+            } else if (released.marked().contains(id)) {
+                listener.onReleased(event);
             }
         }
         RelayResult result = new RelayResult(batch.size(), published.marked().size(), retried.marked().size(),
-                dead.marked().size(), 0, leaseLost, Duration.ofNanos(System.nanoTime() - started));
+                dead.marked().size(), released.marked().size(), leaseLost, Duration.ofNanos(System.nanoTime() - started));
         listener.onTick(result);
         return result;
     }
@@ -155,11 +161,23 @@ public final class Relay {
         return byId;
     }
 
+    /**
+     * Decides each event's mark. With per-key ordering only the acknowledged run of a key before its
+     * first failure counts as sent; the failure is retried or dead-lettered, and every later event of
+     * that key goes back to pending untried (whatever its own outcome), so the key resumes in order.
+     */
     private Sorted sort(List<OutboxEvent> batch, Map<UUID, PublishOutcome> outcomes, Instant now) {
         Sorted sorted = new Sorted();
+        boolean perKey = settings.ordering().isPerKey();
+        Set<String> keysWithFailure = new HashSet<>();
         for (OutboxEvent event : batch) {
+            if (perKey && event.key().isPresent() && keysWithFailure.contains(event.key().get())) {
+                sorted.released.add(event.id());
+                continue;
+            }
             PublishOutcome outcome = outcomes.get(event.id());
             if (outcome instanceof PublishOutcome.Failed failed) {
+                event.key().ifPresent(keysWithFailure::add);
                 RetryDecision decision = retryPolicy.decide(event, failed.retryable(), now);
                 if (decision.isDeadLetter()) {
                     sorted.deadLetters.add(new DeadLetterMark(event.id(), failed.reason()));
@@ -187,6 +205,7 @@ public final class Relay {
         final List<UUID> published = new ArrayList<>();
         final List<RetryMark> retries = new ArrayList<>();
         final List<DeadLetterMark> deadLetters = new ArrayList<>();
+        final List<UUID> released = new ArrayList<>();
         final Map<UUID, Instant> retryTimes = new HashMap<>();
     }
 }
