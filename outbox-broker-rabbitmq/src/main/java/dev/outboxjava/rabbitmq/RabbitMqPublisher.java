@@ -1,0 +1,200 @@
+package dev.outboxjava.rabbitmq;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.rabbitmq.internal.BatchSender;
+import dev.outboxjava.rabbitmq.internal.BrokerUnavailableException;
+import dev.outboxjava.rabbitmq.internal.ChannelPool;
+import dev.outboxjava.rabbitmq.internal.ConnectionManager;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes outbox events to RabbitMQ with publisher confirms.
+ *
+ * <h2>On the wire</h2>
+ * Each event becomes one message to the exchange named by {@link OutboxEvent#destination()} with the
+ * event's routing key, published {@code mandatory}, with delivery mode 2 (persistent),
+ * {@code message_id} = event id, {@code content_type}, {@code timestamp} (creation time, seconds) and
+ * {@code type}. Its headers are the event's own headers plus the CloudEvents attributes in the
+ * {@code cloudEvents:} prefix of the CloudEvents AMQP binding: {@code cloudEvents:specversion}
+ * ({@code 1.0}), {@code cloudEvents:id}, {@code cloudEvents:source}, {@code cloudEvents:type},
+ * {@code cloudEvents:time} (ISO-8601) and, when the event has a key, {@code cloudEvents:partitionkey}
+ * (the CloudEvents partitioning extension).
+ *
+ * <h2>Outcomes</h2>
+ * A batch is published on one channel, in order, without waiting in between; the publisher confirms
+ * are tracked by delivery tag and awaited together, for at most the shorter of the publish timeout
+ * and {@link RabbitMqPublisherConfig#confirmTimeout()}. Each event then has its own outcome:
+ * <ul>
+ *   <li>acknowledged → published;</li>
+ *   <li>returned as unroutable (no queue bound for the routing key) → retryable failure naming the
+ *       exchange and routing key, because a binding may appear later;</li>
+ *   <li>negatively acknowledged, not confirmed in time, or its channel/connection lost before the
+ *       confirm → retryable failure;</li>
+ *   <li>the exchange does not exist (RabbitMQ closes the channel with 404) → retryable failure
+ *       naming the exchange: an exchange is often declared by a consumer that deploys later, and the
+ *       event's attempt budget still dead-letters it if it never appears. The other events of the
+ *       batch are published again on a fresh channel.</li>
+ * </ul>
+ * {@link #publish} never throws: when RabbitMQ is unreachable every event is a retryable failure,
+ * and the client's automatic connection recovery reconnects in the background.
+ *
+ * <h2>Threads</h2>
+ * Thread-safe. Up to {@link RabbitMqPublisherConfig#maxConcurrentBatches()} batches are published at
+ * once, each on its own channel and pool thread; more wait their turn (the wait counts against their
+ * timeout). One AMQP connection, named by {@link RabbitMqPublisherConfig#connectionName()}.
+ */
+public final class RabbitMqPublisher implements Publisher {
+
+    private static final Logger log = LoggerFactory.getLogger(RabbitMqPublisher.class);
+
+    private final RabbitMqPublisherConfig config;
+    private final ConnectionManager connections;
+    private final ChannelPool channels;
+    private final BatchSender sender;
+    private final ExecutorService executor;
+    private volatile boolean closed;
+
+    /**
+     * Creates a publisher and tries to connect; an unreachable broker is not an error here (the
+     * publisher keeps trying, and {@link #checkHealth()} reports it).
+     */
+    public RabbitMqPublisher(RabbitMqPublisherConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.connections = new ConnectionManager(connectionFactory(config), config.connectionName(),
+                config.describeBroker(), config.recoveryInterval());
+        this.channels = new ChannelPool(connections);
+        this.sender = new BatchSender(channels, connections, config.virtualHost());
+        this.executor = new ThreadPoolExecutor(config.maxConcurrentBatches(), config.maxConcurrentBatches(), 0L,
+                TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads(config.connectionName()));
+        try {
+            connections.connection();
+        } catch (BrokerUnavailableException e) {
+            // logged by the connection manager; the first batch tries again
+        }
+    }
+
+    private static ConnectionFactory connectionFactory(RabbitMqPublisherConfig config) {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(config.host());
+        factory.setPort(config.port());
+        factory.setVirtualHost(config.virtualHost());
+        factory.setUsername(config.username());
+        factory.setPassword(config.password());
+        factory.setConnectionTimeout((int) config.connectionTimeout().toMillis());
+        factory.setHandshakeTimeout((int) config.connectionTimeout().toMillis());
+        factory.setRequestedHeartbeat((int) config.heartbeat().toSeconds());
+        factory.setAutomaticRecoveryEnabled(true);
+        // The publisher declares nothing and reopens its own channels (their confirm sequence
+        // numbers restart on a new channel), so the client has no topology to replay.
+        factory.setTopologyRecoveryEnabled(false);
+        factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
+        return factory;
+    }
+
+    private static ThreadFactory threads(String connectionName) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, "outbox-rabbitmq-" + connectionName + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /**
+     * Publishes the batch, in order, and completes with one outcome per event once every event is
+     * confirmed or failed, or the wait (the shorter of {@code timeout} and the configured confirm
+     * timeout) is over. Never completes exceptionally.
+     */
+    @Override
+    public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
+        List<OutboxEvent> events = List.copyOf(batch);
+        if (events.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        Duration wait = timeout.compareTo(config.confirmTimeout()) < 0 ? timeout : config.confirmTimeout();
+        if (wait.isNegative() || wait.isZero()) {
+            return CompletableFuture.completedFuture(failAll(events, "publish timeout must be positive, was " + timeout));
+        }
+        if (closed) {
+            return CompletableFuture.completedFuture(failAll(events, "the RabbitMQ publisher is closed"));
+        }
+        long deadline = System.nanoTime() + wait.toNanos();
+        CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                try {
+                    result.complete(sender.send(events, deadline, wait));
+                } catch (RuntimeException | Error e) {
+                    log.error("unexpected failure while publishing a batch of {} events to RabbitMQ", events.size(), e);
+                    result.complete(failAll(events, "unexpected publisher failure: " + e));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.complete(failAll(events, "the RabbitMQ publisher is closed"));
+        }
+        return result;
+    }
+
+    private static List<PublishOutcome> failAll(List<OutboxEvent> events, String reason) {
+        return events.stream().map(event -> PublishOutcome.failed(event.id(), reason, true)).toList();
+    }
+
+    /** Healthy when the connection is open (connecting first if there is none yet). */
+    @Override
+    public HealthCheck checkHealth() {
+        try {
+            Connection connection = connections.connection();
+            return HealthCheck.up("connected to RabbitMQ at " + config.describeBroker() + " as '"
+                    + config.connectionName() + "' (server " + connection.getServerProperties().get("product") + " "
+                    + connection.getServerProperties().get("version") + ")");
+        } catch (BrokerUnavailableException e) {
+            return HealthCheck.down(e.getMessage());
+        }
+    }
+
+    /** The configuration this publisher was built with. */
+    public RabbitMqPublisherConfig config() {
+        return config;
+    }
+
+    /**
+     * Stops taking batches, lets those in flight finish for up to the confirm timeout, then closes the
+     * channels and the connection. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(config.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        channels.closeAll();
+        connections.close();
+        log.info("RabbitMQ publisher '{}' closed", config.connectionName());
+    }
+}

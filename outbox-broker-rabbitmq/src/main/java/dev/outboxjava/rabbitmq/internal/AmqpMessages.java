@@ -1,0 +1,50 @@
+package dev.outboxjava.rabbitmq.internal;
+
+import com.rabbitmq.client.AMQP;
+import dev.outboxjava.core.OutboxEvent;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Maps an outbox event to AMQP 0-9-1 message properties: persistent delivery, {@code message_id} =
+ * event id, content type, timestamp, type, and the CloudEvents attributes as {@code cloudEvents:}
+ * headers (the prefix of the CloudEvents AMQP binding) after the event's own headers.
+ */
+public final class AmqpMessages {
+
+    /** Header prefix of the CloudEvents AMQP protocol binding. */
+    public static final String CLOUD_EVENTS_PREFIX = "cloudEvents:";
+    public static final String CE_ID = CLOUD_EVENTS_PREFIX + "id";
+    public static final String CE_SOURCE = CLOUD_EVENTS_PREFIX + "source";
+    public static final String CE_TYPE = CLOUD_EVENTS_PREFIX + "type";
+    public static final String CE_SPECVERSION = CLOUD_EVENTS_PREFIX + "specversion";
+    public static final String CE_TIME = CLOUD_EVENTS_PREFIX + "time";
+    /** The CloudEvents partitioning extension: carries the event key. */
+    public static final String CE_PARTITIONKEY = CLOUD_EVENTS_PREFIX + "partitionkey";
+    public static final String SPEC_VERSION = "1.0";
+    /** AMQP delivery mode 2: the broker writes the message to disk on durable queues. */
+    public static final int PERSISTENT = 2;
+
+    private AmqpMessages() {
+    }
+
+    /** The properties and headers of {@code event}'s message. */
+    public static AMQP.BasicProperties propertiesOf(OutboxEvent event) {
+        Map<String, Object> headers = new LinkedHashMap<>(event.headers());
+        headers.put(CE_SPECVERSION, SPEC_VERSION);
+        headers.put(CE_ID, event.id().toString());
+        headers.put(CE_SOURCE, event.source());
+        headers.put(CE_TYPE, event.type());
+        headers.put(CE_TIME, event.createdAt().toString());
+        event.key().ifPresent(key -> headers.put(CE_PARTITIONKEY, key));
+        return new AMQP.BasicProperties.Builder()
+                .deliveryMode(PERSISTENT)
+                .messageId(event.id().toString())
+                .contentType(event.contentType())
+                .timestamp(Date.from(event.createdAt()))
+                .type(event.type())
+                .headers(headers)
+                .build();
+    }
+}

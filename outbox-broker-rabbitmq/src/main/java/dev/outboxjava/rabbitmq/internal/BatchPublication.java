@@ -1,0 +1,168 @@
+package dev.outboxjava.rabbitmq.internal;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The state of one batch while it is published: an outcome slot per event (by position in the
+ * batch), which of the events sent in the current round are still unconfirmed, and which were lost
+ * with their channel. Written by the channel's listener threads and the publishing thread; every
+ * method is synchronized on this object, and the publishing thread waits on it.
+ */
+public final class BatchPublication {
+
+    private final List<OutboxEvent> events;
+    private final PublishOutcome[] outcomes;
+    private final String[] returnReasons;
+    private final boolean[] nacked;
+    private final Map<UUID, Integer> indexById = new HashMap<>();
+    private final List<Integer> lost = new ArrayList<>();
+    private int unconfirmed;
+    private boolean finished;
+
+    public BatchPublication(List<OutboxEvent> events) {
+        this.events = List.copyOf(events);
+        this.outcomes = new PublishOutcome[events.size()];
+        this.returnReasons = new String[events.size()];
+        this.nacked = new boolean[events.size()];
+        for (int i = events.size() - 1; i >= 0; i--) {
+            indexById.put(events.get(i).id(), i);
+        }
+    }
+
+    public OutboxEvent event(int index) {
+        return events.get(index);
+    }
+
+    public int size() {
+        return events.size();
+    }
+
+    /** The event at {@code index} was handed to a channel and awaits its confirm. */
+    synchronized void sent(int index) {
+        unconfirmed++;
+    }
+
+    /** A send that never reached the broker (the channel was closed first). */
+    synchronized void notSent(int index) {
+        settle();
+    }
+
+    synchronized void acked(int index) {
+        if (!finished && outcomes[index] == null) {
+            UUID id = events.get(index).id();
+            outcomes[index] = returnReasons[index] != null ? PublishOutcome.failed(id, returnReasons[index], true)
+                    : PublishOutcome.published(id);
+        }
+        settle();
+    }
+
+    synchronized void nacked(int index) {
+        if (!finished && outcomes[index] == null) {
+            OutboxEvent event = events.get(index);
+            String reason = returnReasons[index] != null ? returnReasons[index]
+                    : "RabbitMQ refused the event (negative publisher confirm) for exchange '" + event.destination()
+                            + "' and routing key '" + event.routingKey() + "'";
+            outcomes[index] = PublishOutcome.failed(event.id(), reason, true);
+            nacked[index] = true;
+        }
+        settle();
+    }
+
+    /**
+     * The broker returned a mandatory message as unroutable. RabbitMQ sends the return before the
+     * confirm; other brokers (Qpid) may nack first, so a nack's reason is replaced by the return's.
+     */
+    synchronized void returned(UUID eventId, String reason) {
+        Integer index = indexById.get(eventId);
+        if (index == null || finished) {
+            return;
+        }
+        returnReasons[index] = reason;
+        if (nacked[index]) {
+            outcomes[index] = PublishOutcome.failed(eventId, reason, true);
+        }
+    }
+
+    /** The channel closed before the broker confirmed the event: its fate is unknown. */
+    synchronized void lost(int index) {
+        if (!finished && outcomes[index] == null) {
+            lost.add(index);
+        }
+        settle();
+    }
+
+    private void settle() {
+        unconfirmed--;
+        if (unconfirmed <= 0) {
+            notifyAll();
+        }
+    }
+
+    /**
+     * Waits until every event sent in this round was confirmed or lost, or the deadline passed.
+     *
+     * @return whether the round settled before the deadline
+     */
+    public synchronized boolean awaitRound(long deadlineNanos) throws InterruptedException {
+        while (unconfirmed > 0) {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(left / 1_000_000, (int) (left % 1_000_000));
+        }
+        return true;
+    }
+
+    /** The events lost with their channel in this round, in batch order; clears the list. */
+    public synchronized List<Integer> takeLost() {
+        List<Integer> taken = new ArrayList<>(lost);
+        lost.clear();
+        taken.sort(null);
+        return taken;
+    }
+
+    /** Records a failure unless the event already has an outcome. */
+    public synchronized void fail(int index, String reason, boolean retryable) {
+        if (!finished && outcomes[index] == null) {
+            outcomes[index] = PublishOutcome.failed(events.get(index).id(), reason, retryable);
+        }
+    }
+
+    /** The earliest failed event with this key before {@code index}, if any (per-key order). */
+    public synchronized Optional<OutboxEvent> earlierFailureOfKey(int index) {
+        Optional<String> key = events.get(index).key();
+        if (key.isEmpty()) {
+            return Optional.empty();
+        }
+        for (int i = 0; i < index; i++) {
+            if (outcomes[i] instanceof PublishOutcome.Failed && events.get(i).key().equals(key)) {
+                return Optional.of(events.get(i));
+            }
+        }
+        return Optional.empty();
+    }
+
+    public synchronized boolean isFinished() {
+        return finished;
+    }
+
+    /** Ends the publication: events without an outcome fail with {@code unresolvedReason} (retryable). */
+    public synchronized List<PublishOutcome> finish(String unresolvedReason) {
+        for (int i = 0; i < outcomes.length; i++) {
+            if (outcomes[i] == null) {
+                outcomes[i] = PublishOutcome.failed(events.get(i).id(), unresolvedReason, true);
+            }
+        }
+        finished = true;
+        return List.copyOf(Arrays.asList(outcomes));
+    }
+}

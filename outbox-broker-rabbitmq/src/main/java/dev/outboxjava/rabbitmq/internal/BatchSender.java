@@ -1,0 +1,192 @@
+package dev.outboxjava.rabbitmq.internal;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Publishes one batch on one channel at a time and turns what the broker said into one outcome per
+ * event.
+ *
+ * <p>When the broker closes the channel because an exchange does not exist (404), the events of the
+ * batch it had not confirmed are sorted out: the destinations are checked (passive declare), events
+ * for a missing exchange fail (retryable — the exchange may be declared later), and the rest are
+ * published again, in batch order, on a fresh channel. An event whose key already failed earlier in
+ * the batch is held back rather than overtaking it. Any other channel or connection loss fails the
+ * unconfirmed events as retryable.
+ */
+public final class BatchSender {
+
+    private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+    private static final int NOT_FOUND = 404;
+
+    private final ChannelPool channels;
+    private final ConnectionManager connections;
+    private final String virtualHost;
+
+    public BatchSender(ChannelPool channels, ConnectionManager connections, String virtualHost) {
+        this.channels = channels;
+        this.connections = connections;
+        this.virtualHost = virtualHost;
+    }
+
+    /**
+     * Publishes {@code batch} and waits for its confirms until {@code deadlineNanos} ({@link System#nanoTime()}).
+     *
+     * @param wait the wait the deadline stands for, for the reason of events not confirmed in time
+     */
+    public List<PublishOutcome> send(List<OutboxEvent> batch, long deadlineNanos, Duration wait) {
+        BatchPublication publication = new BatchPublication(batch);
+        List<Integer> toSend = IntStream.range(0, batch.size()).boxed().toList();
+        int roundsLeft = distinctDestinations(batch) + 1;
+        try {
+            while (!toSend.isEmpty()) {
+                if (roundsLeft-- == 0) {
+                    failAll(publication, toSend, "RabbitMQ kept closing the channel; gave up for this batch");
+                    break;
+                }
+                ConfirmingChannel channel;
+                try {
+                    channel = channels.borrow();
+                } catch (BrokerUnavailableException e) {
+                    failAll(publication, toSend, e.getMessage());
+                    break;
+                }
+                List<Integer> notSent = channel.send(publication, toSend);
+                if (!publication.awaitRound(deadlineNanos)) {
+                    channel.abort(); // late confirms must not be mistaken for the next batch's
+                    break;
+                }
+                List<Integer> unresolved = merge(publication.takeLost(), notSent);
+                if (unresolved.isEmpty()) {
+                    channels.giveBack(channel);
+                    break;
+                }
+                channel.abort();
+                toSend = sortOut(publication, unresolved, channel.closedBy());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return publication.finish("interrupted while waiting for RabbitMQ publisher confirms");
+        }
+        List<PublishOutcome> outcomes = publication.finish("RabbitMQ did not confirm the event within " + wait);
+        logFailures(publication, outcomes);
+        return outcomes;
+    }
+
+    /** Decides, after the channel closed, which unconfirmed events go out again. */
+    private List<Integer> sortOut(BatchPublication publication, List<Integer> unresolved,
+            Optional<ShutdownSignalException> cause) {
+        Optional<AMQP.Channel.Close> close = cause.filter(signal -> !signal.isHardError())
+                .map(ShutdownSignalException::getReason)
+                .filter(AMQP.Channel.Close.class::isInstance).map(AMQP.Channel.Close.class::cast);
+        if (close.isEmpty() || close.get().getReplyCode() != NOT_FOUND) {
+            String why = cause.map(ConnectionManager::describe).orElse("the channel failed");
+            boolean connectionLost = cause.map(ShutdownSignalException::isHardError).orElse(false)
+                    || !connections.isOpen();
+            failAll(publication, unresolved, (connectionLost ? "connection to RabbitMQ lost" : "RabbitMQ closed the channel")
+                    + " before confirming the event: " + why);
+            return List.of();
+        }
+        Set<String> missing = missingExchanges(publication, unresolved);
+        String brokerText = close.get().getReplyText();
+        List<Integer> again = new ArrayList<>();
+        for (int index : unresolved) {
+            OutboxEvent event = publication.event(index);
+            Optional<OutboxEvent> earlier = publication.earlierFailureOfKey(index);
+            if (missing.contains(event.destination())) {
+                publication.fail(index, "exchange '" + event.destination() + "' does not exist in virtual host '"
+                        + virtualHost + "' (RabbitMQ: 404 " + brokerText + "); declare it — retryable, as it may be "
+                        + "declared later", true);
+            } else if (earlier.isPresent()) {
+                publication.fail(index, "held back to keep per-key order: the earlier event " + earlier.get().id()
+                        + " with key '" + event.keyOrEmpty() + "' failed in this batch", true);
+            } else {
+                again.add(index);
+            }
+        }
+        return again;
+    }
+
+    /** Checks each distinct destination with a passive declare; a 404 closes the probe channel. */
+    private Set<String> missingExchanges(BatchPublication publication, List<Integer> indices) {
+        Set<String> destinations = new LinkedHashSet<>();
+        indices.forEach(index -> destinations.add(publication.event(index).destination()));
+        Set<String> missing = new LinkedHashSet<>();
+        for (String exchange : destinations) {
+            try {
+                Connection connection = connections.connection();
+                Channel probe = connection.createChannel();
+                try {
+                    probe.exchangeDeclarePassive(exchange);
+                } finally {
+                    if (probe.isOpen()) {
+                        probe.close();
+                    }
+                }
+            } catch (IOException e) {
+                missing.add(exchange);
+            } catch (BrokerUnavailableException | TimeoutException | RuntimeException e) {
+                // cannot tell: publish again, the next round reports what happens
+            }
+        }
+        return missing;
+    }
+
+    private static void failAll(BatchPublication publication, List<Integer> indices, String reason) {
+        indices.forEach(index -> publication.fail(index, reason, true));
+    }
+
+    private static List<Integer> merge(List<Integer> lost, List<Integer> notSent) {
+        if (notSent.isEmpty()) {
+            return lost;
+        }
+        List<Integer> merged = new ArrayList<>(lost);
+        merged.addAll(notSent);
+        merged.sort(null);
+        return merged;
+    }
+
+    private static int distinctDestinations(List<OutboxEvent> batch) {
+        return (int) batch.stream().map(OutboxEvent::destination).distinct().count();
+    }
+
+    /** One debug line per failed event, with the event in the MDC; a summary at most once per batch. */
+    private static void logFailures(BatchPublication publication, List<PublishOutcome> outcomes) {
+        Map<String, Integer> reasons = new HashMap<>();
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (outcomes.get(i) instanceof PublishOutcome.Failed failed) {
+                reasons.merge(failed.reason(), 1, Integer::sum);
+                if (log.isDebugEnabled()) {
+                    OutboxEvent event = publication.event(i);
+                    try (MDC.MDCCloseable id = MDC.putCloseable("event_id", event.id().toString());
+                            MDC.MDCCloseable type = MDC.putCloseable("event_type", event.type());
+                            MDC.MDCCloseable key = MDC.putCloseable("key", event.keyOrEmpty())) {
+                        log.debug("event {} not published: {}", event.id(), failed.reason());
+                    }
+                }
+            }
+        }
+        if (!reasons.isEmpty()) {
+            log.debug("{} of {} events not published: {}", reasons.values().stream().mapToInt(Integer::intValue).sum(),
+                    outcomes.size(), reasons.keySet());
+        }
+    }
+}
