@@ -1,0 +1,174 @@
+package dev.outboxjava.kafka;
+
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.kafka.internal.ProducerSettings;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How a {@link KafkaPublisher} talks to Kafka: the Kafka producer properties, checked so that no
+ * setting can lose or reorder events.
+ *
+ * <p>Build one with {@link #builder()}; only {@link Builder#bootstrapServers(String)} is required.
+ * Any Kafka producer property may be passed with {@link Builder#property(String, Object)} (security,
+ * SASL/SSL, client id, tuning); the library then applies its rules:
+ *
+ * <ul>
+ *   <li><b>Forced</b>: {@code acks=all} and {@code enable.idempotence=true} (an event counts as
+ *       published only once every in-sync replica has it, and producer retries never duplicate or
+ *       reorder records within a partition); the key and value serializers are the library's own
+ *       (string key, byte-array value).</li>
+ *   <li><b>Refused</b> at {@link Builder#build()} with an {@link InvalidConfigurationException}
+ *       naming the property: {@code acks} other than {@code all}/{@code -1};
+ *       {@code enable.idempotence=false}; {@code retries} below 1;
+ *       {@code max.in.flight.requests.per.connection} outside 1–{@value #MAX_IN_FLIGHT_LIMIT} (more
+ *       could reorder records); {@code transactional.id} (the outbox does not use Kafka
+ *       transactions); {@code key.serializer} / {@code value.serializer}; and any value Kafka itself
+ *       would reject (wrong type, out of range).</li>
+ *   <li><b>Defaults</b> (each can be overridden): {@code linger.ms}={@value #DEFAULT_LINGER_MS},
+ *       {@code batch.size}={@value #DEFAULT_BATCH_SIZE_BYTES} bytes,
+ *       {@code compression.type}={@value #DEFAULT_COMPRESSION_TYPE},
+ *       {@code max.in.flight.requests.per.connection}={@value #MAX_IN_FLIGHT_LIMIT},
+ *       {@code max.block.ms}={@value #DEFAULT_MAX_BLOCK_MS},
+ *       {@code client.id}={@value #DEFAULT_CLIENT_ID}; everything else keeps Kafka's default
+ *       (notably {@code retries}=MAX_INT, {@code delivery.timeout.ms}=120000,
+ *       {@code max.request.size}=1048576).</li>
+ * </ul>
+ *
+ * <p>{@code max.block.ms} bounds how long the producer waits for topic metadata or buffer space
+ * while handing a record over. Keep it below the relay's publish timeout: then an unreachable
+ * broker yields retryable failures within the publish timeout instead of a blocked relay.
+ */
+public final class KafkaPublisherConfig {
+
+    /** Default {@code linger.ms}: wait up to 5 ms to fill a batch; costs little latency, gains throughput. */
+    public static final int DEFAULT_LINGER_MS = 5;
+    /** Default {@code batch.size}: 64 KiB per partition batch (Kafka's own default is 16 KiB). */
+    public static final int DEFAULT_BATCH_SIZE_BYTES = 64 * 1024;
+    /** Default {@code compression.type}: lz4, cheap on CPU and well supported by brokers. */
+    public static final String DEFAULT_COMPRESSION_TYPE = "lz4";
+    /** Default {@code max.block.ms}: 10 s, well below the relay's default 30 s publish timeout. */
+    public static final int DEFAULT_MAX_BLOCK_MS = 10_000;
+    /** Default {@code client.id}. */
+    public static final String DEFAULT_CLIENT_ID = "outbox-publisher";
+    /** Largest {@code max.in.flight.requests.per.connection} that keeps idempotent ordering. */
+    public static final int MAX_IN_FLIGHT_LIMIT = 5;
+    /** Default time a {@link KafkaPublisher#checkHealth()} waits for the cluster to answer. */
+    public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(5);
+    /** Default time {@link KafkaPublisher#close()} lets records already handed over reach the broker. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Map<String, Object> producerProperties;
+    private final Duration healthCheckTimeout;
+    private final Duration closeTimeout;
+
+    private KafkaPublisherConfig(Map<String, Object> producerProperties, Duration healthCheckTimeout,
+            Duration closeTimeout) {
+        this.producerProperties = producerProperties;
+        this.healthCheckTimeout = healthCheckTimeout;
+        this.closeTimeout = closeTimeout;
+    }
+
+    /** Starts a configuration; see the class comment for what is required, forced and refused. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The effective Kafka producer properties, forced values and defaults included; unmodifiable. */
+    public Map<String, Object> producerProperties() {
+        return producerProperties;
+    }
+
+    /** The bootstrap servers, as given. */
+    public String bootstrapServers() {
+        return (String) producerProperties.get(ProducerSettings.BOOTSTRAP_SERVERS);
+    }
+
+    /** The effective {@code max.block.ms}. */
+    public Duration maxBlock() {
+        return Duration.ofMillis(ProducerSettings.maxBlockMillis(producerProperties));
+    }
+
+    /** How long {@link KafkaPublisher#checkHealth()} waits for the cluster to answer. */
+    public Duration healthCheckTimeout() {
+        return healthCheckTimeout;
+    }
+
+    /** How long {@link KafkaPublisher#close()} waits for records already handed over. */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaPublisherConfig" + ProducerSettings.loggable(producerProperties);
+    }
+
+    /** Builds a {@link KafkaPublisherConfig}; {@link #build()} validates everything at once. */
+    public static final class Builder {
+        private final Map<String, Object> properties = new LinkedHashMap<>();
+        private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
+        private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+
+        private Builder() {
+        }
+
+        /** The Kafka {@code bootstrap.servers}, e.g. {@code broker1:9092,broker2:9092}. Required. */
+        public Builder bootstrapServers(String value) {
+            return property(ProducerSettings.BOOTSTRAP_SERVERS, value);
+        }
+
+        /**
+         * Sets one Kafka producer property (see the class comment for the ones that are forced or
+         * refused). A later call for the same name replaces the earlier value.
+         */
+        public Builder property(String name, Object value) {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(value, () -> "value of Kafka property " + name);
+            properties.put(name, value);
+            return this;
+        }
+
+        /** Sets every entry of {@code values} as a Kafka producer property. */
+        public Builder properties(Map<String, ?> values) {
+            values.forEach(this::property);
+            return this;
+        }
+
+        /** How long a health check waits for the cluster. Default 5 s; must be positive. */
+        public Builder healthCheckTimeout(Duration value) {
+            this.healthCheckTimeout = Objects.requireNonNull(value, "healthCheckTimeout");
+            return this;
+        }
+
+        /**
+         * How long {@link KafkaPublisher#close()} lets records already handed over reach the broker
+         * before it gives up on them (they become retryable failures). Default 10 s; not negative.
+         */
+        public Builder closeTimeout(Duration value) {
+            this.closeTimeout = Objects.requireNonNull(value, "closeTimeout");
+            return this;
+        }
+
+        /**
+         * Validates and creates the configuration.
+         *
+         * @throws InvalidConfigurationException naming the Kafka property (or builder setting)
+         *                                       whose value could lose or reorder events, or that
+         *                                       Kafka would reject
+         */
+        public KafkaPublisherConfig build() {
+            if (healthCheckTimeout.isNegative() || healthCheckTimeout.isZero()) {
+                throw new InvalidConfigurationException("healthCheckTimeout", "must be positive, was "
+                        + healthCheckTimeout);
+            }
+            if (closeTimeout.isNegative()) {
+                throw new InvalidConfigurationException("closeTimeout", "must not be negative, was " + closeTimeout);
+            }
+            return new KafkaPublisherConfig(ProducerSettings.effective(properties), healthCheckTimeout,
+                    closeTimeout);
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package dev.outboxjava.kafka.internal;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Hands the events of one batch to the producer, in order, without waiting for acknowledgements:
+ * each record's callback records its outcome. Runs on the publisher's single sender thread, so
+ * batches reach the producer in the order they were published.
+ *
+ * <p>Before the first record of a topic it asks the producer for the topic's partitions, which waits
+ * (at most {@code max.block.ms}) for metadata: a missing topic or an unreachable cluster then fails
+ * that topic's events once instead of blocking on every record. An event that fails before it was
+ * handed over (retryably) holds back the later events with the same key, so a retry cannot overtake
+ * it.
+ */
+public final class BatchSender {
+
+    private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+
+    private final ProducerLifecycle producers;
+    private final ClusterProbe probe;
+    private final Duration maxBlock;
+    private final Duration probeTimeout;
+
+    public BatchSender(ProducerLifecycle producers, ClusterProbe probe, Duration maxBlock, Duration probeTimeout) {
+        this.producers = producers;
+        this.probe = probe;
+        this.maxBlock = maxBlock;
+        this.probeTimeout = probeTimeout;
+    }
+
+    /**
+     * Sends {@code batch}; every event gets its outcome in {@code outcomes}, now or from a callback.
+     *
+     * @param deadlineNanos {@link System#nanoTime()} after which no further event is handed over
+     */
+    public void send(List<OutboxEvent> batch, BatchOutcomes outcomes, long deadlineNanos) {
+        Producer<String, byte[]> producer;
+        try {
+            producer = producers.current();
+        } catch (RuntimeException e) {
+            log.warn("cannot create the Kafka producer; the batch will be retried: {}", e.toString());
+            outcomes.failRemaining(0, "cannot create the Kafka producer: " + KafkaErrors.classify(e).reason());
+            return;
+        }
+        Map<String, TopicCheck> topicChecks = new HashMap<>();
+        Map<String, String> heldBackKeys = new HashMap<>();
+        for (int i = 0; i < batch.size(); i++) {
+            if (outcomes.isDone()) {
+                return;
+            }
+            if (System.nanoTime() - deadlineNanos > 0) {
+                outcomes.failRemaining(i, "the publish timeout ended before the event was handed to the Kafka producer");
+                return;
+            }
+            if (!producers.isCurrent(producer)) {
+                outcomes.failRemaining(i, "not sent: the Kafka producer failed during this batch and is being "
+                        + "replaced");
+                return;
+            }
+            OutboxEvent event = batch.get(i);
+            TopicCheck topic = topicChecks.computeIfAbsent(event.destination(),
+                    name -> checkTopic(producer, name, deadlineNanos));
+            String heldBack = event.key().map(heldBackKeys::get).orElse(null);
+            if (!topic.usable()) {
+                outcomes.failed(i, topic.problem(), topic.retryable());
+            } else if (heldBack != null) {
+                outcomes.failed(i, "held back: an earlier event with the same key failed in this batch ("
+                        + heldBack + ")", true);
+            } else {
+                sendOne(producer, event, i, outcomes);
+            }
+            PublishOutcome now = outcomes.outcome(i);
+            if (now instanceof PublishOutcome.Failed failed && failed.retryable() && event.key().isPresent()) {
+                heldBackKeys.putIfAbsent(event.key().get(), event.id() + ": " + failed.reason());
+            }
+        }
+    }
+
+    private void sendOne(Producer<String, byte[]> producer, OutboxEvent event, int index, BatchOutcomes outcomes) {
+        ProducerRecord<String, byte[]> record;
+        try {
+            record = CloudEventRecords.toRecord(event);
+        } catch (UnpublishableEventException e) {
+            fail(event, index, outcomes, KafkaErrors.classify(e), e);
+            return;
+        }
+        try {
+            producer.send(record, (metadata, error) -> {
+                if (error == null) {
+                    outcomes.published(index);
+                } else {
+                    KafkaErrors.Classified classified = KafkaErrors.classify(error);
+                    if (classified.producerBroken()) {
+                        producers.replace(producer, classified.reason());
+                    }
+                    fail(event, index, outcomes, classified, error);
+                }
+            });
+        } catch (RuntimeException e) {
+            // Errors of the record itself come back through the callback; what send() throws is
+            // about the producer (closed, fatal state, interrupted), so it is not trusted further.
+            KafkaErrors.Classified classified = KafkaErrors.classify(e);
+            if (classified.producerBroken() || !(KafkaErrors.unwrap(e) instanceof ApiException)) {
+                producers.replace(producer, classified.reason());
+            }
+            fail(event, index, outcomes, classified, e);
+        }
+    }
+
+    /** Whether records for a topic can be handed over, found once per topic and batch. */
+    private record TopicCheck(boolean usable, String problem, boolean retryable) {
+        static final TopicCheck USABLE = new TopicCheck(true, "", false);
+
+        static TopicCheck problem(String problem, boolean retryable) {
+            return new TopicCheck(false, problem, retryable);
+        }
+    }
+
+    private TopicCheck checkTopic(Producer<String, byte[]> producer, String topic, long deadlineNanos) {
+        try {
+            producer.partitionsFor(topic);
+            return TopicCheck.USABLE;
+        } catch (TimeoutException e) {
+            long leftNanos = Math.max(0, deadlineNanos - System.nanoTime());
+            Duration probeFor = probeTimeout.compareTo(Duration.ofNanos(leftNanos)) < 0 ? probeTimeout
+                    : Duration.ofNanos(leftNanos);
+            if (probe.topicState(topic, probeFor) == ClusterProbe.TopicState.MISSING) {
+                String reason = "topic '" + topic + "' does not exist and the Kafka cluster does not create topics on "
+                        + "demand (auto.create.topics.enable=false): create the topic, or fix the event's destination";
+                log.warn("{}", reason);
+                return TopicCheck.problem(reason, false);
+            }
+            return TopicCheck.problem("no metadata for topic '" + topic + "' within max.block.ms="
+                    + maxBlock.toMillis() + " ms: is the Kafka cluster reachable? ("
+                    + e.getMessage() + ")", true);
+        } catch (RuntimeException e) {
+            KafkaErrors.Classified classified = KafkaErrors.classify(e);
+            if (classified.producerBroken()) {
+                producers.replace(producer, classified.reason());
+            }
+            return TopicCheck.problem("topic '" + topic + "': " + classified.reason(), classified.retryable());
+        }
+    }
+
+    private static void fail(OutboxEvent event, int index, BatchOutcomes outcomes, KafkaErrors.Classified classified,
+            Throwable error) {
+        String reason = "topic '" + event.destination() + "': " + classified.reason();
+        outcomes.failed(index, reason, classified.retryable());
+        if (log.isDebugEnabled()) {
+            MDC.put("event_id", event.id().toString());
+            MDC.put("event_type", event.type());
+            MDC.put("key", event.keyOrEmpty());
+            try {
+                log.debug("event {} not published ({}): {}", event.id(),
+                        classified.retryable() ? "retryable" : "not retryable", reason, error);
+            } finally {
+                MDC.remove("event_id");
+                MDC.remove("event_type");
+                MDC.remove("key");
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.outboxjava.kafka.internal;
+
+import dev.outboxjava.core.OutboxEvent;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import io.cloudevents.kafka.KafkaMessageFactory;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
+
+/**
+ * Maps an outbox event to a Kafka record in CloudEvents binary content mode, through the
+ * CloudEvents SDK's Kafka binding: topic = destination, record key = event key (none when absent),
+ * value = payload, headers {@code ce_id}, {@code ce_type}, {@code ce_source}, {@code ce_time},
+ * {@code ce_specversion}, {@code content-type}, {@code ce_partitionkey} when the event has a key
+ * (the CloudEvents partitioning extension), then the event's own headers as UTF-8.
+ */
+public final class CloudEventRecords {
+
+    /** The CloudEvents partitioning extension: the key the record is partitioned by. */
+    public static final String PARTITION_KEY_EXTENSION = "partitionkey";
+
+    private CloudEventRecords() {
+    }
+
+    /**
+     * The record for {@code event}.
+     *
+     * @throws UnpublishableEventException when the event cannot be expressed as a CloudEvent (its
+     *                                     source is not a URI reference)
+     */
+    public static ProducerRecord<String, byte[]> toRecord(OutboxEvent event) {
+        CloudEventBuilder builder = CloudEventBuilder.v1()
+                .withId(event.id().toString())
+                .withType(event.type())
+                .withSource(sourceUri(event))
+                .withTime(OffsetDateTime.ofInstant(event.createdAt(), ZoneOffset.UTC))
+                .withDataContentType(event.contentType())
+                .withData(event.payload());
+        event.key().ifPresent(key -> builder.withExtension(PARTITION_KEY_EXTENSION, key));
+        CloudEvent cloudEvent = builder.build();
+        ProducerRecord<String, byte[]> record = KafkaMessageFactory
+                .<String>createWriter(event.destination(), null, null, event.key().orElse(null))
+                .writeBinary(cloudEvent);
+        addOwnHeaders(record.headers(), event.headers());
+        return record;
+    }
+
+    private static URI sourceUri(OutboxEvent event) {
+        try {
+            return new URI(event.source());
+        } catch (URISyntaxException e) {
+            throw new UnpublishableEventException("the event's source '" + event.source() + "' is not a URI "
+                    + "reference, which CloudEvents requires (e.g. /orders-service): " + e.getMessage());
+        }
+    }
+
+    private static void addOwnHeaders(Headers headers, Map<String, String> own) {
+        own.forEach((name, value) -> {
+            // The envelope belongs to the publisher; stored rows written before validation existed
+            // must not smuggle a second ce_id or content-type onto the wire.
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (!lower.startsWith("ce_") && !lower.equals("content-type")) {
+                headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+            }
+        });
+    }
+}

@@ -1,0 +1,94 @@
+package dev.outboxjava.kafka.internal;
+
+import dev.outboxjava.core.HealthCheck;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * Asks the cluster through an admin client (created on first use): is it reachable, and does a
+ * topic exist. Every call is bounded by the timeout it is given.
+ */
+public final class ClusterProbe {
+
+    /** What the cluster says about a topic. */
+    public enum TopicState { EXISTS, MISSING, UNKNOWN }
+
+    private final Map<String, Object> adminProperties;
+    private final String bootstrapServers;
+    private Admin admin;
+    private boolean closed;
+
+    public ClusterProbe(Map<String, Object> adminProperties, String bootstrapServers) {
+        this.adminProperties = adminProperties;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    /** Whether the cluster answers a describe-cluster request within {@code timeout}. */
+    public HealthCheck health(Duration timeout) {
+        long millis = Math.max(1, timeout.toMillis());
+        try {
+            DescribeClusterResult cluster = admin().describeCluster(new DescribeClusterOptions().timeoutMs((int) millis));
+            String clusterId = cluster.clusterId().get(millis, TimeUnit.MILLISECONDS);
+            Collection<Node> nodes = cluster.nodes().get(millis, TimeUnit.MILLISECONDS);
+            return HealthCheck.up("Kafka cluster " + clusterId + " at " + bootstrapServers + " answered with "
+                    + nodes.size() + " broker(s)");
+        } catch (ExecutionException e) {
+            return HealthCheck.down("Kafka at " + bootstrapServers + " did not answer: "
+                    + KafkaErrors.classify(e).reason());
+        } catch (java.util.concurrent.TimeoutException e) {
+            return HealthCheck.down("Kafka at " + bootstrapServers + " did not answer within " + timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return HealthCheck.down("interrupted while checking Kafka at " + bootstrapServers);
+        } catch (RuntimeException e) {
+            return HealthCheck.down("cannot check Kafka at " + bootstrapServers + ": " + e);
+        }
+    }
+
+    /** Whether {@code topic} exists, as far as the cluster answers within {@code timeout}. */
+    public TopicState topicState(String topic, Duration timeout) {
+        long millis = Math.max(1, timeout.toMillis());
+        try {
+            admin().describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs((int) millis))
+                    .allTopicNames().get(millis, TimeUnit.MILLISECONDS);
+            return TopicState.EXISTS;
+        } catch (ExecutionException e) {
+            return e.getCause() instanceof UnknownTopicOrPartitionException ? TopicState.MISSING : TopicState.UNKNOWN;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return TopicState.UNKNOWN;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return TopicState.UNKNOWN;
+        } catch (RuntimeException e) {
+            return TopicState.UNKNOWN;
+        }
+    }
+
+    public synchronized void close() {
+        closed = true;
+        if (admin != null) {
+            admin.close(Duration.ZERO);
+            admin = null;
+        }
+    }
+
+    private synchronized Admin admin() {
+        if (closed) {
+            throw new IllegalStateException("the Kafka publisher is closed");
+        }
+        if (admin == null) {
+            admin = Admin.create(adminProperties);
+        }
+        return admin;
+    }
+}

@@ -1,0 +1,315 @@
+package dev.outboxjava.testkit.kafka;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Exit;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A single-node Apache Kafka broker in this JVM: KRaft mode, one process acting as broker and
+ * controller, built from the {@code org.apache.kafka:kafka_2.13} Maven artifact. No Docker, no
+ * download, ready in a few seconds.
+ *
+ * <p>The log directory is formatted once with Kafka's storage {@link Formatter} (what
+ * {@code kafka-storage.sh format} does) and the server is a {@link KafkaRaftServer}. The broker
+ * can be {@linkplain #stop() stopped} and {@linkplain #restart() restarted} on the same log
+ * directory and the same ports, so clients keep their bootstrap address and topics and records
+ * survive: that is what outage tests need. {@link #close()} stops the broker and deletes its
+ * directory.
+ *
+ * <p>Topics are not created automatically ({@code auto.create.topics.enable=false}): tests create
+ * the topics they use with {@link #createTopic(String, int)}, and a publish to a missing topic
+ * behaves as it does on a production cluster that forbids auto-creation.
+ *
+ * <p>Kafka calls {@code System.exit} on some fatal errors; while an embedded broker is running,
+ * Kafka's {@link Exit} procedures are replaced by ones that throw, so a broker failure fails a test
+ * instead of ending the JVM.
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
+    private static final int NODE_ID = 1;
+    private static final String CONTROLLER_LISTENER = "CONTROLLER";
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Path directory;
+    private final int brokerPort;
+    private final int controllerPort;
+    private final Map<String, String> overrides;
+    private KafkaRaftServer server;
+    private boolean closed;
+
+    private EmbeddedKafkaBroker(Path directory, int brokerPort, int controllerPort, Map<String, String> overrides) {
+        this.directory = directory;
+        this.brokerPort = brokerPort;
+        this.controllerPort = controllerPort;
+        this.overrides = Map.copyOf(overrides);
+    }
+
+    /** Formats a fresh temporary log directory, picks two free ports and starts the broker. */
+    public static EmbeddedKafkaBroker start() {
+        return start(Map.of());
+    }
+
+    /**
+     * Like {@link #start()}, with extra broker settings (e.g. {@code message.max.bytes}) that
+     * replace the defaults of this class.
+     */
+    public static EmbeddedKafkaBroker start(Map<String, String> brokerOverrides) {
+        Path directory;
+        try {
+            directory = Files.createTempDirectory("outbox-kafka-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary directory for the embedded Kafka broker", e);
+        }
+        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, freePort(), freePort(), brokerOverrides);
+        try {
+            broker.format();
+            broker.startServer();
+        } catch (RuntimeException e) {
+            broker.close();
+            throw e;
+        }
+        return broker;
+    }
+
+    /** {@code 127.0.0.1:port} of the client listener; stays the same across restarts. */
+    public String bootstrapServers() {
+        return "127.0.0.1:" + brokerPort;
+    }
+
+    /** Whether the broker is running (started and not stopped). */
+    public synchronized boolean isRunning() {
+        return server != null;
+    }
+
+    /**
+     * Stops the broker, keeping its log directory: clients see a broker outage. Does nothing if it
+     * is already stopped.
+     */
+    public synchronized void stop() {
+        if (server == null) {
+            return;
+        }
+        long started = System.nanoTime();
+        KafkaRaftServer running = server;
+        server = null;
+        running.shutdown();
+        running.awaitShutdown();
+        log.info("embedded Kafka broker {} stopped in {} ms", bootstrapServers(), elapsedMillis(started));
+    }
+
+    /**
+     * Starts the broker again on the same log directory and ports; topics and records written
+     * before {@link #stop()} are still there. Does nothing if it is running.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("the embedded Kafka broker was closed; start a new one");
+        }
+        if (server == null) {
+            startServer();
+        }
+    }
+
+    /**
+     * Creates a topic with replication factor 1 and waits until it exists; an existing topic is
+     * left as it is.
+     */
+    public void createTopic(String name, int partitions) {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException("cannot create topic " + name + " on the embedded Kafka broker", e);
+            }
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("topic " + name + " was not created within " + ADMIN_TIMEOUT, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topic " + name, e);
+        }
+    }
+
+    /** A new admin client for this broker; the caller closes it. */
+    public Admin admin() {
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis()));
+    }
+
+    /** Stops the broker and deletes its log directory. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            stop();
+        } finally {
+            deleteDirectory();
+        }
+    }
+
+    private void format() {
+        String logDir = logDirectory().toString();
+        Formatter formatter = new Formatter()
+                .setPrintStream(new PrintStream(new LogLines(), true, StandardCharsets.UTF_8))
+                .setNodeId(NODE_ID)
+                .setClusterId(Uuid.randomUuid().toString())
+                .setControllerListenerName(CONTROLLER_LISTENER)
+                .setMetadataLogDirectory(logDir)
+                .addDirectory(logDir);
+        try {
+            formatter.run();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot format the embedded Kafka log directory " + logDir, e);
+        }
+    }
+
+    private void startServer() {
+        long started = System.nanoTime();
+        installExitGuard();
+        KafkaRaftServer created = new KafkaRaftServer(KafkaConfig.fromProps(brokerProperties(), false), Time.SYSTEM);
+        try {
+            created.startup();
+        } catch (RuntimeException e) {
+            created.shutdown();
+            throw new IllegalStateException("the embedded Kafka broker did not start on " + bootstrapServers()
+                    + " (log directory " + directory + ")", e);
+        }
+        server = created;
+        log.info("embedded Kafka broker (KRaft, broker+controller) listening on {} after {} ms; log directory {}",
+                bootstrapServers(), elapsedMillis(started), directory);
+    }
+
+    private Properties brokerProperties() {
+        Properties props = new Properties();
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", String.valueOf(NODE_ID));
+        props.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER_LISTENER + "://127.0.0.1:"
+                + controllerPort);
+        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        props.put("controller.listener.names", CONTROLLER_LISTENER);
+        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        props.put("log.dirs", logDirectory().toString());
+        props.put("auto.create.topics.enable", "false");
+        props.put("num.partitions", "1");
+        props.put("default.replication.factor", "1");
+        props.put("min.insync.replicas", "1");
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("offsets.topic.num.partitions", "1");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("share.coordinator.state.topic.replication.factor", "1");
+        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("group.initial.rebalance.delay.ms", "0");
+        // A small machine shared with other tests: few threads, and a fast controlled shutdown.
+        props.put("num.network.threads", "2");
+        props.put("num.io.threads", "2");
+        props.put("background.threads", "2");
+        props.put("log.cleaner.enable", "false");
+        // A restart re-registers the same node id: the controller accepts that only once the old
+        // registration was fenced (controlled shutdown) or its session expired.
+        props.put("controlled.shutdown.enable", "true");
+        props.put("broker.heartbeat.interval.ms", "500");
+        props.put("broker.session.timeout.ms", "3000");
+        props.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
+        props.putAll(overrides);
+        return props;
+    }
+
+    private Path logDirectory() {
+        return directory.resolve("kraft-combined-logs");
+    }
+
+    private void deleteDirectory() {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            log.warn("could not delete the embedded Kafka directory {}: {}", directory, e.toString());
+        }
+    }
+
+    private static void installExitGuard() {
+        Exit.setExitProcedure((status, message) -> {
+            throw new IllegalStateException("embedded Kafka asked to exit the JVM with status " + status + ": "
+                    + message);
+        });
+        Exit.setHaltProcedure((status, message) -> {
+            throw new IllegalStateException("embedded Kafka asked to halt the JVM with status " + status + ": "
+                    + message);
+        });
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free local port for the embedded Kafka broker", e);
+        }
+    }
+
+    private static long elapsedMillis(long startedNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+    }
+
+    /** Sends the storage formatter's console output to the log, line by line. */
+    private static final class LogLines extends OutputStream {
+        private final StringBuilder line = new StringBuilder();
+
+        @Override
+        public void write(int b) {
+            if (b == '\n') {
+                flushLine();
+            } else {
+                line.append((char) b);
+            }
+        }
+
+        @Override
+        public void flush() {
+            flushLine();
+        }
+
+        private void flushLine() {
+            if (!line.isEmpty()) {
+                log.debug("kafka-storage format: {}", line);
+                line.setLength(0);
+            }
+        }
+    }
+}
