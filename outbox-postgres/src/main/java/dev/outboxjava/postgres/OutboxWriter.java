@@ -1,0 +1,79 @@
+package dev.outboxjava.postgres;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.postgres.internal.EventInsert;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import java.sql.Connection;
+import java.util.List;
+import java.util.Objects;
+import org.jooq.Configuration;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * Appends events inside the CALLER's transaction: the events commit with the caller's domain rows
+ * or vanish with their rollback. The writer never commits, rolls back or touches auto-commit.
+ *
+ * <p>Many events in one call are one multi-row INSERT — one round trip (per 1,000 events).
+ *
+ * <pre>{@code
+ * OutboxWriter outbox = OutboxWriter.create(PostgresOutboxConfig.ofDefaults());
+ * connection.setAutoCommit(false);
+ * insertOrder(connection, order);
+ * outbox.append(connection, List.of(orderPlaced));
+ * connection.commit();
+ * }</pre>
+ *
+ * Thread-safe; keep one per configuration.
+ */
+public final class OutboxWriter {
+
+    private final EventInsert insert;
+    private final PostgresOutboxConfig config;
+
+    private OutboxWriter(PostgresOutboxConfig config) {
+        this.config = config;
+        this.insert = new EventInsert(new OutboxTable(config.table()));
+    }
+
+    /** A writer for the configured table. */
+    public static OutboxWriter create(PostgresOutboxConfig config) {
+        return new OutboxWriter(Objects.requireNonNull(config, "config"));
+    }
+
+    /** The configuration this writer appends with. */
+    public PostgresOutboxConfig config() {
+        return config;
+    }
+
+    /**
+     * Appends events on a JDBC connection, in whatever transaction it is in.
+     *
+     * @param events new events from {@link OutboxEvent#builder()}
+     * @return the events with their store-assigned sequences
+     * @throws dev.outboxjava.core.OutboxStoreException when the INSERT fails (the transaction is then
+     *         aborted on the server: roll it back)
+     * @throws dev.outboxjava.core.InvalidEventException when an event is not a new pending one
+     */
+    public List<OutboxEvent> append(Connection connection, List<OutboxEvent> events) {
+        Objects.requireNonNull(connection, "connection");
+        return insert.insert(DSL.using(connection, SQLDialect.POSTGRES), List.copyOf(events));
+    }
+
+    /** Appends events through a jOOQ context, in the transaction its configuration is in. See {@link #append(Connection, List)}. */
+    public List<OutboxEvent> append(DSLContext dsl, List<OutboxEvent> events) {
+        return append(dsl.configuration(), events);
+    }
+
+    /**
+     * Appends events through a jOOQ configuration — e.g. the one {@code dsl.transaction(cfg -> ...)} hands
+     * you. See {@link #append(Connection, List)}.
+     */
+    public List<OutboxEvent> append(Configuration configuration, List<OutboxEvent> events) {
+        Objects.requireNonNull(configuration, "configuration");
+        Configuration postgres = configuration.dialect().family() == SQLDialect.POSTGRES
+                ? configuration : configuration.derive(SQLDialect.POSTGRES);
+        return insert.insert(DSL.using(postgres), List.copyOf(events));
+    }
+}

@@ -1,0 +1,185 @@
+package dev.outboxjava.postgres;
+
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.internal.Identifiers;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Settings of a PostgreSQL outbox: which table, which notification channel, how the relay is woken
+ * and what happens to published rows. Immutable; build with {@link #builder()} or take
+ * {@link #ofDefaults()}.
+ *
+ * <p>Defaults:
+ * <ul>
+ *   <li>table name {@value #DEFAULT_TABLE_NAME} (in the connection's {@code search_path} schema)</li>
+ *   <li>notify channel: derived from the table name — {@code schema_table} for a qualified table
+ *       ({@code table} alone when that would exceed 63 characters), the table name otherwise; so
+ *       {@value #DEFAULT_TABLE_NAME} for the default table</li>
+ *   <li>wake-up mode {@link WakeUpMode#TRIGGER_NOTIFY}</li>
+ *   <li>completion mode {@link CompletionMode#KEEP_SENT}</li>
+ *   <li>maximum pool size {@value #DEFAULT_MAXIMUM_POOL_SIZE} (only when the store opens its own pool)</li>
+ * </ul>
+ *
+ * <p>Names are validated when {@link Builder#build()} runs, before any SQL is built: a table name
+ * must be a lower-case PostgreSQL identifier ({@code [a-z_][a-z0-9_]*}, at most 48 characters),
+ * optionally qualified by a schema; anything else — {@code outbox; drop table orders}, quotes,
+ * upper case — is refused with an {@link InvalidConfigurationException} naming the setting.
+ */
+public final class PostgresOutboxConfig {
+
+    /** Default outbox table. */
+    public static final String DEFAULT_TABLE_NAME = "outbox_events";
+    /** Default wake-up mode. */
+    public static final WakeUpMode DEFAULT_WAKE_UP_MODE = WakeUpMode.TRIGGER_NOTIFY;
+    /** Default completion mode. */
+    public static final CompletionMode DEFAULT_COMPLETION_MODE = CompletionMode.KEEP_SENT;
+    /** Default size of the connection pool the store opens itself (from a JDBC URL). */
+    public static final int DEFAULT_MAXIMUM_POOL_SIZE = 4;
+
+    private final Identifiers.TableName table;
+    private final String notifyChannel;
+    private final WakeUpMode wakeUpMode;
+    private final CompletionMode completionMode;
+    private final int maximumPoolSize;
+
+    private PostgresOutboxConfig(Builder builder) {
+        this.table = Identifiers.tableName("tableName", builder.tableName);
+        this.notifyChannel = builder.notifyChannel != null
+                ? Identifiers.channel("notifyChannel", builder.notifyChannel)
+                : defaultChannel(table);
+        this.wakeUpMode = builder.wakeUpMode;
+        this.completionMode = builder.completionMode;
+        if (builder.maximumPoolSize < 1) {
+            throw new InvalidConfigurationException("maximumPoolSize", "must be at least 1, was "
+                    + builder.maximumPoolSize);
+        }
+        this.maximumPoolSize = builder.maximumPoolSize;
+    }
+
+    /** The defaults listed in the class description. */
+    public static PostgresOutboxConfig ofDefaults() {
+        return builder().build();
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        Builder builder = new Builder().tableName(tableName()).wakeUpMode(wakeUpMode).completionMode(completionMode)
+                .maximumPoolSize(maximumPoolSize);
+        builder.notifyChannel = notifyChannel;
+        return builder;
+    }
+
+    /** The table name as configured, e.g. {@code outbox_events} or {@code billing.outbox_events}. */
+    public String tableName() {
+        return table.display();
+    }
+
+    /** The schema part of the table name, when qualified. */
+    public Optional<String> schemaName() {
+        return table.schema();
+    }
+
+    /** The LISTEN/NOTIFY channel the trigger notifies and the listener listens on. */
+    public String notifyChannel() {
+        return notifyChannel;
+    }
+
+    /** How an idle relay is woken. */
+    public WakeUpMode wakeUpMode() {
+        return wakeUpMode;
+    }
+
+    /** What happens to a row once its publish is acknowledged. */
+    public CompletionMode completionMode() {
+        return completionMode;
+    }
+
+    /** Size of the pool the store opens itself from a JDBC URL. */
+    public int maximumPoolSize() {
+        return maximumPoolSize;
+    }
+
+    /** For the implementation: the validated table name. */
+    Identifiers.TableName table() {
+        return table;
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresOutboxConfig[tableName=" + tableName() + ", notifyChannel=" + notifyChannel
+                + ", wakeUpMode=" + wakeUpMode + ", completionMode=" + completionMode + ", maximumPoolSize="
+                + maximumPoolSize + "]";
+    }
+
+    private static String defaultChannel(Identifiers.TableName table) {
+        String qualified = table.schema().map(schema -> schema + "_" + table.table()).orElse(table.table());
+        return qualified.length() <= Identifiers.MAX_IDENTIFIER_LENGTH ? qualified : table.table();
+    }
+
+    /** Builds a {@link PostgresOutboxConfig}; every setting starts at its default. */
+    public static final class Builder {
+        private String tableName = DEFAULT_TABLE_NAME;
+        private String notifyChannel;
+        private WakeUpMode wakeUpMode = DEFAULT_WAKE_UP_MODE;
+        private CompletionMode completionMode = DEFAULT_COMPLETION_MODE;
+        private int maximumPoolSize = DEFAULT_MAXIMUM_POOL_SIZE;
+
+        private Builder() {
+        }
+
+        /**
+         * The outbox table, {@code table} or {@code schema.table}. Default {@value #DEFAULT_TABLE_NAME}.
+         * Lower-case letters, digits and '_' only; validated by {@link #build()}.
+         */
+        public Builder tableName(String value) {
+            this.tableName = Objects.requireNonNull(value, "tableName");
+            return this;
+        }
+
+        /**
+         * The notification channel. Default: derived from the table name (see the class description).
+         * Lower-case letters, digits and '_' only, at most 63 characters.
+         */
+        public Builder notifyChannel(String value) {
+            this.notifyChannel = Objects.requireNonNull(value, "notifyChannel");
+            return this;
+        }
+
+        /** How an idle relay is woken. Default {@link WakeUpMode#TRIGGER_NOTIFY}. */
+        public Builder wakeUpMode(WakeUpMode value) {
+            this.wakeUpMode = Objects.requireNonNull(value, "wakeUpMode");
+            return this;
+        }
+
+        /** Keep published rows as sent, or delete them at once. Default {@link CompletionMode#KEEP_SENT}. */
+        public Builder completionMode(CompletionMode value) {
+            this.completionMode = Objects.requireNonNull(value, "completionMode");
+            return this;
+        }
+
+        /**
+         * Size of the HikariCP pool the store opens when created from a JDBC URL (ignored when you pass
+         * your own {@code DataSource}). Default {@value #DEFAULT_MAXIMUM_POOL_SIZE}; at least 1.
+         */
+        public Builder maximumPoolSize(int value) {
+            this.maximumPoolSize = value;
+            return this;
+        }
+
+        /**
+         * Validates and creates the configuration.
+         *
+         * @throws InvalidConfigurationException naming the setting when a value is unusable
+         */
+        public PostgresOutboxConfig build() {
+            return new PostgresOutboxConfig(this);
+        }
+    }
+}

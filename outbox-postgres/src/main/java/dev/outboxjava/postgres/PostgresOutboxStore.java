@@ -1,0 +1,268 @@
+package dev.outboxjava.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.MarkResult;
+import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.postgres.internal.Failures;
+import dev.outboxjava.postgres.internal.HousekeepingQueries;
+import dev.outboxjava.postgres.internal.LeaseQuery;
+import dev.outboxjava.postgres.internal.MarkQueries;
+import dev.outboxjava.postgres.internal.OperatorQueries;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+
+/**
+ * The {@link OutboxStore} on PostgreSQL (14+), through jOOQ and pgjdbc.
+ *
+ * <p>Every method is one short statement in auto-commit (purge: a few), so no transaction is ever
+ * held open — least of all across a broker call. Leasing is one
+ * {@code UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT ?) RETURNING …}; each mark kind
+ * is one statement per batch, fenced by the lease id. All times come from the caller.
+ *
+ * <pre>{@code
+ * PostgresOutboxConfig config = PostgresOutboxConfig.ofDefaults();
+ * try (PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, config)) {
+ *     store.ensureSchema();
+ *     List<OutboxEvent> batch = store.lease(UUID.randomUUID(), 100, clock.instant());
+ * }
+ * }</pre>
+ *
+ * Appending is done in the caller's transaction with {@link OutboxWriter} (see {@link #writer()}).
+ * Failures are {@link dev.outboxjava.core.OutboxStoreException}s naming the table and the attempt.
+ * Thread-safe.
+ */
+public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
+
+    private final PostgresOutboxConfig config;
+    private final DataSource dataSource;
+    private final Optional<HikariDataSource> ownedPool;
+    private final DSLContext dsl;
+    private final OutboxTable table;
+    private final LeaseQuery leaseQuery;
+    private final MarkQueries marks;
+    private final HousekeepingQueries housekeeping;
+    private final OperatorQueries operator;
+
+    private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
+            PostgresOutboxConfig config) {
+        this.config = config;
+        this.dataSource = dataSource;
+        this.ownedPool = ownedPool;
+        // No jOOQ debug logging of every statement: this sits on the relay's hot path.
+        this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+        this.table = new OutboxTable(config.table());
+        this.leaseQuery = new LeaseQuery(table);
+        this.marks = new MarkQueries(table, config.completionMode());
+        this.housekeeping = new HousekeepingQueries(table);
+        this.operator = new OperatorQueries(table);
+    }
+
+    /**
+     * A store over your {@link DataSource} (ideally a pool). The store does not close it.
+     *
+     * @param dataSource connections to the database holding the outbox table
+     * @param config     table name, completion mode, ...
+     */
+    public static PostgresOutboxStore create(DataSource dataSource, PostgresOutboxConfig config) {
+        return new PostgresOutboxStore(Objects.requireNonNull(dataSource, "dataSource"), Optional.empty(),
+                Objects.requireNonNull(config, "config"));
+    }
+
+    /**
+     * A store with its own HikariCP pool ({@link PostgresOutboxConfig#maximumPoolSize()} connections),
+     * closed by {@link #close()}.
+     *
+     * @param jdbcUrl e.g. {@code jdbc:postgresql://db:5432/orders}
+     */
+    public static PostgresOutboxStore create(String jdbcUrl, String user, String password,
+            PostgresOutboxConfig config) {
+        Objects.requireNonNull(config, "config");
+        if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
+            throw new InvalidConfigurationException("jdbcUrl", "must be a PostgreSQL JDBC URL starting with "
+                    + "jdbc:postgresql:, was " + jdbcUrl);
+        }
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(jdbcUrl);
+        hikari.setUsername(Objects.requireNonNull(user, "user"));
+        hikari.setPassword(Objects.requireNonNull(password, "password"));
+        hikari.setMaximumPoolSize(config.maximumPoolSize());
+        hikari.setMinimumIdle(Math.min(1, config.maximumPoolSize()));
+        hikari.setPoolName("outbox-" + config.tableName());
+        // Start even while the database is down: the relay backs off and retries, as with any outage.
+        hikari.setInitializationFailTimeout(-1);
+        hikari.addDataSourceProperty("ApplicationName", "outbox-" + config.tableName());
+        HikariDataSource pool = new HikariDataSource(hikari);
+        return new PostgresOutboxStore(pool, Optional.of(pool), config);
+    }
+
+    /** The configuration this store runs with. */
+    public PostgresOutboxConfig config() {
+        return config;
+    }
+
+    /** The data source the store uses (its own pool when created from a JDBC URL). */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** A writer appending to this store's table in the caller's transaction. */
+    public OutboxWriter writer() {
+        return OutboxWriter.create(config);
+    }
+
+    /** A helper running domain work and its events in one transaction on this store's data source. */
+    public TransactionalOutbox transactional() {
+        return TransactionalOutbox.create(dataSource, config);
+    }
+
+    /** Creates the table, indexes and trigger if missing; see {@link PostgresSchema#apply}. */
+    public void ensureSchema() {
+        PostgresSchema.apply(dataSource, config);
+    }
+
+    @Override
+    public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
+        Objects.requireNonNull(leaseId, "leaseId");
+        Objects.requireNonNull(now, "now");
+        if (limit <= 0) {
+            return List.of();
+        }
+        return run("lease up to " + limit + " events", () -> leaseQuery.lease(dsl, leaseId, limit, now));
+    }
+
+    @Override
+    public MarkResult markPublished(UUID leaseId, Collection<UUID> eventIds, Instant now) {
+        Objects.requireNonNull(now, "now");
+        return run("mark " + eventIds.size() + " events published under lease " + leaseId,
+                () -> marks.published(dsl, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
+    }
+
+    @Override
+    public MarkResult markRetry(UUID leaseId, Collection<RetryMark> retryMarks, Instant now) {
+        return run("mark " + retryMarks.size() + " events for retry under lease " + leaseId,
+                () -> marks.retry(dsl, Objects.requireNonNull(leaseId, "leaseId"), retryMarks));
+    }
+
+    @Override
+    public MarkResult markDeadLettered(UUID leaseId, Collection<DeadLetterMark> deadLetterMarks, Instant now) {
+        return run("dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
+                () -> marks.deadLettered(dsl, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks));
+    }
+
+    @Override
+    public MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
+        return run("release " + eventIds.size() + " events of lease " + leaseId,
+                () -> marks.released(dsl, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
+    }
+
+    @Override
+    public int sweepExpiredLeases(Instant leasedBefore, int limit) {
+        Objects.requireNonNull(leasedBefore, "leasedBefore");
+        if (limit <= 0) {
+            return 0;
+        }
+        return run("sweep up to " + limit + " expired leases", () -> housekeeping.sweep(dsl, leasedBefore, limit));
+    }
+
+    @Override
+    public int cleanUp(Instant sentBefore, int limit) {
+        Objects.requireNonNull(sentBefore, "sentBefore");
+        if (limit <= 0) {
+            return 0;
+        }
+        return run("delete up to " + limit + " sent events", () -> housekeeping.cleanUp(dsl, sentBefore, limit));
+    }
+
+    @Override
+    public Map<EventStatus, Long> countByStatus() {
+        return run("count events by status", () -> operator.countByStatus(dsl));
+    }
+
+    @Override
+    public Optional<Instant> oldestPendingCreatedAt() {
+        return run("find the oldest pending event", () -> operator.oldestPendingCreatedAt(dsl));
+    }
+
+    @Override
+    public Optional<OutboxEvent> find(UUID eventId) {
+        Objects.requireNonNull(eventId, "eventId");
+        return run("find event " + eventId, () -> operator.find(dsl, eventId));
+    }
+
+    @Override
+    public List<OutboxEvent> listDeadLetters(int offset, int limit) {
+        if (offset < 0 || limit < 0) {
+            throw new IllegalArgumentException("offset and limit must not be negative, were " + offset + " and "
+                    + limit);
+        }
+        if (limit == 0) {
+            return List.of();
+        }
+        return run("list dead letters", () -> operator.deadLetters(dsl, offset, limit));
+    }
+
+    @Override
+    public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
+        Objects.requireNonNull(selector, "selector");
+        Objects.requireNonNull(now, "now");
+        return run("requeue dead letters (" + selector + ")", () -> operator.requeue(dsl, selector, now));
+    }
+
+    @Override
+    public long purge(EventStatus status, Instant createdBefore) {
+        Objects.requireNonNull(createdBefore, "createdBefore");
+        if (!status.isTerminal()) {
+            throw new InvalidConfigurationException("status", "only terminal events (sent, failed) can be purged, "
+                    + "not " + status);
+        }
+        return run("purge " + status.databaseValue() + " events",
+                () -> housekeeping.purge(dsl, status, createdBefore));
+    }
+
+    @Override
+    public HealthCheck checkHealth() {
+        try {
+            operator.probe(dsl);
+            return HealthCheck.up("PostgreSQL reachable, outbox table " + config.tableName() + " present");
+        } catch (RuntimeException e) {
+            return HealthCheck.down(Failures.wrap("query", config.table(), e).getMessage());
+        }
+    }
+
+    /** Closes the connection pool if the store opened it; a data source you passed in stays open. */
+    @Override
+    public void close() {
+        ownedPool.ifPresent(HikariDataSource::close);
+    }
+
+    private <T> T run(String attempted, Supplier<T> statement) {
+        try {
+            return statement.get();
+        } catch (OutboxException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw Failures.wrap(attempted, config.table(), e);
+        }
+    }
+}

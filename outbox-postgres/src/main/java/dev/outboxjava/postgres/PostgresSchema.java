@@ -1,0 +1,91 @@
+package dev.outboxjava.postgres;
+
+import dev.outboxjava.core.OutboxStoreException;
+import dev.outboxjava.postgres.internal.SchemaDdl;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * The outbox table's DDL: as a shipped migration file, as text for any configured table name, and
+ * applied directly.
+ *
+ * <p><b>Migrations.</b> The module ships {@value #MIGRATION_RESOURCE} — the DDL for the default
+ * configuration (table {@code outbox_events}, NOTIFY trigger on channel {@code outbox_events}).
+ * Flyway: add {@code classpath:db/outbox/postgresql} to {@code flyway.locations}. Liquibase: a
+ * {@code sqlFile} change with {@code splitStatements="false"} (the trigger function is
+ * dollar-quoted). For another table name, write {@link #ddl(PostgresOutboxConfig)} into your own
+ * migration.
+ *
+ * <p><b>Quick starts and tests.</b> {@link #apply(DataSource, PostgresOutboxConfig)} (or
+ * {@code store.ensureSchema()}) runs the same DDL. It is idempotent ({@code IF NOT EXISTS},
+ * {@code CREATE OR REPLACE}) and serialized by an advisory lock, so several instances may call it
+ * at start-up. The schema of a qualified table name must already exist. Requires PostgreSQL 14+.
+ */
+public final class PostgresSchema {
+
+    /** Classpath location of the migration for the default configuration. */
+    public static final String MIGRATION_RESOURCE = "db/outbox/postgresql/V1__create_outbox_events.sql";
+
+    private PostgresSchema() {
+    }
+
+    /** The DDL for the configured table name, channel and wake-up mode (e.g. for the CLI's {@code schema} command). */
+    public static String ddl(PostgresOutboxConfig config) {
+        return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode());
+    }
+
+    /** The shipped migration file's text. */
+    public static String migration() {
+        try (InputStream in = PostgresSchema.class.getClassLoader().getResourceAsStream(MIGRATION_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + MIGRATION_RESOURCE + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Creates the table, its indexes and (per the wake-up mode) its trigger if missing, in one
+     * transaction.
+     *
+     * @throws OutboxStoreException when the DDL fails (e.g. the schema does not exist, or no privilege)
+     */
+    public static void apply(DataSource dataSource, PostgresOutboxConfig config) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        String ddl = ddl(config);
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                try (PreparedStatement lock = connection.prepareStatement(
+                        "SELECT pg_advisory_xact_lock(hashtext(?))")) {
+                    lock.setString(1, "outbox-ensure-schema:" + config.tableName());
+                    lock.execute();
+                }
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute(ddl);
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            throw new OutboxStoreException("could not create outbox table " + config.tableName() + ": "
+                    + e.getMessage() + (config.schemaName().isPresent()
+                    ? " (does schema " + config.schemaName().get() + " exist?)" : ""), e);
+        }
+    }
+}

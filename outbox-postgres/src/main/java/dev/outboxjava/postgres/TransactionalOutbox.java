@@ -1,0 +1,104 @@
+package dev.outboxjava.postgres;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.OutboxStoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Runs the caller's domain work and the append of the events it causes in ONE transaction on a
+ * {@link DataSource}: both commit, or — when the work or the append throws — both roll back.
+ *
+ * <pre>{@code
+ * TransactionalOutbox outbox = TransactionalOutbox.create(dataSource, PostgresOutboxConfig.ofDefaults());
+ * outbox.inTransaction(connection -> {
+ *     insertOrder(connection, order);
+ *     return List.of(orderPlacedEvent(order));
+ * });
+ * }</pre>
+ */
+public final class TransactionalOutbox {
+
+    /** The caller's domain work: writes through the connection and returns the events it causes. */
+    @FunctionalInterface
+    public interface Work {
+        /**
+         * @param connection the transaction's connection; do not commit, roll back or close it
+         * @return the events to append in the same transaction (may be empty)
+         */
+        List<OutboxEvent> execute(Connection connection) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+    private final OutboxWriter writer;
+
+    private TransactionalOutbox(DataSource dataSource, OutboxWriter writer) {
+        this.dataSource = dataSource;
+        this.writer = writer;
+    }
+
+    /** A helper appending to the configured table through connections of {@code dataSource}. */
+    public static TransactionalOutbox create(DataSource dataSource, PostgresOutboxConfig config) {
+        return new TransactionalOutbox(Objects.requireNonNull(dataSource, "dataSource"), OutboxWriter.create(config));
+    }
+
+    /**
+     * Opens a transaction, runs {@code work}, appends the events it returns and commits.
+     *
+     * @return the appended events with their sequences
+     * @throws RuntimeException whatever {@code work} threw (unchecked exceptions unchanged), after rollback
+     * @throws OutboxStoreException when the work threw {@link SQLException}, or the append or commit failed
+     *         (after rollback)
+     */
+    public List<OutboxEvent> inTransaction(Work work) {
+        Objects.requireNonNull(work, "work");
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                List<OutboxEvent> events;
+                try {
+                    events = work.execute(connection);
+                } catch (SQLException e) {
+                    rollback(connection, e);
+                    throw new OutboxStoreException("the domain work failed, so its rows and events were rolled "
+                            + "back: " + e.getMessage(), e);
+                }
+                List<OutboxEvent> appended = writer.append(connection, events);
+                connection.commit();
+                return appended;
+            } catch (RuntimeException | Error e) {
+                rollback(connection, e);
+                throw e;
+            } catch (SQLException e) {
+                rollback(connection, e);
+                throw new OutboxStoreException("could not commit the domain work and its events (outbox table "
+                        + writer.config().tableName() + "); nothing was written: " + e.getMessage(), e);
+            } finally {
+                restore(connection, autoCommit);
+            }
+        } catch (SQLException e) {
+            throw new OutboxStoreException("could not get a connection from the data source for outbox table "
+                    + writer.config().tableName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void rollback(Connection connection, Throwable cause) {
+        try {
+            connection.rollback();
+        } catch (SQLException rollbackFailure) {
+            cause.addSuppressed(rollbackFailure);
+        }
+    }
+
+    private static void restore(Connection connection, boolean autoCommit) {
+        try {
+            connection.setAutoCommit(autoCommit);
+        } catch (SQLException ignored) {
+            // the connection is broken; the pool discards it
+        }
+    }
+}

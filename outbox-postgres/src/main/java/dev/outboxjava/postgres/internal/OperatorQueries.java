@@ -1,0 +1,103 @@
+package dev.outboxjava.postgres.internal;
+
+import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
+import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.impl.DSL;
+
+/** What an operator (and the worker's gauges) asks the table. */
+public final class OperatorQueries {
+
+    private final OutboxTable table;
+
+    public OperatorQueries(OutboxTable table) {
+        this.table = table;
+    }
+
+    /** One statement, one count per state; each count reads only its state's partial index. */
+    public Map<EventStatus, Long> countByStatus(DSLContext dsl) {
+        List<Field<Integer>> counts = new ArrayList<>();
+        for (EventStatus status : EventStatus.values()) {
+            counts.add(DSL.field(DSL.selectCount().from(table.table()).where(statusIs(status))));
+        }
+        Record row = dsl.select(counts).fetchOne();
+        Map<EventStatus, Long> result = new EnumMap<>(EventStatus.class);
+        EventStatus[] statuses = EventStatus.values();
+        for (int i = 0; i < statuses.length; i++) {
+            Integer count = row.get(counts.get(i));
+            result.put(statuses[i], count == null ? 0L : count.longValue());
+        }
+        return result;
+    }
+
+    public Optional<Instant> oldestPendingCreatedAt(DSLContext dsl) {
+        return Optional.ofNullable(dsl.select(DSL.min(CREATED_AT)).from(table.table())
+                .where(statusIs(EventStatus.PENDING)).fetchOne(0, Instant.class));
+    }
+
+    public Optional<OutboxEvent> find(DSLContext dsl, UUID eventId) {
+        return dsl.select(OutboxTable.ALL).from(table.table()).where(ID.eq(eventId)).fetchOptional()
+                .map(EventRows::toEvent);
+    }
+
+    public List<OutboxEvent> deadLetters(DSLContext dsl, int offset, int limit) {
+        return dsl.select(OutboxTable.ALL).from(table.table())
+                .where(statusIs(EventStatus.FAILED))
+                .orderBy(SEQ)
+                .offset(offset)
+                .limit(limit)
+                .fetch(EventRows::toEvent);
+    }
+
+    /** Selected dead letters back to pending, due at {@code now}, attempts reset, last error kept. */
+    public int requeue(DSLContext dsl, DeadLetterSelector selector, Instant now) {
+        Condition chosen;
+        if (selector instanceof DeadLetterSelector.ByIds byIds) {
+            if (byIds.ids().isEmpty()) {
+                return 0;
+            }
+            chosen = ID.eq(DSL.any(MarkQueries.uuids(byIds.ids())));
+        } else if (selector instanceof DeadLetterSelector.ByType byType) {
+            chosen = TYPE.eq(byType.type());
+        } else {
+            chosen = DSL.noCondition();
+        }
+        return dsl.update(table.table())
+                .set(STATUS, DSL.inline(EventStatus.PENDING.databaseValue()))
+                .set(ATTEMPTS, DSL.inline(0))
+                .set(NEXT_ATTEMPT_AT, now)
+                .setNull(LEASE_ID)
+                .setNull(LEASED_AT)
+                .where(statusIs(EventStatus.FAILED))
+                .and(chosen)
+                .execute();
+    }
+
+    /** Whether the table answers a query (it exists and the database is reachable). */
+    public void probe(DSLContext dsl) {
+        dsl.selectOne().from(table.table()).where(DSL.falseCondition()).fetch();
+    }
+
+}

@@ -1,0 +1,76 @@
+package dev.outboxjava.postgres.internal;
+
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.name;
+
+import dev.outboxjava.core.EventStatus;
+import java.time.Instant;
+import java.util.UUID;
+import org.jooq.Condition;
+import org.jooq.Field;
+import org.jooq.JSONB;
+import org.jooq.Name;
+import org.jooq.Record;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * jOOQ's view of one outbox table. The table name is configurable, so this is an instance rather
+ * than generated code; columns are unqualified because every statement touches this one table.
+ */
+public final class OutboxTable {
+
+    public static final Field<UUID> ID = field(name("id"), SQLDataType.UUID);
+    public static final Field<Long> SEQ = field(name("seq"), SQLDataType.BIGINT);
+    public static final Field<String> TYPE = field(name("type"), SQLDataType.CLOB);
+    public static final Field<String> SOURCE = field(name("source"), SQLDataType.CLOB);
+    public static final Field<String> EVENT_KEY = field(name("event_key"), SQLDataType.CLOB);
+    public static final Field<String> DESTINATION = field(name("destination"), SQLDataType.CLOB);
+    public static final Field<String> ROUTING_KEY = field(name("routing_key"), SQLDataType.CLOB);
+    public static final Field<String> CONTENT_TYPE = field(name("content_type"), SQLDataType.CLOB);
+    public static final Field<byte[]> PAYLOAD = field(name("payload"), SQLDataType.BLOB);
+    public static final Field<JSONB> HEADERS = field(name("headers"), SQLDataType.JSONB);
+    public static final Field<String> STATUS = field(name("status"), SQLDataType.CLOB);
+    public static final Field<Integer> ATTEMPTS = field(name("attempts"), SQLDataType.INTEGER);
+    public static final Field<Integer> MAX_ATTEMPTS = field(name("max_attempts"), SQLDataType.INTEGER);
+    public static final Field<String> LAST_ERROR = field(name("last_error"), SQLDataType.CLOB);
+    public static final Field<Instant> NEXT_ATTEMPT_AT = field(name("next_attempt_at"), SQLDataType.INSTANT);
+    public static final Field<Instant> CREATED_AT = field(name("created_at"), SQLDataType.INSTANT);
+    public static final Field<Instant> LEASED_AT = field(name("leased_at"), SQLDataType.INSTANT);
+    public static final Field<UUID> LEASE_ID = field(name("lease_id"), SQLDataType.UUID);
+    public static final Field<Instant> SENT_AT = field(name("sent_at"), SQLDataType.INSTANT);
+
+    /** Every column, in the order rows are read. */
+    public static final Field<?>[] ALL = {ID, SEQ, TYPE, SOURCE, EVENT_KEY, DESTINATION, ROUTING_KEY, CONTENT_TYPE,
+        PAYLOAD, HEADERS, STATUS, ATTEMPTS, MAX_ATTEMPTS, LAST_ERROR, NEXT_ATTEMPT_AT, CREATED_AT, LEASED_AT,
+        LEASE_ID, SENT_AT};
+
+    private final Identifiers.TableName tableName;
+    private final Table<Record> table;
+
+    public OutboxTable(Identifiers.TableName tableName) {
+        this.tableName = tableName;
+        Name qualified = tableName.schema().map(schema -> DSL.name(schema, tableName.table()))
+                .orElse(DSL.name(tableName.table()));
+        this.table = DSL.table(qualified);
+    }
+
+    /** The jOOQ table. */
+    public Table<Record> table() {
+        return table;
+    }
+
+    /** The validated name, for messages. */
+    public Identifiers.TableName tableName() {
+        return tableName;
+    }
+
+    /**
+     * {@code status = '<value>'} with the value INLINED, never bound: only a literal lets the planner
+     * match the partial indexes' predicates in a generic (server-prepared) plan.
+     */
+    public static Condition statusIs(EventStatus status) {
+        return STATUS.eq(DSL.inline(status.databaseValue()));
+    }
+}

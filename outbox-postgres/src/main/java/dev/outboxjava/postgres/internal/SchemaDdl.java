@@ -1,0 +1,105 @@
+package dev.outboxjava.postgres.internal;
+
+import dev.outboxjava.postgres.WakeUpMode;
+
+/**
+ * Writes the DDL of one outbox table. The shipped migration file is this text for the default
+ * configuration (a unit test keeps the two identical), so Flyway/Liquibase users and
+ * {@code ensureSchema()} users get the same table. Every statement is idempotent.
+ */
+public final class SchemaDdl {
+
+    private SchemaDdl() {
+    }
+
+    /**
+     * The DDL for a table.
+     *
+     * @param table   validated table name
+     * @param channel validated channel name (embedded as a literal in the trigger function)
+     * @param wakeUp  whether the NOTIFY trigger is created or dropped
+     */
+    public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
+        String t = table.quoted();
+        String name = table.table();
+        StringBuilder sql = new StringBuilder();
+        sql.append("""
+                -- Outbox for Java: the outbox table %1$s (schema version 1).
+                -- Requires PostgreSQL 14 or later.
+                CREATE TABLE IF NOT EXISTS %2$s (
+                    id              uuid        NOT NULL,
+                    seq             bigint      GENERATED ALWAYS AS IDENTITY,
+                    type            text        NOT NULL,
+                    source          text        NOT NULL,
+                    event_key       text,
+                    destination     text        NOT NULL,
+                    routing_key     text        NOT NULL DEFAULT '',
+                    content_type    text        NOT NULL,
+                    payload         bytea       NOT NULL,
+                    headers         jsonb       NOT NULL DEFAULT '{}',
+                    status          text        NOT NULL DEFAULT 'pending',
+                    attempts        integer     NOT NULL DEFAULT 0,
+                    max_attempts    integer     NOT NULL,
+                    last_error      text,
+                    next_attempt_at timestamptz NOT NULL,
+                    created_at      timestamptz NOT NULL,
+                    leased_at       timestamptz,
+                    lease_id        uuid,
+                    sent_at         timestamptz,
+                    CONSTRAINT %3$s PRIMARY KEY (id),
+                    CONSTRAINT %4$s UNIQUE (seq),
+                    CONSTRAINT %5$s CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
+                    CONSTRAINT %6$s CHECK (attempts >= 0 AND max_attempts >= 1)
+                ) WITH (
+                    -- Every status change rewrites the row (status is in the partial-index predicates,
+                    -- so no HOT update): vacuum early and unthrottled, or dead index entries slow the lease query.
+                    autovacuum_vacuum_scale_factor = 0.01,
+                    autovacuum_vacuum_threshold = 1000,
+                    autovacuum_vacuum_insert_scale_factor = 0.05,
+                    autovacuum_analyze_scale_factor = 0.02,
+                    autovacuum_vacuum_cost_delay = 0
+                );
+
+                -- The lease query: due pending events in sequence order.
+                CREATE INDEX IF NOT EXISTS %7$s ON %2$s (seq, next_attempt_at) WHERE status = 'pending';
+                -- The sweeper: expired leases.
+                CREATE INDEX IF NOT EXISTS %8$s ON %2$s (leased_at) WHERE status = 'in_flight';
+                -- Dead letters, oldest first.
+                CREATE INDEX IF NOT EXISTS %9$s ON %2$s (seq) WHERE status = 'failed';
+                -- The cleaner: sent events past retention.
+                CREATE INDEX IF NOT EXISTS %10$s ON %2$s (sent_at) WHERE status = 'sent';
+                """.formatted(table.display(), t,
+                Identifiers.quote(name + "_pkey"), Identifiers.quote(name + "_seq_key"),
+                Identifiers.quote(name + "_status_check"), Identifiers.quote(name + "_attempts_check"),
+                Identifiers.quote(pendingIndex(table)), Identifiers.quote(name + "_in_flight_idx"),
+                Identifiers.quote(name + "_failed_idx"), Identifiers.quote(name + "_sent_idx")));
+        String trigger = Identifiers.quote(name + "_notify");
+        if (wakeUp == WakeUpMode.TRIGGER_NOTIFY) {
+            sql.append("""
+
+                    -- Wake-up: one notification per appending statement (an empty payload, so PostgreSQL
+                    -- folds repeats within a transaction); listeners on channel '%1$s' wake the relay.
+                    CREATE OR REPLACE FUNCTION %2$s() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        PERFORM pg_notify('%1$s', '');
+                        RETURN NULL;
+                    END
+                    $$;
+                    CREATE OR REPLACE TRIGGER %3$s AFTER INSERT ON %4$s
+                        FOR EACH STATEMENT EXECUTE FUNCTION %2$s();
+                    """.formatted(channel, table.quotedSibling("_notify"), trigger, t));
+        } else {
+            sql.append("""
+
+                    -- Wake-up by polling only: no NOTIFY trigger.
+                    DROP TRIGGER IF EXISTS %1$s ON %2$s;
+                    """.formatted(trigger, t));
+        }
+        return sql.toString();
+    }
+
+    /** Name of the lease query's partial index (plan tests look for it). */
+    public static String pendingIndex(Identifiers.TableName table) {
+        return table.table() + "_pending_idx";
+    }
+}

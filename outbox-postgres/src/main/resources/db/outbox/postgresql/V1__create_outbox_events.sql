@@ -1,0 +1,55 @@
+-- Outbox for Java: the outbox table outbox_events (schema version 1).
+-- Requires PostgreSQL 14 or later.
+CREATE TABLE IF NOT EXISTS "outbox_events" (
+    id              uuid        NOT NULL,
+    seq             bigint      GENERATED ALWAYS AS IDENTITY,
+    type            text        NOT NULL,
+    source          text        NOT NULL,
+    event_key       text,
+    destination     text        NOT NULL,
+    routing_key     text        NOT NULL DEFAULT '',
+    content_type    text        NOT NULL,
+    payload         bytea       NOT NULL,
+    headers         jsonb       NOT NULL DEFAULT '{}',
+    status          text        NOT NULL DEFAULT 'pending',
+    attempts        integer     NOT NULL DEFAULT 0,
+    max_attempts    integer     NOT NULL,
+    last_error      text,
+    next_attempt_at timestamptz NOT NULL,
+    created_at      timestamptz NOT NULL,
+    leased_at       timestamptz,
+    lease_id        uuid,
+    sent_at         timestamptz,
+    CONSTRAINT "outbox_events_pkey" PRIMARY KEY (id),
+    CONSTRAINT "outbox_events_seq_key" UNIQUE (seq),
+    CONSTRAINT "outbox_events_status_check" CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
+    CONSTRAINT "outbox_events_attempts_check" CHECK (attempts >= 0 AND max_attempts >= 1)
+) WITH (
+    -- Every status change rewrites the row (status is in the partial-index predicates,
+    -- so no HOT update): vacuum early and unthrottled, or dead index entries slow the lease query.
+    autovacuum_vacuum_scale_factor = 0.01,
+    autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_insert_scale_factor = 0.05,
+    autovacuum_analyze_scale_factor = 0.02,
+    autovacuum_vacuum_cost_delay = 0
+);
+
+-- The lease query: due pending events in sequence order.
+CREATE INDEX IF NOT EXISTS "outbox_events_pending_idx" ON "outbox_events" (seq, next_attempt_at) WHERE status = 'pending';
+-- The sweeper: expired leases.
+CREATE INDEX IF NOT EXISTS "outbox_events_in_flight_idx" ON "outbox_events" (leased_at) WHERE status = 'in_flight';
+-- Dead letters, oldest first.
+CREATE INDEX IF NOT EXISTS "outbox_events_failed_idx" ON "outbox_events" (seq) WHERE status = 'failed';
+-- The cleaner: sent events past retention.
+CREATE INDEX IF NOT EXISTS "outbox_events_sent_idx" ON "outbox_events" (sent_at) WHERE status = 'sent';
+
+-- Wake-up: one notification per appending statement (an empty payload, so PostgreSQL
+-- folds repeats within a transaction); listeners on channel 'outbox_events' wake the relay.
+CREATE OR REPLACE FUNCTION "outbox_events_notify"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('outbox_events', '');
+    RETURN NULL;
+END
+$$;
+CREATE OR REPLACE TRIGGER "outbox_events_notify" AFTER INSERT ON "outbox_events"
+    FOR EACH STATEMENT EXECUTE FUNCTION "outbox_events_notify"();

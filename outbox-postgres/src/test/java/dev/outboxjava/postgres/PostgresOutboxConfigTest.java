@@ -1,0 +1,80 @@
+package dev.outboxjava.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.port.CompletionMode;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PostgresOutboxConfigTest {
+
+    @Test
+    @DisplayName("the defaults are the documented ones")
+    void defaults() {
+        PostgresOutboxConfig config = PostgresOutboxConfig.ofDefaults();
+        assertThat(config.tableName()).isEqualTo("outbox_events").isEqualTo(PostgresOutboxConfig.DEFAULT_TABLE_NAME);
+        assertThat(config.schemaName()).isEmpty();
+        assertThat(config.notifyChannel()).isEqualTo("outbox_events");
+        assertThat(config.wakeUpMode()).isEqualTo(WakeUpMode.TRIGGER_NOTIFY);
+        assertThat(config.completionMode()).isEqualTo(CompletionMode.KEEP_SENT);
+        assertThat(config.maximumPoolSize()).isEqualTo(PostgresOutboxConfig.DEFAULT_MAXIMUM_POOL_SIZE);
+    }
+
+    @Test
+    @DisplayName("a schema-qualified table name is accepted and the channel is derived from both parts")
+    void qualified() {
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName("billing.outbox_events").build();
+        assertThat(config.schemaName()).contains("billing");
+        assertThat(config.tableName()).isEqualTo("billing.outbox_events");
+        assertThat(config.notifyChannel()).isEqualTo("billing_outbox_events");
+    }
+
+    @Test
+    @DisplayName("an explicit channel wins over the derived one")
+    void explicitChannel() {
+        assertThat(PostgresOutboxConfig.builder().notifyChannel("wake_relay").build().notifyChannel())
+                .isEqualTo("wake_relay");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"outbox; drop table orders", "", "Outbox", "outbox events", "\"outbox\"", "a.b.c",
+        "1outbox", "outbox-events", "outbox'--", ".outbox", "outbox.", "schema.1table",
+        "a_table_name_that_is_far_too_long_for_its_derived_index_names_x"})
+    @DisplayName("a table name that is not a plain lower-case identifier is refused, naming the setting")
+    void refusesTableName(String name) {
+        assertThatThrownBy(() -> PostgresOutboxConfig.builder().tableName(name).build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.setting()).isEqualTo("tableName"))
+                .hasMessageContaining("tableName");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"wake'); drop table x; --", "Wake", "wake.up", ""})
+    @DisplayName("a channel name that is not a plain lower-case identifier is refused, naming the setting")
+    void refusesChannel(String name) {
+        assertThatThrownBy(() -> PostgresOutboxConfig.builder().notifyChannel(name).build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.setting()).isEqualTo("notifyChannel"));
+    }
+
+    @Test
+    @DisplayName("a pool size below one is refused")
+    void refusesPoolSize() {
+        assertThatThrownBy(() -> PostgresOutboxConfig.builder().maximumPoolSize(0).build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.setting()).isEqualTo("maximumPoolSize"));
+    }
+
+    @Test
+    @DisplayName("toBuilder keeps every setting")
+    void toBuilder() {
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName("s.t").notifyChannel("c")
+                .wakeUpMode(WakeUpMode.NONE).completionMode(CompletionMode.DELETE_ON_PUBLISH).maximumPoolSize(2)
+                .build();
+        assertThat(config.toBuilder().build()).hasToString(config.toString());
+    }
+}

@@ -1,0 +1,35 @@
+package dev.outboxjava.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class PostgresSchemaTest {
+
+    @Test
+    @DisplayName("the shipped migration file is exactly the DDL for the default configuration")
+    void migrationMatchesDefaults() {
+        assertThat(PostgresSchema.migration()).isEqualTo(PostgresSchema.ddl(PostgresOutboxConfig.ofDefaults()));
+    }
+
+    @Test
+    @DisplayName("a schema-qualified table is quoted everywhere, and the trigger notifies the configured channel")
+    void qualifiedNames() {
+        String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder().tableName("billing.events")
+                .notifyChannel("billing_wake").build());
+        assertThat(ddl).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events\" (")
+                .contains("ON \"billing\".\"events\" (seq, next_attempt_at) WHERE status = 'pending'")
+                .contains("CREATE OR REPLACE FUNCTION \"billing\".\"events_notify\"()")
+                .contains("pg_notify('billing_wake', '')")
+                .doesNotContain("outbox_events");
+    }
+
+    @Test
+    @DisplayName("without the NOTIFY wake-up the DDL drops the trigger instead of creating it")
+    void noTrigger() {
+        String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.NONE).build());
+        assertThat(ddl).doesNotContain("CREATE OR REPLACE TRIGGER").doesNotContain("pg_notify")
+                .contains("DROP TRIGGER IF EXISTS \"outbox_events_notify\" ON \"outbox_events\";");
+    }
+}
