@@ -1,0 +1,68 @@
+package dev.outboxjava.examples.demo;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Module;
+import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
+import dev.outboxjava.worker.BrokerConfig;
+import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.worker.KafkaPublisherModule;
+import dev.outboxjava.worker.OutboxSettings;
+import dev.outboxjava.worker.OutboxWorker;
+import dev.outboxjava.worker.OutboxWorkerModule;
+import dev.outboxjava.worker.PostgresStoreModule;
+import dev.outboxjava.worker.RabbitMqPublisherModule;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * A relay as its own process, wired with the worker's Guice modules and configured by
+ * {@code OUTBOX_*} environment variables. The demo starts it, kills it with SIGKILL mid-drain and
+ * starts another; on SIGTERM it shuts down gracefully (finishes its batch, releases the rest).
+ */
+public final class RelayProcess {
+
+    private RelayProcess() {
+    }
+
+    /** Runs until the process is terminated. */
+    public static void main(String[] args) throws InterruptedException {
+        OutboxSettings settings = OutboxSettings.fromEnvironment();
+        OutboxWorker worker = start(settings);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            worker.close();
+            stopped.countDown();
+        }, "relay-shutdown"));
+        System.out.println("relay started (pid " + ProcessHandle.current().pid() + ")");
+        stopped.await();
+    }
+
+    /** Builds the worker from the settings with Guice and starts it. */
+    static OutboxWorker start(OutboxSettings settings) {
+        // tag::guice-worker[]
+        Injector injector = Guice.createInjector(
+                new OutboxWorkerModule(settings.worker()),                          // relay, sweeper, cleaner
+                new PostgresStoreModule(settings.requireDatabase(), settings.wakeUp()),
+                publisherModule(settings.requireBroker()));                          // Kafka or RabbitMQ
+        OutboxWorker worker = injector.getInstance(OutboxWorker.class);
+        worker.start();
+        // end::guice-worker[]
+        return worker;
+    }
+
+    private static Module publisherModule(BrokerConfig broker) {
+        // tag::guice-publisher[]
+        if (broker.kind() == BrokerKind.KAFKA) {
+            return new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                    .bootstrapServers(broker.kafkaBootstrapServers())
+                    .property("client.id", broker.kafkaClientId())
+                    .build());
+        }
+        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
+                .uri(broker.rabbitMqUri())
+                .connectionName(broker.rabbitMqConnectionName())
+                .build());
+        // end::guice-publisher[]
+    }
+}
