@@ -24,8 +24,7 @@ public enum ConfigKey {
     DB_PASSWORD("outbox.db.password", "", "Database password; empty = none (or the one in the URL)."),
     DB_POOL_SIZE("outbox.db.pool.size", "4", "Most database connections the worker opens (1-100); the relay "
             + "threads, the sweeper, the cleaner and the metrics poller share them."),
-    DB_SCHEMA("outbox.db.schema", "public", "Schema of the outbox table."),
-    TABLE("outbox.table", "outbox_events", "Name of the outbox table."),
+    TABLE("outbox.table", "outbox_events", "The outbox table, table or schema.table (lower-case letters, digits, _)."),
     COMPLETION_MODE("outbox.completion.mode", "keep_sent", "keep_sent: keep published events as 'sent' for "
             + "outbox.cleaner.retention; delete_on_publish: delete a row as soon as the broker acknowledged it."),
 
@@ -71,7 +70,8 @@ public enum ConfigKey {
             + "oldest-pending-age gauges are refreshed from the database (one query per interval, not per scrape)."),
     HTTP_PORT("outbox.http.port", "8080", "Port of /metrics, /health and /health/ready in the standalone "
             + "process; 0 = no HTTP server."),
-    HTTP_HOST("outbox.http.host", "0.0.0.0", "Address the HTTP server binds to.");
+    HTTP_HOST("outbox.http.host", "0.0.0.0", "Address the HTTP server binds to."),
+    LOG_LEVEL("outbox.log.level", "info", "Log level of the standalone process: error, warn, info, debug or trace.");
 
     /** Prefix of every property key. */
     public static final String PROPERTY_PREFIX = "outbox.";

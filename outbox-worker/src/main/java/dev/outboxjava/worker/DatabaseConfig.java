@@ -11,11 +11,10 @@ import java.util.Objects;
  * @param user           user name; empty = the driver's default or the one in the URL
  * @param password       password; empty = none or the one in the URL
  * @param poolSize       most connections the worker opens
- * @param schema         schema of the outbox table
- * @param table          the outbox table
+ * @param table          the outbox table, {@code table} or {@code schema.table}
  * @param completionMode what happens to a row once its publish is acknowledged
  */
-public record DatabaseConfig(String url, String user, String password, int poolSize, String schema, String table,
+public record DatabaseConfig(String url, String user, String password, int poolSize, String table,
         CompletionMode completionMode) {
 
     /** Default pool size: 4. */
@@ -25,7 +24,6 @@ public record DatabaseConfig(String url, String user, String password, int poolS
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(user, "user");
         Objects.requireNonNull(password, "password");
-        Objects.requireNonNull(schema, "schema");
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(completionMode, "completionMode");
     }
@@ -34,7 +32,7 @@ public record DatabaseConfig(String url, String user, String password, int poolS
     @Override
     public String toString() {
         return "DatabaseConfig[url=" + url + ", user=" + user + ", password=" + (password.isEmpty() ? "" : "***")
-                + ", poolSize=" + poolSize + ", schema=" + schema + ", table=" + table + ", completionMode="
+                + ", poolSize=" + poolSize + ", table=" + table + ", completionMode="
                 + completionMode + "]";
     }
 }

@@ -6,6 +6,9 @@ import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.relay.CleanerSettings;
 import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,18 +34,18 @@ public final class OutboxSettings {
     private final OutboxWorkerConfig worker;
     private final HttpConfig http;
     private final WakeUpStrategy wakeUp;
-    private final String schema;
     private final String table;
+    private final String logLevel;
 
     private OutboxSettings(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
-            HttpConfig http, WakeUpStrategy wakeUp, String schema, String table) {
+            HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel) {
         this.database = database;
         this.broker = broker;
         this.worker = worker;
         this.http = http;
         this.wakeUp = wakeUp;
-        this.schema = schema;
         this.table = table;
+        this.logLevel = logLevel;
     }
 
     /** The settings from the environment variables of this process. */
@@ -64,8 +67,12 @@ public final class OutboxSettings {
         String user = reader.string(ConfigKey.DB_USER);
         String password = reader.string(ConfigKey.DB_PASSWORD);
         int poolSize = reader.integer(ConfigKey.DB_POOL_SIZE, 1, 100);
-        String schema = reader.string(ConfigKey.DB_SCHEMA);
         String table = reader.string(ConfigKey.TABLE);
+        try {
+            PostgresOutboxConfig.builder().tableName(table).build();
+        } catch (InvalidConfigurationException e) {
+            reader.problem(ConfigKey.TABLE, e.getMessage().replaceFirst("^invalid outbox setting '[^']*': ", ""));
+        }
         CompletionMode completionMode = reader.choice(ConfigKey.COMPLETION_MODE, CompletionMode.KEEP_SENT,
                 value -> switch (value) {
                     case "keep_sent" -> Optional.of(CompletionMode.KEEP_SENT);
@@ -77,7 +84,7 @@ public final class OutboxSettings {
                     + url + "'");
         }
         Optional<DatabaseConfig> database = url.isEmpty() ? Optional.empty()
-                : Optional.of(new DatabaseConfig(url, user, password, poolSize, schema, table, completionMode));
+                : Optional.of(new DatabaseConfig(url, user, password, poolSize, table, completionMode));
 
         Optional<BrokerKind> brokerKind = reader.optionalChoice(ConfigKey.BROKER, BrokerKind::parse, "kafka, rabbitmq");
         String bootstrap = reader.string(ConfigKey.KAFKA_BOOTSTRAP_SERVERS);
@@ -91,6 +98,22 @@ public final class OutboxSettings {
         if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && !rabbitUri.matches("(?i)amqps?://.*")) {
             reader.problem(ConfigKey.RABBITMQ_URI, "must start with amqp:// or amqps://, was '"
                     + rabbitUri.replaceAll("//[^@/]*@", "//***@") + "'");
+        }
+        if (brokerKind.orElse(null) == BrokerKind.KAFKA && !bootstrap.isEmpty()) {
+            try {
+                KafkaPublisherConfig.builder().bootstrapServers(bootstrap).property("client.id", clientId).build();
+            } catch (InvalidConfigurationException e) {
+                reader.problem(e.setting().contains("client") ? ConfigKey.KAFKA_CLIENT_ID
+                        : ConfigKey.KAFKA_BOOTSTRAP_SERVERS, e.getMessage());
+            }
+        }
+        if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && rabbitUri.matches("(?i)amqps?://.*")) {
+            try {
+                RabbitMqPublisherConfig.custom().uri(rabbitUri).connectionName(connectionName).build();
+            } catch (InvalidConfigurationException e) {
+                reader.problem(e.setting().toLowerCase(Locale.ROOT).contains("name") ? ConfigKey.RABBITMQ_CONNECTION_NAME
+                        : ConfigKey.RABBITMQ_URI, e.getMessage().replaceAll("//[^@/ ]*@", "//***@"));
+            }
         }
         Optional<BrokerConfig> broker = brokerKind.map(kind -> new BrokerConfig(kind, bootstrap, clientId, rabbitUri,
                 connectionName));
@@ -140,13 +163,17 @@ public final class OutboxSettings {
             case "polling" -> Optional.of(WakeUpStrategy.POLLING);
             default -> Optional.empty();
         }, "notify, polling");
+        String logLevel = reader.choice(ConfigKey.LOG_LEVEL, "info", value -> switch (value) {
+            case "error", "warn", "info", "debug", "trace" -> Optional.of(value);
+            default -> Optional.empty();
+        }, "error, warn, info, debug, trace");
         HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
 
         if (!reader.problems.isEmpty()) {
             throw new InvalidSettingsException(dedupe(reader.problems));
         }
-        return new OutboxSettings(database, broker, worker, http, wakeUp, schema, table);
+        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel);
     }
 
     private static List<InvalidSettingsException.Problem> dedupe(List<InvalidSettingsException.Problem> problems) {
@@ -197,14 +224,14 @@ public final class OutboxSettings {
         return wakeUp;
     }
 
-    /** The schema of the outbox table (also without a database URL, for {@code schema}). */
-    public String schema() {
-        return schema;
-    }
-
     /** The outbox table (also without a database URL, for {@code schema}). */
     public String table() {
         return table;
+    }
+
+    /** The standalone process's log level, lower case. */
+    public String logLevel() {
+        return logLevel;
     }
 
     private static InvalidSettingsException missing(ConfigKey key, String what) {

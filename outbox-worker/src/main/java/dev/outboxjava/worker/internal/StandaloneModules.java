@@ -1,0 +1,55 @@
+package dev.outboxjava.worker.internal;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Module;
+import com.google.inject.multibindings.OptionalBinder;
+import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
+import dev.outboxjava.worker.BrokerConfig;
+import dev.outboxjava.worker.KafkaPublisherModule;
+import dev.outboxjava.worker.OutboxSettings;
+import dev.outboxjava.worker.OutboxWorkerModule;
+import dev.outboxjava.worker.PostgresStoreModule;
+import dev.outboxjava.worker.RabbitMqPublisherModule;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.List;
+
+/** The modules of the standalone process, chosen by its settings: one store, one broker, Prometheus meters. */
+public final class StandaloneModules {
+
+    private StandaloneModules() {
+    }
+
+    public static List<Module> forSettings(OutboxSettings settings, PrometheusMeterRegistry registry) {
+        return List.of(
+                new OutboxWorkerModule(settings.worker()),
+                new PostgresStoreModule(settings.requireDatabase(), settings.wakeUp()),
+                brokerModule(settings.requireBroker()),
+                new AbstractModule() {
+                    @Override
+                    protected void configure() {
+                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setBinding().toInstance(registry);
+                    }
+                });
+    }
+
+    public static PrometheusMeterRegistry prometheus() {
+        return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    }
+
+    /** The publisher module for the configured broker; adapter validation errors name our keys. */
+    static Module brokerModule(BrokerConfig broker) {
+        return switch (broker.kind()) {
+            case KAFKA -> new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                    .bootstrapServers(broker.kafkaBootstrapServers())
+                    .property("client.id", broker.kafkaClientId())
+                    .build());
+            case RABBITMQ -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
+                    .uri(broker.rabbitMqUri())
+                    .connectionName(broker.rabbitMqConnectionName())
+                    .build());
+        };
+    }
+}

@@ -1,0 +1,24 @@
+package dev.outboxjava.worker.internal.cli;
+
+import dev.outboxjava.worker.ConfigSource;
+import dev.outboxjava.worker.OutboxSettings;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The {@code --config} option every command shares. */
+public final class ConfigOptions {
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = "Properties file with outbox.* keys (outbox.db.url=...). OUTBOX_* environment "
+                    + "variables override it. Without it, only environment variables are read.")
+    Path configFile;
+
+    /** The settings from the file (if any) and the environment; the environment wins. */
+    public OutboxSettings load() {
+        ConfigSource environment = ConfigSource.environment();
+        ConfigSource source = configFile == null ? environment : environment.overriding(ConfigSource.file(configFile));
+        OutboxSettings settings = OutboxSettings.load(source);
+        LogLevel.apply(settings.logLevel());
+        return settings;
+    }
+}
