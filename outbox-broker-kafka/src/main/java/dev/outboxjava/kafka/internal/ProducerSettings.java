@@ -44,8 +44,8 @@ public final class ProducerSettings {
                     + "e.g. broker1:9092,broker2:9092 (KafkaPublisherConfig.builder().bootstrapServers(...))");
         }
         refuseOwnedByLibrary(userProperties);
-        userProperties.forEach(ProducerSettings::checkKafkaAcceptsValue);
         refuseUnsafeDelivery(userProperties);
+        userProperties.forEach(ProducerSettings::checkKafkaAcceptsValue);
 
         Map<String, Object> effective = new LinkedHashMap<>();
         effective.put(ProducerConfig.LINGER_MS_CONFIG, KafkaPublisherConfig.DEFAULT_LINGER_MS);
@@ -171,6 +171,10 @@ public final class ProducerSettings {
     private static Object parse(Map<String, Object> properties, String name) {
         ConfigDef.ConfigKey key = PRODUCER_CONFIG.configKeys().get(name);
         Object raw = properties.containsKey(name) ? properties.get(name) : key.defaultValue;
-        return ConfigDef.parseType(name, raw, key.type);
+        try {
+            return ConfigDef.parseType(name, raw, key.type);
+        } catch (ConfigException e) {
+            throw new InvalidConfigurationException(name, "Kafka rejects the value: " + e.getMessage());
+        }
     }
 }

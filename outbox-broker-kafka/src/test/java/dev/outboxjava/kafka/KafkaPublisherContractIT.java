@@ -1,0 +1,73 @@
+package dev.outboxjava.kafka;
+
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.testkit.contract.PublisherContract;
+import dev.outboxjava.testkit.contract.ReceivedMessage;
+import dev.outboxjava.testkit.kafka.KafkaFixture;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.KafkaMessageFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The testkit's publisher contract against a real Kafka broker (see {@link KafkaFixture}). */
+class KafkaPublisherContractIT extends PublisherContract {
+
+    private static KafkaFixture kafka;
+    private static KafkaPublisher publisher;
+
+    @BeforeAll
+    static void start() {
+        kafka = KafkaFixture.start();
+        publisher = KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
+                .build());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (publisher != null) {
+            publisher.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Override
+    protected Publisher publisher() {
+        return publisher;
+    }
+
+    @Override
+    protected String newDestination() {
+        return kafka.createTopic("contract", 3);
+    }
+
+    @Override
+    protected List<ReceivedMessage> consume(String destination, int expected, Duration timeout) {
+        return kafka.consume(destination, expected, timeout).stream().map(KafkaPublisherContractIT::received).toList();
+    }
+
+    /** Reads a record as a CloudEvents SDK consumer would, then reduces it to what the contract compares. */
+    static ReceivedMessage received(ConsumerRecord<String, byte[]> record) {
+        CloudEvent event = KafkaMessageFactory.createReader(record).toEvent();
+        Map<String, String> own = new HashMap<>();
+        for (Header header : record.headers()) {
+            String name = header.key().toLowerCase(Locale.ROOT);
+            if (!name.startsWith("ce_") && !name.equals("content-type")) {
+                own.put(header.key(), new String(header.value(), StandardCharsets.UTF_8));
+            }
+        }
+        return new ReceivedMessage(event.getId(), event.getType(), event.getSource().toString(),
+                Optional.ofNullable(record.key()), event.getDataContentType(), own,
+                event.getData() == null ? new byte[0] : event.getData().toBytes());
+    }
+}
