@@ -1,0 +1,46 @@
+package dev.outboxjava.rabbitmq.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.AMQP;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.time.ManualClock;
+import java.util.Date;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class AmqpMessagesTest {
+
+    private final ManualClock clock = ManualClock.startingAtEpochOf2024();
+
+    @Test
+    @DisplayName("an event maps to persistent properties with the CloudEvents attributes as cloudEvents: headers")
+    void mapsEvent() {
+        OutboxEvent event = OutboxEvent.builder().type("order.placed").source("/orders").key("order-1")
+                .destination("orders").routingKey("order.placed").contentType("application/json")
+                .header("tenant", "acme").payload(new byte[] {1}).clock(clock).build();
+
+        AMQP.BasicProperties properties = AmqpMessages.propertiesOf(event);
+
+        assertThat(properties.getDeliveryMode()).isEqualTo(2);
+        assertThat(properties.getMessageId()).isEqualTo(event.id().toString());
+        assertThat(properties.getContentType()).isEqualTo("application/json");
+        assertThat(properties.getType()).isEqualTo("order.placed");
+        assertThat(properties.getTimestamp()).isEqualTo(Date.from(event.createdAt()));
+        assertThat(properties.getHeaders())
+                .containsEntry("cloudEvents:specversion", "1.0")
+                .containsEntry("cloudEvents:id", event.id().toString())
+                .containsEntry("cloudEvents:source", "/orders")
+                .containsEntry("cloudEvents:type", "order.placed")
+                .containsEntry("cloudEvents:time", event.createdAt().toString())
+                .containsEntry("cloudEvents:partitionkey", "order-1")
+                .containsEntry("tenant", "acme");
+    }
+
+    @Test
+    @DisplayName("an event without a key has no partition key header")
+    void noKey() {
+        OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).clock(clock).build();
+        assertThat(AmqpMessages.propertiesOf(event).getHeaders()).doesNotContainKey("cloudEvents:partitionkey");
+    }
+}
