@@ -9,6 +9,7 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -130,6 +131,12 @@ public final class BatchSender {
     }
 
     private TopicCheck checkTopic(Producer<String, byte[]> producer, String topic, long deadlineNanos) {
+        if (!TopicNames.isValid(topic)) {
+            // Checked here: the producer would keep asking the cluster for an invalid name's metadata
+            // (and log an error each time) long after the event was given up.
+            return TopicCheck.problem("topic '" + topic + "': " + KafkaErrors.classify(new InvalidTopicException(
+                    TopicNames.RULE)).reason(), false);
+        }
         try {
             producer.partitionsFor(topic);
             return TopicCheck.USABLE;

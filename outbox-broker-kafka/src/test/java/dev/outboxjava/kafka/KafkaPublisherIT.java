@@ -1,0 +1,183 @@
+package dev.outboxjava.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
+import dev.outboxjava.testkit.kafka.KafkaFixture;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.CloudEventDeserializer;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The Kafka publisher against a real broker: volume, envelope, and the failures Kafka reports per event. */
+class KafkaPublisherIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private static KafkaFixture kafka;
+    private static KafkaPublisher publisher;
+
+    @BeforeAll
+    static void start() {
+        kafka = KafkaFixture.start();
+        publisher = KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
+                .property("max.block.ms", 3000).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (publisher != null) {
+            publisher.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static List<PublishOutcome> publish(List<OutboxEvent> batch) throws Exception {
+        return publisher.publish(batch, TIMEOUT).get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+    }
+
+    private static OutboxEvent event(String topic, int n) {
+        return OutboxEvent.builder().type("order.placed").source("/orders-service").key("order-" + (n % 100))
+                .destination(topic).payload(("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8))
+                .header("n", String.valueOf(n)).build();
+    }
+
+    /** A consumer built with the CloudEvents SDK's Kafka deserializer, reading every partition from the start. */
+    private static List<ConsumerRecord<String, CloudEvent>> readCloudEvents(String topic, int expected) {
+        Map<String, Object> props = new HashMap<>(kafka.consumerProperties());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class);
+        List<ConsumerRecord<String, CloudEvent>> received = new ArrayList<>();
+        try (KafkaConsumer<String, CloudEvent> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (received.size() < expected && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(500)).forEach(received::add);
+            }
+            // One more poll: anything beyond the expected count would be a duplicate.
+            consumer.poll(Duration.ofMillis(500)).forEach(received::add);
+        }
+        return received;
+    }
+
+    @Test
+    @DisplayName("10,000 events published in batches arrive each exactly once, and a CloudEvents SDK consumer reads id, type, source, time, key, headers and payload")
+    void tenThousandEvents() throws Exception {
+        String topic = kafka.createTopic("volume", 4);
+        List<OutboxEvent> events = IntStream.range(0, 10_000).mapToObj(n -> event(topic, n)).toList();
+
+        for (int from = 0; from < events.size(); from += 500) {
+            List<PublishOutcome> outcomes = publish(events.subList(from, from + 500));
+            assertThat(outcomes).hasSize(500).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
+        }
+        List<ConsumerRecord<String, CloudEvent>> received = readCloudEvents(topic, events.size());
+
+        assertThat(received).hasSize(events.size());
+        Map<String, OutboxEvent> byId = new HashMap<>();
+        events.forEach(e -> byId.put(e.id().toString(), e));
+        assertThat(received).extracting(r -> r.value().getId()).doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(byId.keySet());
+        for (ConsumerRecord<String, CloudEvent> record : received) {
+            CloudEvent cloudEvent = record.value();
+            OutboxEvent sent = byId.get(cloudEvent.getId());
+            assertThat(cloudEvent.getSpecVersion().toString()).isEqualTo("1.0");
+            assertThat(cloudEvent.getType()).isEqualTo("order.placed");
+            assertThat(cloudEvent.getSource()).isEqualTo(URI.create("/orders-service"));
+            assertThat(cloudEvent.getTime().toInstant()).isEqualTo(sent.createdAt().truncatedTo(ChronoUnit.NANOS));
+            assertThat(cloudEvent.getDataContentType()).isEqualTo("application/json");
+            assertThat(cloudEvent.getData().toBytes()).isEqualTo(sent.payload());
+            assertThat(record.key()).isEqualTo(sent.key().orElseThrow());
+            assertThat(new String(record.headers().lastHeader("n").value(), StandardCharsets.UTF_8))
+                    .isEqualTo(sent.headers().get("n"));
+        }
+    }
+
+    @Test
+    @DisplayName("a record over max.request.size fails, not retryable, and the rest of its batch is published")
+    void tooLarge() throws Exception {
+        String topic = kafka.createTopic("too-large", 1);
+        OutboxEvent before = event(topic, 1);
+        OutboxEvent huge = OutboxEvent.builder().type("blob.stored").destination(topic).key("order-1")
+                .maxPayloadBytes(4 * 1024 * 1024).payload(new byte[2 * 1024 * 1024]).build();
+        OutboxEvent after = event(topic, 2);
+
+        List<PublishOutcome> outcomes = publish(List.of(before, huge, after));
+
+        Map<UUID, PublishOutcome> byId = new HashMap<>();
+        outcomes.forEach(o -> byId.put(o.eventId(), o));
+        assertThat(byId.get(huge.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+            assertThat(failed.retryable()).isFalse();
+            assertThat(failed.reason()).contains("RecordTooLargeException").contains("max.request.size")
+                    .contains(topic);
+        });
+        assertThat(byId.get(before.id())).isInstanceOf(PublishOutcome.Published.class);
+        assertThat(byId.get(after.id())).isInstanceOf(PublishOutcome.Published.class);
+        assertThat(kafka.consume(topic, 2, Duration.ofSeconds(30)))
+                .extracting(r -> new String(r.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8))
+                .containsExactly(before.id().toString(), after.id().toString());
+    }
+
+    @Test
+    @DisplayName("a topic that does not exist, on a cluster that does not create topics, fails not retryable and names the topic")
+    void missingTopic() throws Exception {
+        String existing = kafka.createTopic("exists", 1);
+        String missing = "missing-" + UUID.randomUUID();
+        OutboxEvent lost = event(missing, 1);
+        OutboxEvent fine = event(existing, 2);
+
+        List<PublishOutcome> outcomes = publish(List.of(lost, fine));
+
+        assertThat(outcomes).filteredOn(o -> o.eventId().equals(lost.id())).singleElement()
+                .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                    assertThat(failed.retryable()).isFalse();
+                    assertThat(failed.reason()).contains("'" + missing + "' does not exist");
+                });
+        assertThat(outcomes).filteredOn(o -> o.eventId().equals(fine.id())).singleElement()
+                .isInstanceOf(PublishOutcome.Published.class);
+    }
+
+    @Test
+    @DisplayName("an invalid topic name fails, not retryable")
+    void invalidTopic() throws Exception {
+        OutboxEvent event = event("not a valid topic!", 1);
+
+        assertThat(publish(List.of(event))).singleElement().isInstanceOfSatisfying(PublishOutcome.Failed.class,
+                failed -> {
+                    assertThat(failed.retryable()).isFalse();
+                    assertThat(failed.reason()).contains("InvalidTopicException");
+                });
+    }
+
+    @Test
+    @DisplayName("the health check names the cluster and its brokers")
+    void health() {
+        assertThat(publisher.checkHealth()).satisfies(health -> {
+            assertThat(health.healthy()).isTrue();
+            assertThat(health.detail()).contains(kafka.bootstrapServers()).contains("1 broker(s)");
+        });
+    }
+}
