@@ -1,0 +1,163 @@
+package dev.outboxjava.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.memory.InMemoryOutboxStore;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.testkit.FaultyPublisher;
+import dev.outboxjava.testkit.RecordingPublisher;
+import dev.outboxjava.worker.internal.LogCapture;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("The outbox worker")
+class OutboxWorkerTest {
+
+    private final InMemoryOutboxStore store = new InMemoryOutboxStore();
+    private final RecordingPublisher recording = new RecordingPublisher();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private OutboxWorker worker;
+
+    @AfterEach
+    void stop() {
+        if (worker != null) {
+            worker.close();
+        }
+    }
+
+    private OutboxWorker worker(FaultyPublisher publisher, OutboxWorkerConfig.Builder config) {
+        worker = OutboxWorker.builder().store(store).publisher(publisher).config(config.build())
+                .meterRegistry(registry).build();
+        return worker;
+    }
+
+    private static OutboxWorkerConfig.Builder config() {
+        return OutboxWorkerConfig.custom().relay(new RelaySettings(50, Duration.ofSeconds(30)))
+                .pollInterval(Duration.ofHours(1)).sweepInterval(Duration.ofHours(1))
+                .shutdownTimeout(Duration.ofMillis(300));
+    }
+
+    private void append(int count) {
+        List<OutboxEvent> events = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            events.add(OutboxEvent.builder().type("order.placed").destination("orders")
+                    .payload("{}".getBytes(StandardCharsets.UTF_8)).build());
+        }
+        store.append(events);
+    }
+
+    private long count(EventStatus status) {
+        return store.countByStatus().get(status);
+    }
+
+    @Test
+    void givenABacklog_whenStarted_thenTheFirstTickRunsAtOnce_andFullBatchesKeepTheRelayGoingUntilDrained() {
+        append(420);
+        worker(FaultyPublisher.wrapping(recording), config().relayThreads(2)).start();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> count(EventStatus.SENT) == 420);
+        assertThat(recording.publishedIds()).doesNotHaveDuplicates().hasSize(420);
+        assertThat(registry.counter("outbox.events.published").count()).isEqualTo(420);
+    }
+
+    @Test
+    void givenAnIdleRelayWithALongPollInterval_whenTheInProcessWakeUpIsSignalled_thenNewEventsArePublished() {
+        worker(FaultyPublisher.wrapping(recording), config()).start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> recording.batchCount() == 0 && worker.isRunning());
+
+        append(3);
+        worker.wakeUp().signal();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(EventStatus.SENT) == 3);
+    }
+
+    @Test
+    void givenABatchThatDoesNotFinishInTheShutdownBound_whenClosed_thenItsEventsAreReleasedToPending() {
+        FaultyPublisher hanging = FaultyPublisher.wrapping(recording).hang();
+        append(10);
+        worker(hanging, config()).start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> hanging.hungBatchCount() == 1);
+        assertThat(count(EventStatus.IN_FLIGHT)).isEqualTo(10);
+
+        worker.close();
+
+        assertThat(count(EventStatus.IN_FLIGHT)).isZero();
+        assertThat(count(EventStatus.PENDING)).isEqualTo(10);
+        assertThat(store.all()).allSatisfy(event -> assertThat(event.attempts()).isZero());
+        assertThat(worker.isRunning()).isFalse();
+    }
+
+    @Test
+    void givenABatchInFlight_whenClosedWithinTheBound_thenTheBatchFinishesAndNothingNewIsLeased() {
+        FaultyPublisher slow = FaultyPublisher.wrapping(recording).hang();
+        append(60);
+        worker(slow, config().shutdownTimeout(Duration.ofSeconds(20))).start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> slow.hungBatchCount() == 1);
+
+        Thread closer = new Thread(worker::close);
+        closer.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> closer.getState() == Thread.State.TIMED_WAITING);
+        slow.releaseHung();
+        await().atMost(Duration.ofSeconds(20)).until(() -> !closer.isAlive());
+
+        assertThat(count(EventStatus.SENT)).as("the batch in flight finished").isEqualTo(50);
+        assertThat(count(EventStatus.PENDING)).as("no new lease after close").isEqualTo(10);
+        assertThat(count(EventStatus.IN_FLIGHT)).isZero();
+    }
+
+    @Test
+    void givenStartAndCloseCalledTwice_thenBothAreIdempotent_andTheWorkerCannotBeRestarted() {
+        worker(FaultyPublisher.wrapping(recording), config());
+        worker.start();
+        worker.start();
+        assertThat(worker.isRunning()).isTrue();
+
+        worker.close();
+        worker.close();
+
+        assertThat(worker.isRunning()).isFalse();
+        assertThat(recording.isClosed()).as("the worker closes the publisher").isTrue();
+        assertThatThrownBy(worker::start).isInstanceOf(OutboxException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void givenTheStoreFailsForAWhile_thenTheLoopsStayAlive_andDrainAfterwards() {
+        append(5);
+        store.setAvailable(false);
+        try (LogCapture outage = new LogCapture("dev.outboxjava.worker.outage")) {
+            worker(FaultyPublisher.wrapping(recording), config().backoffInitial(Duration.ofMillis(20))
+                    .backoffMax(Duration.ofMillis(100))).start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !outage.atLeast(Level.WARN).isEmpty());
+            assertThat(worker.isRunning()).isTrue();
+
+            store.setAvailable(true);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> count(EventStatus.SENT) == 5);
+            await().atMost(Duration.ofSeconds(10)).until(() -> outage.atLeast(Level.INFO).size() == 2);
+            assertThat(outage.atLeast(Level.WARN)).singleElement().asString().startsWith("database unavailable");
+        }
+    }
+
+    @Test
+    void givenReadiness_thenItReportsTheStoreAndTheBroker() {
+        worker(FaultyPublisher.wrapping(recording), config());
+        assertThat(worker.checkReadiness().healthy()).isTrue();
+
+        store.setAvailable(false);
+
+        assertThat(worker.checkReadiness().healthy()).isFalse();
+        assertThat(worker.checkReadiness().detail()).contains("database: DOWN").contains("broker: UP");
+    }
+}

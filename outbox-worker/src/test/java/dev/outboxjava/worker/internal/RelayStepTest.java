@@ -1,0 +1,234 @@
+package dev.outboxjava.worker.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.Level;
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.RetryPolicy;
+import dev.outboxjava.core.memory.InMemoryOutboxStore;
+import dev.outboxjava.core.port.PublishOutcome;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayListener;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.time.ManualClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("A relay loop step")
+class RelayStepTest {
+
+    private static final Duration POLL = Duration.ofSeconds(1);
+
+    private final ManualClock clock = ManualClock.startingAtEpochOf2024();
+    private final InMemoryOutboxStore store = new InMemoryOutboxStore();
+    private final LeaseTrackingStore leases = new LeaseTrackingStore(store);
+    private final SwitchablePublisher publisher = new SwitchablePublisher();
+    private final OutageTracker storeOutage = new OutageTracker("database", false, clock);
+    private final OutageTracker brokerOutage = new OutageTracker("broker", false, clock);
+    private final LogCapture log = new LogCapture("dev.outboxjava.worker.outage");
+
+    @AfterEach
+    void detach() {
+        log.close();
+    }
+
+    private RelayStep step(Publisher using) {
+        Relay relay = new Relay(leases, using, new RelaySettings(10, Duration.ofSeconds(1)),
+                RetryPolicy.custom().jitter(0).build(), clock, RelayListener.NONE);
+        return new RelayStep("relay-1", relay, using, leases, POLL, new Backoff(Duration.ofMillis(500),
+                Duration.ofSeconds(4)), storeOutage, brokerOutage, new OutageTracker("relay-1 loop", true, clock));
+    }
+
+    private void append(int count) {
+        List<OutboxEvent> events = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            events.add(OutboxEvent.builder().type("order.placed").destination("orders").key("k" + (i % 3))
+                    .payload(("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8)).clock(clock).build());
+        }
+        store.append(events);
+    }
+
+    private long count(EventStatus status) {
+        return store.countByStatus().get(status);
+    }
+
+    @Test
+    void givenAFullBatch_whenStepping_thenItRunsAgainAtOnce_andWaitsForThePollIntervalWhenTheBatchIsShort() {
+        append(15);
+        RelayStep relayStep = step(publisher);
+
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.NOW);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+        assertThat(count(EventStatus.SENT)).isEqualTo(15);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+    }
+
+    @Test
+    void givenTheDatabaseIsDown_whenSteppingRepeatedly_thenItBacksOffExponentiallyUpToTheCap_andLogsTheOutageOnce() {
+        append(3);
+        RelayStep relayStep = step(publisher);
+        store.setAvailable(false);
+
+        List<Duration> pauses = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            LoopStep.Next next = relayStep.step();
+            assertThat(next.wakeable()).as("a NOTIFY must not cut an outage backoff short").isFalse();
+            pauses.add(next.delay());
+        }
+
+        assertThat(pauses).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                Duration.ofSeconds(4), Duration.ofSeconds(4), Duration.ofSeconds(4));
+        assertThat(log.atLeast(Level.INFO)).singleElement().asString().startsWith("database unavailable");
+    }
+
+    @Test
+    void givenTheDatabaseComesBack_whenStepping_thenTheRecoveryIsLoggedOnce_andTheBacklogDrains() {
+        append(3);
+        RelayStep relayStep = step(publisher);
+        store.setAvailable(false);
+        relayStep.step();
+        relayStep.step();
+        store.setAvailable(true);
+
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+        relayStep.step();
+
+        assertThat(count(EventStatus.SENT)).isEqualTo(3);
+        assertThat(log.atLeast(Level.INFO)).hasSize(2);
+        assertThat(log.atLeast(Level.INFO).get(1)).startsWith("database available again").contains("2 failed attempt");
+    }
+
+    @Test
+    void givenTheBrokerIsDown_whenStepping_thenItBacksOff_logsOnce_andProbesHealthInsteadOfSpendingAttempts() {
+        append(3);
+        RelayStep relayStep = step(publisher);
+        publisher.setDown(true);
+
+        LoopStep.Next first = relayStep.step();
+        relayStep.step();
+        relayStep.step();
+        clock.advance(Duration.ofMinutes(10));
+        relayStep.step();
+
+        assertThat(first.wakeable()).isFalse();
+        assertThat(publisher.publishCalls.get()).as("no batch is leased while the broker stays down").isEqualTo(1);
+        assertThat(store.all()).allSatisfy(event -> {
+            assertThat(event.status()).isEqualTo(EventStatus.PENDING);
+            assertThat(event.attempts()).isEqualTo(1);
+        });
+        assertThat(log.atLeast(Level.INFO)).singleElement().asString().startsWith("broker unavailable")
+                .contains("connection refused");
+    }
+
+    @Test
+    void givenTheBrokerRecovers_whenStepping_thenTheRecoveryIsLoggedOnce_andEverythingIsDelivered() {
+        append(3);
+        RelayStep relayStep = step(publisher);
+        publisher.setDown(true);
+        relayStep.step();
+        relayStep.step();
+        publisher.setDown(false);
+        clock.advance(Duration.ofSeconds(5));
+
+        relayStep.step();
+        relayStep.step();
+
+        assertThat(count(EventStatus.SENT)).isEqualTo(3);
+        assertThat(publisher.recording.size()).isEqualTo(3);
+        assertThat(log.atLeast(Level.INFO)).hasSize(2);
+        assertThat(log.atLeast(Level.INFO).get(1)).startsWith("broker available again");
+    }
+
+    @Test
+    void givenEventsFailButTheBrokerIsHealthy_whenStepping_thenItIsNoOutage_andTheEventsAreRetriedLater() {
+        append(2);
+        RelayStep relayStep = step(new Publisher() {
+            @Override
+            public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
+                return CompletableFuture.completedFuture(batch.stream()
+                        .map(event -> PublishOutcome.failed(event.id(), "leader changed", true)).toList());
+            }
+
+            @Override
+            public HealthCheck checkHealth() {
+                return HealthCheck.up("fine");
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+        assertThat(log.atLeast(Level.INFO)).isEmpty();
+        assertThat(store.all()).allSatisfy(event -> assertThat(event.attempts()).isEqualTo(1));
+    }
+
+    @Test
+    void givenATickThrowsAnError_whenStepping_thenTheLoopSurvives_logsItOnceAtError_andRecovers() {
+        append(2);
+        ThrowingPublisher throwing = new ThrowingPublisher(() -> new AssertionError("bug in a publisher"));
+        RelayStep relayStep = step(throwing);
+
+        LoopStep.Next first = relayStep.step();
+        clock.advance(Duration.ofMinutes(5));
+        relayStep.step();
+        throwing.fail = null;
+        store.sweepExpiredLeases(clock.instant(), 100);
+        relayStep.step();
+
+        assertThat(first.wakeable()).isFalse();
+        assertThat(first.delay()).isPositive();
+        assertThat(log.atLeast(Level.ERROR)).singleElement().asString().contains("bug in a publisher");
+        assertThat(log.events().get(0).getThrowableProxy()).as("the stack trace is logged").isNotNull();
+        assertThat(log.atLeast(Level.INFO)).last().asString().startsWith("relay-1 loop working again");
+        assertThat(count(EventStatus.SENT)).isEqualTo(2);
+    }
+
+    @Test
+    void givenTheVirtualMachineIsFailing_whenStepping_thenTheErrorIsNotSwallowed() {
+        append(1);
+        RelayStep relayStep = step(new ThrowingPublisher(() -> new OutOfMemoryError("test")));
+
+        assertThatThrownBy(relayStep::step).isInstanceOf(OutOfMemoryError.class);
+    }
+
+    /** Throws from publish (breaking the port's contract) until {@code fail} is cleared. */
+    private static final class ThrowingPublisher implements Publisher {
+        volatile Supplier<Error> fail;
+        private final SwitchablePublisher healthy = new SwitchablePublisher();
+
+        ThrowingPublisher(Supplier<Error> fail) {
+            this.fail = fail;
+        }
+
+        @Override
+        public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
+            Supplier<Error> error = fail;
+            if (error != null) {
+                throw error.get();
+            }
+            return healthy.publish(batch, timeout);
+        }
+
+        @Override
+        public HealthCheck checkHealth() {
+            return HealthCheck.up("fine");
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
