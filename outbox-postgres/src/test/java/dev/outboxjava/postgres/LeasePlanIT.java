@@ -1,0 +1,258 @@
+package dev.outboxjava.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.time.ManualClock;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.LeaseQuery;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.SchemaDdl;
+import dev.outboxjava.testkit.postgres.PostgresExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.jooq.ResultQuery;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The lease query stays on the partial index of pending rows with 1,000,000 sent rows in the table,
+ * as a custom plan and as the generic plan a server-prepared statement gets. Prints the lease time on
+ * a nearly empty table and on the full one (the figures are printed, not asserted).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LeasePlanIT {
+
+    @RegisterExtension
+    static final PostgresExtension postgres = new PostgresExtension();
+
+    private static final int SENT_ROWS = 1_000_000;
+    private static final int BATCH = 100;
+
+    private static PostgresOutboxStore store;
+    private static String pendingIndex;
+    private static double emptyMillis;
+    private final ManualClock clock = ManualClock.startingAtEpochOf2024();
+
+    @BeforeAll
+    static void createTable() {
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(postgres.schema() + ".outbox_events")
+                .wakeUpMode(WakeUpMode.NONE).build();
+        store = PostgresOutboxStore.create(postgres.dataSource(), config);
+        store.ensureSchema();
+        pendingIndex = SchemaDdl.pendingIndex(Identifiers.tableName("tableName", config.tableName()));
+    }
+
+    @AfterAll
+    static void dropTable() {
+        postgres.fixture().execute("DROP TABLE IF EXISTS " + store.config().tableName());
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("lease time on a table without sent rows (printed)")
+    void emptyTable() {
+        emptyMillis = medianLeaseMillis();
+        System.out.printf("lease of %d events, table without sent rows: median %.3f ms%n", BATCH, emptyMillis);
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("with 1,000,000 sent rows the lease query plans an index scan on the pending partial index")
+    void customPlan() throws SQLException {
+        long start = System.nanoTime();
+        postgres.fixture().execute("INSERT INTO " + store.config().tableName() + " (id, type, source, destination, "
+                + "content_type, payload, status, attempts, max_attempts, next_attempt_at, created_at, leased_at, "
+                + "lease_id, sent_at) SELECT gen_random_uuid(), 'order.placed', '/orders', 'orders', "
+                + "'application/json', convert_to(repeat('x', 64), 'UTF8'), 'sent', 0, 10, "
+                + "timestamptz '2023-12-01' + n * interval '1 second', timestamptz '2023-12-01' + n * interval '1 second', "
+                + "timestamptz '2023-12-01' + n * interval '1 second', gen_random_uuid(), "
+                + "timestamptz '2023-12-01' + n * interval '1 second' FROM generate_series(1, " + SENT_ROWS + ") AS n");
+        postgres.fixture().execute("VACUUM ANALYZE " + store.config().tableName());
+        System.out.printf("inserted %,d sent rows in %.1f s%n", SENT_ROWS, (System.nanoTime() - start) / 1e9);
+        store.transactional().inTransaction(connection -> TestEvents.events(clock, BATCH));
+
+        DSLContext dsl = DSL.using(SQLDialect.POSTGRES);
+        String sql = dsl.renderInlined(leaseQuery(dsl));
+        String plan = explain("EXPLAIN " + sql);
+        System.out.println("lease plan with " + SENT_ROWS + " sent rows:\n" + plan);
+
+        assertThat(plan).contains(pendingIndex).doesNotContain("Seq Scan");
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("the generic plan of the prepared lease statement uses the pending partial index too")
+    void genericPlan() throws SQLException {
+        DSLContext dsl = DSL.using(SQLDialect.POSTGRES);
+        String sql = numberedParameters(leaseQuery(dsl).getSQL());
+        String plan;
+        try (Connection connection = postgres.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("SET plan_cache_mode = force_generic_plan");
+            statement.execute("PREPARE lease_plan AS " + sql);
+            try {
+                plan = explain(statement, "EXPLAIN EXECUTE lease_plan('" + UUID.randomUUID() + "', '"
+                        + clock.instant() + "', '" + clock.instant() + "', " + BATCH + ")");
+            } finally {
+                statement.execute("DEALLOCATE lease_plan");
+                statement.execute("RESET plan_cache_mode");
+            }
+        }
+        System.out.println("generic lease plan:\n" + plan);
+        assertThat(plan).contains(pendingIndex).doesNotContain("Seq Scan");
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("after more executions than prepareThreshold the driver's server-prepared lease runs a generic index plan")
+    void serverPreparedStatement() throws SQLException {
+        List<String> plans = new ArrayList<>();
+        try (Connection connection = postgres.dataSource().getConnection()) {
+            boolean autoExplain = loadAutoExplain(connection);
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("SET plan_cache_mode = force_generic_plan");
+            }
+            DefaultConfiguration configuration = new DefaultConfiguration();
+            configuration.set(connection);
+            configuration.set(SQLDialect.POSTGRES);
+            configuration.set(new Settings().withExecuteLogging(false));
+            configuration.set(ExecuteListener.onWarning(ctx -> collect(ctx, plans)));
+            LeaseQuery lease = new LeaseQuery(new OutboxTable(Identifiers.tableName("t", store.config().tableName())));
+            int executions = 12;
+            for (int i = 0; i < executions; i++) {
+                List<OutboxEvent> leased = lease.lease(DSL.using(configuration), UUID.randomUUID(), 1,
+                        clock.instant());
+                assertThat(leased).hasSize(1);
+            }
+            try (Statement statement = connection.createStatement();
+                    ResultSet rs = statement.executeQuery("SELECT generic_plans FROM pg_prepared_statements "
+                            + "WHERE statement ILIKE '%skip locked%'")) {
+                assertThat(rs.next()).as("the driver prepared the lease statement on the server").isTrue();
+                long genericPlans = rs.getLong(1);
+                System.out.println("server-prepared lease statement: " + genericPlans + " generic-plan executions on this "
+                        + "connection (" + executions + " in this test)");
+                assertThat(genericPlans).isPositive();
+            }
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("RESET plan_cache_mode");
+                if (autoExplain) {
+                    statement.execute("RESET auto_explain.log_min_duration");
+                    statement.execute("RESET auto_explain.log_level");
+                }
+                statement.execute("DEALLOCATE ALL");
+            }
+            if (autoExplain) {
+                assertThat(plans).as("auto_explain reported the executed plans").isNotEmpty();
+                String last = plans.get(plans.size() - 1);
+                System.out.println("executed plan of the last server-prepared lease (auto_explain):\n" + last);
+                assertThat(last).contains(pendingIndex).doesNotContain("Seq Scan");
+            } else {
+                System.out.println("auto_explain not loadable here: executed plan not captured");
+            }
+        }
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("lease time with 1,000,000 sent rows (printed next to the empty-table time)")
+    void fullTable() {
+        double fullMillis = medianLeaseMillis();
+        System.out.printf("lease of %d events: median %.3f ms without sent rows, %.3f ms with %,d sent rows "
+                + "(ratio %.2f)%n", BATCH, emptyMillis, fullMillis, SENT_ROWS, fullMillis / emptyMillis);
+    }
+
+    private ResultQuery<?> leaseQuery(DSLContext dsl) {
+        return new LeaseQuery(new OutboxTable(Identifiers.tableName("t", store.config().tableName())))
+                .query(dsl, UUID.randomUUID(), BATCH, clock.instant());
+    }
+
+    /** Appends a batch, times its lease, marks it published; the median of 15 rounds after 5 warm-up rounds. */
+    private double medianLeaseMillis() {
+        List<Double> times = new ArrayList<>();
+        for (int round = 0; round < 20; round++) {
+            store.transactional().inTransaction(connection -> TestEvents.events(clock, BATCH));
+            UUID leaseId = UUID.randomUUID();
+            long start = System.nanoTime();
+            List<OutboxEvent> leased = store.lease(leaseId, BATCH, clock.instant());
+            long elapsed = System.nanoTime() - start;
+            assertThat(leased).isNotEmpty();
+            store.markPublished(leaseId, leased.stream().map(OutboxEvent::id).toList(), clock.instant());
+            if (round >= 5) {
+                times.add(elapsed / 1e6);
+            }
+        }
+        times.sort(Double::compare);
+        return times.get(times.size() / 2);
+    }
+
+    private static String explain(String sql) throws SQLException {
+        try (Connection connection = postgres.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            return explain(statement, sql);
+        }
+    }
+
+    private static String explain(Statement statement, String sql) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (ResultSet rs = statement.executeQuery(sql)) {
+            while (rs.next()) {
+                plan.append(rs.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
+    }
+
+    /** jOOQ renders JDBC's '?'; PREPARE wants $1, $2, ... (the lease SQL has no '?' in literals). */
+    private static String numberedParameters(String sql) {
+        StringBuilder numbered = new StringBuilder();
+        int n = 0;
+        for (char c : sql.toCharArray()) {
+            if (c == '?') {
+                numbered.append('$').append(++n);
+            } else {
+                numbered.append(c);
+            }
+        }
+        return numbered.toString();
+    }
+
+    private static boolean loadAutoExplain(Connection connection) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("LOAD 'auto_explain'");
+            statement.execute("SET auto_explain.log_min_duration = 0");
+            statement.execute("SET auto_explain.log_level = notice");
+            return true;
+        } catch (SQLException e) {
+            System.out.println("cannot load auto_explain: " + e.getMessage());
+            return false;
+        }
+    }
+
+    private static void collect(ExecuteContext ctx, List<String> plans) {
+        for (SQLWarning warning = ctx.sqlWarning(); warning != null; warning = warning.getNextWarning()) {
+            if (warning.getMessage() != null && warning.getMessage().contains("Query Text")) {
+                plans.add(warning.getMessage());
+            }
+        }
+    }
+}
