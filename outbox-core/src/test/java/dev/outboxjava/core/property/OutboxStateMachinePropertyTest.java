@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryDecision;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
+import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
@@ -47,7 +49,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Drives random sequences of lease, publish success and failure, relay ticks, sweeps, clock moves,
  * requeues, releases, clean-ups and marks under stale leases over the in-memory store, and after
- * every step checks the store against a model and against the state machine's invariants.
+ * every step checks the store against a model and against the state machine's invariants. A third
+ * of the seeds run unordered, a third with per-key ordering that holds a key behind a dead letter,
+ * a third with per-key ordering that continues past one.
  *
  * <p>Plain JUnit with a seeded {@link Random}: every failure names its seed and the steps that led to
  * it. Replay one seed with {@code -Doutbox.property.seed=N}; run more with {@code -Doutbox.property.seeds=N}.
@@ -74,6 +78,14 @@ class OutboxStateMachinePropertyTest {
         new Run(seed).execute();
     }
 
+    static Ordering orderingFor(long seed) {
+        return switch ((int) Math.floorMod(seed, 3L)) {
+            case 0 -> Ordering.none();
+            case 1 -> Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
+            default -> Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE);
+        };
+    }
+
     @org.junit.jupiter.api.Test
     @DisplayName("reaches every interesting case: stale marks, reclaims, dead letters, requeues, clean-ups")
     void walkCoversEveryCase() {
@@ -81,7 +93,7 @@ class OutboxStateMachinePropertyTest {
         LongStream.range(0, 30).forEach(seed -> new Run(seed).execute().seen.forEach((k, v) -> seen.merge(k, v, Integer::sum)));
         assertThat(seen).as("cases reached by 30 seeds").containsOnlyKeys("leased", "marked sent", "marked for retry",
                 "marked dead letter", "dead letter with budget spent", "relay published", "relay retried",
-                "relay dead-lettered", "reclaimed by sweeper", "requeued", "stale mark refused", "released", "cleaned",
+                "relay dead-lettered", "relay released", "held back by key order", "reclaimed by sweeper", "requeued", "stale mark refused", "released", "cleaned",
                 "lease lost on mark");
     }
 
@@ -95,8 +107,10 @@ class OutboxStateMachinePropertyTest {
         Instant nextAttemptAt;
         Optional<Instant> sentAt = Optional.empty();
         final long sequence;
+        final Optional<String> key;
 
         Expected(OutboxEvent stored) {
+            this.key = stored.key();
             this.maxAttempts = stored.maxAttempts();
             this.nextAttemptAt = stored.nextAttemptAt();
             this.sequence = stored.sequence();
@@ -123,7 +137,8 @@ class OutboxStateMachinePropertyTest {
         private final long seed;
         private final Random random;
         private final ManualClock clock = ManualClock.startingAtEpochOf2024();
-        private final InMemoryOutboxStore store = new InMemoryOutboxStore();
+        private final Ordering ordering;
+        private final InMemoryOutboxStore store;
         private final RetryPolicy retryPolicy;
         private final Map<UUID, Expected> model = new LinkedHashMap<>();
         private final List<Holding> holdings = new ArrayList<>();
@@ -137,10 +152,12 @@ class OutboxStateMachinePropertyTest {
         Run(long seed) {
             this.seed = seed;
             this.random = new Random(seed);
+            this.ordering = orderingFor(seed);
+            this.store = new InMemoryOutboxStore(CompletionMode.KEEP_SENT, ordering);
             this.retryPolicy = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).multiplier(2)
                     .maxDelay(Duration.ofSeconds(30)).jitter(0.3).seed(seed).build();
             this.publisher = new RandomPublisher(new Random(seed * 31 + 7));
-            this.relay = new Relay(store, publisher, new RelaySettings(4, Duration.ofMillis(50)), retryPolicy, clock,
+            this.relay = new Relay(store, publisher, new RelaySettings(4, Duration.ofMillis(50), ordering), retryPolicy, clock,
                     listener);
         }
 
@@ -156,7 +173,7 @@ class OutboxStateMachinePropertyTest {
                     step();
                     checkInvariants();
                 } catch (AssertionError | RuntimeException e) {
-                    throw new AssertionError("seed " + seed + " failed at step " + step + " (replay with "
+                    throw new AssertionError("seed " + seed + " (" + ordering + ") failed at step " + step + " (replay with "
                             + "-Doutbox.property.seed=" + seed + "); last steps:\n  " + String.join("\n  ", trace)
                             + "\n" + e.getMessage(), e);
                 }
@@ -206,6 +223,9 @@ class OutboxStateMachinePropertyTest {
             for (int i = 0; i < count; i++) {
                 OutboxEvent.Builder builder = OutboxEvent.builder().type("t" + random.nextInt(3)).destination("d")
                         .payload(new byte[] {(byte) i}).maxAttempts(1 + random.nextInt(4)).clock(clock);
+                if (random.nextInt(4) != 0) {
+                    builder.key("k" + random.nextInt(3));
+                }
                 if (random.nextInt(5) == 0) {
                     builder.availableAt(clock.instant().plusSeconds(random.nextInt(30)));
                 }
@@ -221,15 +241,13 @@ class OutboxStateMachinePropertyTest {
             UUID lease = UUID.randomUUID();
             int limit = 1 + random.nextInt(5);
             Instant now = clock.instant();
-            List<UUID> due = model.entrySet().stream()
-                    .filter(e -> e.getValue().status == EventStatus.PENDING && !e.getValue().nextAttemptAt.isAfter(now))
-                    .sorted(Comparator.comparingLong(e -> e.getValue().sequence))
-                    .limit(limit).map(Map.Entry::getKey).toList();
+            List<UUID> due = leasable(now, limit);
 
             List<OutboxEvent> leased = store.lease(lease, limit, now);
 
             note("lease " + lease + " limit " + limit + " -> " + leased.size());
-            assertThat(leased).as("leased ids, oldest due first").extracting(OutboxEvent::id).containsExactlyElementsOf(due);
+            assertThat(leased).as("leased ids: the oldest due events that no earlier event of their key holds back")
+                    .extracting(OutboxEvent::id).containsExactlyElementsOf(due);
             for (OutboxEvent event : leased) {
                 assertThat(event.status()).isEqualTo(EventStatus.IN_FLIGHT);
                 assertThat(event.leaseId()).contains(lease);
@@ -314,10 +332,7 @@ class OutboxStateMachinePropertyTest {
 
         private void relayTick() {
             Instant now = clock.instant();
-            List<UUID> due = model.entrySet().stream()
-                    .filter(e -> e.getValue().status == EventStatus.PENDING && !e.getValue().nextAttemptAt.isAfter(now))
-                    .sorted(Comparator.comparingLong(e -> e.getValue().sequence))
-                    .limit(relay.settings().batchSize()).map(Map.Entry::getKey).toList();
+            List<UUID> due = leasable(now, relay.settings().batchSize());
             listener.clear();
 
             RelayResult result = relay.runOnce();
@@ -325,17 +340,27 @@ class OutboxStateMachinePropertyTest {
             note("relay tick -> " + result);
             assertThat(result.leased()).isEqualTo(due.size());
             assertThat(result.leaseLost()).as("a fresh lease is never lost in one thread").isZero();
-            assertThat(result.published() + result.retried() + result.deadLettered()).isEqualTo(due.size());
+            assertThat(result.published() + result.retried() + result.deadLettered() + result.released())
+                    .isEqualTo(due.size());
             Set<UUID> reported = new HashSet<>();
             reported.addAll(listener.published);
             reported.addAll(listener.retried.keySet());
             reported.addAll(listener.deadLettered);
+            reported.addAll(listener.released);
             assertThat(reported).as("every leased event got exactly one outcome").containsExactlyInAnyOrderElementsOf(due);
-            assertThat(listener.published.size() + listener.retried.size() + listener.deadLettered.size())
-                    .isEqualTo(due.size());
+            assertThat(listener.published.size() + listener.retried.size() + listener.deadLettered.size()
+                    + listener.released.size()).isEqualTo(due.size());
+            if (!due.isEmpty()) {
+                checkKeyOrderWithinBatch(publisher.lastBatch);
+            }
             saw("relay published", result.published());
             saw("relay retried", result.retried());
             saw("relay dead-lettered", result.deadLettered());
+            saw("relay released", result.released());
+            for (UUID id : listener.released) {
+                Expected expected = model.get(id);
+                expected.toPending(expected.nextAttemptAt, expected.attempts); // untried: no attempt spent
+            }
             for (UUID id : listener.published) {
                 Expected expected = model.get(id);
                 expected.status = EventStatus.SENT;
@@ -475,6 +500,70 @@ class OutboxStateMachinePropertyTest {
 
         // --- helpers -------------------------------------------------------------------------------
 
+        /**
+         * What a lease must return: due pending events, oldest first, up to {@code limit} — except that,
+         * with per-key ordering, an event is held back while an earlier event of its key is pending and
+         * not due, in flight, or (when dead letters hold the key) dead-lettered.
+         */
+        private List<UUID> leasable(Instant now, int limit) {
+            List<Map.Entry<UUID, Expected>> inOrder = model.entrySet().stream()
+                    .sorted(Comparator.comparingLong(e -> e.getValue().sequence)).toList();
+            Set<String> blockedKeys = new HashSet<>();
+            List<UUID> leasable = new ArrayList<>();
+            int heldBack = 0;
+            for (Map.Entry<UUID, Expected> entry : inOrder) {
+                Expected event = entry.getValue();
+                boolean due = event.status == EventStatus.PENDING && !event.nextAttemptAt.isAfter(now);
+                boolean ordered = ordering.isPerKey() && event.key.isPresent();
+                if (ordered && blockedKeys.contains(event.key.get())) {
+                    heldBack += due ? 1 : 0;
+                    continue;
+                }
+                if (due) {
+                    if (leasable.size() < limit) {
+                        leasable.add(entry.getKey());
+                    }
+                } else if (ordered && (event.status == EventStatus.PENDING || event.status == EventStatus.IN_FLIGHT
+                        || (event.status == EventStatus.FAILED && ordering.deadLetterHoldsKey()))) {
+                    blockedKeys.add(event.key.get());
+                }
+            }
+            saw("held back by key order", heldBack);
+            return leasable;
+        }
+
+        /**
+         * With per-key ordering, within one relay batch each key's events end as: the acknowledged run
+         * first (sent), then at most one failure (retried or dead-lettered), then only released events.
+         * Unordered, nothing is released.
+         */
+        private void checkKeyOrderWithinBatch(List<OutboxEvent> batch) {
+            if (!ordering.isPerKey()) {
+                assertThat(listener.released).as("an unordered relay releases nothing").isEmpty();
+                return;
+            }
+            Set<String> failedKeys = new HashSet<>();
+            for (OutboxEvent event : batch) {
+                UUID id = event.id();
+                boolean failed = listener.retried.containsKey(id) || listener.deadLettered.contains(id);
+                if (event.key().isEmpty()) {
+                    assertThat(listener.released).as("an event without a key is never held back").doesNotContain(id);
+                    continue;
+                }
+                String key = event.key().get();
+                if (failedKeys.contains(key)) {
+                    assertThat(listener.released).as("event %s of key %s comes after a failure of its key in the "
+                            + "batch, so it goes back untried", id, key).contains(id);
+                } else {
+                    assertThat(listener.released).as("event %s of key %s has no earlier failure in the batch", id, key)
+                            .doesNotContain(id);
+                    if (failed) {
+                        failedKeys.add(key);
+                    }
+                }
+            }
+        }
+
         private Holding pickHolding() {
             return holdings.isEmpty() ? null : holdings.get(random.nextInt(holdings.size()));
         }
@@ -587,6 +676,7 @@ class OutboxStateMachinePropertyTest {
     /** Answers each event at random: published, retryable or permanent failure, or no outcome at all. */
     private static final class RandomPublisher implements Publisher {
         private final Random random;
+        List<OutboxEvent> lastBatch = List.of();
 
         RandomPublisher(Random random) {
             this.random = random;
@@ -594,6 +684,7 @@ class OutboxStateMachinePropertyTest {
 
         @Override
         public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
+            lastBatch = List.copyOf(batch);
             List<PublishOutcome> outcomes = new ArrayList<>();
             for (OutboxEvent event : batch) {
                 int roll = random.nextInt(10);
@@ -623,9 +714,11 @@ class OutboxStateMachinePropertyTest {
         final List<UUID> published = new ArrayList<>();
         final Map<UUID, Instant> retried = new HashMap<>();
         final List<UUID> deadLettered = new ArrayList<>();
+        final List<UUID> released = new ArrayList<>();
         final Map<UUID, UUID> leaseOf = new HashMap<>();
 
         void clear() {
+            released.clear();
             published.clear();
             retried.clear();
             deadLettered.clear();
@@ -646,6 +739,11 @@ class OutboxStateMachinePropertyTest {
         @Override
         public void onDeadLettered(OutboxEvent event, String reason, boolean retryable) {
             deadLettered.add(event.id());
+        }
+
+        @Override
+        public void onReleased(OutboxEvent event) {
+            released.add(event.id());
         }
     }
 }
