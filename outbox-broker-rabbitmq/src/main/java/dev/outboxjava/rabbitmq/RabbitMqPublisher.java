@@ -6,6 +6,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.rabbitmq.internal.BatchPublication;
 import dev.outboxjava.rabbitmq.internal.BatchSender;
 import dev.outboxjava.rabbitmq.internal.BrokerUnavailableException;
 import dev.outboxjava.rabbitmq.internal.ChannelPool;
@@ -63,6 +64,8 @@ import org.slf4j.LoggerFactory;
 public final class RabbitMqPublisher implements Publisher {
 
     private static final Logger log = LoggerFactory.getLogger(RabbitMqPublisher.class);
+    /** How long past its deadline a batch's future is completed by the timer if the sender has not. */
+    private static final long DEADLINE_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final RabbitMqPublisherConfig config;
     private final ConnectionManager connections;
@@ -136,14 +139,19 @@ public final class RabbitMqPublisher implements Publisher {
             return CompletableFuture.completedFuture(failAll(events, "the RabbitMQ publisher is closed"));
         }
         long deadline = System.nanoTime() + wait.toNanos();
+        BatchPublication publication = new BatchPublication(events);
         CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
+        // Completes on time even when the publishing thread is stuck (a connection blocked by a
+        // broker alarm) or the batch still waits for a free thread.
+        CompletableFuture.delayedExecutor(wait.toNanos() + DEADLINE_SLACK_NANOS, TimeUnit.NANOSECONDS)
+                .execute(() -> result.complete(publication.finish(BatchSender.timeoutReason(wait))));
         try {
             executor.execute(() -> {
                 try {
-                    result.complete(sender.send(events, deadline, wait));
+                    result.complete(sender.send(publication, deadline, wait));
                 } catch (RuntimeException | Error e) {
                     log.error("unexpected failure while publishing a batch of {} events to RabbitMQ", events.size(), e);
-                    result.complete(failAll(events, "unexpected publisher failure: " + e));
+                    result.complete(publication.finish("unexpected publisher failure: " + e));
                 }
             });
         } catch (RejectedExecutionException e) {

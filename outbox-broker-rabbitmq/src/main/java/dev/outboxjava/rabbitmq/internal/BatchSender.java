@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -48,16 +49,17 @@ public final class BatchSender {
     }
 
     /**
-     * Publishes {@code batch} and waits for its confirms until {@code deadlineNanos} ({@link System#nanoTime()}).
+     * Publishes the events of {@code publication} and waits for their confirms until
+     * {@code deadlineNanos} ({@link System#nanoTime()}), then finishes the publication.
      *
      * @param wait the wait the deadline stands for, for the reason of events not confirmed in time
      */
-    public List<PublishOutcome> send(List<OutboxEvent> batch, long deadlineNanos, Duration wait) {
-        BatchPublication publication = new BatchPublication(batch);
-        List<Integer> toSend = IntStream.range(0, batch.size()).boxed().toList();
-        int roundsLeft = distinctDestinations(batch) + 1;
+    public List<PublishOutcome> send(BatchPublication publication, long deadlineNanos, Duration wait) {
+        String timedOut = timeoutReason(wait);
+        List<Integer> toSend = IntStream.range(0, publication.size()).boxed().toList();
+        int roundsLeft = distinctDestinations(publication) + 1;
         try {
-            while (!toSend.isEmpty()) {
+            while (!toSend.isEmpty() && !publication.isFinished()) {
                 if (roundsLeft-- == 0) {
                     failAll(publication, toSend, "RabbitMQ kept closing the channel; gave up for this batch");
                     break;
@@ -69,26 +71,32 @@ public final class BatchSender {
                     failAll(publication, toSend, e.getMessage());
                     break;
                 }
-                List<Integer> notSent = channel.send(publication, toSend);
+                List<Integer> notSent = channel.send(publication, toSend, deadlineNanos);
                 if (!publication.awaitRound(deadlineNanos)) {
                     channel.abort(); // late confirms must not be mistaken for the next batch's
                     break;
                 }
-                List<Integer> unresolved = merge(publication.takeLost(), notSent);
-                if (unresolved.isEmpty()) {
+                List<Integer> lost = publication.takeLost();
+                if (channel.closedBy().isEmpty() && lost.isEmpty()) {
+                    // all sent events settled; anything not sent ran out of time
                     channels.giveBack(channel);
                     break;
                 }
                 channel.abort();
-                toSend = sortOut(publication, unresolved, channel.closedBy());
+                toSend = sortOut(publication, merge(lost, notSent), channel.closedBy());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return publication.finish("interrupted while waiting for RabbitMQ publisher confirms");
         }
-        List<PublishOutcome> outcomes = publication.finish("RabbitMQ did not confirm the event within " + wait);
+        List<PublishOutcome> outcomes = publication.finish(timedOut);
         logFailures(publication, outcomes);
         return outcomes;
+    }
+
+    /** The reason given to events that were not confirmed within {@code wait}. */
+    public static String timeoutReason(Duration wait) {
+        return "RabbitMQ did not confirm the event within " + wait;
     }
 
     /** Decides, after the channel closed, which unconfirmed events go out again. */
@@ -164,8 +172,12 @@ public final class BatchSender {
         return merged;
     }
 
-    private static int distinctDestinations(List<OutboxEvent> batch) {
-        return (int) batch.stream().map(OutboxEvent::destination).distinct().count();
+    private static int distinctDestinations(BatchPublication publication) {
+        Set<String> destinations = new HashSet<>();
+        for (int i = 0; i < publication.size(); i++) {
+            destinations.add(publication.event(i).destination());
+        }
+        return destinations.size();
     }
 
     /** One debug line per failed event, with the event in the MDC; a summary at most once per batch. */
@@ -176,10 +188,15 @@ public final class BatchSender {
                 reasons.merge(failed.reason(), 1, Integer::sum);
                 if (log.isDebugEnabled()) {
                     OutboxEvent event = publication.event(i);
-                    try (MDC.MDCCloseable id = MDC.putCloseable("event_id", event.id().toString());
-                            MDC.MDCCloseable type = MDC.putCloseable("event_type", event.type());
-                            MDC.MDCCloseable key = MDC.putCloseable("key", event.keyOrEmpty())) {
+                    MDC.put("event_id", event.id().toString());
+                    MDC.put("event_type", event.type());
+                    MDC.put("key", event.keyOrEmpty());
+                    try {
                         log.debug("event {} not published: {}", event.id(), failed.reason());
+                    } finally {
+                        MDC.remove("event_id");
+                        MDC.remove("event_type");
+                        MDC.remove("key");
                     }
                 }
             }

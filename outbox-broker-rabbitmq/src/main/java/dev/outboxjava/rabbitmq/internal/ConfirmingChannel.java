@@ -63,15 +63,15 @@ public final class ConfirmingChannel {
 
     /**
      * Publishes the events at {@code indices} of {@code publication}, in order, as mandatory
-     * persistent messages.
+     * persistent messages, stopping early when the channel fails or the deadline passes.
      *
-     * @return the indices that were not handed to the broker because the channel failed first (in order)
+     * @return the indices that were not handed to the broker (in order)
      */
-    public List<Integer> send(BatchPublication publication, List<Integer> indices) {
+    public List<Integer> send(BatchPublication publication, List<Integer> indices, long deadlineNanos) {
         current = publication;
         for (int i = 0; i < indices.size(); i++) {
             int index = indices.get(i);
-            if (publication.isFinished()) {
+            if (publication.isFinished() || System.nanoTime() - deadlineNanos > 0) {
                 return indices.subList(i, indices.size());
             }
             OutboxEvent event = publication.event(index);
@@ -149,9 +149,10 @@ public final class ConfirmingChannel {
         return Optional.ofNullable(closedBy);
     }
 
-    /** Open and with nothing left unconfirmed: safe to hand to the next batch. */
+    /** Never closed and with nothing left unconfirmed: safe to hand to the next batch. */
     public boolean isReusable() {
-        return channel.isOpen() && unconfirmed.isEmpty();
+        // a channel that was ever closed is not reused, even if the client's recovery reopened it
+        return closedBy == null && channel.isOpen() && unconfirmed.isEmpty();
     }
 
     /** Closes the channel without waiting; unconfirmed messages are reported lost. */
