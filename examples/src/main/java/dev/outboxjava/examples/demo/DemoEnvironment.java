@@ -3,6 +3,7 @@ package dev.outboxjava.examples.demo;
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.testkit.fixture.LocalPort;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.BrokerKind;
@@ -13,12 +14,14 @@ import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,7 +44,7 @@ final class DemoEnvironment implements AutoCloseable {
     static final String DESTINATION = "orders";
     static final int KAFKA_PARTITIONS = 3;
 
-    private final Deque<AutoCloseable> cleanUp = new ArrayDeque<>();
+    private final Deque<AutoCloseable> cleanUp = new ConcurrentLinkedDeque<>();
     private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 8).toLowerCase(Locale.ROOT);
     private final BrokerKind broker;
     private String jdbcUrl;
@@ -62,17 +65,26 @@ final class DemoEnvironment implements AutoCloseable {
     /** Starts or finds the database and the broker, printing where each came from and how long it took. */
     static DemoEnvironment start(DemoOptions options, PrintStream out) {
         DemoEnvironment environment = new DemoEnvironment(options.broker());
-        try {
-            environment.startDatabase(options, out);
+        // Both start at once: on a small machine each takes seconds.
+        CompletableFuture<Void> broker = CompletableFuture.runAsync(() -> {
             if (options.broker() == BrokerKind.KAFKA) {
                 environment.startKafka(options, out);
             } else {
                 environment.startRabbitMq(options, out);
             }
+        });
+        try {
+            environment.startDatabase(options, out);
+            broker.join();
             return environment;
         } catch (RuntimeException e) {
+            try {
+                broker.join();
+            } catch (RuntimeException brokerFailure) {
+                e.addSuppressed(brokerFailure);
+            }
             environment.close();
-            throw e;
+            throw e instanceof CompletionException && e.getCause() instanceof RuntimeException cause ? cause : e;
         }
     }
 
@@ -166,7 +178,14 @@ final class DemoEnvironment implements AutoCloseable {
                 throw new IllegalArgumentException("--rabbitmq-uri is not a usable AMQP URI: " + e.getMessage(), e);
             }
             origin = "RabbitMQ at " + rabbitMqFactory.getHost() + ":" + rabbitMqFactory.getPort();
+        } else if (LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500)) {
+            rabbitMqUri = "amqp://guest:guest@" + RabbitMqFixture.LOCAL_HOST + ":" + RabbitMqFixture.LOCAL_PORT + "/%2F";
+            rabbitMqFactory = new ConnectionFactory();
+            rabbitMqFactory.setHost(RabbitMqFixture.LOCAL_HOST);
+            rabbitMqFactory.setPort(RabbitMqFixture.LOCAL_PORT);
+            origin = "local RabbitMQ at " + RabbitMqFixture.LOCAL_HOST + ":" + RabbitMqFixture.LOCAL_PORT;
         } else {
+            // Nothing local: the testkit's fixture starts an embedded Apache Qpid Broker-J.
             RabbitMqFixture fixture = RabbitMqFixture.start();
             cleanUp.push(fixture);
             rabbitMqUri = fixture.uri();

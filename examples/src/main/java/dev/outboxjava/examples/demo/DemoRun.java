@@ -63,14 +63,17 @@ public final class DemoRun {
 
     private DemoSummary run(DemoEnvironment environment, long started) {
         DataSource dataSource = environment.dataSource();
-        PostgresOutboxConfig outboxConfig = PostgresOutboxConfig.ofDefaults();
+        // The same qualified table as the relays' OUTBOX_TABLE.
+        PostgresOutboxConfig outboxConfig = PostgresOutboxConfig.builder()
+                .tableName(environment.schema() + ".outbox_events")
+                .build();
         createTables(dataSource, outboxConfig);
         Clock clock = Clock.systemUTC();
         DemoStats stats = new DemoStats(clock);
         Path logs = logDirectory();
-        RelayLauncher launcher = new RelayLauncher(RelayLauncher.settings(environment), logs);
 
-        try (PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, outboxConfig);
+        try (RelayLauncher launcher = new RelayLauncher(RelayLauncher.settings(environment), logs);
+                PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, outboxConfig);
                 ShippingConsumer consumer = new ShippingConsumer(stream(environment),
                         new ShipmentHandler(dataSource, clock), stats::onApplied)) {
             consumer.start();
@@ -96,6 +99,10 @@ public final class DemoRun {
                 Map<EventStatus, Long> counts = store.countByStatus();
                 long sent = counts.get(EventStatus.SENT);
                 long open = counts.get(EventStatus.PENDING) + counts.get(EventStatus.IN_FLIGHT);
+                if (!relay.isAlive()) {
+                    throw new IllegalStateException("relay #" + relay.number() + " exited on its own; its last output:"
+                            + System.lineSeparator() + relay.logTail(20));
+                }
                 if (!firstReported && stats.firstConsumedAtNanos() != 0) {
                     firstReported = true;
                     out.printf("first event consumed %.1f s after start%n",
@@ -106,8 +113,9 @@ public final class DemoRun {
                     kills++;
                     Map<EventStatus, Long> atKill = store.countByStatus();
                     out.printf("%n*** SIGKILL relay #%d (pid %d) mid-drain: %,d events in flight, %,d pending -- "
-                            + "their lease expires in 5 s%n", relay.number(), relay.pid(),
-                            atKill.get(EventStatus.IN_FLIGHT), atKill.get(EventStatus.PENDING));
+                            + "their lease expires within %d s%n", relay.number(), relay.pid(),
+                            atKill.get(EventStatus.IN_FLIGHT), atKill.get(EventStatus.PENDING),
+                            RelayLauncher.LEASE_TIMEOUT_SECONDS);
                     relay = launcher.start(2);
                     out.printf("*** relay #2 started as process %d (log %s)%n%n", relay.pid(), relay.log());
                 }
@@ -134,7 +142,7 @@ public final class DemoRun {
             }
             printProgress(started, stats, store.countByStatus(), relay);
             int exit = relay.stop();
-            out.printf("relay #%d stopped with SIGTERM (exit code %d)%n", relay.number(), exit);
+            out.printf("relay #%d stopped with SIGTERM after a graceful drain (exit code %d)%n", relay.number(), exit);
             consumer.close();
             return summarize(dataSource, stats, kills);
         }

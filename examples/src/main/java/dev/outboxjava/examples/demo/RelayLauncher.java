@@ -3,20 +3,29 @@ package dev.outboxjava.examples.demo;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Starts {@link RelayProcess} as a child JVM with this JVM's class path, and kills or stops it.
  * Each child writes its output to its own log file.
  */
-final class RelayLauncher {
+final class RelayLauncher implements AutoCloseable {
+
+    /** How long a killed relay's events stay in flight before the next relay's sweeper reclaims them. */
+    static final int LEASE_TIMEOUT_SECONDS = 10;
 
     private final Map<String, String> settings;
     private final Path logDirectory;
+    private final List<Process> started = new CopyOnWriteArrayList<>();
+    // Ctrl-C on the demo must not leave relay processes behind.
+    private final Thread killOnExit = new Thread(this::killAll, "relay-launcher-exit");
 
     /**
      * @param settings     the worker settings, as environment variables ({@code OUTBOX_DB_URL}, ...)
@@ -25,6 +34,26 @@ final class RelayLauncher {
     RelayLauncher(Map<String, String> settings, Path logDirectory) {
         this.settings = Map.copyOf(settings);
         this.logDirectory = Objects.requireNonNull(logDirectory, "logDirectory");
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+    }
+
+    /** Kills every relay still running. */
+    @Override
+    public void close() {
+        killAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(killOnExit);
+        } catch (IllegalStateException e) {
+            // the JVM is exiting already
+        }
+    }
+
+    private void killAll() {
+        for (Process process : started) {
+            if (process.isAlive()) {
+                process.destroyForcibly();
+            }
+        }
     }
 
     /** A running relay process. */
@@ -53,6 +82,16 @@ final class RelayLauncher {
 
         boolean isAlive() {
             return process.isAlive();
+        }
+
+        /** The last lines of the relay's output (to explain an unexpected exit). */
+        String logTail(int lines) {
+            try {
+                List<String> all = Files.readAllLines(log);
+                return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
+            } catch (IOException e) {
+                return "(cannot read " + log + ": " + e.getMessage() + ")";
+            }
         }
 
         /** SIGKILL: no shutdown hook, no graceful drain; whatever it had leased stays in flight. */
@@ -94,7 +133,9 @@ final class RelayLauncher {
         environment.keySet().removeIf(name -> name.startsWith("OUTBOX_"));
         environment.putAll(settings);
         try {
-            return new Relay(number, builder.start(), log);
+            Process process = builder.start();
+            started.add(process);
+            return new Relay(number, process, log);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a relay process with " + java + " (class path from "
                     + "java.class.path" + File.pathSeparator + "...): " + e.getMessage(), e);
@@ -108,7 +149,7 @@ final class RelayLauncher {
         env.put("OUTBOX_DB_URL", url + (url.contains("?") ? "&" : "?") + "currentSchema=" + environment.schema());
         env.put("OUTBOX_DB_USER", environment.dbUser());
         env.put("OUTBOX_DB_PASSWORD", environment.dbPassword());
-        env.put("OUTBOX_DB_SCHEMA", environment.schema());
+        env.put("OUTBOX_TABLE", environment.schema() + ".outbox_events");
         env.put("OUTBOX_DB_POOL_SIZE", "6");
         env.put("OUTBOX_BROKER", environment.broker().configValue());
         if (!environment.kafkaBootstrapServers().isEmpty()) {
@@ -121,9 +162,9 @@ final class RelayLauncher {
         env.put("OUTBOX_RELAY_THREADS", "2");
         env.put("OUTBOX_RELAY_BATCH_SIZE", "250");
         env.put("OUTBOX_RELAY_POLL_INTERVAL", "100ms");
-        env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", "3s");
-        // A killed relay's leases are reclaimed after 5 s instead of the default 2 min.
-        env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", "5s");
+        env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", "5s");
+        // A killed relay's leases are reclaimed after 10 s instead of the default 2 min.
+        env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", LEASE_TIMEOUT_SECONDS + "s");
         env.put("OUTBOX_SWEEPER_INTERVAL", "1s");
         env.put("OUTBOX_CLEANER_ENABLED", "false");
         env.put("OUTBOX_HTTP_PORT", "0");
