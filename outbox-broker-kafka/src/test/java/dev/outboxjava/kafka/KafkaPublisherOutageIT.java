@@ -1,6 +1,7 @@
 package dev.outboxjava.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
@@ -141,7 +142,7 @@ class KafkaPublisherOutageIT {
         assertThat(publish(afterRestart, TIMEOUT)).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
         assertThat(publish(duringOutage, TIMEOUT)).as("the retry of the failed events")
                 .allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
-        assertThat(publisher.checkHealth().healthy()).isTrue();
+        await().atMost(Duration.ofSeconds(60)).until(() -> publisher.checkHealth().healthy());
         Set<String> expected = new HashSet<>();
         duringOutage.forEach(e -> expected.add(e.id().toString()));
         afterRestart.forEach(e -> expected.add(e.id().toString()));
