@@ -76,7 +76,8 @@ public final class TransactionalOutbox {
             } catch (SQLException e) {
                 rollback(connection, e);
                 throw new OutboxStoreException("could not commit the domain work and its events (outbox table "
-                        + writer.config().tableName() + "); nothing was written: " + e.getMessage(), e);
+                        + writer.config().tableName() + "): " + e.getMessage() + "; both were rolled back, unless "
+                        + "the connection broke during the commit, in which case check whether it landed", e);
             } finally {
                 restore(connection, autoCommit);
             }
