@@ -86,46 +86,57 @@ public final class RabbitMqPublisherConfig {
         return custom().build();
     }
 
+    /** The broker host. */
     public String host() {
         return host;
     }
 
+    /** The AMQP port. */
     public int port() {
         return port;
     }
 
+    /** The virtual host. */
     public String virtualHost() {
         return virtualHost;
     }
 
+    /** The username. */
     public String username() {
         return username;
     }
 
+    /** The password (never logged). */
     public String password() {
         return password;
     }
 
+    /** The client-provided connection name. */
     public String connectionName() {
         return connectionName;
     }
 
+    /** The longest wait for the confirms of one batch. */
     public Duration confirmTimeout() {
         return confirmTimeout;
     }
 
+    /** How many batches may be published at the same time, one channel each. */
     public int maxConcurrentBatches() {
         return maxConcurrentBatches;
     }
 
+    /** The TCP connect and AMQP handshake timeout. */
     public Duration connectionTimeout() {
         return connectionTimeout;
     }
 
+    /** The pause between reconnection attempts. */
     public Duration recoveryInterval() {
         return recoveryInterval;
     }
 
+    /** The AMQP heartbeat; zero means none. */
     public Duration heartbeat() {
         return heartbeat;
     }

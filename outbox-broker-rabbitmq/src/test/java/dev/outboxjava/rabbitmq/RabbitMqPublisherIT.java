@@ -192,6 +192,40 @@ class RabbitMqPublisherIT {
     }
 
     @Nested
+    @DisplayName("a negative acknowledgement")
+    class NegativeAcknowledgement {
+
+        @Test
+        @DisplayName("is a retryable failure for that event only, naming exchange and routing key")
+        void nackedEventIsRetryableFailure() throws Exception {
+            String name = "outbox-it-full-" + UUID.randomUUID();
+            try (com.rabbitmq.client.Connection admin = rabbit.connectionFactory().newConnection(uniqueName("admin"));
+                    com.rabbitmq.client.Channel channel = admin.createChannel()) {
+                channel.exchangeDeclare(name, "topic", false, true, null);
+                // a queue that holds one message and refuses the rest with basic.nack
+                channel.queueDeclare(name, false, false, true, Map.of("x-max-length", 1, "x-overflow", "reject-publish"));
+                channel.queueBind(name, name, "#");
+                OutboxEvent first = event(name, "full.queue", "a", 1);
+                OutboxEvent second = event(name, "full.queue", "b", 2);
+
+                try (RabbitMqPublisher publisher = newPublisher(uniqueName("nack"))) {
+                    Map<UUID, PublishOutcome> outcomes = byId(publish(publisher, List.of(first, second)));
+
+                    assertThat(outcomes.get(first.id())).isInstanceOf(PublishOutcome.Published.class);
+                    assertThat(outcomes.get(second.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                        assertThat(failed.retryable()).isTrue();
+                        assertThat(failed.reason()).contains("negative publisher confirm").contains(name)
+                                .contains("full.queue");
+                    });
+                } finally {
+                    channel.queueDelete(name);
+                    channel.exchangeDelete(name);
+                }
+            }
+        }
+    }
+
+    @Nested
     @DisplayName("an event for an exchange that does not exist")
     class MissingExchange {
 

@@ -153,22 +153,27 @@ public final class RabbitMqFixture implements AutoCloseable {
         return origin;
     }
 
+    /** The broker host. */
     public String host() {
         return factory.getHost();
     }
 
+    /** The broker's AMQP port. */
     public int port() {
         return factory.getPort();
     }
 
+    /** The virtual host to use. */
     public String virtualHost() {
         return factory.getVirtualHost();
     }
 
+    /** The username. */
     public String username() {
         return factory.getUsername();
     }
 
+    /** The password. */
     public String password() {
         return factory.getPassword();
     }
