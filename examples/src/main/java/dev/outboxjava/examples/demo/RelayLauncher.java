@@ -1,5 +1,6 @@
 package dev.outboxjava.examples.demo;
 
+import dev.outboxjava.worker.BrokerKind;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -144,20 +145,28 @@ final class RelayLauncher implements AutoCloseable {
 
     /** The settings of the demo's relays, as environment variables. */
     static Map<String, String> settings(DemoEnvironment environment) {
+        return settings(environment.jdbcUrl(), environment.dbUser(), environment.dbPassword(), environment.schema(),
+                environment.broker(), environment.kafkaBootstrapServers(), environment.rabbitMqUri(),
+                "outbox-demo-relay-" + environment.suffix());
+    }
+
+    /** As {@link #settings(DemoEnvironment)}; an empty Kafka or AMQP address is left unset. */
+    static Map<String, String> settings(String jdbcUrl, String user, String password, String schema, BrokerKind broker,
+            String kafkaBootstrapServers, String rabbitMqUri, String connectionName) {
         Map<String, String> env = new LinkedHashMap<>();
-        String url = environment.jdbcUrl();
-        env.put("OUTBOX_DB_URL", url + (url.contains("?") ? "&" : "?") + "currentSchema=" + environment.schema());
-        env.put("OUTBOX_DB_USER", environment.dbUser());
-        env.put("OUTBOX_DB_PASSWORD", environment.dbPassword());
-        env.put("OUTBOX_TABLE", environment.schema() + ".outbox_events");
+        env.put("OUTBOX_DB_URL", jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema);
+        env.put("OUTBOX_DB_USER", user);
+        env.put("OUTBOX_DB_PASSWORD", password);
+        env.put("OUTBOX_TABLE", schema + ".outbox_events");
         env.put("OUTBOX_DB_POOL_SIZE", "6");
-        env.put("OUTBOX_BROKER", environment.broker().configValue());
-        if (!environment.kafkaBootstrapServers().isEmpty()) {
-            env.put("OUTBOX_KAFKA_BOOTSTRAP_SERVERS", environment.kafkaBootstrapServers());
+        env.put("OUTBOX_BROKER", broker.configValue());
+        if (!kafkaBootstrapServers.isEmpty()) {
+            env.put("OUTBOX_KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrapServers);
+            env.put("OUTBOX_KAFKA_CLIENT_ID", connectionName);
         }
-        if (!environment.rabbitMqUri().isEmpty()) {
-            env.put("OUTBOX_RABBITMQ_URI", environment.rabbitMqUri());
-            env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "outbox-demo-relay-" + environment.suffix());
+        if (!rabbitMqUri.isEmpty()) {
+            env.put("OUTBOX_RABBITMQ_URI", rabbitMqUri);
+            env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", connectionName);
         }
         env.put("OUTBOX_RELAY_THREADS", "2");
         env.put("OUTBOX_RELAY_BATCH_SIZE", "250");
