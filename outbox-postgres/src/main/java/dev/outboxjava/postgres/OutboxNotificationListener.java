@@ -58,6 +58,7 @@ public final class OutboxNotificationListener implements AutoCloseable {
     private final Duration keepAlive;
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CountDownLatch closing = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean listening;
     private volatile Connection current;
@@ -95,19 +96,24 @@ public final class OutboxNotificationListener implements AutoCloseable {
         return channel;
     }
 
-    /** Stops listening, closes the connection and waits (briefly) for the thread to end. */
+    /**
+     * Stops listening: the thread leaves its wait (within the poll timeout), runs {@code UNLISTEN *}
+     * so a pooled connection goes back clean, and closes the connection.
+     */
     @Override
     public void close() {
         running = false;
-        thread.interrupt();
-        Connection connection = current;
-        if (connection != null) {
-            closeQuietly(connection);
-        }
+        closing.countDown();
+        long waitMillis = pollTimeout.toMillis() + 5_000;
         try {
-            if (!stopped.await(pollTimeout.toMillis() + 5_000, TimeUnit.MILLISECONDS)) {
-                log.warn("outbox wake-up listener on channel {} did not stop within {} ms", channel,
-                        pollTimeout.toMillis() + 5_000);
+            if (!stopped.await(waitMillis, TimeUnit.MILLISECONDS)) {
+                log.warn("outbox wake-up listener on channel {} did not stop within {} ms; closing its connection",
+                        channel, waitMillis);
+                Connection connection = current;
+                if (connection != null) {
+                    closeQuietly(connection);
+                }
+                thread.interrupt();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -137,7 +143,12 @@ public final class OutboxNotificationListener implements AutoCloseable {
                     }
                     listening = true;
                     backoff = minBackoff.toMillis();
-                    listen(connection, pg);
+                    try {
+                        listen(connection, pg);
+                    } finally {
+                        listening = false;
+                        unlisten(connection, pg);
+                    }
                 } catch (SQLException | RuntimeException e) {
                     listening = false;
                     if (!running) {
@@ -189,11 +200,27 @@ public final class OutboxNotificationListener implements AutoCloseable {
         }
     }
 
+    /** Waits before reconnecting; returns at once when {@link #close()} is called. */
     private void sleep(long millis) {
         try {
-            Thread.sleep(millis);
+            closing.await(millis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            // close() interrupts; the loop condition ends the thread
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    /**
+     * A connection that stays LISTENing without reading (say, idle in a pool) holds back the server's
+     * notification queue until it fills; so stop listening and drop what was already received.
+     */
+    private static void unlisten(Connection connection, PGConnection pg) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("UNLISTEN *");
+            statement.execute("RESET application_name");
+            pg.getNotifications();
+        } catch (SQLException | RuntimeException ignored) {
+            // the connection is broken; the pool (or the server) discards it
         }
     }
 

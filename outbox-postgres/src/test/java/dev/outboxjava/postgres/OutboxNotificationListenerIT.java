@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -66,6 +68,32 @@ class OutboxNotificationListenerIT {
             await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() > afterReconnect);
         }
         assertThat(listenerBackends(config.notifyChannel())).as("closed listener released its connection").isEmpty();
+    }
+
+    @Test
+    @DisplayName("a listener on a pooled connection gives it back clean: no channel listened, name reset")
+    void returnsPooledConnectionClean() throws SQLException {
+        HikariConfig single = new HikariConfig();
+        single.setJdbcUrl(postgres.fixture().jdbcUrl());
+        single.setUsername(postgres.fixture().user());
+        single.setPassword(postgres.fixture().password());
+        single.setMaximumPoolSize(1);
+        try (HikariDataSource pool = new HikariDataSource(single)) {
+            OutboxNotificationListener listener = OutboxNotificationListener
+                    .builder(pool, "outbox_listener_pool_test", () -> { }).start();
+            await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
+            listener.close();
+
+            try (Connection connection = pool.getConnection();
+                    ResultSet channels = connection.createStatement().executeQuery(
+                            "SELECT count(*) FROM pg_listening_channels()");
+                    ResultSet name = connection.createStatement().executeQuery("SHOW application_name")) {
+                channels.next();
+                name.next();
+                assertThat(channels.getInt(1)).as("channels still listened").isZero();
+                assertThat(name.getString(1)).doesNotStartWith("outbox-listener");
+            }
+        }
     }
 
     private static List<Integer> listenerBackends(String channel) throws SQLException {
