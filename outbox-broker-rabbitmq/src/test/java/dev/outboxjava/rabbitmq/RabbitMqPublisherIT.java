@@ -192,6 +192,33 @@ class RabbitMqPublisherIT {
     }
 
     @Nested
+    @DisplayName("an event AMQP cannot carry")
+    class Unencodable {
+
+        @Test
+        @DisplayName("fails, not retryable, before it reaches the channel; the rest of the batch is published")
+        void routingKeyTooLongInBytes() throws Exception {
+            RabbitMqDestination destination = rabbit.createDestination("unencodable");
+            OutboxEvent before = event(destination.exchange(), "rk", "a", 1);
+            OutboxEvent wide = event(destination.exchange(), "\u00e9".repeat(200), "b", 2);
+            OutboxEvent after = event(destination.exchange(), "rk", "c", 3);
+
+            try (RabbitMqPublisher publisher = newPublisher(uniqueName("unencodable"))) {
+                Map<UUID, PublishOutcome> outcomes = byId(publish(publisher, List.of(before, wide, after)));
+
+                assertThat(outcomes.get(wide.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                    assertThat(failed.retryable()).isFalse();
+                    assertThat(failed.reason()).contains("routing key");
+                });
+                assertThat(outcomes.get(before.id())).isInstanceOf(PublishOutcome.Published.class);
+                assertThat(outcomes.get(after.id())).isInstanceOf(PublishOutcome.Published.class);
+            }
+            assertThat(rabbit.receive(destination, 2, TIMEOUT)).extracting(d -> d.getProperties().getMessageId())
+                    .containsExactly(before.id().toString(), after.id().toString());
+        }
+    }
+
+    @Nested
     @DisplayName("a negative acknowledgement")
     class NegativeAcknowledgement {
 

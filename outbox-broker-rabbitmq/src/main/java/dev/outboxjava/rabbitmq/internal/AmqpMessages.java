@@ -2,9 +2,11 @@ package dev.outboxjava.rabbitmq.internal;
 
 import com.rabbitmq.client.AMQP;
 import dev.outboxjava.core.OutboxEvent;
+import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Maps an outbox event to AMQP 0-9-1 message properties: persistent delivery, {@code message_id} =
@@ -26,7 +28,30 @@ public final class AmqpMessages {
     /** AMQP delivery mode 2: the broker writes the message to disk on durable queues. */
     public static final int PERSISTENT = 2;
 
+    /** AMQP 0-9-1 short strings (exchange, routing key, type, content type) hold at most 255 bytes. */
+    public static final int MAX_SHORT_STRING_BYTES = 255;
+
     private AmqpMessages() {
+    }
+
+    /**
+     * Why {@code event} cannot be written as an AMQP 0-9-1 message, if it cannot: a name over 255
+     * UTF-8 bytes (the event builder counts characters, AMQP counts bytes). Such an event can never be
+     * published, so it is failed before it reaches the channel, whose confirm numbering a failed
+     * encoding would upset.
+     */
+    public static Optional<String> encodingProblem(OutboxEvent event) {
+        return tooLong("destination (exchange)", event.destination())
+                .or(() -> tooLong("routing key", event.routingKey()))
+                .or(() -> tooLong("type", event.type()))
+                .or(() -> tooLong("content type", event.contentType()));
+    }
+
+    private static Optional<String> tooLong(String what, String value) {
+        int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+        return bytes <= MAX_SHORT_STRING_BYTES ? Optional.empty()
+                : Optional.of("the event's " + what + " is " + bytes + " bytes in UTF-8, over the AMQP limit of "
+                        + MAX_SHORT_STRING_BYTES + "; it cannot be published to RabbitMQ (not retryable)");
     }
 
     /** The properties and headers of {@code event}'s message. */

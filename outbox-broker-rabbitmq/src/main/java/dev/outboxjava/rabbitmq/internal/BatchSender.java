@@ -99,13 +99,21 @@ public final class BatchSender {
         return "RabbitMQ did not confirm the event within " + wait;
     }
 
-    /** Decides, after the channel closed, which unconfirmed events go out again. */
+    /**
+     * Decides, after the channel closed, which unconfirmed or unsent events go out again: after a 404
+     * or after we dropped the channel ourselves, all but those for a missing exchange and those held
+     * back behind a failed event of their key; after anything else, none.
+     */
     private List<Integer> sortOut(BatchPublication publication, List<Integer> unresolved,
             Optional<ShutdownSignalException> cause) {
         Optional<AMQP.Channel.Close> close = cause.filter(signal -> !signal.isHardError())
                 .map(ShutdownSignalException::getReason)
                 .filter(AMQP.Channel.Close.class::isInstance).map(AMQP.Channel.Close.class::cast);
-        if (close.isEmpty() || close.get().getReplyCode() != NOT_FOUND) {
+        boolean notFound = close.isPresent() && close.get().getReplyCode() == NOT_FOUND;
+        // we dropped the channel ourselves (an event that could not be encoded): the rest go out again
+        boolean droppedByUs = cause.map(ShutdownSignalException::isInitiatedByApplication).orElse(true)
+                && connections.isOpen();
+        if (!notFound && !droppedByUs) {
             String why = cause.map(ConnectionManager::describe).orElse("the channel failed");
             boolean connectionLost = cause.map(ShutdownSignalException::isHardError).orElse(false)
                     || !connections.isOpen();
@@ -113,8 +121,8 @@ public final class BatchSender {
                     + " before confirming the event: " + why);
             return List.of();
         }
-        Set<String> missing = missingExchanges(publication, unresolved);
-        String brokerText = close.get().getReplyText();
+        Set<String> missing = notFound ? missingExchanges(publication, unresolved) : Set.of();
+        String brokerText = close.map(AMQP.Channel.Close::getReplyText).orElse("");
         List<Integer> again = new ArrayList<>();
         for (int index : unresolved) {
             OutboxEvent event = publication.event(index);

@@ -75,6 +75,11 @@ public final class ConfirmingChannel {
                 return indices.subList(i, indices.size());
             }
             OutboxEvent event = publication.event(index);
+            Optional<String> unencodable = AmqpMessages.encodingProblem(event);
+            if (unencodable.isPresent()) {
+                publication.fail(index, unencodable.get(), false);
+                continue;
+            }
             AMQP.BasicProperties properties = AmqpMessages.propertiesOf(event);
             byte[] body = event.payload();
             long tag = channel.getNextPublishSeqNo();
@@ -82,6 +87,15 @@ public final class ConfirmingChannel {
             unconfirmed.put(tag, new Pending(publication, index));
             try {
                 channel.basicPublish(event.destination(), event.routingKey(), true, properties, body);
+            } catch (IllegalArgumentException e) {
+                // Not encodable after all; the client has already counted a sequence number for
+                // it, so this channel's confirms would be misattributed from here on: drop it.
+                if (unconfirmed.remove(tag) != null) {
+                    publication.notSent(index);
+                }
+                publication.fail(index, "cannot be encoded as an AMQP message: " + e.getMessage(), false);
+                abort();
+                return indices.subList(i + 1, indices.size());
             } catch (IOException | AlreadyClosedException e) {
                 // Not written: the channel or the connection is gone. Whatever was written before
                 // is collected by the shutdown listener once the channel is closed.

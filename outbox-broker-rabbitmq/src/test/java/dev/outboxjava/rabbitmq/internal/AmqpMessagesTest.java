@@ -43,4 +43,17 @@ class AmqpMessagesTest {
         OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).clock(clock).build();
         assertThat(AmqpMessages.propertiesOf(event).getHeaders()).doesNotContainKey("cloudEvents:partitionkey");
     }
+
+    @Test
+    @DisplayName("names over 255 UTF-8 bytes are reported, naming the field; ASCII names up to 255 pass")
+    void encodingProblem() {
+        OutboxEvent fine = OutboxEvent.builder().type("t".repeat(255)).destination("d").payload(new byte[0])
+                .clock(clock).build();
+        OutboxEvent wide = OutboxEvent.builder().type("t").destination("\u00e9".repeat(200)).payload(new byte[0])
+                .clock(clock).build();
+
+        assertThat(AmqpMessages.encodingProblem(fine)).isEmpty();
+        assertThat(AmqpMessages.encodingProblem(wide)).hasValueSatisfying(
+                reason -> assertThat(reason).contains("destination").contains("400 bytes"));
+    }
 }
