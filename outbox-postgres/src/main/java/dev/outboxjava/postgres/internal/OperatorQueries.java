@@ -26,6 +26,7 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /** What an operator (and the worker's gauges) asks the table. */
 public final class OperatorQueries {
@@ -38,16 +39,18 @@ public final class OperatorQueries {
 
     /** One statement, one count per state; each count reads only its state's partial index. */
     public Map<EventStatus, Long> countByStatus(DSLContext dsl) {
-        List<Field<Integer>> counts = new ArrayList<>();
+        // count(*) is bigint; jOOQ's count() would read it as an int
+        Field<Long> countAll = DSL.field("count(*)", SQLDataType.BIGINT);
+        List<Field<Long>> counts = new ArrayList<>();
         for (EventStatus status : EventStatus.values()) {
-            counts.add(DSL.field(DSL.selectCount().from(table.table()).where(statusIs(status))));
+            counts.add(DSL.field(DSL.select(countAll).from(table.table()).where(statusIs(status))));
         }
         Record row = dsl.select(counts).fetchOne();
         Map<EventStatus, Long> result = new EnumMap<>(EventStatus.class);
         EventStatus[] statuses = EventStatus.values();
         for (int i = 0; i < statuses.length; i++) {
-            Integer count = row.get(counts.get(i));
-            result.put(statuses[i], count == null ? 0L : count.longValue());
+            Long count = row.get(counts.get(i));
+            result.put(statuses[i], count == null ? 0L : count);
         }
         return result;
     }
