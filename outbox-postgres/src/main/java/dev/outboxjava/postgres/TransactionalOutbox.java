@@ -67,6 +67,7 @@ public final class TransactionalOutbox {
                     throw new OutboxStoreException("the domain work failed, so its rows and events were rolled "
                             + "back: " + e.getMessage(), e);
                 }
+                Objects.requireNonNull(events, "the work returned null; return List.of() when there are no events");
                 List<OutboxEvent> appended = writer.append(connection, events);
                 connection.commit();
                 return appended;

@@ -128,10 +128,12 @@ public final class PostgresFixture implements AutoCloseable {
         return jdbcUrl;
     }
 
+    /** The database user the fixture connects as. */
     public String user() {
         return user;
     }
 
+    /** That user's password (any value works on a trust-auth local server). */
     public String password() {
         return password;
     }
