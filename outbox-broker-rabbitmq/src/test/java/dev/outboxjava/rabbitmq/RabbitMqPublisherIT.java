@@ -219,6 +219,38 @@ class RabbitMqPublisherIT {
     }
 
     @Nested
+    @DisplayName("a batch that outlives its timeout")
+    class Timeout {
+
+        @Test
+        @DisplayName("reports unconfirmed events as retryable failures on time, and the next batch is unaffected")
+        void unconfirmedInTimeAreRetryable() throws Exception {
+            RabbitMqDestination destination = rabbit.createDestination("timeout");
+            byte[] payload = new byte[1024];
+            List<OutboxEvent> big = IntStream.range(0, 10_000).mapToObj(n -> OutboxEvent.builder().type("timeout.test")
+                    .destination(destination.exchange()).routingKey("rk").payload(payload).build()).toList();
+            try (RabbitMqPublisher publisher = newPublisher(uniqueName("timeout"))) {
+                List<PublishOutcome> outcomes = publisher.publish(big, Duration.ofMillis(1)).get(10, TimeUnit.SECONDS);
+
+                assertThat(outcomes).hasSize(big.size());
+                List<PublishOutcome.Failed> failed = outcomes.stream().filter(PublishOutcome.Failed.class::isInstance)
+                        .map(PublishOutcome.Failed.class::cast).toList();
+                assertThat(failed).isNotEmpty().allSatisfy(f -> {
+                    assertThat(f.retryable()).isTrue();
+                    assertThat(f.reason()).contains("did not confirm the event within PT0.001S");
+                });
+
+                rabbit.receive(destination, big.size(), Duration.ofSeconds(2));
+                List<OutboxEvent> next = IntStream.range(0, 100).mapToObj(n -> event(destination.exchange(), "rk",
+                        "k", n)).toList();
+                assertThat(publish(publisher, next)).hasSize(100).allMatch(PublishOutcome.Published.class::isInstance);
+                assertThat(rabbit.receive(destination, 100, TIMEOUT)).extracting(d -> d.getProperties().getMessageId())
+                        .containsExactlyElementsOf(next.stream().map(e -> e.id().toString()).toList());
+            }
+        }
+    }
+
+    @Nested
     @DisplayName("a negative acknowledgement")
     class NegativeAcknowledgement {
 
