@@ -167,6 +167,10 @@ public final class OutboxSettings {
             case "error", "warn", "info", "debug", "trace" -> Optional.of(value);
             default -> Optional.empty();
         }, "error, warn, info, debug, trace");
+        if (wakeUp == WakeUpStrategy.NOTIFY && poolSize < 2) {
+            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least 2 when " + ConfigKey.RELAY_WAKEUP.property()
+                    + "=notify: the LISTEN connection is held for good, the loops need another");
+        }
         HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
 
