@@ -48,6 +48,7 @@ public final class OutboxNotificationListener implements AutoCloseable {
     public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
 
     private static final Logger log = LoggerFactory.getLogger(OutboxNotificationListener.class);
+    private static final long PROBE_TIMEOUT_MILLIS = 10_000;
 
     private final DataSource dataSource;
     private final String channel;
@@ -128,6 +129,9 @@ public final class OutboxNotificationListener implements AutoCloseable {
                 try (Connection connection = dataSource.getConnection()) {
                     current = connection;
                     connection.setAutoCommit(true);
+                    // A half-open socket (server gone without a FIN) must fail the keep-alive probe, not hang it.
+                    connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE,
+                            pollTimeout.toMillis() + PROBE_TIMEOUT_MILLIS));
                     PGConnection pg = connection.unwrap(PGConnection.class);
                     try (Statement statement = connection.createStatement()) {
                         statement.execute("LISTEN " + Identifiers.quote(channel));
@@ -155,8 +159,9 @@ public final class OutboxNotificationListener implements AutoCloseable {
                         break;
                     }
                     if (!down) {
-                        log.warn("outbox wake-up listener on channel {} lost its connection ({}); polling goes on, "
-                                + "reconnecting with backoff up to {} ms", channel, e.getMessage(), maxBackoff.toMillis());
+                        log.warn("outbox wake-up listener on channel {} has no database connection ({}); polling "
+                                + "goes on, reconnecting with backoff up to {} ms", channel, e.getMessage(),
+                                maxBackoff.toMillis());
                         down = true;
                     } else {
                         log.debug("outbox wake-up listener on channel {} still cannot connect: {}", channel,
