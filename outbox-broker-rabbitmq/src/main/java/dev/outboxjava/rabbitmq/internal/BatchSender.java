@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -153,13 +152,11 @@ public final class BatchSender {
                 try {
                     probe.exchangeDeclarePassive(exchange);
                 } finally {
-                    if (probe.isOpen()) {
-                        probe.close();
-                    }
+                    probe.abort(); // also unregisters it from connection recovery
                 }
             } catch (IOException e) {
                 missing.add(exchange);
-            } catch (BrokerUnavailableException | TimeoutException | RuntimeException e) {
+            } catch (BrokerUnavailableException | RuntimeException e) {
                 // cannot tell: publish again, the next round reports what happens
             }
         }
