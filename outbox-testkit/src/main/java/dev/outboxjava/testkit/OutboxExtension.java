@@ -85,7 +85,8 @@ public final class OutboxExtension implements ParameterResolver {
     }
 
     /** One test's set of fakes, wired together. */
-    private static final class Fakes implements ExtensionContext.Store.CloseableResource {
+    private static final class Fakes implements ExtensionContext.Store.CloseableResource,
+            AutoCloseable {
         final ManualClock clock = new ManualClock(CLOCK_START);
         final InMemoryOutboxStore store = new InMemoryOutboxStore();
         final RecordingPublisher recording = new RecordingPublisher();
