@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The outbox table's DDL: as a shipped migration file, as text for any configured table name, and
@@ -33,6 +35,8 @@ public final class PostgresSchema {
 
     /** Classpath location of the migration for the default configuration. */
     public static final String MIGRATION_RESOURCE = "db/outbox/postgresql/V1__create_outbox_events.sql";
+
+    private static final Logger log = LoggerFactory.getLogger(PostgresSchema.class);
 
     private PostgresSchema() {
     }
@@ -76,6 +80,8 @@ public final class PostgresSchema {
                     statement.execute(ddl);
                 }
                 connection.commit();
+                log.info("outbox table {} is in place (created if it was missing; wake-up {}, channel {})",
+                        config.tableName(), config.wakeUpMode(), config.notifyChannel());
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
                 throw e;
