@@ -18,6 +18,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +75,7 @@ public final class RabbitMqPublisher implements Publisher {
     private final ChannelPool channels;
     private final BatchSender sender;
     private final ExecutorService executor;
+    private final ScheduledExecutorService deadlines;
     private volatile boolean closed;
 
     /**
@@ -86,6 +90,10 @@ public final class RabbitMqPublisher implements Publisher {
         this.sender = new BatchSender(channels, connections, config.virtualHost());
         this.executor = new ThreadPoolExecutor(config.maxConcurrentBatches(), config.maxConcurrentBatches(), 0L,
                 TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads(config.connectionName()));
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
+                threads(config.connectionName() + "-deadlines"));
+        timers.setRemoveOnCancelPolicy(true);
+        this.deadlines = timers;
         try {
             connections.connection();
         } catch (BrokerUnavailableException e) {
@@ -143,8 +151,15 @@ public final class RabbitMqPublisher implements Publisher {
         CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
         // Completes on time even when the publishing thread is stuck (a connection blocked by a
         // broker alarm) or the batch still waits for a free thread.
-        CompletableFuture.delayedExecutor(wait.toNanos() + DEADLINE_SLACK_NANOS, TimeUnit.NANOSECONDS)
-                .execute(() -> result.complete(publication.finish(BatchSender.timeoutReason(wait))));
+        ScheduledFuture<?> timer;
+        try {
+            timer = deadlines.schedule(() -> result.complete(publication.finish(BatchSender.timeoutReason(wait))),
+                    wait.toNanos() + DEADLINE_SLACK_NANOS, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(failAll(events, "the RabbitMQ publisher is closed"));
+        }
+        // drop the timer (and its hold on the batch's payloads) as soon as the batch is done
+        result.whenComplete((outcomes, failure) -> timer.cancel(false));
         try {
             executor.execute(() -> {
                 try {
@@ -201,6 +216,7 @@ public final class RabbitMqPublisher implements Publisher {
             executor.shutdownNow();
             Thread.currentThread().interrupt();
         }
+        deadlines.shutdown(); // pending deadlines still fire, completing any batch that never ran
         channels.closeAll();
         connections.close();
         log.info("RabbitMQ publisher '{}' closed", config.connectionName());
