@@ -37,11 +37,18 @@ public final class RecordingPublisher implements Publisher {
     public RecordingPublisher() {
     }
 
-    /** Records the batch in order and acknowledges every event of it. */
+    /**
+     * Records the batch in order and acknowledges every event of it. After {@link #close()} nothing is
+     * recorded and every event fails retryably, like a real publisher whose connection is gone.
+     */
     @Override
     public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
         List<PublishOutcome> outcomes = new ArrayList<>(batch.size());
         synchronized (this) {
+            if (closed) {
+                return CompletableFuture.completedFuture(batch.stream().map(event -> PublishOutcome.failed(event.id(),
+                        "recording publisher is closed", true)).toList());
+            }
             if (!batch.isEmpty()) {
                 batches++;
             }
@@ -112,7 +119,7 @@ public final class RecordingPublisher implements Publisher {
         return closed;
     }
 
-    /** Marks the publisher closed; the recording stays readable and further publishes are still recorded. */
+    /** Closes the publisher: the recording stays readable; later publishes fail retryably. */
     @Override
     public synchronized void close() {
         closed = true;

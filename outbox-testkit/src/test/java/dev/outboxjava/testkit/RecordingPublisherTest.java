@@ -93,13 +93,22 @@ class RecordingPublisherTest {
     }
 
     @Test
-    @DisplayName("is healthy until closed, and says that it was closed")
+    @DisplayName("once closed, is unhealthy, records nothing and fails every publish retryably")
     void closing() {
+        publish(event("order.placed", "o-1"));
         assertThat(publisher.checkHealth().healthy()).isTrue();
 
         publisher.close();
+        OutboxEvent late = event("order.placed", "o-2");
+        List<PublishOutcome> outcomes = publisher.publish(List.of(late), Duration.ofSeconds(1)).join();
 
         assertThat(publisher.isClosed()).isTrue();
         assertThat(publisher.checkHealth().healthy()).isFalse();
+        assertThat(outcomes).containsExactly(PublishOutcome.failed(late.id(), "recording publisher is closed", true));
+        assertThat(publisher.size()).as("the recording stays readable").isEqualTo(1);
+    }
+
+    private void publish(OutboxEvent event) {
+        publisher.publish(List.of(event), Duration.ofSeconds(1)).join();
     }
 }
