@@ -1,0 +1,269 @@
+package dev.outboxjava.benchmarks;
+
+import dev.outboxjava.benchmarks.internal.Brokers;
+import dev.outboxjava.benchmarks.internal.OutboxTables;
+import dev.outboxjava.benchmarks.internal.Services;
+import dev.outboxjava.benchmarks.internal.Stats;
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.WakeUpMode;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs every scenario against the real services and prints one table (standard output); progress
+ * goes to standard error. {@code java -jar benchmarks/target/outbox-benchmarks.jar [--quick] [--help]}.
+ */
+public final class BenchmarkMain {
+
+    private BenchmarkMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        quietLogging();
+        if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+            System.out.println(BenchmarkOptions.usage());
+            return;
+        }
+        BenchmarkOptions options;
+        try {
+            options = BenchmarkOptions.parse(args);
+        } catch (InvalidConfigurationException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        ResultTable table = run(options, System.out);
+        table.print(System.out);
+    }
+
+    /** Runs the chosen scenarios and returns the table (the machine facts go to {@code out} first). */
+    public static ResultTable run(BenchmarkOptions options, PrintStream out) throws Exception {
+        ResultTable table = new ResultTable();
+        long started = System.nanoTime();
+        try (Services services = new Services(options.jdbcUrl(), options.rabbitHost())) {
+            out.println("# Outbox for Java benchmarks, " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
+            out.println("machine: " + Runtime.getRuntime().availableProcessors() + " cores, " + memory()
+                    + ", load average at start " + loadAverage());
+            out.println("PostgreSQL: " + postgresVersion(services) + " (schema " + services.schema() + ")");
+            out.println("JDK: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+            out.println("options: " + options.describe());
+            out.println();
+            OutboxTables tables = new OutboxTables(services);
+            Brokers brokers = new Brokers(services);
+
+            CeilingScenario.Result ceiling = null;
+            if (options.runs(1)) {
+                Log.line("S1 ceiling: the database alone");
+                ceiling = new CeilingScenario(services, tables, options).run();
+                table.info("1 ceiling (DB only)", "keep sent, " + CeilingScenario.config(ceiling),
+                        rate(ceiling.keepSentRowsPerSecond()));
+                table.info("1 ceiling (DB only)", "delete on publish, same config",
+                        rate(ceiling.deleteRowsPerSecond()));
+            }
+            double blog = Double.NaN;
+            if (options.runs(2)) {
+                Log.line("S2 blog baseline");
+                blog = new BlogBaselineScenario(services, tables, options).run();
+                table.info("2 blog baseline", "per-row sync send + UPDATE, LIMIT 100, Kafka", rate(blog));
+            }
+            if (options.runs(3)) {
+                Log.line("S3 worker drain");
+                Map<WorkerDrainScenario.Variant, Double> drains = new WorkerDrainScenario(services, tables, brokers,
+                        options).run();
+                for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
+                    WorkerDrainScenario.Variant v = entry.getKey();
+                    double r = entry.getValue();
+                    String figure = "worker -> " + v.label() + " (" + options.relayThreads() + " threads x "
+                            + options.batchSize() + ")";
+                    table.info("3 this library", figure, rate(r));
+                    if (ceiling != null) {
+                        double ceil = v.completion() == CompletionMode.KEEP_SENT ? ceiling.keepSentRowsPerSecond()
+                                : ceiling.deleteRowsPerSecond();
+                        double share = r / ceil;
+                        if (v.broker() == Brokers.Kind.KAFKA) {
+                            table.target("3 vs 1", v.label() + " / ceiling of the same mode", percent(share),
+                                    ">= 70 %", share >= 0.70, true);
+                        } else {
+                            table.info("3 vs 1", v.label() + " / ceiling of the same mode", percent(share));
+                        }
+                    }
+                    if (!Double.isNaN(blog) && v.broker() == Brokers.Kind.KAFKA) {
+                        double times = r / blog;
+                        table.target("3 vs 2", v.label() + " / blog baseline", times(times), ">= 10x",
+                                times >= 10, true);
+                    }
+                }
+            }
+            if (options.runs(4)) {
+                Log.line("S4 steady state");
+                steady(new SteadyStateScenario(services, tables, brokers, options).run(), options, table);
+            }
+            if (options.runs(5)) {
+                Log.line("S5 producer overhead");
+                producers(new ProducerOverheadScenario(services, tables, options).run(), options, table);
+            }
+            if (options.runs(6)) {
+                Log.line("S6 table growth");
+                growth(new TableGrowthScenario(services, tables, options).run(), options, table);
+            }
+        }
+        Log.line("done in %.0f s", (System.nanoTime() - started) / 1e9);
+        out.printf(Locale.ROOT, "whole run: %.0f s%n%n", (System.nanoTime() - started) / 1e9);
+        return table;
+    }
+
+    private static void steady(SteadyStateScenario.Result result, BenchmarkOptions options, ResultTable table) {
+        String scenario = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", options.steadyRate(),
+                options.steadyTime().toSeconds());
+        for (Map.Entry<SteadyStateScenario.WakeUp, SteadyStateScenario.Latency> entry : result.latency().entrySet()) {
+            SteadyStateScenario.WakeUp w = entry.getKey();
+            SteadyStateScenario.Latency l = entry.getValue();
+            String value = String.format(Locale.ROOT, "p50 %.1f / p95 %.1f / p99 %.1f ms", l.p50Millis(), l.p95Millis(),
+                    l.p99Millis());
+            String backlog = String.format(Locale.ROOT, "%s (max pending %,d in 2nd half, %,d missing)",
+                    l.flat() ? "flat" : "growing", l.maxPendingSecondHalf(), l.missing());
+            if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
+                table.info(scenario, w.display() + ": commit -> consume", value);
+                table.info(scenario, w.display() + ": backlog", backlog);
+            } else {
+                table.target(scenario, w.display() + ": commit -> consume", value, "p99 <= 15 ms",
+                        l.p99Millis() <= 15, l.measured() > 0);
+                table.target(scenario, w.display() + ": backlog", backlog, "flat", l.flat(), true);
+            }
+        }
+        SteadyStateScenario.WakeUp defaultWakeUp = PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE == WakeUpMode.TRIGGER_NOTIFY
+                ? SteadyStateScenario.WakeUp.TRIGGER_NOTIFY : SteadyStateScenario.WakeUp.POLLING_ONLY;
+        List<Double> polling = result.producerTps().get(SteadyStateScenario.WakeUp.POLLING_ONLY);
+        for (SteadyStateScenario.WakeUp w : SteadyStateScenario.WakeUp.values()) {
+            List<Double> tps = result.producerTps().get(w);
+            String value = rate(Stats.median(tps)).replace("rows/s", "tx/s");
+            if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
+                table.info("4 producer cost", w.display() + ": saturated producers (" + options.producers() + ")",
+                        value);
+                continue;
+            }
+            List<Double> costs = new ArrayList<>();
+            for (int i = 0; i < tps.size(); i++) {
+                costs.add(1 - tps.get(i) / polling.get(i));
+            }
+            double cost = Stats.median(costs);
+            String figure = w.display() + ": producer throughput lost vs polling"
+                    + (w == defaultWakeUp ? " (the DEFAULT)" : "");
+            String v = value + ", cost " + percent(cost);
+            if (w == defaultWakeUp) {
+                table.target("4 producer cost", figure, v, "< 5 %", cost < 0.05, true);
+            } else {
+                table.info("4 producer cost", figure, v);
+            }
+        }
+    }
+
+    private static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkOptions options,
+            ResultTable table) {
+        String scenario = "5 producer overhead";
+        List<Double> business = tps.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY);
+        List<Double> library = tps.get(ProducerOverheadScenario.Mode.LIBRARY_APPEND);
+        List<Double> hand = tps.get(ProducerOverheadScenario.Mode.HAND_INSERT);
+        table.info(scenario, "business tx alone (" + options.producers() + " producers)", tx(Stats.median(business)));
+        table.info(scenario, "+ 1 event via OutboxWriter", tx(Stats.median(library)));
+        table.info(scenario, "+ same row, hand-written INSERT (floor)", tx(Stats.median(hand)));
+        List<Double> overTx = new ArrayList<>();
+        List<Double> overAppend = new ArrayList<>();
+        for (int i = 0; i < library.size(); i++) {
+            overTx.add(hand.get(i) / library.get(i) - 1);
+            double appendLib = 1 / library.get(i) - 1 / business.get(i);
+            double appendHand = 1 / hand.get(i) - 1 / business.get(i);
+            overAppend.add(appendLib / appendHand - 1);
+        }
+        double over = Stats.median(overTx);
+        table.target(scenario, "library tx time over the floor's", percent(over), "<= 5 %", over <= 0.05, true);
+        table.info(scenario, "library append's own time over the hand INSERT's", percent(Stats.median(overAppend)));
+    }
+
+    private static void growth(TableGrowthScenario.Result result, BenchmarkOptions options, ResultTable table) {
+        String scenario = "6 table growth";
+        table.info(scenario, "lease of " + options.batchSize() + ", 0 sent rows",
+                String.format(Locale.ROOT, "%.2f ms", Stats.median(result.emptyMillis())));
+        table.info(scenario, String.format(Locale.ROOT, "lease of %d, %,d sent rows", options.batchSize(),
+                result.sentRows()), String.format(Locale.ROOT, "%.2f ms", Stats.median(result.grownMillis())));
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < result.emptyMillis().size(); i++) {
+            ratios.add(result.grownMillis().get(i) / result.emptyMillis().get(i));
+        }
+        double ratio = Stats.median(ratios);
+        table.target(scenario, String.format(Locale.ROOT, "with %,d sent / empty", result.sentRows()), times(ratio),
+                "<= 2x", ratio <= 2, true);
+    }
+
+    private static String rate(double rowsPerSecond) {
+        return String.format(Locale.ROOT, "%,.0f rows/s", rowsPerSecond);
+    }
+
+    private static String tx(double perSecond) {
+        return String.format(Locale.ROOT, "%,.0f tx/s", perSecond);
+    }
+
+    private static String percent(double share) {
+        return String.format(Locale.ROOT, "%.1f %%", share * 100);
+    }
+
+    private static String times(double ratio) {
+        return String.format(Locale.ROOT, "%.2fx", ratio);
+    }
+
+    private static String memory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    long kb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                    return String.format(Locale.ROOT, "%.1f GiB RAM", kb / 1024.0 / 1024.0);
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux
+        }
+        return "memory unknown";
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    private static String postgresVersion(Services services) throws Exception {
+        try (Connection connection = services.dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW server_version")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static void quietLogging() {
+        // slf4j-simple: the library's INFO lines (worker started/stopped, publisher started) would
+        // bury the figures; warnings and errors still show.
+        setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
+    }
+
+    private static void setIfAbsent(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+package dev.outboxjava.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.benchmarks.internal.Brokers;
+import dev.outboxjava.benchmarks.internal.BusinessWork;
+import dev.outboxjava.benchmarks.internal.LatencyConsumer;
+import dev.outboxjava.benchmarks.internal.OutboxTables;
+import dev.outboxjava.benchmarks.internal.ProducerLoad;
+import dev.outboxjava.benchmarks.internal.Services;
+import dev.outboxjava.benchmarks.internal.Stats;
+import dev.outboxjava.benchmarks.internal.WorkerRun;
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.port.PublishOutcome;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.postgres.OutboxNotificationListener;
+import dev.outboxjava.postgres.OutboxWriter;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.worker.OutboxWakeUp;
+import dev.outboxjava.worker.OutboxWorker;
+import dev.outboxjava.worker.WakeUpSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Scenario 4, steady state: producers commit events at a fixed rate while the worker relays them to
+ * Kafka and a consumer notes their arrival; commit → consume latency percentiles and whether the
+ * backlog stayed flat, once per wake-up choice. Then what each wake-up costs the producers:
+ * saturated producers with the wake-up's mechanism in place (the trigger with a listener attached; a
+ * call to the worker's {@link OutboxWakeUp#signal()} after each commit; nothing) against polling only.
+ */
+public final class SteadyStateScenario {
+
+    /** The worker's wake-up choices. */
+    public enum WakeUp {
+        TRIGGER_NOTIFY("trigger NOTIFY"), IN_PROCESS_SIGNAL("in-process signal"), POLLING_ONLY("polling only");
+
+        private final String display;
+
+        WakeUp(String display) {
+            this.display = display;
+        }
+
+        public String display() {
+            return display;
+        }
+    }
+
+    /** Latency and backlog of one steady run. */
+    public record Latency(double p50Millis, double p95Millis, double p99Millis, double maxMillis, long measured,
+            long missing, long maxPendingSecondHalf, long pendingAtEnd, boolean flat, double achievedRate) {
+    }
+
+    /** Everything scenario 4 measured. */
+    public record Result(Map<WakeUp, Latency> latency, Map<WakeUp, List<Double>> producerTps) {
+    }
+
+    private static final Duration WARM_UP = Duration.ofSeconds(2);
+    private static final Duration DELIVERY_LIMIT = Duration.ofSeconds(60);
+
+    private final Services services;
+    private final OutboxTables tables;
+    private final Brokers brokers;
+    private final BenchmarkOptions options;
+
+    public SteadyStateScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkOptions options) {
+        this.services = services;
+        this.tables = tables;
+        this.brokers = brokers;
+        this.options = options;
+    }
+
+    public Result run() {
+        Map<WakeUp, Latency> latency = new EnumMap<>(WakeUp.class);
+        for (WakeUp wakeUp : WakeUp.values()) {
+            Latency l = steady(wakeUp);
+            latency.put(wakeUp, l);
+            Log.line("S4 %s: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (%,d events, %d missing, %,.0f/s); "
+                    + "pending max %,d in 2nd half, %,d at end -> %s", wakeUp.display(), l.p50Millis(), l.p95Millis(),
+                    l.p99Millis(), l.maxMillis(), l.measured(), l.missing(), l.achievedRate(),
+                    l.maxPendingSecondHalf(), l.pendingAtEnd(), l.flat() ? "flat" : "GROWING");
+        }
+        return new Result(latency, producerCost());
+    }
+
+    private Latency steady(WakeUp wakeUp) {
+        String topic = services.newTopic("steady-" + wakeUp.name().toLowerCase().replace('_', '-'), 6);
+        try (HikariDataSource pool = services.newPool("steady", options.producers() + options.relayThreads() + 4)) {
+            PostgresOutboxStore store = tables.create("steady", CompletionMode.KEEP_SENT,
+                    wakeUp == WakeUp.TRIGGER_NOTIFY ? WakeUpMode.TRIGGER_NOTIFY : WakeUpMode.NONE, pool);
+            BusinessWork business = BusinessWork.create(services);
+            OutboxWriter writer = store.writer();
+            List<WakeUpSource> sources = wakeUp == WakeUp.TRIGGER_NOTIFY
+                    ? List.of(signal -> OutboxNotificationListener.builder(pool, store.config().notifyChannel(),
+                            signal::signal).start())
+                    : List.of();
+            OutboxWorker worker = WorkerRun.worker(store, brokers.newPublisher(Brokers.Kind.KAFKA),
+                    options.relayThreads(), options.batchSize(), Duration.ofSeconds(1), new WorkerRun.PublishedCounter(),
+                    sources);
+            Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
+            List<long[]> pendingSamples = new ArrayList<>();
+            try (LatencyConsumer consumer = new LatencyConsumer(services.kafka().bootstrapServers(), topic, 6)) {
+                worker.start();
+                OutboxWakeUp signal = worker.wakeUp();
+                long start = System.nanoTime();
+                Thread sampler = sampler(pool, store.config().tableName(), start, pendingSamples);
+                double achieved = ProducerLoad.paced(pool, options.producers(), options.steadyTime(),
+                        options.steadyRate(), connection -> {
+                            business.insertOrder(connection);
+                            OutboxEvent event = BusinessWork.event(topic);
+                            writer.append(connection, List.of(event));
+                            return event.id();
+                        }, (id, at) -> {
+                            committedAt.put((UUID) id, at);
+                            if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
+                                signal.signal();
+                            }
+                        });
+                sampler.interrupt();
+                sampler.join();
+                long deadline = System.nanoTime() + DELIVERY_LIMIT.toNanos();
+                while (consumer.received().size() < committedAt.size() && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                return latency(start, committedAt, consumer.received(), pendingSamples, achieved);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            } finally {
+                worker.close();
+                tables.truncate(store);
+            }
+        }
+    }
+
+    private Latency latency(long start, Map<UUID, Long> committedAt, Map<UUID, Long> received,
+            List<long[]> pendingSamples, double achieved) {
+        Histogram histogram = new Histogram(3_600_000_000L, 3);
+        long warmUpEnd = start + WARM_UP.toNanos();
+        long missing = 0;
+        for (Map.Entry<UUID, Long> entry : committedAt.entrySet()) {
+            Long at = received.get(entry.getKey());
+            if (at == null) {
+                missing++;
+            } else if (entry.getValue() >= warmUpEnd) {
+                histogram.recordValue(Math.max(0, (at - entry.getValue()) / 1_000));
+            }
+        }
+        long half = start + options.steadyTime().toNanos() / 2;
+        long maxSecondHalf = 0;
+        long last = 0;
+        synchronized (pendingSamples) {
+            for (long[] sample : pendingSamples) {
+                if (sample[0] >= half) {
+                    maxSecondHalf = Math.max(maxSecondHalf, sample[1]);
+                }
+                last = sample[1];
+            }
+        }
+        // Flat: never more than two seconds' worth of events waiting in the second half, and none lost.
+        boolean flat = maxSecondHalf <= 2L * options.steadyRate() && missing == 0;
+        return new Latency(histogram.getValueAtPercentile(50) / 1000.0, histogram.getValueAtPercentile(95) / 1000.0,
+                histogram.getValueAtPercentile(99) / 1000.0, histogram.getMaxValue() / 1000.0,
+                histogram.getTotalCount(), missing, maxSecondHalf, last, flat, achieved);
+    }
+
+    private static Thread sampler(HikariDataSource pool, String table, long start, List<long[]> samples) {
+        Thread thread = new Thread(() -> {
+            try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try (ResultSet rs = statement.executeQuery("SELECT count(*) FROM " + table
+                            + " WHERE status = 'pending'")) {
+                        rs.next();
+                        synchronized (samples) {
+                            samples.add(new long[] {System.nanoTime(), rs.getLong(1)});
+                        }
+                    }
+                    Thread.sleep(250);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (SQLException e) {
+                Log.line("S4 backlog sampler failed: %s", e.getMessage());
+            }
+        }, "bench-backlog-sampler");
+        thread.start();
+        return thread;
+    }
+
+    /** Saturated producer throughput with each wake-up mechanism in place; one entry per run. */
+    private Map<WakeUp, List<Double>> producerCost() {
+        Map<WakeUp, List<Double>> tps = new EnumMap<>(WakeUp.class);
+        for (WakeUp w : WakeUp.values()) {
+            tps.put(w, new ArrayList<>());
+        }
+        try (HikariDataSource pool = services.newPool("wakeup-cost", options.producers() + 3)) {
+            PostgresOutboxStore notifying = tables.create("wake_notify", CompletionMode.KEEP_SENT,
+                    WakeUpMode.TRIGGER_NOTIFY, pool);
+            PostgresOutboxStore silent = tables.create("wake_none", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
+            BusinessWork business = BusinessWork.create(services);
+            // the worker is not started: the producer pays only for the signal() call itself
+            OutboxWorker idle = WorkerRun.worker(silent, new NoPublisher(), 1, options.batchSize(),
+                    Duration.ofSeconds(1), new WorkerRun.PublishedCounter(), List.of());
+            OutboxWakeUp signal = idle.wakeUp();
+            AtomicLong notified = new AtomicLong();
+            WakeUp[] order = WakeUp.values();
+            try (OutboxNotificationListener listener = OutboxNotificationListener.builder(pool,
+                    notifying.config().notifyChannel(), notified::incrementAndGet).start()) {
+                for (int run = 0; run < options.runs(); run++) {
+                    for (int k = 0; k < order.length; k++) {
+                        WakeUp wakeUp = order[(k + run) % order.length];
+                        PostgresOutboxStore store = wakeUp == WakeUp.TRIGGER_NOTIFY ? notifying : silent;
+                        OutboxWriter writer = store.writer();
+                        tables.truncate(store);
+                        services.execute("TRUNCATE " + business.table());
+                        double rate = ProducerLoad.saturate(pool, options.producers(), options.producerTime(),
+                                connection -> {
+                                    business.insertOrder(connection);
+                                    writer.append(connection, List.of(BusinessWork.event("orders")));
+                                    return null;
+                                }, (ignored, at) -> {
+                                    if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
+                                        signal.signal();
+                                    }
+                                });
+                        tps.get(wakeUp).add(rate);
+                        Log.line("S4 producer cost run %d: %s %,.0f transactions/s (%d producers)", run + 1,
+                                wakeUp.display(), rate, options.producers());
+                    }
+                }
+            } finally {
+                idle.close();
+                tables.truncate(notifying);
+                tables.truncate(silent);
+            }
+            Log.line("S4 producer cost: the listener was woken %,d times", notified.get());
+        }
+        return tps;
+    }
+
+    /** Stands in for a broker where none is used (the idle worker above never publishes). */
+    private static final class NoPublisher implements Publisher {
+        @Override
+        public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
+            List<PublishOutcome> outcomes = new ArrayList<>();
+            batch.forEach(event -> outcomes.add(PublishOutcome.published(event.id())));
+            return CompletableFuture.completedFuture(outcomes);
+        }
+
+        @Override
+        public HealthCheck checkHealth() {
+            return HealthCheck.up("no broker");
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    static double medianOf(List<Double> values) {
+        return Stats.median(values);
+    }
+}

@@ -1,0 +1,103 @@
+package dev.outboxjava.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.benchmarks.internal.Brokers;
+import dev.outboxjava.benchmarks.internal.OutboxTables;
+import dev.outboxjava.benchmarks.internal.Services;
+import dev.outboxjava.benchmarks.internal.Stats;
+import dev.outboxjava.benchmarks.internal.WorkerRun;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.worker.OutboxWorker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Scenario 3: the library's {@link OutboxWorker} (its relay threads, the real publishers, the real
+ * store) draining the same backlog to Kafka and to RabbitMQ, in both completion modes. The clock
+ * runs from {@code start()} until the relay has marked every event published.
+ */
+public final class WorkerDrainScenario {
+
+    /** One variant. */
+    public record Variant(Brokers.Kind broker, CompletionMode completion) {
+        public String label() {
+            return broker.display() + ", " + (completion == CompletionMode.KEEP_SENT ? "keep sent" : "delete on publish");
+        }
+    }
+
+    private static final Duration DRAIN_LIMIT = Duration.ofMinutes(5);
+
+    private final Services services;
+    private final OutboxTables tables;
+    private final Brokers brokers;
+    private final BenchmarkOptions options;
+
+    public WorkerDrainScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkOptions options) {
+        this.services = services;
+        this.tables = tables;
+        this.brokers = brokers;
+        this.options = options;
+    }
+
+    /** @return the median rows per second of each variant */
+    public Map<Variant, Double> run() {
+        Map<Variant, PostgresOutboxStore> stores = new LinkedHashMap<>();
+        Map<Variant, String> destinations = new LinkedHashMap<>();
+        Map<Variant, List<Double>> rates = new LinkedHashMap<>();
+        try (HikariDataSource pool = services.newPool("worker-drain", options.relayThreads() + 4)) {
+            for (Brokers.Kind kind : Brokers.Kind.values()) {
+                String destination = brokers.newDestination(kind, "drain");
+                for (CompletionMode mode : CompletionMode.values()) {
+                    Variant variant = new Variant(kind, mode);
+                    stores.put(variant, tables.create("drain", mode, WakeUpMode.NONE, pool));
+                    destinations.put(variant, destination);
+                    rates.put(variant, new ArrayList<>());
+                }
+            }
+            for (int run = 0; run < options.runs(); run++) {
+                for (Variant variant : stores.keySet()) {
+                    PostgresOutboxStore store = stores.get(variant);
+                    tables.truncate(store);
+                    tables.loadPending(store, options.backlog(), destinations.get(variant));
+                    double rate = drain(store, variant.broker());
+                    rates.get(variant).add(rate);
+                    Log.line("S3 run %d: worker -> %s: %,.0f rows/s (%d relay threads x batch %d)", run + 1,
+                            variant.label(), rate, options.relayThreads(), options.batchSize());
+                }
+            }
+            stores.values().forEach(tables::truncate);
+        }
+        Map<Variant, Double> medians = new LinkedHashMap<>();
+        rates.forEach((variant, list) -> medians.put(variant, Stats.median(list)));
+        return medians;
+    }
+
+    private double drain(PostgresOutboxStore store, Brokers.Kind kind) {
+        WorkerRun.PublishedCounter counter = new WorkerRun.PublishedCounter();
+        OutboxWorker worker = WorkerRun.worker(store, brokers.newPublisher(kind), options.relayThreads(),
+                options.batchSize(), Duration.ofSeconds(1), counter, List.of());
+        try {
+            long start = System.nanoTime();
+            long deadline = start + DRAIN_LIMIT.toNanos();
+            worker.start();
+            while (counter.published() < options.backlog()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the worker published only " + counter.published() + " of "
+                            + options.backlog() + " events within " + DRAIN_LIMIT);
+                }
+                Thread.sleep(2);
+            }
+            return options.backlog() / ((System.nanoTime() - start) / 1e9);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } finally {
+            worker.close();
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.outboxjava.benchmarks.internal;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The real services one benchmark run uses, each isolated from other users of the same servers:
+ * a schema of its own in PostgreSQL (dropped at the end), an in-process KRaft broker, and RabbitMQ
+ * exchanges/queues with a random suffix (deleted at the end) over a connection named
+ * {@code outbox-benchmarks-…}.
+ */
+public final class Services implements AutoCloseable {
+
+    private final String jdbcUrl;
+    private final String rabbitHost;
+    private final String schema = "outbox_bench_" + UUID.randomUUID().toString().substring(0, 8);
+    private final String runId = schema.substring("outbox_bench_".length());
+    private final AtomicInteger tables = new AtomicInteger();
+    private final HikariDataSource pool;
+    private final List<String> rabbitDeclared = new ArrayList<>();
+    private EmbeddedKafkaBroker kafka;
+    private Connection rabbitAdmin;
+
+    public Services(String jdbcUrl, String rabbitHost) {
+        this.jdbcUrl = jdbcUrl;
+        this.rabbitHost = rabbitHost;
+        this.pool = newPool("outbox-bench", 24);
+        execute("CREATE SCHEMA " + schema);
+    }
+
+    /** A new pool on the benchmark database (auto-commit connections). */
+    public HikariDataSource newPool(String name, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setUsername("postgres");
+        config.setPassword("");
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(1);
+        config.setPoolName(name);
+        config.addDataSourceProperty("ApplicationName", "outbox-benchmarks-" + name);
+        return new HikariDataSource(config);
+    }
+
+    /** The shared pool. */
+    public HikariDataSource dataSource() {
+        return pool;
+    }
+
+    public String schema() {
+        return schema;
+    }
+
+    /** A new, unused, schema-qualified table name. */
+    public String newTableName(String prefix) {
+        return schema + "." + prefix + "_" + tables.incrementAndGet();
+    }
+
+    /** Runs SQL outside a transaction (VACUUM, DDL). */
+    public void execute(String sql) {
+        try (java.sql.Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("benchmark SQL failed: " + sql.lines().findFirst().orElse(sql) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The in-process Kafka broker, started on first use. */
+    public synchronized EmbeddedKafkaBroker kafka() {
+        if (kafka == null) {
+            kafka = EmbeddedKafkaBroker.start(Map.of("log.flush.interval.messages", "9223372036854775807"));
+        }
+        return kafka;
+    }
+
+    /** Creates a Kafka topic {@code bench-<prefix>-<run>} and returns its name. */
+    public String newTopic(String prefix, int partitions) {
+        String topic = "bench-" + prefix + "-" + runId;
+        kafka().createTopic(topic, partitions);
+        return topic;
+    }
+
+    public String rabbitHost() {
+        return rabbitHost;
+    }
+
+    /** A connection factory for the local RabbitMQ (guest/guest). */
+    public ConnectionFactory rabbitFactory() {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(rabbitHost);
+        factory.setPort(5672);
+        factory.setUsername("guest");
+        factory.setPassword("guest");
+        return factory;
+    }
+
+    /**
+     * Declares a topic exchange and a durable queue bound with {@code #}; the queue keeps only its
+     * newest 10,000 messages (drop-head), so a 200,000-event drain cannot fill the shared broker's memory.
+     *
+     * @return the exchange name
+     */
+    public synchronized String newExchange(String prefix) {
+        String name = "outbox-bench." + prefix + "." + runId;
+        try {
+            if (rabbitAdmin == null) {
+                rabbitAdmin = rabbitFactory().newConnection("outbox-benchmarks-admin-" + runId);
+            }
+            try (Channel channel = rabbitAdmin.createChannel()) {
+                channel.exchangeDeclare(name, BuiltinExchangeType.TOPIC, true, false, null);
+                channel.queueDeclare(name, true, false, false, Map.of("x-max-length", 10_000,
+                        "x-overflow", "drop-head"));
+                channel.queueBind(name, name, "#");
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot declare RabbitMQ exchange/queue " + name + " on " + rabbitHost
+                    + ":5672: " + e.getMessage(), e);
+        }
+        rabbitDeclared.add(name);
+        return name;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (rabbitAdmin != null) {
+            try (Channel channel = rabbitAdmin.createChannel()) {
+                for (String name : rabbitDeclared) {
+                    channel.queueDelete(name);
+                    channel.exchangeDelete(name);
+                }
+            } catch (Exception e) {
+                System.err.println("could not delete RabbitMQ exchanges/queues " + rabbitDeclared + ": " + e);
+            }
+            try {
+                rabbitAdmin.close();
+            } catch (Exception ignored) {
+                // closing anyway
+            }
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+        try {
+            execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        } finally {
+            pool.close();
+        }
+    }
+}

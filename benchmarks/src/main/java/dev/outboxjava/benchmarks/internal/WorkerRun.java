@@ -1,0 +1,48 @@
+package dev.outboxjava.benchmarks.internal;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.core.relay.RelayListener;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.worker.OutboxWorker;
+import dev.outboxjava.worker.OutboxWorkerConfig;
+import dev.outboxjava.worker.WakeUpSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Builds the library's worker as a user would, counting what it publishes. */
+public final class WorkerRun {
+
+    private WorkerRun() {
+    }
+
+    /** Counts events the relay marked published. */
+    public static final class PublishedCounter implements RelayListener {
+        private final AtomicLong published = new AtomicLong();
+
+        @Override
+        public void onPublished(OutboxEvent event, Instant acknowledgedAt) {
+            published.incrementAndGet();
+        }
+
+        public long published() {
+            return published.get();
+        }
+    }
+
+    /** A worker with {@code threads} relay threads of {@code batchSize}, no cleaner, the given wake-up sources. */
+    public static OutboxWorker worker(OutboxStore store, Publisher publisher, int threads, int batchSize,
+            Duration pollInterval, RelayListener listener, List<WakeUpSource> wakeUps) {
+        OutboxWorkerConfig config = OutboxWorkerConfig.custom()
+                .relay(new RelaySettings(batchSize, Duration.ofSeconds(30)))
+                .relayThreads(threads)
+                .pollInterval(pollInterval)
+                .cleanerEnabled(false)
+                .build();
+        return OutboxWorker.builder().store(store).publisher(publisher).config(config).relayListener(listener)
+                .wakeUpSources(wakeUps).build();
+    }
+}
