@@ -65,6 +65,10 @@ public final class Demo implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        // The examples' quiet log configuration, unless the caller chose one (before any logger exists).
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "examples-logback.xml");
+        }
         System.exit(new CommandLine(new Demo(System.out)).execute(args));
     }
 

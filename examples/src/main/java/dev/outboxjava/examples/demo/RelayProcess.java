@@ -27,6 +27,10 @@ public final class RelayProcess {
 
     /** Runs until the process is terminated. */
     public static void main(String[] args) throws InterruptedException {
+        // The examples' quiet log configuration, unless the caller chose one (before any logger exists).
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "examples-logback.xml");
+        }
         OutboxSettings settings = OutboxSettings.fromEnvironment();
         OutboxWorker worker = start(settings);
         CountDownLatch stopped = new CountDownLatch(1);

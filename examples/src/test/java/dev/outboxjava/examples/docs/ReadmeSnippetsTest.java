@@ -1,0 +1,185 @@
+package dev.outboxjava.examples.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.worker.ConfigKey;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Keeps the docs honest: every {@code ```java} block of the top-level README and of
+ * {@code examples/README-sections.md} must appear, line for line (indentation aside), inside a
+ * tagged region ({@code // tag::name[]} ... {@code // end::name[]}) of the examples' sources, which
+ * the build compiles and the tests run. Edit the source, then copy the region into the README.
+ */
+@DisplayName("The README")
+class ReadmeSnippetsTest {
+
+    private static final Path MODULE = Path.of("").toAbsolutePath();
+    private static final List<Path> DOCS = List.of(MODULE.resolve("../README.md").normalize(),
+            MODULE.resolve("README-sections.md"), MODULE.resolve("README.md"));
+    private static final Pattern TAG = Pattern.compile("^\\s*//\\s*tag::([\\w.-]+)\\[]\\s*$");
+    private static final Pattern END = Pattern.compile("^\\s*//\\s*end::([\\w.-]+)\\[]\\s*$");
+    private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*(\\w*)\\s*$");
+
+    @Test
+    @DisplayName("shows only Java that is a tagged region of a compiled example source")
+    void javaSnippetsComeFromCompiledSources() {
+        Map<String, List<String>> regions = taggedRegions();
+        assertThat(regions).as("tagged regions in examples/src").isNotEmpty();
+        List<Path> docs = DOCS.stream().filter(Files::exists).toList();
+        assertThat(docs.stream().mapToInt(doc -> blocks(doc, "java").size()).sum())
+                .as("java blocks in " + docs).isPositive();
+
+        assertThat(unmatchedJavaBlocks(docs, regions)).as("README java blocks that no compiled source contains")
+                .isEmpty();
+    }
+
+    @Test
+    @DisplayName("check reports a Java block that differs from its source, and accepts one that differs only in indentation")
+    void checkCatchesDrift(@TempDir Path directory) throws IOException {
+        Path doc = directory.resolve("README.md");
+        Files.writeString(doc, String.join("\n",
+                "```java", "int a = 1;", "    int b = 2;", "```",
+                "```java", "int a = 1;", "int b = 3;", "```", ""));
+        Map<String, List<String>> regions = Map.of("Example.java#snippet", List.of("        int a = 1;",
+                "        int b = 2;"));
+
+        List<String> unmatched = unmatchedJavaBlocks(List.of(doc), regions);
+
+        assertThat(unmatched).hasSize(1);
+        assertThat(unmatched.get(0)).contains("README.md:5").contains("int b = 3;");
+    }
+
+    private static List<String> unmatchedJavaBlocks(List<Path> docs, Map<String, List<String>> regions) {
+        List<String> problems = new ArrayList<>();
+        for (Path doc : docs) {
+            for (Block block : blocks(doc, "java")) {
+                List<String> wanted = normalized(block.lines());
+                boolean found = regions.values().stream().anyMatch(region -> containsRun(normalized(region), wanted));
+                if (!found) {
+                    problems.add(doc.getFileName() + ":" + block.line() + " is in no tagged region of "
+                            + "examples/src (regions: " + String.join(", ", regions.keySet()) + "):\n"
+                            + String.join("\n", block.lines()));
+                }
+            }
+        }
+        return problems;
+    }
+
+    @Test
+    @DisplayName("lists the configuration keys exactly as the worker's key table defines them")
+    void configurationTableMatchesTheKeyTable() {
+        String sections = read(MODULE.resolve("README-sections.md"));
+        String table = ConfigKey.markdownTable().strip();
+
+        assertThat(sections).as("README-sections.md must contain ConfigKey.markdownTable() verbatim; "
+                + "regenerate the table from it").contains(table);
+    }
+
+    @Test
+    @DisplayName("names only Maven artifacts that are modules of this build")
+    void coordinatesNameRealModules() {
+        Pattern artifact = Pattern.compile("<groupId>dev\\.outboxjava</groupId>\\s*<artifactId>([\\w-]+)</artifactId>");
+        List<String> missing = new ArrayList<>();
+        for (Block block : blocks(MODULE.resolve("README-sections.md"), "xml")) {
+            Matcher matcher = artifact.matcher(String.join("\n", block.lines()));
+            while (matcher.find()) {
+                if (!Files.isDirectory(MODULE.resolve("..").resolve(matcher.group(1)))) {
+                    missing.add(matcher.group(1));
+                }
+            }
+        }
+        assertThat(missing).as("artifactIds in the README that are not modules").isEmpty();
+    }
+
+    private record Block(int line, List<String> lines) {
+    }
+
+    /** Fenced blocks of the given language, with the line number of their opening fence. */
+    private static List<Block> blocks(Path doc, String language) {
+        List<String> lines = read(doc).lines().toList();
+        List<Block> blocks = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            Matcher open = FENCE.matcher(lines.get(i));
+            if (!open.matches()) {
+                continue;
+            }
+            int start = i;
+            List<String> body = new ArrayList<>();
+            for (i++; i < lines.size() && !FENCE.matcher(lines.get(i)).matches(); i++) {
+                body.add(lines.get(i));
+            }
+            if (open.group(1).equals(language)) {
+                blocks.add(new Block(start + 1, body));
+            }
+        }
+        return blocks;
+    }
+
+    /** Every tagged region of examples/src, by "file#tag". */
+    private static Map<String, List<String>> taggedRegions() {
+        Map<String, List<String>> regions = new LinkedHashMap<>();
+        try (Stream<Path> files = Files.walk(MODULE.resolve("src"))) {
+            for (Path file : files.filter(path -> path.toString().endsWith(".java")).toList()) {
+                Map<String, List<String>> open = new LinkedHashMap<>();
+                for (String line : read(file).lines().toList()) {
+                    Matcher end = END.matcher(line);
+                    if (end.find() && open.containsKey(end.group(1))) {
+                        regions.put(file.getFileName() + "#" + end.group(1), open.remove(end.group(1)));
+                        continue;
+                    }
+                    Matcher tag = TAG.matcher(line);
+                    if (tag.find()) {
+                        open.put(tag.group(1), new ArrayList<>());
+                        continue;
+                    }
+                    open.values().forEach(region -> region.add(line));
+                }
+                assertThat(open.keySet()).as("tags without an end in " + file).isEmpty();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return regions;
+    }
+
+    /** Lines without indentation and trailing blanks; empty lines dropped. */
+    private static List<String> normalized(List<String> lines) {
+        return lines.stream().map(String::strip).filter(line -> !line.isEmpty()).collect(Collectors.toList());
+    }
+
+    private static boolean containsRun(List<String> haystack, List<String> needle) {
+        if (needle.isEmpty()) {
+            return true;
+        }
+        for (int start = 0; start + needle.size() <= haystack.size(); start++) {
+            if (haystack.subList(start, start + needle.size()).equals(needle)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String read(Path path) {
+        try {
+            return Files.readString(path, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + path, e);
+        }
+    }
+}
