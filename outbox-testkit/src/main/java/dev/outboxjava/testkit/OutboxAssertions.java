@@ -76,6 +76,10 @@ public final class OutboxAssertions {
             Duration timeout) {
         Objects.requireNonNull(publisher, "publisher");
         Objects.requireNonNull(filter, "filter");
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1, was " + count
+                    + " (use assertNothingPublished to expect none)");
+        }
         AtomicReference<List<OutboxEvent>> matching = new AtomicReference<>(List.of());
         try {
             poll(timeout).until(() -> {
