@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.slf4j.MDC;
 
 /**
  * Runs the work for a received Kafka record through an {@link Inbox}, keyed by the record's
@@ -25,7 +26,8 @@ import org.apache.kafka.common.header.Header;
  * consumer.commitSync();   // only after the records were processed
  * }</pre>
  * {@link KafkaInboxConsumer} is that loop, with per-partition offsets and rewinding on failure.
- * Structured-mode CloudEvents (the id inside a JSON body) are not read. Thread-safe.
+ * Structured-mode CloudEvents (the id inside a JSON body) are not read. While the work runs, the
+ * MDC holds {@code event_id}, {@code event_type} ({@code ce_type}) and {@code key}. Thread-safe.
  *
  * @param <T> the inbox's transaction handle
  */
@@ -33,6 +35,8 @@ public final class KafkaInbox<T> {
 
     /** The CloudEvents id header of the Kafka protocol binding (binary content mode). */
     public static final String CLOUD_EVENTS_ID_HEADER = "ce_id";
+    /** The CloudEvents type header; put in the MDC as {@code event_type} while the work runs. */
+    public static final String CLOUD_EVENTS_TYPE_HEADER = "ce_type";
 
     private final Inbox<T> inbox;
     private final String consumerName;
@@ -50,8 +54,7 @@ public final class KafkaInbox<T> {
      */
     public static <T> KafkaInbox<T> of(Inbox<T> inbox, String consumerName) {
         Objects.requireNonNull(inbox, "inbox");
-        new InboxKey(consumerName, "-"); // validates the name now, not at the first record
-        return new KafkaInbox<>(inbox, consumerName);
+        return new KafkaInbox<>(inbox, InboxKey.requireValidConsumerName(consumerName));
     }
 
     /** The consumer name records are deduplicated under. */
@@ -64,11 +67,8 @@ public final class KafkaInbox<T> {
      * when the header is absent or empty.
      */
     public static Optional<String> messageId(ConsumerRecord<?, ?> record) {
-        Header header = Objects.requireNonNull(record, "record").headers().lastHeader(CLOUD_EVENTS_ID_HEADER);
-        if (header == null || header.value() == null || header.value().length == 0) {
-            return Optional.empty();
-        }
-        return Optional.of(new String(header.value(), StandardCharsets.UTF_8));
+        String id = header(Objects.requireNonNull(record, "record"), CLOUD_EVENTS_ID_HEADER);
+        return id == null || id.isEmpty() ? Optional.empty() : Optional.of(id);
     }
 
     /**
@@ -83,11 +83,29 @@ public final class KafkaInbox<T> {
         String id = messageId(record).orElseThrow(() -> new UnidentifiableMessageException("the record at "
                 + describe(record) + " has no " + CLOUD_EVENTS_ID_HEADER + " header, so consumer '" + consumerName
                 + "' cannot deduplicate it; publish CloudEvents in binary mode (the outbox's Kafka publisher does)"));
+        MDC.put("event_id", id);
+        putIfPresent("event_type", header(record, CLOUD_EVENTS_TYPE_HEADER));
+        putIfPresent("key", record.key() == null ? null : record.key().toString());
         try {
             return inbox.process(consumerName, id, work);
         } catch (UnidentifiableMessageException e) {
             throw new UnidentifiableMessageException("the record at " + describe(record) + ": " + e.getMessage());
+        } finally {
+            MDC.remove("event_id");
+            MDC.remove("event_type");
+            MDC.remove("key");
         }
+    }
+
+    private static void putIfPresent(String key, String value) {
+        if (value != null) {
+            MDC.put(key, value);
+        }
+    }
+
+    private static String header(ConsumerRecord<?, ?> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 
     static String describe(ConsumerRecord<?, ?> record) {

@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Runs the work for a received RabbitMQ message through an {@link Inbox}, keyed by the message id —
@@ -47,8 +48,9 @@ import org.slf4j.LoggerFactory;
  *       dropped otherwise — and logged at ERROR ({@link DeliveryOutcome#REJECTED}).</li>
  * </ul>
  * If the acknowledgement itself fails after the commit (the channel closed), the broker redelivers
- * the message and the inbox recognises it. Thread-safe; use a channel from one thread at a time, as
- * the RabbitMQ client requires.
+ * the message and the inbox recognises it. While the work runs, the MDC holds {@code event_id} and
+ * {@code event_type} (the AMQP {@code type} property). Thread-safe; use a channel from one thread at
+ * a time, as the RabbitMQ client requires.
  *
  * @param <T> the inbox's transaction handle
  */
@@ -96,8 +98,7 @@ public final class RabbitMqInbox<T> {
      */
     public static <T> RabbitMqInbox<T> of(Inbox<T> inbox, String consumerName) {
         Objects.requireNonNull(inbox, "inbox");
-        new InboxKey(consumerName, "-"); // validates the name now, not at the first delivery
-        return new RabbitMqInbox<>(inbox, consumerName);
+        return new RabbitMqInbox<>(inbox, InboxKey.requireValidConsumerName(consumerName));
     }
 
     /** The consumer name messages are deduplicated under. */
@@ -135,7 +136,16 @@ public final class RabbitMqInbox<T> {
         String id = messageId(properties).orElseThrow(() -> new UnidentifiableMessageException("the message has "
                 + "neither a message_id nor a " + CLOUD_EVENTS_ID_HEADER + " header, so consumer '" + consumerName
                 + "' cannot deduplicate it (the outbox's RabbitMQ publisher sets both)"));
-        return inbox.process(consumerName, id, work);
+        MDC.put("event_id", id);
+        if (properties.getType() != null) {
+            MDC.put("event_type", properties.getType());
+        }
+        try {
+            return inbox.process(consumerName, id, work);
+        } finally {
+            MDC.remove("event_id");
+            MDC.remove("event_type");
+        }
     }
 
     /**

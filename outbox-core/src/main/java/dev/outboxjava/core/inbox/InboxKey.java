@@ -23,14 +23,7 @@ public record InboxKey(String consumerName, String messageId) {
      * @throws UnidentifiableMessageException when the message id is unusable
      */
     public InboxKey {
-        if (consumerName == null || consumerName.isBlank()) {
-            throw new InvalidConfigurationException("inbox.consumerName", "is required: a stable name of the "
-                    + "consuming handler, e.g. shipping.order-placed");
-        }
-        if (consumerName.length() > MAX_CONSUMER_NAME_LENGTH) {
-            throw new InvalidConfigurationException("inbox.consumerName", "is " + consumerName.length()
-                    + " characters, over the maximum of " + MAX_CONSUMER_NAME_LENGTH);
-        }
+        requireValidConsumerName(consumerName);
         if (messageId == null || messageId.isBlank()) {
             throw new UnidentifiableMessageException("the message has no id, so consumer '" + consumerName
                     + "' cannot deduplicate it; publish it with a CloudEvents id (every outbox event has one)");
@@ -40,5 +33,23 @@ public record InboxKey(String consumerName, String messageId) {
                     + " characters, over the inbox's maximum of " + MAX_MESSAGE_ID_LENGTH + " (consumer '"
                     + consumerName + "')");
         }
+    }
+
+    /**
+     * Checks a consumer name on its own, e.g. when a broker helper is created, before any message arrives.
+     *
+     * @return the name
+     * @throws InvalidConfigurationException (setting {@code inbox.consumerName}) when it is blank or too long
+     */
+    public static String requireValidConsumerName(String consumerName) {
+        if (consumerName == null || consumerName.isBlank()) {
+            throw new InvalidConfigurationException("inbox.consumerName", "is required: a stable name of the "
+                    + "consuming handler, e.g. shipping.order-placed");
+        }
+        if (consumerName.length() > MAX_CONSUMER_NAME_LENGTH) {
+            throw new InvalidConfigurationException("inbox.consumerName", "is " + consumerName.length()
+                    + " characters, over the maximum of " + MAX_CONSUMER_NAME_LENGTH);
+        }
+        return consumerName;
     }
 }
