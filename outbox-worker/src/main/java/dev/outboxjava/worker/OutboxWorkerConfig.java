@@ -86,54 +86,67 @@ public final class OutboxWorkerConfig {
         return new Builder();
     }
 
+    /** Batch size and publish timeout of a relay tick. */
     public RelaySettings relay() {
         return relay;
     }
 
+    /** Relay threads in this process. */
     public int relayThreads() {
         return relayThreads;
     }
 
+    /** How long an idle relay waits for a wake-up before polling again. */
     public Duration pollInterval() {
         return pollInterval;
     }
 
+    /** When failed events are retried. */
     public RetryPolicy retryPolicy() {
         return retryPolicy;
     }
 
+    /** Lease timeout and chunking of the sweeper. */
     public SweeperSettings sweeper() {
         return sweeper;
     }
 
+    /** Time between sweeper ticks. */
     public Duration sweepInterval() {
         return sweepInterval;
     }
 
+    /** Whether this process runs the cleaner. */
     public boolean cleanerEnabled() {
         return cleanerEnabled;
     }
 
+    /** Retention and chunking of the cleaner. */
     public CleanerSettings cleaner() {
         return cleaner;
     }
 
+    /** Time between cleaner ticks. */
     public Duration cleanInterval() {
         return cleanInterval;
     }
 
+    /** First pause of a loop after a failed tick. */
     public Duration backoffInitial() {
         return backoffInitial;
     }
 
+    /** Longest pause of a loop during an outage. */
     public Duration backoffMax() {
         return backoffMax;
     }
 
+    /** How long close() lets batches in flight finish. */
     public Duration shutdownTimeout() {
         return shutdownTimeout;
     }
 
+    /** How often the backlog gauges are refreshed from the store. */
     public Duration metricsPollInterval() {
         return metricsPollInterval;
     }
