@@ -88,64 +88,84 @@ public final class DemoRun {
             out.printf("placing %,d orders from %d threads (JDBC and jOOQ services alternate; every %dth order is "
                     + "sold out and rolls back)%n", options.orders(), options.threads(), OrderLoad.REJECT_EVERY);
             load.start();
+            Ending ending;
+            try {
+                ending = watch(launcher, relay, load, store, stats, started, logs);
+            } finally {
+                load.stop(); // on every path: no order thread may outlive the data source
+            }
+            printProgress(started, stats, store.countByStatus(), ending.relay());
+            int exit = ending.relay().stop();
+            out.printf("relay #%d stopped with SIGTERM after a graceful drain (exit code %d)%n",
+                    ending.relay().number(), exit);
+            consumer.close();
+            return summarize(dataSource, stats, ending.kills());
+        }
+    }
 
-            int kills = 0;
-            boolean firstReported = false;
-            long deadline = System.nanoTime() + options.timeout().toNanos();
-            long lastPrint = 0;
-            long drainedAt = 0;
-            while (true) {
-                sleep(TICK_MILLIS);
-                Map<EventStatus, Long> counts = store.countByStatus();
-                long sent = counts.get(EventStatus.SENT);
-                long open = counts.get(EventStatus.PENDING) + counts.get(EventStatus.IN_FLIGHT);
-                if (!relay.isAlive()) {
-                    throw new IllegalStateException("relay #" + relay.number() + " exited on its own; its last output:"
-                            + System.lineSeparator() + relay.logTail(20));
-                }
-                if (!firstReported && stats.firstConsumedAtNanos() != 0) {
-                    firstReported = true;
-                    out.printf("first event consumed %.1f s after start%n",
-                            (stats.firstConsumedAtNanos() - started) / 1e9);
-                }
-                if (kills == 0 && sent >= options.killAt() * options.orders()) {
-                    relay.kill();
-                    kills++;
-                    Map<EventStatus, Long> atKill = store.countByStatus();
-                    out.printf("%n*** SIGKILL relay #%d (pid %d) mid-drain: %,d events in flight, %,d pending -- "
-                            + "their lease expires within %d s%n", relay.number(), relay.pid(),
-                            atKill.get(EventStatus.IN_FLIGHT), atKill.get(EventStatus.PENDING),
-                            RelayLauncher.LEASE_TIMEOUT_SECONDS);
-                    relay = launcher.start(2);
-                    out.printf("*** relay #2 started as process %d (log %s)%n%n", relay.pid(), relay.log());
-                }
-                if (System.nanoTime() / 1_000_000 - lastPrint >= PRINT_EVERY_MILLIS) {
-                    lastPrint = System.nanoTime() / 1_000_000;
-                    printProgress(started, stats, counts, relay);
-                }
-                boolean complete = load.isDone() && open == 0 && stats.consumed() >= stats.written();
-                if (complete && kills > 0) {
-                    if (drainedAt == 0) {
-                        drainedAt = System.nanoTime();
-                    } else if (System.nanoTime() - drainedAt >= SETTLE_MILLIS * 1_000_000) {
-                        break;
-                    }
-                } else {
-                    drainedAt = 0;
-                }
-                if (System.nanoTime() > deadline) {
-                    out.printf("%n!!! gave up waiting after %s; see the relay logs in %s%n",
-                            options.timeout(), logs);
-                    load.stop();
+    /** What the watch loop ended with: the relay still running and how many were killed. */
+    private record Ending(RelayLauncher.Relay relay, int kills) {
+    }
+
+    /**
+     * Prints progress until every committed order's event was consumed (or the timeout passed),
+     * killing relay #1 once {@code killAt} of the orders are published.
+     */
+    private Ending watch(RelayLauncher launcher, RelayLauncher.Relay first, OrderLoad load, PostgresOutboxStore store,
+            DemoStats stats, long started, Path logs) {
+        RelayLauncher.Relay relay = first;
+        int kills = 0;
+        boolean firstReported = false;
+        long deadline = System.nanoTime() + options.timeout().toNanos();
+        long lastPrint = 0;
+        long drainedAt = 0;
+        while (true) {
+            sleep(TICK_MILLIS);
+            Map<EventStatus, Long> counts = store.countByStatus();
+            long sent = counts.get(EventStatus.SENT);
+            long open = counts.get(EventStatus.PENDING) + counts.get(EventStatus.IN_FLIGHT);
+            if (!relay.isAlive()) {
+                throw new IllegalStateException("relay #" + relay.number() + " exited on its own; its last output:"
+                        + System.lineSeparator() + relay.logTail(20));
+            }
+            if (!firstReported && stats.firstConsumedAtNanos() != 0) {
+                firstReported = true;
+                out.printf("first event consumed %.1f s after start%n",
+                        (stats.firstConsumedAtNanos() - started) / 1e9);
+            }
+            if (kills == 0 && sent >= options.killAt() * options.orders()) {
+                relay.kill();
+                kills++;
+                Map<EventStatus, Long> atKill = store.countByStatus();
+                out.printf("%n*** SIGKILL relay #%d (pid %d) mid-drain: %,d events in flight, %,d pending -- "
+                        + "their lease expires within %d s%n", relay.number(), relay.pid(),
+                        atKill.get(EventStatus.IN_FLIGHT), atKill.get(EventStatus.PENDING),
+                        RelayLauncher.LEASE_TIMEOUT_SECONDS);
+                relay = launcher.start(kills + 1);
+                out.printf("*** relay #%d started as process %d (log %s)%n%n", relay.number(), relay.pid(),
+                        relay.log());
+            }
+            if (System.nanoTime() / 1_000_000 - lastPrint >= PRINT_EVERY_MILLIS) {
+                lastPrint = System.nanoTime() / 1_000_000;
+                printProgress(started, stats, counts, relay);
+            }
+            boolean complete = load.isDone() && open == 0 && stats.consumed() >= stats.written();
+            if (complete && kills > 0) {
+                if (drainedAt == 0) {
+                    drainedAt = System.nanoTime();
+                } else if (System.nanoTime() - drainedAt >= SETTLE_MILLIS * 1_000_000) {
                     break;
                 }
+            } else {
+                drainedAt = 0;
             }
-            printProgress(started, stats, store.countByStatus(), relay);
-            int exit = relay.stop();
-            out.printf("relay #%d stopped with SIGTERM after a graceful drain (exit code %d)%n", relay.number(), exit);
-            consumer.close();
-            return summarize(dataSource, stats, kills);
+            if (System.nanoTime() > deadline) {
+                out.printf("%n!!! gave up waiting after %s; see the relay logs in %s%n",
+                        options.timeout(), logs);
+                break;
+            }
         }
+        return new Ending(relay, kills);
     }
 
     private void printProgress(long started, DemoStats stats, Map<EventStatus, Long> counts,

@@ -6,6 +6,7 @@ import dev.outboxjava.examples.orders.PlaceOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,7 @@ final class OrderLoad {
     private final int threads;
     private final DemoStats stats;
     private final AtomicInteger next = new AtomicInteger();
+    private final AtomicBoolean failureLogged = new AtomicBoolean();
     private final List<Thread> running = new ArrayList<>();
 
     /**
@@ -77,7 +79,10 @@ final class OrderLoad {
             } catch (OutOfStockException e) {
                 stats.orderRejected();
             } catch (RuntimeException e) {
-                log.warn("placing an order failed: {}", e.toString());
+                // Rolled back like a rejection; logged once, not once per order.
+                if (failureLogged.compareAndSet(false, true)) {
+                    log.warn("placing an order failed (further failures are counted, not logged): {}", e.toString());
+                }
                 stats.orderRejected();
             }
         }
