@@ -261,9 +261,9 @@ public final class FaultyPublisher implements Publisher {
             return answer;
         }
         CompletableFuture<List<PublishOutcome>> lateAnswer = new CompletableFuture<>();
-        long delayMillis = timeout.plus(late).toMillis();
-        answer.whenComplete((outcomes, error) -> CompletableFuture.delayedExecutor(delayMillis,
-                TimeUnit.MILLISECONDS).execute(() -> {
+        long dueNanos = System.nanoTime() + timeout.plus(late).toNanos();
+        answer.whenComplete((outcomes, error) -> CompletableFuture.delayedExecutor(
+                Math.max(0, dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS).execute(() -> {
                     if (error != null) {
                         lateAnswer.completeExceptionally(error);
                     } else {
