@@ -1,0 +1,111 @@
+package dev.outboxjava.testkit.faults;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.contract.ReceivedMessage;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Compares what the broker delivered with what the producers committed and what the table holds.
+ *
+ * <ul>
+ *   <li><b>lost</b>: committed (per the producers, or found in the table for a commit of unknown outcome)
+ *       and never delivered;</li>
+ *   <li><b>phantom</b>: delivered, but never committed — rolled back on purpose, or unknown;</li>
+ *   <li><b>reordered</b> (per-key ordering only): for each key, the events in the order of their
+ *       <em>first</em> delivery must have increasing sequences. First deliveries, because that is what a
+ *       consumer that drops duplicates by id sees; a duplicate may arrive after later events of its key (a
+ *       relay that died after the broker's acknowledgement is re-published after the sweeper reclaims it),
+ *       which at-least-once delivery allows;</li>
+ *   <li><b>duplicates</b>: deliveries beyond the first. Each must be explained: the event was in flight
+ *       while a fault struck ({@link ExposureLog}); the rest are counted as unexplained;</li>
+ *   <li><b>stuck</b>: still in flight after the sweeper has run (call the checker after waiting longer
+ *       than the lease timeout with a sweeper running).</li>
+ * </ul>
+ */
+public final class DeliveryChecker {
+
+    private DeliveryChecker() {
+    }
+
+    /**
+     * @param ledger     what the producers did
+     * @param received   every message the consumer read, in arrival order (per partition for Kafka)
+     * @param stored     the table's rows at the end ({@link OutboxTableProbe#events()})
+     * @param exposure   the ids exposed to faults ({@link ExposureLog#exposed()})
+     * @param faults     the faults injected
+     * @param perKey     whether per-key order is required
+     * @param leaseLost  lease-lost marks reported by the relays
+     */
+    public static FaultReport check(ProducerLedger ledger, List<ReceivedMessage> received,
+            Map<UUID, OutboxTableProbe.StoredEvent> stored, Map<UUID, FaultKind> exposure, List<InjectedFault> faults,
+            boolean perKey, long leaseLost) {
+        Set<UUID> committed = new HashSet<>(ledger.committedEvents().keySet());
+        Set<UUID> rolledBack = new HashSet<>(ledger.rolledBackEvents());
+        for (UUID id : ledger.uncertainEvents().keySet()) {
+            (stored.containsKey(id) ? committed : rolledBack).add(id);
+        }
+
+        Map<UUID, Integer> deliveries = new HashMap<>();
+        Map<String, Long> highestSequenceByKey = new HashMap<>();
+        long phantom = 0;
+        long reordered = 0;
+        for (ReceivedMessage message : received) {
+            UUID id = parse(message.id());
+            int count = deliveries.merge(id == null ? new UUID(0, 0) : id, 1, Integer::sum);
+            if (id == null || !committed.contains(id)) {
+                if (count == 1) {
+                    phantom++;
+                }
+                continue;
+            }
+            if (count == 1 && perKey) {
+                OutboxTableProbe.StoredEvent event = stored.get(id);
+                Optional<String> key = event != null ? event.key() : message.key();
+                if (key.isPresent() && event != null) {
+                    long highest = highestSequenceByKey.getOrDefault(key.get(), Long.MIN_VALUE);
+                    if (event.sequence() < highest) {
+                        reordered++;
+                    } else {
+                        highestSequenceByKey.put(key.get(), event.sequence());
+                    }
+                }
+            }
+        }
+
+        long lost = committed.stream().filter(id -> !deliveries.containsKey(id)).count();
+        long duplicates = 0;
+        long unexplained = 0;
+        for (Map.Entry<UUID, Integer> entry : deliveries.entrySet()) {
+            if (entry.getValue() > 1 && committed.contains(entry.getKey())) {
+                duplicates += entry.getValue() - 1;
+                if (!exposure.containsKey(entry.getKey())) {
+                    unexplained += entry.getValue() - 1;
+                }
+            }
+        }
+        Map<EventStatus, Long> byStatus = new EnumMap<>(EventStatus.class);
+        stored.values().forEach(event -> byStatus.merge(event.status(), 1L, Long::sum));
+        Map<FaultKind, Integer> byKind = new EnumMap<>(FaultKind.class);
+        faults.forEach(fault -> byKind.merge(fault.kind(), 1, Integer::sum));
+        return new FaultReport(committed.size(), rolledBack.size(), faults.size(), byKind, lost, phantom,
+                perKey ? OptionalLong.of(reordered) : OptionalLong.empty(), duplicates, unexplained,
+                byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L), byStatus.getOrDefault(EventStatus.PENDING, 0L),
+                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost);
+    }
+
+    private static UUID parse(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

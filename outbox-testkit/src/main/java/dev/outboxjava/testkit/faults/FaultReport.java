@@ -1,0 +1,58 @@
+package dev.outboxjava.testkit.faults;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * What the checker found after a fault run.
+ *
+ * @param events                 committed events (each must be delivered at least once)
+ * @param rolledBack             events of rolled-back transactions (none may be delivered)
+ * @param faults                 injected faults, all kinds
+ * @param faultsByKind           injected faults per kind
+ * @param lost                   committed events never delivered
+ * @param phantom                delivered events that were never committed (rolled back or unknown)
+ * @param reordered              with per-key ordering: events whose first delivery came after the first
+ *                               delivery of a later event (by sequence) of the same key; empty when order
+ *                               was not checked (ordering NONE)
+ * @param duplicates             deliveries beyond the first, over all events
+ * @param unexplainedDuplicates  duplicates of events that were never in flight while a fault struck
+ * @param stuck                  events still in flight once the sweeper has run
+ * @param pending                events still pending at the end
+ * @param deadLettered           events dead-lettered (an injected fault should never exhaust an event's attempts)
+ * @param leaseLost              marks refused as lease-lost, as reported by the relays
+ */
+public record FaultReport(long events, long rolledBack, int faults, Map<FaultKind, Integer> faultsByKind, long lost,
+        long phantom, OptionalLong reordered, long duplicates, long unexplainedDuplicates, long stuck, long pending,
+        long deadLettered, long leaseLost) {
+
+    public FaultReport {
+        faultsByKind = Map.copyOf(Objects.requireNonNull(faultsByKind, "faultsByKind"));
+        Objects.requireNonNull(reordered, "reordered");
+    }
+
+    /**
+     * The one-line summary: {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}
+     * ({@code reordered n/a} when order was not checked).
+     */
+    public String summaryLine() {
+        return "events " + events + ", faults " + faults + ", lost " + lost + ", phantom " + phantom + ", reordered "
+                + (reordered.isPresent() ? String.valueOf(reordered.getAsLong()) : "n/a") + ", duplicates "
+                + duplicates + ", stuck " + stuck;
+    }
+
+    /** Whether every guarantee held: nothing lost, phantom, reordered, stuck or dead-lettered, every duplicate explained. */
+    public boolean passed() {
+        return lost == 0 && phantom == 0 && reordered.orElse(0) == 0 && stuck == 0 && pending == 0
+                && deadLettered == 0 && unexplainedDuplicates == 0;
+    }
+
+    /** The details behind the summary line, for the log. */
+    public String details() {
+        return "committed " + events + ", rolled back " + rolledBack + ", faults by kind " + faultsByKind
+                + ", duplicates " + duplicates + " (unexplained " + unexplainedDuplicates + "), lease-lost marks "
+                + leaseLost + ", pending " + pending + ", dead-lettered " + deadLettered + ", per-key order "
+                + (reordered.isPresent() ? "checked" : "not checked (ordering NONE)");
+    }
+}

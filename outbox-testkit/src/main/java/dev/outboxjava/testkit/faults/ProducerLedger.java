@@ -1,0 +1,61 @@
+package dev.outboxjava.testkit.faults;
+
+import dev.outboxjava.core.OutboxEvent;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the producers did, event by event: which events committed, which were rolled back on purpose
+ * (or because the append failed), and which had an unknown outcome (the commit itself failed, so the
+ * transaction may or may not have landed; the checker asks the database). Thread-safe.
+ */
+public final class ProducerLedger {
+
+    private final Map<UUID, Optional<String>> committed = new ConcurrentHashMap<>();
+    private final Set<UUID> rolledBack = ConcurrentHashMap.newKeySet();
+    private final Map<UUID, Optional<String>> uncertain = new ConcurrentHashMap<>();
+
+    /** Records the events of a transaction that committed. */
+    public void committed(Collection<OutboxEvent> events) {
+        events.forEach(event -> committed.put(event.id(), event.key()));
+    }
+
+    /** Records the events of a transaction that was rolled back. */
+    public void rolledBack(Collection<OutboxEvent> events) {
+        events.forEach(event -> rolledBack.add(event.id()));
+    }
+
+    /** Records the events of a transaction whose commit failed with an unknown outcome. */
+    public void uncertain(Collection<OutboxEvent> events) {
+        events.forEach(event -> uncertain.put(event.id(), event.key()));
+    }
+
+    /** How many events committed so far. */
+    public int committedCount() {
+        return committed.size();
+    }
+
+    /** How many events were rolled back so far. */
+    public int rolledBackCount() {
+        return rolledBack.size();
+    }
+
+    /** The committed events' ids and keys (a copy). */
+    public Map<UUID, Optional<String>> committedEvents() {
+        return Map.copyOf(committed);
+    }
+
+    /** The rolled-back events' ids (a copy). */
+    public Set<UUID> rolledBackEvents() {
+        return Set.copyOf(rolledBack);
+    }
+
+    /** The events whose transaction outcome is unknown (a copy). */
+    public Map<UUID, Optional<String>> uncertainEvents() {
+        return Map.copyOf(uncertain);
+    }
+}

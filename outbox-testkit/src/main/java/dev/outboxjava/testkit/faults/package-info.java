@@ -1,0 +1,25 @@
+/**
+ * A fault-injection harness: run the relay under crashes, outages, restarts, hung publishers and
+ * skewed clocks while producers write (and roll back) continuously, then check that nothing was lost,
+ * nothing phantom was delivered, per-key order held and every duplicate is explained.
+ *
+ * <ul>
+ *   <li>{@link dev.outboxjava.testkit.faults.ContinuousProducer} writes, recording every outcome in a
+ *       {@link dev.outboxjava.testkit.faults.ProducerLedger};</li>
+ *   <li>relays run as OS processes ({@link dev.outboxjava.testkit.faults.RelayProcess}, the worker by
+ *       default) in a {@link dev.outboxjava.testkit.faults.RelayFleet}, or in this JVM
+ *       ({@link dev.outboxjava.testkit.faults.InJvmRelay}) for the faults that need a hook;</li>
+ *   <li>{@link dev.outboxjava.testkit.faults.FaultInjectors} builds the faults, and
+ *       {@link dev.outboxjava.testkit.faults.FaultCampaign} injects them at random moments;</li>
+ *   <li>{@link dev.outboxjava.testkit.faults.ExposureLog} records which events were in flight while a
+ *       fault struck, and {@link dev.outboxjava.testkit.faults.DeliveryChecker} produces the
+ *       {@link dev.outboxjava.testkit.faults.FaultReport} and its summary line
+ *       {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}.</li>
+ * </ul>
+ *
+ * Shared servers: the harness never restarts PostgreSQL or RabbitMQ; it terminates only the relays' own
+ * database sessions ({@link dev.outboxjava.testkit.faults.PostgresSessionTerminator}) and closes only the
+ * relays' own broker connections ({@link dev.outboxjava.testkit.faults.RabbitMqConnectionCloser}). Kafka
+ * outages stop and restart the in-process broker of the testkit.
+ */
+package dev.outboxjava.testkit.faults;
