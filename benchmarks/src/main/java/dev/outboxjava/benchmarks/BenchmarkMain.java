@@ -80,14 +80,15 @@ public final class BenchmarkMain {
             }
             if (options.runs(3)) {
                 Log.line("S3 worker drain");
-                Map<WorkerDrainScenario.Variant, Double> drains = new WorkerDrainScenario(services, tables, brokers,
-                        options).run();
+                WorkerDrainScenario scenario3 = new WorkerDrainScenario(services, tables, brokers, options);
+                Map<WorkerDrainScenario.Variant, Double> drains = scenario3.run();
                 for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
                     WorkerDrainScenario.Variant v = entry.getKey();
                     double r = entry.getValue();
                     String figure = "worker -> " + v.label() + " (" + options.relayThreads() + " threads x "
                             + options.batchSize() + ")";
                     table.info("3 this library", figure, rate(r));
+                    table.info("3 this library", "  where a tick's time goes", scenario3.breakdown().get(v));
                     if (ceiling != null) {
                         double ceil = v.completion() == CompletionMode.KEEP_SENT ? ceiling.keepSentRowsPerSecond()
                                 : ceiling.deleteRowsPerSecond();
@@ -132,8 +133,9 @@ public final class BenchmarkMain {
             SteadyStateScenario.Latency l = entry.getValue();
             String value = String.format(Locale.ROOT, "p50 %.1f / p95 %.1f / p99 %.1f ms", l.p50Millis(), l.p95Millis(),
                     l.p99Millis());
-            String backlog = String.format(Locale.ROOT, "%s (max pending %,d in 2nd half, %,d missing)",
-                    l.flat() ? "flat" : "growing", l.maxPendingSecondHalf(), l.missing());
+            String backlog = String.format(Locale.ROOT, "%s (max pending %,d in 2nd half, %,d missing; producers "
+                    + "reached %,.0f/s)", l.flat() ? "flat" : "growing", l.maxPendingSecondHalf(), l.missing(),
+                    l.achievedRate());
             if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
                 table.info(scenario, w.display() + ": commit -> consume", value);
                 table.info(scenario, w.display() + ": backlog", backlog);

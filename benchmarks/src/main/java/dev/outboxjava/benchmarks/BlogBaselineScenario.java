@@ -75,7 +75,7 @@ public final class BlogBaselineScenario {
 
     private double drain(Connection connection, String table, KafkaProducer<String, byte[]> producer)
             throws SQLException {
-        long deadline = System.nanoTime() + options.baselineTime().toNanos();
+        long deadline = System.nanoTime() + options.drainWindow().toNanos();
         long start = System.nanoTime();
         long sent = 0;
         connection.setAutoCommit(false);

@@ -24,6 +24,9 @@ public final class CeilingScenario {
     /** Drainer counts tried. */
     public static final List<Integer> DRAINERS = List.of(1, 2, 4);
 
+    /** How long each configuration drains while looking for the best one. */
+    static final java.time.Duration SEARCH_WINDOW = java.time.Duration.ofSeconds(3);
+
     /** The best configuration and the medians of its rates. */
     public record Result(int batchSize, int drainers, double keepSentRowsPerSecond, double deleteRowsPerSecond) {
     }
@@ -50,7 +53,7 @@ public final class CeilingScenario {
                 for (int drainers : DRAINERS) {
                     tables.truncate(keep);
                     tables.loadPending(keep, options.searchBacklog(), "ceiling");
-                    double rate = Drainers.drain(keep, batch, drainers, options.searchBacklog());
+                    double rate = Drainers.drain(keep, batch, drainers, options.searchBacklog(), SEARCH_WINDOW);
                     Log.line("S1 search: batch %d, %d drainer(s): %,.0f rows/s (%,d-row backlog)", batch, drainers,
                             rate, options.searchBacklog());
                     if (rate > bestRate) {
@@ -65,10 +68,10 @@ public final class CeilingScenario {
             for (int run = 0; run < options.runs(); run++) {
                 tables.truncate(keep);
                 tables.loadPending(keep, options.backlog(), "ceiling");
-                keepRates.add(Drainers.drain(keep, bestBatch, bestDrainers, options.backlog()));
+                keepRates.add(Drainers.drain(keep, bestBatch, bestDrainers, options.backlog(), options.drainWindow()));
                 tables.truncate(delete);
                 tables.loadPending(delete, options.backlog(), "ceiling");
-                deleteRates.add(Drainers.drain(delete, bestBatch, bestDrainers, options.backlog()));
+                deleteRates.add(Drainers.drain(delete, bestBatch, bestDrainers, options.backlog(), options.drainWindow()));
                 Log.line("S1 run %d: keep-sent %,.0f rows/s, delete-on-publish %,.0f rows/s (batch %d, %d drainers)",
                         run + 1, keepRates.get(run), deleteRates.get(run), bestBatch, bestDrainers);
             }

@@ -8,6 +8,7 @@ import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.ProducerLoad;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.Stats;
+import dev.outboxjava.benchmarks.internal.TickTimings;
 import dev.outboxjava.benchmarks.internal.WorkerRun;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
@@ -99,7 +100,8 @@ public final class SteadyStateScenario {
 
     private Latency steady(WakeUp wakeUp) {
         String topic = services.newTopic("steady-" + wakeUp.name().toLowerCase().replace('_', '-'), 6);
-        try (HikariDataSource pool = services.newPool("steady", options.producers() + options.relayThreads() + 4)) {
+        int producers = pacedProducers(options);
+        try (HikariDataSource pool = services.newPool("steady", producers + options.relayThreads() + 4)) {
             PostgresOutboxStore store = tables.create("steady", CompletionMode.KEEP_SENT,
                     wakeUp == WakeUp.TRIGGER_NOTIFY ? WakeUpMode.TRIGGER_NOTIFY : WakeUpMode.NONE, pool);
             BusinessWork business = BusinessWork.create(services);
@@ -108,7 +110,8 @@ public final class SteadyStateScenario {
                     ? List.of(signal -> OutboxNotificationListener.builder(pool, store.config().notifyChannel(),
                             signal::signal).start())
                     : List.of();
-            OutboxWorker worker = WorkerRun.worker(store, brokers.newPublisher(Brokers.Kind.KAFKA),
+            TickTimings timings = new TickTimings();
+            OutboxWorker worker = WorkerRun.worker(timings.wrap(store), timings.wrap(brokers.newPublisher(Brokers.Kind.KAFKA)),
                     options.relayThreads(), options.batchSize(), Duration.ofSeconds(1), new WorkerRun.PublishedCounter(),
                     sources);
             Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
@@ -118,7 +121,7 @@ public final class SteadyStateScenario {
                 OutboxWakeUp signal = worker.wakeUp();
                 long start = System.nanoTime();
                 Thread sampler = sampler(pool, store.config().tableName(), start, pendingSamples);
-                double achieved = ProducerLoad.paced(pool, options.producers(), options.steadyTime(),
+                double achieved = ProducerLoad.paced(pool, producers, options.steadyTime(),
                         options.steadyRate(), connection -> {
                             business.insertOrder(connection);
                             OutboxEvent event = BusinessWork.event(topic);
@@ -136,6 +139,7 @@ public final class SteadyStateScenario {
                 while (consumer.received().size() < committedAt.size() && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
+                Log.line("S4 %s relay ticks: %s", wakeUp.display(), timings.describe());
                 return latency(start, committedAt, consumer.received(), pendingSamples, achieved);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -145,6 +149,11 @@ public final class SteadyStateScenario {
                 tables.truncate(store);
             }
         }
+    }
+
+    /** Twice the saturating producers: a paced producer that falls behind must have company to catch up. */
+    static int pacedProducers(BenchmarkOptions options) {
+        return options.producers() * 2;
     }
 
     private Latency latency(long start, Map<UUID, Long> committedAt, Map<UUID, Long> received,

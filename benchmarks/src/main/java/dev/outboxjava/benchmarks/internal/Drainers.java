@@ -3,6 +3,7 @@ package dev.outboxjava.benchmarks.internal;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.OutboxStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,16 +20,21 @@ public final class Drainers {
     private Drainers() {
     }
 
-    /** @return rows per second; fails when fewer than {@code expected} rows were marked */
-    public static double drain(OutboxStore store, int batchSize, int drainers, long expected) {
+    /**
+     * Drains until the backlog is empty or {@code window} has passed.
+     *
+     * @return rows marked per second; fails when the backlog emptied before {@code expected} rows were marked
+     */
+    public static double drain(OutboxStore store, int batchSize, int drainers, long expected, Duration window) {
         AtomicLong marked = new AtomicLong();
+        long deadline = System.nanoTime() + window.toNanos();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Clock clock = Clock.systemUTC();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < drainers; i++) {
             threads.add(new Thread(() -> {
                 try {
-                    while (true) {
+                    while (System.nanoTime() < deadline) {
                         UUID lease = UUID.randomUUID();
                         Instant now = clock.instant();
                         List<OutboxEvent> batch = store.lease(lease, batchSize, now);
@@ -58,7 +64,7 @@ public final class Drainers {
         if (failure.get() != null) {
             throw new IllegalStateException("a drainer failed: " + failure.get(), failure.get());
         }
-        if (marked.get() != expected) {
+        if (marked.get() != expected && System.nanoTime() < deadline) {
             throw new IllegalStateException("drained " + marked.get() + " rows, expected " + expected);
         }
         return marked.get() / seconds;

@@ -1,0 +1,44 @@
+package dev.outboxjava.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxjava.core.InvalidConfigurationException;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class BenchmarkOptionsTest {
+
+    @Test
+    void quickStartsFromTheSmallerRunAndLaterOptionsOverrideIt() {
+        BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--sent-rows", "5000", "--quick",
+            "--scenarios=1,6"});
+
+        assertThat(options.runs()).isEqualTo(1);
+        assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(options.sentRows()).isEqualTo(5000);
+        assertThat(options.scenarios()).isEqualTo(Set.of(1, 6));
+    }
+
+    @Test
+    void defaultsRunEveryScenarioWithTheIssuesSizes() {
+        BenchmarkOptions options = BenchmarkOptions.parse(new String[0]);
+
+        assertThat(options.backlog()).isEqualTo(200_000);
+        assertThat(options.steadyRate()).isEqualTo(2_000);
+        assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(options.sentRows()).isEqualTo(10_000_000L);
+        assertThat(options.scenarios()).containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6);
+    }
+
+    @Test
+    void anUnusableValueIsRefusedNamingTheOption() {
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--runs", "zero"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--runs");
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--scenarios", "7"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 6");
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--warp"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--warp");
+    }
+}
