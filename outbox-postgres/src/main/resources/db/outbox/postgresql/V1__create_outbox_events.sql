@@ -2,6 +2,9 @@
 -- Requires PostgreSQL 14 or later.
 CREATE TABLE IF NOT EXISTS "outbox_events" (
     id              uuid        NOT NULL,
+    -- Unique by construction (identity, ALWAYS). Deliberately no index over all rows: a
+    -- full index on seq would compete with the pending partial index for the lease
+    -- query's ORDER BY seq and walk every sent row once statistics go stale.
     seq             bigint      GENERATED ALWAYS AS IDENTITY,
     type            text        NOT NULL,
     source          text        NOT NULL,
@@ -21,7 +24,6 @@ CREATE TABLE IF NOT EXISTS "outbox_events" (
     lease_id        uuid,
     sent_at         timestamptz,
     CONSTRAINT "outbox_events_pkey" PRIMARY KEY (id),
-    CONSTRAINT "outbox_events_seq_key" UNIQUE (seq),
     CONSTRAINT "outbox_events_status_check" CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
     CONSTRAINT "outbox_events_attempts_check" CHECK (attempts >= 0 AND max_attempts >= 1)
 ) WITH (

@@ -135,7 +135,7 @@ public final class MarkQueries {
     }
 
     static Field<UUID[]> uuids(Collection<UUID> ids) {
-        return DSL.val(ids.toArray(UUID[]::new), SQLDataType.UUID.array());
+        return UuidArrays.of(ids);
     }
 
     private static MarkResult result(Collection<UUID> requested, List<UUID> marked) {

@@ -28,6 +28,9 @@ public final class SchemaDdl {
                 -- Requires PostgreSQL 14 or later.
                 CREATE TABLE IF NOT EXISTS %2$s (
                     id              uuid        NOT NULL,
+                    -- Unique by construction (identity, ALWAYS). Deliberately no index over all rows: a
+                    -- full index on seq would compete with the pending partial index for the lease
+                    -- query's ORDER BY seq and walk every sent row once statistics go stale.
                     seq             bigint      GENERATED ALWAYS AS IDENTITY,
                     type            text        NOT NULL,
                     source          text        NOT NULL,
@@ -47,9 +50,8 @@ public final class SchemaDdl {
                     lease_id        uuid,
                     sent_at         timestamptz,
                     CONSTRAINT %3$s PRIMARY KEY (id),
-                    CONSTRAINT %4$s UNIQUE (seq),
-                    CONSTRAINT %5$s CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
-                    CONSTRAINT %6$s CHECK (attempts >= 0 AND max_attempts >= 1)
+                    CONSTRAINT %4$s CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
+                    CONSTRAINT %5$s CHECK (attempts >= 0 AND max_attempts >= 1)
                 ) WITH (
                     -- Every status change rewrites the row (status is in the partial-index predicates,
                     -- so no HOT update): vacuum early and unthrottled, or dead index entries slow the lease query.
@@ -61,15 +63,15 @@ public final class SchemaDdl {
                 );
 
                 -- The lease query: due pending events in sequence order.
-                CREATE INDEX IF NOT EXISTS %7$s ON %2$s (seq, next_attempt_at) WHERE status = 'pending';
+                CREATE INDEX IF NOT EXISTS %6$s ON %2$s (seq, next_attempt_at) WHERE status = 'pending';
                 -- The sweeper: expired leases.
-                CREATE INDEX IF NOT EXISTS %8$s ON %2$s (leased_at) WHERE status = 'in_flight';
+                CREATE INDEX IF NOT EXISTS %7$s ON %2$s (leased_at) WHERE status = 'in_flight';
                 -- Dead letters, oldest first.
-                CREATE INDEX IF NOT EXISTS %9$s ON %2$s (seq) WHERE status = 'failed';
+                CREATE INDEX IF NOT EXISTS %8$s ON %2$s (seq) WHERE status = 'failed';
                 -- The cleaner: sent events past retention.
-                CREATE INDEX IF NOT EXISTS %10$s ON %2$s (sent_at) WHERE status = 'sent';
+                CREATE INDEX IF NOT EXISTS %9$s ON %2$s (sent_at) WHERE status = 'sent';
                 """.formatted(table.display(), t,
-                Identifiers.quote(name + "_pkey"), Identifiers.quote(name + "_seq_key"),
+                Identifiers.quote(name + "_pkey"),
                 Identifiers.quote(name + "_status_check"), Identifiers.quote(name + "_attempts_check"),
                 Identifiers.quote(pendingIndex(table)), Identifiers.quote(name + "_in_flight_idx"),
                 Identifiers.quote(name + "_failed_idx"), Identifiers.quote(name + "_sent_idx")));
