@@ -26,18 +26,56 @@ final class WorkerProcess implements AutoCloseable {
         this.log = log;
     }
 
-    /** The shaded jar built by {@code package} (Failsafe passes its path). */
-    static Path jar() {
+    private static Path privateJar;
+
+    /**
+     * A private copy of the shaded jar built by {@code package} (Failsafe passes its path). Copied once
+     * per test JVM and checked to be complete, because other builds in the same reactor may repackage
+     * {@code target/*-all.jar} while these tests run.
+     */
+    static synchronized Path jar() {
+        if (privateJar != null) {
+            return privateJar;
+        }
         String path = System.getProperty("outbox.worker.jar");
         if (path == null) {
             throw new IllegalStateException("system property outbox.worker.jar is not set: run the ITs with "
                     + "'mvn verify' (Failsafe sets it to target/outbox-worker-<version>-all.jar)");
         }
         Path jar = Path.of(path);
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException("shaded jar " + jar + " is missing: run 'mvn package' first");
+        for (int attempt = 1; attempt <= 20; attempt++) {
+            try {
+                Path copy = Files.createTempFile("outbox-worker-it-", ".jar");
+                copy.toFile().deleteOnExit();
+                Files.copy(jar, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                if (isComplete(copy)) {
+                    privateJar = copy;
+                    return copy;
+                }
+                Files.deleteIfExists(copy);
+            } catch (IOException e) {
+                // missing or being rewritten: try again
+            }
+            try {
+                Thread.sleep(3000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
-        return jar;
+        throw new IllegalStateException("shaded jar " + jar + " is missing or incomplete: run 'mvn package' first");
+    }
+
+    private static boolean isComplete(Path jar) {
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+            return List.of("dev/outboxjava/worker/OutboxCli.class", "picocli/CommandLine.class",
+                    "org/postgresql/Driver.class", "META-INF/services/java.sql.Driver",
+                    "com/rabbitmq/client/ConnectionFactory.class",
+                    "org/apache/kafka/clients/producer/KafkaProducer.class")
+                    .stream().allMatch(name -> zip.getEntry(name) != null);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     static WorkerProcess start(String name, Map<String, String> environment, String... args) {
