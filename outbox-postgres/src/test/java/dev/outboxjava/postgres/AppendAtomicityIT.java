@@ -139,6 +139,19 @@ class AppendAtomicityIT {
     }
 
     @Test
+    @DisplayName("helper: an SQL failure in the work rolls back both and is reported as a store failure")
+    void helperSqlFailure() {
+        UUID order = UUID.randomUUID();
+        assertThatThrownBy(() -> store.transactional().inTransaction(connection -> {
+            insertOrder(connection, order);
+            insertOrder(connection, order);
+            return TestEvents.events(clock, 1);
+        })).isInstanceOf(OutboxStoreException.class).hasMessageContaining("rolled back")
+                .hasCauseInstanceOf(SQLException.class);
+        assertNothing(order);
+    }
+
+    @Test
     @DisplayName("helper: a failing append (duplicate event id) rolls back the domain row too")
     void helperAppendFails() {
         OutboxEvent existing = TestEvents.event(clock, "a");
