@@ -47,10 +47,12 @@ public final class OutageTracker {
         failuresSinceDown = 1;
         if (unexpected) {
             log.error("{} failed unexpectedly; it backs off and keeps running: {}", dependency, detail, cause);
-        } else if (cause != null) {
-            log.warn("{} unavailable, backing off until it answers again: {}", dependency, detail, cause);
         } else {
+            // An outage is expected operations, not a bug: one line; the stack trace only at DEBUG.
             log.warn("{} unavailable, backing off until it answers again: {}", dependency, detail);
+            if (cause != null) {
+                log.debug("{} outage cause", dependency, cause);
+            }
         }
         return true;
     }

@@ -216,4 +216,38 @@ class WorkerProcessIT {
             }
         }
     }
+
+    @Test
+    @DisplayName("a 10 s database outage mid-drain: backs off, logs it once, drains everything after recovery")
+    void ridesOutADatabaseOutage() throws Exception {
+        List<UUID> ids = table.append(5000, destination.exchange(), "order.placed");
+        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+        try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
+            Map<String, String> env = environment(rabbit.uri(), 0);
+            env.put("OUTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath());
+            env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
+            try (WorkerProcess worker = WorkerProcess.start("database-outage", env, "run")) {
+                await().atMost(DRAIN_TIMEOUT).until(() -> inbox.distinct() >= 500 || !worker.isAlive());
+                assertThat(worker.isAlive()).as(worker.output()).isTrue();
+
+                proxy.cut();
+                Thread.sleep(10_000); // the outage: 10 s without the database, for this worker only
+                assertThat(worker.isAlive()).isTrue();
+                proxy.restore();
+
+                awaitDelivered(ids, worker);
+                await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 5000);
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("database available again") >= 1);
+                log.info("outage log lines:\n{}", worker.output().lines()
+                        .filter(line -> line.contains("worker.outage")).collect(Collectors.joining("\n")));
+
+                assertThat(worker.linesContaining("database unavailable, backing off")).isEqualTo(1);
+                assertThat(worker.linesContaining("database available again")).isEqualTo(1);
+                assertThat(table.count(EventStatus.FAILED)).isZero();
+                worker.terminate();
+                worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
+            }
+        }
+        assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
+    }
 }
