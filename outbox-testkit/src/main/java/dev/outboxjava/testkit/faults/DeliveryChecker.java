@@ -25,7 +25,8 @@ import java.util.UUID;
  *       relay that died after the broker's acknowledgement is re-published after the sweeper reclaims it),
  *       which at-least-once delivery allows;</li>
  *   <li><b>duplicates</b>: deliveries beyond the first. Each must be explained: the event was in flight
- *       while a fault struck ({@link ExposureLog}); the rest are counted as unexplained;</li>
+ *       while a fault struck ({@link ExposureLog}), or a relay reported its mark as lease-lost (its lease
+ *       expired under it: a hung publisher, a skewed clock); the rest are counted as unexplained;</li>
  *   <li><b>stuck</b>: still in flight after the sweeper has run (call the checker after waiting longer
  *       than the lease timeout with a sweeper running).</li>
  * </ul>
@@ -40,13 +41,14 @@ public final class DeliveryChecker {
      * @param received   every message the consumer read, in arrival order (per partition for Kafka)
      * @param stored     the table's rows at the end ({@link OutboxTableProbe#events()})
      * @param exposure   the ids exposed to faults ({@link ExposureLog#exposed()})
+     * @param leaseLost  the ids whose marks the relays reported as lease-lost (their lease expired while a relay
+     *                   still worked on them: a duplicate of each is explained)
      * @param faults     the faults injected
      * @param perKey     whether per-key order is required
-     * @param leaseLost  lease-lost marks reported by the relays
      */
     public static FaultReport check(ProducerLedger ledger, List<ReceivedMessage> received,
-            Map<UUID, OutboxTableProbe.StoredEvent> stored, Map<UUID, FaultKind> exposure, List<InjectedFault> faults,
-            boolean perKey, long leaseLost) {
+            Map<UUID, OutboxTableProbe.StoredEvent> stored, Map<UUID, FaultKind> exposure, Set<UUID> leaseLost,
+            List<InjectedFault> faults, boolean perKey) {
         Set<UUID> committed = new HashSet<>(ledger.committedEvents().keySet());
         Set<UUID> rolledBack = new HashSet<>(ledger.rolledBackEvents());
         for (UUID id : ledger.uncertainEvents().keySet()) {
@@ -83,11 +85,15 @@ public final class DeliveryChecker {
         long lost = committed.stream().filter(id -> !deliveries.containsKey(id)).count();
         long duplicates = 0;
         long unexplained = 0;
+        List<UUID> unexplainedSample = new java.util.ArrayList<>();
         for (Map.Entry<UUID, Integer> entry : deliveries.entrySet()) {
             if (entry.getValue() > 1 && committed.contains(entry.getKey())) {
                 duplicates += entry.getValue() - 1;
-                if (!exposure.containsKey(entry.getKey())) {
+                if (!exposure.containsKey(entry.getKey()) && !leaseLost.contains(entry.getKey())) {
                     unexplained += entry.getValue() - 1;
+                    if (unexplainedSample.size() < 20) {
+                        unexplainedSample.add(entry.getKey());
+                    }
                 }
             }
         }
@@ -98,7 +104,7 @@ public final class DeliveryChecker {
         return new FaultReport(committed.size(), rolledBack.size(), faults.size(), byKind, lost, phantom,
                 perKey ? OptionalLong.of(reordered) : OptionalLong.empty(), duplicates, unexplained,
                 byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L), byStatus.getOrDefault(EventStatus.PENDING, 0L),
-                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost);
+                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample);
     }
 
     private static UUID parse(String id) {

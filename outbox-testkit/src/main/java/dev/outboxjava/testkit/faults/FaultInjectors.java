@@ -176,7 +176,8 @@ public final class FaultInjectors {
             Instant start = Instant.now();
             exposure.open(FaultKind.BROKER_OUTAGE);
             try {
-                int closed = closer.closeConnections("fault injected by the outbox fault harness");
+                int closed = retryUntilSomething(() -> closer.closeConnections("fault injected by the outbox fault "
+                        + "harness"), "no RabbitMQ connection of the relays found to close");
                 sleep(settle);
                 return new InjectedFault(FaultKind.BROKER_OUTAGE, "closed " + closed + " relay connection(s) "
                         + "on the RabbitMQ broker", start, Duration.between(start, Instant.now()));
@@ -193,7 +194,8 @@ public final class FaultInjectors {
             Instant start = Instant.now();
             exposure.open(FaultKind.DATABASE_DISRUPTION);
             try {
-                int terminated = terminator.terminate();
+                int terminated = retryUntilSomething(terminator::terminate,
+                        "no database session of the relays found to terminate");
                 sleep(settle);
                 return new InjectedFault(FaultKind.DATABASE_DISRUPTION, "terminated " + terminated
                         + " relay database session(s)", start, Duration.between(start, Instant.now()));
@@ -201,6 +203,22 @@ public final class FaultInjectors {
                 exposure.close(FaultKind.DATABASE_DISRUPTION);
             }
         };
+    }
+
+    private interface Count {
+        int get() throws Exception;
+    }
+
+    /** A relay may be between connections (restarting, reconnecting): try again for up to 10 s. */
+    private static int retryUntilSomething(Count action, String failure) throws Exception {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            int count = action.get();
+            if (count > 0) {
+                return count;
+            }
+            sleep(Duration.ofMillis(500));
+        }
+        throw new IllegalStateException(failure + " within 10 s: the fault could not be injected");
     }
 
     static void sleep(Duration duration) {

@@ -1,8 +1,10 @@
 package dev.outboxjava.testkit.faults;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.UUID;
 
 /**
  * What the checker found after a fault run.
@@ -21,15 +23,17 @@ import java.util.OptionalLong;
  * @param stuck                  events still in flight once the sweeper has run
  * @param pending                events still pending at the end
  * @param deadLettered           events dead-lettered (an injected fault should never exhaust an event's attempts)
- * @param leaseLost              marks refused as lease-lost, as reported by the relays
+ * @param leaseLost              events whose marks the relays reported as refused (lease lost)
+ * @param unexplainedSample      up to 20 ids of unexplained duplicates, for the investigation
  */
 public record FaultReport(long events, long rolledBack, int faults, Map<FaultKind, Integer> faultsByKind, long lost,
         long phantom, OptionalLong reordered, long duplicates, long unexplainedDuplicates, long stuck, long pending,
-        long deadLettered, long leaseLost) {
+        long deadLettered, long leaseLost, List<UUID> unexplainedSample) {
 
     public FaultReport {
         faultsByKind = Map.copyOf(Objects.requireNonNull(faultsByKind, "faultsByKind"));
         Objects.requireNonNull(reordered, "reordered");
+        unexplainedSample = List.copyOf(unexplainedSample);
     }
 
     /**
@@ -52,7 +56,8 @@ public record FaultReport(long events, long rolledBack, int faults, Map<FaultKin
     public String details() {
         return "committed " + events + ", rolled back " + rolledBack + ", faults by kind " + faultsByKind
                 + ", duplicates " + duplicates + " (unexplained " + unexplainedDuplicates + "), lease-lost marks "
-                + leaseLost + ", pending " + pending + ", dead-lettered " + deadLettered + ", per-key order "
+                + leaseLost + (unexplainedSample.isEmpty() ? "" : " (unexplained e.g. " + unexplainedSample + ")")
+                + ", pending " + pending + ", dead-lettered " + deadLettered + ", per-key order "
                 + (reordered.isPresent() ? "checked" : "not checked (ordering NONE)");
     }
 }

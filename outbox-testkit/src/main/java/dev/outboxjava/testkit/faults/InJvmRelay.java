@@ -17,6 +17,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -77,7 +80,7 @@ public final class InJvmRelay implements RelayHandle {
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicBoolean dead = new AtomicBoolean();
-    private final AtomicLong leaseLost = new AtomicLong();
+    private final Set<UUID> leaseLost = ConcurrentHashMap.newKeySet();
     private final AtomicLong published = new AtomicLong();
 
     private InJvmRelay(String name, OutboxStore store, Publisher publisher, Options options,
@@ -114,7 +117,7 @@ public final class InJvmRelay implements RelayHandle {
         return new RelayListener() {
             @Override
             public void onLeaseLost(OutboxEvent event) {
-                leaseLost.incrementAndGet();
+                leaseLost.add(event.id());
             }
 
             @Override
@@ -221,8 +224,8 @@ public final class InJvmRelay implements RelayHandle {
     }
 
     @Override
-    public long leaseLostCount() {
-        return leaseLost.get();
+    public Set<UUID> leaseLostIds() {
+        return Set.copyOf(leaseLost);
     }
 
     /** How many events it published and marked sent. */

@@ -50,10 +50,12 @@ public final class RabbitMqConnectionCloser {
         String listing = run(List.of(rabbitmqctl, "-q", "list_connections", "--no-table-headers", "pid",
                 "client_properties"));
         List<String> pids = new ArrayList<>();
-        String needle = "<<\"connection_name\">>,longstr,<<\"" + namePrefix;
+        // RabbitMQ 3.x/4.x print {"connection_name","name"}; older nodes <<"connection_name">>,longstr,<<"name">>
+        String current = "{\"connection_name\",\"" + namePrefix;
+        String older = "<<\"connection_name\">>,longstr,<<\"" + namePrefix;
         for (String line : listing.split("\n")) {
             int tab = line.indexOf('\t');
-            if (tab > 0 && line.contains(needle)) {
+            if (tab > 0 && (line.contains(current) || line.contains(older))) {
                 pids.add(line.substring(0, tab).trim());
             }
         }

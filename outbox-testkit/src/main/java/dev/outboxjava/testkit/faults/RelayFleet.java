@@ -1,6 +1,9 @@
 package dev.outboxjava.testkit.faults;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.UUID;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
@@ -73,9 +76,11 @@ public final class RelayFleet implements AutoCloseable {
         return all;
     }
 
-    /** Lease-lost marks reported by every relay of the fleet, past and present. */
-    public synchronized long leaseLostCount() {
-        return all().stream().mapToLong(RelayHandle::leaseLostCount).sum();
+    /** The events whose marks came back lease-lost, over every relay of the fleet, past and present. */
+    public synchronized Set<UUID> leaseLostIds() {
+        Set<UUID> ids = new HashSet<>();
+        all().forEach(relay -> ids.addAll(relay.leaseLostIds()));
+        return ids;
     }
 
     @Override

@@ -16,7 +16,15 @@ public interface RelayHandle extends AutoCloseable {
     void kill();
 
     /** How many marks it reported as refused because another relay owned the events (lease lost). */
-    long leaseLostCount();
+    default long leaseLostCount() {
+        return leaseLostIds().size();
+    }
+
+    /**
+     * The events whose mark it reported as refused because another relay owned them by then (lease lost):
+     * their lease expired while this relay still worked on them, so a duplicate of each is explained.
+     */
+    java.util.Set<java.util.UUID> leaseLostIds();
 
     /** Stops it (gracefully where possible); idempotent. */
     @Override

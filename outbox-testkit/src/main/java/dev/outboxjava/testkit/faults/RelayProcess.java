@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -121,9 +124,24 @@ public final class RelayProcess implements RelayHandle {
         }
     }
 
+    /** Read from its log: the worker logs {@value #LEASE_LOST_LOG_TEXT} {@code <id>} for each refused mark. */
     @Override
-    public long leaseLostCount() {
-        return output().lines().filter(line -> line.contains(LEASE_LOST_LOG_TEXT)).count();
+    public Set<UUID> leaseLostIds() {
+        Set<UUID> ids = new HashSet<>();
+        output().lines().forEach(line -> {
+            int at = line.indexOf(LEASE_LOST_LOG_TEXT);
+            if (at >= 0) {
+                int start = at + LEASE_LOST_LOG_TEXT.length() + 1;
+                if (line.length() >= start + 36) {
+                    try {
+                        ids.add(UUID.fromString(line.substring(start, start + 36)));
+                    } catch (IllegalArgumentException e) {
+                        // not an id: a line of another shape
+                    }
+                }
+            }
+        });
+        return ids;
     }
 
     /** Everything it printed so far. */
