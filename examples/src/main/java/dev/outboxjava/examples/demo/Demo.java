@@ -7,7 +7,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The one-command demo: an order service writes orders and their {@code order.placed} events in
@@ -20,7 +22,7 @@ import picocli.CommandLine.Option;
  * mvn -B -q -pl examples -am verify -DskipTests -Pdemo -Ddemo.args="--broker rabbitmq"
  * </pre>
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, version = "Outbox for Java demo 0.1.0-SNAPSHOT",
         description = "Places orders, kills the relay mid-drain, and shows that no event is lost.")
 public final class Demo implements Callable<Integer> {
 
@@ -58,6 +60,9 @@ public final class Demo implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
+    @Spec
+    CommandSpec spec;
+
     private final PrintStream out;
 
     Demo(PrintStream out) {
@@ -77,12 +82,17 @@ public final class Demo implements Callable<Integer> {
         BrokerKind kind = switch (broker.toLowerCase(java.util.Locale.ROOT)) {
             case "kafka" -> BrokerKind.KAFKA;
             case "rabbitmq" -> BrokerKind.RABBITMQ;
-            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--broker must be kafka or rabbitmq, was '" + broker + "'");
         };
-        DemoOptions options = new DemoOptions(kind, Optional.ofNullable(dbUrl), dbUser, dbPassword,
-                Optional.ofNullable(kafka), Optional.ofNullable(rabbitMqUri), orders, threads, killAt,
-                Duration.ofSeconds(timeoutSeconds));
+        DemoOptions options;
+        try {
+            options = new DemoOptions(kind, Optional.ofNullable(dbUrl), dbUser, dbPassword,
+                    Optional.ofNullable(kafka), Optional.ofNullable(rabbitMqUri), orders, threads, killAt,
+                    Duration.ofSeconds(timeoutSeconds));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         DemoSummary summary = new DemoRun(options, out).run();
         out.println();
         out.printf("order-to-shipment latency: p50 %s, p99 %s (p99 includes the events the killed relay held)%n",
