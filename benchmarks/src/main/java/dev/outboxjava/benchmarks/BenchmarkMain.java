@@ -67,10 +67,12 @@ public final class BenchmarkMain {
             if (options.runs(1)) {
                 Log.line("S1 ceiling: the database alone");
                 ceiling = new CeilingScenario(services, tables, options).run();
-                table.info("1 ceiling (DB only)", "keep sent, " + CeilingScenario.config(ceiling),
-                        rate(ceiling.keepSentRowsPerSecond()));
-                table.info("1 ceiling (DB only)", "delete on publish, same config",
+                table.info("1 ceiling (DB only)", "SQL of the store's shape, keep sent, best: "
+                        + CeilingScenario.config(ceiling), rate(ceiling.keepSentRowsPerSecond()));
+                table.info("1 ceiling (DB only)", "SQL of the store's shape, delete on publish",
                         rate(ceiling.deleteRowsPerSecond()));
+                table.info("1 ceiling (DB only)", "the store's own lease + markPublished, keep sent",
+                        rate(ceiling.storeKeepSentRowsPerSecond()));
             }
             double blog = Double.NaN;
             if (options.runs(2)) {
@@ -113,7 +115,14 @@ public final class BenchmarkMain {
             }
             if (options.runs(5)) {
                 Log.line("S5 producer overhead");
-                producers(new ProducerOverheadScenario(services, tables, options).run(), options, table);
+                ProducerOverheadScenario scenario5 = new ProducerOverheadScenario(services, tables, options);
+                producers(scenario5.run(), options, table);
+                Map<ProducerOverheadScenario.Mode, List<Double>> cpu = scenario5.cpuMicrosPerTransaction();
+                table.info("5 producer overhead", "producer JVM CPU per tx: alone / +OutboxWriter / +hand INSERT",
+                        String.format(Locale.ROOT, "%.0f / %.0f / %.0f us",
+                                Stats.median(cpu.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY)),
+                                Stats.median(cpu.get(ProducerOverheadScenario.Mode.LIBRARY_APPEND)),
+                                Stats.median(cpu.get(ProducerOverheadScenario.Mode.HAND_INSERT))));
             }
             if (options.runs(6)) {
                 Log.line("S6 table growth");

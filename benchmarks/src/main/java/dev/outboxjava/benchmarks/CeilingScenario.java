@@ -4,18 +4,22 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.benchmarks.internal.Drainers;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
+import dev.outboxjava.benchmarks.internal.SqlDrainers;
 import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * Scenario 1, the ceiling: how fast the database alone drains the backlog with the store's own lease
- * and mark statements (no broker), for the best batch size and number of drainers; and the same with
- * the delete-on-publish shape.
+ * Scenario 1, the ceiling: how fast the database alone drains the backlog. The ceiling is plain
+ * JDBC running SQL of the store's shape ({@link SqlDrainers}), for the best batch size and number of
+ * drainers, in both completion modes. Beside it, at the same configuration, the library's own
+ * {@link PostgresOutboxStore} lease and mark calls with no broker ({@link Drainers}): the gap between
+ * the two is the store's Java and SQL-rendering cost.
  */
 public final class CeilingScenario {
 
@@ -23,12 +27,24 @@ public final class CeilingScenario {
     public static final List<Integer> BATCH_SIZES = List.of(500, 1000);
     /** Drainer counts tried. */
     public static final List<Integer> DRAINERS = List.of(1, 2, 4);
-
     /** How long each configuration drains while looking for the best one. */
-    static final java.time.Duration SEARCH_WINDOW = java.time.Duration.ofSeconds(3);
+    static final Duration SEARCH_WINDOW = Duration.ofSeconds(3);
 
-    /** The best configuration and the medians of its rates. */
-    public record Result(int batchSize, int drainers, double keepSentRowsPerSecond, double deleteRowsPerSecond) {
+    /** The best configuration and the medians of its rates (rows/s). */
+    public record Result(int batchSize, int drainers, List<Double> keepSent, List<Double> delete,
+            List<Double> storeKeepSent) {
+
+        public double keepSentRowsPerSecond() {
+            return Stats.median(keepSent);
+        }
+
+        public double deleteRowsPerSecond() {
+            return Stats.median(delete);
+        }
+
+        public double storeKeepSentRowsPerSecond() {
+            return Stats.median(storeKeepSent);
+        }
     }
 
     private final Services services;
@@ -46,6 +62,7 @@ public final class CeilingScenario {
             PostgresOutboxStore keep = tables.create("ceiling_keep", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
             PostgresOutboxStore delete = tables.create("ceiling_delete", CompletionMode.DELETE_ON_PUBLISH,
                     WakeUpMode.NONE, pool);
+            String keepTable = keep.config().tableName();
             int bestBatch = 0;
             int bestDrainers = 0;
             double bestRate = -1;
@@ -53,9 +70,10 @@ public final class CeilingScenario {
                 for (int drainers : DRAINERS) {
                     tables.truncate(keep);
                     tables.loadPending(keep, options.searchBacklog(), "ceiling");
-                    double rate = Drainers.drain(keep, batch, drainers, options.searchBacklog(), SEARCH_WINDOW);
-                    Log.line("S1 search: batch %d, %d drainer(s): %,.0f rows/s (%,d-row backlog)", batch, drainers,
-                            rate, options.searchBacklog());
+                    double rate = SqlDrainers.drain(pool, keepTable, false, batch, drainers, options.searchBacklog(),
+                            SEARCH_WINDOW);
+                    Log.line("S1 search: batch %d, %d drainer(s): %,.0f rows/s (%,d-row backlog, %d s at most)", batch,
+                            drainers, rate, options.searchBacklog(), SEARCH_WINDOW.toSeconds());
                     if (rate > bestRate) {
                         bestRate = rate;
                         bestBatch = batch;
@@ -65,19 +83,26 @@ public final class CeilingScenario {
             }
             List<Double> keepRates = new ArrayList<>();
             List<Double> deleteRates = new ArrayList<>();
+            List<Double> storeRates = new ArrayList<>();
             for (int run = 0; run < options.runs(); run++) {
                 tables.truncate(keep);
                 tables.loadPending(keep, options.backlog(), "ceiling");
-                keepRates.add(Drainers.drain(keep, bestBatch, bestDrainers, options.backlog(), options.drainWindow()));
+                keepRates.add(SqlDrainers.drain(pool, keepTable, false, bestBatch, bestDrainers, options.backlog(),
+                        options.drainWindow()));
                 tables.truncate(delete);
                 tables.loadPending(delete, options.backlog(), "ceiling");
-                deleteRates.add(Drainers.drain(delete, bestBatch, bestDrainers, options.backlog(), options.drainWindow()));
-                Log.line("S1 run %d: keep-sent %,.0f rows/s, delete-on-publish %,.0f rows/s (batch %d, %d drainers)",
-                        run + 1, keepRates.get(run), deleteRates.get(run), bestBatch, bestDrainers);
+                deleteRates.add(SqlDrainers.drain(pool, delete.config().tableName(), true, bestBatch, bestDrainers,
+                        options.backlog(), options.drainWindow()));
+                tables.truncate(keep);
+                tables.loadPending(keep, options.backlog(), "ceiling");
+                storeRates.add(Drainers.drain(keep, bestBatch, bestDrainers, options.backlog(), options.drainWindow()));
+                Log.line("S1 run %d: SQL keep-sent %,.0f rows/s, SQL delete-on-publish %,.0f rows/s, store keep-sent "
+                        + "%,.0f rows/s (batch %d, %d drainers)", run + 1, keepRates.get(run), deleteRates.get(run),
+                        storeRates.get(run), bestBatch, bestDrainers);
             }
             tables.truncate(keep);
             tables.truncate(delete);
-            return new Result(bestBatch, bestDrainers, Stats.median(keepRates), Stats.median(deleteRates));
+            return new Result(bestBatch, bestDrainers, keepRates, deleteRates, storeRates);
         }
     }
 

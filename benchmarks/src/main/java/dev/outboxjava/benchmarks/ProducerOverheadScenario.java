@@ -12,6 +12,7 @@ import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -29,6 +30,10 @@ public final class ProducerOverheadScenario {
     /** What the transaction does. */
     public enum Mode { BUSINESS_ONLY, LIBRARY_APPEND, HAND_INSERT }
 
+    /** Unmeasured time per mode before the runs. */
+    static final Duration WARM_UP = Duration.ofSeconds(2);
+
+    private final Map<Mode, List<Double>> cpuMicros = new EnumMap<>(Mode.class);
     private final Services services;
     private final OutboxTables tables;
     private final BenchmarkOptions options;
@@ -39,11 +44,17 @@ public final class ProducerOverheadScenario {
         this.options = options;
     }
 
+    /** Producer-thread JVM CPU microseconds per transaction, per mode and run (filled by {@link #run()}). */
+    public Map<Mode, List<Double>> cpuMicrosPerTransaction() {
+        return cpuMicros;
+    }
+
     /** @return transactions per second per mode, one entry per run (same index = same run) */
     public Map<Mode, List<Double>> run() {
         Map<Mode, List<Double>> tps = new EnumMap<>(Mode.class);
         for (Mode mode : Mode.values()) {
             tps.put(mode, new ArrayList<>());
+            cpuMicros.put(mode, new ArrayList<>());
         }
         try (HikariDataSource pool = services.newPool("producers", options.producers() + 2)) {
             PostgresOutboxStore store = tables.create("append", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
@@ -54,43 +65,53 @@ public final class ProducerOverheadScenario {
                     + "content_type, payload, headers, status, attempts, max_attempts, next_attempt_at, created_at) "
                     + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'pending', 0, ?, ?, ?)";
             Mode[] modes = Mode.values();
+            // warm-up: the JIT compiles every path before anything is measured
+            for (Mode mode : modes) {
+                measure(pool, store, business, writer, handInsert, mode, WARM_UP);
+            }
             for (int run = 0; run < options.runs(); run++) {
                 for (int k = 0; k < modes.length; k++) {
                     Mode mode = modes[(k + run) % modes.length];
-                    tables.truncate(store);
-                    services.execute("TRUNCATE " + business.table());
-                    double rate = ProducerLoad.saturate(pool, options.producers(), options.producerTime(),
-                            connection -> {
-                                business.insertOrder(connection);
-                                if (mode == Mode.LIBRARY_APPEND) {
-                                    writer.append(connection, List.of(BusinessWork.event("orders")));
-                                } else if (mode == Mode.HAND_INSERT) {
-                                    OutboxEvent e = BusinessWork.event("orders");
-                                    try (PreparedStatement insert = connection.prepareStatement(handInsert)) {
-                                        insert.setObject(1, e.id());
-                                        insert.setString(2, e.type());
-                                        insert.setString(3, e.source());
-                                        insert.setString(4, e.key().orElse(null));
-                                        insert.setString(5, e.destination());
-                                        insert.setString(6, e.routingKey());
-                                        insert.setString(7, e.contentType());
-                                        insert.setBytes(8, e.payload());
-                                        insert.setString(9, "{}");
-                                        insert.setInt(10, e.maxAttempts());
-                                        insert.setTimestamp(11, Timestamp.from(e.nextAttemptAt()));
-                                        insert.setTimestamp(12, Timestamp.from(e.createdAt()));
-                                        insert.executeUpdate();
-                                    }
-                                }
-                                return null;
-                            }, (result, at) -> { });
+                    double rate = measure(pool, store, business, writer, handInsert, mode, options.producerTime());
                     tps.get(mode).add(rate);
-                    Log.line("S5 run %d: %s %,.0f transactions/s (%d producers)", run + 1, mode, rate,
-                            options.producers());
+                    double cpu = ProducerLoad.lastCpuMicrosPerTransaction();
+                    cpuMicros.get(mode).add(cpu);
+                    Log.line("S5 run %d: %s %,.0f transactions/s (%d producers), producer JVM CPU %.0f us/tx", run + 1,
+                            mode, rate, options.producers(), cpu);
                 }
             }
             tables.truncate(store);
         }
         return tps;
+    }
+
+    private double measure(HikariDataSource pool, PostgresOutboxStore store, BusinessWork business, OutboxWriter writer,
+            String handInsert, Mode mode, Duration duration) {
+        tables.truncate(store);
+        services.execute("TRUNCATE " + business.table());
+        return ProducerLoad.saturate(pool, options.producers(), duration, connection -> {
+            business.insertOrder(connection);
+            if (mode == Mode.LIBRARY_APPEND) {
+                writer.append(connection, List.of(BusinessWork.event("orders")));
+            } else if (mode == Mode.HAND_INSERT) {
+                OutboxEvent e = BusinessWork.event("orders");
+                try (PreparedStatement insert = connection.prepareStatement(handInsert)) {
+                    insert.setObject(1, e.id());
+                    insert.setString(2, e.type());
+                    insert.setString(3, e.source());
+                    insert.setString(4, e.key().orElse(null));
+                    insert.setString(5, e.destination());
+                    insert.setString(6, e.routingKey());
+                    insert.setString(7, e.contentType());
+                    insert.setBytes(8, e.payload());
+                    insert.setString(9, "{}");
+                    insert.setInt(10, e.maxAttempts());
+                    insert.setTimestamp(11, Timestamp.from(e.nextAttemptAt()));
+                    insert.setTimestamp(12, Timestamp.from(e.createdAt()));
+                    insert.executeUpdate();
+                }
+            }
+            return null;
+        }, (result, at) -> { });
     }
 }

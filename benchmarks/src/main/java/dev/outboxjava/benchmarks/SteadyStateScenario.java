@@ -229,14 +229,15 @@ public final class SteadyStateScenario {
             WakeUp[] order = WakeUp.values();
             try (OutboxNotificationListener listener = OutboxNotificationListener.builder(pool,
                     notifying.config().notifyChannel(), notified::incrementAndGet).start()) {
-                for (int run = 0; run < options.runs(); run++) {
+                for (int run = -1; run < options.runs(); run++) {
                     for (int k = 0; k < order.length; k++) {
-                        WakeUp wakeUp = order[(k + run) % order.length];
+                        WakeUp wakeUp = order[(k + Math.max(run, 0)) % order.length];
                         PostgresOutboxStore store = wakeUp == WakeUp.TRIGGER_NOTIFY ? notifying : silent;
                         OutboxWriter writer = store.writer();
                         tables.truncate(store);
                         services.execute("TRUNCATE " + business.table());
-                        double rate = ProducerLoad.saturate(pool, options.producers(), options.producerTime(),
+                        double rate = ProducerLoad.saturate(pool, options.producers(),
+                                run < 0 ? ProducerOverheadScenario.WARM_UP : options.producerTime(),
                                 connection -> {
                                     business.insertOrder(connection);
                                     writer.append(connection, List.of(BusinessWork.event("orders")));
@@ -246,6 +247,9 @@ public final class SteadyStateScenario {
                                         signal.signal();
                                     }
                                 });
+                        if (run < 0) {
+                            continue; // the first round only warms up
+                        }
                         tps.get(wakeUp).add(rate);
                         Log.line("S4 producer cost run %d: %s %,.0f transactions/s (%d producers)", run + 1,
                                 wakeUp.display(), rate, options.producers());

@@ -1,5 +1,7 @@
 package dev.outboxjava.benchmarks.internal;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -33,6 +35,14 @@ public final class ProducerLoad {
     private ProducerLoad() {
     }
 
+    /** JVM CPU time the producer threads spent per committed transaction in the last run on this thread. */
+    private static final ThreadLocal<Double> LAST_CPU_MICROS = ThreadLocal.withInitial(() -> Double.NaN);
+
+    /** Producer-thread CPU microseconds per transaction of the last {@code saturate}/{@code paced} call. */
+    public static double lastCpuMicrosPerTransaction() {
+        return LAST_CPU_MICROS.get();
+    }
+
     /** @return committed transactions per second over {@code duration} with {@code threads} clients */
     public static double saturate(DataSource pool, int threads, Duration duration, Transaction work,
             AfterCommit after) {
@@ -50,12 +60,15 @@ public final class ProducerLoad {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong committed = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicLong cpuNanos = new AtomicLong();
+        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
         long periodNanos = rate > 0 ? (long) (1e9 * threads / rate) : 0;
         List<Thread> clients = new ArrayList<>();
         long start = System.nanoTime();
         for (int i = 0; i < threads; i++) {
             long offset = periodNanos * i / threads;
             clients.add(new Thread(() -> {
+                long cpuStart = cpu.getCurrentThreadCpuTime();
                 try (Connection connection = pool.getConnection()) {
                     connection.setAutoCommit(false);
                     long next = start + offset;
@@ -83,6 +96,8 @@ public final class ProducerLoad {
                     connection.setAutoCommit(true);
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
+                } finally {
+                    cpuNanos.addAndGet(cpu.getCurrentThreadCpuTime() - cpuStart);
                 }
             }, "bench-producer-" + i));
         }
@@ -103,6 +118,7 @@ public final class ProducerLoad {
         if (failure.get() != null) {
             throw new IllegalStateException("a producer failed: " + failure.get(), failure.get());
         }
+        LAST_CPU_MICROS.set(committed.get() == 0 ? Double.NaN : cpuNanos.get() / 1e3 / committed.get());
         return committed.get() / ((System.nanoTime() - start) / 1e9);
     }
 }
