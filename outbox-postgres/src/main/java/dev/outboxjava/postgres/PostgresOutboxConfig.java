@@ -1,6 +1,7 @@
 package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.internal.Identifiers;
 import java.util.Objects;
@@ -43,6 +44,7 @@ public final class PostgresOutboxConfig {
     private final WakeUpMode wakeUpMode;
     private final CompletionMode completionMode;
     private final int maximumPoolSize;
+    private final Ordering ordering;
 
     private PostgresOutboxConfig(Builder builder) {
         this.table = Identifiers.tableName("tableName", builder.tableName);
@@ -56,6 +58,7 @@ public final class PostgresOutboxConfig {
                     + builder.maximumPoolSize);
         }
         this.maximumPoolSize = builder.maximumPoolSize;
+        this.ordering = builder.ordering;
     }
 
     /** The defaults listed in the class description. */
@@ -71,7 +74,7 @@ public final class PostgresOutboxConfig {
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
         Builder builder = new Builder().tableName(tableName()).wakeUpMode(wakeUpMode).completionMode(completionMode)
-                .maximumPoolSize(maximumPoolSize);
+                .maximumPoolSize(maximumPoolSize).ordering(ordering);
         builder.notifyChannel = notifyChannel;
         return builder;
     }
@@ -101,6 +104,11 @@ public final class PostgresOutboxConfig {
         return completionMode;
     }
 
+    /** Whether events of one key are leased in order (the relay must use the same ordering). */
+    public Ordering ordering() {
+        return ordering;
+    }
+
     /** Size of the pool the store opens itself from a JDBC URL. */
     public int maximumPoolSize() {
         return maximumPoolSize;
@@ -115,7 +123,7 @@ public final class PostgresOutboxConfig {
     public String toString() {
         return "PostgresOutboxConfig[tableName=" + tableName() + ", notifyChannel=" + notifyChannel
                 + ", wakeUpMode=" + wakeUpMode + ", completionMode=" + completionMode + ", maximumPoolSize="
-                + maximumPoolSize + "]";
+                + maximumPoolSize + ", ordering=" + ordering + "]";
     }
 
     private static String defaultChannel(Identifiers.TableName table) {
@@ -130,6 +138,7 @@ public final class PostgresOutboxConfig {
         private WakeUpMode wakeUpMode = DEFAULT_WAKE_UP_MODE;
         private CompletionMode completionMode = DEFAULT_COMPLETION_MODE;
         private int maximumPoolSize = DEFAULT_MAXIMUM_POOL_SIZE;
+        private Ordering ordering = Ordering.none();
 
         private Builder() {
         }
@@ -170,6 +179,17 @@ public final class PostgresOutboxConfig {
          */
         public Builder maximumPoolSize(int value) {
             this.maximumPoolSize = value;
+            return this;
+        }
+
+        /**
+         * Per-key ordering: with {@link Ordering.Mode#PER_KEY} a lease takes, per key, only the events
+         * no earlier event of the key holds back, and never an event whose transaction is younger than
+         * an open one (commit-order guard). Default {@link Ordering#none()}. The relay's
+         * {@code RelaySettings} must carry the same ordering.
+         */
+        public Builder ordering(Ordering value) {
+            this.ordering = Objects.requireNonNull(value, "ordering");
             return this;
         }
 

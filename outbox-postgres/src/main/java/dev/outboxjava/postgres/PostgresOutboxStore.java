@@ -15,6 +15,7 @@ import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.HousekeepingQueries;
 import dev.outboxjava.postgres.internal.LeaseQuery;
+import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.MarkQueries;
 import dev.outboxjava.postgres.internal.OperatorQueries;
 import dev.outboxjava.postgres.internal.OutboxTable;
@@ -60,6 +61,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     private final DSLContext dsl;
     private final OutboxTable table;
     private final LeaseQuery leaseQuery;
+    private final OrderedLeaseQuery orderedLeaseQuery;
     private final MarkQueries marks;
     private final HousekeepingQueries housekeeping;
     private final OperatorQueries operator;
@@ -73,6 +75,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
         this.table = new OutboxTable(config.table());
         this.leaseQuery = new LeaseQuery(table);
+        this.orderedLeaseQuery = config.ordering().isPerKey() ? new OrderedLeaseQuery(table, config.ordering()) : null;
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
         this.operator = new OperatorQueries(table);
@@ -148,7 +151,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         if (limit <= 0) {
             return List.of();
         }
-        return run("lease up to " + limit + " events", () -> leaseQuery.lease(dsl, leaseId, limit, now));
+        return run("lease up to " + limit + " events", () -> orderedLeaseQuery != null
+                ? orderedLeaseQuery.lease(dsl, leaseId, limit, now)
+                : leaseQuery.lease(dsl, leaseId, limit, now));
     }
 
     @Override

@@ -43,7 +43,7 @@ public final class PostgresSchema {
 
     /** The DDL for the configured table name, channel and wake-up mode (e.g. for the CLI's {@code schema} command). */
     public static String ddl(PostgresOutboxConfig config) {
-        return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode());
+        return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering());
     }
 
     /** The shipped migration file's text. */

@@ -23,6 +23,9 @@ CREATE TABLE IF NOT EXISTS "outbox_events" (
     leased_at       timestamptz,
     lease_id        uuid,
     sent_at         timestamptz,
+    -- The writing transaction: per-key ordering leases an event only once every
+    -- transaction older than it has ended (commit-order guard).
+    xact_id         xid8        NOT NULL DEFAULT pg_current_xact_id(),
     CONSTRAINT "outbox_events_pkey" PRIMARY KEY (id),
     CONSTRAINT "outbox_events_status_check" CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
     CONSTRAINT "outbox_events_attempts_check" CHECK (attempts >= 0 AND max_attempts >= 1)

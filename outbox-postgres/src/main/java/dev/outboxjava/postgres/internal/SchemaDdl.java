@@ -1,5 +1,6 @@
 package dev.outboxjava.postgres.internal;
 
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.WakeUpMode;
 
 /**
@@ -20,6 +21,13 @@ public final class SchemaDdl {
      * @param wakeUp  whether the NOTIFY trigger is created or dropped
      */
     public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
+        return render(table, channel, wakeUp, Ordering.none());
+    }
+
+    /**
+     * The DDL for a table, with the per-key index when {@code ordering} is per key.
+     */
+    public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp, Ordering ordering) {
         String t = table.quoted();
         String name = table.table();
         StringBuilder sql = new StringBuilder();
@@ -49,6 +57,9 @@ public final class SchemaDdl {
                     leased_at       timestamptz,
                     lease_id        uuid,
                     sent_at         timestamptz,
+                    -- The writing transaction: per-key ordering leases an event only once every
+                    -- transaction older than it has ended (commit-order guard).
+                    xact_id         xid8        NOT NULL DEFAULT pg_current_xact_id(),
                     CONSTRAINT %3$s PRIMARY KEY (id),
                     CONSTRAINT %4$s CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
                     CONSTRAINT %5$s CHECK (attempts >= 0 AND max_attempts >= 1)
@@ -75,6 +86,13 @@ public final class SchemaDdl {
                 Identifiers.quote(name + "_status_check"), Identifiers.quote(name + "_attempts_check"),
                 Identifiers.quote(pendingIndex(table)), Identifiers.quote(name + "_in_flight_idx"),
                 Identifiers.quote(name + "_failed_idx"), Identifiers.quote(name + "_sent_idx")));
+        if (ordering.isPerKey()) {
+            sql.append("""
+                    -- Per-key ordering: the earlier open events of a key, probed for every lease candidate.
+                    CREATE INDEX IF NOT EXISTS %1$s ON %2$s (event_key, seq)
+                        WHERE status IN ('pending', 'in_flight', 'failed') AND event_key IS NOT NULL;
+                    """.formatted(Identifiers.quote(name + "_key_order_idx"), t));
+        }
         String trigger = Identifiers.quote(name + "_notify");
         if (wakeUp == WakeUpMode.TRIGGER_NOTIFY) {
             sql.append("""
