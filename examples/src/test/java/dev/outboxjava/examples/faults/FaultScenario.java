@@ -1,0 +1,234 @@
+package dev.outboxjava.examples.faults;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.RetryPolicy;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.postgres.OutboxWriter;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.testkit.BrokerInbox;
+import dev.outboxjava.testkit.contract.ReceivedMessage;
+import dev.outboxjava.testkit.faults.ContinuousProducer;
+import dev.outboxjava.testkit.faults.DeliveryChecker;
+import dev.outboxjava.testkit.faults.ExposureLog;
+import dev.outboxjava.testkit.faults.FaultCampaign;
+import dev.outboxjava.testkit.faults.FaultInjector;
+import dev.outboxjava.testkit.faults.FaultInjectors;
+import dev.outboxjava.testkit.faults.FaultReport;
+import dev.outboxjava.testkit.faults.InJvmRelay;
+import dev.outboxjava.testkit.faults.InjectedFault;
+import dev.outboxjava.testkit.faults.OutboxTableProbe;
+import dev.outboxjava.testkit.faults.PostgresSessionTerminator;
+import dev.outboxjava.testkit.faults.ProducerLedger;
+import dev.outboxjava.testkit.faults.RelayFleet;
+import dev.outboxjava.testkit.faults.RelayProcess;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One fault run against one broker: two worker processes (two relay threads each) drain an outbox table
+ * that producers fill continuously (10 % of transactions rolled back on purpose) while every kind of
+ * fault is injected at random moments; then the relays drain, the sweeper runs, and the checker compares
+ * the broker's deliveries with the producers' ledger and the table.
+ *
+ * <p>Timings: lease timeout 6 s, publish timeout 3 s (the in-JVM relays use 4 s, so a hung publisher's
+ * relay gives up after 4 s + the relay's 5 s grace = 9 s, after the sweepers reclaimed its batch at 6–7 s:
+ * its late mark is refused as lease-lost), sweeper every 1 s.
+ */
+final class FaultScenario {
+
+    private static final Logger log = LoggerFactory.getLogger(FaultScenario.class);
+
+    static final Duration LEASE_TIMEOUT = Duration.ofSeconds(6);
+    static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(3);
+    static final int FLEET_SIZE = 2;
+    static final int BATCH_SIZE = 50;
+
+    private final PostgresFixture postgres;
+    private final BrokerUnderTest broker;
+    private final FaultRunSettings settings;
+    private final Random random;
+    private final AtomicInteger inJvmRelays = new AtomicInteger();
+
+    FaultScenario(PostgresFixture postgres, BrokerUnderTest broker, FaultRunSettings settings, long seed) {
+        this.postgres = postgres;
+        this.broker = broker;
+        this.settings = settings;
+        this.random = new Random(seed);
+    }
+
+    FaultReport run() throws Exception {
+        String schema = postgres.newSchema();
+        String table = schema + ".outbox_events";
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(table).build();
+        try (HikariDataSource producers = pool("faults-producer", 6);
+                PostgresOutboxStore schemaStore = PostgresOutboxStore.create(producers, config)) {
+            schemaStore.ensureSchema();
+            OutboxTableProbe probe = new OutboxTableProbe(postgres.dataSource(), table);
+            ProducerLedger ledger = new ProducerLedger();
+            OutboxWriter writer = OutboxWriter.create(config);
+            Path logs = Path.of(System.getProperty("outbox.faults.logs", "target/fault-logs"), broker.name());
+            try (BrokerInbox inbox = broker.inbox();
+                    ExposureLog exposure = new ExposureLog(probe, Duration.ofMillis(200));
+                    RelayFleet fleet = new RelayFleet(FLEET_SIZE, name -> RelayProcess.start(broker.name() + "-" + name,
+                            RelayProcess.workerCommand(), workerEnvironment(table, name), logs))) {
+                // Producers write for as long as faults are injected (the in-JVM faults need events to lease),
+                // and at least the run's number of events.
+                ContinuousProducer producer = ContinuousProducer.start(producers, writer::append,
+                        new ContinuousProducer.Settings(broker.destination(), Integer.MAX_VALUE, 4, 3, 0.1, 200,
+                                settings.eventsPerSecond(), 1_000, random.nextLong()), ledger);
+                List<InjectedFault> faults;
+                List<InJvmRelay> started = new ArrayList<>();
+                try (producer) {
+                    faults = FaultCampaign.run(injectors(config, fleet, exposure, schema, started),
+                            settings.minFaults(), settings.maxFaults(), settings.maxPause(), random,
+                            () -> ledger.committedCount() < settings.events());
+                    while (ledger.committedCount() < settings.events()) {
+                        Thread.sleep(200);
+                    }
+                }
+                fleet.refill(FLEET_SIZE);
+                awaitDrained(probe, fleet);
+                // Past the lease timeout with sweepers running: anything still in flight is stuck.
+                Thread.sleep(LEASE_TIMEOUT.plusSeconds(2).toMillis());
+                awaitDrained(probe, fleet);
+                List<ReceivedMessage> received = awaitReceived(inbox, ledger);
+                Set<UUID> leaseLost = new HashSet<>(fleet.leaseLostIds());
+                started.forEach(relay -> leaseLost.addAll(relay.leaseLostIds()));
+                FaultReport report = DeliveryChecker.check(ledger, received, probe.events(), exposure.exposed(),
+                        leaseLost, faults, settings.ordering().isPerKey());
+                log.info("{} fault run ({}): {}", broker.name(), settings.name(), report.details());
+                if (producer.errors() > 0) {
+                    log.warn("{} producer transaction(s) failed unexpectedly (recorded as not committed)",
+                            producer.errors());
+                }
+                return report;
+            } finally {
+                postgres.dropSchema(schema);
+            }
+        }
+    }
+
+    private List<FaultInjector> injectors(PostgresOutboxConfig config, RelayFleet fleet, ExposureLog exposure,
+            String schema, List<InJvmRelay> started) {
+        InJvmRelay.Options options = new InJvmRelay.Options(
+                new RelaySettings(BATCH_SIZE, PUBLISH_TIMEOUT.plusSeconds(1), settings.ordering()),
+                RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
+                new SweeperSettings(LEASE_TIMEOUT, 1_000, 10), Duration.ofSeconds(1), Duration.ofMillis(200), 1,
+                Clock.systemUTC());
+        Supplier<InJvmRelay> relays = () -> inJvmRelay(config, options, schema, started);
+        Duration within = Duration.ofSeconds(60);
+        return List.of(
+                FaultInjectors.relayKill(fleet, FLEET_SIZE, exposure, random, Duration.ofSeconds(1)),
+                FaultInjectors.crashAfterAck(relays, exposure, within),
+                broker.outage(exposure),
+                FaultInjectors.postgresSessionsTerminated(new PostgresSessionTerminator(postgres.dataSource(),
+                        "%" + schema + "%"), exposure, Duration.ofSeconds(2)),
+                FaultInjectors.publisherHang(relays, exposure, LEASE_TIMEOUT.plusSeconds(5), within),
+                FaultInjectors.clockSkew(clock -> inJvmRelay(config, options.withClock(clock), schema, started),
+                        exposure, LEASE_TIMEOUT.plusSeconds(4), Duration.ofSeconds(4), postgres.dataSource(),
+                        LEASE_TIMEOUT, PUBLISH_TIMEOUT));
+    }
+
+    private InJvmRelay inJvmRelay(PostgresOutboxConfig config, InJvmRelay.Options options, String schema,
+            List<InJvmRelay> started) {
+        String name = broker.name() + "-in-jvm-" + inJvmRelays.incrementAndGet();
+        HikariDataSource pool = pool("faults-in-jvm " + schema, 2);
+        PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
+        InJvmRelay relay = InJvmRelay.start(name, store, broker.newPublisher(name), options, List.of(store, pool));
+        synchronized (started) {
+            started.add(relay);
+        }
+        return relay;
+    }
+
+    private Map<String, String> workerEnvironment(String table, String relayName) {
+        Map<String, String> env = new HashMap<>(broker.workerEnvironment(relayName));
+        env.put("OUTBOX_DB_URL", postgres.jdbcUrl());
+        env.put("OUTBOX_DB_USER", postgres.user());
+        env.put("OUTBOX_DB_PASSWORD", postgres.password());
+        env.put("OUTBOX_TABLE", table);
+        env.put("OUTBOX_RELAY_THREADS", "2");
+        env.put("OUTBOX_RELAY_BATCH_SIZE", String.valueOf(BATCH_SIZE));
+        env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", PUBLISH_TIMEOUT.toSeconds() + "s");
+        env.put("OUTBOX_RELAY_POLL_INTERVAL", "250ms");
+        env.put("OUTBOX_RETRY_INITIAL_DELAY", "200ms");
+        env.put("OUTBOX_RETRY_MAX_DELAY", "2s");
+        env.put("OUTBOX_SWEEPER_INTERVAL", "1s");
+        env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", LEASE_TIMEOUT.toSeconds() + "s");
+        env.put("OUTBOX_CLEANER_ENABLED", "false");
+        env.put("OUTBOX_BACKOFF_MAX", "1s");
+        env.put("OUTBOX_SHUTDOWN_TIMEOUT", "5s");
+        env.put("OUTBOX_HTTP_PORT", "0");
+        return env;
+    }
+
+    private HikariDataSource pool(String applicationName, int size) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(postgres.jdbcUrl());
+        hikari.setUsername(postgres.user());
+        hikari.setPassword(postgres.password());
+        hikari.setMaximumPoolSize(size);
+        hikari.setMinimumIdle(1);
+        hikari.setConnectionTimeout(5_000);
+        hikari.setInitializationFailTimeout(-1);
+        hikari.addDataSourceProperty("ApplicationName", applicationName);
+        return new HikariDataSource(hikari);
+    }
+
+    private void awaitDrained(OutboxTableProbe probe, RelayFleet fleet) throws InterruptedException {
+        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+        Map<EventStatus, Long> counts = probe.countByStatus();
+        while (counts.get(EventStatus.PENDING) + counts.get(EventStatus.IN_FLIGHT) > 0) {
+            if (System.nanoTime() > deadline) {
+                log.warn("not drained within {}: {}", settings.drainTimeout(), counts);
+                return; // the checker reports what is left
+            }
+            fleet.refill(FLEET_SIZE);
+            Thread.sleep(500);
+            counts = probe.countByStatus();
+        }
+    }
+
+    /** Waits until every committed event arrived, or nothing new arrived for 20 s. */
+    private static List<ReceivedMessage> awaitReceived(BrokerInbox inbox, ProducerLedger ledger)
+            throws InterruptedException {
+        java.util.Set<String> expected = new java.util.HashSet<>();
+        ledger.committedEvents().keySet().forEach(id -> expected.add(id.toString()));
+        int seen = -1;
+        long quietSince = System.nanoTime();
+        while (true) {
+            List<ReceivedMessage> received = inbox.get();
+            java.util.Set<String> arrived = new java.util.HashSet<>();
+            received.forEach(message -> arrived.add(message.id()));
+            if (arrived.containsAll(expected)) {
+                Thread.sleep(1_000); // late duplicates still in transit
+                return inbox.get();
+            }
+            if (received.size() != seen) {
+                seen = received.size();
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince > Duration.ofSeconds(20).toNanos()) {
+                return received;
+            }
+            Thread.sleep(500);
+        }
+    }
+}
