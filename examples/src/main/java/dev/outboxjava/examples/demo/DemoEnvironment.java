@@ -4,6 +4,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.testkit.fixture.LocalPort;
+import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.BrokerKind;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The services the demo runs against: a PostgreSQL database (embedded unless {@code --db-url}) with
  * a schema of its own, and a broker (Kafka in-process unless {@code --kafka}; RabbitMQ from
- * {@code --rabbitmq-uri}, else a local one on 127.0.0.1:5672, else an embedded Apache Qpid).
+ * {@code --rabbitmq-uri}, else a local one on 127.0.0.1:5672, else an embedded Apache Qpid; the
+ * testkit's {@code OUTBOX_TEST_SKIP_LOCAL=true} skips the local one).
  * Everything it created is removed by {@link #close()}.
  */
 final class DemoEnvironment implements AutoCloseable {
@@ -178,7 +180,8 @@ final class DemoEnvironment implements AutoCloseable {
                 throw new IllegalArgumentException("--rabbitmq-uri is not a usable AMQP URI: " + e.getMessage(), e);
             }
             origin = "RabbitMQ at " + rabbitMqFactory.getHost() + ":" + rabbitMqFactory.getPort();
-        } else if (LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500)) {
+        } else if (!ServiceSettings.isTrue(ServiceSettings.SKIP_LOCAL)
+                && LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500)) {
             rabbitMqUri = "amqp://guest:guest@" + RabbitMqFixture.LOCAL_HOST + ":" + RabbitMqFixture.LOCAL_PORT + "/%2F";
             rabbitMqFactory = new ConnectionFactory();
             rabbitMqFactory.setHost(RabbitMqFixture.LOCAL_HOST);

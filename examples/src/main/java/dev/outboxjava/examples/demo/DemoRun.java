@@ -72,13 +72,21 @@ public final class DemoRun {
         DemoStats stats = new DemoStats(clock);
         Path logs = logDirectory();
 
-        try (RelayLauncher launcher = new RelayLauncher(RelayLauncher.settings(environment), logs);
-                PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, outboxConfig);
+        try (RelayLauncher launcher = new RelayLauncher(RelayLauncher.settings(environment), logs)) {
+            // First: a JVM takes seconds to start, and the rest of the set-up can happen meanwhile.
+            RelayLauncher.Relay relay = launcher.start(1);
+            out.printf("relay #1 started as process %d (log %s)%n", relay.pid(), relay.log());
+            return run(environment, outboxConfig, stats, clock, launcher, relay, logs, started);
+        }
+    }
+
+    private DemoSummary run(DemoEnvironment environment, PostgresOutboxConfig outboxConfig, DemoStats stats,
+            Clock clock, RelayLauncher launcher, RelayLauncher.Relay relay, Path logs, long started) {
+        DataSource dataSource = environment.dataSource();
+        try (PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, outboxConfig);
                 ShippingConsumer consumer = new ShippingConsumer(stream(environment),
                         new ShipmentHandler(dataSource, clock), stats::onApplied)) {
             consumer.start();
-            RelayLauncher.Relay relay = launcher.start(1);
-            out.printf("relay #1 started as process %d (log %s)%n", relay.pid(), relay.log());
             List<OrderService> services = List.of(
                     Guice.createInjector(new OrdersModule(dataSource, outboxConfig, environment.destination(),
                             Persistence.JDBC)).getInstance(OrderService.class),

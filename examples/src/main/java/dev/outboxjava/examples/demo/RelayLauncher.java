@@ -19,8 +19,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class RelayLauncher implements AutoCloseable {
 
-    /** How long a killed relay's events stay in flight before the next relay's sweeper reclaims them. */
-    static final int LEASE_TIMEOUT_SECONDS = 10;
+    /**
+     * How long a killed relay's events stay in flight before the next relay's sweeper reclaims them.
+     * It must exceed the longest a live relay may hold a batch (publish timeout 5 s, plus the core's
+     * 5 s grace for a publisher that overruns it, plus the marks), or a slow but living relay loses
+     * its leases and its batch is published twice.
+     */
+    static final int LEASE_TIMEOUT_SECONDS = 15;
 
     private final Map<String, String> settings;
     private final Path logDirectory;
@@ -173,7 +178,7 @@ final class RelayLauncher implements AutoCloseable {
         env.put("OUTBOX_RELAY_BATCH_SIZE", "250");
         env.put("OUTBOX_RELAY_POLL_INTERVAL", "100ms");
         env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", "5s");
-        // A killed relay's leases are reclaimed after 10 s instead of the default 2 min.
+        // A killed relay's leases are reclaimed after 15 s instead of the default 2 min.
         env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", LEASE_TIMEOUT_SECONDS + "s");
         env.put("OUTBOX_SWEEPER_INTERVAL", "1s");
         env.put("OUTBOX_CLEANER_ENABLED", "false");
