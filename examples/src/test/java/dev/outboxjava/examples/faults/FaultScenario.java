@@ -48,9 +48,9 @@ import org.slf4j.LoggerFactory;
  * fault is injected at random moments; then the relays drain, the sweeper runs, and the checker compares
  * the broker's deliveries with the producers' ledger and the table.
  *
- * <p>Timings: lease timeout 6 s, publish timeout 3 s (the in-JVM relays use 4 s, so a hung publisher's
- * relay gives up after 4 s + the relay's 5 s grace = 9 s, after the sweepers reclaimed its batch at 6–7 s:
- * its late mark is refused as lease-lost), sweeper every 1 s.
+ * <p>Timings: lease timeout 6 s, publish timeout 3 s (the in-JVM relays use 5.5 s, so a hung publisher's
+ * relay gives up after 5.5 s + the relay's 5 s grace = 10.5 s, well after the sweepers reclaimed its batch
+ * at 6–7 s: its late mark is refused as lease-lost), sweeper every 1 s.
  */
 final class FaultScenario {
 
@@ -77,7 +77,8 @@ final class FaultScenario {
     FaultReport run() throws Exception {
         String schema = postgres.newSchema();
         String table = schema + ".outbox_events";
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(table).build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(table).ordering(settings.ordering())
+                .build();
         try (HikariDataSource producers = pool("faults-producer", 6);
                 PostgresOutboxStore schemaStore = PostgresOutboxStore.create(producers, config)) {
             schemaStore.ensureSchema();
@@ -87,8 +88,8 @@ final class FaultScenario {
             Path logs = Path.of(System.getProperty("outbox.faults.logs", "target/fault-logs"), broker.name());
             try (BrokerInbox inbox = broker.inbox();
                     ExposureLog exposure = new ExposureLog(probe, Duration.ofMillis(200));
-                    RelayFleet fleet = new RelayFleet(FLEET_SIZE, name -> RelayProcess.start(broker.name() + "-" + name,
-                            RelayProcess.workerCommand(), workerEnvironment(table, name), logs))) {
+                    RelayFleet fleet = new RelayFleet(FLEET_SIZE, name -> relayProcess(broker.name() + "-" + name,
+                            table, schema, logs))) {
                 // Producers write for as long as faults are injected (the in-JVM faults need events to lease),
                 // and at least the run's number of events.
                 ContinuousProducer producer = ContinuousProducer.start(producers, writer::append,
@@ -129,7 +130,7 @@ final class FaultScenario {
     private List<FaultInjector> injectors(PostgresOutboxConfig config, RelayFleet fleet, ExposureLog exposure,
             String schema, List<InJvmRelay> started) {
         InJvmRelay.Options options = new InJvmRelay.Options(
-                new RelaySettings(BATCH_SIZE, PUBLISH_TIMEOUT.plusSeconds(1), settings.ordering()),
+                new RelaySettings(BATCH_SIZE, LEASE_TIMEOUT.minusMillis(500), settings.ordering()),
                 RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
                 new SweeperSettings(LEASE_TIMEOUT, 1_000, 10), Duration.ofSeconds(1), Duration.ofMillis(200), 1,
                 Clock.systemUTC());
@@ -157,6 +158,31 @@ final class FaultScenario {
             started.add(relay);
         }
         return relay;
+    }
+
+    /**
+     * The worker ({@code outbox-worker run}) for unordered runs. Its key table has no ordering setting, so
+     * per-key runs start {@link FaultRelayMain}: the same store, publishers, relay and sweeper, assembled
+     * from the library's pieces, in a process of its own.
+     */
+    private RelayProcess relayProcess(String name, String table, String schema, Path logs) {
+        if (!settings.ordering().isPerKey()) {
+            return RelayProcess.start(name, RelayProcess.workerCommand(), workerEnvironment(table, name), logs);
+        }
+        Map<String, String> env = new HashMap<>();
+        broker.workerEnvironment(name).forEach((key, value) -> env.put(key.replaceFirst("^OUTBOX_", "FAULTS_"), value));
+        env.put("FAULTS_RELAY_NAME", name);
+        env.put("FAULTS_ORDERING", "per_key");
+        env.put("FAULTS_DB_URL", postgres.jdbcUrl());
+        env.put("FAULTS_DB_USER", postgres.user());
+        env.put("FAULTS_DB_PASSWORD", postgres.password());
+        env.put("FAULTS_APPLICATION_NAME", "faults-relay " + schema);
+        env.put("FAULTS_TABLE", table);
+        env.put("FAULTS_THREADS", "2");
+        env.put("FAULTS_BATCH_SIZE", String.valueOf(BATCH_SIZE));
+        env.put("FAULTS_PUBLISH_TIMEOUT_MS", String.valueOf(PUBLISH_TIMEOUT.toMillis()));
+        env.put("FAULTS_LEASE_TIMEOUT_MS", String.valueOf(LEASE_TIMEOUT.toMillis()));
+        return RelayProcess.start(name, RelayProcess.javaCommand(FaultRelayMain.class.getName()), env, logs);
     }
 
     private Map<String, String> workerEnvironment(String table, String relayName) {

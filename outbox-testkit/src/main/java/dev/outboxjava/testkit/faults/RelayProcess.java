@@ -48,8 +48,7 @@ public final class RelayProcess implements RelayHandle {
      * machines small.
      */
     public static List<String> workerCommand() {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k"));
+        List<String> command = javaLauncher();
         String jar = System.getProperty(WORKER_JAR_PROPERTY);
         if (jar != null && !jar.isBlank()) {
             if (!Files.isRegularFile(Path.of(jar))) {
@@ -62,6 +61,22 @@ public final class RelayProcess implements RelayHandle {
         }
         command.add("run");
         return command;
+    }
+
+    /**
+     * {@code java -cp <this JVM's class path> mainClass args...}: for a relay of your own assembly (e.g. one
+     * built from the library's pieces with settings the worker does not offer).
+     */
+    public static List<String> javaCommand(String mainClass, String... args) {
+        List<String> command = javaLauncher();
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Objects.requireNonNull(mainClass)));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    private static List<String> javaLauncher() {
+        return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k"));
     }
 
     /**

@@ -1,0 +1,138 @@
+package dev.outboxjava.examples.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.testkit.contract.ReceivedMessage;
+import dev.outboxjava.testkit.faults.DeliveryChecker;
+import dev.outboxjava.testkit.faults.FaultKind;
+import dev.outboxjava.testkit.faults.FaultReport;
+import dev.outboxjava.testkit.faults.InjectedFault;
+import dev.outboxjava.testkit.faults.OutboxTableProbe.StoredEvent;
+import dev.outboxjava.testkit.faults.ProducerLedger;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The checker itself: each guarantee it reports is counted the way its Javadoc says. */
+@DisplayName("The fault checker")
+class DeliveryCheckerTest {
+
+    private final ProducerLedger ledger = new ProducerLedger();
+    private final Map<UUID, StoredEvent> stored = new HashMap<>();
+    private final List<ReceivedMessage> received = new ArrayList<>();
+    private final List<InjectedFault> faults = List.of(
+            new InjectedFault(FaultKind.RELAY_KILL, "kill", Instant.EPOCH, Duration.ZERO));
+
+    private OutboxEvent committed(String key, long sequence) {
+        OutboxEvent event = OutboxEvent.builder().type("t").destination("d").key(key).payload(new byte[0]).build();
+        ledger.committed(List.of(event));
+        stored.put(event.id(), new StoredEvent(Optional.of(key), sequence, EventStatus.SENT));
+        return event;
+    }
+
+    private void deliver(OutboxEvent event) {
+        deliver(event.id());
+    }
+
+    private void deliver(UUID id) {
+        received.add(new ReceivedMessage(id.toString(), "t", "/outbox", Optional.of("k"), "application/json", Map.of(),
+                new byte[0]));
+    }
+
+    private FaultReport check(Set<UUID> exposed, boolean perKey) {
+        Map<UUID, FaultKind> exposure = new HashMap<>();
+        exposed.forEach(id -> exposure.put(id, FaultKind.RELAY_KILL));
+        return DeliveryChecker.check(ledger, received, stored, exposure, Set.of(), faults, perKey);
+    }
+
+    @Test
+    @DisplayName("all delivered once: the summary line reads zeros")
+    void clean() {
+        deliver(committed("a", 1));
+        deliver(committed("a", 2));
+        FaultReport report = check(Set.of(), true);
+        assertThat(report.summaryLine()).isEqualTo("events 2, faults 1, lost 0, phantom 0, reordered 0, duplicates 0, stuck 0");
+        assertThat(report.passed()).isTrue();
+    }
+
+    @Test
+    @DisplayName("a committed event never delivered is lost; a rolled-back one delivered is phantom")
+    void lostAndPhantom() {
+        committed("a", 1);
+        OutboxEvent rolledBack = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+        ledger.rolledBack(List.of(rolledBack));
+        deliver(rolledBack);
+        deliver(UUID.randomUUID());
+        FaultReport report = check(Set.of(), false);
+        assertThat(report.lost()).isEqualTo(1);
+        assertThat(report.phantom()).isEqualTo(2);
+        assertThat(report.passed()).isFalse();
+    }
+
+    @Test
+    @DisplayName("a commit of unknown outcome counts as committed when its row exists, rolled back when not")
+    void uncertainCommit() {
+        OutboxEvent landed = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+        OutboxEvent vanished = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+        ledger.uncertain(List.of(landed, vanished));
+        stored.put(landed.id(), new StoredEvent(Optional.empty(), 1, EventStatus.SENT));
+        deliver(landed);
+        FaultReport report = check(Set.of(), false);
+        assertThat(report.events()).isEqualTo(1);
+        assertThat(report.rolledBack()).isEqualTo(1);
+        assertThat(report.lost()).isZero();
+    }
+
+    @Test
+    @DisplayName("per-key order is judged on first deliveries: a late duplicate is fine, a later event first is not")
+    void orderOnFirstDeliveries() {
+        OutboxEvent first = committed("a", 1);
+        OutboxEvent second = committed("a", 2);
+        OutboxEvent third = committed("a", 3);
+        deliver(first);
+        deliver(third);
+        deliver(first); // a late duplicate: not a reordering
+        deliver(second); // after the third: reordered
+        FaultReport report = check(Set.of(first.id()), true);
+        assertThat(report.reordered()).hasValue(1);
+        assertThat(report.duplicates()).isEqualTo(1);
+        assertThat(report.unexplainedDuplicates()).isZero();
+        assertThat(check(Set.of(first.id()), false).reordered()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a duplicate of an event that was never in flight during a fault nor lease-lost is unexplained")
+    void unexplainedDuplicate() {
+        OutboxEvent event = committed("a", 1);
+        deliver(event);
+        deliver(event);
+        assertThat(check(Set.of(), false).unexplainedDuplicates()).isEqualTo(1);
+        assertThat(DeliveryChecker.check(ledger, received, stored, Map.of(), Set.of(event.id()), faults, false)
+                .unexplainedDuplicates()).isZero();
+    }
+
+    @Test
+    @DisplayName("an event still in flight at the end is stuck; one still pending is reported as pending")
+    void stuck() {
+        OutboxEvent inFlight = committed("a", 1);
+        OutboxEvent pending = committed("b", 2);
+        stored.put(inFlight.id(), new StoredEvent(Optional.of("a"), 1, EventStatus.IN_FLIGHT));
+        stored.put(pending.id(), new StoredEvent(Optional.of("b"), 2, EventStatus.PENDING));
+        deliver(inFlight);
+        deliver(pending);
+        FaultReport report = check(Set.of(), false);
+        assertThat(report.stuck()).isEqualTo(1);
+        assertThat(report.pending()).isEqualTo(1);
+        assertThat(report.passed()).isFalse();
+    }
+}
