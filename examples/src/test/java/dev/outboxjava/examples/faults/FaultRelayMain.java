@@ -13,6 +13,7 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.rabbitmq.RabbitMqPublisher;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
+import dev.outboxjava.testkit.faults.HaltAfterAck;
 import dev.outboxjava.testkit.faults.InJvmRelay;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,7 +24,9 @@ import java.util.concurrent.CountDownLatch;
  * A relay process assembled from the library's pieces (PostgreSQL store, Kafka or RabbitMQ publisher, the
  * core relay and sweeper), for the per-key fault runs: the worker's key table has no ordering setting yet,
  * so per-key runs start this instead of the worker. Configured by {@code FAULTS_*} environment variables
- * (see {@link FaultScenario}); runs until killed (SIGTERM closes it gracefully).
+ * (see {@link FaultScenario}); runs until killed (SIGTERM closes it gracefully). With
+ * {@code FAULTS_HALT_AFTER_ACK=true} it halts right after the broker acknowledged its first batch, before the
+ * mark ({@link HaltAfterAck}): the crash-after-ack fault with a real process.
  */
 public final class FaultRelayMain {
 
@@ -54,6 +57,9 @@ public final class FaultRelayMain {
                 Duration.ofSeconds(1), Duration.ofMillis(200), Integer.parseInt(env("FAULTS_THREADS")),
                 Clock.systemUTC());
         InJvmRelay relay = InJvmRelay.start(name, store, publisher(name), options, List.of(store, pool));
+        if ("true".equals(System.getenv("FAULTS_HALT_AFTER_ACK"))) {
+            HaltAfterAck.install(relay.publisher());
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             relay.close();

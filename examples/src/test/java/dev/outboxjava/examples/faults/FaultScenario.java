@@ -48,6 +48,12 @@ import org.slf4j.LoggerFactory;
  * fault is injected at random moments; then the relays drain, the sweeper runs, and the checker compares
  * the broker's deliveries with the producers' ledger and the table.
  *
+ * <p>The faults: SIGKILL of a random relay process (restarted a second later); a relay process that halts
+ * between the broker's acknowledgement and its mark ({@link FaultRelayMain} with {@code HaltAfterAck}); the
+ * broker's outage (Kafka stopped and restarted, or the relays' own RabbitMQ connections closed); the
+ * relays' own database sessions terminated; an in-JVM relay whose publisher hangs past the lease timeout;
+ * an in-JVM relay whose clock runs 10 s (more than the lease timeout) ahead.
+ *
  * <p>Timings: lease timeout 6 s, publish timeout 3 s (the in-JVM relays use 5.5 s, so a hung publisher's
  * relay gives up after 5.5 s + the relay's 5 s grace = 10.5 s, well after the sweepers reclaimed its batch
  * at 6–7 s: its late mark is refused as lease-lost), sweeper every 1 s.
@@ -98,7 +104,10 @@ final class FaultScenario {
                 List<InjectedFault> faults;
                 List<InJvmRelay> started = new ArrayList<>();
                 try (producer) {
-                    faults = FaultCampaign.run(injectors(config, fleet, exposure, schema, started),
+                    AtomicInteger halting = new AtomicInteger();
+                    Supplier<RelayProcess> haltingRelays = () -> assembledRelayProcess(broker.name() + "-halting-"
+                            + halting.incrementAndGet(), table, schema, logs, true);
+                    faults = FaultCampaign.run(injectors(config, fleet, exposure, schema, started, haltingRelays),
                             settings.minFaults(), settings.maxFaults(), settings.maxPause(), random,
                             () -> ledger.committedCount() < settings.events());
                     while (ledger.committedCount() < settings.events()) {
@@ -128,7 +137,7 @@ final class FaultScenario {
     }
 
     private List<FaultInjector> injectors(PostgresOutboxConfig config, RelayFleet fleet, ExposureLog exposure,
-            String schema, List<InJvmRelay> started) {
+            String schema, List<InJvmRelay> started, Supplier<RelayProcess> haltingRelays) {
         InJvmRelay.Options options = new InJvmRelay.Options(
                 new RelaySettings(BATCH_SIZE, LEASE_TIMEOUT.minusMillis(500), settings.ordering()),
                 RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
@@ -138,7 +147,7 @@ final class FaultScenario {
         Duration within = Duration.ofSeconds(60);
         return List.of(
                 FaultInjectors.relayKill(fleet, FLEET_SIZE, exposure, random, Duration.ofSeconds(1)),
-                FaultInjectors.crashAfterAck(relays, exposure, within),
+                FaultInjectors.processCrashAfterAck(haltingRelays, exposure, within),
                 broker.outage(exposure),
                 FaultInjectors.postgresSessionsTerminated(new PostgresSessionTerminator(postgres.dataSource(),
                         "%" + schema + "%"), exposure, Duration.ofSeconds(2)),
@@ -169,10 +178,16 @@ final class FaultScenario {
         if (!settings.ordering().isPerKey()) {
             return RelayProcess.start(name, RelayProcess.workerCommand(), workerEnvironment(table, name), logs);
         }
+        return assembledRelayProcess(name, table, schema, logs, false);
+    }
+
+    private RelayProcess assembledRelayProcess(String name, String table, String schema, Path logs,
+            boolean haltAfterAck) {
         Map<String, String> env = new HashMap<>();
+        env.put("FAULTS_HALT_AFTER_ACK", String.valueOf(haltAfterAck));
         broker.workerEnvironment(name).forEach((key, value) -> env.put(key.replaceFirst("^OUTBOX_", "FAULTS_"), value));
         env.put("FAULTS_RELAY_NAME", name);
-        env.put("FAULTS_ORDERING", "per_key");
+        env.put("FAULTS_ORDERING", settings.ordering().isPerKey() ? "per_key" : "none");
         env.put("FAULTS_DB_URL", postgres.jdbcUrl());
         env.put("FAULTS_DB_USER", postgres.user());
         env.put("FAULTS_DB_PASSWORD", postgres.password());

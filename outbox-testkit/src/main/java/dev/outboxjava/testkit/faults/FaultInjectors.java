@@ -78,6 +78,42 @@ public final class FaultInjectors {
     }
 
     /**
+     * A relay process that halts between the broker's acknowledgement and its mark ({@link HaltAfterAck}
+     * installed in its main method): the process is gone, its acknowledged batch stays in flight until a
+     * sweeper reclaims it, then goes out again (duplicates with the same id).
+     *
+     * @param relays starts such a process
+     * @param within how long to wait for it to get a batch acknowledged and halt
+     */
+    public static FaultInjector processCrashAfterAck(Supplier<RelayProcess> relays, ExposureLog exposure,
+            Duration within) {
+        return () -> {
+            Instant start = Instant.now();
+            exposure.open(FaultKind.CRASH_AFTER_ACK);
+            RelayProcess relay = relays.get();
+            try {
+                long deadline = System.nanoTime() + within.toNanos();
+                while (relay.isAlive()) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("relay process " + relay + " did not halt after an "
+                                + "acknowledgement within " + within + "; its output:\n" + relay.outputTail(30));
+                    }
+                    sleep(Duration.ofMillis(20));
+                }
+                exposure.sample(FaultKind.CRASH_AFTER_ACK);
+                String line = relay.output().lines().filter(l -> l.contains(HaltAfterAck.MARKER)).findFirst()
+                        .orElseThrow(() -> new IllegalStateException("relay process " + relay + " exited without "
+                                + "halting after an acknowledgement; its output:\n" + relay.outputTail(30)));
+                return new InjectedFault(FaultKind.CRASH_AFTER_ACK, relay + " " + line.substring(line.indexOf(
+                        HaltAfterAck.MARKER)), start, Duration.between(start, Instant.now()));
+            } finally {
+                relay.kill();
+                exposure.close(FaultKind.CRASH_AFTER_ACK);
+            }
+        };
+    }
+
+    /**
      * An in-JVM relay whose publisher hangs for {@code hangFor} (longer than the lease timeout plus the
      * relay's publish timeout and grace): the sweepers reclaim its batch, other relays publish it, the
      * relay's late mark is refused as lease-lost, and the hung batch finally reaches the broker late.
