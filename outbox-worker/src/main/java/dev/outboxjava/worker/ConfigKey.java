@@ -28,6 +28,12 @@ public enum ConfigKey {
     COMPLETION_MODE("outbox.completion.mode", "keep_sent", "keep_sent: keep published events as 'sent' for "
             + "outbox.cleaner.retention; delete_on_publish: delete a row as soon as the broker acknowledged it."),
 
+    ORDERING("outbox.ordering", "none", "none: publish events as soon as they are due, in any order (fastest); "
+            + "per_key: events with the same key reach the broker in append order, one relay at a time per key."),
+    ORDERING_AFTER_DEAD_LETTER("outbox.ordering.after.dead.letter", "hold_key", "With outbox.ordering=per_key: "
+            + "hold_key keeps a dead letter's later events of the same key back until an operator requeues or purges "
+            + "it; continue goes on with the key's next event."),
+
     BROKER("outbox.broker", "", "Which broker the relay publishes to: kafka or rabbitmq. Required by run."),
     KAFKA_BOOTSTRAP_SERVERS("outbox.kafka.bootstrap.servers", "", "Kafka bootstrap servers, host:port[,host:port]. "
             + "Required when outbox.broker=kafka."),

@@ -1,6 +1,7 @@
 package dev.outboxjava.worker;
 
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.relay.CleanerSettings;
@@ -120,8 +121,20 @@ public final class OutboxSettings {
 
         int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelaySettings.MAX_BATCH_SIZE);
         Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
+        Ordering.Mode orderingMode = reader.choice(ConfigKey.ORDERING, Ordering.Mode.NONE, value -> switch (value) {
+            case "none" -> Optional.of(Ordering.Mode.NONE);
+            case "per_key" -> Optional.of(Ordering.Mode.PER_KEY);
+            default -> Optional.empty();
+        }, "none, per_key");
+        Ordering.AfterDeadLetter afterDeadLetter = reader.choice(ConfigKey.ORDERING_AFTER_DEAD_LETTER,
+                Ordering.AfterDeadLetter.HOLD_KEY, value -> switch (value) {
+                    case "hold_key" -> Optional.of(Ordering.AfterDeadLetter.HOLD_KEY);
+                    case "continue" -> Optional.of(Ordering.AfterDeadLetter.CONTINUE);
+                    default -> Optional.empty();
+                }, "hold_key, continue");
+        Ordering ordering = new Ordering(orderingMode, afterDeadLetter);
         RelaySettings relay = reader.build(ConfigKey.RELAY_PUBLISH_TIMEOUT,
-                () -> new RelaySettings(batchSize, publishTimeout), RelaySettings.ofDefaults());
+                () -> new RelaySettings(batchSize, publishTimeout, ordering), RelaySettings.ofDefaults());
         Duration initialDelay = reader.duration(ConfigKey.RETRY_INITIAL_DELAY);
         double multiplier = reader.decimal(ConfigKey.RETRY_MULTIPLIER);
         Duration maxDelay = reader.duration(ConfigKey.RETRY_MAX_DELAY);

@@ -155,8 +155,9 @@ public final class OutboxWorker implements AutoCloseable {
             }
         }
         state = State.RUNNING;
-        log.info("outbox worker started: {} relay thread(s), batch size {}, publish timeout {}, poll interval {}, "
-                + "lease timeout {}, cleaner {}", config.relayThreads(), config.relay().batchSize(),
+        log.info("outbox worker started: {} relay thread(s), batch size {}, ordering {}, publish timeout {}, "
+                + "poll interval {}, lease timeout {}, cleaner {}", config.relayThreads(), config.relay().batchSize(),
+                config.relay().ordering().isPerKey() ? "per key" : "none",
                 Durations.format(config.relay().publishTimeout()), Durations.format(config.pollInterval()),
                 Durations.format(config.sweeper().leaseTimeout()), config.cleanerEnabled()
                         ? "retention " + Durations.format(config.cleaner().retention()) : "off");

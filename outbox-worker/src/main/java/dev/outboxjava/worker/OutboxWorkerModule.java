@@ -47,8 +47,8 @@ public final class OutboxWorkerModule extends AbstractModule {
     protected void configure() {
         bind(OutboxWorkerConfig.class).toInstance(config);
         OptionalBinder.newOptionalBinder(binder(), Clock.class).setDefault().toInstance(Clock.systemUTC());
-        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setDefault().to(SimpleMeterRegistry.class);
-        bind(SimpleMeterRegistry.class).in(Singleton.class);
+        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setDefault()
+                .toInstance(new SimpleMeterRegistry());
         OptionalBinder.newOptionalBinder(binder(), RelayListener.class).setDefault().toInstance(RelayListener.NONE);
         Multibinder.newSetBinder(binder(), WakeUpSource.class);
         Multibinder.newSetBinder(binder(), AutoCloseable.class, WorkerResource.class);

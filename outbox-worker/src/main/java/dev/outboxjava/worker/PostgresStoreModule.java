@@ -15,7 +15,8 @@ import java.util.Objects;
 /**
  * Binds {@link OutboxStore} to a {@link PostgresOutboxStore} on a connection pool the worker owns
  * (closed by {@link OutboxWorker#close()}), and, with {@link WakeUpStrategy#NOTIFY}, a LISTEN
- * wake-up for the relay (it holds one connection of the pool). Wiring only.
+ * wake-up for the relay (it holds one connection of the pool). The store's per-key ordering is taken
+ * from the relay settings of {@link OutboxWorkerModule}, so the two cannot disagree. Wiring only.
  */
 public final class PostgresStoreModule extends AbstractModule {
 
@@ -51,8 +52,8 @@ public final class PostgresStoreModule extends AbstractModule {
 
     @Provides
     @Singleton
-    PostgresOutboxConfig postgresConfig(DatabaseConfig config) {
-        return DataSources.storeConfig(config);
+    PostgresOutboxConfig postgresConfig(DatabaseConfig config, OutboxWorkerConfig worker) {
+        return DataSources.storeConfig(config, worker.relay().ordering());
     }
 
     @Provides

@@ -169,4 +169,16 @@ class OutboxSettingsTest {
                 .isInstanceOf(InvalidSettingsException.class)
                 .satisfies(e -> assertThat(((InvalidSettingsException) e).problems()).hasSize(3));
     }
+
+    @Test
+    void givenPerKeyOrdering_thenTheRelaySettingsCarryIt_andABadValueIsNamed() {
+        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
+                "OUTBOX_ORDERING", "per_key", "OUTBOX_ORDERING_AFTER_DEAD_LETTER", "continue")));
+
+        assertThat(settings.worker().relay().ordering()).isEqualTo(
+                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE));
+        assertThat(OutboxSettings.load(ConfigSource.map(Map.of())).worker().relay().ordering().isPerKey()).isFalse();
+        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.ordering", "global"))))
+                .hasMessageContaining("outbox.ordering (OUTBOX_ORDERING): must be one of none, per_key");
+    }
 }

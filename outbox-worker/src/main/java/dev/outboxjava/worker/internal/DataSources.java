@@ -2,6 +2,7 @@ package dev.outboxjava.worker.internal;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.DatabaseConfig;
@@ -36,9 +37,12 @@ public final class DataSources {
         return new HikariDataSource(hikari);
     }
 
-    /** The store's configuration (the worker does not create triggers: NOTIFY is the schema's business). */
-    public static PostgresOutboxConfig storeConfig(DatabaseConfig config) {
+    /**
+     * The store's configuration. The ordering is the relay's, so store and relay always agree; the
+     * worker does not create triggers (NOTIFY is the schema's business).
+     */
+    public static PostgresOutboxConfig storeConfig(DatabaseConfig config, Ordering ordering) {
         return PostgresOutboxConfig.builder().tableName(config.table()).completionMode(config.completionMode())
-                .maximumPoolSize(config.poolSize()).wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).build();
+                .maximumPoolSize(config.poolSize()).wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).ordering(ordering).build();
     }
 }

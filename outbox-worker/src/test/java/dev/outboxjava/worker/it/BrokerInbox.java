@@ -7,6 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import java.io.IOException;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
@@ -18,6 +19,7 @@ final class BrokerInbox implements AutoCloseable {
     private final Connection connection;
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicLong deliveries = new AtomicLong();
+    private final List<String> bodies = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
     BrokerInbox(ConnectionFactory factory, String queue) throws IOException, TimeoutException {
         this.connection = factory.newConnection("outbox-worker-it-consumer");
@@ -28,6 +30,7 @@ final class BrokerInbox implements AutoCloseable {
             public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                     byte[] body) {
                 deliveries.incrementAndGet();
+                bodies.add(new String(body, java.nio.charset.StandardCharsets.UTF_8));
                 if (properties.getMessageId() != null) {
                     ids.add(properties.getMessageId());
                 }
@@ -41,6 +44,13 @@ final class BrokerInbox implements AutoCloseable {
 
     long deliveries() {
         return deliveries.get();
+    }
+
+    /** Every payload in arrival order (duplicates included). */
+    List<String> bodies() {
+        synchronized (bodies) {
+            return List.copyOf(bodies);
+        }
     }
 
     Set<String> ids() {

@@ -250,4 +250,33 @@ class WorkerProcessIT {
         }
         assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
     }
+
+    @Test
+    @DisplayName("with OUTBOX_ORDERING=per_key and two relay threads, every key's events arrive in append order")
+    void keepsPerKeyOrder() throws Exception {
+        List<UUID> ids = table.append(3000, destination.exchange(), "order.placed");
+        Map<String, String> env = environment(rabbit.uri(), 0);
+        env.put("OUTBOX_ORDERING", "per_key");
+        env.put("OUTBOX_RELAY_THREADS", "2");
+        env.put("OUTBOX_RELAY_BATCH_SIZE", "100");
+        try (WorkerProcess worker = WorkerProcess.start("per-key", env, "run")) {
+            awaitDelivered(ids, worker);
+            assertThat(worker.output()).contains("ordering per key");
+            worker.terminate();
+            worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
+        }
+        // payload {"order":i} with key order-(i % 50): within a key, first arrivals must ascend
+        Map<Integer, Integer> lastByKey = new HashMap<>();
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (String body : inbox.bodies()) {
+            int order = Integer.parseInt(body.replaceAll("\\D", ""));
+            if (!seen.add(order)) {
+                continue;
+            }
+            int key = order % 50;
+            assertThat(order).as("key order-%d", key).isGreaterThan(lastByKey.getOrDefault(key, -1));
+            lastByKey.put(key, order);
+        }
+        assertThat(seen).hasSize(3000);
+    }
 }

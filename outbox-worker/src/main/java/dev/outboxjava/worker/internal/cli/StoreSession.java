@@ -2,6 +2,7 @@ package dev.outboxjava.worker.internal.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.worker.ConfigKey;
@@ -23,7 +24,7 @@ final class StoreSession implements AutoCloseable {
         DatabaseProbe.requireReachable(config);
         HikariDataSource dataSource = DataSources.pool(new DatabaseConfig(config.url(), config.user(),
                 config.password(), Math.min(2, config.poolSize()), config.table(), config.completionMode()));
-        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config));
+        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, Ordering.none()));
         HealthCheck health = store.checkHealth();
         if (!health.healthy()) {
             dataSource.close();
