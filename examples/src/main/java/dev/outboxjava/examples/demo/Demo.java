@@ -56,8 +56,8 @@ public final class Demo implements Callable<Integer> {
             description = "share of the orders published when relay #1 is killed (default: ${DEFAULT-VALUE})")
     double killAt;
 
-    @Option(names = "--timeout", defaultValue = "120", description = "seconds to wait for every event "
-            + "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", defaultValue = "90", description = "seconds without any progress after which "
+            + "the demo gives up (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
     @Spec

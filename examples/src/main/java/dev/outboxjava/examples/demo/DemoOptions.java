@@ -17,7 +17,8 @@ import java.util.Optional;
  * @param orders       how many orders to place
  * @param threads      how many threads place them
  * @param killAt       the fraction of orders published when the first relay is killed (0 to 1)
- * @param timeout      how long to wait for every event to arrive before giving up
+ * @param timeout      how long nothing may move (no order written, no event published or consumed)
+ *                     before the demo gives up
  */
 public record DemoOptions(BrokerKind broker, Optional<String> dbUrl, String dbUser, String dbPassword,
         Optional<String> kafka, Optional<String> rabbitMqUri, int orders, int threads, double killAt,
@@ -45,6 +46,6 @@ public record DemoOptions(BrokerKind broker, Optional<String> dbUrl, String dbUs
     /** Embedded everything, {@code orders} orders from {@code threads} threads. */
     public static DemoOptions embedded(BrokerKind broker, int orders, int threads) {
         return new DemoOptions(broker, Optional.empty(), "postgres", "postgres", Optional.empty(), Optional.empty(),
-                orders, threads, 0.3, Duration.ofMinutes(2));
+                orders, threads, 0.3, Duration.ofSeconds(90));
     }
 }
