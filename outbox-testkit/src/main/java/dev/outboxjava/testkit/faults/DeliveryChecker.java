@@ -24,9 +24,13 @@ import java.util.UUID;
  *       consumer that drops duplicates by id sees; a duplicate may arrive after later events of its key (a
  *       relay that died after the broker's acknowledgement is re-published after the sweeper reclaims it),
  *       which at-least-once delivery allows;</li>
- *   <li><b>duplicates</b>: deliveries beyond the first. Each must be explained: the event was in flight
- *       while a fault struck ({@link ExposureLog}), or a relay reported its mark as lease-lost (its lease
- *       expired under it: a hung publisher, a skewed clock); the rest are counted as unexplained;</li>
+ *   <li><b>duplicates</b>: deliveries beyond the first. Each must be explained, by one of the three ways
+ *       at-least-once delivery repeats an event: the event was in flight while a relay crashed
+ *       ({@link ExposureLog}: it was sampled in flight during a fault window); a relay reported its mark as
+ *       lease-lost (its lease expired under it: a hung publisher, a skewed clock); or a publish of it was
+ *       reported failed and retried (its row shows a failed attempt: a broker connection closed or a
+ *       broker stopped before confirming what it had taken). The rest are counted as unexplained — a relay
+ *       publishing an event twice for no reason;</li>
  *   <li><b>stuck</b>: still in flight after the sweeper has run (call the checker after waiting longer
  *       than the lease timeout with a sweeper running).</li>
  * </ul>
@@ -89,7 +93,9 @@ public final class DeliveryChecker {
         for (Map.Entry<UUID, Integer> entry : deliveries.entrySet()) {
             if (entry.getValue() > 1 && committed.contains(entry.getKey())) {
                 duplicates += entry.getValue() - 1;
-                if (!exposure.containsKey(entry.getKey()) && !leaseLost.contains(entry.getKey())) {
+                OutboxTableProbe.StoredEvent row = stored.get(entry.getKey());
+                boolean failedAttempt = row != null && row.attempts() > 0;
+                if (!exposure.containsKey(entry.getKey()) && !leaseLost.contains(entry.getKey()) && !failedAttempt) {
                     unexplained += entry.getValue() - 1;
                     if (unexplainedSample.size() < 20) {
                         unexplainedSample.add(entry.getKey());

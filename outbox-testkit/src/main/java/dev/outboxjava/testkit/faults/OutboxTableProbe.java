@@ -18,7 +18,7 @@ import dev.outboxjava.core.EventStatus;
 
 /**
  * Reads an outbox table of the PostgreSQL schema ({@code id, seq, event_key, status}) directly, the way
- * the checker needs it: the stored rows, the ids in flight now, the counts by state. Read-only.
+ * the checker needs it: the stored rows (id, key, sequence, status, attempts), the ids in flight now, the counts by state. Read-only.
  */
 public final class OutboxTableProbe {
 
@@ -29,9 +29,10 @@ public final class OutboxTableProbe {
      *
      * @param key      the event's key, if any
      * @param sequence the store-assigned sequence (per-key order is this order)
-     * @param status   the database value of its status
+     * @param status   its status
+     * @param attempts publish attempts that failed so far (a failure the broker in fact took is a duplicate)
      */
-    public record StoredEvent(Optional<String> key, long sequence, EventStatus status) {
+    public record StoredEvent(Optional<String> key, long sequence, EventStatus status, int attempts) {
     }
 
     private final DataSource dataSource;
@@ -53,10 +54,10 @@ public final class OutboxTableProbe {
     /** Every row of the table, by id. */
     public Map<UUID, StoredEvent> events() {
         Map<UUID, StoredEvent> events = new HashMap<>();
-        query("SELECT id, event_key, seq, status FROM " + quotedTable, rows -> {
+        query("SELECT id, event_key, seq, status, attempts FROM " + quotedTable, rows -> {
             while (rows.next()) {
                 events.put(rows.getObject(1, UUID.class), new StoredEvent(Optional.ofNullable(rows.getString(2)),
-                        rows.getLong(3), status(rows.getString(4))));
+                        rows.getLong(3), status(rows.getString(4)), rows.getInt(5)));
             }
         });
         return events;
