@@ -44,6 +44,8 @@ public final class DemoRun {
     private static final long PRINT_EVERY_MILLIS = 1000;
     /** After the outbox drained, how long to keep reading for late duplicates. */
     private static final long SETTLE_MILLIS = 1500;
+    /** How long the kill waits for a batch to be in flight before it strikes anyway. */
+    private static final long KILL_WINDOW_NANOS = 5_000_000_000L;
 
     private final DemoOptions options;
     private final PrintStream out;
@@ -143,6 +145,7 @@ public final class DemoRun {
                         (stats.firstConsumedAtNanos() - started) / 1e9);
             }
             if (kills == 0 && sent >= options.killAt() * options.orders()) {
+                awaitBatchInFlight(store);
                 relay.kill();
                 kills++;
                 Map<EventStatus, Long> atKill = store.countByStatus();
@@ -181,6 +184,14 @@ public final class DemoRun {
             }
         }
         return new Ending(relay, kills);
+    }
+
+    /** Waits (briefly) until the relay holds a leased batch, so the kill lands mid-drain, not between polls. */
+    private static void awaitBatchInFlight(PostgresOutboxStore store) {
+        long giveUp = System.nanoTime() + KILL_WINDOW_NANOS;
+        while (store.countByStatus().get(EventStatus.IN_FLIGHT) == 0 && System.nanoTime() < giveUp) {
+            sleep(5);
+        }
     }
 
     private void printProgress(long started, DemoStats stats, Map<EventStatus, Long> counts,
