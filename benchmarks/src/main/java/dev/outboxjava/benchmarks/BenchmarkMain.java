@@ -90,7 +90,7 @@ public final class BenchmarkMain {
                     String figure = "worker -> " + v.label() + " (" + options.relayThreads() + " threads x "
                             + options.batchSize() + ")";
                     table.info("3 this library", figure, rate(r));
-                    table.info("3 this library", "  where a tick's time goes", scenario3.breakdown().get(v));
+                    table.info("3 this library", "  where a tick's time goes (last run, mean per batch)", scenario3.breakdown().get(v));
                     if (ceiling != null) {
                         double ceil = v.completion() == CompletionMode.KEEP_SENT ? ceiling.keepSentRowsPerSecond()
                                 : ceiling.deleteRowsPerSecond();
