@@ -90,7 +90,8 @@ public final class BenchmarkMain {
                     String figure = "worker -> " + v.label() + " (" + options.relayThreads() + " threads x "
                             + options.batchSize() + ")";
                     table.info("3 this library", figure, rate(r));
-                    table.info("3 this library", "  where a tick's time goes (last run, mean per batch)", scenario3.breakdown().get(v));
+                    table.info("3 this library", "  where a tick's time goes (last run, mean per batch)",
+                            scenario3.breakdown().get(v));
                     if (ceiling != null) {
                         double ceil = v.completion() == CompletionMode.KEEP_SENT ? ceiling.keepSentRowsPerSecond()
                                 : ceiling.deleteRowsPerSecond();
@@ -270,6 +271,8 @@ public final class BenchmarkMain {
         // bury the figures; warnings and errors still show.
         setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
+        setIfAbsent("org.jooq.no-logo", "true");
+        setIfAbsent("org.jooq.no-tips", "true");
     }
 
     private static void setIfAbsent(String key, String value) {

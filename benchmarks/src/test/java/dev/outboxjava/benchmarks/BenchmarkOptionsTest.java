@@ -22,12 +22,14 @@ class BenchmarkOptionsTest {
     }
 
     @Test
-    void defaultsRunEveryScenarioWithTheIssuesSizes() {
+    void defaultsRunEveryScenarioWithTheIssuesSizesAndAShorterSteadyState() {
         BenchmarkOptions options = BenchmarkOptions.parse(new String[0]);
 
         assertThat(options.backlog()).isEqualTo(200_000);
         assertThat(options.steadyRate()).isEqualTo(2_000);
-        assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(BenchmarkOptions.parse(new String[] {"--steady-seconds", "60"}).steadyTime())
+                .isEqualTo(Duration.ofSeconds(60));
         assertThat(options.sentRows()).isEqualTo(10_000_000L);
         assertThat(options.scenarios()).containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6);
     }
