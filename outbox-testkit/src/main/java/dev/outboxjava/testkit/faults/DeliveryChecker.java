@@ -90,12 +90,17 @@ public final class DeliveryChecker {
         long duplicates = 0;
         long unexplained = 0;
         List<UUID> unexplainedSample = new java.util.ArrayList<>();
+        Map<String, Long> causes = new java.util.TreeMap<>();
         for (Map.Entry<UUID, Integer> entry : deliveries.entrySet()) {
             if (entry.getValue() > 1 && committed.contains(entry.getKey())) {
                 duplicates += entry.getValue() - 1;
                 OutboxTableProbe.StoredEvent row = stored.get(entry.getKey());
                 boolean failedAttempt = row != null && row.attempts() > 0;
-                if (!exposure.containsKey(entry.getKey()) && !leaseLost.contains(entry.getKey()) && !failedAttempt) {
+                String cause = exposure.containsKey(entry.getKey()) ? "in flight at " + exposure.get(entry.getKey())
+                        : leaseLost.contains(entry.getKey()) ? "lease lost"
+                        : failedAttempt ? "publish failed, retried" : "unexplained";
+                causes.merge(cause, (long) entry.getValue() - 1, Long::sum);
+                if (cause.equals("unexplained")) {
                     unexplained += entry.getValue() - 1;
                     if (unexplainedSample.size() < 20) {
                         unexplainedSample.add(entry.getKey());
@@ -110,7 +115,7 @@ public final class DeliveryChecker {
         return new FaultReport(committed.size(), rolledBack.size(), faults.size(), byKind, lost, phantom,
                 perKey ? OptionalLong.of(reordered) : OptionalLong.empty(), duplicates, unexplained,
                 byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L), byStatus.getOrDefault(EventStatus.PENDING, 0L),
-                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample);
+                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample, causes);
     }
 
     private static UUID parse(String id) {

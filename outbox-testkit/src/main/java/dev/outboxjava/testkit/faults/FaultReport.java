@@ -25,15 +25,18 @@ import java.util.UUID;
  * @param deadLettered           events dead-lettered (an injected fault should never exhaust an event's attempts)
  * @param leaseLost              events whose marks the relays reported as refused (lease lost)
  * @param unexplainedSample      up to 20 ids of unexplained duplicates, for the investigation
+ * @param duplicateCauses        duplicates by what explains them (in flight at a fault of a kind, lease lost,
+ *                               publish failed and retried, unexplained)
  */
 public record FaultReport(long events, long rolledBack, int faults, Map<FaultKind, Integer> faultsByKind, long lost,
         long phantom, OptionalLong reordered, long duplicates, long unexplainedDuplicates, long stuck, long pending,
-        long deadLettered, long leaseLost, List<UUID> unexplainedSample) {
+        long deadLettered, long leaseLost, List<UUID> unexplainedSample, Map<String, Long> duplicateCauses) {
 
     public FaultReport {
         faultsByKind = Map.copyOf(Objects.requireNonNull(faultsByKind, "faultsByKind"));
         Objects.requireNonNull(reordered, "reordered");
         unexplainedSample = List.copyOf(unexplainedSample);
+        duplicateCauses = Map.copyOf(duplicateCauses);
     }
 
     /**
@@ -55,7 +58,8 @@ public record FaultReport(long events, long rolledBack, int faults, Map<FaultKin
     /** The details behind the summary line, for the log. */
     public String details() {
         return "committed " + events + ", rolled back " + rolledBack + ", faults by kind " + faultsByKind
-                + ", duplicates " + duplicates + " (unexplained " + unexplainedDuplicates + "), lease-lost marks "
+                + ", duplicates " + duplicates + " (unexplained " + unexplainedDuplicates + "; by cause "
+                + new java.util.TreeMap<>(duplicateCauses) + "), lease-lost marks "
                 + leaseLost + (unexplainedSample.isEmpty() ? "" : " (unexplained e.g. " + unexplainedSample + ")")
                 + ", pending " + pending + ", dead-lettered " + deadLettered + ", per-key order "
                 + (reordered.isPresent() ? "checked" : "not checked (ordering NONE)");
