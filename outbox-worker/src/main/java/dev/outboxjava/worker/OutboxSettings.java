@@ -37,9 +37,10 @@ public final class OutboxSettings {
     private final WakeUpStrategy wakeUp;
     private final String table;
     private final String logLevel;
+    private final HealthConfig health;
 
     private OutboxSettings(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
-            HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel) {
+            HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel, HealthConfig health) {
         this.database = database;
         this.broker = broker;
         this.worker = worker;
@@ -47,6 +48,7 @@ public final class OutboxSettings {
         this.wakeUp = wakeUp;
         this.table = table;
         this.logLevel = logLevel;
+        this.health = health;
     }
 
     /** The settings from the environment variables of this process. */
@@ -186,11 +188,24 @@ public final class OutboxSettings {
         }
         HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
+        String inboxTable = reader.string(ConfigKey.HEALTH_INBOX_TABLE);
+        if (!inboxTable.isEmpty()) {
+            try {
+                dev.outboxjava.postgres.inbox.PostgresInboxConfig.builder().tableName(inboxTable).build();
+            } catch (InvalidConfigurationException e) {
+                reader.problem(ConfigKey.HEALTH_INBOX_TABLE,
+                        e.getMessage().replaceFirst("^invalid outbox setting '[^']*': ", ""));
+            }
+        }
+        Duration maxLag = reader.duration(ConfigKey.HEALTH_MAX_LAG);
+        Duration maxXminAge = reader.duration(ConfigKey.HEALTH_MAX_XMIN_AGE);
+        HealthConfig health = reader.build(ConfigKey.HEALTH_MAX_LAG, () -> new HealthConfig(maxLag, maxXminAge,
+                inboxTable.isEmpty() ? Optional.empty() : Optional.of(inboxTable)), HealthConfig.ofDefaults());
 
         if (!reader.problems.isEmpty()) {
             throw new InvalidSettingsException(dedupe(reader.problems));
         }
-        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel);
+        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel, health);
     }
 
     private static List<InvalidSettingsException.Problem> dedupe(List<InvalidSettingsException.Problem> problems) {
@@ -244,6 +259,11 @@ public final class OutboxSettings {
     /** The outbox table (also without a database URL, for {@code schema}). */
     public String table() {
         return table;
+    }
+
+    /** The thresholds of the database health signals and the watched inbox table. */
+    public HealthConfig health() {
+        return health;
     }
 
     /** The standalone process's log level, lower case. */
@@ -363,6 +383,8 @@ public final class OutboxSettings {
                 case "sweeper.chunkSize" -> ConfigKey.SWEEPER_CHUNK_SIZE;
                 case "cleaner.retention" -> ConfigKey.CLEANER_RETENTION;
                 case "cleaner.chunkSize" -> ConfigKey.CLEANER_CHUNK_SIZE;
+                case "outbox.health.max.lag" -> ConfigKey.HEALTH_MAX_LAG;
+                case "outbox.health.max.xmin.age" -> ConfigKey.HEALTH_MAX_XMIN_AGE;
                 default -> fallback;
             };
         }

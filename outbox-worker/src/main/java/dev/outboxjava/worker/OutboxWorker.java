@@ -64,6 +64,7 @@ public final class OutboxWorker implements AutoCloseable {
     private final RelayListener extraListener;
     private final List<WakeUpSource> wakeUpSources;
     private final List<AutoCloseable> resources;
+    private final List<ReadinessCheck> readinessChecks;
     private final WakeUpSignal wakeUp = new WakeUpSignal();
     private final List<LoopThread> relayLoops = new ArrayList<>();
     private final List<LoopThread> otherLoops = new ArrayList<>();
@@ -81,6 +82,7 @@ public final class OutboxWorker implements AutoCloseable {
         this.extraListener = builder.listener;
         this.wakeUpSources = List.copyOf(builder.wakeUpSources);
         this.resources = List.copyOf(builder.resources);
+        this.readinessChecks = List.copyOf(builder.readinessChecks);
     }
 
     /** Starts a worker without Guice. */
@@ -146,6 +148,13 @@ public final class OutboxWorker implements AutoCloseable {
 
         relayLoops.forEach(LoopThread::start);
         otherLoops.forEach(LoopThread::start);
+        for (ReadinessCheck check : readinessChecks) {
+            try {
+                startedSources.add(check.start());
+            } catch (RuntimeException e) {
+                log.warn("readiness check {} did not start: {}", check.getClass().getSimpleName(), e.toString());
+            }
+        }
         for (WakeUpSource source : wakeUpSources) {
             try {
                 startedSources.add(source.start(wakeUp));
@@ -181,7 +190,13 @@ public final class OutboxWorker implements AutoCloseable {
         HealthCheck broker = safely(publisher::checkHealth);
         String detail = "database: " + (db.healthy() ? "UP" : "DOWN") + " (" + db.detail() + "); broker: "
                 + (broker.healthy() ? "UP" : "DOWN") + " (" + broker.detail() + ")";
-        return new HealthCheck(db.healthy() && broker.healthy(), detail);
+        boolean healthy = db.healthy() && broker.healthy();
+        for (ReadinessCheck check : readinessChecks) {
+            HealthCheck extra = safely(check::check);
+            healthy &= extra.healthy();
+            detail += "; " + (extra.healthy() ? "UP" : "DOWN") + " (" + extra.detail() + ")";
+        }
+        return new HealthCheck(healthy, detail);
     }
 
     private static HealthCheck safely(java.util.function.Supplier<HealthCheck> check) {
@@ -276,6 +291,7 @@ public final class OutboxWorker implements AutoCloseable {
         private RelayListener listener = RelayListener.NONE;
         private final List<WakeUpSource> wakeUpSources = new ArrayList<>();
         private final List<AutoCloseable> resources = new ArrayList<>();
+        private final List<ReadinessCheck> readinessChecks = new ArrayList<>();
 
         private Builder() {
         }
@@ -313,6 +329,12 @@ public final class OutboxWorker implements AutoCloseable {
         /** Also told what the relay did (besides the metrics). Default: none. */
         public Builder relayListener(RelayListener value) {
             this.listener = Objects.requireNonNull(value, "relayListener");
+            return this;
+        }
+
+        /** More conditions of {@link OutboxWorker#checkReadiness()}, started and stopped with the worker. Default: none. */
+        public Builder readinessChecks(Collection<? extends ReadinessCheck> values) {
+            this.readinessChecks.addAll(values);
             return this;
         }
 

@@ -31,7 +31,8 @@ import java.util.Set;
  *
  * <p>Needs bindings for {@link OutboxStore} and {@link Publisher}. Optional bindings with defaults
  * you may replace through {@code OptionalBinder}: {@link Clock} (system UTC), {@link MeterRegistry}
- * (a {@link SimpleMeterRegistry}) and an extra {@link RelayListener} (none). Provides
+ * (a {@link SimpleMeterRegistry}) and an extra {@link RelayListener} (none); more
+ * {@link ReadinessCheck}s through a {@code Multibinder} (e.g. {@code DatabaseHealthModule}). Provides
  * {@link OutboxWorker} (singleton) and {@link OutboxWakeUp}. Wiring only.
  */
 public final class OutboxWorkerModule extends AbstractModule {
@@ -51,6 +52,7 @@ public final class OutboxWorkerModule extends AbstractModule {
                 .toInstance(new SimpleMeterRegistry());
         OptionalBinder.newOptionalBinder(binder(), RelayListener.class).setDefault().toInstance(RelayListener.NONE);
         Multibinder.newSetBinder(binder(), WakeUpSource.class);
+        Multibinder.newSetBinder(binder(), ReadinessCheck.class);
         Multibinder.newSetBinder(binder(), AutoCloseable.class, WorkerResource.class);
     }
 
@@ -58,10 +60,10 @@ public final class OutboxWorkerModule extends AbstractModule {
     @Singleton
     OutboxWorker worker(OutboxStore store, Publisher publisher, OutboxWorkerConfig workerConfig, Clock clock,
             MeterRegistry registry, RelayListener listener, Set<WakeUpSource> wakeUpSources,
-            @WorkerResource Set<AutoCloseable> resources) {
+            @WorkerResource Set<AutoCloseable> resources, Set<ReadinessCheck> readinessChecks) {
         return OutboxWorker.builder().store(store).publisher(publisher).config(workerConfig).clock(clock)
                 .meterRegistry(registry).relayListener(listener).wakeUpSources(wakeUpSources)
-                .closeOnShutdown(resources).build();
+                .closeOnShutdown(resources).readinessChecks(readinessChecks).build();
     }
 
     @Provides

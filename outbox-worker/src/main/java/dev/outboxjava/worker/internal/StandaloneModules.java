@@ -27,6 +27,7 @@ public final class StandaloneModules {
                 new OutboxWorkerModule(settings.worker()),
                 new PostgresStoreModule(settings.requireDatabase(), settings.wakeUp()),
                 brokerModule(settings.requireBroker()),
+                new dev.outboxjava.worker.observability.DatabaseHealthModule(settings.health()),
                 new AbstractModule() {
                     @Override
                     protected void configure() {

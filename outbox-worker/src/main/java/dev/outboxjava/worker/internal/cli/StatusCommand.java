@@ -1,7 +1,14 @@
 package dev.outboxjava.worker.internal.cli;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.postgres.health.DatabaseHealthReport;
+import dev.outboxjava.postgres.health.OpenTransaction;
+import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.worker.DatabaseConfig;
+import dev.outboxjava.worker.HealthConfig;
+import dev.outboxjava.worker.OutboxSettings;
+import dev.outboxjava.worker.observability.DatabaseSignals;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,7 +24,9 @@ import picocli.CommandLine.Spec;
 /** {@code status}: events per state, the oldest pending event's age, and how far the relay is behind. */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Shows how many events are in each state, the age of the oldest pending event, and the "
-                + "relay lag (events appended but not yet sent: pending + in_flight).",
+                + "relay lag (events appended but not yet sent: pending + in_flight); then the database health "
+                + "signals: dead tuples and last vacuum of the table, the oldest open transaction holding back the "
+                + "xmin horizon, the inbox table's size, and whether the thresholds (outbox.health.*) say ready.",
                 "One 'name value' pair per line, easy to parse."})
 public final class StatusCommand implements Callable<Integer> {
 
@@ -29,7 +38,8 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        DatabaseConfig database = config.load().requireDatabase();
+        OutboxSettings settings = config.load();
+        DatabaseConfig database = settings.requireDatabase();
         try (StoreSession session = StoreSession.open(database)) {
             Map<EventStatus, Long> counts = session.store().countByStatus();
             Optional<Instant> oldest = session.store().oldestPendingCreatedAt();
@@ -44,6 +54,24 @@ public final class StatusCommand implements Callable<Integer> {
                     .orElse("none"));
             long lag = counts.getOrDefault(EventStatus.PENDING, 0L) + counts.getOrDefault(EventStatus.IN_FLIGHT, 0L);
             out.printf("%-20s %d%n", "relay_lag_events", lag);
+            HealthConfig thresholds = settings.health();
+            DatabaseSignals signals = new DatabaseSignals(oldest, PostgresHealthProbe.create(session.dataSource(),
+                    database.table(), thresholds.inboxTable()).read(now));
+            DatabaseHealthReport report = signals.report();
+            report.outbox().ifPresent(table -> {
+                out.printf("%-20s %d%n", "live_tuples", table.liveTuples());
+                out.printf("%-20s %d%n", "dead_tuples", table.deadTuples());
+                out.printf("%-20s %d%n", "table_size_bytes", table.totalBytes());
+                out.printf("%-20s %s%n", "last_autovacuum", table.lastAutovacuum().map(Instant::toString).orElse("never"));
+                out.printf("%-20s %s%n", "last_vacuum", table.lastVacuum().map(Instant::toString).orElse("never"));
+            });
+            out.printf("%-20s %s%n", "oldest_transaction", report.oldestTransaction()
+                    .map(OpenTransaction::describe).orElse("none"));
+            out.printf("%-20s %s%n", "inbox_rows", report.inbox().map(t -> Long.toString(t.liveTuples())).orElse("none"));
+            out.printf("%-20s %s%n", "inbox_size_bytes",
+                    report.inbox().map(t -> Long.toString(t.totalBytes())).orElse("none"));
+            HealthCheck verdict = signals.evaluate(thresholds);
+            out.printf("%-20s %s%n", "ready", (verdict.healthy() ? "yes" : "no") + " (" + verdict.detail() + ")");
             out.flush();
         }
         return ExitCodes.OK;

@@ -39,6 +39,10 @@ final class StoreSession implements AutoCloseable {
         return store;
     }
 
+    HikariDataSource dataSource() {
+        return dataSource;
+    }
+
     @Override
     public void close() {
         dataSource.close();

@@ -1,0 +1,42 @@
+package dev.outboxjava.worker;
+
+import dev.outboxjava.core.InvalidConfigurationException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Thresholds of the database health signals that make the worker not ready ({@code /health/ready}
+ * answers 503 and {@code status} says {@code ready no}), and the inbox table whose size is watched.
+ *
+ * @param maxLag     the oldest pending event may be at most this old; {@link Duration#ZERO} = never flips readiness
+ * @param maxXminAge the oldest open transaction of the database (holding back the xmin horizon) may be
+ *                   open at most this long; {@link Duration#ZERO} = never flips readiness
+ * @param inboxTable the inbox table to report the size of; empty = none
+ */
+public record HealthConfig(Duration maxLag, Duration maxXminAge, Optional<String> inboxTable) {
+
+    /** Default {@code outbox.health.max.lag}: 5 minutes. */
+    public static final Duration DEFAULT_MAX_LAG = Duration.ofMinutes(5);
+    /** Default {@code outbox.health.max.xmin.age}: 10 minutes. */
+    public static final Duration DEFAULT_MAX_XMIN_AGE = Duration.ofMinutes(10);
+
+    public HealthConfig {
+        Objects.requireNonNull(maxLag, "maxLag");
+        Objects.requireNonNull(maxXminAge, "maxXminAge");
+        Objects.requireNonNull(inboxTable, "inboxTable");
+        if (maxLag.isNegative()) {
+            throw new InvalidConfigurationException(ConfigKey.HEALTH_MAX_LAG.property(), "must not be negative, was "
+                    + maxLag);
+        }
+        if (maxXminAge.isNegative()) {
+            throw new InvalidConfigurationException(ConfigKey.HEALTH_MAX_XMIN_AGE.property(),
+                    "must not be negative, was " + maxXminAge);
+        }
+    }
+
+    /** The defaults: 5 minutes of lag, 10 minutes of open transaction, inbox table {@code outbox_inbox}. */
+    public static HealthConfig ofDefaults() {
+        return new HealthConfig(DEFAULT_MAX_LAG, DEFAULT_MAX_XMIN_AGE, Optional.of("outbox_inbox"));
+    }
+}

@@ -1,0 +1,171 @@
+package dev.outboxjava.worker.observability;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.postgres.health.DatabaseHealthReport;
+import dev.outboxjava.postgres.health.OpenTransaction;
+import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.postgres.health.TableStatistics;
+import dev.outboxjava.worker.HealthConfig;
+import dev.outboxjava.worker.ReadinessCheck;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The database health signals as gauges and as a {@link ReadinessCheck}: rows by status
+ * ({@code outbox.events.rows}, tag {@code status}), the outbox table's dead and live tuples, size and
+ * time since its last (auto)vacuum, the oldest open transaction of the database (age in seconds and
+ * in transaction ids), and the inbox table's rows and size.
+ *
+ * <p>Gauges show the last poll (one poll per interval, on its own daemon thread once
+ * {@link #start() started}; never a query per scrape). {@link #check()} reads fresh figures and
+ * judges them by the {@link HealthConfig} thresholds. A gauge whose figure is unknown (a table that
+ * does not exist, a vacuum that never ran, no open transaction) reads NaN, or 0 for the transaction age.
+ */
+public final class DatabaseHealthMonitor implements ReadinessCheck {
+
+    private static final Logger log = LoggerFactory.getLogger(DatabaseHealthMonitor.class);
+
+    private final OutboxStore store;
+    private final PostgresHealthProbe probe;
+    private final HealthConfig thresholds;
+    private final Clock clock;
+    private final Duration pollInterval;
+    private final AtomicReference<Optional<Snapshot>> last = new AtomicReference<>(Optional.empty());
+
+    /** What one poll read. */
+    private record Snapshot(Map<EventStatus, Long> counts, DatabaseSignals signals) {
+    }
+
+    /**
+     * Registers the gauges in {@code registry}; polls only once {@link #start() started} (or on {@link #poll()}).
+     *
+     * @param pollInterval how often the gauges are refreshed
+     */
+    public DatabaseHealthMonitor(OutboxStore store, PostgresHealthProbe probe, HealthConfig thresholds, Clock clock,
+            MeterRegistry registry, Duration pollInterval) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.probe = Objects.requireNonNull(probe, "probe");
+        this.thresholds = Objects.requireNonNull(thresholds, "thresholds");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+        for (EventStatus status : EventStatus.values()) {
+            Gauge.builder("outbox.events.rows", this, monitor -> monitor.count(status))
+                    .tag("status", status.databaseValue())
+                    .description("Rows of the outbox table by status (last poll)").register(registry);
+        }
+        gauge(registry, "outbox.table.dead_tuples", null, "Dead rows of the outbox table not yet vacuumed",
+                s -> outbox(s).map(t -> (double) t.deadTuples()));
+        gauge(registry, "outbox.table.live_tuples", null, "Live rows of the outbox table (statistics estimate)",
+                s -> outbox(s).map(t -> (double) t.liveTuples()));
+        gauge(registry, "outbox.table.size", "bytes", "Outbox table size on disk, indexes included",
+                s -> outbox(s).map(t -> (double) t.totalBytes()));
+        gauge(registry, "outbox.table.last_autovacuum_age", "seconds",
+                "Time since autovacuum last finished on the outbox table; NaN when never",
+                s -> outbox(s).flatMap(TableStatistics::lastAutovacuum).map(at -> age(at, s)));
+        gauge(registry, "outbox.table.last_vacuum_age", "seconds",
+                "Time since any vacuum (auto or manual) last finished on the outbox table; NaN when never",
+                s -> outbox(s).flatMap(TableStatistics::lastVacuumOfAnyKind).map(at -> age(at, s)));
+        gauge(registry, "outbox.db.oldest_transaction_age", "seconds",
+                "How long the database's oldest open transaction holding back the xmin horizon has been open; 0 when none",
+                s -> Optional.of(s.signals().report().oldestTransaction()
+                        .map(t -> t.age().toMillis() / 1000.0).orElse(0.0)));
+        gauge(registry, "outbox.db.oldest_transaction_xid_age", null,
+                "Transaction ids since the oldest open transaction's xid or snapshot xmin; 0 when none",
+                s -> Optional.of(s.signals().report().oldestTransaction()
+                        .map(t -> (double) t.xidAge()).orElse(0.0)));
+        gauge(registry, "outbox.inbox.rows", null, "Rows of the inbox table (statistics estimate); NaN when none",
+                s -> s.signals().report().inbox().map(t -> (double) t.liveTuples()));
+        gauge(registry, "outbox.inbox.size", "bytes", "Inbox table size on disk, indexes included; NaN when none",
+                s -> s.signals().report().inbox().map(t -> (double) t.totalBytes()));
+    }
+
+    private void gauge(MeterRegistry registry, String name, String unit, String description,
+            java.util.function.Function<Snapshot, Optional<Double>> read) {
+        ToDoubleFunction<DatabaseHealthMonitor> value = monitor -> monitor.last.get().flatMap(read).orElse(Double.NaN);
+        Gauge.Builder<DatabaseHealthMonitor> builder = Gauge.builder(name, this, value).description(description);
+        if (unit != null) {
+            builder.baseUnit(unit);
+        }
+        builder.register(registry);
+    }
+
+    private static Optional<TableStatistics> outbox(Snapshot snapshot) {
+        return snapshot.signals().report().outbox();
+    }
+
+    private static double age(Instant at, Snapshot snapshot) {
+        return Math.max(0, Duration.between(at, snapshot.signals().report().takenAt()).toMillis()) / 1000.0;
+    }
+
+    private double count(EventStatus status) {
+        return last.get().map(s -> (double) s.counts().getOrDefault(status, 0L)).orElse(Double.NaN);
+    }
+
+    /**
+     * Reads every signal now and updates the gauges.
+     *
+     * @throws dev.outboxjava.core.OutboxStoreException when the database cannot be asked
+     */
+    public DatabaseSignals poll() {
+        Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
+        counts.putAll(store.countByStatus());
+        Optional<Instant> oldestPending = store.oldestPendingCreatedAt();
+        DatabaseHealthReport report = probe.read(clock.instant());
+        DatabaseSignals signals = new DatabaseSignals(oldestPending, report);
+        last.set(Optional.of(new Snapshot(counts, signals)));
+        return signals;
+    }
+
+    /** Fresh figures judged by the thresholds; DOWN when the database cannot be asked. */
+    @Override
+    public HealthCheck check() {
+        try {
+            return poll().evaluate(thresholds);
+        } catch (RuntimeException e) {
+            return HealthCheck.down("database signals unavailable: " + e.getMessage());
+        }
+    }
+
+    /** Polls at once, then every poll interval, on a daemon thread; closing what it returns stops it. */
+    @Override
+    public AutoCloseable start() {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "outbox-db-health");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.scheduleWithFixedDelay(this::pollQuietly, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+        return executor::shutdownNow;
+    }
+
+    private void pollQuietly() {
+        try {
+            DatabaseSignals signals = poll();
+            Optional<OpenTransaction> oldest = signals.report().oldestTransaction();
+            if (!thresholds.maxXminAge().isZero() && oldest.isPresent()
+                    && oldest.get().age().compareTo(thresholds.maxXminAge()) > 0) {
+                log.warn("a transaction holds back the xmin horizon (outbox vacuum and per-key publishing wait for "
+                        + "it): {}", oldest.get().describe());
+            }
+        } catch (RuntimeException e) {
+            // the loops report database outages; the gauges keep their last figures
+            log.debug("database health poll failed: {}", e.toString());
+        }
+    }
+}
