@@ -9,6 +9,10 @@
  *   <li>relays run as OS processes ({@link dev.outboxjava.testkit.faults.RelayProcess}, the worker by
  *       default) in a {@link dev.outboxjava.testkit.faults.RelayFleet}, or in this JVM
  *       ({@link dev.outboxjava.testkit.faults.InJvmRelay}) for the faults that need a hook;</li>
+ *   <li>{@link dev.outboxjava.testkit.faults.HaltAfterAck} makes a relay process halt between the broker's
+ *       acknowledgement and the mark (install it in your relay's main method), and
+ *       {@link dev.outboxjava.testkit.faults.ClockSkewCheck} measures a relay's clock against the database's
+ *       (the library needs skew well below {@code leaseTimeout − publishTimeout});</li>
  *   <li>{@link dev.outboxjava.testkit.faults.FaultInjectors} builds the faults, and
  *       {@link dev.outboxjava.testkit.faults.FaultCampaign} injects them at random moments;</li>
  *   <li>{@link dev.outboxjava.testkit.faults.ExposureLog} records which events were in flight while a
@@ -17,7 +21,11 @@
  *       {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}.</li>
  * </ul>
  *
- * Shared servers: the harness never restarts PostgreSQL or RabbitMQ; it terminates only the relays' own
+ * <p>Duplicates are allowed (at least once) but each must be explained: the event was in flight while a
+ * relay crashed, its mark came back lease-lost, or a publish of it failed and was retried. Per-key order is
+ * judged on each key's first deliveries (what a consumer that drops duplicates by id sees).
+ *
+ * <p>Shared servers: the harness never restarts PostgreSQL or RabbitMQ; it terminates only the relays' own
  * database sessions ({@link dev.outboxjava.testkit.faults.PostgresSessionTerminator}) and closes only the
  * relays' own broker connections ({@link dev.outboxjava.testkit.faults.RabbitMqConnectionCloser}). Kafka
  * outages stop and restart the in-process broker of the testkit.
