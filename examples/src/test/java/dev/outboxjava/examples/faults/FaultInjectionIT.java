@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * timeout, a relay with a skewed clock — while producers write and roll back continuously. Ends with one
  * summary line per broker: {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}.
  *
- * <p>Default size: at least 1,500 events and one fault of every kind per broker (about a minute each).
+ * <p>Default size: at least 1,500 events and one fault of every kind per broker (about a minute each); Kafka
+ * with per-key ordering (order checked), RabbitMQ unordered with the worker's own processes
+ * ({@code -Doutbox.faults.ordering=none|per_key} sets both).
  * The long run: {@code mvn -B -pl examples -am verify -Pfaults-long} (100,000+ events and 60+ faults per
  * broker).
  */
@@ -41,10 +43,10 @@ class FaultInjectionIT {
     }
 
     @Test
-    @DisplayName("Kafka (in-process broker stopped and restarted): every committed event delivered, no phantom, none stuck")
+    @DisplayName("Kafka (in-process broker stopped and restarted): every committed event delivered, no phantom, per-key order kept, none stuck")
     void kafka() throws Exception {
         try (KafkaUnderTest kafka = new KafkaUnderTest()) {
-            verify(new FaultScenario(postgres, kafka, FaultRunSettings.current(), seed()).run(), "kafka");
+            verify(new FaultScenario(postgres, kafka, FaultRunSettings.current("kafka"), seed()).run(), "kafka");
         }
     }
 
@@ -56,7 +58,7 @@ class FaultInjectionIT {
             assumeTrue(rabbit.origin() == ServiceOrigin.LOCAL || rabbit.origin() == ServiceOrigin.EXPLICIT,
                     "needs a RabbitMQ node that rabbitmqctl can reach, found " + rabbit.origin());
             try (RabbitMqUnderTest broker = new RabbitMqUnderTest(rabbit)) {
-                verify(new FaultScenario(postgres, broker, FaultRunSettings.current(), seed()).run(), "rabbitmq");
+                verify(new FaultScenario(postgres, broker, FaultRunSettings.current("rabbitmq"), seed()).run(), "rabbitmq");
             }
         } finally {
             rabbit.close();
