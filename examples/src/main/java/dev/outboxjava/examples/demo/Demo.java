@@ -3,6 +3,7 @@ package dev.outboxjava.examples.demo;
 import dev.outboxjava.worker.BrokerKind;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -79,7 +80,7 @@ public final class Demo implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        BrokerKind kind = switch (broker.toLowerCase(java.util.Locale.ROOT)) {
+        BrokerKind kind = switch (broker.toLowerCase(Locale.ROOT)) {
             case "kafka" -> BrokerKind.KAFKA;
             case "rabbitmq" -> BrokerKind.RABBITMQ;
             default -> throw new CommandLine.ParameterException(spec.commandLine(),

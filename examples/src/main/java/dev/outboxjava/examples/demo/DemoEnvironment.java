@@ -3,6 +3,7 @@ package dev.outboxjava.examples.demo;
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.examples.shipping.RabbitMqEventStream;
 import dev.outboxjava.testkit.fixture.LocalPort;
 import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Deque;
@@ -113,7 +115,7 @@ final class DemoEnvironment implements AutoCloseable {
             origin = "embedded PostgreSQL (io.zonky.test) on port " + postgres.getPort();
         }
         schema = "outbox_demo_" + suffix;
-        try (Connection connection = java.sql.DriverManager.getConnection(jdbcUrl, dbUser, dbPassword);
+        try (Connection connection = DriverManager.getConnection(jdbcUrl, dbUser, dbPassword);
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA " + schema);
         } catch (SQLException e) {
@@ -203,11 +205,11 @@ final class DemoEnvironment implements AutoCloseable {
         rabbitMqFactory.setAutomaticRecoveryEnabled(false);
         destination = DESTINATION + "." + suffix;
         queue = "shipping." + suffix;
-        dev.outboxjava.examples.shipping.RabbitMqEventStream.declareQueue(rabbitMqFactory, destination, queue, "order.#");
+        RabbitMqEventStream.declareQueue(rabbitMqFactory, destination, queue, "order.#");
         ConnectionFactory factory = rabbitMqFactory;
         String exchange = destination;
         String queueName = queue;
-        cleanUp.push(() -> dev.outboxjava.examples.shipping.RabbitMqEventStream.deleteQueue(factory, exchange,
+        cleanUp.push(() -> RabbitMqEventStream.deleteQueue(factory, exchange,
                 queueName));
         out.printf("broker:   %s, exchange %s -> queue %s (ready in %s)%n", origin, destination, queue,
                 Progress.seconds(started));
@@ -267,7 +269,7 @@ final class DemoEnvironment implements AutoCloseable {
     }
 
     private void dropSchema() {
-        try (Connection connection = java.sql.DriverManager.getConnection(jdbcUrl, dbUser, dbPassword);
+        try (Connection connection = DriverManager.getConnection(jdbcUrl, dbUser, dbPassword);
                 Statement statement = connection.createStatement()) {
             statement.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
         } catch (SQLException e) {

@@ -85,6 +85,7 @@ public final class DemoRun {
     private DemoSummary run(DemoEnvironment environment, PostgresOutboxConfig outboxConfig, DemoStats stats,
             Clock clock, RelayLauncher launcher, RelayLauncher.Relay relay, Path logs, long started) {
         DataSource dataSource = environment.dataSource();
+        Ending ending;
         try (PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, outboxConfig);
                 ShippingConsumer consumer = new ShippingConsumer(stream(environment),
                         new ShipmentHandler(dataSource, clock), stats::onApplied)) {
@@ -98,7 +99,6 @@ public final class DemoRun {
             out.printf("placing %,d orders from %d threads (JDBC and jOOQ services alternate; every %dth order is "
                     + "sold out and rolls back)%n", options.orders(), options.threads(), OrderLoad.REJECT_EVERY);
             load.start();
-            Ending ending;
             try {
                 ending = watch(launcher, relay, load, store, stats, started, logs);
             } finally {
@@ -108,9 +108,9 @@ public final class DemoRun {
             int exit = ending.relay().stop();
             out.printf("relay #%d stopped with SIGTERM after a graceful drain (exit code %d)%n",
                     ending.relay().number(), exit);
-            consumer.close();
-            return summarize(dataSource, stats, ending.kills());
         }
+        // The consumer is closed now: the counts below no longer move.
+        return summarize(dataSource, stats, ending.kills());
     }
 
     /** What the watch loop ended with: the relay still running and how many were killed. */

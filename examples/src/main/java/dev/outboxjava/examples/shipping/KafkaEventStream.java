@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -86,7 +87,7 @@ public final class KafkaEventStream implements EventStream {
 
     @Override
     public void close() {
-        consumer.close(Duration.ofSeconds(5));
+        consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
 
     private static Optional<String> header(ConsumerRecord<?, ?> record, String name) {
