@@ -84,6 +84,8 @@ public enum ConfigKey {
     HTTP_PORT("outbox.http.port", "8080", "Port of /metrics, /health and /health/ready in the standalone "
             + "process; 0 = no HTTP server."),
     HTTP_HOST("outbox.http.host", "0.0.0.0", "Address the HTTP server binds to."),
+    LOG_SUMMARY_INTERVAL("outbox.log.summary.interval", "60s", "How often each relay logs one summary line "
+            + "(published, retried, dead-lettered, lease lost, lag) instead of a line per event; 0s = off."),
     LOG_LEVEL("outbox.log.level", "info", "Log level of the standalone process: error, warn, info, debug or trace.");
 
     /** Prefix of every property key. */

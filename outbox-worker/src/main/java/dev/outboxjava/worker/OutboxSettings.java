@@ -166,7 +166,8 @@ public final class OutboxSettings {
                 .backoffInitial(reader.duration(ConfigKey.BACKOFF_INITIAL))
                 .backoffMax(reader.duration(ConfigKey.BACKOFF_MAX))
                 .shutdownTimeout(reader.duration(ConfigKey.SHUTDOWN_TIMEOUT))
-                .metricsPollInterval(reader.duration(ConfigKey.METRICS_POLL_INTERVAL));
+                .metricsPollInterval(reader.duration(ConfigKey.METRICS_POLL_INTERVAL))
+                .logSummaryInterval(reader.duration(ConfigKey.LOG_SUMMARY_INTERVAL));
         OutboxWorkerConfig worker = OutboxWorkerConfig.ofDefaults();
         try {
             worker = workerBuilder.build();

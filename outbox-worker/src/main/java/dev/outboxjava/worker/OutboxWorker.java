@@ -18,6 +18,7 @@ import dev.outboxjava.worker.internal.OutageTracker;
 import dev.outboxjava.worker.internal.PeriodicStep;
 import dev.outboxjava.worker.internal.RelayStep;
 import dev.outboxjava.worker.internal.WakeUpSignal;
+import dev.outboxjava.worker.observability.RelaySummaryListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -130,7 +131,12 @@ public final class OutboxWorker implements AutoCloseable {
         Backoff backoff = new Backoff(config.backoffInitial(), config.backoffMax());
         OutageTracker storeOutage = new OutageTracker("database", false, Clock.systemUTC());
         OutageTracker brokerOutage = new OutageTracker("broker", false, Clock.systemUTC());
-        RelayListener listener = new CompositeRelayListener(List.of(new MetricsRelayListener(registry), extraListener));
+        List<RelayListener> listeners = new ArrayList<>(List.of(new MetricsRelayListener(registry)));
+        if (!config.logSummaryInterval().isZero()) {
+            listeners.add(RelaySummaryListener.every(config.logSummaryInterval(), registry));
+        }
+        listeners.add(extraListener);
+        RelayListener listener = new CompositeRelayListener(listeners);
         Relay relay = new Relay(leases, publisher, config.relay(), config.retryPolicy(), clock, listener);
         for (int i = 1; i <= config.relayThreads(); i++) {
             String name = "relay-" + i;

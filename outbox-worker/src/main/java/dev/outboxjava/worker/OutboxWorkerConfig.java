@@ -45,6 +45,8 @@ public final class OutboxWorkerConfig {
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
     /** Default gauge refresh interval: 15 s. */
     public static final Duration DEFAULT_METRICS_POLL_INTERVAL = Duration.ofSeconds(15);
+    /** Default interval of the relay's one-line summary in the log: 60 s. */
+    public static final Duration DEFAULT_LOG_SUMMARY_INTERVAL = Duration.ofSeconds(60);
 
     private final RelaySettings relay;
     private final int relayThreads;
@@ -59,6 +61,7 @@ public final class OutboxWorkerConfig {
     private final Duration backoffMax;
     private final Duration shutdownTimeout;
     private final Duration metricsPollInterval;
+    private final Duration logSummaryInterval;
 
     private OutboxWorkerConfig(Builder builder) {
         this.relay = builder.relay;
@@ -74,6 +77,7 @@ public final class OutboxWorkerConfig {
         this.backoffMax = builder.backoffMax;
         this.shutdownTimeout = builder.shutdownTimeout;
         this.metricsPollInterval = builder.metricsPollInterval;
+        this.logSummaryInterval = builder.logSummaryInterval;
     }
 
     /** Every default. */
@@ -151,6 +155,11 @@ public final class OutboxWorkerConfig {
         return metricsPollInterval;
     }
 
+    /** How often the relay logs its one-line summary; {@link Duration#ZERO} = never. */
+    public Duration logSummaryInterval() {
+        return logSummaryInterval;
+    }
+
     @Override
     public String toString() {
         return "OutboxWorkerConfig[relay=" + relay + ", relayThreads=" + relayThreads + ", pollInterval="
@@ -175,6 +184,7 @@ public final class OutboxWorkerConfig {
         private Duration backoffMax = DEFAULT_BACKOFF_MAX;
         private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         private Duration metricsPollInterval = DEFAULT_METRICS_POLL_INTERVAL;
+        private Duration logSummaryInterval = DEFAULT_LOG_SUMMARY_INTERVAL;
 
         private Builder() {
         }
@@ -258,6 +268,15 @@ public final class OutboxWorkerConfig {
         }
 
         /**
+         * How often the relay logs one summary line (published, retried, dead-lettered, lease lost, lag)
+         * instead of a line per event. Default 60 s; {@link Duration#ZERO} switches it off.
+         */
+        public Builder logSummaryInterval(Duration value) {
+            this.logSummaryInterval = Objects.requireNonNull(value, "logSummaryInterval");
+            return this;
+        }
+
+        /**
          * Checks every value and the cross-checks (lease timeout above publish timeout) at once.
          *
          * @throws InvalidSettingsException listing every problem by its configuration key
@@ -276,6 +295,10 @@ public final class OutboxWorkerConfig {
             if (backoffMax.compareTo(backoffInitial) < 0) {
                 problems.add(problem(ConfigKey.BACKOFF_MAX, "must be at least " + ConfigKey.BACKOFF_INITIAL.property()
                         + " (" + Durations.format(backoffInitial) + "), was " + Durations.format(backoffMax)));
+            }
+            if (logSummaryInterval.isNegative()) {
+                problems.add(problem(ConfigKey.LOG_SUMMARY_INTERVAL, "must not be negative (0s = off), was "
+                        + Durations.format(logSummaryInterval)));
             }
             if (shutdownTimeout.isNegative()) {
                 problems.add(problem(ConfigKey.SHUTDOWN_TIMEOUT, "must not be negative, was "

@@ -100,7 +100,7 @@ public final class Relay {
             if (published.leaseLost().contains(id) || retried.leaseLost().contains(id)
                     || dead.leaseLost().contains(id) || released.leaseLost().contains(id)) {
                 leaseLost++;
-                withMdc(event, () -> log.warn("lease lost for event {}: another relay owns it now, so this "
+                withMdc(event, "lease_lost", () -> log.warn("lease lost for event {}: another relay owns it now, so this "
                         + "relay's outcome was dropped (is relay.publishTimeout close to sweeper.leaseTimeout, or are "
                         + "relay clocks skewed?)", id));
                 listener.onLeaseLost(event);
@@ -109,12 +109,12 @@ public final class Relay {
             } else if (retried.marked().contains(id)) {
                 PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
                 Instant next = sorted.retryTimes.get(id);
-                withMdc(event, () -> log.debug("event {} failed (attempt {}/{}), retry at {}: {}", id,
+                withMdc(event, "retry_scheduled", () -> log.debug("event {} failed (attempt {}/{}), retry at {}: {}", id,
                         event.attempts() + 1, event.maxAttempts(), next, failed.reason()));
                 listener.onRetryScheduled(event, failed.reason(), next);
             } else if (dead.marked().contains(id)) {
                 PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
-                withMdc(event, () -> log.warn("event {} dead-lettered after {} attempt(s){}: {}", id,
+                withMdc(event, "dead_lettered", () -> log.warn("event {} dead-lettered after {} attempt(s){}: {}", id,
                         event.attempts() + 1, failed.retryable() ? "" : " (not retryable)", failed.reason()));
                 listener.onDeadLettered(event, failed.reason(), failed.retryable());
             } else if (released.marked().contains(id)) {
@@ -193,10 +193,17 @@ public final class Relay {
         return sorted;
     }
 
-    static void withMdc(OutboxEvent event, Runnable action) {
+    /**
+     * Runs {@code action} (a log statement about one event) with the event in the MDC: {@code event_id},
+     * {@code event_type}, {@code key}, {@code attempt} (the attempt this tick made, 1-based) and
+     * {@code outcome} (published, retry_scheduled, dead_lettered, released, lease_lost).
+     */
+    static void withMdc(OutboxEvent event, String outcome, Runnable action) {
         try (MDC.MDCCloseable id = MDC.putCloseable("event_id", event.id().toString());
                 MDC.MDCCloseable type = MDC.putCloseable("event_type", event.type());
-                MDC.MDCCloseable key = MDC.putCloseable("key", event.keyOrEmpty())) {
+                MDC.MDCCloseable key = MDC.putCloseable("key", event.keyOrEmpty());
+                MDC.MDCCloseable attempt = MDC.putCloseable("attempt", Integer.toString(event.attempts() + 1));
+                MDC.MDCCloseable result = MDC.putCloseable("outcome", outcome)) {
             action.run();
         }
     }
