@@ -3,6 +3,7 @@ package dev.outboxjava.postgres;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.internal.EventInsert;
 import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.tracing.TraceContextHeaders;
 import java.sql.Connection;
 import java.util.List;
 import java.util.Objects;
@@ -24,6 +25,10 @@ import org.jooq.impl.DSL;
  * outbox.append(connection, List.of(orderPlaced));
  * connection.commit();
  * }</pre>
+ *
+ * <p>When an OpenTelemetry span is current (and {@code opentelemetry-api} is on the classpath), each
+ * event gets the span's W3C {@code traceparent} / {@code tracestate} as headers (unless it has its own),
+ * so the message continues the caller's trace; see {@link TraceContextHeaders}.
  *
  * Thread-safe; keep one per configuration.
  */
@@ -58,7 +63,7 @@ public final class OutboxWriter {
      */
     public List<OutboxEvent> append(Connection connection, List<OutboxEvent> events) {
         Objects.requireNonNull(connection, "connection");
-        return insert.insert(DSL.using(connection, SQLDialect.POSTGRES), List.copyOf(events));
+        return insert.insert(DSL.using(connection, SQLDialect.POSTGRES), TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
     }
 
     /** Appends events through a jOOQ context, in the transaction its configuration is in. See {@link #append(Connection, List)}. */
@@ -74,6 +79,6 @@ public final class OutboxWriter {
         Objects.requireNonNull(configuration, "configuration");
         Configuration postgres = configuration.dialect().family() == SQLDialect.POSTGRES
                 ? configuration : configuration.derive(SQLDialect.POSTGRES);
-        return insert.insert(DSL.using(postgres), List.copyOf(events));
+        return insert.insert(DSL.using(postgres), TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
     }
 }

@@ -19,6 +19,7 @@ import dev.outboxjava.worker.internal.PeriodicStep;
 import dev.outboxjava.worker.internal.RelayStep;
 import dev.outboxjava.worker.internal.WakeUpSignal;
 import dev.outboxjava.worker.observability.RelaySummaryListener;
+import dev.outboxjava.worker.observability.Tracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -137,7 +138,8 @@ public final class OutboxWorker implements AutoCloseable {
         }
         listeners.add(extraListener);
         RelayListener listener = new CompositeRelayListener(listeners);
-        Relay relay = new Relay(leases, publisher, config.relay(), config.retryPolicy(), clock, listener);
+        // with opentelemetry-api on the classpath each batch's publish runs in a span linked to its events' traces
+        Relay relay = new Relay(leases, Tracing.traced(publisher), config.relay(), config.retryPolicy(), clock, listener);
         for (int i = 1; i <= config.relayThreads(); i++) {
             String name = "relay-" + i;
             relayLoops.add(new LoopThread(new RelayStep(name, relay, publisher, leases, config.pollInterval(), backoff,
