@@ -146,7 +146,7 @@ class LeasePlanIT {
             }
             try (Statement statement = connection.createStatement();
                     ResultSet rs = statement.executeQuery("SELECT generic_plans FROM pg_prepared_statements "
-                            + "WHERE statement ILIKE '%skip locked%'")) {
+                            + "WHERE statement ILIKE '%skip locked%' AND NOT from_sql ORDER BY generic_plans DESC")) {
                 assertThat(rs.next()).as("the driver prepared the lease statement on the server").isTrue();
                 long genericPlans = rs.getLong(1);
                 System.out.println("server-prepared lease statement: " + genericPlans + " generic-plan executions on this "
