@@ -192,7 +192,10 @@ public final class OutboxWorker implements AutoCloseable {
                 && otherLoops.stream().allMatch(LoopThread::isAlive);
     }
 
-    /** Whether the database and the broker answer now (readiness). Calls both adapters' health checks. */
+    /**
+     * Whether the database and the broker answer now and every {@link ReadinessCheck} passes (readiness).
+     * Calls both adapters' health checks and the extra checks (e.g. the database health signals).
+     */
     public HealthCheck checkReadiness() {
         HealthCheck db = safely(store::checkHealth);
         HealthCheck broker = safely(publisher::checkHealth);
