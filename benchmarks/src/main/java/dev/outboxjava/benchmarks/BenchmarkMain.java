@@ -143,16 +143,17 @@ public final class BenchmarkMain {
             SteadyStateScenario.Latency l = entry.getValue();
             String value = String.format(Locale.ROOT, "p50 %.1f / p95 %.1f / p99 %.1f ms", l.p50Millis(), l.p95Millis(),
                     l.p99Millis());
+            boolean reached = l.achievedRate() >= 0.95 * options.steadyRate();
             String backlog = String.format(Locale.ROOT, "%s (max pending %,d in 2nd half, %,d missing; producers "
-                    + "reached %,.0f/s)", l.flat() ? "flat" : "growing", l.maxPendingSecondHalf(), l.missing(),
-                    l.achievedRate());
+                    + "reached %,.0f/s)", !reached ? "rate not reached" : l.flat() ? "flat" : "growing",
+                    l.maxPendingSecondHalf(), l.missing(), l.achievedRate());
             if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
                 table.info(scenario, w.display() + ": commit -> consume", value);
                 table.info(scenario, w.display() + ": backlog", backlog);
             } else {
                 table.target(scenario, w.display() + ": commit -> consume", value, "p99 <= 15 ms",
                         l.p99Millis() <= 15, l.measured() > 0);
-                table.target(scenario, w.display() + ": backlog", backlog, "flat", l.flat(), true);
+                table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", l.flat(), true);
             }
         }
         SteadyStateScenario.WakeUp defaultWakeUp = PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE == WakeUpMode.TRIGGER_NOTIFY
