@@ -80,7 +80,7 @@ public enum ConfigKey {
             + "database has been open longer than this (it holds back the xmin horizon: vacuum cannot clean the "
             + "outbox, and with per_key ordering newer events wait); 0s = never flips readiness."),
     HEALTH_INBOX_TABLE("outbox.health.inbox.table", "outbox_inbox", "Inbox table whose size is reported "
-            + "(metrics, status); a missing table is skipped; empty = none."),
+            + "(metrics, status); a missing table is skipped; none = no inbox."),
     HTTP_PORT("outbox.http.port", "8080", "Port of /metrics, /health and /health/ready in the standalone "
             + "process; 0 = no HTTP server."),
     HTTP_HOST("outbox.http.host", "0.0.0.0", "Address the HTTP server binds to."),

@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param maxLag     the oldest pending event may be at most this old; {@link Duration#ZERO} = never flips readiness
  * @param maxXminAge the oldest open transaction of the database (holding back the xmin horizon) may be
  *                   open at most this long; {@link Duration#ZERO} = never flips readiness
- * @param inboxTable the inbox table to report the size of; empty = none
+ * @param inboxTable the inbox table to report the size of; empty = none ({@code outbox.health.inbox.table=none})
  */
 public record HealthConfig(Duration maxLag, Duration maxXminAge, Optional<String> inboxTable) {
 

@@ -189,7 +189,8 @@ public final class OutboxSettings {
         }
         HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
-        String inboxTable = reader.string(ConfigKey.HEALTH_INBOX_TABLE);
+        String inboxSetting = reader.string(ConfigKey.HEALTH_INBOX_TABLE);
+        String inboxTable = inboxSetting.equalsIgnoreCase("none") ? "" : inboxSetting;
         if (!inboxTable.isEmpty()) {
             try {
                 dev.outboxjava.postgres.inbox.PostgresInboxConfig.builder().tableName(inboxTable).build();
