@@ -1,0 +1,21 @@
+/**
+ * The fault-injection suite (issue 12), on the testkit's harness ({@code dev.outboxjava.testkit.faults}).
+ *
+ * <ul>
+ *   <li>{@link dev.outboxjava.examples.faults.FaultInjectionIT}: per broker, relay processes drain a table
+ *       that producers fill continuously (10 % of transactions rolled back) while every kind of fault is
+ *       injected at random moments; ends with one line
+ *       {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}.
+ *       Default (CI): 1,500+ events and 6 faults per broker, Kafka per-key, RabbitMQ unordered on the worker.
+ *       Long run: {@code mvn -B -pl examples -am verify -Pfaults-long -Dit.test=FaultInjectionIT -Dtest=none
+ *       -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
+ *       [-Doutbox.faults.ordering=per_key|none] [-Doutbox.faults.seed=...]}: 100,000+ events and 60 faults per
+ *       broker.</li>
+ *   <li>{@link dev.outboxjava.examples.faults.BadInputIT}: bad input refused before commit, nothing else lost.</li>
+ *   <li>{@link dev.outboxjava.examples.faults.DeliveryCheckerTest}: the checker's own rules.</li>
+ * </ul>
+ *
+ * Each relay process writes its output to {@code examples/target/fault-logs/<broker>/} (or
+ * {@code -Doutbox.faults.logs=<dir>}).
+ */
+package dev.outboxjava.examples.faults;
