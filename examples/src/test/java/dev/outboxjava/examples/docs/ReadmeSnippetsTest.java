@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Keeps the docs honest: every {@code ```java} block of the top-level README and of
- * {@code examples/README-sections.md} must appear, line for line (indentation aside), inside a
+ * {@code examples/README.md} must appear, line for line (indentation aside), inside a
  * tagged region ({@code // tag::name[]} ... {@code // end::name[]}) of the examples' sources, which
  * the build compiles and the tests run. Edit the source, then copy the region into the README.
  */
@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadmeSnippetsTest {
 
     private static final Path MODULE = Path.of("").toAbsolutePath();
-    private static final List<Path> DOCS = List.of(MODULE.resolve("../README.md").normalize(),
-            MODULE.resolve("README-sections.md"), MODULE.resolve("README.md"));
+    private static final Path TOP_README = MODULE.resolve("../README.md").normalize();
+    private static final List<Path> DOCS = List.of(TOP_README, MODULE.resolve("README.md"));
     private static final Pattern TAG = Pattern.compile("^\\s*//\\s*tag::([\\w.-]+)\\[]\\s*$");
     private static final Pattern END = Pattern.compile("^\\s*//\\s*end::([\\w.-]+)\\[]\\s*$");
     private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*(\\w*)\\s*$");
@@ -84,10 +84,11 @@ class ReadmeSnippetsTest {
     @Test
     @DisplayName("lists the configuration keys exactly as the worker's key table defines them")
     void configurationTableMatchesTheKeyTable() {
-        String sections = read(MODULE.resolve("README-sections.md"));
+        String readme = read(TOP_README);
         String table = ConfigKey.markdownTable().strip();
 
-        assertThat(sections).as("README-sections.md must contain ConfigKey.markdownTable() verbatim; "
+        assertThat(readme).as("README.md must contain ConfigKey.markdownTable() verbatim "
+                + "(java -jar outbox-worker-*-all.jar keys prints it); "
                 + "regenerate the table from it").contains(table);
     }
 
@@ -96,7 +97,7 @@ class ReadmeSnippetsTest {
     void coordinatesNameRealModules() {
         Pattern artifact = Pattern.compile("<groupId>dev\\.outboxjava</groupId>\\s*<artifactId>([\\w-]+)</artifactId>");
         List<String> missing = new ArrayList<>();
-        for (Block block : blocks(MODULE.resolve("README-sections.md"), "xml")) {
+        for (Block block : blocks(TOP_README, "xml")) {
             Matcher matcher = artifact.matcher(String.join("\n", block.lines()));
             while (matcher.find()) {
                 if (!Files.isDirectory(MODULE.resolve("..").resolve(matcher.group(1)))) {
