@@ -93,7 +93,7 @@ public final class SteadyStateScenario {
             Log.line("S4 %s: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (%,d events, %d missing, %,.0f/s); "
                     + "pending max %,d in 2nd half, %,d at end -> %s", wakeUp.display(), l.p50Millis(), l.p95Millis(),
                     l.p99Millis(), l.maxMillis(), l.measured(), l.missing(), l.achievedRate(),
-                    l.maxPendingSecondHalf(), l.pendingAtEnd(), l.flat() ? "flat" : "GROWING");
+                    l.maxPendingSecondHalf(), l.pendingAtEnd(), l.flat() ? "flat" : "NOT flat at the rate");
         }
         return new Result(latency, producerCost());
     }

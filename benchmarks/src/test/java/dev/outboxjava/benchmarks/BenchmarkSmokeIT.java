@@ -1,7 +1,9 @@
 package dev.outboxjava.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.outboxjava.testkit.fixture.LocalPort;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,8 @@ class BenchmarkSmokeIT {
 
     @Test
     void tableGrowthScenarioRunsAndPrintsARowWithAVerdict() throws Exception {
+        // The benchmarks run against a real local database only (no container or embedded fallback).
+        assumeTrue(LocalPort.isOpen("127.0.0.1", 5432, 1_000), "no PostgreSQL on 127.0.0.1:5432");
         BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--quick", "--scenarios", "6",
             "--sent-rows", "2000", "--batch-size", "10"});
         ByteArrayOutputStream header = new ByteArrayOutputStream();
