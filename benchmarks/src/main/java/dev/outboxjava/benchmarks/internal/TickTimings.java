@@ -1,22 +1,17 @@
 package dev.outboxjava.benchmarks.internal;
 
-import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.ForwardingOutboxStore;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
-import dev.outboxjava.core.port.RetryMark;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
@@ -76,11 +71,11 @@ public final class TickTimings {
     }
 
     public OutboxStore wrap(OutboxStore store) {
-        return new OutboxStore() {
+        return new ForwardingOutboxStore(store) {
             @Override
             public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
                 long start = System.nanoTime();
-                List<OutboxEvent> batch = store.lease(leaseId, limit, now);
+                List<OutboxEvent> batch = super.lease(leaseId, limit, now);
                 leaseNanos.add(System.nanoTime() - start);
                 leases.increment();
                 leased.add(batch.size());
@@ -94,71 +89,11 @@ public final class TickTimings {
             public MarkResult markPublished(UUID leaseId, Collection<UUID> eventIds, Instant now) {
                 long start = System.nanoTime();
                 try {
-                    return store.markPublished(leaseId, eventIds, now);
+                    return super.markPublished(leaseId, eventIds, now);
                 } finally {
                     markNanos.add(System.nanoTime() - start);
                     marks.increment();
                 }
-            }
-
-            @Override
-            public MarkResult markRetry(UUID leaseId, Collection<RetryMark> retryMarks, Instant now) {
-                return store.markRetry(leaseId, retryMarks, now);
-            }
-
-            @Override
-            public MarkResult markDeadLettered(UUID leaseId, Collection<DeadLetterMark> deadLetterMarks, Instant now) {
-                return store.markDeadLettered(leaseId, deadLetterMarks, now);
-            }
-
-            @Override
-            public MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
-                return store.release(leaseId, eventIds, now);
-            }
-
-            @Override
-            public int sweepExpiredLeases(Instant leasedBefore, int limit) {
-                return store.sweepExpiredLeases(leasedBefore, limit);
-            }
-
-            @Override
-            public int cleanUp(Instant sentBefore, int limit) {
-                return store.cleanUp(sentBefore, limit);
-            }
-
-            @Override
-            public Map<EventStatus, Long> countByStatus() {
-                return store.countByStatus();
-            }
-
-            @Override
-            public Optional<Instant> oldestPendingCreatedAt() {
-                return store.oldestPendingCreatedAt();
-            }
-
-            @Override
-            public Optional<OutboxEvent> find(UUID eventId) {
-                return store.find(eventId);
-            }
-
-            @Override
-            public List<OutboxEvent> listDeadLetters(int offset, int limit) {
-                return store.listDeadLetters(offset, limit);
-            }
-
-            @Override
-            public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-                return store.requeueDeadLetters(selector, now);
-            }
-
-            @Override
-            public long purge(EventStatus status, Instant createdBefore) {
-                return store.purge(status, createdBefore);
-            }
-
-            @Override
-            public HealthCheck checkHealth() {
-                return store.checkHealth();
             }
         };
     }

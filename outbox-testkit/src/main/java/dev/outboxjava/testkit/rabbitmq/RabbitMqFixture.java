@@ -261,8 +261,11 @@ public final class RabbitMqFixture implements AutoCloseable {
         List<Delivery> received = new ArrayList<>();
         LinkedBlockingQueue<Delivery> arrivals = new LinkedBlockingQueue<>();
         try (Channel channel = admin.createChannel()) {
+            // Manual acks: a message is acknowledged only once it is in the returned list. With
+            // auto-ack, deliveries still in the socket when the consumer is cancelled would be gone
+            // from the queue without being returned; unacknowledged ones go back when the channel closes.
             channel.basicQos(1000);
-            String tag = channel.basicConsume(queue, true, new DefaultConsumer(channel) {
+            String tag = channel.basicConsume(queue, false, new DefaultConsumer(channel) {
                 @Override
                 public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                         byte[] body) {
@@ -280,6 +283,9 @@ public final class RabbitMqFixture implements AutoCloseable {
             }
             channel.basicCancel(tag);
             arrivals.drainTo(received);
+            for (Delivery delivery : received) {
+                channel.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("could not consume from queue '" + queue + "'", e);
         } catch (TimeoutException e) {

@@ -1,10 +1,8 @@
 package dev.outboxjava.worker.internal;
 
-import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.ForwardingOutboxStore;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
@@ -12,8 +10,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,15 +22,14 @@ import org.slf4j.LoggerFactory;
  * them in flight until the next process's sweeper. Fencing makes the race with the relay's own
  * late marks harmless: whichever statement comes second sees "lease lost" and changes nothing.
  */
-public final class LeaseTrackingStore implements OutboxStore {
+public final class LeaseTrackingStore extends ForwardingOutboxStore {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseTrackingStore.class);
 
-    private final OutboxStore delegate;
     private final Map<Thread, OpenLease> open = new ConcurrentHashMap<>();
 
     public LeaseTrackingStore(OutboxStore delegate) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
     }
 
     private record OpenLease(UUID leaseId, Set<UUID> unmarked) {
@@ -59,7 +54,7 @@ public final class LeaseTrackingStore implements OutboxStore {
                 continue;
             }
             try {
-                released += delegate.release(lease.leaseId(), ids, now).marked().size();
+                released += delegate().release(lease.leaseId(), ids, now).marked().size();
             } catch (RuntimeException e) {
                 log.warn("could not release {} leased event(s) of lease {} on shutdown; the sweeper of the next "
                         + "worker reclaims them after the lease timeout: {}", ids.size(), lease.leaseId(), e.toString());
@@ -70,7 +65,7 @@ public final class LeaseTrackingStore implements OutboxStore {
 
     @Override
     public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
-        List<OutboxEvent> leased = delegate.lease(leaseId, limit, now);
+        List<OutboxEvent> leased = delegate().lease(leaseId, limit, now);
         if (!leased.isEmpty()) {
             Set<UUID> ids = ConcurrentHashMap.newKeySet();
             leased.forEach(event -> ids.add(event.id()));
@@ -81,22 +76,22 @@ public final class LeaseTrackingStore implements OutboxStore {
 
     @Override
     public MarkResult markPublished(UUID leaseId, Collection<UUID> eventIds, Instant now) {
-        return forget(leaseId, delegate.markPublished(leaseId, eventIds, now));
+        return forget(leaseId, delegate().markPublished(leaseId, eventIds, now));
     }
 
     @Override
     public MarkResult markRetry(UUID leaseId, Collection<RetryMark> marks, Instant now) {
-        return forget(leaseId, delegate.markRetry(leaseId, marks, now));
+        return forget(leaseId, delegate().markRetry(leaseId, marks, now));
     }
 
     @Override
     public MarkResult markDeadLettered(UUID leaseId, Collection<DeadLetterMark> marks, Instant now) {
-        return forget(leaseId, delegate.markDeadLettered(leaseId, marks, now));
+        return forget(leaseId, delegate().markDeadLettered(leaseId, marks, now));
     }
 
     @Override
     public MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
-        return forget(leaseId, delegate.release(leaseId, eventIds, now));
+        return forget(leaseId, delegate().release(leaseId, eventIds, now));
     }
 
     private MarkResult forget(UUID leaseId, MarkResult result) {
@@ -106,50 +101,5 @@ public final class LeaseTrackingStore implements OutboxStore {
             lease.unmarked().removeAll(result.leaseLost());
         }
         return result;
-    }
-
-    @Override
-    public int sweepExpiredLeases(Instant leasedBefore, int limit) {
-        return delegate.sweepExpiredLeases(leasedBefore, limit);
-    }
-
-    @Override
-    public int cleanUp(Instant sentBefore, int limit) {
-        return delegate.cleanUp(sentBefore, limit);
-    }
-
-    @Override
-    public Map<EventStatus, Long> countByStatus() {
-        return delegate.countByStatus();
-    }
-
-    @Override
-    public Optional<Instant> oldestPendingCreatedAt() {
-        return delegate.oldestPendingCreatedAt();
-    }
-
-    @Override
-    public Optional<OutboxEvent> find(UUID eventId) {
-        return delegate.find(eventId);
-    }
-
-    @Override
-    public List<OutboxEvent> listDeadLetters(int offset, int limit) {
-        return delegate.listDeadLetters(offset, limit);
-    }
-
-    @Override
-    public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-        return delegate.requeueDeadLetters(selector, now);
-    }
-
-    @Override
-    public long purge(EventStatus status, Instant createdBefore) {
-        return delegate.purge(status, createdBefore);
-    }
-
-    @Override
-    public HealthCheck checkHealth() {
-        return delegate.checkHealth();
     }
 }
