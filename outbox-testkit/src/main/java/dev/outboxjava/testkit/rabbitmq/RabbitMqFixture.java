@@ -280,12 +280,15 @@ public final class RabbitMqFixture implements AutoCloseable {
                     break;
                 }
                 received.add(next);
+                channel.basicAck(next.getEnvelope().getDeliveryTag(), false);
             }
             channel.basicCancel(tag);
-            arrivals.drainTo(received);
-            for (Delivery delivery : received) {
+            List<Delivery> late = new ArrayList<>();
+            arrivals.drainTo(late);
+            for (Delivery delivery : late) {
                 channel.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
             }
+            received.addAll(late);
         } catch (IOException e) {
             throw new UncheckedIOException("could not consume from queue '" + queue + "'", e);
         } catch (TimeoutException e) {
