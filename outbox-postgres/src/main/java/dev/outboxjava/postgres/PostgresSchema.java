@@ -1,15 +1,9 @@
 package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.OutboxStoreException;
+import dev.outboxjava.postgres.internal.DdlScripts;
 import dev.outboxjava.postgres.internal.SchemaDdl;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -48,14 +42,7 @@ public final class PostgresSchema {
 
     /** The shipped migration file's text. */
     public static String migration() {
-        try (InputStream in = PostgresSchema.class.getClassLoader().getResourceAsStream(MIGRATION_RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException("resource " + MIGRATION_RESOURCE + " is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return DdlScripts.resource(MIGRATION_RESOURCE);
     }
 
     /**
@@ -67,27 +54,10 @@ public final class PostgresSchema {
     public static void apply(DataSource dataSource, PostgresOutboxConfig config) {
         Objects.requireNonNull(dataSource, "dataSource");
         String ddl = ddl(config);
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                try (PreparedStatement lock = connection.prepareStatement(
-                        "SELECT pg_advisory_xact_lock(hashtext(?))")) {
-                    lock.setString(1, "outbox-ensure-schema:" + config.tableName());
-                    lock.execute();
-                }
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute(ddl);
-                }
-                connection.commit();
-                log.info("outbox table {} is in place (created if it was missing; wake-up {}, channel {})",
-                        config.tableName(), config.wakeUpMode(), config.notifyChannel());
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(autoCommit);
-            }
+        try {
+            DdlScripts.applyLocked(dataSource, "outbox-ensure-schema:" + config.tableName(), ddl);
+            log.info("outbox table {} is in place (created if it was missing; wake-up {}, channel {})",
+                    config.tableName(), config.wakeUpMode(), config.notifyChannel());
         } catch (SQLException e) {
             throw new OutboxStoreException("could not create outbox table " + config.tableName() + ": "
                     + e.getMessage() + (config.schemaName().isPresent()

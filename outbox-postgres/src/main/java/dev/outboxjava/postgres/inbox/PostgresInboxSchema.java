@@ -1,14 +1,8 @@
 package dev.outboxjava.postgres.inbox;
 
 import dev.outboxjava.core.OutboxStoreException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
+import dev.outboxjava.postgres.internal.DdlScripts;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -43,14 +37,7 @@ public final class PostgresInboxSchema {
 
     /** The shipped migration file's text. */
     public static String migration() {
-        try (InputStream in = PostgresInboxSchema.class.getClassLoader().getResourceAsStream(MIGRATION_RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException("resource " + MIGRATION_RESOURCE + " is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return DdlScripts.resource(MIGRATION_RESOURCE);
     }
 
     /**
@@ -61,25 +48,8 @@ public final class PostgresInboxSchema {
     public static void apply(DataSource dataSource, PostgresInboxConfig config) {
         Objects.requireNonNull(dataSource, "dataSource");
         String ddl = ddl(config);
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                try (PreparedStatement lock = connection.prepareStatement(
-                        "SELECT pg_advisory_xact_lock(hashtext(?))")) {
-                    lock.setString(1, "outbox-ensure-inbox-schema:" + config.tableName());
-                    lock.execute();
-                }
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute(ddl);
-                }
-                connection.commit();
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(autoCommit);
-            }
+        try {
+            DdlScripts.applyLocked(dataSource, "outbox-ensure-inbox-schema:" + config.tableName(), ddl);
         } catch (SQLException e) {
             throw new OutboxStoreException("could not create inbox table " + config.tableName() + ": "
                     + e.getMessage() + (config.schemaName().isPresent()
