@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,6 +38,13 @@ import org.slf4j.MDC;
  *
  * <p>Has no thread of its own; a loop (the worker) calls {@link #runOnce()}. Thread-safe: several
  * threads may run ticks on one instance, each with its own lease.
+ *
+ * <p>A tick can also run in two halves, so that a loop keeps the database busy while the broker
+ * works: {@link #leaseAndPublish()} leases a batch and hands it to the publisher without waiting,
+ * {@link #complete(Batch)} awaits the acknowledgements and marks. A loop that got a full batch may
+ * lease the next one before completing the previous: the marks of batch N then run while batch N+1
+ * is being published. Per-key order is unaffected: a lease never takes an event whose key has an
+ * event in flight, and the outcomes of a batch are marked before its events could be leased again.
  */
 public final class Relay {
 
@@ -73,17 +81,58 @@ public final class Relay {
      *         leased events are then reclaimed by the sweeper
      */
     public RelayResult runOnce() {
+        return complete(leaseAndPublish());
+    }
+
+    /**
+     * The first half of a tick: leases a batch and hands it to the publisher without awaiting the
+     * acknowledgements. Pass the result to {@link #complete(Batch)} — always, also when the batch is
+     * empty — on the same thread or another.
+     *
+     * @throws dev.outboxjava.core.OutboxStoreException when the lease fails (nothing was leased)
+     */
+    public Batch leaseAndPublish() {
         long started = System.nanoTime();
         UUID leaseId = UUID.randomUUID();
-        List<OutboxEvent> batch = store.lease(leaseId, settings.batchSize(), clock.instant());
+        List<OutboxEvent> events = store.lease(leaseId, settings.batchSize(), clock.instant());
+        if (events.isEmpty()) {
+            return new Batch(leaseId, events, null, started);
+        }
+        CompletableFuture<List<PublishOutcome>> publishing;
+        try {
+            publishing = publisher.publish(events, settings.publishTimeout());
+            if (publishing == null) {
+                throw new IllegalStateException("publish returned null instead of a future");
+            }
+        } catch (RuntimeException e) {
+            // A publisher that breaks its contract (throws, or returns null) must not leave the batch
+            // leased with no attempt counted: it would be retried forever and never dead-lettered.
+            publishing = CompletableFuture.failedFuture(new ContractBreach(e));
+        }
+        return new Batch(leaseId, events, publishing, started);
+    }
+
+    /**
+     * The second half of a tick: awaits the batch's acknowledgements (up to the publish timeout from
+     * when it was handed over) and marks every event by its outcome.
+     *
+     * @return what the tick did
+     * @throws dev.outboxjava.core.OutboxStoreException when a mark fails; the events stay in flight
+     *         until the sweeper returns them
+     */
+    public RelayResult complete(Batch batch) {
+        Objects.requireNonNull(batch, "batch");
         if (batch.isEmpty()) {
-            RelayResult idle = RelayResult.idle(Duration.ofNanos(System.nanoTime() - started));
+            RelayResult idle = RelayResult.idle(Duration.ofNanos(System.nanoTime() - batch.startedNanos));
             listener.onTick(idle);
             return idle;
         }
-        Map<UUID, PublishOutcome> outcomes = publish(batch);
+        long started = batch.startedNanos;
+        UUID leaseId = batch.leaseId;
+        List<OutboxEvent> events = batch.events;
+        Map<UUID, PublishOutcome> outcomes = awaitOutcomes(batch);
         Instant now = clock.instant();
-        Sorted sorted = sort(batch, outcomes, now);
+        Sorted sorted = sort(events, outcomes, now);
 
         MarkResult published = sorted.published.isEmpty() ? MarkResult.empty()
                 : store.markPublished(leaseId, sorted.published, now);
@@ -95,7 +144,7 @@ public final class Relay {
                 : store.release(leaseId, sorted.released, now);
 
         int leaseLost = 0;
-        for (OutboxEvent event : batch) {
+        for (OutboxEvent event : events) {
             UUID id = event.id();
             if (published.leaseLost().contains(id) || retried.leaseLost().contains(id)
                     || dead.leaseLost().contains(id) || released.leaseLost().contains(id)) {
@@ -121,20 +170,22 @@ public final class Relay {
                 listener.onReleased(event);
             }
         }
-        RelayResult result = new RelayResult(batch.size(), published.marked().size(), retried.marked().size(),
+        RelayResult result = new RelayResult(events.size(), published.marked().size(), retried.marked().size(),
                 dead.marked().size(), released.marked().size(), leaseLost, Duration.ofNanos(System.nanoTime() - started));
         listener.onTick(result);
         return result;
     }
 
     /** Awaits the publisher; anything it did not report on becomes a retryable failure. */
-    private Map<UUID, PublishOutcome> publish(List<OutboxEvent> batch) {
+    private Map<UUID, PublishOutcome> awaitOutcomes(Batch batch) {
+        List<OutboxEvent> events = batch.events;
         Map<UUID, PublishOutcome> byId = new HashMap<>();
         String missingReason = "publisher reported no outcome";
+        long waitNanos = batch.publishedNanos + settings.publishTimeout().plus(PUBLISHER_GRACE).toNanos()
+                - System.nanoTime();
         try {
-            List<PublishOutcome> outcomes = publisher.publish(batch, settings.publishTimeout())
-                    .get(settings.publishTimeout().plus(PUBLISHER_GRACE).toMillis(), TimeUnit.MILLISECONDS);
-            for (PublishOutcome outcome : outcomes) {
+            List<PublishOutcome> outcomes = batch.publishing.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+            for (PublishOutcome outcome : outcomes == null ? List.<PublishOutcome>of() : outcomes) {
                 if (outcome != null) {
                     byId.put(outcome.eventId(), outcome);
                 }
@@ -143,19 +194,19 @@ public final class Relay {
             missingReason = "publish not acknowledged within " + settings.publishTimeout();
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            missingReason = "publisher failed: " + cause;
-            log.warn("publisher failed a whole batch of {} events; they will be retried", batch.size(), cause);
+            if (cause instanceof ContractBreach breach) {
+                missingReason = "publisher failed: " + breach.getCause();
+                log.warn("publisher threw on a batch of {} events instead of reporting outcomes; they will be retried",
+                        events.size(), breach.getCause());
+            } else {
+                missingReason = "publisher failed: " + cause;
+                log.warn("publisher failed a whole batch of {} events; they will be retried", events.size(), cause);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             missingReason = "relay interrupted while awaiting acknowledgements";
-        } catch (RuntimeException e) {
-            // A publisher that breaks its contract (throws, or returns null) must not leave the batch
-            // leased with no attempt counted: it would be retried forever and never dead-lettered.
-            missingReason = "publisher failed: " + e;
-            log.warn("publisher threw on a batch of {} events instead of reporting outcomes; they will be retried",
-                    batch.size(), e);
         }
-        for (OutboxEvent event : batch) {
+        for (OutboxEvent event : events) {
             byId.putIfAbsent(event.id(), PublishOutcome.failed(event.id(), missingReason, true));
         }
         return byId;
@@ -205,6 +256,51 @@ public final class Relay {
                 MDC.MDCCloseable attempt = MDC.putCloseable("attempt", Integer.toString(event.attempts() + 1));
                 MDC.MDCCloseable result = MDC.putCloseable("outcome", outcome)) {
             action.run();
+        }
+    }
+
+    /**
+     * A leased batch and its publish under way: what {@link #leaseAndPublish()} returns and
+     * {@link #complete(Batch)} finishes.
+     */
+    public static final class Batch {
+        private final UUID leaseId;
+        private final List<OutboxEvent> events;
+        private final CompletableFuture<List<PublishOutcome>> publishing;
+        private final long startedNanos;
+        private final long publishedNanos;
+
+        private Batch(UUID leaseId, List<OutboxEvent> events, CompletableFuture<List<PublishOutcome>> publishing,
+                long startedNanos) {
+            this.leaseId = leaseId;
+            this.events = List.copyOf(events);
+            this.publishing = publishing;
+            this.startedNanos = startedNanos;
+            this.publishedNanos = System.nanoTime();
+        }
+
+        /** The lease the batch's events are held under. */
+        public UUID leaseId() {
+            return leaseId;
+        }
+
+        /** Events leased. */
+        public int size() {
+            return events.size();
+        }
+
+        /** Whether the lease found nothing due. */
+        public boolean isEmpty() {
+            return events.isEmpty();
+        }
+    }
+
+    /** Marks a publisher that threw (or returned null) instead of returning a future. */
+    private static final class ContractBreach extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ContractBreach(RuntimeException cause) {
+            super(cause);
         }
     }
 
