@@ -16,7 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wakes the relay when the outbox table's NOTIFY trigger fires (see {@link WakeUpMode#TRIGGER_NOTIFY}).
+ * Wakes the relay when a notification arrives on the outbox's channel: from producers' {@link OutboxNotifier}
+ * after their commits ({@link WakeUpMode#NOTIFY_AFTER_COMMIT}) or from the table's trigger
+ * ({@link WakeUpMode#TRIGGER_NOTIFY}).
  *
  * <p>Holds ONE dedicated connection from the given data source for as long as it runs, LISTENs on the
  * channel and waits for notifications with pgjdbc's {@code getNotifications(timeout)}. Each arrival

@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Objects;
 import org.jooq.Configuration;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
  * Appends events inside the CALLER's transaction: the events commit with the caller's domain rows
@@ -63,7 +61,7 @@ public final class OutboxWriter {
      */
     public List<OutboxEvent> append(Connection connection, List<OutboxEvent> events) {
         Objects.requireNonNull(connection, "connection");
-        return insert.insert(DSL.using(connection, SQLDialect.POSTGRES), TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
+        return insert.insert(connection, TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
     }
 
     /** Appends events through a jOOQ context, in the transaction its configuration is in. See {@link #append(Connection, List)}. */
@@ -73,12 +71,13 @@ public final class OutboxWriter {
 
     /**
      * Appends events through a jOOQ configuration — e.g. the one {@code dsl.transaction(cfg -> ...)} hands
-     * you. See {@link #append(Connection, List)}.
+     * you. See {@link #append(Connection, List)}. The INSERT runs on the connection the configuration's
+     * {@link org.jooq.ConnectionProvider} provides (the transaction's own inside {@code dsl.transaction}),
+     * as plain JDBC: the configuration's execute listeners do not see it.
      */
     public List<OutboxEvent> append(Configuration configuration, List<OutboxEvent> events) {
         Objects.requireNonNull(configuration, "configuration");
-        Configuration postgres = configuration.dialect().family() == SQLDialect.POSTGRES
-                ? configuration : configuration.derive(SQLDialect.POSTGRES);
-        return insert.insert(DSL.using(postgres), TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
+        return insert.insert(configuration.connectionProvider(),
+                TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
     }
 }

@@ -18,7 +18,7 @@ import java.util.Optional;
  *   <li>notify channel: derived from the table name — {@code schema_table} for a qualified table
  *       ({@code table} alone when that would exceed 63 characters), the table name otherwise; so
  *       {@value #DEFAULT_TABLE_NAME} for the default table</li>
- *   <li>wake-up mode {@link WakeUpMode#TRIGGER_NOTIFY}</li>
+ *   <li>wake-up mode {@link WakeUpMode#NOTIFY_AFTER_COMMIT}</li>
  *   <li>completion mode {@link CompletionMode#KEEP_SENT}</li>
  *   <li>maximum pool size {@value #DEFAULT_MAXIMUM_POOL_SIZE} (only when the store opens its own pool)</li>
  * </ul>
@@ -33,7 +33,7 @@ public final class PostgresOutboxConfig {
     /** Default outbox table. */
     public static final String DEFAULT_TABLE_NAME = "outbox_events";
     /** Default wake-up mode. */
-    public static final WakeUpMode DEFAULT_WAKE_UP_MODE = WakeUpMode.TRIGGER_NOTIFY;
+    public static final WakeUpMode DEFAULT_WAKE_UP_MODE = WakeUpMode.NOTIFY_AFTER_COMMIT;
     /** Default completion mode. */
     public static final CompletionMode DEFAULT_COMPLETION_MODE = CompletionMode.KEEP_SENT;
     /** Default size of the connection pool the store opens itself (from a JDBC URL). */
@@ -161,7 +161,7 @@ public final class PostgresOutboxConfig {
             return this;
         }
 
-        /** How an idle relay is woken. Default {@link WakeUpMode#TRIGGER_NOTIFY}. */
+        /** How an idle relay is woken. Default {@link WakeUpMode#NOTIFY_AFTER_COMMIT}. */
         public Builder wakeUpMode(WakeUpMode value) {
             this.wakeUpMode = Objects.requireNonNull(value, "wakeUpMode");
             return this;

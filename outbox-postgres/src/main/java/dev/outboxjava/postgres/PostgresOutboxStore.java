@@ -19,6 +19,8 @@ import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.MarkQueries;
 import dev.outboxjava.postgres.internal.OperatorQueries;
 import dev.outboxjava.postgres.internal.OutboxTable;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -26,7 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -34,12 +35,14 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
 /**
- * The {@link OutboxStore} on PostgreSQL (14+), through jOOQ and pgjdbc.
+ * The {@link OutboxStore} on PostgreSQL (14+), through pgjdbc and jOOQ.
  *
  * <p>Every method is one short statement in auto-commit (purge: a few), so no transaction is ever
  * held open — least of all across a broker call. Leasing is one
  * {@code UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT ?) RETURNING …}; each mark kind
- * is one statement per batch, fenced by the lease id. All times come from the caller.
+ * is one statement per batch, fenced by the lease id. All times come from the caller. The relay's
+ * hot path (lease and marks) is plain JDBC with statement texts built once; the housekeeping and
+ * operator queries use jOOQ.
  *
  * <pre>{@code
  * PostgresOutboxConfig config = PostgresOutboxConfig.ofDefaults();
@@ -65,6 +68,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     private final MarkQueries marks;
     private final HousekeepingQueries housekeeping;
     private final OperatorQueries operator;
+    private final TransactionalOutbox transactional;
 
     private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
             PostgresOutboxConfig config) {
@@ -79,6 +83,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
         this.operator = new OperatorQueries(table);
+        this.transactional = TransactionalOutbox.create(dataSource, config);
     }
 
     /**
@@ -134,9 +139,12 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         return OutboxWriter.create(config);
     }
 
-    /** A helper running domain work and its events in one transaction on this store's data source. */
+    /**
+     * The helper running domain work and its events in one transaction on this store's data source
+     * (one per store: its notifier is closed with the store).
+     */
     public TransactionalOutbox transactional() {
-        return TransactionalOutbox.create(dataSource, config);
+        return transactional;
     }
 
     /** Creates the table, indexes and trigger if missing; see {@link PostgresSchema#apply}. */
@@ -151,34 +159,46 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         if (limit <= 0) {
             return List.of();
         }
-        return run("lease up to " + limit + " events", () -> orderedLeaseQuery != null
-                ? orderedLeaseQuery.lease(dsl, leaseId, limit, now)
-                : leaseQuery.lease(dsl, leaseId, limit, now));
+        return withConnection("lease up to " + limit + " events", connection -> orderedLeaseQuery != null
+                ? orderedLeaseQuery.lease(connection, leaseId, limit, now)
+                : leaseQuery.lease(connection, leaseId, limit, now));
     }
 
     @Override
     public MarkResult markPublished(UUID leaseId, Collection<UUID> eventIds, Instant now) {
         Objects.requireNonNull(now, "now");
-        return run("mark " + eventIds.size() + " events published under lease " + leaseId,
-                () -> marks.published(dsl, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
+        if (eventIds.isEmpty()) {
+            return MarkResult.empty(); // no connection taken for nothing
+        }
+        return withConnection("mark " + eventIds.size() + " events published under lease " + leaseId,
+                connection -> marks.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
     }
 
     @Override
     public MarkResult markRetry(UUID leaseId, Collection<RetryMark> retryMarks, Instant now) {
-        return run("mark " + retryMarks.size() + " events for retry under lease " + leaseId,
-                () -> marks.retry(dsl, Objects.requireNonNull(leaseId, "leaseId"), retryMarks));
+        if (retryMarks.isEmpty()) {
+            return MarkResult.empty(); // no connection taken for nothing
+        }
+        return withConnection("mark " + retryMarks.size() + " events for retry under lease " + leaseId,
+                connection -> marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks));
     }
 
     @Override
     public MarkResult markDeadLettered(UUID leaseId, Collection<DeadLetterMark> deadLetterMarks, Instant now) {
-        return run("dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
-                () -> marks.deadLettered(dsl, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks));
+        if (deadLetterMarks.isEmpty()) {
+            return MarkResult.empty(); // no connection taken for nothing
+        }
+        return withConnection("dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
+                connection -> marks.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks));
     }
 
     @Override
     public MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
-        return run("release " + eventIds.size() + " events of lease " + leaseId,
-                () -> marks.released(dsl, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
+        if (eventIds.isEmpty()) {
+            return MarkResult.empty(); // no connection taken for nothing
+        }
+        return withConnection("release " + eventIds.size() + " events of lease " + leaseId,
+                connection -> marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
     }
 
     @Override
@@ -255,19 +275,50 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         }
     }
 
-    /** Closes the connection pool if the store opened it; a data source you passed in stays open. */
+    /**
+     * Stops the notifier of {@link #transactional()} and closes the connection pool if the store opened
+     * it; a data source you passed in stays open.
+     */
     @Override
     public void close() {
+        transactional.close();
         ownedPool.ifPresent(HikariDataSource::close);
     }
 
-    private <T> T run(String attempted, Supplier<T> statement) {
+    /**
+     * Runs a hot-path statement (plain JDBC) on a connection of the data source, in auto-commit: each is
+     * one statement (the ordered lease manages its own short transaction).
+     */
+    private <T> T withConnection(String attempted, ConnectionCall<T> call) {
+        return run(attempted, () -> {
+            try (Connection connection = dataSource.getConnection()) {
+                if (!connection.getAutoCommit()) {
+                    // a pool handing out connections in manual-commit mode would otherwise roll the mark back
+                    connection.setAutoCommit(true);
+                }
+                return call.apply(connection);
+            }
+        });
+    }
+
+    private <T> T run(String attempted, StoreCall<T> statement) {
         try {
-            return statement.get();
+            return statement.call();
         } catch (OutboxException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (SQLException | RuntimeException e) {
             throw Failures.wrap(attempted, config.table(), e);
         }
+    }
+
+    /** A store call: jOOQ (unchecked failures) or plain JDBC ({@link SQLException}). */
+    @FunctionalInterface
+    private interface StoreCall<T> {
+        T call() throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface ConnectionCall<T> {
+        T apply(Connection connection) throws SQLException;
     }
 }

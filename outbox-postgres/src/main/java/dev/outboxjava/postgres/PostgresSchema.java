@@ -14,11 +14,11 @@ import org.slf4j.LoggerFactory;
  * applied directly.
  *
  * <p><b>Migrations.</b> The module ships {@value #MIGRATION_RESOURCE} — the DDL for the default
- * configuration (table {@code outbox_events}, NOTIFY trigger on channel {@code outbox_events}).
- * Flyway: add {@code classpath:db/outbox/postgresql} to {@code flyway.locations}. Liquibase: a
- * {@code sqlFile} change with {@code splitStatements="false"} (the trigger function is
- * dollar-quoted). For another table name, write {@link #ddl(PostgresOutboxConfig)} into your own
- * migration.
+ * configuration (table {@code outbox_events}, no NOTIFY trigger: producers notify after commit, see
+ * {@link WakeUpMode}). Flyway: add {@code classpath:db/outbox/postgresql} to {@code flyway.locations}.
+ * Liquibase: a {@code sqlFile} change with {@code splitStatements="false"} (a trigger function, when
+ * you render one with {@link WakeUpMode#TRIGGER_NOTIFY}, is dollar-quoted). For another table name or
+ * the trigger, write {@link #ddl(PostgresOutboxConfig)} into your own migration.
  *
  * <p><b>Quick starts and tests.</b> {@link #apply(DataSource, PostgresOutboxConfig)} (or
  * {@code store.ensureSchema()}) runs the same DDL. It is idempotent ({@code IF NOT EXISTS},

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -19,8 +20,13 @@ import javax.sql.DataSource;
  *     return List.of(orderPlacedEvent(order));
  * });
  * }</pre>
+ *
+ * <p>With {@link WakeUpMode#NOTIFY_AFTER_COMMIT} (the default) every commit that appended events
+ * signals an {@link OutboxNotifier}, so relays listening on the channel wake at once while the commit
+ * itself pays nothing for it. {@link #close()} stops the notifier's thread. Thread-safe; keep one per
+ * data source and configuration.
  */
-public final class TransactionalOutbox {
+public final class TransactionalOutbox implements AutoCloseable {
 
     /** The caller's domain work: writes through the connection and returns the events it causes. */
     @FunctionalInterface
@@ -34,15 +40,30 @@ public final class TransactionalOutbox {
 
     private final DataSource dataSource;
     private final OutboxWriter writer;
+    private final Optional<OutboxNotifier> notifier;
 
-    private TransactionalOutbox(DataSource dataSource, OutboxWriter writer) {
+    private TransactionalOutbox(DataSource dataSource, OutboxWriter writer, Optional<OutboxNotifier> notifier) {
         this.dataSource = dataSource;
         this.writer = writer;
+        this.notifier = notifier;
     }
 
-    /** A helper appending to the configured table through connections of {@code dataSource}. */
+    /**
+     * A helper appending to the configured table through connections of {@code dataSource}; in
+     * {@link WakeUpMode#NOTIFY_AFTER_COMMIT} it notifies the table's channel after each commit
+     * (from a connection of the same data source).
+     */
     public static TransactionalOutbox create(DataSource dataSource, PostgresOutboxConfig config) {
-        return new TransactionalOutbox(Objects.requireNonNull(dataSource, "dataSource"), OutboxWriter.create(config));
+        Objects.requireNonNull(dataSource, "dataSource");
+        Optional<OutboxNotifier> notifier = config.wakeUpMode() == WakeUpMode.NOTIFY_AFTER_COMMIT
+                ? Optional.of(OutboxNotifier.builder(dataSource, config.notifyChannel()).start())
+                : Optional.empty();
+        return new TransactionalOutbox(dataSource, OutboxWriter.create(config), notifier);
+    }
+
+    /** The notifier signalled after each commit, when the wake-up mode is {@link WakeUpMode#NOTIFY_AFTER_COMMIT}. */
+    public Optional<OutboxNotifier> notifier() {
+        return notifier;
     }
 
     /**
@@ -70,6 +91,9 @@ public final class TransactionalOutbox {
                 Objects.requireNonNull(events, "the work returned null; return List.of() when there are no events");
                 List<OutboxEvent> appended = writer.append(connection, events);
                 connection.commit();
+                if (!appended.isEmpty()) {
+                    notifier.ifPresent(OutboxNotifier::signal);
+                }
                 return appended;
             } catch (RuntimeException | Error e) {
                 rollback(connection, e);
@@ -86,6 +110,12 @@ public final class TransactionalOutbox {
             throw new OutboxStoreException("could not get a connection from the data source for outbox table "
                     + writer.config().tableName() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Stops the notifier's thread (appends made afterwards still work; they just notify no one). */
+    @Override
+    public void close() {
+        notifier.ifPresent(OutboxNotifier::close);
     }
 
     private static void rollback(Connection connection, Throwable cause) {

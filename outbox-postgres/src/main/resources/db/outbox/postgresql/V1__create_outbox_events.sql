@@ -48,13 +48,5 @@ CREATE INDEX IF NOT EXISTS "outbox_events_failed_idx" ON "outbox_events" (seq) W
 -- The cleaner: sent events past retention.
 CREATE INDEX IF NOT EXISTS "outbox_events_sent_idx" ON "outbox_events" (sent_at) WHERE status = 'sent';
 
--- Wake-up: one notification per appending statement (an empty payload, so PostgreSQL
--- folds repeats within a transaction); listeners on channel 'outbox_events' wake the relay.
-CREATE OR REPLACE FUNCTION "outbox_events_notify"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('outbox_events', '');
-    RETURN NULL;
-END
-$$;
-CREATE OR REPLACE TRIGGER "outbox_events_notify" AFTER INSERT ON "outbox_events"
-    FOR EACH STATEMENT EXECUTE FUNCTION "outbox_events_notify"();
+-- No NOTIFY trigger: producers notify after commit (OutboxNotifier), or relays poll.
+DROP TRIGGER IF EXISTS "outbox_events_notify" ON "outbox_events";

@@ -10,21 +10,15 @@ import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.postgres.internal.SchemaDdl;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.jooq.DSLContext;
-import org.jooq.ExecuteContext;
-import org.jooq.ExecuteListener;
-import org.jooq.ResultQuery;
-import org.jooq.SQLDialect;
-import org.jooq.conf.Settings;
-import org.jooq.impl.DSL;
-import org.jooq.impl.DefaultConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -91,9 +85,7 @@ class LeasePlanIT {
         System.out.printf("inserted %,d sent rows in %.1f s%n", SENT_ROWS, (System.nanoTime() - start) / 1e9);
         store.transactional().inTransaction(connection -> TestEvents.events(clock, BATCH));
 
-        DSLContext dsl = DSL.using(SQLDialect.POSTGRES);
-        String sql = dsl.renderInlined(leaseQuery(dsl));
-        String plan = explain("EXPLAIN " + sql);
+        String plan = explainPrepared("force_custom_plan");
         System.out.println("lease plan with " + SENT_ROWS + " sent rows:\n" + plan);
 
         assertThat(plan).contains(pendingIndex).doesNotContain("Seq Scan");
@@ -103,21 +95,7 @@ class LeasePlanIT {
     @Order(3)
     @DisplayName("the generic plan of the prepared lease statement uses the pending partial index too")
     void genericPlan() throws SQLException {
-        DSLContext dsl = DSL.using(SQLDialect.POSTGRES);
-        String sql = numberedParameters(leaseQuery(dsl).getSQL());
-        String plan;
-        try (Connection connection = postgres.dataSource().getConnection();
-                Statement statement = connection.createStatement()) {
-            statement.execute("SET plan_cache_mode = force_generic_plan");
-            statement.execute("PREPARE lease_plan AS " + sql);
-            try {
-                plan = explain(statement, "EXPLAIN EXECUTE lease_plan('" + UUID.randomUUID() + "', '"
-                        + clock.instant() + "', '" + clock.instant() + "', " + BATCH + ")");
-            } finally {
-                statement.execute("DEALLOCATE lease_plan");
-                statement.execute("RESET plan_cache_mode");
-            }
-        }
+        String plan = explainPrepared("force_generic_plan");
         System.out.println("generic lease plan:\n" + plan);
         assertThat(plan).contains(pendingIndex).doesNotContain("Seq Scan");
     }
@@ -132,18 +110,25 @@ class LeasePlanIT {
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SET plan_cache_mode = force_generic_plan");
             }
-            DefaultConfiguration configuration = new DefaultConfiguration();
-            configuration.set(connection);
-            configuration.set(SQLDialect.POSTGRES);
-            configuration.set(new Settings().withExecuteLogging(false));
-            configuration.set(ExecuteListener.onWarning(ctx -> collect(ctx, plans)));
-            LeaseQuery lease = new LeaseQuery(new OutboxTable(Identifiers.tableName("t", store.config().tableName())));
+            LeaseQuery lease = leaseQuery();
             int executions = 12;
             for (int i = 0; i < executions; i++) {
-                List<OutboxEvent> leased = lease.lease(DSL.using(configuration), UUID.randomUUID(), 1,
-                        clock.instant());
+                List<OutboxEvent> leased = lease.lease(connection, UUID.randomUUID(), 1, clock.instant());
                 assertThat(leased).hasSize(1);
             }
+            // once more with the same text on a statement of the test's own, whose warnings carry
+            // auto_explain's report: pgjdbc finds the text in its cache and runs the server-prepared lease
+            try (PreparedStatement statement = connection.prepareStatement(lease.sql())) {
+                statement.setObject(1, UUID.randomUUID());
+                statement.setObject(2, clock.instant().atOffset(ZoneOffset.UTC));
+                statement.setObject(3, clock.instant().atOffset(ZoneOffset.UTC));
+                statement.setInt(4, 1);
+                try (ResultSet rs = statement.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                }
+                collect(statement.getWarnings(), plans);
+            }
+            executions++;
             try (Statement statement = connection.createStatement();
                     ResultSet rs = statement.executeQuery("SELECT generic_plans FROM pg_prepared_statements "
                             + "WHERE statement ILIKE '%skip locked%' AND NOT from_sql ORDER BY generic_plans DESC")) {
@@ -181,9 +166,25 @@ class LeasePlanIT {
                 + "(ratio %.2f)%n", BATCH, emptyMillis, fullMillis, SENT_ROWS, fullMillis / emptyMillis);
     }
 
-    private ResultQuery<?> leaseQuery(DSLContext dsl) {
-        return new LeaseQuery(new OutboxTable(Identifiers.tableName("t", store.config().tableName())))
-                .query(dsl, UUID.randomUUID(), BATCH, clock.instant());
+    private static LeaseQuery leaseQuery() {
+        return new LeaseQuery(new OutboxTable(Identifiers.tableName("t", store.config().tableName())));
+    }
+
+    /** EXPLAIN of the lease statement's exact text, PREPAREd, under the given {@code plan_cache_mode}. */
+    private String explainPrepared(String planCacheMode) throws SQLException {
+        String sql = numberedParameters(leaseQuery().sql());
+        try (Connection connection = postgres.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("SET plan_cache_mode = " + planCacheMode);
+            statement.execute("PREPARE lease_plan AS " + sql);
+            try {
+                return explain(statement, "EXPLAIN EXECUTE lease_plan('" + UUID.randomUUID() + "', '"
+                        + clock.instant() + "', '" + clock.instant() + "', " + BATCH + ")");
+            } finally {
+                statement.execute("DEALLOCATE lease_plan");
+                statement.execute("RESET plan_cache_mode");
+            }
+        }
     }
 
     /** Appends a batch, times its lease, marks it published; the median of 15 rounds after 5 warm-up rounds. */
@@ -205,13 +206,6 @@ class LeasePlanIT {
         return times.get(times.size() / 2);
     }
 
-    private static String explain(String sql) throws SQLException {
-        try (Connection connection = postgres.dataSource().getConnection();
-                Statement statement = connection.createStatement()) {
-            return explain(statement, sql);
-        }
-    }
-
     private static String explain(Statement statement, String sql) throws SQLException {
         StringBuilder plan = new StringBuilder();
         try (ResultSet rs = statement.executeQuery(sql)) {
@@ -222,7 +216,7 @@ class LeasePlanIT {
         return plan.toString();
     }
 
-    /** jOOQ renders JDBC's '?'; PREPARE wants $1, $2, ... (the lease SQL has no '?' in literals). */
+    /** The statement has JDBC's '?'; PREPARE wants $1, $2, ... (the lease SQL has no '?' in literals). */
     private static String numberedParameters(String sql) {
         StringBuilder numbered = new StringBuilder();
         int n = 0;
@@ -248,8 +242,8 @@ class LeasePlanIT {
         }
     }
 
-    private static void collect(ExecuteContext ctx, List<String> plans) {
-        for (SQLWarning warning = ctx.sqlWarning(); warning != null; warning = warning.getNextWarning()) {
+    private static void collect(SQLWarning warnings, List<String> plans) {
+        for (SQLWarning warning = warnings; warning != null; warning = warning.getNextWarning()) {
             if (warning.getMessage() != null && warning.getMessage().contains("Query Text")) {
                 plans.add(warning.getMessage());
             }

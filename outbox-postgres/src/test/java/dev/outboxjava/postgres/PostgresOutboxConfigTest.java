@@ -19,7 +19,7 @@ class PostgresOutboxConfigTest {
         assertThat(config.tableName()).isEqualTo("outbox_events").isEqualTo(PostgresOutboxConfig.DEFAULT_TABLE_NAME);
         assertThat(config.schemaName()).isEmpty();
         assertThat(config.notifyChannel()).isEqualTo("outbox_events");
-        assertThat(config.wakeUpMode()).isEqualTo(WakeUpMode.TRIGGER_NOTIFY);
+        assertThat(config.wakeUpMode()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);
         assertThat(config.completionMode()).isEqualTo(CompletionMode.KEEP_SENT);
         assertThat(config.maximumPoolSize()).isEqualTo(PostgresOutboxConfig.DEFAULT_MAXIMUM_POOL_SIZE);
     }

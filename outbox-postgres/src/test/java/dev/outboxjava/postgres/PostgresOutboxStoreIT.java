@@ -13,17 +13,14 @@ import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.DisplayName;
@@ -70,9 +67,9 @@ class PostgresOutboxStoreIT {
     }
 
     @Test
-    @DisplayName("ensureSchema is idempotent and creates the partial indexes and the NOTIFY trigger")
+    @DisplayName("ensureSchema is idempotent and creates the partial indexes and, in TRIGGER_NOTIFY mode, the trigger")
     void ensureSchemaTwice() throws SQLException {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder());
+        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
         store.ensureSchema();
         store.ensureSchema();
         String table = store.config().tableName().substring(store.config().tableName().indexOf('.') + 1);
@@ -86,9 +83,11 @@ class PostgresOutboxStoreIT {
     }
 
     @Test
-    @DisplayName("switching the wake-up mode to NONE and ensuring the schema again drops the trigger")
+    @DisplayName("switching the wake-up mode away from TRIGGER_NOTIFY and ensuring the schema again drops the trigger")
     void dropTrigger() throws SQLException {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder());
+        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
+        assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '" + store.config().tableName()
+                + "'::regclass AND NOT tgisinternal")).hasSize(1);
         PostgresSchema.apply(postgres.dataSource(), store.config().toBuilder().wakeUpMode(WakeUpMode.NONE).build());
         assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '" + store.config().tableName()
                 + "'::regclass AND NOT tgisinternal")).isEmpty();
@@ -220,57 +219,17 @@ class PostgresOutboxStoreIT {
     }
 
     /** Counts connections handed out, to prove no SQL ran. */
-    private static final class CountingDataSource implements DataSource {
-        private final DataSource delegate;
+    private static final class CountingDataSource extends ForwardingDataSource {
         private final AtomicInteger connections = new AtomicInteger();
 
         CountingDataSource(DataSource delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public Connection getConnection() throws SQLException {
             connections.incrementAndGet();
-            return delegate.getConnection();
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) throws SQLException {
-            connections.incrementAndGet();
-            return delegate.getConnection(username, password);
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            throw new SQLFeatureNotSupportedException();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
+            return super.getConnection();
         }
     }
 }

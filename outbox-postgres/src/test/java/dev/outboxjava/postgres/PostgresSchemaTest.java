@@ -2,6 +2,7 @@ package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ class PostgresSchemaTest {
     @DisplayName("a schema-qualified table is quoted everywhere, and the trigger notifies the configured channel")
     void qualifiedNames() {
         String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder().tableName("billing.events")
-                .notifyChannel("billing_wake").build());
+                .notifyChannel("billing_wake").wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).build());
         assertThat(ddl).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events\" (")
                 .contains("ON \"billing\".\"events\" (seq, next_attempt_at) WHERE status = 'pending'")
                 .contains("CREATE OR REPLACE FUNCTION \"billing\".\"events_notify\"()")
@@ -26,10 +27,12 @@ class PostgresSchemaTest {
     }
 
     @Test
-    @DisplayName("without the NOTIFY wake-up the DDL drops the trigger instead of creating it")
+    @DisplayName("without the trigger wake-up (the default, or none) the DDL drops the trigger instead of creating it")
     void noTrigger() {
-        String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.NONE).build());
-        assertThat(ddl).doesNotContain("CREATE OR REPLACE TRIGGER").doesNotContain("pg_notify")
-                .contains("DROP TRIGGER IF EXISTS \"outbox_events_notify\" ON \"outbox_events\";");
+        for (WakeUpMode mode : List.of(WakeUpMode.NOTIFY_AFTER_COMMIT, WakeUpMode.NONE)) {
+            String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder().wakeUpMode(mode).build());
+            assertThat(ddl).as(mode.name()).doesNotContain("CREATE OR REPLACE TRIGGER").doesNotContain("pg_notify")
+                    .contains("DROP TRIGGER IF EXISTS \"outbox_events_notify\" ON \"outbox_events\";");
+        }
     }
 }

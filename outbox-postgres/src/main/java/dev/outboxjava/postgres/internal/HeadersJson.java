@@ -6,36 +6,41 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.outboxjava.core.OutboxStoreException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.jooq.JSONB;
 
-/** Event headers to and from the {@code headers jsonb} column (a flat JSON object of strings). */
+/**
+ * Event headers to and from the {@code headers jsonb} column (a flat JSON object of strings), as the
+ * column's text. Most events carry no headers: {@code {}} takes a fast path both ways, without Jackson.
+ */
 public final class HeadersJson {
+
+    /** The text of no headers; what PostgreSQL prints for an empty jsonb object, too. */
+    public static final String EMPTY = "{}";
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, String>> MAP = new TypeReference<>() {
     };
-    private static final JSONB EMPTY = JSONB.valueOf("{}");
 
     private HeadersJson() {
     }
 
-    public static JSONB write(Map<String, String> headers) {
+    public static String write(Map<String, String> headers) {
         if (headers.isEmpty()) {
             return EMPTY;
         }
         try {
-            return JSONB.valueOf(MAPPER.writeValueAsString(headers));
+            return MAPPER.writeValueAsString(headers);
         } catch (JsonProcessingException e) {
             throw new OutboxStoreException("could not write event headers as JSON: " + e.getMessage(), e);
         }
     }
 
-    public static Map<String, String> read(JSONB json) {
-        if (json == null || json.data() == null || json.data().equals("{}")) {
+    /** @param json the column's text; {@code null} (a row written by another program) means no headers */
+    public static Map<String, String> read(String json) {
+        if (json == null || json.equals(EMPTY)) {
             return Map.of();
         }
         try {
-            return MAPPER.readValue(json.data(), MAP);
+            return MAPPER.readValue(json, MAP);
         } catch (JsonProcessingException e) {
             throw new OutboxStoreException("the headers column holds something other than a JSON object of "
                     + "strings (" + e.getOriginalMessage() + "); was the row written by another program?", e);

@@ -1,23 +1,20 @@
 package dev.outboxjava.postgres.internal;
 
-import static dev.outboxjava.postgres.internal.OutboxTable.ID;
-import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
-import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
-import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
-import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
-import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
-import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
-import org.jooq.DSLContext;
-import org.jooq.Record;
-import org.jooq.ResultQuery;
-import org.jooq.impl.DSL;
 
 /**
  * The lease statement — kept in this one place so an ordering variant (per-key, commit order) can
@@ -27,41 +24,57 @@ import org.jooq.impl.DSL;
  * UPDATE t SET status = 'in_flight', lease_id = ?, leased_at = ?
  *  WHERE id IN (SELECT id FROM t WHERE status = 'pending' AND next_attempt_at &lt;= ?
  *                ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
- * RETURNING *
+ * RETURNING id, seq, type, ... (every column, in {@link EventRows#COLUMNS}' order)
  * </pre>
  *
  * The status literal is inlined (see {@link OutboxTable#statusIs}) so the partial index on pending
  * rows serves even a generic plan; the limit stays a bind value so the text never changes.
+ *
+ * <p>Plain JDBC, not jOOQ: this runs for every batch the relay takes. The text is built once, so
+ * pgjdbc finds it in its per-connection statement cache and, after {@code prepareThreshold}
+ * executions, runs it server-prepared; the values are bound with their types and the rows are read
+ * by position straight into events.
  */
 public final class LeaseQuery {
 
-    private final OutboxTable table;
+    private final String sql;
 
     public LeaseQuery(OutboxTable table) {
-        this.table = table;
+        String t = table.quotedName();
+        this.sql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.IN_FLIGHT)
+                + ", lease_id = ?, leased_at = ?"
+                + " WHERE id IN (SELECT id FROM " + t
+                + " WHERE status = " + statusLiteral(EventStatus.PENDING) + " AND next_attempt_at <= ?"
+                + " ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)"
+                + " RETURNING " + EventRows.COLUMNS;
     }
 
-    /** The statement, ready to run or to EXPLAIN. */
-    public ResultQuery<Record> query(DSLContext dsl, UUID leaseId, int limit, Instant now) {
-        var due = DSL.select(ID).from(table.table())
-                .where(statusIs(EventStatus.PENDING))
-                .and(NEXT_ATTEMPT_AT.le(now))
-                .orderBy(SEQ)
-                .limit(limit)
-                .forUpdate().skipLocked();
-        return dsl.update(table.table())
-                .set(STATUS, DSL.inline(EventStatus.IN_FLIGHT.databaseValue()))
-                .set(LEASE_ID, leaseId)
-                .set(LEASED_AT, now)
-                .where(ID.in(due))
-                .returning(OutboxTable.ALL);
+    /** The statement's text, to run or to EXPLAIN. Binds: lease id (uuid), now, now (timestamptz), limit (int). */
+    public String sql() {
+        return sql;
     }
 
-    /** Runs the statement; the events come back in sequence order. */
-    public List<OutboxEvent> lease(DSLContext dsl, UUID leaseId, int limit, Instant now) {
-        return query(dsl, leaseId, limit, now).fetch().stream()
-                .map(EventRows::toEvent)
-                .sorted(Comparator.comparingLong(OutboxEvent::sequence))
-                .toList();
+    /** Runs the statement on {@code connection} (in auto-commit); the events come back in sequence order. */
+    public List<OutboxEvent> lease(Connection connection, UUID leaseId, int limit, Instant now) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            OffsetDateTime at = Jdbc.timestamptz(now);
+            statement.setObject(1, leaseId);
+            statement.setObject(2, at);
+            statement.setObject(3, at);
+            statement.setInt(4, limit);
+            return read(statement, limit);
+        }
+    }
+
+    /** Executes a lease statement and reads its rows, sorted by sequence (RETURNING promises no order). */
+    static List<OutboxEvent> read(PreparedStatement statement, int limit) throws SQLException {
+        List<OutboxEvent> events = new ArrayList<>(Math.min(limit, 1024));
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                events.add(EventRows.toEvent(rs));
+            }
+        }
+        events.sort(Comparator.comparingLong(OutboxEvent::sequence));
+        return Collections.unmodifiableList(events);
     }
 }

@@ -1,146 +1,140 @@
 package dev.outboxjava.postgres.internal;
 
-import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
-import static dev.outboxjava.postgres.internal.OutboxTable.ID;
-import static dev.outboxjava.postgres.internal.OutboxTable.LAST_ERROR;
-import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
-import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
-import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
-import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
-import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
-import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.RetryMark;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.jooq.Condition;
-import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Table;
-import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * The fenced marks: one statement per outcome kind per batch, changing only rows that are still
  * in flight under the presented lease. Whatever the statement did not return is lease-lost.
+ *
+ * <p>Plain JDBC with texts built once per table (the relay runs one of these per batch). The ids go as
+ * ONE typed {@code uuid[]} parameter, per-event values as typed arrays unnested beside them — see
+ * {@link Jdbc} for why never as text cast in SQL.
  */
 public final class MarkQueries {
 
-    private static final Field<UUID> M_ID = DSL.field(DSL.name("m", "m_id"), SQLDataType.UUID);
-    private static final Field<String> M_ERROR = DSL.field(DSL.name("m", "m_error"), SQLDataType.CLOB);
-    private static final Field<Instant> M_NEXT = DSL.field(DSL.name("m", "m_next_attempt_at"), SQLDataType.INSTANT);
-
-    private final OutboxTable table;
-    private final CompletionMode completionMode;
+    private final String publishedSql;
+    private final String retrySql;
+    private final String deadLetterSql;
+    private final String releaseSql;
+    private final boolean publishedBindsSentAt;
 
     public MarkQueries(OutboxTable table, CompletionMode completionMode) {
-        this.table = table;
-        this.completionMode = completionMode;
+        String t = table.quotedName();
+        String heldBy = " WHERE id = ANY(?) AND lease_id = ? AND status = " + statusLiteral(EventStatus.IN_FLIGHT)
+                + " RETURNING id";
+        this.publishedBindsSentAt = completionMode != CompletionMode.DELETE_ON_PUBLISH;
+        this.publishedSql = publishedBindsSentAt
+                ? "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.SENT) + ", sent_at = ?" + heldBy
+                : "DELETE FROM " + t + heldBy;
+        String fencedByMark = " WHERE id = m.m_id AND lease_id = ? AND status = "
+                + statusLiteral(EventStatus.IN_FLIGHT) + " RETURNING id";
+        this.retrySql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.PENDING)
+                + ", attempts = attempts + 1, last_error = m.m_error, next_attempt_at = m.m_next_attempt_at,"
+                + " lease_id = NULL, leased_at = NULL"
+                + " FROM unnest(?::uuid[], ?::text[], ?::timestamptz[]) AS m (m_id, m_error, m_next_attempt_at)"
+                + fencedByMark;
+        this.deadLetterSql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.FAILED)
+                + ", attempts = attempts + 1, last_error = m.m_error, lease_id = NULL, leased_at = NULL"
+                + " FROM unnest(?::uuid[], ?::text[]) AS m (m_id, m_error)"
+                + fencedByMark;
+        this.releaseSql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.PENDING)
+                + ", lease_id = NULL, leased_at = NULL" + heldBy;
     }
 
-    public MarkResult published(DSLContext dsl, UUID leaseId, Collection<UUID> eventIds, Instant now) {
+    public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
+            throws SQLException {
         Set<UUID> ids = new HashSet<>(eventIds);
         if (ids.isEmpty()) {
             return MarkResult.empty();
         }
-        List<UUID> marked = completionMode == CompletionMode.DELETE_ON_PUBLISH
-                ? dsl.deleteFrom(table.table()).where(heldBy(leaseId, ids)).returning(ID).fetch(ID)
-                : dsl.update(table.table())
-                        .set(STATUS, DSL.inline(EventStatus.SENT.databaseValue()))
-                        .set(SENT_AT, now)
-                        .where(heldBy(leaseId, ids))
-                        .returning(ID).fetch(ID);
-        return result(ids, marked);
+        try (PreparedStatement statement = connection.prepareStatement(publishedSql)) {
+            int p = 1;
+            if (publishedBindsSentAt) {
+                statement.setObject(p++, Jdbc.timestamptz(now));
+            }
+            statement.setArray(p++, Jdbc.uuidArray(connection, ids));
+            statement.setObject(p, leaseId);
+            return result(ids, statement);
+        }
     }
 
-    public MarkResult retry(DSLContext dsl, UUID leaseId, Collection<RetryMark> marks) {
+    public MarkResult retry(Connection connection, UUID leaseId, Collection<RetryMark> marks) throws SQLException {
         Map<UUID, RetryMark> byId = new LinkedHashMap<>();
         marks.forEach(mark -> byId.put(mark.eventId(), mark));
         if (byId.isEmpty()) {
             return MarkResult.empty();
         }
-        Table<?> values = DSL.table("unnest({0}, {1}, {2})",
-                uuids(byId.keySet()),
-                DSL.val(byId.values().stream().map(RetryMark::error).toArray(String[]::new),
-                        SQLDataType.CLOB.array()),
-                DSL.val(byId.values().stream().map(RetryMark::nextAttemptAt).toArray(Instant[]::new),
-                        SQLDataType.INSTANT.array()))
-                .as("m", "m_id", "m_error", "m_next_attempt_at");
-        List<UUID> marked = dsl.update(table.table())
-                .set(STATUS, DSL.inline(EventStatus.PENDING.databaseValue()))
-                .set(ATTEMPTS, ATTEMPTS.plus(DSL.inline(1)))
-                .set(LAST_ERROR, M_ERROR)
-                .set(NEXT_ATTEMPT_AT, M_NEXT)
-                .setNull(LEASE_ID)
-                .setNull(LEASED_AT)
-                .from(values)
-                .where(ID.eq(M_ID))
-                .and(LEASE_ID.eq(leaseId))
-                .and(statusIs(EventStatus.IN_FLIGHT))
-                .returning(ID).fetch(ID);
-        return result(byId.keySet(), marked);
+        String[] errors = new String[byId.size()];
+        Instant[] nextAttempts = new Instant[byId.size()];
+        int i = 0;
+        for (RetryMark mark : byId.values()) {
+            errors[i] = mark.error();
+            nextAttempts[i++] = mark.nextAttemptAt();
+        }
+        try (PreparedStatement statement = connection.prepareStatement(retrySql)) {
+            statement.setArray(1, Jdbc.uuidArray(connection, byId.keySet()));
+            statement.setArray(2, Jdbc.textArray(connection, errors));
+            statement.setArray(3, Jdbc.timestamptzArray(connection, nextAttempts));
+            statement.setObject(4, leaseId);
+            return result(byId.keySet(), statement);
+        }
     }
 
-    public MarkResult deadLettered(DSLContext dsl, UUID leaseId, Collection<DeadLetterMark> marks) {
+    public MarkResult deadLettered(Connection connection, UUID leaseId, Collection<DeadLetterMark> marks)
+            throws SQLException {
         Map<UUID, DeadLetterMark> byId = new LinkedHashMap<>();
         marks.forEach(mark -> byId.put(mark.eventId(), mark));
         if (byId.isEmpty()) {
             return MarkResult.empty();
         }
-        Table<?> values = DSL.table("unnest({0}, {1})",
-                uuids(byId.keySet()),
-                DSL.val(byId.values().stream().map(DeadLetterMark::error).toArray(String[]::new),
-                        SQLDataType.CLOB.array()))
-                .as("m", "m_id", "m_error");
-        List<UUID> marked = dsl.update(table.table())
-                .set(STATUS, DSL.inline(EventStatus.FAILED.databaseValue()))
-                .set(ATTEMPTS, ATTEMPTS.plus(DSL.inline(1)))
-                .set(LAST_ERROR, M_ERROR)
-                .setNull(LEASE_ID)
-                .setNull(LEASED_AT)
-                .from(values)
-                .where(ID.eq(M_ID))
-                .and(LEASE_ID.eq(leaseId))
-                .and(statusIs(EventStatus.IN_FLIGHT))
-                .returning(ID).fetch(ID);
-        return result(byId.keySet(), marked);
+        String[] errors = byId.values().stream().map(DeadLetterMark::error).toArray(String[]::new);
+        try (PreparedStatement statement = connection.prepareStatement(deadLetterSql)) {
+            statement.setArray(1, Jdbc.uuidArray(connection, byId.keySet()));
+            statement.setArray(2, Jdbc.textArray(connection, errors));
+            statement.setObject(3, leaseId);
+            return result(byId.keySet(), statement);
+        }
     }
 
-    public MarkResult released(DSLContext dsl, UUID leaseId, Collection<UUID> eventIds) {
+    public MarkResult released(Connection connection, UUID leaseId, Collection<UUID> eventIds) throws SQLException {
         Set<UUID> ids = new HashSet<>(eventIds);
         if (ids.isEmpty()) {
             return MarkResult.empty();
         }
-        List<UUID> marked = dsl.update(table.table())
-                .set(STATUS, DSL.inline(EventStatus.PENDING.databaseValue()))
-                .setNull(LEASE_ID)
-                .setNull(LEASED_AT)
-                .where(heldBy(leaseId, ids))
-                .returning(ID).fetch(ID);
-        return result(ids, marked);
+        try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
+            statement.setArray(1, Jdbc.uuidArray(connection, ids));
+            statement.setObject(2, leaseId);
+            return result(ids, statement);
+        }
     }
 
-    private static Condition heldBy(UUID leaseId, Set<UUID> ids) {
-        return ID.eq(DSL.any(uuids(ids))).and(LEASE_ID.eq(leaseId)).and(statusIs(EventStatus.IN_FLIGHT));
-    }
-
-    static Field<UUID[]> uuids(Collection<UUID> ids) {
-        return UuidArrays.of(ids);
-    }
-
-    private static MarkResult result(Collection<UUID> requested, List<UUID> marked) {
+    /** Runs a mark; what it returned is marked, the rest of {@code requested} is lease-lost. */
+    private static MarkResult result(Collection<UUID> requested, PreparedStatement statement) throws SQLException {
+        Set<UUID> marked = new HashSet<>();
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                marked.add(Jdbc.uuid(rs, 1));
+            }
+        }
         Set<UUID> lost = new HashSet<>(requested);
-        marked.forEach(lost::remove);
-        return new MarkResult(new HashSet<>(marked), lost);
+        lost.removeAll(marked);
+        return new MarkResult(marked, lost);
     }
 }

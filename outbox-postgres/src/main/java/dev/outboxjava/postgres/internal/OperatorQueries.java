@@ -81,7 +81,7 @@ public final class OperatorQueries {
             if (byIds.ids().isEmpty()) {
                 return 0;
             }
-            chosen = ID.eq(DSL.any(MarkQueries.uuids(byIds.ids())));
+            chosen = ID.eq(DSL.any(UuidArrays.of(byIds.ids())));
         } else if (selector instanceof DeadLetterSelector.ByType byType) {
             chosen = TYPE.eq(byType.type());
         } else {

@@ -1,13 +1,17 @@
 package dev.outboxjava.postgres.internal;
 
+import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+
+import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Instant;
-import java.util.Comparator;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
-import org.jooq.DSLContext;
-import org.jooq.impl.DSL;
 
 /**
  * The lease statement under {@link Ordering.Mode#PER_KEY}: still one UPDATE per batch, taking per key
@@ -32,46 +36,79 @@ import org.jooq.impl.DSL;
  * of a key and take its tail). So a lease first takes a transaction-scoped advisory lock for the table,
  * then runs the UPDATE with a fresh snapshot. Leases are short (no broker call inside); the publishing
  * and marking of batches still run in parallel.
+ *
+ * <p>Plain JDBC, as {@link LeaseQuery} and for the same reasons: the text is built once per table,
+ * values are bound with their types, rows are read by position.
  */
 public final class OrderedLeaseQuery {
 
-    /** The columns {@link EventRows} reads, in {@link OutboxTable#ALL}'s order (coerced by position). */
-    private static final String RETURNED_COLUMNS = java.util.Arrays.stream(OutboxTable.ALL)
-            .map(field -> field.getUnqualifiedName().quotedName().toString())
-            .collect(java.util.stream.Collectors.joining(", "));
+    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?)";
 
-    private final OutboxTable table;
     private final long advisoryLockKey;
-    private final boolean deadLetterHoldsKey;
+    private final String sql;
 
     public OrderedLeaseQuery(OutboxTable table, Ordering ordering) {
-        this.table = table;
-        this.deadLetterHoldsKey = ordering.deadLetterHoldsKey();
         // A stable 64-bit key per table; collisions with other users of advisory locks only serialize more.
         this.advisoryLockKey = ("outbox-lease:" + table.tableName().display()).hashCode() * 0x9E3779B97F4A7C15L;
+        this.sql = sql(table.quotedName(), ordering.deadLetterHoldsKey());
     }
 
-    /** Leases up to {@code limit} events in one short transaction; they come back in sequence order. */
-    public List<OutboxEvent> lease(DSLContext dsl, UUID leaseId, int limit, Instant now) {
-        return dsl.transactionResult(configuration -> {
-            DSLContext tx = configuration.dsl();
-            tx.execute("SELECT pg_advisory_xact_lock(?)", advisoryLockKey);
-            return tx.resultQuery(sql(), leaseId, now, now, now, limit).coerce(OutboxTable.ALL).fetch().stream()
-                    .map(EventRows::toEvent)
-                    .sorted(Comparator.comparingLong(OutboxEvent::sequence))
-                    .toList();
-        });
+    /**
+     * Leases up to {@code limit} events in one short transaction on {@code connection} (its auto-commit
+     * is switched off for it and restored after); they come back in sequence order.
+     */
+    public List<OutboxEvent> lease(Connection connection, UUID leaseId, int limit, Instant now) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        if (autoCommit) {
+            connection.setAutoCommit(false);
+        }
+        try {
+            try (PreparedStatement lock = connection.prepareStatement(LOCK_SQL)) {
+                lock.setLong(1, advisoryLockKey);
+                lock.execute();
+            }
+            List<OutboxEvent> events;
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                OffsetDateTime at = Jdbc.timestamptz(now);
+                statement.setObject(1, leaseId);
+                statement.setObject(2, at);
+                statement.setObject(3, at);
+                statement.setObject(4, at);
+                statement.setInt(5, limit);
+                events = LeaseQuery.read(statement, limit);
+            }
+            connection.commit();
+            return events;
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+            }
+            throw e;
+        } finally {
+            if (autoCommit) {
+                try {
+                    connection.setAutoCommit(true);
+                } catch (SQLException ignored) {
+                    // the connection is broken; the pool discards it
+                }
+            }
+        }
     }
 
     /** The statement's text, for EXPLAIN in tests. Binds: lease id, now, now, now, limit. */
     public String sql() {
-        String t = DSL.using(org.jooq.SQLDialect.POSTGRES).render(table.table());
-        String heldByDeadLetter = deadLetterHoldsKey ? " OR b.status = 'failed'" : "";
+        return sql;
+    }
+
+    private static String sql(String t, boolean deadLetterHoldsKey) {
+        String heldByDeadLetter = deadLetterHoldsKey ? " OR b.status = " + statusLiteral(EventStatus.FAILED) : "";
         return """
-                UPDATE %1$s SET status = 'in_flight', lease_id = ?::uuid, leased_at = ?::timestamptz
+                UPDATE %1$s SET status = 'in_flight', lease_id = ?, leased_at = ?
                  WHERE id IN (
                    SELECT c.id FROM %1$s c
-                    WHERE c.status = 'pending' AND c.next_attempt_at <= ?::timestamptz
+                    WHERE c.status = 'pending' AND c.next_attempt_at <= ?
                       AND (c.event_key IS NULL OR (
                             c.xact_id < pg_snapshot_xmin(pg_current_snapshot())
                         AND NOT EXISTS (
@@ -79,12 +116,12 @@ public final class OrderedLeaseQuery {
                              WHERE b.event_key = c.event_key AND b.seq < c.seq
                                AND b.status IN ('pending', 'in_flight', 'failed')
                                AND (b.status = 'in_flight'%2$s
-                                    OR (b.status = 'pending' AND (b.next_attempt_at > ?::timestamptz
+                                    OR (b.status = 'pending' AND (b.next_attempt_at > ?
                                         OR b.xact_id >= pg_snapshot_xmin(pg_current_snapshot())))))))
                     ORDER BY c.seq
                     LIMIT ?
                     FOR UPDATE SKIP LOCKED)
                 RETURNING %3$s
-                """.formatted(t, heldByDeadLetter, RETURNED_COLUMNS);
+                """.formatted(t, heldByDeadLetter, EventRows.COLUMNS);
     }
 }

@@ -16,8 +16,10 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * jOOQ's view of one outbox table. The table name is configurable, so this is an instance rather
- * than generated code; columns are unqualified because every statement touches this one table.
+ * One outbox table: jOOQ's view of it for the housekeeping and operator queries, and its quoted name
+ * for the hot-path statements, whose SQL text is built once. The table name is configurable, so this
+ * is an instance rather than generated code; columns are unqualified because every statement touches
+ * this one table.
  */
 public final class OutboxTable {
 
@@ -41,7 +43,7 @@ public final class OutboxTable {
     public static final Field<UUID> LEASE_ID = field(name("lease_id"), SQLDataType.UUID);
     public static final Field<Instant> SENT_AT = field(name("sent_at"), SQLDataType.INSTANT);
 
-    /** Every column, in the order rows are read. */
+    /** Every column, in the order rows are read ({@link EventRows#toEvent(java.sql.ResultSet)} reads by position). */
     public static final Field<?>[] ALL = {ID, SEQ, TYPE, SOURCE, EVENT_KEY, DESTINATION, ROUTING_KEY, CONTENT_TYPE,
         PAYLOAD, HEADERS, STATUS, ATTEMPTS, MAX_ATTEMPTS, LAST_ERROR, NEXT_ATTEMPT_AT, CREATED_AT, LEASED_AT,
         LEASE_ID, SENT_AT};
@@ -61,6 +63,11 @@ public final class OutboxTable {
         return table;
     }
 
+    /** The quoted reference for SQL text, e.g. {@code "billing"."outbox_events"} (validated, never raw input). */
+    public String quotedName() {
+        return tableName.quoted();
+    }
+
     /** The validated name, for messages. */
     public Identifiers.TableName tableName() {
         return tableName;
@@ -72,5 +79,10 @@ public final class OutboxTable {
      */
     public static Condition statusIs(EventStatus status) {
         return STATUS.eq(DSL.inline(status.databaseValue()));
+    }
+
+    /** {@code '<value>'}: a status for SQL text, inlined for the reason given at {@link #statusIs}. */
+    public static String statusLiteral(EventStatus status) {
+        return "'" + status.databaseValue() + "'";
     }
 }

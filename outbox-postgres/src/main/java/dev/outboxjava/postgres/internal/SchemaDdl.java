@@ -111,7 +111,7 @@ public final class SchemaDdl {
         } else {
             sql.append("""
 
-                    -- Wake-up by polling only: no NOTIFY trigger.
+                    -- No NOTIFY trigger: producers notify after commit (OutboxNotifier), or relays poll.
                     DROP TRIGGER IF EXISTS %1$s ON %2$s;
                     """.formatted(trigger, t));
         }
