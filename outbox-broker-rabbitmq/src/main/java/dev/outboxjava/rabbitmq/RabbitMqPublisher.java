@@ -62,13 +62,16 @@ import org.slf4j.LoggerFactory;
  * <h2>Threads</h2>
  * Thread-safe. Up to {@link RabbitMqPublisherConfig#maxConcurrentBatches()} batches are published at
  * once, each on its own channel and pool thread; more wait their turn (the wait counts against their
- * timeout). One AMQP connection, named by {@link RabbitMqPublisherConfig#connectionName()}.
+ * timeout), so the limit should be at least the number of relay threads. Channels are reused from
+ * batch to batch and pool threads end after a minute idle. One AMQP connection, named by
+ * {@link RabbitMqPublisherConfig#connectionName()}.
  */
 public final class RabbitMqPublisher implements Publisher {
 
     private static final Logger log = LoggerFactory.getLogger(RabbitMqPublisher.class);
     /** How long past its deadline a batch's future is completed by the timer if the sender has not. */
     private static final long DEADLINE_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long IDLE_THREAD_KEEP_ALIVE_SECONDS = 60;
 
     private final RabbitMqPublisherConfig config;
     private final ConnectionManager connections;
@@ -88,8 +91,12 @@ public final class RabbitMqPublisher implements Publisher {
                 config.describeBroker(), config.recoveryInterval());
         this.channels = new ChannelPool(connections);
         this.sender = new BatchSender(channels, connections, config.virtualHost());
-        this.executor = new ThreadPoolExecutor(config.maxConcurrentBatches(), config.maxConcurrentBatches(), 0L,
-                TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads(config.connectionName()));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(config.maxConcurrentBatches(), config.maxConcurrentBatches(),
+                IDLE_THREAD_KEEP_ALIVE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                threads(config.connectionName()));
+        // a generous limit costs nothing while fewer batches are in flight
+        pool.allowCoreThreadTimeOut(true);
+        this.executor = pool;
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
                 threads(config.connectionName() + "-deadlines"));
         timers.setRemoveOnCancelPolicy(true);

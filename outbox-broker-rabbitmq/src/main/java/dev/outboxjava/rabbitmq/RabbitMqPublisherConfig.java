@@ -38,8 +38,13 @@ public final class RabbitMqPublisherConfig {
     public static final String DEFAULT_CONNECTION_NAME = "outbox-relay";
     /** Default longest wait for the publisher confirms of one batch: 30 s. */
     public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofSeconds(30);
-    /** Default number of batches published at the same time, each on its own channel: {@value}. */
-    public static final int DEFAULT_MAX_CONCURRENT_BATCHES = 2;
+    /**
+     * Default number of batches published at the same time, each on its own channel: {@value}. At
+     * least the relay threads of a typical worker, so no relay thread waits for a channel while
+     * another batch awaits its confirms; channels and pool threads are only opened for batches that
+     * are actually in flight at once.
+     */
+    public static final int DEFAULT_MAX_CONCURRENT_BATCHES = 8;
     /** Default TCP connect and AMQP handshake timeout: 10 s. */
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
     /** Default pause between reconnection attempts after the connection was lost: 5 s. */
@@ -240,7 +245,10 @@ public final class RabbitMqPublisherConfig {
 
         /**
          * How many batches may be published at the same time; each uses its own channel, so the order
-         * within a batch is kept. Default {@value #DEFAULT_MAX_CONCURRENT_BATCHES}; 1–{@value #MAX_CONCURRENT_BATCHES}.
+         * within a batch is kept. Set it to at least the number of threads that call
+         * {@link RabbitMqPublisher#publish} at once (a worker's relay threads): a batch beyond the limit
+         * waits for a channel, and that wait counts against its timeout. Default
+         * {@value #DEFAULT_MAX_CONCURRENT_BATCHES}; 1–{@value #MAX_CONCURRENT_BATCHES}.
          */
         public Builder maxConcurrentBatches(int value) {
             this.maxConcurrentBatches = value;

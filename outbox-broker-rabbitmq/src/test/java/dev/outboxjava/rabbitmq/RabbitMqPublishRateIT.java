@@ -2,6 +2,9 @@ package dev.outboxjava.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
@@ -16,8 +19,10 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Prints the publish rate (broker-confirmed events per second) for 10,000 × 1 KB events. A figure
- * for the README, not an assertion: the machine is shared.
+ * Prints the publish rate (broker-confirmed events per second) for 10,000 × 1 KB events, into the
+ * fixture's non-durable queue (RabbitMQ keeps persistent messages of a non-durable queue in memory)
+ * and into a durable queue (it writes them to disk before confirming — what a production outbox
+ * queue costs). A figure for the README, not an assertion: the machine is shared.
  */
 class RabbitMqPublishRateIT {
 
@@ -29,26 +34,46 @@ class RabbitMqPublishRateIT {
         try (RabbitMqFixture rabbit = RabbitMqFixture.start();
                 RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
                         .connectionName("outbox-rate-it-" + UUID.randomUUID()).build())) {
-            RabbitMqDestination destination = rabbit.createDestination("rate");
             byte[] payload = new byte[1024];
             ThreadLocalRandom.current().nextBytes(payload);
-            List<OutboxEvent> warmUp = events(destination, payload, 2_000);
-            publishInBatches(publisher, warmUp, 500, 1);
-            rabbit.receive(destination, warmUp.size(), TIMEOUT);
+            RabbitMqDestination inMemory = rabbit.createDestination("rate");
+            RabbitMqDestination durable = durableDestination(rabbit);
+            try {
+                List<OutboxEvent> warmUp = events(inMemory, payload, 2_000);
+                publishInBatches(publisher, warmUp, 500, 1);
+                rabbit.receive(inMemory, warmUp.size(), TIMEOUT);
 
-            for (int batchSize : new int[] {100, 500, 2_000}) {
-                for (int concurrent : new int[] {1, 2}) {
-                    List<OutboxEvent> events = events(destination, payload, EVENTS);
-                    long started = System.nanoTime();
-                    publishInBatches(publisher, events, batchSize, concurrent);
-                    double seconds = (System.nanoTime() - started) / 1e9;
-                    System.out.printf("RabbitMQ publish rate (%s): %,d x 1 KB events, batches of %,d, %d in flight: "
-                            + "%.2f s, %,.0f events/s%n", rabbit.origin(), EVENTS, batchSize, concurrent, seconds,
-                            EVENTS / seconds);
-                    assertThat(rabbit.receive(destination, EVENTS, TIMEOUT)).hasSize(EVENTS);
+                for (RabbitMqDestination destination : List.of(inMemory, durable)) {
+                    String queue = destination == inMemory ? "non-durable queue" : "durable queue";
+                    for (int batchSize : new int[] {100, 500, 2_000}) {
+                        for (int concurrent : new int[] {1, 2, 4}) {
+                            List<OutboxEvent> events = events(destination, payload, EVENTS);
+                            long started = System.nanoTime();
+                            publishInBatches(publisher, events, batchSize, concurrent);
+                            double seconds = (System.nanoTime() - started) / 1e9;
+                            System.out.printf("RabbitMQ publish rate (%s, %s): %,d x 1 KB events, batches of %,d, %d in "
+                                    + "flight: %.2f s, %,.0f events/s%n", rabbit.origin(), queue, EVENTS, batchSize,
+                                    concurrent, seconds, EVENTS / seconds);
+                            assertThat(rabbit.receive(destination, EVENTS, TIMEOUT)).hasSize(EVENTS);
+                        }
+                    }
                 }
+            } finally {
+                rabbit.delete(durable);
             }
         }
+    }
+
+    /** A durable topic exchange and queue, as a production outbox destination would be. */
+    private static RabbitMqDestination durableDestination(RabbitMqFixture rabbit) throws Exception {
+        String name = "rate-durable." + UUID.randomUUID().toString().substring(0, 8);
+        try (Connection connection = rabbit.connectionFactory().newConnection("outbox-rate-it-admin");
+                Channel channel = connection.createChannel()) {
+            channel.exchangeDeclare(name, BuiltinExchangeType.TOPIC, true, false, null);
+            channel.queueDeclare(name, true, false, false, null);
+            channel.queueBind(name, name, "#");
+        }
+        return new RabbitMqDestination(name, name);
     }
 
     private static List<OutboxEvent> events(RabbitMqDestination destination, byte[] payload, int count) {

@@ -20,7 +20,7 @@ class RabbitMqPublisherConfigTest {
         assertThat(config.username()).isEqualTo("guest");
         assertThat(config.connectionName()).isEqualTo(RabbitMqPublisherConfig.DEFAULT_CONNECTION_NAME);
         assertThat(config.confirmTimeout()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(config.maxConcurrentBatches()).isEqualTo(2);
+        assertThat(config.maxConcurrentBatches()).isEqualTo(8);
         assertThat(config.recoveryInterval()).isEqualTo(Duration.ofSeconds(5));
     }
 

@@ -48,6 +48,9 @@ public final class AmqpMessages {
     }
 
     private static Optional<String> tooLong(String what, String value) {
+        if (value.length() <= MAX_SHORT_STRING_BYTES / 3) {
+            return Optional.empty(); // a UTF-16 char takes at most 3 bytes in UTF-8 (a surrogate pair 4 for 2 chars)
+        }
         int bytes = value.getBytes(StandardCharsets.UTF_8).length;
         return bytes <= MAX_SHORT_STRING_BYTES ? Optional.empty()
                 : Optional.of("the event's " + what + " is " + bytes + " bytes in UTF-8, over the AMQP limit of "
@@ -56,16 +59,19 @@ public final class AmqpMessages {
 
     /** The properties and headers of {@code event}'s message. */
     public static AMQP.BasicProperties propertiesOf(OutboxEvent event) {
-        Map<String, Object> headers = new LinkedHashMap<>(event.headers());
+        String id = event.id().toString();
+        // sized so that the event's headers and the 6 CloudEvents attributes fit without a resize
+        Map<String, Object> headers = new LinkedHashMap<>((event.headers().size() + 6) * 4 / 3 + 1);
+        headers.putAll(event.headers());
         headers.put(CE_SPECVERSION, SPEC_VERSION);
-        headers.put(CE_ID, event.id().toString());
+        headers.put(CE_ID, id);
         headers.put(CE_SOURCE, event.source());
         headers.put(CE_TYPE, event.type());
         headers.put(CE_TIME, event.createdAt().toString());
         event.key().ifPresent(key -> headers.put(CE_PARTITIONKEY, key));
         return new AMQP.BasicProperties.Builder()
                 .deliveryMode(PERSISTENT)
-                .messageId(event.id().toString())
+                .messageId(id)
                 .contentType(event.contentType())
                 .timestamp(Date.from(event.createdAt()))
                 .type(event.type())

@@ -9,29 +9,39 @@ import com.rabbitmq.client.Return;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.outboxjava.core.OutboxEvent;
 import java.io.IOException;
-import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * A channel in publisher-confirm mode that tracks every unconfirmed message by delivery tag and
  * tells the message's {@link BatchPublication} what became of it: acked, nacked, returned as
  * unroutable, or lost when the channel closed. One batch at a time uses a channel, so the events of
  * a batch reach the broker in batch order.
+ *
+ * <p>The messages of one round (one {@link #send} call) get consecutive delivery tags: the k-th
+ * message handed to the broker has tag {@code firstTag + k}. So a confirm finds its event by offset
+ * in an array, with no per-message map entry, and a {@code multiple} confirm settles a range. A
+ * channel whose tag sequence could be upset (a publish that failed half-way) is aborted, never
+ * reused.
  */
 public final class ConfirmingChannel {
 
     private final Channel channel;
-    private final ConcurrentSkipListMap<Long, Pending> unconfirmed = new ConcurrentSkipListMap<>();
+    /** Guards the round below; taken by the publishing thread and the connection's listener thread. */
+    private final Object lock = new Object();
     private volatile BatchPublication current;
     private volatile ShutdownSignalException closedBy;
-
-    private record Pending(BatchPublication publication, int index) {
-    }
+    // the round in progress (or the last one)
+    private long firstTag;
+    private int[] indexAt = new int[0];
+    /** Messages of this round handed to {@code basicPublish}: offsets {@code 0..published-1}. */
+    private int published;
+    /** Every offset below this one has an outcome. */
+    private int settledBelow;
+    /** Offsets at or above {@link #settledBelow} settled out of order (single confirms). */
+    private final BitSet settledAbove = new BitSet();
 
     private ConfirmingChannel(Channel channel) {
         this.channel = channel;
@@ -68,7 +78,16 @@ public final class ConfirmingChannel {
      * @return the indices that were not handed to the broker (in order)
      */
     public List<Integer> send(BatchPublication publication, List<Integer> indices, long deadlineNanos) {
-        current = publication;
+        synchronized (lock) {
+            current = publication;
+            firstTag = channel.getNextPublishSeqNo();
+            if (indexAt.length < indices.size()) {
+                indexAt = new int[indices.size()];
+            }
+            published = 0;
+            settledBelow = 0;
+            settledAbove.clear();
+        }
         for (int i = 0; i < indices.size(); i++) {
             int index = indices.get(i);
             if (publication.isFinished() || System.nanoTime() - deadlineNanos > 0) {
@@ -81,53 +100,99 @@ public final class ConfirmingChannel {
                 continue;
             }
             AMQP.BasicProperties properties = AmqpMessages.propertiesOf(event);
-            byte[] body = event.payload();
-            long tag = channel.getNextPublishSeqNo();
             publication.sent(index);
-            unconfirmed.put(tag, new Pending(publication, index));
+            int offset;
+            synchronized (lock) {
+                // recorded before the publish: its confirm may arrive before basicPublish returns
+                offset = published++;
+                indexAt[offset] = index;
+            }
             try {
-                channel.basicPublish(event.destination(), event.routingKey(), true, properties, body);
+                channel.basicPublish(event.destination(), event.routingKey(), true, properties, event.payload());
             } catch (IllegalArgumentException e) {
                 // Not encodable after all; the client has already counted a sequence number for
                 // it, so this channel's confirms would be misattributed from here on: drop it.
-                if (unconfirmed.remove(tag) != null) {
-                    publication.notSent(index);
-                }
+                unsend(publication, offset, index);
                 publication.fail(index, "cannot be encoded as an AMQP message: " + e.getMessage(), false);
                 abort();
                 return indices.subList(i + 1, indices.size());
             } catch (IOException | AlreadyClosedException e) {
                 // Not written: the channel or the connection is gone. Whatever was written before
                 // is collected by the shutdown listener once the channel is closed.
-                if (unconfirmed.remove(tag) != null) {
-                    publication.notSent(index);
-                }
+                boolean takenBack = unsend(publication, offset, index);
                 abort();
-                return indices.subList(i, indices.size());
+                // an event the shutdown listener already called lost is retried from that list
+                return indices.subList(takenBack ? i : i + 1, indices.size());
             }
         }
         return List.of();
     }
 
-    private void onConfirm(long deliveryTag, boolean multiple, boolean ack) {
-        if (multiple) {
-            ConcurrentNavigableMap<Long, Pending> upTo = unconfirmed.headMap(deliveryTag, true);
-            for (Long tag : upTo.keySet()) {
-                resolve(unconfirmed.remove(tag), ack);
+    /**
+     * A publish that threw: takes its event back as not sent, unless the shutdown listener already
+     * reported it lost.
+     *
+     * @return whether it was taken back
+     */
+    private boolean unsend(BatchPublication publication, int offset, int index) {
+        synchronized (lock) {
+            if (isSettled(offset)) {
+                return false;
             }
-        } else {
-            resolve(unconfirmed.remove(deliveryTag), ack);
+            markSettled(offset);
+        }
+        publication.notSent(index);
+        return true;
+    }
+
+    private void onConfirm(long deliveryTag, boolean multiple, boolean ack) {
+        synchronized (lock) {
+            long offset = deliveryTag - firstTag;
+            if (offset < 0 || offset >= published) {
+                return; // not of this round (cannot happen on a channel that is only reused when settled)
+            }
+            int last = (int) offset;
+            if (multiple) {
+                for (int o = settledBelow; o <= last; o++) {
+                    if (!settledAbove.get(o)) {
+                        resolve(indexAt[o], ack);
+                    }
+                }
+                if (last >= settledBelow) {
+                    settledAbove.clear(settledBelow, last + 1);
+                    settledBelow = last + 1;
+                    advance();
+                }
+            } else if (!isSettled(last)) {
+                markSettled(last);
+                resolve(indexAt[last], ack);
+            }
         }
     }
 
-    private static void resolve(Pending pending, boolean ack) {
-        if (pending == null) {
-            return;
+    private boolean isSettled(int offset) {
+        return offset < settledBelow || settledAbove.get(offset);
+    }
+
+    private void markSettled(int offset) {
+        settledAbove.set(offset);
+        advance();
+    }
+
+    /** Moves {@link #settledBelow} past the offsets settled out of order. */
+    private void advance() {
+        int next = settledAbove.nextClearBit(settledBelow);
+        if (next > settledBelow) {
+            settledAbove.clear(settledBelow, next);
+            settledBelow = next;
         }
+    }
+
+    private void resolve(int index, boolean ack) {
         if (ack) {
-            pending.publication.acked(pending.index);
+            current.acked(index);
         } else {
-            pending.publication.nacked(pending.index);
+            current.nacked(index);
         }
     }
 
@@ -150,11 +215,14 @@ public final class ConfirmingChannel {
 
     private void onShutdown(ShutdownSignalException cause) {
         closedBy = cause;
-        for (Map.Entry<Long, Pending> entry : new ArrayList<>(unconfirmed.entrySet())) {
-            Pending pending = unconfirmed.remove(entry.getKey());
-            if (pending != null) {
-                pending.publication.lost(pending.index);
+        synchronized (lock) {
+            for (int o = settledBelow; o < published; o++) {
+                if (!settledAbove.get(o)) {
+                    current.lost(indexAt[o]);
+                }
             }
+            settledAbove.clear();
+            settledBelow = published;
         }
     }
 
@@ -166,7 +234,13 @@ public final class ConfirmingChannel {
     /** Never closed and with nothing left unconfirmed: safe to hand to the next batch. */
     public boolean isReusable() {
         // a channel that was ever closed is not reused, even if the client's recovery reopened it
-        return closedBy == null && channel.isOpen() && unconfirmed.isEmpty();
+        return closedBy == null && channel.isOpen() && !hasUnconfirmed();
+    }
+
+    private boolean hasUnconfirmed() {
+        synchronized (lock) {
+            return settledBelow < published;
+        }
     }
 
     /** Closes the channel without waiting; unconfirmed messages are reported lost. */
@@ -176,7 +250,7 @@ public final class ConfirmingChannel {
         } catch (IOException | RuntimeException e) {
             // already closed
         }
-        if (!unconfirmed.isEmpty()) {
+        if (hasUnconfirmed()) {
             // abort() on a channel whose connection is gone may not run the listeners again
             onShutdown(closedBy != null ? closedBy
                     : new ShutdownSignalException(false, true, null, channel));

@@ -52,7 +52,15 @@ class AmqpMessagesTest {
         OutboxEvent wide = OutboxEvent.builder().type("t").destination("\u00e9".repeat(200)).payload(new byte[0])
                 .clock(clock).build();
 
+        OutboxEvent threeByteChars = OutboxEvent.builder().type("\u20ac".repeat(85)).destination("d")
+                .payload(new byte[0]).clock(clock).build();
+        OutboxEvent oneCharTooMany = OutboxEvent.builder().type("\u20ac".repeat(86)).destination("d")
+                .payload(new byte[0]).clock(clock).build();
+
         assertThat(AmqpMessages.encodingProblem(fine)).isEmpty();
+        assertThat(AmqpMessages.encodingProblem(threeByteChars)).isEmpty();
+        assertThat(AmqpMessages.encodingProblem(oneCharTooMany)).hasValueSatisfying(
+                reason -> assertThat(reason).contains("type").contains("258 bytes"));
         assertThat(AmqpMessages.encodingProblem(wide)).hasValueSatisfying(
                 reason -> assertThat(reason).contains("destination").contains("400 bytes"));
     }
