@@ -43,7 +43,13 @@ import java.util.Objects;
  */
 public final class KafkaPublisherConfig {
 
-    /** Default {@code linger.ms}: wait up to 5 ms to fill a batch; costs little latency, gains throughput. */
+    /**
+     * Default {@code linger.ms}: 5. With 0 the steady-state commit-to-consume p50 dropped from 11 to
+     * 6 ms in our benchmark, but the first records to a brand-new topic then went out as several small
+     * in-flight batches, and one run of the publisher contract saw the broker answer
+     * {@code OutOfOrderSequenceException} for 30 s (3 of 20 events unacknowledged). Set 0 yourself for
+     * the lower latency on topics that already exist.
+     */
     public static final int DEFAULT_LINGER_MS = 5;
     /** Default {@code batch.size}: 64 KiB per partition batch (Kafka's own default is 16 KiB). */
     public static final int DEFAULT_BATCH_SIZE_BYTES = 64 * 1024;
