@@ -49,7 +49,7 @@ public enum ConfigKey {
             + "acknowledgements; must be below outbox.sweeper.lease.timeout."),
     RELAY_POLL_INTERVAL("outbox.relay.poll.interval", "1s", "How long an idle relay waits before polling again "
             + "when no wake-up arrives."),
-    RELAY_WAKEUP("outbox.relay.wakeup", "notify", "notify: LISTEN for the table's NOTIFY and wake at once; "
+    RELAY_WAKEUP("outbox.relay.wakeup", "notify", "notify: LISTEN on the table's channel (producers' after-commit notifications or a trigger) and wake at once; "
             + "polling: poll on outbox.relay.poll.interval only."),
 
     RETRY_INITIAL_DELAY("outbox.retry.initial.delay", "1s", "Delay before an event's first retry."),

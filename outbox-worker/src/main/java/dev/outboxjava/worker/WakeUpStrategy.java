@@ -5,7 +5,10 @@ package dev.outboxjava.worker;
  * Polling on {@code outbox.relay.poll.interval} always runs: it is the source of truth.
  */
 public enum WakeUpStrategy {
-    /** LISTEN on the outbox table's notification channel (needs the schema's NOTIFY trigger). The default. */
+    /**
+     * LISTEN on the outbox table's notification channel, where producers notify after commit
+     * (PostgreSQL {@code WakeUpMode.NOTIFY_AFTER_COMMIT}) or a trigger fires. The default.
+     */
     NOTIFY,
     /** Poll only. */
     POLLING

@@ -46,7 +46,11 @@ class OutboxCliTest {
     @Test
     void givenSchema_thenTheDdlForTheTableIsPrinted_withoutADatabase() {
         assertThat(run("schema", "--table", "billing.outbox_events")).isZero();
-        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"outbox_events\"");
+        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"outbox_events\"")
+                .contains("DROP TRIGGER IF EXISTS").doesNotContain("pg_notify");
+        out.getBuffer().setLength(0);
+        assertThat(run("schema", "--table", "billing.outbox_events", "--notify-trigger")).isZero();
+        assertThat(out.toString()).contains("pg_notify('billing_outbox_events', '')");
         assertThat(run("schema", "--table", "Bad Name")).isEqualTo(2);
         assertThat(err.toString()).contains("tableName");
     }

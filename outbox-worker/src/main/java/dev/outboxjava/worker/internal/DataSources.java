@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
-import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.DatabaseConfig;
 import java.util.concurrent.TimeUnit;
 
@@ -39,10 +38,10 @@ public final class DataSources {
 
     /**
      * The store's configuration. The ordering is the relay's, so store and relay always agree; the
-     * worker does not create triggers (NOTIFY is the schema's business).
+     * worker does not create the schema (the wake-up mode is the schema's and the producers' business).
      */
     public static PostgresOutboxConfig storeConfig(DatabaseConfig config, Ordering ordering) {
         return PostgresOutboxConfig.builder().tableName(config.table()).completionMode(config.completionMode())
-                .maximumPoolSize(config.poolSize()).wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).ordering(ordering).build();
+                .maximumPoolSize(config.poolSize()).ordering(ordering).build();
     }
 }

@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Remembers, per relay thread, which leased events are not marked yet, so that a shutdown that
+ * Remembers, per open lease, which leased events are not marked yet, so that a shutdown that
  * runs out of time can release them to pending at once (attempts unchanged) instead of leaving
  * them in flight until the next process's sweeper. Fencing makes the race with the relay's own
  * late marks harmless: whichever statement comes second sees "lease lost" and changes nothing.
@@ -26,18 +26,23 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseTrackingStore.class);
 
-    private final Map<Thread, OpenLease> open = new ConcurrentHashMap<>();
+    /** Unmarked events by lease id (a relay thread may hold two leases while pipelining). */
+    private final Map<UUID, Set<UUID>> open = new ConcurrentHashMap<>();
+    private final Runnable beforeLease;
 
     public LeaseTrackingStore(OutboxStore delegate) {
+        this(delegate, () -> { });
+    }
+
+    /** @param beforeLease runs right before each lease statement (the wake-up notes that the lease covers past signals) */
+    public LeaseTrackingStore(OutboxStore delegate, Runnable beforeLease) {
         super(delegate);
+        this.beforeLease = beforeLease;
     }
 
-    private record OpenLease(UUID leaseId, Set<UUID> unmarked) {
-    }
-
-    /** Forgets the calling thread's lease (its tick ended, marked or not). */
-    public void tickEnded() {
-        open.remove(Thread.currentThread());
+    /** Forgets a lease (its batch was completed, marked or not). */
+    public void ended(UUID leaseId) {
+        open.remove(leaseId);
     }
 
     /**
@@ -47,17 +52,16 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
      */
     public int releaseOutstanding(Instant now) {
         int released = 0;
-        for (Map.Entry<Thread, OpenLease> entry : open.entrySet()) {
-            OpenLease lease = entry.getValue();
-            List<UUID> ids = List.copyOf(lease.unmarked());
+        for (Map.Entry<UUID, Set<UUID>> lease : open.entrySet()) {
+            List<UUID> ids = List.copyOf(lease.getValue());
             if (ids.isEmpty()) {
                 continue;
             }
             try {
-                released += delegate().release(lease.leaseId(), ids, now).marked().size();
+                released += delegate().release(lease.getKey(), ids, now).marked().size();
             } catch (RuntimeException e) {
                 log.warn("could not release {} leased event(s) of lease {} on shutdown; the sweeper of the next "
-                        + "worker reclaims them after the lease timeout: {}", ids.size(), lease.leaseId(), e.toString());
+                        + "worker reclaims them after the lease timeout: {}", ids.size(), lease.getKey(), e.toString());
             }
         }
         return released;
@@ -65,11 +69,12 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
 
     @Override
     public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
+        beforeLease.run();
         List<OutboxEvent> leased = delegate().lease(leaseId, limit, now);
         if (!leased.isEmpty()) {
             Set<UUID> ids = ConcurrentHashMap.newKeySet();
             leased.forEach(event -> ids.add(event.id()));
-            open.put(Thread.currentThread(), new OpenLease(leaseId, ids));
+            open.put(leaseId, ids);
         }
         return leased;
     }
@@ -95,10 +100,10 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
     }
 
     private MarkResult forget(UUID leaseId, MarkResult result) {
-        OpenLease lease = open.get(Thread.currentThread());
-        if (lease != null && lease.leaseId().equals(leaseId)) {
-            lease.unmarked().removeAll(result.marked());
-            lease.unmarked().removeAll(result.leaseLost());
+        Set<UUID> unmarked = open.get(leaseId);
+        if (unmarked != null) {
+            unmarked.removeAll(result.marked());
+            unmarked.removeAll(result.leaseLost());
         }
         return result;
     }

@@ -8,10 +8,24 @@ import java.time.Duration;
  */
 public interface LoopStep {
 
-    /** What the loop does next. */
-    record Next(Duration delay, boolean wakeable) {
-        /** Run again at once (the relay's batch came back full, or a wake-up arrived). */
-        public static final Next NOW = new Next(Duration.ZERO, true);
+    /**
+     * What the loop does next.
+     *
+     * @param delay    how long to wait before the next step
+     * @param wakeable whether a wake-up cuts the wait short
+     * @param moreWork whether more is waiting than this loop can take in one step (an idle sibling should join)
+     */
+    record Next(Duration delay, boolean wakeable, boolean moreWork) {
+
+        public Next(Duration delay, boolean wakeable) {
+            this(delay, wakeable, false);
+        }
+
+        /**
+         * Run again at once, and more work than one thread's share is waiting (the relay's batch came
+         * back full): an idle sibling should join in.
+         */
+        public static final Next MORE_WORK = new Next(Duration.ZERO, true, true);
 
         /** Wait for the interval, or less if a wake-up arrives. */
         public static Next idle(Duration interval) {
@@ -26,6 +40,10 @@ public interface LoopStep {
 
     /** Runs one step. */
     Next step();
+
+    /** Called once when the loop stops, after its last step: finish what a step left under way. */
+    default void finish() {
+    }
 
     /** Name of the loop, for thread names and logs. */
     String name();

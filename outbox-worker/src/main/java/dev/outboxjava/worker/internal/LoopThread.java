@@ -36,7 +36,7 @@ public final class LoopThread {
     /** Asks the loop to end before its next step; wakes it if it waits. */
     public void requestStop() {
         stopRequested.countDown();
-        wakeUp.signal();
+        wakeUp.close();
     }
 
     /** Waits up to {@code timeout} for the loop to end. @return whether it ended */
@@ -66,13 +66,15 @@ public final class LoopThread {
         log.debug("loop {} started", step.name());
         try {
             while (!stopping()) {
-                long seen = wakeUp.generation();
                 LoopStep.Next next = step.step();
+                if (next.moreWork()) {
+                    wakeUp.wantHelp();
+                }
                 if (stopping() || next.delay().isZero()) {
                     continue;
                 }
                 if (next.wakeable()) {
-                    wakeUp.awaitAfter(seen, next.delay());
+                    wakeUp.await(next.delay());
                 } else {
                     stopRequested.await(next.delay().toNanos(), TimeUnit.NANOSECONDS);
                 }
@@ -80,6 +82,7 @@ public final class LoopThread {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        step.finish();
         log.debug("loop {} stopped", step.name());
     }
 }

@@ -6,10 +6,17 @@ import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayResult;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One relay thread's step: a tick, then at once again while batches come back full, else idle
  * until the poll interval or a wake-up.
+ *
+ * <p>Pipelined while draining: when a batch comes back full, the step leaves it being published and
+ * returns; the next step leases the next batch first and then completes (awaits and marks) the
+ * previous one, so the database works on batch N's marks and batch N+1's lease while the broker
+ * acknowledges N+1. A batch that is not full is completed in the same step (no added latency), and
+ * {@link #finish()} completes whatever is still in flight when the loop stops.
  *
  * <p>Outages: a store failure backs off; a tick in which the broker took nothing and the
  * publisher's health check says it is down counts as a broker outage: the loop backs off and,
@@ -29,6 +36,8 @@ public final class RelayStep implements LoopStep {
     private final OutageTracker bug;
     private int consecutiveFailures;
     private boolean brokerDown;
+    /** A full batch handed to the publisher and not completed yet. */
+    private Relay.Batch inFlight;
 
     public RelayStep(String name, Relay relay, Publisher publisher, LeaseTrackingStore leases, Duration pollInterval,
             Backoff backoff, OutageTracker storeOutage, OutageTracker brokerOutage, OutageTracker bug) {
@@ -57,37 +66,88 @@ public final class RelayStep implements LoopStep {
                 return pause();
             }
         }
-        RelayResult result;
+        Relay.Batch leased;
         try {
-            result = relay.runOnce();
+            leased = relay.leaseAndPublish();
         } catch (Throwable failure) {
             Failures.rethrowFatal(failure);
-            if (Failures.isStoreOutage(failure)) {
-                storeOutage.failed(Failures.describe(failure), failure);
-            } else {
-                bug.failed(name + " tick threw " + Failures.describe(failure), failure);
-            }
+            failed(failure);
+            completeInFlight();
             return pause();
-        } finally {
-            leases.tickEnded();
         }
-        storeOutage.succeeded();
-        bug.succeeded();
+        boolean hadInFlight = inFlight != null;
+        Optional<RelayResult> previous = completeInFlight();
+        if (hadInFlight && (previous.isEmpty() || brokerWentDown(previous.get()))) {
+            complete(leased); // the store failed marking the previous batch, or the broker is down: no pipelining
+            return pause();
+        }
+        if (leased.size() >= relay.settings().batchSize()) {
+            inFlight = leased; // completed by the next step, after it has leased again
+            return Next.MORE_WORK;
+        }
+        return complete(leased).map(this::next).orElseGet(this::pause);
+    }
+
+    /** Completes the batch left in flight when the loop stops. */
+    @Override
+    public void finish() {
+        completeInFlight();
+    }
+
+    private Optional<RelayResult> completeInFlight() {
+        Relay.Batch batch = inFlight;
+        inFlight = null;
+        return batch == null ? Optional.empty() : complete(batch);
+    }
+
+    /** Awaits and marks one batch; empty when the store failed (logged, events stay in flight for the sweeper). */
+    private Optional<RelayResult> complete(Relay.Batch batch) {
+        try {
+            RelayResult result = relay.complete(batch);
+            storeOutage.succeeded();
+            bug.succeeded();
+            consecutiveFailures = 0;
+            return Optional.of(result);
+        } catch (Throwable failure) {
+            Failures.rethrowFatal(failure);
+            failed(failure);
+            return Optional.empty();
+        } finally {
+            leases.ended(batch.leaseId());
+        }
+    }
+
+    private Next next(RelayResult result) {
+        if (brokerWentDown(result)) {
+            return pause();
+        }
+        return result.leased() >= relay.settings().batchSize() ? Next.MORE_WORK : Next.idle(pollInterval);
+    }
+
+    /** Whether this result shows a broker outage (it took nothing and its health check fails); tracks recovery. */
+    private boolean brokerWentDown(RelayResult result) {
         if (result.leased() > 0 && result.published() == 0 && result.retried() > 0) {
             HealthCheck health = brokerHealth();
             if (!health.healthy()) {
                 brokerDown = true;
                 brokerOutage.failed(result.retried() + " of " + result.leased() + " events failed and the broker "
                         + "health check says: " + health.detail(), null);
-                return pause();
+                return true;
             }
         }
         if (result.published() > 0 || result.leased() == 0 || brokerDown) {
             brokerDown = false;
             brokerOutage.succeeded();
         }
-        consecutiveFailures = 0;
-        return result.leased() >= relay.settings().batchSize() ? Next.NOW : Next.idle(pollInterval);
+        return false;
+    }
+
+    private void failed(Throwable failure) {
+        if (Failures.isStoreOutage(failure)) {
+            storeOutage.failed(Failures.describe(failure), failure);
+        } else {
+            bug.failed(name + " tick threw " + Failures.describe(failure), failure);
+        }
     }
 
     private Next pause() {

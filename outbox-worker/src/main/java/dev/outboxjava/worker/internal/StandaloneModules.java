@@ -26,7 +26,7 @@ public final class StandaloneModules {
         return List.of(
                 new OutboxWorkerModule(settings.worker()),
                 new PostgresStoreModule(settings.requireDatabase(), settings.wakeUp()),
-                brokerModule(settings.requireBroker()),
+                brokerModule(settings.requireBroker(), settings.worker().relayThreads()),
                 new dev.outboxjava.worker.observability.DatabaseHealthModule(settings.health()),
                 new AbstractModule() {
                     @Override
@@ -40,8 +40,12 @@ public final class StandaloneModules {
         return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     }
 
-    /** The publisher module for the configured broker; adapter validation errors name our keys. */
-    static Module brokerModule(BrokerConfig broker) {
+    /**
+     * The publisher module for the configured broker; adapter validation errors name our keys. The
+     * RabbitMQ publisher gets a channel for every relay thread, so no relay waits for another's
+     * confirms before it can publish.
+     */
+    static Module brokerModule(BrokerConfig broker, int relayThreads) {
         return switch (broker.kind()) {
             case KAFKA -> new KafkaPublisherModule(KafkaPublisherConfig.builder()
                     .bootstrapServers(broker.kafkaBootstrapServers())
@@ -50,6 +54,7 @@ public final class StandaloneModules {
             case RABBITMQ -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
                     .uri(broker.rabbitMqUri())
                     .connectionName(broker.rabbitMqConnectionName())
+                    .maxConcurrentBatches(Math.max(relayThreads, RabbitMqPublisherConfig.DEFAULT_MAX_CONCURRENT_BATCHES))
                     .build());
         };
     }

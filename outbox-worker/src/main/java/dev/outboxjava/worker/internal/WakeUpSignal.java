@@ -6,59 +6,104 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The relay's wake-up: a generation counter under a lock. A loop remembers the generation before
- * its tick and waits only if no signal came since, so a signal that arrives mid-tick is not lost.
+ * The relay threads' wake-up, coalescing signals into as few leases as keep latency low.
+ *
+ * <p>A signal says "something committed before now". Any lease that STARTS after the signal sees
+ * what committed, so the signal is covered once some relay thread begins a lease — whichever thread
+ * it is. So a signal wakes ONE idle thread, and only if no lease has started since; a thread that
+ * wakes and finds the signal already covered goes back to waiting. Waking every thread for every
+ * commit (the old behaviour) started four leases per commit, most of them empty, and those
+ * statements competed with the producers for the database.
+ *
+ * <p>A thread whose batch came back full asks for {@linkplain #wantHelp() help}: one idle thread
+ * joins the drain, so a burst is not drained by one thread until the others' next poll.
  */
 public final class WakeUpSignal implements OutboxWakeUp {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private long generation;
+    /** Signals so far. */
+    private long signalled;
+    /** The newest signal a lease has started after (or a woken thread has taken on). */
+    private long covered;
+    private boolean helpWanted;
+    private boolean closed;
 
+    /** Wakes one idle relay thread unless a lease has started since the last signal it would serve. */
     @Override
     public void signal() {
         lock.lock();
         try {
-            generation++;
+            signalled++;
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Shutdown: ends every wait, now and from now on. */
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
             changed.signalAll();
         } finally {
             lock.unlock();
         }
     }
 
-    /** The current generation; pass it to {@link #awaitAfter}. */
-    public long generation() {
+    /** A lease is about to start: it covers every signal so far. Call it right before the lease statement. */
+    public void leaseStarting() {
         lock.lock();
         try {
-            return generation;
+            covered = signalled;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A batch came back full: wake one idle thread to drain beside the caller. */
+    public void wantHelp() {
+        lock.lock();
+        try {
+            helpWanted = true;
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many threads wait now (for tests and diagnostics). */
+    public int waitingThreads() {
+        lock.lock();
+        try {
+            return lock.getWaitQueueLength(changed);
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Waits until a signal newer than {@code seen} arrives or {@code timeout} passes.
+     * Waits until a signal that no lease has covered arrives (or help is wanted), or {@code timeout}
+     * passes. A thread that returns {@code true} takes the signal on: it should lease at once.
      *
-     * @return whether a signal arrived
+     * @return whether the wait ended for a signal (or {@link #close()}) rather than the timeout
      */
-    public boolean awaitAfter(long seen, Duration timeout) throws InterruptedException {
+    public boolean await(Duration timeout) throws InterruptedException {
         long remaining = timeout.toNanos();
         lock.lock();
         try {
-            while (generation == seen) {
+            while (signalled == covered && !helpWanted && !closed) {
                 if (remaining <= 0) {
                     return false;
                 }
                 remaining = changed.awaitNanos(remaining);
             }
+            covered = signalled;
+            helpWanted = false;
             return true;
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Waits without a generation (sweeper, cleaner): any signal from now on ends the wait. */
-    public boolean await(Duration timeout) throws InterruptedException {
-        return awaitAfter(generation(), timeout);
     }
 }

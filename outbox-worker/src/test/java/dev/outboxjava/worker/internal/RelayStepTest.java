@@ -68,10 +68,29 @@ class RelayStepTest {
         append(15);
         RelayStep relayStep = step(publisher);
 
-        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.NOW);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
         assertThat(count(EventStatus.SENT)).isEqualTo(15);
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+    }
+
+    @Test
+    void givenFullBatches_whenStepping_thenEachIsMarkedOnlyAfterTheNextIsLeased_andFinishMarksTheLast() {
+        append(25);
+        RelayStep relayStep = step(publisher);
+
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(count(EventStatus.IN_FLIGHT)).as("first batch still being published").isEqualTo(10);
+        assertThat(count(EventStatus.SENT)).isZero();
+
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(count(EventStatus.SENT)).as("first batch marked after the second was leased").isEqualTo(10);
+        assertThat(count(EventStatus.IN_FLIGHT)).isEqualTo(10);
+
+        relayStep.finish();
+        assertThat(count(EventStatus.SENT)).as("the loop stopping completes the batch in flight").isEqualTo(20);
+        assertThat(count(EventStatus.IN_FLIGHT)).isZero();
+        assertThat(count(EventStatus.PENDING)).isEqualTo(5);
     }
 
     @Test

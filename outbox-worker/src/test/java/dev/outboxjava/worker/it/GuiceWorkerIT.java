@@ -6,7 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.PostgresSchema;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
@@ -22,6 +25,7 @@ import dev.outboxjava.worker.WakeUpStrategy;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -104,17 +108,30 @@ class GuiceWorkerIT {
     }
 
     @Test
+    @DisplayName("a producer's TransactionalOutbox notifies after commit and wakes the idle relay through the "
+            + "store module's listener (the default, no trigger)")
+    void notifyAfterCommitWakeUp() throws Exception {
+        assertIdleRelayWokenBy(() -> table.store.transactional().inTransaction(connection -> table.events(0, 25,
+                destination.exchange(), "order.placed")).stream().map(OutboxEvent::id).toList());
+    }
+
+    @Test
     @DisplayName("the table's NOTIFY trigger wakes the idle relay through the store module's listener")
-    void notifyWakeUp() throws Exception {
+    void triggerNotifyWakeUp() throws Exception {
+        PostgresSchema.apply(postgres.dataSource(), table.store.config().toBuilder()
+                .wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).build());
+        assertIdleRelayWokenBy(() -> table.append(25, destination.exchange(), "order.placed"));
+    }
+
+    /** Starts a NOTIFY-listening worker whose poll interval is an hour, appends once it idles, awaits delivery. */
+    private void assertIdleRelayWokenBy(Callable<List<UUID>> append) throws Exception {
         Injector injector = injector(WakeUpStrategy.NOTIFY);
         try (OutboxWorker worker = injector.getInstance(OutboxWorker.class)) {
             worker.start();
             await().atMost(Duration.ofSeconds(30)).until(worker::isRunning);
             Thread.sleep(1000); // let the idle relay settle into its one-hour wait and the listener LISTEN
 
-            List<UUID> ids = table.append(25, destination.exchange(), "order.placed");
-
-            awaitDelivered(ids);
+            awaitDelivered(append.call());
         }
     }
 }

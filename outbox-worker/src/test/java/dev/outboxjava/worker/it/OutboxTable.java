@@ -41,17 +41,23 @@ final class OutboxTable implements AutoCloseable {
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             for (int start = 0; start < count; start += 1000) {
-                List<OutboxEvent> events = new ArrayList<>();
-                for (int i = start; i < Math.min(count, start + 1000); i++) {
-                    events.add(OutboxEvent.builder().type(type).destination(destination).key("order-" + (i % 50))
-                            .routingKey("orders.placed")
-                            .payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8)).build());
-                }
-                writer.append(connection, events).forEach(event -> ids.add(event.id()));
+                writer.append(connection, events(start, Math.min(count, start + 1000), destination, type))
+                        .forEach(event -> ids.add(event.id()));
                 connection.commit();
             }
         }
         return ids;
+    }
+
+    /** New events for orders {@code from} (inclusive) to {@code to} (exclusive), keyed {@code order-(i % 50)}. */
+    List<OutboxEvent> events(int from, int to, String destination, String type) {
+        List<OutboxEvent> events = new ArrayList<>();
+        for (int i = from; i < to; i++) {
+            events.add(OutboxEvent.builder().type(type).destination(destination).key("order-" + (i % 50))
+                    .routingKey("orders.placed")
+                    .payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8)).build());
+        }
+        return events;
     }
 
     /** {@code SELECT status, count(*)} straight from the table. */

@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code schema}: prints the DDL for a table name; needs no database. */
 @Command(name = "schema", mixinStandardHelpOptions = true,
-        description = {"Prints the DDL (table, indexes, autovacuum settings, NOTIFY trigger) for an outbox table, "
+        description = {"Prints the DDL (table, indexes, autovacuum settings, optional NOTIFY trigger) for an outbox table, "
                 + "for your migration tool or psql. Connects to nothing.",
                 "Example: outbox-worker schema --table billing.outbox_events | psql \"$DATABASE_URL\""})
 public final class SchemaCommand implements Callable<Integer> {
@@ -23,13 +23,15 @@ public final class SchemaCommand implements Callable<Integer> {
             description = "Table name, table or schema.table (default ${DEFAULT-VALUE}).")
     String table;
 
-    @Option(names = "--no-notify-trigger", description = "Leave out the NOTIFY trigger (relays poll, or are woken in-process).")
-    boolean noNotifyTrigger;
+    @Option(names = "--notify-trigger", description = "Add a NOTIFY trigger, so every appending transaction wakes the "
+            + "relays whoever appends; it costs producers 20-50 %% of their throughput. Without it (the default) "
+            + "producers notify after commit (TransactionalOutbox, OutboxNotifier) or relays poll.")
+    boolean notifyTrigger;
 
     @Override
     public Integer call() {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(table)
-                .wakeUpMode(noNotifyTrigger ? WakeUpMode.NONE : WakeUpMode.TRIGGER_NOTIFY).build();
+                .wakeUpMode(notifyTrigger ? WakeUpMode.TRIGGER_NOTIFY : PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE).build();
         spec.commandLine().getOut().println(PostgresSchema.ddl(config));
         spec.commandLine().getOut().flush();
         return ExitCodes.OK;
