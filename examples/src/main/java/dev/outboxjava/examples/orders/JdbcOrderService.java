@@ -1,5 +1,6 @@
 package dev.outboxjava.examples.orders;
 
+import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.OutboxWriter;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -13,19 +14,23 @@ import javax.sql.DataSource;
 
 /**
  * The order service on plain JDBC: it owns its transaction and appends the event with
- * {@link OutboxWriter#append(Connection, List)} on the same connection.
+ * {@link OutboxWriter#append(Connection, List)} on the same connection; after the commit the
+ * {@link OutboxNotifier} wakes the relays.
  */
 public final class JdbcOrderService implements OrderService {
 
     private final DataSource dataSource;
     private final OutboxWriter outbox;
+    private final OutboxNotifier notifier;
     private final OrderEvents events;
     private final Clock clock;
 
     @Inject
-    public JdbcOrderService(DataSource dataSource, OutboxWriter outbox, OrderEvents events, Clock clock) {
+    public JdbcOrderService(DataSource dataSource, OutboxWriter outbox, OutboxNotifier notifier, OrderEvents events,
+            Clock clock) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.outbox = Objects.requireNonNull(outbox, "outbox");
+        this.notifier = Objects.requireNonNull(notifier, "notifier");
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -45,6 +50,7 @@ public final class JdbcOrderService implements OrderService {
                 connection.rollback();                                     // no order, no event
                 throw e;
             }
+            notifier.signal();                                             // committed: wake the relay
             // end::append-jdbc[]
             return order;
         } catch (SQLException e) {

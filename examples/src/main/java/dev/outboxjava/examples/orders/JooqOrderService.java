@@ -4,6 +4,7 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
+import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.OutboxWriter;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -21,7 +22,7 @@ import org.jooq.impl.SQLDataType;
 /**
  * The order service on jOOQ: {@code dsl.transaction(...)} owns the transaction and the event is
  * appended with {@link OutboxWriter#append(org.jooq.Configuration, List)} on the transaction's
- * configuration.
+ * configuration; after the commit the {@link OutboxNotifier} wakes the relays.
  */
 public final class JooqOrderService implements OrderService {
 
@@ -37,13 +38,16 @@ public final class JooqOrderService implements OrderService {
 
     private final DSLContext dsl;
     private final OutboxWriter outbox;
+    private final OutboxNotifier notifier;
     private final OrderEvents events;
     private final Clock clock;
 
     @Inject
-    public JooqOrderService(DSLContext dsl, OutboxWriter outbox, OrderEvents events, Clock clock) {
+    public JooqOrderService(DSLContext dsl, OutboxWriter outbox, OutboxNotifier notifier, OrderEvents events,
+            Clock clock) {
         this.dsl = Objects.requireNonNull(dsl, "dsl");
         this.outbox = Objects.requireNonNull(outbox, "outbox");
+        this.notifier = Objects.requireNonNull(notifier, "notifier");
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -61,6 +65,7 @@ public final class JooqOrderService implements OrderService {
             outbox.append(transaction, List.of(events.placed(order)));    // the event, same transaction
             reserveStock(DSL.using(transaction), order);                  // may throw: both roll back
         });
+        notifier.signal();                                                // committed: wake the relay
         // end::append-jooq[]
         return order;
     }

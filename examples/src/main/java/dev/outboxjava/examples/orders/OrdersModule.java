@@ -3,6 +3,7 @@ package dev.outboxjava.examples.orders;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import java.time.Clock;
@@ -14,7 +15,8 @@ import org.jooq.impl.DSL;
 
 /**
  * Wires the order service: the application's {@link DataSource}, the {@link OutboxWriter} for its
- * outbox table, and an {@link OrderService} on plain JDBC or on jOOQ. Wiring only; the caller owns
+ * outbox table, the {@link OutboxNotifier} that wakes relays after commits, and an {@link OrderService}
+ * on plain JDBC or on jOOQ. Wiring only; the caller owns
  * the data source's lifecycle.
  *
  * <pre>{@code
@@ -60,6 +62,7 @@ public final class OrdersModule extends AbstractModule {
         // tag::guice-orders[]
         bind(DataSource.class).toInstance(dataSource);
         bind(OutboxWriter.class).toInstance(OutboxWriter.create(outboxConfig));
+        bind(OutboxNotifier.class).toInstance(OutboxNotifier.builder(dataSource, outboxConfig.notifyChannel()).start());
         bind(OrderEvents.class).toInstance(new OrderEvents(destination));
         bind(Clock.class).toInstance(Clock.systemUTC());
         bind(OrderService.class).to(persistence == Persistence.JDBC ? JdbcOrderService.class : JooqOrderService.class)
