@@ -7,7 +7,6 @@ import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
-import dev.outboxjava.postgres.WakeUpMode;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,9 +65,11 @@ public final class BenchmarkMain {
             CeilingScenario.Result ceiling = null;
             if (options.runs(1)) {
                 Log.line("S1 ceiling: the database alone");
-                ceiling = new CeilingScenario(services, tables, options).run();
+                CeilingScenario scenario1 = new CeilingScenario(services, tables, options);
+                ceiling = scenario1.run();
                 table.info("1 ceiling (DB only)", "SQL of the store's shape, keep sent, best: "
                         + CeilingScenario.config(ceiling), rate(ceiling.keepSentRowsPerSecond()));
+                table.info("1 ceiling (DB only)", "  where the CPU goes (last keep-sent run)", scenario1.keepSentCpu());
                 table.info("1 ceiling (DB only)", "SQL of the store's shape, delete on publish",
                         rate(ceiling.deleteRowsPerSecond()));
                 table.info("1 ceiling (DB only)", "the store's own lease + markPublished, keep sent",
@@ -83,7 +84,8 @@ public final class BenchmarkMain {
             if (options.runs(3)) {
                 Log.line("S3 worker drain");
                 WorkerDrainScenario scenario3 = new WorkerDrainScenario(services, tables, brokers, options);
-                Map<WorkerDrainScenario.Variant, Double> drains = scenario3.run();
+                Map<WorkerDrainScenario.Variant, Double> drains = scenario3.run(ceiling);
+                Map<WorkerDrainScenario.Variant, Double> adjacent = scenario3.ratioToAdjacentCeiling();
                 for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
                     WorkerDrainScenario.Variant v = entry.getKey();
                     double r = entry.getValue();
@@ -92,6 +94,7 @@ public final class BenchmarkMain {
                     table.info("3 this library", figure, rate(r));
                     table.info("3 this library", "  where a tick's time goes (last run, mean per batch)",
                             scenario3.breakdown().get(v));
+                    table.info("3 this library", "  where the CPU goes (last run)", scenario3.cpu().get(v));
                     if (ceiling != null) {
                         double ceil = v.completion() == CompletionMode.KEEP_SENT ? ceiling.keepSentRowsPerSecond()
                                 : ceiling.deleteRowsPerSecond();
@@ -101,6 +104,14 @@ public final class BenchmarkMain {
                                     ">= 70 %", share >= 0.70, true);
                         } else {
                             table.info("3 vs 1", v.label() + " / ceiling of the same mode", percent(share));
+                        }
+                        Double beside = adjacent.get(v);
+                        if (beside != null && v.broker() == Brokers.Kind.KAFKA) {
+                            table.target("3 vs 1", v.label() + " / ceiling SQL drained just before, same table",
+                                    percent(beside), ">= 70 %", beside >= 0.70, true);
+                        } else if (beside != null) {
+                            table.info("3 vs 1", v.label() + " / ceiling SQL drained just before, same table",
+                                    percent(beside));
                         }
                     }
                     if (!Double.isNaN(blog) && v.broker() == Brokers.Kind.KAFKA) {
@@ -156,8 +167,11 @@ public final class BenchmarkMain {
                 table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", l.flat(), true);
             }
         }
-        SteadyStateScenario.WakeUp defaultWakeUp = PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE == WakeUpMode.TRIGGER_NOTIFY
-                ? SteadyStateScenario.WakeUp.TRIGGER_NOTIFY : SteadyStateScenario.WakeUp.POLLING_ONLY;
+        SteadyStateScenario.WakeUp defaultWakeUp = switch (PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE) {
+            case NOTIFY_AFTER_COMMIT -> SteadyStateScenario.WakeUp.NOTIFY_AFTER_COMMIT;
+            case TRIGGER_NOTIFY -> SteadyStateScenario.WakeUp.TRIGGER_NOTIFY;
+            case NONE -> SteadyStateScenario.WakeUp.POLLING_ONLY;
+        };
         List<Double> polling = result.producerTps().get(SteadyStateScenario.WakeUp.POLLING_ONLY);
         for (SteadyStateScenario.WakeUp w : SteadyStateScenario.WakeUp.values()) {
             List<Double> tps = result.producerTps().get(w);

@@ -1,6 +1,7 @@
 package dev.outboxjava.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.benchmarks.internal.CpuBreakdown;
 import dev.outboxjava.benchmarks.internal.Drainers;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
@@ -53,11 +54,17 @@ public final class CeilingScenario {
     private final Services services;
     private final OutboxTables tables;
     private final BenchmarkOptions options;
+    private String keepCpu = "";
 
     public CeilingScenario(Services services, OutboxTables tables, BenchmarkOptions options) {
         this.services = services;
         this.tables = tables;
         this.options = options;
+    }
+
+    /** Where the CPU went in the last keep-sent SQL drain. */
+    public String keepSentCpu() {
+        return keepCpu;
     }
 
     public Result run() {
@@ -94,8 +101,10 @@ public final class CeilingScenario {
             for (int run = 0; run < options.runs(); run++) {
                 tables.truncate(keep);
                 tables.loadPending(keep, options.backlog(), "ceiling");
+                CpuBreakdown cpu = CpuBreakdown.start();
                 keepRates.add(SqlDrainers.drain(pool, keepTable, false, bestBatch, bestDrainers, options.backlog(),
                         options.drainWindow()));
+                keepCpu = cpu.perEvent(options.backlog());
                 tables.truncate(delete);
                 tables.loadPending(delete, options.backlog(), "ceiling");
                 deleteRates.add(SqlDrainers.drain(pool, delete.config().tableName(), true, bestBatch, bestDrainers,
@@ -104,12 +113,14 @@ public final class CeilingScenario {
                     // a diagnostic, measured once: the library's own statements at the ceiling's configuration
                     tables.truncate(keep);
                     tables.loadPending(keep, options.backlog(), "ceiling");
+                    CpuBreakdown storeCpu = CpuBreakdown.start();
                     storeRates.add(Drainers.drain(keep, bestBatch, bestDrainers, options.backlog(),
                             options.drainWindow()));
+                    Log.line("S1 store keep-sent: %s", storeCpu.perEvent(options.backlog()));
                 }
-                Log.line("S1 run %d: SQL keep-sent %,.0f rows/s, SQL delete-on-publish %,.0f rows/s, store keep-sent "
-                        + "%,.0f rows/s (run 1; batch %d, %d drainers)", run + 1, keepRates.get(run), deleteRates.get(run),
-                        storeRates.get(0), bestBatch, bestDrainers);
+                Log.line("S1 run %d: SQL keep-sent %,.0f rows/s (%s), SQL delete-on-publish %,.0f rows/s, store "
+                        + "keep-sent %,.0f rows/s (run 1; batch %d, %d drainers)", run + 1, keepRates.get(run), keepCpu,
+                        deleteRates.get(run), storeRates.get(0), bestBatch, bestDrainers);
             }
             tables.truncate(keep);
             tables.truncate(delete);

@@ -16,6 +16,7 @@ import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.postgres.OutboxNotificationListener;
+import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
@@ -41,14 +42,16 @@ import org.HdrHistogram.Histogram;
  * Scenario 4, steady state: producers commit events at a fixed rate while the worker relays them to
  * Kafka and a consumer notes their arrival; commit → consume latency percentiles and whether the
  * backlog stayed flat, once per wake-up choice. Then what each wake-up costs the producers:
- * saturated producers with the wake-up's mechanism in place (the trigger with a listener attached; a
- * call to the worker's {@link OutboxWakeUp#signal()} after each commit; nothing) against polling only.
+ * saturated producers with the wake-up's mechanism in place (an {@link OutboxNotifier} signalled after
+ * each commit, with a listener attached; the trigger with a listener attached; a call to the worker's
+ * {@link OutboxWakeUp#signal()} after each commit; nothing) against polling only.
  */
 public final class SteadyStateScenario {
 
     /** The worker's wake-up choices. */
     public enum WakeUp {
-        TRIGGER_NOTIFY("trigger NOTIFY"), IN_PROCESS_SIGNAL("in-process signal"), POLLING_ONLY("polling only");
+        NOTIFY_AFTER_COMMIT("NOTIFY after commit"), TRIGGER_NOTIFY("trigger NOTIFY"),
+        IN_PROCESS_SIGNAL("in-process signal"), POLLING_ONLY("polling only");
 
         private final String display;
 
@@ -71,6 +74,7 @@ public final class SteadyStateScenario {
     }
 
     private static final Duration WARM_UP = Duration.ofSeconds(2);
+    private static final Duration STEADY_WARM_UP = Duration.ofSeconds(6);
     private static final Duration DELIVERY_LIMIT = Duration.ofSeconds(60);
 
     private final Services services;
@@ -87,8 +91,12 @@ public final class SteadyStateScenario {
 
     public Result run() {
         Map<WakeUp, Latency> latency = new EnumMap<>(WakeUp.class);
+        // Unmeasured: the first steady run of a JVM paid for JIT, a new producer and a new topic's leaders.
+        Latency warmUp = steady(WakeUp.IN_PROCESS_SIGNAL, STEADY_WARM_UP);
+        Log.line("S4 warm-up (%s, %d s, not reported): p50 %.1f ms, p99 %.1f ms", WakeUp.IN_PROCESS_SIGNAL.display(),
+                STEADY_WARM_UP.toSeconds(), warmUp.p50Millis(), warmUp.p99Millis());
         for (WakeUp wakeUp : WakeUp.values()) {
-            Latency l = steady(wakeUp);
+            Latency l = steady(wakeUp, options.steadyTime());
             latency.put(wakeUp, l);
             Log.line("S4 %s: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (%,d events, %d missing, %,.0f/s); "
                     + "pending max %,d in 2nd half, %,d at end -> %s", wakeUp.display(), l.p50Millis(), l.p95Millis(),
@@ -98,15 +106,15 @@ public final class SteadyStateScenario {
         return new Result(latency, producerCost());
     }
 
-    private Latency steady(WakeUp wakeUp) {
+    private Latency steady(WakeUp wakeUp, Duration duration) {
         String topic = services.newTopic("steady-" + wakeUp.name().toLowerCase().replace('_', '-'), 6);
         int producers = pacedProducers(options);
         try (HikariDataSource pool = services.newPool("steady", producers + options.relayThreads() + 4)) {
-            PostgresOutboxStore store = tables.create("steady", CompletionMode.KEEP_SENT,
-                    wakeUp == WakeUp.TRIGGER_NOTIFY ? WakeUpMode.TRIGGER_NOTIFY : WakeUpMode.NONE, pool);
+            PostgresOutboxStore store = tables.create("steady", CompletionMode.KEEP_SENT, schemaMode(wakeUp), pool);
             BusinessWork business = BusinessWork.create(services);
             OutboxWriter writer = store.writer();
-            List<WakeUpSource> sources = wakeUp == WakeUp.TRIGGER_NOTIFY
+            OutboxNotifier notifier = OutboxNotifier.builder(pool, store.config().notifyChannel()).start();
+            List<WakeUpSource> sources = wakeUp == WakeUp.TRIGGER_NOTIFY || wakeUp == WakeUp.NOTIFY_AFTER_COMMIT
                     ? List.of(signal -> OutboxNotificationListener.builder(pool, store.config().notifyChannel(),
                             signal::signal).start())
                     : List.of();
@@ -121,7 +129,7 @@ public final class SteadyStateScenario {
                 OutboxWakeUp signal = worker.wakeUp();
                 long start = System.nanoTime();
                 Thread sampler = sampler(pool, store.config().tableName(), start, pendingSamples);
-                double achieved = ProducerLoad.paced(pool, producers, options.steadyTime(),
+                double achieved = ProducerLoad.paced(pool, producers, duration,
                         options.steadyRate(), connection -> {
                             business.insertOrder(connection);
                             OutboxEvent event = BusinessWork.event(topic);
@@ -131,6 +139,8 @@ public final class SteadyStateScenario {
                             committedAt.put((UUID) id, at);
                             if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
                                 signal.signal();
+                            } else if (wakeUp == WakeUp.NOTIFY_AFTER_COMMIT) {
+                                notifier.signal();
                             }
                         });
                 sampler.interrupt();
@@ -140,15 +150,20 @@ public final class SteadyStateScenario {
                     Thread.sleep(20);
                 }
                 Log.line("S4 %s relay ticks: %s", wakeUp.display(), timings.describe());
-                return latency(start, committedAt, consumer.received(), pendingSamples, achieved);
+                return latency(start, duration, committedAt, consumer.received(), pendingSamples, achieved);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
             } finally {
+                notifier.close();
                 worker.close();
                 tables.truncate(store);
             }
         }
+    }
+
+    private static WakeUpMode schemaMode(WakeUp wakeUp) {
+        return wakeUp == WakeUp.TRIGGER_NOTIFY ? WakeUpMode.TRIGGER_NOTIFY : WakeUpMode.NONE;
     }
 
     /** Twice the saturating producers: a paced producer that falls behind must have company to catch up. */
@@ -156,7 +171,7 @@ public final class SteadyStateScenario {
         return options.producers() * 2;
     }
 
-    private Latency latency(long start, Map<UUID, Long> committedAt, Map<UUID, Long> received,
+    private Latency latency(long start, Duration duration, Map<UUID, Long> committedAt, Map<UUID, Long> received,
             List<long[]> pendingSamples, double achieved) {
         Histogram histogram = new Histogram(3_600_000_000L, 3);
         long warmUpEnd = start + WARM_UP.toNanos();
@@ -169,7 +184,7 @@ public final class SteadyStateScenario {
                 histogram.recordValue(Math.max(0, (at - entry.getValue()) / 1_000));
             }
         }
-        long half = start + options.steadyTime().toNanos() / 2;
+        long half = start + duration.toNanos() / 2;
         long maxSecondHalf = 0;
         long last = 0;
         synchronized (pendingSamples) {
@@ -224,13 +239,16 @@ public final class SteadyStateScenario {
             PostgresOutboxStore silent = tables.create("wake_none", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
             BusinessWork business = BusinessWork.create(services);
             // the worker is not started: the producer pays only for the signal() call itself
-            OutboxWorker idle = WorkerRun.worker(silent, new NoPublisher(), 1, options.batchSize(),
+            OutboxWorker idle = WorkerRun.worker(silent, new Brokers.AcknowledgingPublisher(), 1, options.batchSize(),
                     Duration.ofSeconds(1), new WorkerRun.PublishedCounter(), List.of());
             OutboxWakeUp signal = idle.wakeUp();
             AtomicLong notified = new AtomicLong();
             WakeUp[] order = WakeUp.values();
             try (OutboxNotificationListener listener = OutboxNotificationListener.builder(pool,
-                    notifying.config().notifyChannel(), notified::incrementAndGet).start()) {
+                    notifying.config().notifyChannel(), notified::incrementAndGet).start();
+                    OutboxNotificationListener afterCommitListener = OutboxNotificationListener.builder(pool,
+                            silent.config().notifyChannel(), notified::incrementAndGet).start();
+                    OutboxNotifier notifier = OutboxNotifier.builder(pool, silent.config().notifyChannel()).start()) {
                 for (int run = -1; run < options.runs(); run++) {
                     for (int k = 0; k < order.length; k++) {
                         WakeUp wakeUp = order[(k + Math.max(run, 0)) % order.length];
@@ -247,6 +265,8 @@ public final class SteadyStateScenario {
                                 }, (ignored, at) -> {
                                     if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
                                         signal.signal();
+                                    } else if (wakeUp == WakeUp.NOTIFY_AFTER_COMMIT) {
+                                        notifier.signal();
                                     }
                                 });
                         if (run < 0) {
@@ -262,28 +282,9 @@ public final class SteadyStateScenario {
                 tables.truncate(notifying);
                 tables.truncate(silent);
             }
-            Log.line("S4 producer cost: the listener was woken %,d times", notified.get());
+            Log.line("S4 producer cost: the listeners were woken %,d times", notified.get());
         }
         return tps;
-    }
-
-    /** Stands in for a broker where none is used (the idle worker above never publishes). */
-    private static final class NoPublisher implements Publisher {
-        @Override
-        public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
-            List<PublishOutcome> outcomes = new ArrayList<>();
-            batch.forEach(event -> outcomes.add(PublishOutcome.published(event.id())));
-            return CompletableFuture.completedFuture(outcomes);
-        }
-
-        @Override
-        public HealthCheck checkHealth() {
-            return HealthCheck.up("no broker");
-        }
-
-        @Override
-        public void close() {
-        }
     }
 
     static double medianOf(List<Double> values) {

@@ -2,8 +2,10 @@ package dev.outboxjava.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.benchmarks.internal.Brokers;
+import dev.outboxjava.benchmarks.internal.CpuBreakdown;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
+import dev.outboxjava.benchmarks.internal.SqlDrainers;
 import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.benchmarks.internal.TickTimings;
 import dev.outboxjava.benchmarks.internal.WorkerRun;
@@ -36,6 +38,10 @@ public final class WorkerDrainScenario {
     static final int WARM_UP_ROWS = 20_000;
 
     private final Map<Variant, String> breakdown = new LinkedHashMap<>();
+    /** Per run, the worker's rate over the ceiling's SQL drained on the same table just before it. */
+    private final Map<Variant, List<Double>> besideCeiling = new LinkedHashMap<>();
+    private final Map<Variant, String> cpu = new LinkedHashMap<>();
+    private String lastCpu = "";
 
     private final Services services;
     private final OutboxTables tables;
@@ -54,8 +60,29 @@ public final class WorkerDrainScenario {
         return Map.copyOf(breakdown);
     }
 
-    /** @return the median rows per second of each variant */
-    public Map<Variant, Double> run() {
+    /**
+     * The median of the per-run ratios worker / ceiling, where before each Kafka and no-broker drain
+     * the ceiling's SQL (its best batch size and drainers) drained the same backlog on the same
+     * table: both figures from the same minute, so the database's drift between scenarios drops out.
+     * Empty for variants measured without it (RabbitMQ) or when scenario 1 did not run.
+     */
+    public Map<Variant, Double> ratioToAdjacentCeiling() {
+        Map<Variant, Double> medians = new LinkedHashMap<>();
+        besideCeiling.forEach((variant, ratios) -> medians.put(variant, Stats.median(ratios)));
+        return medians;
+    }
+
+    /** Where the CPU went in each variant's last run, per event relayed. */
+    public Map<Variant, String> cpu() {
+        return Map.copyOf(cpu);
+    }
+
+    /**
+     * @param ceiling scenario 1's result, whose best configuration drains beside each worker drain;
+     *                null to skip those adjacent drains
+     * @return the median rows per second of each variant
+     */
+    public Map<Variant, Double> run(CeilingScenario.Result ceiling) {
         Map<Variant, PostgresOutboxStore> stores = new LinkedHashMap<>();
         Map<Variant, String> destinations = new LinkedHashMap<>();
         Map<Variant, List<Double>> rates = new LinkedHashMap<>();
@@ -82,13 +109,28 @@ public final class WorkerDrainScenario {
                         drain(store, variant.broker(), new TickTimings(), WARM_UP_ROWS);
                         continue;
                     }
+                    double adjacentSql = Double.NaN;
+                    if (ceiling != null && variant.broker() != Brokers.Kind.RABBITMQ) {
+                        tables.loadPending(store, options.backlog(), destinations.get(variant));
+                        adjacentSql = SqlDrainers.drain(pool, store.config().tableName(),
+                                variant.completion() == CompletionMode.DELETE_ON_PUBLISH, ceiling.batchSize(),
+                                ceiling.drainers(), options.backlog(), options.drainWindow());
+                        tables.truncate(store);
+                    }
                     tables.loadPending(store, options.backlog(), destinations.get(variant));
                     TickTimings timings = new TickTimings();
                     double rate = drain(store, variant.broker(), timings, options.backlog());
                     rates.get(variant).add(rate);
+                    if (!Double.isNaN(adjacentSql)) {
+                        besideCeiling.computeIfAbsent(variant, v -> new ArrayList<>()).add(rate / adjacentSql);
+                        Log.line("S3 run %d: ceiling SQL beside it on the same table: %,.0f rows/s -> worker at %.1f %%",
+                                run + 1, adjacentSql, 100 * rate / adjacentSql);
+                    }
                     breakdown.put(variant, timings.describe());
-                    Log.line("S3 run %d: worker -> %s: %,.0f rows/s (%d relay threads x batch %d; %s)", run + 1,
-                            variant.label(), rate, options.relayThreads(), options.batchSize(), timings.describe());
+                    cpu.put(variant, lastCpu);
+                    Log.line("S3 run %d: worker -> %s: %,.0f rows/s (%d relay threads x batch %d; %s; %s)", run + 1,
+                            variant.label(), rate, options.relayThreads(), options.batchSize(), timings.describe(),
+                            lastCpu);
                 }
             }
             stores.values().forEach(tables::truncate);
@@ -103,13 +145,16 @@ public final class WorkerDrainScenario {
         OutboxWorker worker = WorkerRun.worker(timings.wrap(store), timings.wrap(brokers.newPublisher(kind)),
                 options.relayThreads(), options.batchSize(), Duration.ofSeconds(1), counter, List.of());
         try {
+            CpuBreakdown cpuUse = CpuBreakdown.start();
             long start = System.nanoTime();
             long deadline = start + options.drainWindow().toNanos();
             worker.start();
             while (counter.published() < backlog && System.nanoTime() < deadline) {
                 Thread.sleep(2);
             }
-            return counter.published() / ((System.nanoTime() - start) / 1e9);
+            double rate = counter.published() / ((System.nanoTime() - start) / 1e9);
+            lastCpu = cpuUse.perEvent(counter.published());
+            return rate;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
