@@ -7,6 +7,7 @@ import dev.outboxjava.examples.shipping.RabbitMqEventStream;
 import dev.outboxjava.testkit.fixture.LocalPort;
 import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import dev.outboxjava.testkit.kafka.KafkaTopics;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.BrokerKind;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -17,6 +18,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
@@ -30,8 +32,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -149,19 +149,8 @@ final class DemoEnvironment implements AutoCloseable {
         }
         destination = DESTINATION + "." + suffix;
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaBootstrapServers))) {
-            admin.createTopics(List.of(new NewTopic(destination, KAFKA_PARTITIONS, (short) 1))).all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create topic " + destination + " on " + kafkaBootstrapServers
-                        + " (check --kafka): " + e.getCause(), e);
-            }
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("Kafka at " + kafkaBootstrapServers + " did not create topic "
-                    + destination + " within 30 s (check --kafka)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating topic " + destination, e);
+            KafkaTopics.createAndAwaitReady(admin, destination, KAFKA_PARTITIONS, Duration.ofSeconds(30),
+                    kafkaBootstrapServers + " (check --kafka)");
         }
         String topic = destination;
         String servers = kafkaBootstrapServers;

@@ -11,20 +11,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -141,22 +136,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
 
     /**
-     * Creates a topic with replication factor 1 and waits until it exists; an existing topic is
-     * left as it is.
+     * Creates a topic with replication factor 1 and waits until every partition takes records (see
+     * {@link KafkaTopics}); an existing topic is left as it is.
      */
     public void createTopic(String name, int partitions) {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all()
-                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create topic " + name + " on the embedded Kafka broker", e);
-            }
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("topic " + name + " was not created within " + ADMIN_TIMEOUT, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating topic " + name, e);
+            KafkaTopics.createAndAwaitReady(admin, name, partitions, ADMIN_TIMEOUT, bootstrapServers());
         }
     }
 

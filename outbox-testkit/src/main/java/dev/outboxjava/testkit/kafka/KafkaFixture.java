@@ -18,12 +18,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -133,8 +131,8 @@ public final class KafkaFixture implements AutoCloseable {
     }
 
     /**
-     * Creates a fresh topic {@code <prefix>.<random>} with replication factor 1 and waits until it
-     * exists.
+     * Creates a fresh topic {@code <prefix>.<random>} with replication factor 1 and waits until every
+     * partition takes records (see {@link KafkaTopics}).
      *
      * @param prefix     a readable start for the name, e.g. the test's name
      * @param partitions the number of partitions, at least 1
@@ -143,20 +141,7 @@ public final class KafkaFixture implements AutoCloseable {
     public String createTopic(String prefix, int partitions) {
         Objects.requireNonNull(prefix, "prefix");
         String name = prefix.replaceAll("[^A-Za-z0-9._-]", "-") + "." + UUID.randomUUID().toString().substring(0, 8);
-        try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all()
-                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create topic " + name + " on " + bootstrapServers + ": "
-                        + e.getCause(), e);
-            }
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("topic " + name + " was not created within " + ADMIN_TIMEOUT, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating topic " + name, e);
-        }
+        KafkaTopics.createAndAwaitReady(admin, name, partitions, ADMIN_TIMEOUT, bootstrapServers);
         created.add(name);
         return name;
     }
