@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.ApiException;
@@ -22,7 +23,8 @@ import org.slf4j.MDC;
  *
  * <p>Before the first record of a topic it asks the producer for the topic's partitions, which waits
  * (at most {@code max.block.ms}) for metadata: a missing topic or an unreachable cluster then fails
- * that topic's events once instead of blocking on every record. An event that fails before it was
+ * that topic's events once instead of blocking on every record. The first time a topic is seen it also
+ * waits until the topic's partitions are served (see {@link #checkServed}). An event that fails before it was
  * handed over (retryably) holds back the later events with the same key, so a retry cannot overtake
  * it.
  */
@@ -30,10 +32,20 @@ public final class BatchSender {
 
     private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
 
+    /** How long the events of a topic whose partitions are not all served are held back (see checkServed). */
+    static final Duration UNSERVED_TOPIC_PATIENCE = Duration.ofSeconds(60);
+
     private final ProducerLifecycle producers;
     private final ClusterProbe probe;
     private final Duration maxBlock;
     private final Duration probeTimeout;
+    /**
+     * Topics whose partitions were all found served, with their partition count then: checked once per
+     * topic, and again when partitions are added (see checkServed).
+     */
+    private final Map<String, Integer> servedTopics = new ConcurrentHashMap<>();
+    /** When a topic was first found with partitions not served yet ({@link System#nanoTime()}). */
+    private final Map<String, Long> unservedSince = new ConcurrentHashMap<>();
 
     public BatchSender(ProducerLifecycle producers, ClusterProbe probe, Duration maxBlock, Duration probeTimeout) {
         this.producers = producers;
@@ -138,13 +150,11 @@ public final class BatchSender {
                     TopicNames.RULE)).reason(), false);
         }
         try {
-            producer.partitionsFor(topic);
-            return TopicCheck.USABLE;
+            int partitions = producer.partitionsFor(topic).size();
+            return servedTopics.getOrDefault(topic, 0) == partitions ? TopicCheck.USABLE
+                    : checkServed(topic, partitions, deadlineNanos);
         } catch (TimeoutException e) {
-            long leftNanos = Math.max(0, deadlineNanos - System.nanoTime());
-            Duration probeFor = probeTimeout.compareTo(Duration.ofNanos(leftNanos)) < 0 ? probeTimeout
-                    : Duration.ofNanos(leftNanos);
-            if (probe.topicState(topic, probeFor) == ClusterProbe.TopicState.MISSING) {
+            if (probe.topicState(topic, probeBudget(deadlineNanos)) == ClusterProbe.TopicState.MISSING) {
                 String reason = "topic '" + topic + "' does not exist and the Kafka cluster does not create topics on "
                         + "demand (auto.create.topics.enable=false): create the topic, or fix the event's destination";
                 log.warn("{}", reason);
@@ -160,6 +170,42 @@ public final class BatchSender {
             }
             return TopicCheck.problem("topic '" + topic + "': " + classified.reason(), classified.retryable());
         }
+    }
+
+    /**
+     * The first time a topic (or a partition count of it) is seen, checks that its partition leaders
+     * serve it. Records sent to a topic created (by hand or on demand) a moment ago can lose a race in
+     * Kafka (KAFKA-15591): the first request is refused because the broker has not opened the
+     * partition yet, a later one is appended, and the first is then refused as out of sequence until
+     * its delivery timeout, behind records that came after it. Held back instead, the events are
+     * retried once the partitions are open, in order. A new topic is served within milliseconds; one
+     * that is still not served after {@link #UNSERVED_TOPIC_PATIENCE} has a partition without a leader
+     * (an outage, not a new topic), and its events are sent as they were before this check, so the
+     * other partitions keep moving.
+     */
+    private TopicCheck checkServed(String topic, int partitions, long deadlineNanos) {
+        ClusterProbe.PartitionsState state = probe.partitionsState(topic, partitions, probeBudget(deadlineNanos));
+        if (state == ClusterProbe.PartitionsState.NOT_YET_SERVED) {
+            long firstSeen = unservedSince.computeIfAbsent(topic, name -> System.nanoTime());
+            if (System.nanoTime() - firstSeen < UNSERVED_TOPIC_PATIENCE.toNanos()) {
+                return TopicCheck.problem("topic '" + topic + "' is known, but not all of its " + partitions
+                        + " partitions are served by their leaders yet (a topic created a moment ago?)", true);
+            }
+            log.warn("not all {} partitions of topic '{}' are served by a leader after {} s; sending its events "
+                    + "anyway, the producer retries what a missing leader refuses", partitions, topic,
+                    UNSERVED_TOPIC_PATIENCE.toSeconds());
+        } else if (state == ClusterProbe.PartitionsState.UNANSWERABLE) {
+            log.debug("cannot tell whether the partitions of topic '{}' are served (no permission to list offsets?); "
+                    + "sending anyway", topic);
+        }
+        unservedSince.remove(topic);
+        servedTopics.put(topic, partitions);
+        return TopicCheck.USABLE;
+    }
+
+    private Duration probeBudget(long deadlineNanos) {
+        Duration left = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+        return probeTimeout.compareTo(left) < 0 ? probeTimeout : left;
     }
 
     private static void fail(OutboxEvent event, int index, BatchOutcomes outcomes, KafkaErrors.Classified classified,

@@ -3,6 +3,7 @@ package dev.outboxjava.kafka.internal;
 import dev.outboxjava.core.HealthCheck;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -11,12 +12,16 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
- * Asks the cluster through an admin client (created on first use): is it reachable, and does a
- * topic exist. Every call is bounded by the timeout it is given.
+ * Asks the cluster through an admin client (created on first use): is it reachable, does a topic
+ * exist, and are its partitions served yet. Every call is bounded by the timeout it is given.
  */
 public final class ClusterProbe {
 
@@ -71,6 +76,38 @@ public final class ClusterProbe {
             return TopicState.UNKNOWN;
         } catch (RuntimeException e) {
             return TopicState.UNKNOWN;
+        }
+    }
+
+    /** Whether a topic's partition leaders serve requests for it yet. */
+    public enum PartitionsState { SERVED, NOT_YET_SERVED, UNANSWERABLE }
+
+    /**
+     * Whether every one of {@code partitions} of {@code topic} is open on its leader, found with a
+     * ListOffsets request (which a broker answers only for partitions it has opened). A retriable refusal
+     * or no answer within {@code timeout} is {@link PartitionsState#NOT_YET_SERVED}; any other refusal
+     * (no permission, say) is {@link PartitionsState#UNANSWERABLE}: this probe cannot tell.
+     */
+    public PartitionsState partitionsState(String topic, int partitions, Duration timeout) {
+        long millis = Math.max(1, timeout.toMillis());
+        Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+        for (int partition = 0; partition < partitions; partition++) {
+            ends.put(new TopicPartition(topic, partition), OffsetSpec.latest());
+        }
+        try {
+            admin().listOffsets(ends, new ListOffsetsOptions().timeoutMs((int) millis)).all()
+                    .get(millis, TimeUnit.MILLISECONDS);
+            return PartitionsState.SERVED;
+        } catch (ExecutionException e) {
+            return e.getCause() instanceof RetriableException ? PartitionsState.NOT_YET_SERVED
+                    : PartitionsState.UNANSWERABLE;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return PartitionsState.NOT_YET_SERVED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return PartitionsState.NOT_YET_SERVED;
+        } catch (RuntimeException e) {
+            return PartitionsState.UNANSWERABLE;
         }
     }
 
