@@ -59,7 +59,7 @@ class KafkaPublisherConfigTest {
             assertThat(valid().build().producerProperties())
                     .containsEntry("linger.ms", KafkaPublisherConfig.DEFAULT_LINGER_MS)
                     .containsEntry("batch.size", KafkaPublisherConfig.DEFAULT_BATCH_SIZE_BYTES)
-                    .containsEntry("compression.type", "lz4")
+                    .containsEntry("compression.type", "none")
                     .containsEntry("max.in.flight.requests.per.connection", 5)
                     .containsEntry("max.block.ms", KafkaPublisherConfig.DEFAULT_MAX_BLOCK_MS)
                     .containsEntry("client.id", "outbox-publisher");
