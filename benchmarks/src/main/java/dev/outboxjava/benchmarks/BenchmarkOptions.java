@@ -2,10 +2,13 @@ package dev.outboxjava.benchmarks;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What one benchmark run does, from the command line. {@link #defaults()} is the issue's sizes except
@@ -29,10 +32,12 @@ import java.util.Set;
  * @param scenarios     which scenarios run (1–6)
  * @param jdbcUrl       the PostgreSQL database (user postgres, trust authentication)
  * @param rabbitHost    the RabbitMQ host (port 5672, guest/guest)
+ * @param kafkaProperties producer properties set on the relay's Kafka publisher over its defaults
  */
 public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
         int batchSize, Duration steadyTime, int steadyRate, Duration producerTime, int producers, long sentRows,
-        int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost) {
+        int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost,
+        Map<String, String> kafkaProperties) {
 
     /** The default database. */
     public static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test";
@@ -108,7 +113,9 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 "  --sent-rows N          sent rows for scenario 6 (default 10000000; quick 1000000)",
                 "  --scenarios 1,3,...    which scenarios run (default all)",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
-                "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)");
+                "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
+                "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
+                "                         (repeatable), e.g. --kafka-property linger.ms=0");
     }
 
     /** One line saying what this run used. */
@@ -116,7 +123,8 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         return String.format(Locale.ROOT, "runs=%d backlog=%,d drain-window=%ds relay=%d threads x batch %d "
                 + "steady=%ds at %,d/s producers=%d (saturated %ds) sent-rows=%,d scenarios=%s", runs, backlog,
                 drainWindow.toSeconds(), relayThreads, batchSize, steadyTime.toSeconds(), steadyRate, producers,
-                producerTime.toSeconds(), sentRows, scenarios.stream().sorted().toList());
+                producerTime.toSeconds(), sentRows, scenarios.stream().sorted().toList())
+                + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties));
     }
 
     /** Mutable values while parsing. */
@@ -136,6 +144,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         Set<Integer> scenarios = Set.of(1, 2, 3, 4, 5, 6);
         String jdbcUrl = DEFAULT_JDBC_URL;
         String rabbitHost = "127.0.0.1";
+        Map<String, String> kafkaProperties = new LinkedHashMap<>();
 
         void set(String name, String value) {
             switch (name) {
@@ -170,13 +179,21 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                     jdbcUrl = value;
                 }
                 case "--rabbitmq-host" -> rabbitHost = value;
+                case "--kafka-property" -> {
+                    int eq = value.indexOf('=');
+                    if (eq < 1) {
+                        throw new InvalidConfigurationException(name, "must be NAME=VALUE, was " + value);
+                    }
+                    kafkaProperties.put(value.substring(0, eq).trim(), value.substring(eq + 1).trim());
+                }
                 default -> throw new InvalidConfigurationException(name, "unknown option\n" + usage());
             }
         }
 
         BenchmarkOptions toOptions() {
             return new BenchmarkOptions(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
-                    steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost);
+                    steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost,
+                    Map.copyOf(kafkaProperties));
         }
 
         private static int positive(String name, String value) {

@@ -249,7 +249,7 @@ public final class SteadyStateScenario {
                     OutboxNotificationListener afterCommitListener = OutboxNotificationListener.builder(pool,
                             silent.config().notifyChannel(), notified::incrementAndGet).start();
                     OutboxNotifier notifier = OutboxNotifier.builder(pool, silent.config().notifyChannel()).start()) {
-                for (int run = -1; run < options.runs(); run++) {
+                for (int run = -1; run < producerCostRounds(options); run++) {
                     for (int k = 0; k < order.length; k++) {
                         WakeUp wakeUp = order[(k + Math.max(run, 0)) % order.length];
                         PostgresOutboxStore store = wakeUp == WakeUp.TRIGGER_NOTIFY ? notifying : silent;
@@ -285,6 +285,14 @@ public final class SteadyStateScenario {
             Log.line("S4 producer cost: the listeners were woken %,d times", notified.get());
         }
         return tps;
+    }
+
+    /**
+     * Rounds of the producer-cost measurement: twice the runs, because a cost of a few percent is a
+     * difference between two noisy rates, and more pairs narrow the median of their ratios.
+     */
+    static int producerCostRounds(BenchmarkOptions options) {
+        return options.runs() * 2;
     }
 
     static double medianOf(List<Double> values) {

@@ -2,6 +2,7 @@ package dev.outboxjava.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import java.time.Duration;
@@ -32,6 +33,19 @@ class BenchmarkOptionsTest {
                 .isEqualTo(Duration.ofSeconds(60));
         assertThat(options.sentRows()).isEqualTo(10_000_000L);
         assertThat(options.scenarios()).containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6);
+    }
+
+    @Test
+    void kafkaPropertiesRepeatAndTheLastValueOfANameWins() {
+        BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--kafka-property", "linger.ms=0",
+            "--kafka-property=compression.type=zstd", "--kafka-property", "linger.ms=2"});
+
+        assertThat(options.kafkaProperties()).containsOnly(entry("linger.ms", "2"), entry("compression.type", "zstd"));
+        assertThat(options.describe()).contains("kafka={compression.type=zstd, linger.ms=2}");
+        assertThat(BenchmarkOptions.parse(new String[0]).kafkaProperties()).isEmpty();
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--kafka-property", "linger.ms"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--kafka-property")
+                .hasMessageContaining("NAME=VALUE");
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -35,10 +36,13 @@ public final class Brokers {
     }
 
     private final Services services;
+    private final Map<String, String> kafkaProperties;
     private final AtomicInteger connections = new AtomicInteger();
 
-    public Brokers(Services services) {
+    /** @param kafkaProperties producer properties set on every Kafka publisher over the library's defaults */
+    public Brokers(Services services, Map<String, String> kafkaProperties) {
         this.services = services;
+        this.kafkaProperties = Map.copyOf(kafkaProperties);
     }
 
     /** A new destination: a 6-partition topic, or an exchange with a bounded queue. */
@@ -56,8 +60,10 @@ public final class Brokers {
             return new AcknowledgingPublisher();
         }
         if (kind == Kind.KAFKA) {
-            return KafkaPublisher.create(KafkaPublisherConfig.builder()
-                    .bootstrapServers(services.kafka().bootstrapServers()).build());
+            KafkaPublisherConfig.Builder config = KafkaPublisherConfig.builder()
+                    .bootstrapServers(services.kafka().bootstrapServers());
+            kafkaProperties.forEach(config::property);
+            return KafkaPublisher.create(config.build());
         }
         return new RabbitMqPublisher(RabbitMqPublisherConfig.custom().host(services.rabbitHost()).port(5672)
                 .username("guest").password("guest")
