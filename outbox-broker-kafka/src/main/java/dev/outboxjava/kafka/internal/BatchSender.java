@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.ApiException;
@@ -33,12 +34,13 @@ public final class BatchSender {
     private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
 
     /** How long the events of a topic whose partitions are not all served are held back (see checkServed). */
-    static final Duration UNSERVED_TOPIC_PATIENCE = Duration.ofSeconds(60);
+    public static final Duration UNSERVED_TOPIC_PATIENCE = Duration.ofSeconds(60);
 
     private final ProducerLifecycle producers;
     private final ClusterProbe probe;
     private final Duration maxBlock;
     private final Duration probeTimeout;
+    private final LongSupplier nanoTime;
     /**
      * Topics whose partitions were all found served, with their partition count then: checked once per
      * topic, and again when partitions are added (see checkServed).
@@ -48,6 +50,13 @@ public final class BatchSender {
     private final Map<String, Long> unservedSince = new ConcurrentHashMap<>();
 
     public BatchSender(ProducerLifecycle producers, ClusterProbe probe, Duration maxBlock, Duration probeTimeout) {
+        this(producers, probe, maxBlock, probeTimeout, System::nanoTime);
+    }
+
+    /** @param nanoTime the clock of {@link #UNSERVED_TOPIC_PATIENCE} ({@link System#nanoTime()} but in tests) */
+    public BatchSender(ProducerLifecycle producers, ClusterProbe probe, Duration maxBlock, Duration probeTimeout,
+            LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
         this.producers = producers;
         this.probe = probe;
         this.maxBlock = maxBlock;
@@ -186,8 +195,8 @@ public final class BatchSender {
     private TopicCheck checkServed(String topic, int partitions, long deadlineNanos) {
         ClusterProbe.PartitionsState state = probe.partitionsState(topic, partitions, probeBudget(deadlineNanos));
         if (state == ClusterProbe.PartitionsState.NOT_YET_SERVED) {
-            long firstSeen = unservedSince.computeIfAbsent(topic, name -> System.nanoTime());
-            if (System.nanoTime() - firstSeen < UNSERVED_TOPIC_PATIENCE.toNanos()) {
+            long firstSeen = unservedSince.computeIfAbsent(topic, name -> nanoTime.getAsLong());
+            if (nanoTime.getAsLong() - firstSeen < UNSERVED_TOPIC_PATIENCE.toNanos()) {
                 return TopicCheck.problem("topic '" + topic + "' is known, but not all of its " + partitions
                         + " partitions are served by their leaders yet (a topic created a moment ago?)", true);
             }

@@ -21,9 +21,10 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Asks the cluster through an admin client (created on first use): is it reachable, does a topic
- * exist, and are its partitions served yet. Every call is bounded by the timeout it is given.
+ * exist, and are its partitions served yet. Every call is bounded by the timeout it is given. Not
+ * final only so that tests can script its answers.
  */
-public final class ClusterProbe {
+public class ClusterProbe {
 
     /** What the cluster says about a topic. */
     public enum TopicState { EXISTS, MISSING, UNKNOWN }
