@@ -24,10 +24,10 @@ import org.slf4j.MDC;
  *
  * <p>Before the first record of a topic it asks the producer for the topic's partitions, which waits
  * (at most {@code max.block.ms}) for metadata: a missing topic or an unreachable cluster then fails
- * that topic's events once instead of blocking on every record. The first time a topic is seen it also
- * waits until the topic's partitions are served (see {@link #checkServed}). An event that fails before it was
- * handed over (retryably) holds back the later events with the same key, so a retry cannot overtake
- * it.
+ * that topic's events once instead of blocking on every record. The first time a topic is seen, its
+ * events are also held back (retryably) until all its partitions are served: Kafka's new-topic race,
+ * see {@code checkServed}. An event that fails before it was handed over (retryably) holds back the
+ * later events with the same key, so a retry cannot overtake it.
  */
 public final class BatchSender {
 
