@@ -10,11 +10,8 @@ import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.benchmarks.internal.TickTimings;
 import dev.outboxjava.benchmarks.internal.WorkerRun;
-import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.core.port.PublishOutcome;
-import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.postgres.OutboxNotificationListener;
 import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.OutboxWriter;
@@ -33,7 +30,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
@@ -293,9 +289,5 @@ public final class SteadyStateScenario {
      */
     static int producerCostRounds(BenchmarkOptions options) {
         return options.runs() * 2;
-    }
-
-    static double medianOf(List<Double> values) {
-        return Stats.median(values);
     }
 }
