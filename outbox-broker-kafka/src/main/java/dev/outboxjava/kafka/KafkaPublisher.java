@@ -4,6 +4,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.kafka.internal.BatchFlusher;
 import dev.outboxjava.kafka.internal.BatchOutcomes;
 import dev.outboxjava.kafka.internal.BatchSender;
 import dev.outboxjava.kafka.internal.ClusterProbe;
@@ -43,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * own headers (UTF-8). Any CloudEvents SDK consumer reads the events back.
  *
  * <p>{@link #publish} hands the whole batch to the producer on the publisher's sender thread
- * without waiting per record, then the acknowledgements are awaited together, up to the timeout.
+ * without waiting per record and, by default, has it sent at once rather than after {@code linger.ms}
+ * (see {@link KafkaPublisherConfig.Builder#flushEachBatch(boolean)}); then the acknowledgements are
+ * awaited together, up to the timeout.
  * Each event gets its own outcome: published once Kafka acknowledged it; otherwise a failure whose
  * reason names the topic and the Kafka error, retryable or not:
  * <ul>
@@ -73,6 +76,8 @@ public final class KafkaPublisher implements Publisher {
     private final ClusterProbe probe;
     private final BatchSender sender;
     private final ExecutorService sendThread;
+    /** Null when {@link KafkaPublisherConfig#flushEachBatch()} is off. */
+    private final BatchFlusher flusher;
     private final ScheduledThreadPoolExecutor timeouts;
     private final Set<BatchOutcomes> inFlight = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean timeoutWarningGiven = new AtomicBoolean();
@@ -91,6 +96,7 @@ public final class KafkaPublisher implements Publisher {
         this.timeouts = new ScheduledThreadPoolExecutor(1, runnable -> daemon(runnable,
                 "outbox-kafka-timeouts-" + instance));
         this.timeouts.setRemoveOnCancelPolicy(true);
+        this.flusher = config.flushEachBatch() ? new BatchFlusher("outbox-kafka-flusher-" + instance) : null;
     }
 
     /**
@@ -189,6 +195,9 @@ public final class KafkaPublisher implements Publisher {
         }
         producers.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         sendThread.shutdownNow();
+        if (flusher != null) {
+            flusher.close();
+        }
         for (BatchOutcomes outcomes : inFlight) {
             outcomes.failRemaining(0, "the Kafka publisher was closed before Kafka acknowledged the event");
         }
@@ -205,6 +214,9 @@ public final class KafkaPublisher implements Publisher {
     private void sendSafely(List<OutboxEvent> batch, BatchOutcomes outcomes, long deadline) {
         try {
             sender.send(batch, outcomes, deadline);
+            if (flusher != null) {
+                producers.inUse().ifPresent(flusher::request);
+            }
         } catch (RuntimeException | Error e) {
             log.error("unexpected error while handing a batch of {} events to Kafka; they will be retried",
                     batch.size(), e);

@@ -44,11 +44,11 @@ import java.util.Objects;
 public final class KafkaPublisherConfig {
 
     /**
-     * Default {@code linger.ms}: 5, Kafka's own default since 4.0. The relay hands a whole batch over
-     * at once, so lingering mostly adds up to 5 ms to each event's latency when batches are small; set
-     * 0 for the lowest latency. (0 once provoked an out-of-sequence refusal on a topic created a moment
-     * earlier, KAFKA-15591; the publisher now holds a new topic's events back until its partitions are
-     * served, whatever this setting.)
+     * Default {@code linger.ms}: 5, Kafka's own default since 4.0. With
+     * {@link Builder#flushEachBatch(boolean) flushEachBatch} (the default) a batch does not wait for it:
+     * the publisher flushes once the whole batch is handed over, so lingering only keeps the producer
+     * from sending the batch's first records alone before the rest arrive. Without flushEachBatch it
+     * adds up to 5 ms to the latency of events in small batches.
      */
     public static final int DEFAULT_LINGER_MS = 5;
     /** Default {@code batch.size}: 64 KiB per partition batch (Kafka's own default is 16 KiB). */
@@ -77,12 +77,14 @@ public final class KafkaPublisherConfig {
     private final Map<String, Object> producerProperties;
     private final Duration healthCheckTimeout;
     private final Duration closeTimeout;
+    private final boolean flushEachBatch;
 
     private KafkaPublisherConfig(Map<String, Object> producerProperties, Duration healthCheckTimeout,
-            Duration closeTimeout) {
+            Duration closeTimeout, boolean flushEachBatch) {
         this.producerProperties = producerProperties;
         this.healthCheckTimeout = healthCheckTimeout;
         this.closeTimeout = closeTimeout;
+        this.flushEachBatch = flushEachBatch;
     }
 
     /** Starts a configuration; see the class comment for what is required, forced and refused. */
@@ -115,9 +117,15 @@ public final class KafkaPublisherConfig {
         return closeTimeout;
     }
 
+    /** Whether each batch is sent as soon as it is handed over, without waiting for {@code linger.ms}. */
+    public boolean flushEachBatch() {
+        return flushEachBatch;
+    }
+
     @Override
     public String toString() {
-        return "KafkaPublisherConfig" + ProducerSettings.loggable(producerProperties);
+        return "KafkaPublisherConfig" + ProducerSettings.loggable(producerProperties)
+                + (flushEachBatch ? "" : " (flushEachBatch=false)");
     }
 
     /** Builds a {@link KafkaPublisherConfig}; {@link #build()} validates everything at once. */
@@ -125,6 +133,7 @@ public final class KafkaPublisherConfig {
         private final Map<String, Object> properties = new LinkedHashMap<>();
         private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+        private boolean flushEachBatch = true;
 
         private Builder() {
         }
@@ -167,6 +176,19 @@ public final class KafkaPublisherConfig {
         }
 
         /**
+         * Whether the publisher flushes the producer after handing it each batch, so that the batch
+         * is sent at once instead of after {@code linger.ms}. Default true: the relay hands a whole
+         * batch over at once, so lingering would only add up to {@code linger.ms} to the latency of
+         * events in small batches (the flush runs on a thread of its own; nobody waits for it). Set
+         * false to let {@code linger.ms} gather the records of batches handed over within that time
+         * into fewer, larger requests, at that much more latency.
+         */
+        public Builder flushEachBatch(boolean value) {
+            this.flushEachBatch = value;
+            return this;
+        }
+
+        /**
          * Validates and creates the configuration.
          *
          * @throws InvalidConfigurationException naming the Kafka property (or builder setting)
@@ -182,7 +204,7 @@ public final class KafkaPublisherConfig {
                 throw new InvalidConfigurationException("closeTimeout", "must not be negative, was " + closeTimeout);
             }
             return new KafkaPublisherConfig(ProducerSettings.effective(properties), healthCheckTimeout,
-                    closeTimeout);
+                    closeTimeout, flushEachBatch);
         }
     }
 }

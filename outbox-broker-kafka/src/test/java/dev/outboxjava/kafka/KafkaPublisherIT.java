@@ -222,6 +222,32 @@ class KafkaPublisherIT {
     }
 
     @Test
+    @DisplayName("a batch is sent as soon as it is handed over, not after linger.ms; with flushEachBatch off it waits for linger.ms")
+    void batchNotHeldForLinger() throws Exception {
+        String topic = kafka.createTopic("linger", 2);
+        // A linger far beyond the publish timeout: an event is acknowledged in time only if the batch is
+        // sent without lingering. (Kafka wants delivery.timeout.ms >= linger.ms + request.timeout.ms.)
+        Map<String, Object> lingerOneHour = Map.of("linger.ms", 3_600_000, "delivery.timeout.ms", 3_700_000);
+        Duration timeout = Duration.ofSeconds(10);
+        try (KafkaPublisher flushing = KafkaPublisher.create(KafkaPublisherConfig.builder()
+                .bootstrapServers(kafka.bootstrapServers()).properties(lingerOneHour).build());
+                KafkaPublisher lingering = KafkaPublisher.create(KafkaPublisherConfig.builder()
+                        .bootstrapServers(kafka.bootstrapServers()).properties(lingerOneHour).flushEachBatch(false)
+                        .build())) {
+            for (int batch = 0; batch < 3; batch++) {
+                List<OutboxEvent> events = IntStream.range(0, 5).mapToObj(n -> event(topic, n)).toList();
+                assertThat(flushing.publish(events, timeout).get(30, TimeUnit.SECONDS)).hasSize(5)
+                        .allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
+            }
+
+            List<PublishOutcome> held = lingering.publish(List.of(event(topic, 99)), Duration.ofSeconds(2))
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(held).singleElement().isInstanceOfSatisfying(PublishOutcome.Failed.class,
+                    failed -> assertThat(failed.reason()).contains("not acknowledged"));
+        }
+    }
+
+    @Test
     @DisplayName("the health check names the cluster and its brokers")
     void health() {
         assertThat(publisher.checkHealth()).satisfies(health -> {

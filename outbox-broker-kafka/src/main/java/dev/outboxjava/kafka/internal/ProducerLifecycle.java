@@ -2,6 +2,7 @@ package dev.outboxjava.kafka.internal;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
@@ -44,6 +45,11 @@ public final class ProducerLifecycle {
             }
         }
         return current;
+    }
+
+    /** The producer in use, without creating one. */
+    public synchronized Optional<Producer<String, byte[]>> inUse() {
+        return Optional.ofNullable(current);
     }
 
     /** Whether {@code producer} is still the one in use (it was not replaced). */
