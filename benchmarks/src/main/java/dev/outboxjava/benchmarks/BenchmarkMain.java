@@ -153,12 +153,8 @@ public final class BenchmarkMain {
         for (Map.Entry<SteadyStateScenario.WakeUp, SteadyStateScenario.Latency> entry : result.latency().entrySet()) {
             SteadyStateScenario.WakeUp w = entry.getKey();
             SteadyStateScenario.Latency l = entry.getValue();
-            String value = String.format(Locale.ROOT, "p50 %.1f / p95 %.1f / p99 %.1f ms", l.p50Millis(), l.p95Millis(),
-                    l.p99Millis());
-            boolean reached = l.achievedRate() >= 0.95 * options.steadyRate();
-            String backlog = String.format(Locale.ROOT, "%s (max pending %,d in 2nd half, %,d missing; producers "
-                    + "reached %,.0f/s)", !reached ? "rate not reached" : l.flat() ? "flat" : "growing",
-                    l.maxPendingSecondHalf(), l.missing(), l.achievedRate());
+            String value = latency(l);
+            String backlog = backlog(l, options.steadyRate());
             if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
                 table.info(scenario, w.display() + ": commit -> consume", value);
                 table.info(scenario, w.display() + ": backlog", backlog);
@@ -167,6 +163,16 @@ public final class BenchmarkMain {
                         l.p99Millis() <= 15, l.measured() > 0);
                 table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", l.flat(), true);
             }
+            table.info(scenario, "  where the CPU goes", l.cpu());
+        }
+        // The same wake-ups with CPU to spare: how fast the relay's own path is when nothing queues for a core.
+        String headroom = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", result.headroomRate(),
+                options.steadyTime().toSeconds());
+        for (Map.Entry<SteadyStateScenario.WakeUp, SteadyStateScenario.Latency> entry : result.headroom().entrySet()) {
+            SteadyStateScenario.Latency l = entry.getValue();
+            table.info(headroom, entry.getKey().display() + ": commit -> consume (a quarter of the rate)",
+                    latency(l) + "; " + backlog(l, result.headroomRate()));
+            table.info(headroom, "  where the CPU goes", l.cpu());
         }
         SteadyStateScenario.WakeUp defaultWakeUp = switch (PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE) {
             case NOTIFY_AFTER_COMMIT -> SteadyStateScenario.WakeUp.NOTIFY_AFTER_COMMIT;
@@ -199,6 +205,18 @@ public final class BenchmarkMain {
                 table.info("4 producer cost", figure, v);
             }
         }
+    }
+
+    private static String latency(SteadyStateScenario.Latency l) {
+        return String.format(Locale.ROOT, "p50 %.1f / p95 %.1f / p99 %.1f ms", l.p50Millis(), l.p95Millis(),
+                l.p99Millis());
+    }
+
+    private static String backlog(SteadyStateScenario.Latency l, int rate) {
+        boolean reached = l.achievedRate() >= 0.95 * rate;
+        return String.format(Locale.ROOT, "%s (max pending %,d in 2nd half, %,d missing; producers reached %,.0f/s)",
+                !reached ? "rate not reached" : l.flat() ? "flat" : "growing", l.maxPendingSecondHalf(), l.missing(),
+                l.achievedRate());
     }
 
     private static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkOptions options,

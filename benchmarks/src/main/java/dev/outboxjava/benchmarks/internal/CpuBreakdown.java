@@ -24,13 +24,19 @@ public final class CpuBreakdown {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     /** Clock ticks per second of /proc/[pid]/stat times (USER_HZ, 100 on Linux). */
     private static final double TICKS_PER_SECOND = 100;
+    private static final String THIS_JVM = "this JVM";
+    private static final String JVM_INTERNAL = "JIT compiler and GC";
 
     private final Map<Long, Long> threadCpuAtStart;
     private final Map<String, Long> processTicksAtStart;
+    private final long[] machineTicksAtStart;
+    private final long startedNanos;
 
     private CpuBreakdown(Map<Long, Long> threadCpuAtStart, Map<String, Long> processTicksAtStart) {
         this.threadCpuAtStart = threadCpuAtStart;
         this.processTicksAtStart = processTicksAtStart;
+        this.machineTicksAtStart = machineTicks();
+        this.startedNanos = System.nanoTime();
     }
 
     /** Starts measuring: notes every thread's and server process's CPU time so far. */
@@ -48,7 +54,39 @@ public final class CpuBreakdown {
      * @return e.g. {@code CPU per event: PostgreSQL 21.0 us, relay 6.1 us, ...}
      */
     public String perEvent(long events) {
-        Map<String, Long> nanosByGroup = new LinkedHashMap<>();
+        if (events <= 0) {
+            return "CPU per event: n/a (nothing relayed)";
+        }
+        return used(Map.of()).entrySet().stream()
+                .map(entry -> String.format(Locale.ROOT, "%s %.1f us", entry.getKey(),
+                        entry.getValue() / 1000.0 / events))
+                .collect(Collectors.joining(", ", "CPU per event: ", ""));
+    }
+
+    /**
+     * Stops measuring: how busy the whole machine was, and each group's share of it (its CPU time over
+     * the elapsed time times the cores), e.g. {@code machine busy 97 %: PostgreSQL 44 %, ...}.
+     *
+     * @param endedThreads CPU nanoseconds of threads that ran in the stretch and have ended (Java no
+     *                     longer lists them), by group name
+     */
+    public String shareOfMachine(Map<String, Long> endedThreads) {
+        double capacityNanos = (System.nanoTime() - startedNanos) * (double) Runtime.getRuntime().availableProcessors();
+        long[] machine = machineTicks();
+        long total = machine[1] - machineTicksAtStart[1];
+        String busy = total > 0 ? String.format(Locale.ROOT, "machine busy %.0f %%",
+                100.0 * (machine[0] - machineTicksAtStart[0]) / total) : "machine busy n/a";
+        return used(endedThreads).entrySet().stream()
+                .filter(entry -> entry.getValue() / capacityNanos >= 0.005)
+                .map(entry -> String.format(Locale.ROOT, "%s %.0f %%", entry.getKey(),
+                        100.0 * entry.getValue() / capacityNanos))
+                .collect(Collectors.joining(", ", busy + ": ", ""));
+    }
+
+    /** CPU nanoseconds per group since {@link #start()}, largest first. */
+    private Map<String, Long> used(Map<String, Long> endedThreads) {
+        Map<String, Long> nanosByGroup = new HashMap<>(endedThreads);
+        long javaThreads = endedThreads.values().stream().mapToLong(Long::longValue).sum();
         for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
             if (info == null) {
                 continue;
@@ -56,20 +94,27 @@ public final class CpuBreakdown {
             long used = THREADS.getThreadCpuTime(info.getThreadId()) - threadCpuAtStart.getOrDefault(info.getThreadId(), 0L);
             if (used > 0) {
                 nanosByGroup.merge(group(info.getThreadName()), used, Long::sum);
+                javaThreads += used;
             }
         }
-        Map<String, Long> ticks = serverTicks();
-        ticks.forEach((process, now) -> nanosByGroup.put(process,
-                (long) ((now - processTicksAtStart.getOrDefault(process, 0L)) / TICKS_PER_SECOND * 1e9)));
-        if (events <= 0) {
-            return "CPU per event: n/a (nothing relayed)";
+        for (Map.Entry<String, Long> process : serverTicks().entrySet()) {
+            long nanos = ticksToNanos(process.getValue() - processTicksAtStart.getOrDefault(process.getKey(), 0L));
+            if (process.getKey().equals(THIS_JVM)) {
+                // what the JVM spent outside the threads Java lists: JIT compilers and garbage collectors
+                nanosByGroup.put(JVM_INTERNAL, Math.max(0, nanos - javaThreads));
+            } else {
+                nanosByGroup.put(process.getKey(), nanos);
+            }
         }
-        return nanosByGroup.entrySet().stream()
-                .filter(entry -> entry.getValue() > 0)
+        Map<String, Long> sorted = new LinkedHashMap<>();
+        nanosByGroup.entrySet().stream().filter(entry -> entry.getValue() > 0)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .map(entry -> String.format(Locale.ROOT, "%s %.1f us", entry.getKey(),
-                        entry.getValue() / 1000.0 / events))
-                .collect(Collectors.joining(", ", "CPU per event: ", ""));
+                .forEach(entry -> sorted.put(entry.getKey(), entry.getValue()));
+        return sorted;
+    }
+
+    private static long ticksToNanos(long ticks) {
+        return (long) (ticks / TICKS_PER_SECOND * 1e9);
     }
 
     private static String group(String threadName) {
@@ -82,12 +127,34 @@ public final class CpuBreakdown {
         if (threadName.startsWith("outbox-rabbitmq") || threadName.startsWith("AMQP Connection")) {
             return "RabbitMQ client";
         }
+        if (threadName.startsWith("bench-consumer")) {
+            return "benchmark consumer";
+        }
         return "other JVM threads (in-process Kafka broker, ...)";
     }
 
-    /** Summed user+system ticks of the PostgreSQL and RabbitMQ processes; empty where /proc is unreadable. */
+    /** {busy, total} ticks of the whole machine from /proc/stat; zeros where it is unreadable. */
+    private static long[] machineTicks() {
+        try {
+            String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < Math.min(cpu.length, 9); i++) { // user nice system idle iowait irq softirq steal
+                total += Long.parseLong(cpu[i]);
+            }
+            long idle = Long.parseLong(cpu[4]) + Long.parseLong(cpu[5]);
+            return new long[] {total - idle, total};
+        } catch (IOException | RuntimeException e) {
+            return new long[] {0, 0};
+        }
+    }
+
+    /**
+     * Summed user+system ticks of the PostgreSQL and RabbitMQ processes, and of this JVM; empty where
+     * /proc is unreadable.
+     */
     private static Map<String, Long> serverTicks() {
         Map<String, Long> ticks = new HashMap<>();
+        String self = String.valueOf(ProcessHandle.current().pid());
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
             processes.filter(path -> path.getFileName().toString().chars().allMatch(Character::isDigit))
                     .forEach(path -> {
@@ -95,7 +162,8 @@ public final class CpuBreakdown {
                             String stat = Files.readString(path.resolve("stat"));
                             String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                             String process = name.equals("postgres") ? "PostgreSQL"
-                                    : name.equals("beam.smp") ? "RabbitMQ server" : null;
+                                    : name.equals("beam.smp") ? "RabbitMQ server"
+                                    : path.getFileName().toString().equals(self) ? THIS_JVM : null;
                             if (process != null) {
                                 String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                                 // fields[11] and [12] are utime and stime (fields 14 and 15 of proc(5))
