@@ -63,6 +63,11 @@ public final class MarkQueries {
                 + ", lease_id = NULL, leased_at = NULL" + heldBy;
     }
 
+    /** The published mark's text, to run or to EXPLAIN. Binds: [sent_at (timestamptz),] ids (uuid[]), lease id. */
+    public String publishedSql() {
+        return publishedSql;
+    }
+
     public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
             throws SQLException {
         Set<UUID> ids = new HashSet<>(eventIds);
