@@ -19,8 +19,8 @@ import javax.sql.DataSource;
  * The database alone, without the library's Java code: plain JDBC running SQL of the same shape as
  * the store's — the lease ({@code UPDATE … WHERE id IN (SELECT … ORDER BY seq LIMIT ? FOR UPDATE SKIP
  * LOCKED) RETURNING *}, every column read) and one fenced mark per batch ({@code UPDATE … SET
- * status='sent'} or {@code DELETE}, {@code WHERE id = ANY(?) AND lease_id = ? AND status =
- * 'in_flight' RETURNING id}) — with typed parameters (a real {@code uuid[]}), one connection per
+ * status='sent'} or {@code DELETE}, {@code WHERE id = ANY(?) AND lease_id = ? AND status || '' =
+ * 'in_flight' RETURNING id}: by primary key, as the store's) — with typed parameters (a real {@code uuid[]}), one connection per
  * drainer, auto-commit.
  */
 public final class SqlDrainers {
@@ -35,9 +35,10 @@ public final class SqlDrainers {
                 + "(SELECT id FROM " + table + " WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY seq "
                 + "LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *";
         String mark = delete
-                ? "DELETE FROM " + table + " WHERE id = ANY(?) AND lease_id = ? AND status = 'in_flight' RETURNING id"
+                ? "DELETE FROM " + table + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight' "
+                        + "RETURNING id"
                 : "UPDATE " + table + " SET status = 'sent', sent_at = ? WHERE id = ANY(?) AND lease_id = ? "
-                        + "AND status = 'in_flight' RETURNING id";
+                        + "AND status || '' = 'in_flight' RETURNING id";
         AtomicLong marked = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long deadline = System.nanoTime() + window.toNanos();
