@@ -172,19 +172,8 @@ class LeasePlanIT {
 
     /** EXPLAIN of the lease statement's exact text, PREPAREd, under the given {@code plan_cache_mode}. */
     private String explainPrepared(String planCacheMode) throws SQLException {
-        String sql = numberedParameters(leaseQuery().sql());
-        try (Connection connection = postgres.dataSource().getConnection();
-                Statement statement = connection.createStatement()) {
-            statement.execute("SET plan_cache_mode = " + planCacheMode);
-            statement.execute("PREPARE lease_plan AS " + sql);
-            try {
-                return explain(statement, "EXPLAIN EXECUTE lease_plan('" + UUID.randomUUID() + "', '"
-                        + clock.instant() + "', '" + clock.instant() + "', " + BATCH + ")");
-            } finally {
-                statement.execute("DEALLOCATE lease_plan");
-                statement.execute("RESET plan_cache_mode");
-            }
-        }
+        return PreparedPlans.explain(postgres.dataSource(), leaseQuery().sql(), planCacheMode, "'" + UUID.randomUUID()
+                + "', '" + clock.instant() + "', '" + clock.instant() + "', " + BATCH);
     }
 
     /** Appends a batch, times its lease, marks it published; the median of 15 rounds after 5 warm-up rounds. */
@@ -204,30 +193,6 @@ class LeasePlanIT {
         }
         times.sort(Double::compare);
         return times.get(times.size() / 2);
-    }
-
-    private static String explain(Statement statement, String sql) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (ResultSet rs = statement.executeQuery(sql)) {
-            while (rs.next()) {
-                plan.append(rs.getString(1)).append('\n');
-            }
-        }
-        return plan.toString();
-    }
-
-    /** The statement has JDBC's '?'; PREPARE wants $1, $2, ... (the lease SQL has no '?' in literals). */
-    private static String numberedParameters(String sql) {
-        StringBuilder numbered = new StringBuilder();
-        int n = 0;
-        for (char c : sql.toCharArray()) {
-            if (c == '?') {
-                numbered.append('$').append(++n);
-            } else {
-                numbered.append(c);
-            }
-        }
-        return numbered.toString();
     }
 
     private static boolean loadAutoExplain(Connection connection) {

@@ -9,10 +9,7 @@ import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.MarkQueries;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -71,44 +68,13 @@ class MarkPlanIT {
     @DisplayName("the generic plan of the published mark finds its rows by primary key, never through the in-flight index")
     void publishedMarkUsesThePrimaryKey(CompletionMode mode) throws SQLException {
         OutboxTable table = new OutboxTable(Identifiers.tableName("t", store.config().tableName()));
-        String sql = numberedParameters(new MarkQueries(table, mode).publishedSql());
+        String sql = new MarkQueries(table, mode).publishedSql();
         String ids = inFlight.stream().map(UUID::toString).collect(Collectors.joining(",", "'{", "}'"));
         String args = (mode == CompletionMode.KEEP_SENT ? "'" + clock.instant() + "', " : "") + ids + ", '"
                 + inFlightLease + "'";
 
-        String plan;
-        try (Connection connection = postgres.dataSource().getConnection();
-                Statement statement = connection.createStatement()) {
-            statement.execute("SET plan_cache_mode = force_generic_plan");
-            statement.execute("PREPARE mark_plan AS " + sql);
-            try {
-                plan = explain(statement, "EXPLAIN EXECUTE mark_plan(" + args + ")"); // plans only, runs nothing
-            } finally {
-                statement.execute("DEALLOCATE mark_plan");
-                statement.execute("RESET plan_cache_mode");
-            }
-        }
+        String plan = PreparedPlans.explain(postgres.dataSource(), sql, "force_generic_plan", args);
 
         assertThat(plan).as(plan).contains("outbox_events_pkey").doesNotContain("in_flight_idx");
-    }
-
-    private static String explain(Statement statement, String sql) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (ResultSet rs = statement.executeQuery(sql)) {
-            while (rs.next()) {
-                plan.append(rs.getString(1)).append('\n');
-            }
-        }
-        return plan.toString();
-    }
-
-    /** JDBC's '?' as $1, $2, ... for PREPARE (the mark has no '?' inside literals). */
-    private static String numberedParameters(String sql) {
-        StringBuilder numbered = new StringBuilder();
-        int n = 0;
-        for (char c : sql.toCharArray()) {
-            numbered.append(c == '?' ? "$" + ++n : String.valueOf(c));
-        }
-        return numbered.toString();
     }
 }
