@@ -78,7 +78,8 @@ class KafkaPublishRateIT {
             double seconds = nanos / 1e9;
             System.out.printf("Kafka publish rate (%s broker, 4 partitions, acks=all, idempotent, compression %s): "
                     + "%,d x %d B events in batches of %d: %,.0f events/s (%.2f MB/s, %d ms)%n",
-                    kafka.origin().name().toLowerCase(), KafkaPublisherConfig.DEFAULT_COMPRESSION_TYPE, EVENTS, PAYLOAD_BYTES, batchSize, EVENTS / seconds,
+                    kafka.origin().name().toLowerCase(), KafkaPublisherConfig.DEFAULT_COMPRESSION_TYPE, EVENTS,
+                    PAYLOAD_BYTES, batchSize, EVENTS / seconds,
                     EVENTS * (double) PAYLOAD_BYTES / seconds / 1e6, TimeUnit.NANOSECONDS.toMillis(nanos));
         }
     }

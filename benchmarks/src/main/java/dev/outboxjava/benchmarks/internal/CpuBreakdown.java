@@ -1,5 +1,6 @@
 package dev.outboxjava.benchmarks.internal;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -22,19 +23,22 @@ import java.util.stream.Stream;
 public final class CpuBreakdown {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final OperatingSystemMXBean JVM =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     /** Clock ticks per second of /proc/[pid]/stat times (USER_HZ, 100 on Linux). */
     private static final double TICKS_PER_SECOND = 100;
-    private static final String THIS_JVM = "this JVM";
     private static final String JVM_INTERNAL = "JIT compiler and GC";
 
     private final Map<Long, Long> threadCpuAtStart;
     private final Map<String, Long> processTicksAtStart;
+    private final long jvmCpuAtStart;
     private final long[] machineTicksAtStart;
     private final long startedNanos;
 
     private CpuBreakdown(Map<Long, Long> threadCpuAtStart, Map<String, Long> processTicksAtStart) {
         this.threadCpuAtStart = threadCpuAtStart;
         this.processTicksAtStart = processTicksAtStart;
+        this.jvmCpuAtStart = JVM.getProcessCpuTime();
         this.machineTicksAtStart = machineTicks();
         this.startedNanos = System.nanoTime();
     }
@@ -97,15 +101,10 @@ public final class CpuBreakdown {
                 javaThreads += used;
             }
         }
-        for (Map.Entry<String, Long> process : serverTicks().entrySet()) {
-            long nanos = ticksToNanos(process.getValue() - processTicksAtStart.getOrDefault(process.getKey(), 0L));
-            if (process.getKey().equals(THIS_JVM)) {
-                // what the JVM spent outside the threads Java lists: JIT compilers and garbage collectors
-                nanosByGroup.put(JVM_INTERNAL, Math.max(0, nanos - javaThreads));
-            } else {
-                nanosByGroup.put(process.getKey(), nanos);
-            }
-        }
+        // what the JVM spent outside the threads Java lists: JIT compilers and garbage collectors
+        nanosByGroup.put(JVM_INTERNAL, Math.max(0, JVM.getProcessCpuTime() - jvmCpuAtStart - javaThreads));
+        serverTicks().forEach((process, now) -> nanosByGroup.put(process,
+                ticksToNanos(now - processTicksAtStart.getOrDefault(process, 0L))));
         Map<String, Long> sorted = new LinkedHashMap<>();
         nanosByGroup.entrySet().stream().filter(entry -> entry.getValue() > 0)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
@@ -148,13 +147,9 @@ public final class CpuBreakdown {
         }
     }
 
-    /**
-     * Summed user+system ticks of the PostgreSQL and RabbitMQ processes, and of this JVM; empty where
-     * /proc is unreadable.
-     */
+    /** Summed user+system ticks of the PostgreSQL and RabbitMQ processes; empty where /proc is unreadable. */
     private static Map<String, Long> serverTicks() {
         Map<String, Long> ticks = new HashMap<>();
-        String self = String.valueOf(ProcessHandle.current().pid());
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
             processes.filter(path -> path.getFileName().toString().chars().allMatch(Character::isDigit))
                     .forEach(path -> {
@@ -162,8 +157,7 @@ public final class CpuBreakdown {
                             String stat = Files.readString(path.resolve("stat"));
                             String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                             String process = name.equals("postgres") ? "PostgreSQL"
-                                    : name.equals("beam.smp") ? "RabbitMQ server"
-                                    : path.getFileName().toString().equals(self) ? THIS_JVM : null;
+                                    : name.equals("beam.smp") ? "RabbitMQ server" : null;
                             if (process != null) {
                                 String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                                 // fields[11] and [12] are utime and stime (fields 14 and 15 of proc(5))

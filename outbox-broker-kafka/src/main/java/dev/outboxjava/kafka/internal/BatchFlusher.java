@@ -52,6 +52,11 @@ public final class BatchFlusher implements AutoCloseable {
         }
     }
 
+    /** Whether the flushing thread still runs (it ends soon after {@link #close()}). */
+    boolean isRunning() {
+        return thread.isAlive();
+    }
+
     private void run() {
         while (true) {
             Producer<?, ?> producer;

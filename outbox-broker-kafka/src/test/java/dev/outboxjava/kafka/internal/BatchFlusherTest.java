@@ -46,15 +46,15 @@ class BatchFlusherTest {
     }
 
     @Test
-    @DisplayName("after close, requests flush nothing")
-    void closed() throws Exception {
+    @DisplayName("close ends the flushing thread, and later requests flush nothing")
+    void closed() {
         CountingProducer producer = new CountingProducer();
         BatchFlusher flusher = new BatchFlusher("test-flusher");
         flusher.close();
+        await().until(() -> !flusher.isRunning());
         Future<RecordMetadata> sent = producer.send(new ProducerRecord<>("orders", "k", new byte[] {1}));
 
         flusher.request(producer);
-        Thread.sleep(200);
 
         assertThat(sent).isNotDone();
         assertThat(producer.flushes).hasValue(0);

@@ -42,14 +42,14 @@ public final class MarkQueries {
         // but every lease leaves an entry there that only vacuum removes, so under a steady flow each
         // mark walked thousands of dead entries (in a 2,000 events/s benchmark the marks took most of
         // the database's statement time).
-        String heldBy = " WHERE id = ANY(?) AND lease_id = ? AND status || '' = " + statusLiteral(EventStatus.IN_FLIGHT)
+        String stillHeld = " AND lease_id = ? AND status || '' = " + statusLiteral(EventStatus.IN_FLIGHT)
                 + " RETURNING id";
+        String heldBy = " WHERE id = ANY(?)" + stillHeld;
         this.publishedBindsSentAt = completionMode != CompletionMode.DELETE_ON_PUBLISH;
         this.publishedSql = publishedBindsSentAt
                 ? "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.SENT) + ", sent_at = ?" + heldBy
                 : "DELETE FROM " + t + heldBy;
-        String fencedByMark = " WHERE id = m.m_id AND lease_id = ? AND status || '' = "
-                + statusLiteral(EventStatus.IN_FLIGHT) + " RETURNING id";
+        String fencedByMark = " WHERE id = m.m_id" + stillHeld;
         this.retrySql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.PENDING)
                 + ", attempts = attempts + 1, last_error = m.m_error, next_attempt_at = m.m_next_attempt_at,"
                 + " lease_id = NULL, leased_at = NULL"
