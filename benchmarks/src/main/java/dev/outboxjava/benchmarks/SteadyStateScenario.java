@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -81,6 +82,7 @@ public final class SteadyStateScenario {
 
     private static final Duration WARM_UP = Duration.ofSeconds(2);
     private static final Duration STEADY_WARM_UP = Duration.ofSeconds(6);
+    private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(150);
     private static final Duration DELIVERY_LIMIT = Duration.ofSeconds(60);
 
     private final Services services;
@@ -97,13 +99,7 @@ public final class SteadyStateScenario {
 
     public Result run() {
         Map<WakeUp, Latency> latency = new EnumMap<>(WakeUp.class);
-        // Unmeasured: the first steady runs of a JVM paid for JIT (each wake-up path has code of its own:
-        // notifier and listener, or the in-process signal), a new producer and a new topic's leaders.
-        for (WakeUp wakeUp : HEADROOM_WAKE_UPS) {
-            Latency warmUp = steady(wakeUp, STEADY_WARM_UP, options.steadyRate());
-            Log.line("S4 warm-up (%s, %d s, not reported): p50 %.1f ms, p99 %.1f ms; %s", wakeUp.display(),
-                    STEADY_WARM_UP.toSeconds(), warmUp.p50Millis(), warmUp.p99Millis(), warmUp.cpu());
-        }
+        warmUp();
         for (WakeUp wakeUp : WakeUp.values()) {
             latency.put(wakeUp, logged(wakeUp, steady(wakeUp, options.steadyTime(), options.steadyRate())));
         }
@@ -113,6 +109,19 @@ public final class SteadyStateScenario {
             headroom.put(wakeUp, logged(wakeUp, steady(wakeUp, options.steadyTime(), headroomRate)));
         }
         return new Result(latency, headroomRate, headroom, producerCost());
+    }
+
+    /**
+     * Unmeasured steady runs, alternating the wake-ups that have code of their own (notifier and
+     * listener, or the in-process signal), until the JIT compiler has gone quiet ({@link JitWarmUp}).
+     */
+    private void warmUp() {
+        JitWarmUp.untilQuiet("S4", HEADROOM_WAKE_UPS.size(), WARM_UP_LIMIT, round -> {
+            WakeUp wakeUp = HEADROOM_WAKE_UPS.get(round % HEADROOM_WAKE_UPS.size());
+            Latency l = steady(wakeUp, STEADY_WARM_UP, options.steadyRate());
+            return String.format(Locale.ROOT, "%s for %d s: p50 %.1f ms, p99 %.1f ms; %s", wakeUp.display(),
+                    STEADY_WARM_UP.toSeconds(), l.p50Millis(), l.p99Millis(), l.cpu());
+        });
     }
 
     private static Latency logged(WakeUp wakeUp, Latency l) {
@@ -168,7 +177,8 @@ public final class SteadyStateScenario {
                 while (consumer.received().size() < committedAt.size() && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
-                Log.line("S4 %s at %,d/s relay ticks: %s", wakeUp.display(), rate, timings.describe());
+                Log.line("S4 %s at %,d/s relay ticks: %s; %s", wakeUp.display(), rate, timings.describe(),
+                        timings.stages(committedAt, consumer.received(), start + WARM_UP.toNanos(), 99));
                 return latency(start, duration, rate, committedAt, consumer.received(), pendingSamples, achieved,
                         cpuUse);
             } catch (InterruptedException e) {
