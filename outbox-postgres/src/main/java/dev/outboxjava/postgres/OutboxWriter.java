@@ -14,7 +14,8 @@ import org.jooq.DSLContext;
  * Appends events inside the CALLER's transaction: the events commit with the caller's domain rows
  * or vanish with their rollback. The writer never commits, rolls back or touches auto-commit.
  *
- * <p>Many events in one call are one multi-row INSERT — one round trip (per 1,000 events).
+ * <p>Many events in one call are one multi-row INSERT — one round trip (per 1,000 events) — and
+ * nothing is read back, so an append costs what a hand-written INSERT of the same row costs.
  *
  * <pre>{@code
  * OutboxWriter outbox = OutboxWriter.create(PostgresOutboxConfig.ofDefaults());
@@ -54,7 +55,9 @@ public final class OutboxWriter {
      * Appends events on a JDBC connection, in whatever transaction it is in.
      *
      * @param events new events from {@link OutboxEvent#builder()}
-     * @return the events with their store-assigned sequences
+     * @return the events as appended, with the trace-context headers added. Their sequences are not
+     *         read back (they stay 0): that cost saturated producers about 6 % of their transactions,
+     *         and the database's order is the relay's business; {@code store.find(id)} has it
      * @throws dev.outboxjava.core.OutboxStoreException when the INSERT fails (the transaction is then
      *         aborted on the server: roll it back)
      * @throws dev.outboxjava.core.InvalidEventException when an event is not a new pending one

@@ -69,7 +69,7 @@ public final class TransactionalOutbox implements AutoCloseable {
     /**
      * Opens a transaction, runs {@code work}, appends the events it returns and commits.
      *
-     * @return the appended events with their sequences
+     * @return the appended events, as {@link OutboxWriter#append(Connection, List)} returns them
      * @throws RuntimeException whatever {@code work} threw (unchecked exceptions unchanged), after rollback
      * @throws OutboxStoreException when the work threw {@link SQLException}, or the append or commit failed
      *         (after rollback)

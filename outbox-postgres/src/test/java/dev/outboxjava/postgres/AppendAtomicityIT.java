@@ -65,7 +65,8 @@ class AppendAtomicityIT {
             connection.setAutoCommit(false);
             insertOrder(connection, order);
             List<OutboxEvent> appended = writer.append(connection, events);
-            assertThat(appended).extracting(OutboxEvent::sequence).isSorted().allMatch(seq -> seq > 0);
+            assertThat(appended).extracting(OutboxEvent::id).containsExactlyElementsOf(
+                    events.stream().map(OutboxEvent::id).toList());
             connection.commit();
             connection.setAutoCommit(true);
         }
@@ -202,6 +203,8 @@ class AppendAtomicityIT {
         for (OutboxEvent event : events) {
             assertThat(store.find(event.id())).as("event %s committed", event.id()).isPresent();
         }
+        assertThat(events.stream().map(event -> store.find(event.id()).orElseThrow().sequence()).toList())
+                .as("sequences assigned in append order").isSorted().doesNotHaveDuplicates().allMatch(seq -> seq > 0);
     }
 
     private void assertNothing(UUID order) {
