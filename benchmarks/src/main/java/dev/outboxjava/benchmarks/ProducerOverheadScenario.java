@@ -30,6 +30,12 @@ public final class ProducerOverheadScenario {
     /** What the transaction does. */
     public enum Mode { BUSINESS_ONLY, LIBRARY_APPEND, HAND_INSERT }
 
+    /**
+     * Rounds per run: one round's ratio between two modes spread from −10 % to +30 % on the shared
+     * 2-core machine, around a difference of a few per cent, so a median of three said little.
+     */
+    static final int ROUNDS_PER_RUN = 3;
+
     /** Unmeasured time per mode before the runs. */
     static final Duration WARM_UP = Duration.ofSeconds(2);
 
@@ -49,7 +55,7 @@ public final class ProducerOverheadScenario {
         return cpuMicros;
     }
 
-    /** @return transactions per second per mode, one entry per run (same index = same run) */
+    /** @return transactions per second per mode, one entry per round (same index = same round) */
     public Map<Mode, List<Double>> run() {
         Map<Mode, List<Double>> tps = new EnumMap<>(Mode.class);
         for (Mode mode : Mode.values()) {
@@ -69,14 +75,14 @@ public final class ProducerOverheadScenario {
             for (Mode mode : modes) {
                 measure(pool, store, business, writer, handInsert, mode, WARM_UP);
             }
-            for (int run = 0; run < options.runs(); run++) {
+            for (int run = 0; run < options.runs() * ROUNDS_PER_RUN; run++) {
                 for (int k = 0; k < modes.length; k++) {
                     Mode mode = modes[(k + run) % modes.length];
                     double rate = measure(pool, store, business, writer, handInsert, mode, options.producerTime());
                     tps.get(mode).add(rate);
                     double cpu = ProducerLoad.lastCpuMicrosPerTransaction();
                     cpuMicros.get(mode).add(cpu);
-                    Log.line("S5 run %d: %s %,.0f transactions/s (%d producers), producer JVM CPU %.0f us/tx", run + 1,
+                    Log.line("S5 round %d: %s %,.0f transactions/s (%d producers), producer JVM CPU %.0f us/tx", run + 1,
                             mode, rate, options.producers(), cpu);
                 }
             }
