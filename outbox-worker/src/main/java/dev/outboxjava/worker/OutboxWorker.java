@@ -77,7 +77,7 @@ public final class OutboxWorker implements AutoCloseable {
         this.store = Objects.requireNonNull(builder.store, "store (bind an OutboxStore, e.g. install PostgresStoreModule)");
         this.publisher = Objects.requireNonNull(builder.publisher,
                 "publisher (bind a Publisher, e.g. install KafkaPublisherModule or RabbitMqPublisherModule)");
-        this.leases = new LeaseTrackingStore(store, wakeUp::leaseStarting);
+        this.leases = new LeaseTrackingStore(store, wakeUp::leaseStarting, wakeUp::leaseReturned);
         this.config = builder.config;
         this.clock = builder.clock;
         this.registry = builder.registry;

@@ -29,15 +29,20 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
     /** Unmarked events by lease id (a relay thread may hold two leases while pipelining). */
     private final Map<UUID, Set<UUID>> open = new ConcurrentHashMap<>();
     private final Runnable beforeLease;
+    private final Runnable afterLease;
 
     public LeaseTrackingStore(OutboxStore delegate) {
-        this(delegate, () -> { });
+        this(delegate, () -> { }, () -> { });
     }
 
-    /** @param beforeLease runs right before each lease statement (the wake-up notes that the lease covers past signals) */
-    public LeaseTrackingStore(OutboxStore delegate, Runnable beforeLease) {
+    /**
+     * @param beforeLease runs right before each lease statement (the wake-up notes that the lease covers past signals)
+     * @param afterLease  runs once that statement has returned or failed
+     */
+    public LeaseTrackingStore(OutboxStore delegate, Runnable beforeLease, Runnable afterLease) {
         super(delegate);
         this.beforeLease = beforeLease;
+        this.afterLease = afterLease;
     }
 
     /** Forgets a lease (its batch was completed, marked or not). */
@@ -69,8 +74,13 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
 
     @Override
     public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
+        List<OutboxEvent> leased;
         beforeLease.run();
-        List<OutboxEvent> leased = delegate().lease(leaseId, limit, now);
+        try {
+            leased = delegate().lease(leaseId, limit, now);
+        } finally {
+            afterLease.run();
+        }
         if (!leased.isEmpty()) {
             Set<UUID> ids = ConcurrentHashMap.newKeySet();
             leased.forEach(event -> ids.add(event.id()));

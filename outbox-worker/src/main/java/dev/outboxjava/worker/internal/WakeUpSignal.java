@@ -15,6 +15,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * commit (the old behaviour) started four leases per commit, most of them empty, and those
  * statements competed with the producers for the database.
  *
+ * <p>While a lease statement runs, a signal wakes nobody; when the statement returns, one thread
+ * takes on the signals that came meanwhile. A lease started beside a running one mostly finds the
+ * rows that one just took: at 2,000 commits/s with the in-process signal, 18 % of the leases came
+ * back empty, 6 % after this, and commit → consume p99 went from 17.8 to 15.0 ms (27.2 to 18.0 ms
+ * with NOTIFY after commit; benchmark scenario 4). The wait this adds is at most one lease
+ * statement's time.
+ *
  * <p>A thread whose batch came back full asks for {@linkplain #wantHelp() help}: one idle thread
  * joins the drain, so a burst is not drained by one thread until the others' next poll.
  */
@@ -27,15 +34,22 @@ public final class WakeUpSignal implements OutboxWakeUp {
     /** The newest signal a lease has started after (or a woken thread has taken on). */
     private long covered;
     private boolean helpWanted;
+    /** Lease statements running now. */
+    private int leasing;
     private boolean closed;
 
-    /** Wakes one idle relay thread unless a lease has started since the last signal it would serve. */
+    /**
+     * Wakes one idle relay thread unless a lease has started since the last signal it would serve, or
+     * a lease statement runs (its return wakes one then).
+     */
     @Override
     public void signal() {
         lock.lock();
         try {
             signalled++;
-            changed.signal();
+            if (leasing == 0) {
+                changed.signal();
+            }
         } finally {
             lock.unlock();
         }
@@ -52,11 +66,28 @@ public final class WakeUpSignal implements OutboxWakeUp {
         }
     }
 
-    /** A lease is about to start: it covers every signal so far. Call it right before the lease statement. */
+    /**
+     * A lease is about to start: it covers every signal so far. Call it right before the lease
+     * statement, and {@link #leaseReturned()} once the statement has returned or failed.
+     */
     public void leaseStarting() {
         lock.lock();
         try {
             covered = signalled;
+            leasing++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A lease statement has returned (or failed): if signals came while it ran, one idle thread takes them on. */
+    public void leaseReturned() {
+        lock.lock();
+        try {
+            leasing--;
+            if (leasing == 0 && signalled != covered) {
+                changed.signal();
+            }
         } finally {
             lock.unlock();
         }
@@ -84,8 +115,8 @@ public final class WakeUpSignal implements OutboxWakeUp {
     }
 
     /**
-     * Waits until a signal that no lease has covered arrives (or help is wanted), or {@code timeout}
-     * passes. A thread that returns {@code true} takes the signal on: it should lease at once.
+     * Waits until a signal that no lease has covered arrives and no lease statement runs (or help is
+     * wanted), or {@code timeout} passes. A thread that returns {@code true} takes the signal on: it should lease at once.
      *
      * @return whether the wait ended for a signal (or {@link #close()}) rather than the timeout
      */
@@ -93,7 +124,8 @@ public final class WakeUpSignal implements OutboxWakeUp {
         long remaining = timeout.toNanos();
         lock.lock();
         try {
-            while (signalled == covered && !helpWanted && !closed) {
+            // a signal that came while a lease statement runs waits for its return (which wakes a thread)
+            while ((signalled == covered || leasing > 0) && !helpWanted && !closed) {
                 if (remaining <= 0) {
                     return false;
                 }

@@ -60,6 +60,44 @@ class WakeUpSignalTest {
     }
 
     @Test
+    @DisplayName("a signal that comes while a lease statement runs waits for its return, which wakes one thread")
+    void signalDuringLease() throws Exception {
+        AtomicInteger woken = new AtomicInteger();
+        signal.leaseStarting();
+        List<CompletableFuture<Boolean>> waits = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            waits.add(CompletableFuture.supplyAsync(() -> awaitQuietly(Duration.ofSeconds(3), woken), threads));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == 2);
+        signal.signal();
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> woken.get() == 0);
+        signal.leaseReturned();
+        await().atMost(Duration.ofSeconds(5)).until(() -> woken.get() == 1);
+        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        assertThat(woken).as("one thread took the signal on, the other timed out").hasValue(1);
+    }
+
+    @Test
+    @DisplayName("a lease's return wakes nobody for signals that lease already covered")
+    void coveredSignalAfterLease() throws InterruptedException {
+        signal.signal();
+        signal.leaseStarting();
+        signal.leaseReturned();
+        assertThat(signal.await(SHORT)).isFalse();
+    }
+
+    @Test
+    @DisplayName("help is wanted even while a lease statement runs")
+    void helpDuringLease() throws Exception {
+        AtomicInteger woken = new AtomicInteger();
+        signal.leaseStarting();
+        CompletableFuture<Boolean> wait = CompletableFuture.supplyAsync(() -> awaitQuietly(LONG, woken), threads);
+        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == 1);
+        signal.wantHelp();
+        assertThat(wait.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
     @DisplayName("a thread whose batch came back full wakes one idle sibling")
     void wantHelp() throws Exception {
         AtomicInteger woken = new AtomicInteger();
