@@ -52,13 +52,16 @@ public final class BenchmarkMain {
     public static ResultTable run(BenchmarkOptions options, PrintStream out) throws Exception {
         ResultTable table = new ResultTable();
         long started = System.nanoTime();
-        try (Services services = new Services(options.jdbcUrl(), options.rabbitHost())) {
+        Path kafkaLog = Services.kafkaLogParent(options.kafkaLogDir());
+        try (Services services = new Services(options.jdbcUrl(), options.rabbitHost(), kafkaLog)) {
             out.println("# Outbox for Java benchmarks, " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
             out.println("machine: " + Runtime.getRuntime().availableProcessors() + " cores, " + memory()
                     + ", load average at start " + loadAverage());
             out.println("PostgreSQL: " + postgresVersion(services) + " (schema " + services.schema() + ")");
             out.println("JDK: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
             out.println("options: " + options.describe());
+            out.println("Kafka broker log under: " + kafkaLog + (kafkaLog.startsWith("/dev/shm")
+                    ? " (memory: the broker's disk writes would slow PostgreSQL's WAL flushes on the shared disk)" : ""));
             out.println();
             OutboxTables tables = new OutboxTables(services);
             Brokers brokers = new Brokers(services, options.kafkaProperties());

@@ -33,11 +33,16 @@ import java.util.TreeMap;
  * @param jdbcUrl       the PostgreSQL database (user postgres, trust authentication)
  * @param rabbitHost    the RabbitMQ host (port 5672, guest/guest)
  * @param kafkaProperties producer properties set on the relay's Kafka publisher over its defaults
+ * @param kafkaLogDir   where the in-process Kafka broker keeps its log; empty: {@code /dev/shm} (memory)
+ *                      when it has {@value #MEMORY_LOG_MIN_FREE_GIB} GiB free, else the temporary directory
  */
 public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
         int batchSize, Duration steadyTime, int steadyRate, Duration producerTime, int producers, long sentRows,
         int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost,
-        Map<String, String> kafkaProperties) {
+        Map<String, String> kafkaProperties, String kafkaLogDir) {
+
+    /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
+    public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
 
     /** The default database. */
     public static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test";
@@ -115,7 +120,9 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
-                "                         (repeatable), e.g. --kafka-property linger.ms=0");
+                "                         (repeatable), e.g. --kafka-property linger.ms=0",
+                "  --kafka-log-dir DIR    where the in-process Kafka broker keeps its log (default /dev/shm when it has",
+                "                         " + MEMORY_LOG_MIN_FREE_GIB + " GiB free, else the temporary directory)");
     }
 
     /** One line saying what this run used. */
@@ -145,6 +152,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         String jdbcUrl = DEFAULT_JDBC_URL;
         String rabbitHost = "127.0.0.1";
         Map<String, String> kafkaProperties = new LinkedHashMap<>();
+        String kafkaLogDir = "";
 
         void set(String name, String value) {
             switch (name) {
@@ -186,6 +194,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                     }
                     kafkaProperties.put(value.substring(0, eq).trim(), value.substring(eq + 1).trim());
                 }
+                case "--kafka-log-dir" -> kafkaLogDir = value;
                 default -> throw new InvalidConfigurationException(name, "unknown option\n" + usage());
             }
         }
@@ -193,7 +202,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         BenchmarkOptions toOptions() {
             return new BenchmarkOptions(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
                     steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost,
-                    Map.copyOf(kafkaProperties));
+                    Map.copyOf(kafkaProperties), kafkaLogDir);
         }
 
         private static int positive(String name, String value) {

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.core.InvalidConfigurationException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BenchmarkOptionsTest {
 
@@ -33,6 +36,15 @@ class BenchmarkOptionsTest {
                 .isEqualTo(Duration.ofSeconds(60));
         assertThat(options.sentRows()).isEqualTo(10_000_000L);
         assertThat(options.scenarios()).containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6);
+    }
+
+    @Test
+    void theBrokerLogGoesWhereItIsToldElseToMemoryWhenThereIsRoom(@TempDir Path dir) {
+        BenchmarkOptions told = BenchmarkOptions.parse(new String[] {"--kafka-log-dir", dir.toString()});
+
+        assertThat(Services.kafkaLogParent(told.kafkaLogDir())).isEqualTo(dir);
+        assertThat(BenchmarkOptions.parse(new String[0]).kafkaLogDir()).isEmpty();
+        assertThat(Services.kafkaLogParent("")).isIn(Path.of("/dev/shm"), Path.of(System.getProperty("java.io.tmpdir")));
     }
 
     @Test

@@ -77,11 +77,21 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * replace the defaults of this class.
      */
     public static EmbeddedKafkaBroker start(Map<String, String> brokerOverrides) {
+        return start(Path.of(System.getProperty("java.io.tmpdir")), brokerOverrides);
+    }
+
+    /**
+     * Like {@link #start(Map)}, with the log directory created under {@code parent} instead of the
+     * temporary directory — e.g. a memory file system, so that the broker's writes do not compete for
+     * the disk with a database on the same machine.
+     */
+    public static EmbeddedKafkaBroker start(Path parent, Map<String, String> brokerOverrides) {
         Path directory;
         try {
-            directory = Files.createTempDirectory("outbox-kafka-");
+            directory = Files.createTempDirectory(parent, "outbox-kafka-");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for the embedded Kafka broker", e);
+            throw new UncheckedIOException("cannot create a log directory for the embedded Kafka broker under "
+                    + parent, e);
         }
         EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, freePort(), freePort(), brokerOverrides);
         try {
