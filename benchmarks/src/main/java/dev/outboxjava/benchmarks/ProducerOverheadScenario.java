@@ -50,7 +50,7 @@ public final class ProducerOverheadScenario {
         this.options = options;
     }
 
-    /** Producer-thread JVM CPU microseconds per transaction, per mode and run (filled by {@link #run()}). */
+    /** Producer-thread JVM CPU microseconds per transaction, per mode and round (filled by {@link #run()}). */
     public Map<Mode, List<Double>> cpuMicrosPerTransaction() {
         return cpuMicros;
     }
@@ -75,15 +75,15 @@ public final class ProducerOverheadScenario {
             for (Mode mode : modes) {
                 measure(pool, store, business, writer, handInsert, mode, WARM_UP);
             }
-            for (int run = 0; run < options.runs() * ROUNDS_PER_RUN; run++) {
+            for (int round = 0; round < options.runs() * ROUNDS_PER_RUN; round++) {
                 for (int k = 0; k < modes.length; k++) {
-                    Mode mode = modes[(k + run) % modes.length];
+                    Mode mode = modes[(k + round) % modes.length];
                     double rate = measure(pool, store, business, writer, handInsert, mode, options.producerTime());
                     tps.get(mode).add(rate);
                     double cpu = ProducerLoad.lastCpuMicrosPerTransaction();
                     cpuMicros.get(mode).add(cpu);
-                    Log.line("S5 round %d: %s %,.0f transactions/s (%d producers), producer JVM CPU %.0f us/tx", run + 1,
-                            mode, rate, options.producers(), cpu);
+                    Log.line("S5 round %d: %s %,.0f transactions/s (%d producers), producer JVM CPU %.0f us/tx",
+                            round + 1, mode, rate, options.producers(), cpu);
                 }
             }
             tables.truncate(store);

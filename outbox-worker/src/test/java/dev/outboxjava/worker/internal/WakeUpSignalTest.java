@@ -22,6 +22,8 @@ class WakeUpSignalTest {
 
     private final WakeUpSignal signal = new WakeUpSignal();
     private final ExecutorService threads = Executors.newCachedThreadPool();
+    /** How many waits ended for a signal. */
+    private final AtomicInteger woken = new AtomicInteger();
 
     @AfterEach
     void stopThreads() {
@@ -48,32 +50,22 @@ class WakeUpSignalTest {
     @Test
     @DisplayName("one signal wakes one of several idle threads, not all of them")
     void oneSignalOneThread() throws Exception {
-        AtomicInteger woken = new AtomicInteger();
-        List<CompletableFuture<Boolean>> waits = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            waits.add(CompletableFuture.supplyAsync(() -> awaitQuietly(Duration.ofSeconds(2), woken), threads));
-        }
-        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == 3);
+        List<CompletableFuture<Boolean>> waits = idleThreads(3, Duration.ofSeconds(2));
         signal.signal();
-        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        allEnded(waits);
         assertThat(woken).hasValue(1);
     }
 
     @Test
     @DisplayName("a signal that comes while a lease statement runs waits for its return, which wakes one thread")
     void signalDuringLease() throws Exception {
-        AtomicInteger woken = new AtomicInteger();
         signal.leaseStarting();
-        List<CompletableFuture<Boolean>> waits = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            waits.add(CompletableFuture.supplyAsync(() -> awaitQuietly(Duration.ofSeconds(3), woken), threads));
-        }
-        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == 2);
+        List<CompletableFuture<Boolean>> waits = idleThreads(2, Duration.ofSeconds(3));
         signal.signal();
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> woken.get() == 0);
         signal.leaseReturned();
         await().atMost(Duration.ofSeconds(5)).until(() -> woken.get() == 1);
-        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        allEnded(waits);
         assertThat(woken).as("one thread took the signal on, the other timed out").hasValue(1);
     }
 
@@ -89,10 +81,8 @@ class WakeUpSignalTest {
     @Test
     @DisplayName("help is wanted even while a lease statement runs")
     void helpDuringLease() throws Exception {
-        AtomicInteger woken = new AtomicInteger();
         signal.leaseStarting();
-        CompletableFuture<Boolean> wait = CompletableFuture.supplyAsync(() -> awaitQuietly(LONG, woken), threads);
-        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == 1);
+        CompletableFuture<Boolean> wait = idleThreads(1, LONG).get(0);
         signal.wantHelp();
         assertThat(wait.get(10, TimeUnit.SECONDS)).isTrue();
     }
@@ -100,9 +90,7 @@ class WakeUpSignalTest {
     @Test
     @DisplayName("a thread whose batch came back full wakes one idle sibling")
     void wantHelp() throws Exception {
-        AtomicInteger woken = new AtomicInteger();
-        CompletableFuture<Boolean> wait = CompletableFuture.supplyAsync(() -> awaitQuietly(LONG, woken), threads);
-        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == 1);
+        CompletableFuture<Boolean> wait = idleThreads(1, LONG).get(0);
         signal.wantHelp();
         assertThat(wait.get(10, TimeUnit.SECONDS)).isTrue();
     }
@@ -110,17 +98,28 @@ class WakeUpSignalTest {
     @Test
     @DisplayName("close ends every wait, now and later")
     void close() throws Exception {
-        AtomicInteger woken = new AtomicInteger();
-        CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> awaitQuietly(LONG, woken), threads);
-        CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(() -> awaitQuietly(LONG, woken), threads);
-        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == 2);
+        List<CompletableFuture<Boolean>> waits = idleThreads(2, LONG);
         signal.close();
-        assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(second.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(waits.get(0).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(waits.get(1).get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(signal.await(LONG)).isTrue();
     }
 
-    private boolean awaitQuietly(Duration timeout, AtomicInteger woken) {
+    /** Starts {@code count} threads waiting up to {@code timeout} each; returns once all of them wait. */
+    private List<CompletableFuture<Boolean>> idleThreads(int count, Duration timeout) {
+        List<CompletableFuture<Boolean>> waits = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            waits.add(CompletableFuture.supplyAsync(() -> awaitQuietly(timeout), threads));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> signal.waitingThreads() == count);
+        return waits;
+    }
+
+    private static void allEnded(List<CompletableFuture<Boolean>> waits) throws Exception {
+        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+    }
+
+    private boolean awaitQuietly(Duration timeout) {
         try {
             boolean signalled = signal.await(timeout);
             if (signalled) {
