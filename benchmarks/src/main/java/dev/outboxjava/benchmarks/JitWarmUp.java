@@ -10,39 +10,63 @@ import java.util.function.IntFunction;
  * Unmeasured rounds until the JIT compiler has gone quiet. This one JVM also hosts the Kafka broker,
  * and on a small machine its compiler threads took a third of the CPU for the first minute and a half
  * of load — which is not the steady state of a relay that runs for days, and no fixed number of
- * rounds fits every machine. So the rounds go on until one spent less than {@link #QUIET_SHARE} of its
- * wall time compiling (the JVM's own accumulated compilation time), or until a time limit.
+ * rounds fits every machine. So the rounds go on, in cycles over the variants measured, until a whole
+ * cycle spent less than {@link #QUIET_SHARE} of its wall time compiling (the JVM's own accumulated
+ * compilation time), or until a time limit.
  */
 final class JitWarmUp {
 
-    /** A round in which the JIT compiled for less than this share of its wall time counts as quiet. */
+    /** A cycle in which the JIT compiled for less than this share of its wall time counts as quiet. */
     static final double QUIET_SHARE = 0.10;
 
     private JitWarmUp() {
     }
 
     /**
-     * Runs {@code round} (given its 0-based number; it returns what to log about itself) at least
-     * {@code minRounds} times, then until a round was quiet or {@code limit} has passed.
+     * Runs {@code round} (given its 0-based number; it returns what to log about itself) in cycles of
+     * {@code cycle} rounds until a whole cycle was quiet or {@code limit} has passed. A cycle, not a
+     * round, is judged: when the rounds take turns over variants (Kafka, RabbitMQ, no broker), a quiet
+     * round of the variant with the least code says nothing about the others, and a measured Kafka
+     * drain right after it still shared the machine with the compiler.
      */
-    static void untilQuiet(String label, int minRounds, Duration limit, IntFunction<String> round) {
+    static void untilQuiet(String label, int cycle, Duration limit, IntFunction<String> round) {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean measurable = jit != null && jit.isCompilationTimeMonitoringSupported();
         long started = System.nanoTime();
-        double compiling = 1;
-        for (int n = 0; n < minRounds || (measurable && compiling >= QUIET_SHARE); n++) {
-            if (System.nanoTime() - started > limit.toNanos()) {
-                Log.line("%s warm-up stops at its limit of %d s; the JIT compiler is still busy", label,
-                        limit.toSeconds());
+        int n = 0;
+        while (true) {
+            long cycleStarted = System.nanoTime();
+            long cycleCompiledMillis = measurable ? jit.getTotalCompilationTime() : 0;
+            for (int k = 0; k < cycle; k++, n++) {
+                if (System.nanoTime() - started > limit.toNanos()) {
+                    Log.line("%s warm-up stops at its limit of %d s; the JIT compiler is still busy", label,
+                            limit.toSeconds());
+                    return;
+                }
+                long roundStarted = System.nanoTime();
+                long compiledMillis = measurable ? jit.getTotalCompilationTime() : 0;
+                String outcome = round.apply(n);
+                Log.line("%s warm-up round %d (not reported): %s; JIT compiling %s of the time", label, n + 1,
+                        outcome, measurable ? percent(compilingShare(jit, compiledMillis, roundStarted)) : "n/a");
+            }
+            if (!measurable) {
                 return;
             }
-            long roundStarted = System.nanoTime();
-            long compiledMillis = measurable ? jit.getTotalCompilationTime() : 0;
-            String outcome = round.apply(n);
-            compiling = measurable
-                    ? (jit.getTotalCompilationTime() - compiledMillis) * 1e6 / (System.nanoTime() - roundStarted) : 0;
-            Log.line("%s warm-up round %d (not reported): %s; JIT compiling %s of the time", label, n + 1, outcome,
-                    measurable ? String.format(Locale.ROOT, "%.0f %%", 100 * compiling) : "n/a");
+            double share = compilingShare(jit, cycleCompiledMillis, cycleStarted);
+            if (share < QUIET_SHARE) {
+                Log.line("%s warm-up done after %d rounds: the last %d compiled for %s of their time", label, n,
+                        cycle, percent(share));
+                return;
+            }
         }
+    }
+
+    /** Compilation time since {@code compiledMillis} over the wall time since {@code sinceNanos}. */
+    private static double compilingShare(CompilationMXBean jit, long compiledMillis, long sinceNanos) {
+        return (jit.getTotalCompilationTime() - compiledMillis) * 1e6 / (System.nanoTime() - sinceNanos);
+    }
+
+    private static String percent(double share) {
+        return String.format(Locale.ROOT, "%.0f %%", 100 * share);
     }
 }
