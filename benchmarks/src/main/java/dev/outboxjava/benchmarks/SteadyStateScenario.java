@@ -27,6 +27,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -272,21 +273,19 @@ public final class SteadyStateScenario {
                     Duration.ofSeconds(1), new WorkerRun.PublishedCounter(), List.of());
             OutboxWakeUp signal = idle.wakeUp();
             AtomicLong notified = new AtomicLong();
-            WakeUp[] order = WakeUp.values();
             try (OutboxNotificationListener listener = OutboxNotificationListener.builder(pool,
                     notifying.config().notifyChannel(), notified::incrementAndGet).start();
                     OutboxNotificationListener afterCommitListener = OutboxNotificationListener.builder(pool,
                             silent.config().notifyChannel(), notified::incrementAndGet).start();
                     OutboxNotifier notifier = OutboxNotifier.builder(pool, silent.config().notifyChannel()).start()) {
                 for (int run = -1; run < producerCostRounds(options); run++) {
-                    for (int k = 0; k < order.length; k++) {
-                        WakeUp wakeUp = order[(k + Math.max(run, 0)) % order.length];
+                    for (WakeUp wakeUp : roundOrder(Math.max(run, 0))) {
                         PostgresOutboxStore store = wakeUp == WakeUp.TRIGGER_NOTIFY ? notifying : silent;
                         OutboxWriter writer = store.writer();
                         tables.truncate(store);
                         services.execute("TRUNCATE " + business.table());
                         double rate = ProducerLoad.saturate(pool, options.producers(),
-                                run < 0 ? ProducerOverheadScenario.WARM_UP : options.producerTime(),
+                                run < 0 ? ProducerOverheadScenario.WARM_UP : producerCostSlice(options),
                                 connection -> {
                                     business.insertOrder(connection);
                                     writer.append(connection, List.of(BusinessWork.event("orders")));
@@ -302,7 +301,7 @@ public final class SteadyStateScenario {
                             continue; // the first round only warms up
                         }
                         tps.get(wakeUp).add(rate);
-                        Log.line("S4 producer cost run %d: %s %,.0f transactions/s (%d producers)", run + 1,
+                        Log.line("S4 producer cost round %d: %s %,.0f transactions/s (%d producers)", run + 1,
                                 wakeUp.display(), rate, options.producers());
                     }
                 }
@@ -317,10 +316,36 @@ public final class SteadyStateScenario {
     }
 
     /**
-     * Rounds of the producer-cost measurement: twice the runs, because a cost of a few percent is a
-     * difference between two noisy rates, and more pairs narrow the median of their ratios.
+     * Rounds of the producer-cost measurement: eight per run. A cost of a few percent is a difference
+     * between two noisy rates, and the saturated rate drifts over seconds (WAL flushes, checkpoints): in
+     * rounds of 4 s per wake-up the polling and in-process rates, which differ by no database work,
+     * still differed by −17 to +17 % within a round. Many short slices side by side narrow the median of
+     * the per-round ratios more than a few long ones in the same total time.
      */
     static int producerCostRounds(BenchmarkOptions options) {
-        return options.runs() * 2;
+        return options.runs() * 8;
+    }
+
+    /** Each wake-up's slice of a producer-cost round: a quarter of {@code --producer-seconds}, at least 1 s. */
+    static Duration producerCostSlice(BenchmarkOptions options) {
+        return Duration.ofMillis(Math.max(1_000, options.producerTime().toMillis() / 4));
+    }
+
+    /**
+     * The wake-ups in the order round {@code round} measures them: rotated by one each round and
+     * reversed every other round, so that no wake-up always follows the same one (the trigger's
+     * listener may still be reading notifications when the next slice starts) and each one's
+     * neighbours in time change.
+     */
+    static List<WakeUp> roundOrder(int round) {
+        WakeUp[] all = WakeUp.values();
+        List<WakeUp> order = new ArrayList<>(all.length);
+        for (int k = 0; k < all.length; k++) {
+            order.add(all[(k + round) % all.length]);
+        }
+        if (round % 2 == 1) {
+            Collections.reverse(order);
+        }
+        return order;
     }
 }

@@ -1,0 +1,46 @@
+package dev.outboxjava.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.benchmarks.SteadyStateScenario.WakeUp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SteadyStateScenarioTest {
+
+    @Test
+    void everyRoundMeasuresEachWakeUpOnceAndNoWakeUpAlwaysFollowsTheSameOne() {
+        Map<WakeUp, Set<WakeUp>> predecessors = new EnumMap<>(WakeUp.class);
+        List<WakeUp> sequence = new ArrayList<>();
+        for (int round = 0; round < 4; round++) {
+            List<WakeUp> order = SteadyStateScenario.roundOrder(round);
+            assertThat(order).containsExactlyInAnyOrder(WakeUp.values());
+            sequence.addAll(order);
+        }
+        for (int i = 1; i < sequence.size(); i++) {
+            predecessors.computeIfAbsent(sequence.get(i), w -> EnumSet.noneOf(WakeUp.class)).add(sequence.get(i - 1));
+        }
+
+        assertThat(predecessors).hasSize(WakeUp.values().length);
+        predecessors.forEach((wakeUp, before) -> assertThat(before).as("wake-ups measured right before " + wakeUp)
+                .hasSizeGreaterThanOrEqualTo(2));
+    }
+
+    @Test
+    void theCostIsMeasuredInEightShortRoundsPerRun() {
+        BenchmarkOptions defaults = BenchmarkOptions.parse(new String[0]);
+        BenchmarkOptions quick = BenchmarkOptions.parse(new String[] {"--quick"});
+
+        assertThat(SteadyStateScenario.producerCostRounds(defaults)).isEqualTo(24);
+        assertThat(SteadyStateScenario.producerCostSlice(defaults)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(SteadyStateScenario.producerCostSlice(BenchmarkOptions.parse(new String[] {"--producer-seconds", "10"})))
+                .isEqualTo(Duration.ofMillis(2_500));
+        assertThat(SteadyStateScenario.producerCostRounds(quick)).isEqualTo(8);
+    }
+}
