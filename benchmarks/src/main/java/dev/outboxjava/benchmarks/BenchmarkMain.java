@@ -17,9 +17,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Runs every scenario against the real services and prints one table (standard output); progress
@@ -151,22 +153,31 @@ public final class BenchmarkMain {
     }
 
     private static void steady(SteadyStateScenario.Result result, BenchmarkOptions options, ResultTable table) {
-        String scenario = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", options.steadyRate(),
-                options.steadyTime().toSeconds());
-        for (Map.Entry<SteadyStateScenario.WakeUp, SteadyStateScenario.Latency> entry : result.latency().entrySet()) {
+        String scenario = "4 steady " + String.format(Locale.ROOT, "%,d/s %dx%ds", options.steadyRate(),
+                options.runs(), options.steadyTime().toSeconds());
+        for (Map.Entry<SteadyStateScenario.WakeUp, List<SteadyStateScenario.Latency>> entry
+                : result.latency().entrySet()) {
             SteadyStateScenario.WakeUp w = entry.getKey();
-            SteadyStateScenario.Latency l = entry.getValue();
-            String value = latency(l);
-            String backlog = backlog(l, options.steadyRate());
+            List<SteadyStateScenario.Latency> runs = entry.getValue();
+            SteadyStateScenario.Latency l = SteadyStateScenario.medianByP99(runs);
+            String value = latency(l) + (runs.size() < 2 ? "" : " (the median run by p99; p99 of each run: "
+                    + runs.stream().map(r -> String.format(Locale.ROOT, "%.1f", r.p99Millis()))
+                            .collect(Collectors.joining(" / ")) + " ms)");
+            // Flat only if every run was: the backlog of the run that left the most pending is shown.
+            SteadyStateScenario.Latency mostPending = runs.stream()
+                    .max(Comparator.comparingLong(SteadyStateScenario.Latency::maxPendingSecondHalf)).orElseThrow();
+            boolean flat = runs.stream().allMatch(SteadyStateScenario.Latency::flat);
+            String backlog = backlog(mostPending, options.steadyRate()) + (runs.size() < 2 ? ""
+                    : flat ? " in every run" : " in the worst run");
             if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
                 table.info(scenario, w.display() + ": commit -> consume", value);
                 table.info(scenario, w.display() + ": backlog", backlog);
             } else {
                 table.target(scenario, w.display() + ": commit -> consume", value, "p99 <= 15 ms",
                         l.p99Millis() <= 15, l.measured() > 0);
-                table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", l.flat(), true);
+                table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", flat, true);
             }
-            table.info(scenario, "  where the CPU goes", l.cpu());
+            table.info(scenario, "  where the CPU goes (the median run)", l.cpu());
         }
         // The same wake-ups with CPU to spare: how fast the relay's own path is when nothing queues for a core.
         String headroom = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", result.headroomRate(),

@@ -28,6 +28,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -74,8 +75,18 @@ public final class SteadyStateScenario {
      * that rate for the wake-ups that meet the latency target's premise (is the relay's own path fast
      * when the machine has CPU to spare?), and the producers' throughput per wake-up mechanism.
      */
-    public record Result(Map<WakeUp, Latency> latency, int headroomRate, Map<WakeUp, Latency> headroom,
+    public record Result(Map<WakeUp, List<Latency>> latency, int headroomRate, Map<WakeUp, Latency> headroom,
             Map<WakeUp, List<Double>> producerTps) {
+    }
+
+    /**
+     * The run whose p99 is the median of {@code runs} (of an even number, the worse of the middle two):
+     * its figures are reported together, so p50, p95 and p99 come from one run.
+     */
+    static Latency medianByP99(List<Latency> runs) {
+        List<Latency> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(Latency::p99Millis));
+        return sorted.get(sorted.size() / 2);
     }
 
     /** The wake-ups also measured at a quarter of the rate (and warmed up first): the default and the in-process signal. */
@@ -98,11 +109,18 @@ public final class SteadyStateScenario {
         this.options = options;
     }
 
+    /**
+     * Each wake-up runs {@code --runs} times at the asked rate, the wake-ups taking turns in a new order
+     * each time ({@link #roundOrder}), so a slow minute of the machine does not fall on one of them only.
+     */
     public Result run() {
-        Map<WakeUp, Latency> latency = new EnumMap<>(WakeUp.class);
+        Map<WakeUp, List<Latency>> latency = new EnumMap<>(WakeUp.class);
         warmUp();
-        for (WakeUp wakeUp : WakeUp.values()) {
-            latency.put(wakeUp, logged(wakeUp, steady(wakeUp, options.steadyTime(), options.steadyRate())));
+        for (int run = 0; run < options.runs(); run++) {
+            for (WakeUp wakeUp : roundOrder(run)) {
+                latency.computeIfAbsent(wakeUp, w -> new ArrayList<>())
+                        .add(logged(wakeUp, steady(wakeUp, options.steadyTime(), options.steadyRate())));
+            }
         }
         int headroomRate = Math.max(1, options.steadyRate() / 4);
         Map<WakeUp, Latency> headroom = new EnumMap<>(WakeUp.class);
@@ -332,8 +350,8 @@ public final class SteadyStateScenario {
     }
 
     /**
-     * The wake-ups in the order round {@code round} measures them: rotated by one each round and
-     * reversed every other round, so that no wake-up always follows the same one (the trigger's
+     * The wake-ups in the order round {@code round} measures them (a steady run, or a slice of the
+     * producer-cost measurement): rotated by one each round and reversed every other round, so that no wake-up always follows the same one (the trigger's
      * listener may still be reading notifications when the next slice starts) and each one's
      * neighbours in time change.
      */

@@ -26,12 +26,14 @@ class BenchmarkOptionsTest {
     }
 
     @Test
-    void defaultsRunEveryScenarioWithTheIssuesSizesAndAShorterSteadyState() {
+    void defaultsRunEveryScenarioWithTheIssuesSizes() {
         BenchmarkOptions options = BenchmarkOptions.parse(new String[0]);
 
         assertThat(options.backlog()).isEqualTo(200_000);
         assertThat(options.steadyRate()).isEqualTo(2_000);
-        assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(30));
+        // the issue's 60 s of steady state per wake-up, as three runs of 20 s
+        assertThat(options.runs()).isEqualTo(3);
+        assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(20));
         assertThat(BenchmarkOptions.parse(new String[] {"--steady-seconds", "60"}).steadyTime())
                 .isEqualTo(Duration.ofSeconds(60));
         assertThat(options.sentRows()).isEqualTo(10_000_000L);

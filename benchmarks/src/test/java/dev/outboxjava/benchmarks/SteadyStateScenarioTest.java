@@ -2,6 +2,7 @@ package dev.outboxjava.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxjava.benchmarks.SteadyStateScenario.Latency;
 import dev.outboxjava.benchmarks.SteadyStateScenario.WakeUp;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,5 +43,20 @@ class SteadyStateScenarioTest {
         assertThat(SteadyStateScenario.producerCostSlice(BenchmarkOptions.parse(new String[] {"--producer-seconds", "10"})))
                 .isEqualTo(Duration.ofMillis(2_500));
         assertThat(SteadyStateScenario.producerCostRounds(quick)).isEqualTo(8);
+    }
+
+    @Test
+    void theReportedRunIsTheOneWithTheMedianP99AndOfTwoTheWorse() {
+        Latency fast = latency(9.0);
+        Latency middle = latency(12.0);
+        Latency slow = latency(30.0);
+
+        assertThat(SteadyStateScenario.medianByP99(List.of(slow, fast, middle))).isSameAs(middle);
+        assertThat(SteadyStateScenario.medianByP99(List.of(fast, slow))).isSameAs(slow);
+        assertThat(SteadyStateScenario.medianByP99(List.of(fast))).isSameAs(fast);
+    }
+
+    private static Latency latency(double p99) {
+        return new Latency(p99 / 3, p99 / 2, p99, p99 * 2, 1_000, 0, 10, 0, true, 2_000, "");
     }
 }
