@@ -275,7 +275,7 @@ public final class SteadyStateScenario {
         return thread;
     }
 
-    /** Saturated producer throughput with each wake-up mechanism in place; one entry per run. */
+    /** Saturated producer throughput with each wake-up mechanism in place; one entry per round. */
     private Map<WakeUp, List<Double>> producerCost() {
         Map<WakeUp, List<Double>> tps = new EnumMap<>(WakeUp.class);
         for (WakeUp w : WakeUp.values()) {
@@ -296,14 +296,14 @@ public final class SteadyStateScenario {
                     OutboxNotificationListener afterCommitListener = OutboxNotificationListener.builder(pool,
                             silent.config().notifyChannel(), notified::incrementAndGet).start();
                     OutboxNotifier notifier = OutboxNotifier.builder(pool, silent.config().notifyChannel()).start()) {
-                for (int run = -1; run < producerCostRounds(options); run++) {
-                    for (WakeUp wakeUp : roundOrder(Math.max(run, 0))) {
+                for (int round = -1; round < producerCostRounds(options); round++) {
+                    for (WakeUp wakeUp : roundOrder(Math.max(round, 0))) {
                         PostgresOutboxStore store = wakeUp == WakeUp.TRIGGER_NOTIFY ? notifying : silent;
                         OutboxWriter writer = store.writer();
                         tables.truncate(store);
                         services.execute("TRUNCATE " + business.table());
                         double rate = ProducerLoad.saturate(pool, options.producers(),
-                                run < 0 ? ProducerOverheadScenario.WARM_UP : producerCostSlice(options),
+                                round < 0 ? ProducerOverheadScenario.WARM_UP : producerCostSlice(options),
                                 connection -> {
                                     business.insertOrder(connection);
                                     writer.append(connection, List.of(BusinessWork.event("orders")));
@@ -315,11 +315,11 @@ public final class SteadyStateScenario {
                                         notifier.signal();
                                     }
                                 });
-                        if (run < 0) {
+                        if (round < 0) {
                             continue; // the first round only warms up
                         }
                         tps.get(wakeUp).add(rate);
-                        Log.line("S4 producer cost round %d: %s %,.0f transactions/s (%d producers)", run + 1,
+                        Log.line("S4 producer cost round %d: %s %,.0f transactions/s (%d producers)", round + 1,
                                 wakeUp.display(), rate, options.producers());
                     }
                 }
@@ -351,9 +351,9 @@ public final class SteadyStateScenario {
 
     /**
      * The wake-ups in the order round {@code round} measures them (a steady run, or a slice of the
-     * producer-cost measurement): rotated by one each round and reversed every other round, so that no wake-up always follows the same one (the trigger's
-     * listener may still be reading notifications when the next slice starts) and each one's
-     * neighbours in time change.
+     * producer-cost measurement): rotated by one each round and reversed every other round, so that
+     * no wake-up always follows the same one (the trigger's listener may still be reading
+     * notifications when the next slice starts) and each one's neighbours in time change.
      */
     static List<WakeUp> roundOrder(int round) {
         WakeUp[] all = WakeUp.values();
