@@ -59,6 +59,10 @@ public final class OutboxNotifier implements AutoCloseable {
     private final AtomicLong sent = new AtomicLong();
     private final Thread thread;
     private volatile boolean running = true;
+    // true while the thread sends a notification and waits out the minimum interval: it looks at the
+    // flag when the wait ends, so a signal meanwhile need not wake it (under load, that saves a wake-up
+    // of this thread per notification)
+    private volatile boolean pacing;
 
     private OutboxNotifier(Builder builder) {
         this.dataSource = builder.dataSource;
@@ -83,12 +87,15 @@ public final class OutboxNotifier implements AutoCloseable {
      * signals close together become one notification.
      */
     public void signal() {
-        if (!pending.getAndSet(true) && running) {
-            if (!started.get() && started.compareAndSet(false, true)) {
-                thread.start(); // lazily: a notifier nobody signals costs no thread
-            } else {
-                LockSupport.unpark(thread);
-            }
+        // read before writing: under load the flag is already set, and a plain read leaves the
+        // cache line shared between the producers' cores instead of bouncing it on every commit
+        if (pending.get() || pending.getAndSet(true) || !running) {
+            return;
+        }
+        if (!started.get() && started.compareAndSet(false, true)) {
+            thread.start(); // lazily: a notifier nobody signals costs no thread
+        } else if (!pacing) {
+            LockSupport.unpark(thread);
         }
     }
 
@@ -157,9 +164,16 @@ public final class OutboxNotifier implements AutoCloseable {
         long idleSince = System.nanoTime();
         while (true) {
             if (pending.getAndSet(false)) {
-                notify.execute();
-                sent.incrementAndGet();
-                sleepNanos(minimumIntervalNanos);
+                pacing = true;
+                try {
+                    notify.execute();
+                    sent.incrementAndGet();
+                    sleepNanos(minimumIntervalNanos);
+                } finally {
+                    // cleared before the flag is read again: a signal either sees pacing false and
+                    // unparks, or set the flag early enough for the next turn of this loop to see it
+                    pacing = false;
+                }
                 idleSince = System.nanoTime();
             } else if (!running || System.nanoTime() - idleSince > HOLD_MILLIS * 1_000_000) {
                 return;
@@ -169,7 +183,7 @@ public final class OutboxNotifier implements AutoCloseable {
         }
     }
 
-    /** Sleeps the full interval even when signals unpark the thread (they only set the flag meanwhile). */
+    /** Sleeps the full interval, even when {@link #close()} unparks the thread. */
     private static void sleepNanos(long nanos) {
         long deadline = System.nanoTime() + nanos;
         for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {

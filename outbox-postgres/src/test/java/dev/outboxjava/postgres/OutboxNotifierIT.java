@@ -53,6 +53,30 @@ class OutboxNotifierIT {
     }
 
     @Test
+    @DisplayName("a signal that comes while the notifier waits out its interval is sent when the interval ends")
+    void signalDuringIntervalIsSentAfterIt() {
+        String channel = postgres.schema() + "_paced";
+        AtomicInteger wakeUps = new AtomicInteger();
+        Duration interval = Duration.ofMillis(500);
+        try (OutboxNotificationListener listener = OutboxNotificationListener
+                .builder(postgres.dataSource(), channel, wakeUps::incrementAndGet).pollTimeout(Duration.ofMillis(100))
+                .start();
+                OutboxNotifier notifier = OutboxNotifier.builder(postgres.dataSource(), channel)
+                        .minimumInterval(interval).start()) {
+            await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
+            notifier.signal();
+            await().atMost(Duration.ofSeconds(10)).until(() -> notifier.notificationsSent() == 1);
+            long firstSentAt = System.nanoTime();
+
+            notifier.signal(); // within the interval: folded into the next notification, not dropped
+            await().atMost(Duration.ofSeconds(10)).until(() -> notifier.notificationsSent() == 2);
+            assertThat(Duration.ofNanos(System.nanoTime() - firstSentAt)).as("time between the two notifications")
+                    .isGreaterThanOrEqualTo(interval.minusMillis(150)); // awaitility polls every 100 ms
+            await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() >= 2);
+        }
+    }
+
+    @Test
     @DisplayName("TransactionalOutbox notifies after a commit, not after a rollback, and needs no trigger")
     void transactionalOutboxNotifiesAfterCommit() throws SQLException {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
