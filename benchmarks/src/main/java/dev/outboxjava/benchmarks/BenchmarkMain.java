@@ -16,7 +16,6 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -211,8 +210,9 @@ public final class BenchmarkMain {
             String figure = w.display() + ": producer throughput lost vs polling"
                     + (w == defaultWakeUp ? " (the DEFAULT)" : "")
                     + (w == SteadyStateScenario.WakeUp.IN_PROCESS_SIGNAL ? " (no database work: the noise floor)" : "");
-            String v = value + ", cost " + percent(cost) + " (rounds " + percent(Collections.min(costs)) + " to "
-                    + percent(Collections.max(costs)) + ")";
+            String v = value + ", cost " + percent(cost) + " ± " + percent(Stats.medianStandardError(costs))
+                    + " (median of " + costs.size() + " rounds, the middle half " + percent(Stats.quantile(costs, 0.25))
+                    + " to " + percent(Stats.quantile(costs, 0.75)) + ")";
             if (w == defaultWakeUp) {
                 table.target("4 producer cost", figure, v, "< 5 %", cost < 0.05, true);
             } else {

@@ -112,7 +112,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 "  --batch-size N         worker batch size, scenarios 3, 4, 6 (default 1000)",
                 "  --steady-seconds N     one scenario 4 run per wake-up choice, repeated --runs times (default 20; quick 15)",
                 "  --rate N               scenario 4 events/s (default 2000)",
-                "  --producer-seconds N   each saturated producer measurement (default 4; quick 3)",
+                "  --producer-seconds N   each saturated producer measurement of scenario 5; scenario 4 switches wake-ups every sixteenth of it (default 4; quick 3)",
                 "  --producers N          producer threads (default 4)",
                 "  --sent-rows N          sent rows for scenario 6 (default 10000000; quick 1000000)",
                 "  --scenarios 1,3,...    which scenarios run (default all)",

@@ -34,8 +34,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -43,8 +48,8 @@ import org.HdrHistogram.Histogram;
  * Kafka and a consumer notes their arrival; commit → consume latency percentiles and whether the
  * backlog stayed flat, once per wake-up choice. Then what each wake-up costs the producers:
  * saturated producers with the wake-up's mechanism in place (an {@link OutboxNotifier} signalled after
- * each commit, with a listener attached; the trigger with a listener attached; a call to the worker's
- * {@link OutboxWakeUp#signal()} after each commit; nothing) against polling only.
+ * each commit; the trigger; a call to the worker's {@link OutboxWakeUp#signal()} after each commit;
+ * nothing; a listener on the notifications all along) against polling only.
  */
 public final class SteadyStateScenario {
 
@@ -275,7 +280,21 @@ public final class SteadyStateScenario {
         return thread;
     }
 
-    /** Saturated producer throughput with each wake-up mechanism in place; one entry per round. */
+    /**
+     * Saturated producer throughput with each wake-up mechanism in place; one entry per round.
+     *
+     * <p>One continuous load, the mechanism switched every {@linkplain #producerCostPhase phase}: a
+     * transaction appends to the trigger's table in the trigger's phases and signals as the phase it
+     * began in asks. The rate of a shared 2-core virtual machine drifts over seconds (the host takes
+     * CPU back, the virtual disk stalls): in 1 s slices with the producers restarted and the tables
+     * emptied between them, one round's ratio of two mechanisms that differ by no database work spread
+     * with a standard deviation of 14–36 %. Short phases back to back put a mechanism and polling
+     * closer in time, and many more of them fit in the same minute and a half.
+     *
+     * <p>The trigger and the notifier send on the same channel, and one listener LISTENs on it all
+     * along: PostgreSQL (15 here) signals every listening backend of the database on each
+     * notification, whatever its channel, so a second listener would bill each mechanism for the other's.
+     */
     private Map<WakeUp, List<Double>> producerCost() {
         Map<WakeUp, List<Double>> tps = new EnumMap<>(WakeUp.class);
         for (WakeUp w : WakeUp.values()) {
@@ -285,75 +304,110 @@ public final class SteadyStateScenario {
             PostgresOutboxStore notifying = tables.create("wake_notify", CompletionMode.KEEP_SENT,
                     WakeUpMode.TRIGGER_NOTIFY, pool);
             PostgresOutboxStore silent = tables.create("wake_none", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
+            String channel = notifying.config().notifyChannel();
             BusinessWork business = BusinessWork.create(services);
             // the worker is not started: the producer pays only for the signal() call itself
             OutboxWorker idle = WorkerRun.worker(silent, new Brokers.AcknowledgingPublisher(), 1, options.batchSize(),
                     Duration.ofSeconds(1), new WorkerRun.PublishedCounter(), List.of());
             OutboxWakeUp signal = idle.wakeUp();
             AtomicLong notified = new AtomicLong();
-            try (OutboxNotificationListener listener = OutboxNotificationListener.builder(pool,
-                    notifying.config().notifyChannel(), notified::incrementAndGet).start();
-                    OutboxNotificationListener afterCommitListener = OutboxNotificationListener.builder(pool,
-                            silent.config().notifyChannel(), notified::incrementAndGet).start();
-                    OutboxNotifier notifier = OutboxNotifier.builder(pool, silent.config().notifyChannel()).start()) {
-                for (int round = -1; round < producerCostRounds(options); round++) {
-                    for (WakeUp wakeUp : roundOrder(Math.max(round, 0))) {
-                        PostgresOutboxStore store = wakeUp == WakeUp.TRIGGER_NOTIFY ? notifying : silent;
-                        OutboxWriter writer = store.writer();
-                        tables.truncate(store);
-                        services.execute("TRUNCATE " + business.table());
-                        double rate = ProducerLoad.saturate(pool, options.producers(),
-                                round < 0 ? ProducerOverheadScenario.WARM_UP : producerCostSlice(options),
-                                connection -> {
-                                    business.insertOrder(connection);
-                                    writer.append(connection, List.of(BusinessWork.event("orders")));
-                                    return null;
-                                }, (ignored, at) -> {
-                                    if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
-                                        signal.signal();
-                                    } else if (wakeUp == WakeUp.NOTIFY_AFTER_COMMIT) {
-                                        notifier.signal();
-                                    }
-                                });
-                        if (round < 0) {
-                            continue; // the first round only warms up
+            AtomicLong committed = new AtomicLong();
+            AtomicReference<WakeUp> current = new AtomicReference<>(WakeUp.POLLING_ONLY);
+            Duration phase = producerCostPhase(options);
+            int rounds = producerCostRounds(options);
+            int warmUpRounds = (int) Math.ceil(ProducerOverheadScenario.WARM_UP.toNanos()
+                    / (double) phase.multipliedBy(WakeUp.values().length).toNanos());
+            Duration load = phase.multipliedBy((long) (warmUpRounds + rounds) * WakeUp.values().length)
+                    .plusSeconds(1); // a margin: the load outlasts the last phase
+            try (OutboxNotifier notifier = OutboxNotifier.builder(pool, channel).start();
+                    OutboxNotificationListener listener = listening(pool, channel, notified)) {
+                OutboxWriter triggering = notifying.writer();
+                OutboxWriter plain = silent.writer();
+                CompletableFuture<Double> producers = CompletableFuture.supplyAsync(() -> ProducerLoad.saturate(pool,
+                        options.producers(), load, connection -> {
+                            WakeUp wakeUp = current.get();
+                            business.insertOrder(connection);
+                            (wakeUp == WakeUp.TRIGGER_NOTIFY ? triggering : plain).append(connection,
+                                    List.of(BusinessWork.event("orders")));
+                            return wakeUp;
+                        }, (wakeUp, at) -> {
+                            committed.incrementAndGet();
+                            if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
+                                signal.signal();
+                            } else if (wakeUp == WakeUp.NOTIFY_AFTER_COMMIT) {
+                                notifier.signal();
+                            }
+                        }), runnable -> new Thread(runnable, "bench-producer-load").start());
+                for (int round = -warmUpRounds; round < rounds; round++) {
+                    Map<WakeUp, Double> rates = new EnumMap<>(WakeUp.class);
+                    for (WakeUp wakeUp : roundOrder(Math.floorMod(round, WakeUp.values().length * 2))) {
+                        current.set(wakeUp);
+                        long commitsBefore = committed.get();
+                        long startedAt = System.nanoTime();
+                        long endsAt = startedAt + phase.toNanos();
+                        for (long left = phase.toNanos(); left > 0; left = endsAt - System.nanoTime()) {
+                            LockSupport.parkNanos(left);
                         }
-                        tps.get(wakeUp).add(rate);
-                        Log.line("S4 producer cost round %d: %s %,.0f transactions/s (%d producers)", round + 1,
-                                wakeUp.display(), rate, options.producers());
+                        rates.put(wakeUp, (committed.get() - commitsBefore) / ((System.nanoTime() - startedAt) / 1e9));
+                    }
+                    if (round >= 0) { // the first rounds only warm up
+                        rates.forEach((wakeUp, rate) -> tps.get(wakeUp).add(rate));
+                        Log.line("S4 producer cost round %d of %d phases of %d ms: %s", round + 1, rounds,
+                                phase.toMillis(), describe(rates));
                     }
                 }
+                current.set(WakeUp.POLLING_ONLY);
+                producers.join();
             } finally {
                 idle.close();
                 tables.truncate(notifying);
                 tables.truncate(silent);
             }
-            Log.line("S4 producer cost: the listeners were woken %,d times", notified.get());
+            Log.line("S4 producer cost: the listener was woken %,d times", notified.get());
         }
         return tps;
     }
 
+    private static String describe(Map<WakeUp, Double> rates) {
+        return rates.entrySet().stream()
+                .map(entry -> String.format(Locale.ROOT, "%s %,.0f", entry.getKey().display(), entry.getValue()))
+                .collect(Collectors.joining(", ", "", " transactions/s"));
+    }
+
+    /** A listener on the channel, LISTENing before it is returned. */
+    private static OutboxNotificationListener listening(DataSource pool, String channel, AtomicLong notified) {
+        OutboxNotificationListener listener = OutboxNotificationListener.builder(pool, channel,
+                notified::incrementAndGet).start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!listener.isListening()) {
+            if (System.nanoTime() > deadline) {
+                listener.close();
+                throw new IllegalStateException("the listener on " + channel + " did not LISTEN within 30 s");
+            }
+            LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+        }
+        return listener;
+    }
+
     /**
-     * Rounds of the producer-cost measurement: eight per run. A cost of a few percent is a difference
-     * between two noisy rates, and the saturated rate drifts over seconds (WAL flushes, checkpoints): in
-     * rounds of 4 s per wake-up the polling and in-process rates, which differ by no database work,
-     * still differed by −17 to +17 % within a round. Many short slices side by side narrow the median of
-     * the per-round ratios more than a few long ones in the same total time.
+     * Rounds of the producer-cost measurement: 32 per run (96 by default: 96 s of load in all). A cost
+     * of a few percent is a difference between two noisy rates; the median of many close pairs
+     * narrows it more than a few far apart.
      */
     static int producerCostRounds(BenchmarkOptions options) {
-        return options.runs() * 8;
+        return options.runs() * 32;
     }
 
-    /** Each wake-up's slice of a producer-cost round: a quarter of {@code --producer-seconds}, at least 1 s. */
-    static Duration producerCostSlice(BenchmarkOptions options) {
-        return Duration.ofMillis(Math.max(1_000, options.producerTime().toMillis() / 4));
+    /** Each wake-up's phase of a producer-cost round: a sixteenth of {@code --producer-seconds}, at least 100 ms. */
+    static Duration producerCostPhase(BenchmarkOptions options) {
+        return Duration.ofMillis(Math.max(100, options.producerTime().toMillis() / 16));
     }
 
     /**
-     * The wake-ups in the order round {@code round} measures them (a steady run, or a slice of the
-     * producer-cost measurement): rotated by one each round and reversed every other round, so that
-     * no wake-up always follows the same one (the trigger's listener may still be reading
-     * notifications when the next slice starts) and each one's neighbours in time change.
+     * The wake-ups in the order round {@code round} measures them (steady runs, or the phases of a
+     * producer-cost round): rotated by one each round and reversed every other round, so that no
+     * wake-up always follows the same one (what one leaves behind, such as the notifier's last
+     * notification or the WAL it wrote, falls on the next) and each one's neighbours in time change.
      */
     static List<WakeUp> roundOrder(int round) {
         WakeUp[] all = WakeUp.values();

@@ -34,15 +34,17 @@ class SteadyStateScenarioTest {
     }
 
     @Test
-    void theCostIsMeasuredInEightShortRoundsPerRun() {
+    void theCostIsMeasuredIn32RoundsOfShortPhasesPerRun() {
         BenchmarkOptions defaults = BenchmarkOptions.parse(new String[0]);
         BenchmarkOptions quick = BenchmarkOptions.parse(new String[] {"--quick"});
 
-        assertThat(SteadyStateScenario.producerCostRounds(defaults)).isEqualTo(24);
-        assertThat(SteadyStateScenario.producerCostSlice(defaults)).isEqualTo(Duration.ofSeconds(1));
-        assertThat(SteadyStateScenario.producerCostSlice(BenchmarkOptions.parse(new String[] {"--producer-seconds", "10"})))
-                .isEqualTo(Duration.ofMillis(2_500));
-        assertThat(SteadyStateScenario.producerCostRounds(quick)).isEqualTo(8);
+        assertThat(SteadyStateScenario.producerCostRounds(defaults)).isEqualTo(96);
+        assertThat(SteadyStateScenario.producerCostPhase(defaults)).isEqualTo(Duration.ofMillis(250));
+        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkOptions.parse(new String[] {"--producer-seconds", "10"})))
+                .isEqualTo(Duration.ofMillis(625));
+        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkOptions.parse(new String[] {"--producer-seconds", "1"})))
+                .as("never shorter than 100 ms").isEqualTo(Duration.ofMillis(100));
+        assertThat(SteadyStateScenario.producerCostRounds(quick)).isEqualTo(32);
     }
 
     @Test
