@@ -2,18 +2,19 @@ package dev.outboxjava.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.benchmarks.internal.BusinessWork;
+import dev.outboxjava.benchmarks.internal.InterleavedLoad;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
-import dev.outboxjava.benchmarks.internal.ProducerLoad;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -23,20 +24,15 @@ import java.util.Map;
  * (a) the business row alone, (b) plus one event through {@link OutboxWriter}, (c) plus the same row
  * by a hand-written prepared INSERT (the floor). No wake-up trigger in any of them, so this is the
  * append alone (scenario 4 prices the wake-ups). Both (b) and (c) build the event with the core's
- * builder; the modes alternate, in a rotating order, with the tables emptied before each measurement.
+ * builder. One continuous load, the mode switched every {@linkplain #phase phase} in a rotating
+ * order ({@link InterleavedLoad}).
  */
 public final class ProducerOverheadScenario {
 
     /** What the transaction does. */
     public enum Mode { BUSINESS_ONLY, LIBRARY_APPEND, HAND_INSERT }
 
-    /**
-     * Rounds per run: one round's ratio between two modes spread from −10 % to +30 % on the shared
-     * 2-core machine, around a difference of a few per cent, so a median of three said little.
-     */
-    static final int ROUNDS_PER_RUN = 3;
-
-    /** Unmeasured time per mode before the runs. */
+    /** Unmeasured time before the rounds. */
     static final Duration WARM_UP = Duration.ofSeconds(2);
 
     private final Map<Mode, List<Double>> cpuMicros = new EnumMap<>(Mode.class);
@@ -57,11 +53,6 @@ public final class ProducerOverheadScenario {
 
     /** @return transactions per second per mode, one entry per round (same index = same round) */
     public Map<Mode, List<Double>> run() {
-        Map<Mode, List<Double>> tps = new EnumMap<>(Mode.class);
-        for (Mode mode : Mode.values()) {
-            tps.put(mode, new ArrayList<>());
-            cpuMicros.put(mode, new ArrayList<>());
-        }
         try (HikariDataSource pool = services.newPool("producers", options.producers() + 2)) {
             PostgresOutboxStore store = tables.create("append", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
             OutboxWriter writer = store.writer();
@@ -70,54 +61,50 @@ public final class ProducerOverheadScenario {
             String handInsert = "INSERT INTO " + table + " (id, type, source, event_key, destination, routing_key, "
                     + "content_type, payload, headers, status, attempts, max_attempts, next_attempt_at, created_at) "
                     + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'pending', 0, ?, ?, ?)";
-            Mode[] modes = Mode.values();
-            // warm-up: the JIT compiles every path before anything is measured
-            for (Mode mode : modes) {
-                measure(pool, store, business, writer, handInsert, mode, WARM_UP);
+            try {
+                InterleavedLoad.Rates<Mode> rates = new InterleavedLoad<>(Mode.class, "S5", phase(options),
+                        rounds(options), WARM_UP).run(pool, options.producers(), (mode, connection) -> {
+                            business.insertOrder(connection);
+                            if (mode == Mode.LIBRARY_APPEND) {
+                                writer.append(connection, List.of(BusinessWork.event("orders")));
+                            } else if (mode == Mode.HAND_INSERT) {
+                                insertByHand(connection, handInsert, BusinessWork.event("orders"));
+                            }
+                        }, mode -> { });
+                cpuMicros.putAll(rates.cpuMicros());
+                return rates.tps();
+            } finally {
+                tables.truncate(store);
+                services.execute("TRUNCATE " + business.table());
             }
-            for (int round = 0; round < options.runs() * ROUNDS_PER_RUN; round++) {
-                for (int k = 0; k < modes.length; k++) {
-                    Mode mode = modes[(k + round) % modes.length];
-                    double rate = measure(pool, store, business, writer, handInsert, mode, options.producerTime());
-                    tps.get(mode).add(rate);
-                    double cpu = ProducerLoad.lastCpuMicrosPerTransaction();
-                    cpuMicros.get(mode).add(cpu);
-                    Log.line("S5 round %d: %s %,.0f transactions/s (%d producers), producer JVM CPU %.0f us/tx",
-                            round + 1, mode, rate, options.producers(), cpu);
-                }
-            }
-            tables.truncate(store);
         }
-        return tps;
     }
 
-    private double measure(HikariDataSource pool, PostgresOutboxStore store, BusinessWork business, OutboxWriter writer,
-            String handInsert, Mode mode, Duration duration) {
-        tables.truncate(store);
-        services.execute("TRUNCATE " + business.table());
-        return ProducerLoad.saturate(pool, options.producers(), duration, connection -> {
-            business.insertOrder(connection);
-            if (mode == Mode.LIBRARY_APPEND) {
-                writer.append(connection, List.of(BusinessWork.event("orders")));
-            } else if (mode == Mode.HAND_INSERT) {
-                OutboxEvent e = BusinessWork.event("orders");
-                try (PreparedStatement insert = connection.prepareStatement(handInsert)) {
-                    insert.setObject(1, e.id());
-                    insert.setString(2, e.type());
-                    insert.setString(3, e.source());
-                    insert.setString(4, e.key().orElse(null));
-                    insert.setString(5, e.destination());
-                    insert.setString(6, e.routingKey());
-                    insert.setString(7, e.contentType());
-                    insert.setBytes(8, e.payload());
-                    insert.setString(9, "{}");
-                    insert.setInt(10, e.maxAttempts());
-                    insert.setTimestamp(11, Timestamp.from(e.nextAttemptAt()));
-                    insert.setTimestamp(12, Timestamp.from(e.createdAt()));
-                    insert.executeUpdate();
-                }
-            }
-            return null;
-        }, (result, at) -> { });
+    /** Rounds: 48 per run (144 by default), each giving every mode one phase. */
+    static int rounds(BenchmarkOptions options) {
+        return options.runs() * 48;
+    }
+
+    /** Each mode's phase of a round: a sixteenth of {@code --producer-seconds}, at least 100 ms. */
+    static Duration phase(BenchmarkOptions options) {
+        return Duration.ofMillis(Math.max(100, options.producerTime().toMillis() / 16));
+    }
+
+    private static void insertByHand(Connection connection, String handInsert, OutboxEvent e) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(handInsert)) {
+            insert.setObject(1, e.id());
+            insert.setString(2, e.type());
+            insert.setString(3, e.source());
+            insert.setString(4, e.key().orElse(null));
+            insert.setString(5, e.destination());
+            insert.setString(6, e.routingKey());
+            insert.setString(7, e.contentType());
+            insert.setBytes(8, e.payload());
+            insert.setString(9, "{}");
+            insert.setInt(10, e.maxAttempts());
+            insert.setTimestamp(11, Timestamp.from(e.nextAttemptAt()));
+            insert.setTimestamp(12, Timestamp.from(e.createdAt()));
+            insert.executeUpdate();
+        }
     }
 }

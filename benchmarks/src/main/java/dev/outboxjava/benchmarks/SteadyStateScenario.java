@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.benchmarks.internal.Brokers;
 import dev.outboxjava.benchmarks.internal.BusinessWork;
 import dev.outboxjava.benchmarks.internal.CpuBreakdown;
+import dev.outboxjava.benchmarks.internal.InterleavedLoad;
 import dev.outboxjava.benchmarks.internal.LatencyConsumer;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.ProducerLoad;
@@ -27,19 +28,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
@@ -283,23 +280,15 @@ public final class SteadyStateScenario {
     /**
      * Saturated producer throughput with each wake-up mechanism in place; one entry per round.
      *
-     * <p>One continuous load, the mechanism switched every {@linkplain #producerCostPhase phase}: a
-     * transaction appends to the trigger's table in the trigger's phases and signals as the phase it
-     * began in asks. The rate of a shared 2-core virtual machine drifts over seconds (the host takes
-     * CPU back, the virtual disk stalls): in 1 s slices with the producers restarted and the tables
-     * emptied between them, one round's ratio of two mechanisms that differ by no database work spread
-     * with a standard deviation of 14–36 %. Short phases back to back put a mechanism and polling
-     * closer in time, and many more of them fit in the same minute and a half.
+     * <p>One continuous load, the mechanism switched every {@linkplain #producerCostPhase phase}
+     * ({@link InterleavedLoad}): a transaction appends to the trigger's table in the trigger's phases
+     * and signals as the phase it began in asks.
      *
      * <p>The trigger and the notifier send on the same channel, and one listener LISTENs on it all
      * along: PostgreSQL (15 here) signals every listening backend of the database on each
      * notification, whatever its channel, so a second listener would bill each mechanism for the other's.
      */
     private Map<WakeUp, List<Double>> producerCost() {
-        Map<WakeUp, List<Double>> tps = new EnumMap<>(WakeUp.class);
-        for (WakeUp w : WakeUp.values()) {
-            tps.put(w, new ArrayList<>());
-        }
         try (HikariDataSource pool = services.newPool("wakeup-cost", options.producers() + 3)) {
             PostgresOutboxStore notifying = tables.create("wake_notify", CompletionMode.KEEP_SENT,
                     WakeUpMode.TRIGGER_NOTIFY, pool);
@@ -311,67 +300,30 @@ public final class SteadyStateScenario {
                     Duration.ofSeconds(1), new WorkerRun.PublishedCounter(), List.of());
             OutboxWakeUp signal = idle.wakeUp();
             AtomicLong notified = new AtomicLong();
-            AtomicLong committed = new AtomicLong();
-            AtomicReference<WakeUp> current = new AtomicReference<>(WakeUp.POLLING_ONLY);
-            Duration phase = producerCostPhase(options);
-            int rounds = producerCostRounds(options);
-            int warmUpRounds = (int) Math.ceil(ProducerOverheadScenario.WARM_UP.toNanos()
-                    / (double) phase.multipliedBy(WakeUp.values().length).toNanos());
-            Duration load = phase.multipliedBy((long) (warmUpRounds + rounds) * WakeUp.values().length)
-                    .plusSeconds(1); // a margin: the load outlasts the last phase
             try (OutboxNotifier notifier = OutboxNotifier.builder(pool, channel).start();
                     OutboxNotificationListener listener = listening(pool, channel, notified)) {
                 OutboxWriter triggering = notifying.writer();
                 OutboxWriter plain = silent.writer();
-                CompletableFuture<Double> producers = CompletableFuture.supplyAsync(() -> ProducerLoad.saturate(pool,
-                        options.producers(), load, connection -> {
-                            WakeUp wakeUp = current.get();
+                return new InterleavedLoad<>(WakeUp.class, "S4 producer cost", producerCostPhase(options),
+                        producerCostRounds(options), ProducerOverheadScenario.WARM_UP)
+                        .run(pool, options.producers(), (wakeUp, connection) -> {
                             business.insertOrder(connection);
                             (wakeUp == WakeUp.TRIGGER_NOTIFY ? triggering : plain).append(connection,
                                     List.of(BusinessWork.event("orders")));
-                            return wakeUp;
-                        }, (wakeUp, at) -> {
-                            committed.incrementAndGet();
+                        }, wakeUp -> {
                             if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
                                 signal.signal();
                             } else if (wakeUp == WakeUp.NOTIFY_AFTER_COMMIT) {
                                 notifier.signal();
                             }
-                        }), runnable -> new Thread(runnable, "bench-producer-load").start());
-                for (int round = -warmUpRounds; round < rounds; round++) {
-                    Map<WakeUp, Double> rates = new EnumMap<>(WakeUp.class);
-                    for (WakeUp wakeUp : roundOrder(Math.floorMod(round, WakeUp.values().length * 2))) {
-                        current.set(wakeUp);
-                        long commitsBefore = committed.get();
-                        long startedAt = System.nanoTime();
-                        long endsAt = startedAt + phase.toNanos();
-                        for (long left = phase.toNanos(); left > 0; left = endsAt - System.nanoTime()) {
-                            LockSupport.parkNanos(left);
-                        }
-                        rates.put(wakeUp, (committed.get() - commitsBefore) / ((System.nanoTime() - startedAt) / 1e9));
-                    }
-                    if (round >= 0) { // the first rounds only warm up
-                        rates.forEach((wakeUp, rate) -> tps.get(wakeUp).add(rate));
-                        Log.line("S4 producer cost round %d of %d phases of %d ms: %s", round + 1, rounds,
-                                phase.toMillis(), describe(rates));
-                    }
-                }
-                current.set(WakeUp.POLLING_ONLY);
-                producers.join();
+                        }).tps();
             } finally {
                 idle.close();
                 tables.truncate(notifying);
                 tables.truncate(silent);
+                Log.line("S4 producer cost: the listener was woken %,d times", notified.get());
             }
-            Log.line("S4 producer cost: the listener was woken %,d times", notified.get());
         }
-        return tps;
-    }
-
-    private static String describe(Map<WakeUp, Double> rates) {
-        return rates.entrySet().stream()
-                .map(entry -> String.format(Locale.ROOT, "%s %,.0f", entry.getKey().display(), entry.getValue()))
-                .collect(Collectors.joining(", ", "", " transactions/s"));
     }
 
     /** A listener on the channel, LISTENing before it is returned. */
@@ -403,21 +355,8 @@ public final class SteadyStateScenario {
         return Duration.ofMillis(Math.max(100, options.producerTime().toMillis() / 16));
     }
 
-    /**
-     * The wake-ups in the order round {@code round} measures them (steady runs, or the phases of a
-     * producer-cost round): rotated by one each round and reversed every other round, so that no
-     * wake-up always follows the same one (what one leaves behind, such as the notifier's last
-     * notification or the WAL it wrote, falls on the next) and each one's neighbours in time change.
-     */
+    /** The wake-ups in the order steady run {@code round} measures them ({@link InterleavedLoad#order}). */
     static List<WakeUp> roundOrder(int round) {
-        WakeUp[] all = WakeUp.values();
-        List<WakeUp> order = new ArrayList<>(all.length);
-        for (int k = 0; k < all.length; k++) {
-            order.add(all[(k + round) % all.length]);
-        }
-        if (round % 2 == 1) {
-            Collections.reverse(order);
-        }
-        return order;
+        return InterleavedLoad.order(WakeUp.values(), round);
     }
 }

@@ -1,0 +1,19 @@
+package dev.outboxjava.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ProducerOverheadScenarioTest {
+
+    @Test
+    void theModesTakeTurnsIn48RoundsOfShortPhasesPerRun() {
+        BenchmarkOptions defaults = BenchmarkOptions.parse(new String[0]);
+
+        assertThat(ProducerOverheadScenario.rounds(defaults)).isEqualTo(144);
+        assertThat(ProducerOverheadScenario.phase(defaults)).isEqualTo(Duration.ofMillis(250));
+        assertThat(ProducerOverheadScenario.rounds(BenchmarkOptions.parse(new String[] {"--runs", "1"})))
+                .isEqualTo(48);
+    }
+}
