@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * @param batchSize     the worker's batch size in scenarios 3 and 4 (and the lease size of scenario 6)
  * @param steadyTime    how long producers commit in one run of scenario 4, per wake-up choice
  * @param steadyRate    events per second the producers commit in scenario 4
- * @param producerTime  how long each saturated producer measurement lasts (scenarios 4 and 5)
+ * @param producerTime  sixteen phases of saturated producers: how often they switch what they do (scenarios 4 and 5)
  * @param producers     producer client threads (scenarios 4 and 5)
  * @param sentRows      sent rows loaded for scenario 6
  * @param leasesPerRun  leases timed per table per run in scenario 6
@@ -112,7 +112,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 "  --batch-size N         worker batch size, scenarios 3, 4, 6 (default 1000)",
                 "  --steady-seconds N     one scenario 4 run per wake-up choice, repeated --runs times (default 20; quick 15)",
                 "  --rate N               scenario 4 events/s (default 2000)",
-                "  --producer-seconds N   each saturated producer measurement of scenario 5; scenario 4 switches wake-ups every sixteenth of it (default 4; quick 3)",
+                "  --producer-seconds N   saturated producers (scenarios 4 and 5) switch what they do every N/16 s (default 4; quick 3)",
                 "  --producers N          producer threads (default 4)",
                 "  --sent-rows N          sent rows for scenario 6 (default 10000000; quick 1000000)",
                 "  --scenarios 1,3,...    which scenarios run (default all)",

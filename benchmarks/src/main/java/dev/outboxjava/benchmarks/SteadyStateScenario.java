@@ -350,9 +350,9 @@ public final class SteadyStateScenario {
         return options.runs() * 32;
     }
 
-    /** Each wake-up's phase of a producer-cost round: a sixteenth of {@code --producer-seconds}, at least 100 ms. */
+    /** Each wake-up's phase of a producer-cost round: as long as scenario 5's. */
     static Duration producerCostPhase(BenchmarkOptions options) {
-        return Duration.ofMillis(Math.max(100, options.producerTime().toMillis() / 16));
+        return ProducerOverheadScenario.phase(options);
     }
 
     /** The wake-ups in the order steady run {@code round} measures them ({@link InterleavedLoad#order}). */

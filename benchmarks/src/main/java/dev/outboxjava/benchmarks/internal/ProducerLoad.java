@@ -35,18 +35,11 @@ public final class ProducerLoad {
     private ProducerLoad() {
     }
 
-    /** JVM CPU time the producer threads spent per committed transaction in the last run on this thread. */
-    private static final ThreadLocal<Double> LAST_CPU_MICROS = ThreadLocal.withInitial(() -> Double.NaN);
     private static final ThreadLocal<Long> LAST_CPU_NANOS = ThreadLocal.withInitial(() -> 0L);
 
     /** Producer-thread CPU nanoseconds in all of the last {@code saturate}/{@code paced} call on this thread. */
     public static long lastCpuNanos() {
         return LAST_CPU_NANOS.get();
-    }
-
-    /** Producer-thread CPU microseconds per transaction of the last {@code saturate}/{@code paced} call. */
-    public static double lastCpuMicrosPerTransaction() {
-        return LAST_CPU_MICROS.get();
     }
 
     /** @return committed transactions per second over {@code duration} with {@code threads} clients */
@@ -125,7 +118,6 @@ public final class ProducerLoad {
             throw new IllegalStateException("a producer failed: " + failure.get(), failure.get());
         }
         LAST_CPU_NANOS.set(cpuNanos.get());
-        LAST_CPU_MICROS.set(committed.get() == 0 ? Double.NaN : cpuNanos.get() / 1e3 / committed.get());
         return committed.get() / ((System.nanoTime() - start) / 1e9);
     }
 }
