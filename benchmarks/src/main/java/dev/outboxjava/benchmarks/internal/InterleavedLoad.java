@@ -113,9 +113,7 @@ public final class InterleavedLoad<V extends Enum<V>> {
                     return variant;
                 }, (variant, at) -> {
                     committed.incrementAndGet();
-                    @SuppressWarnings("unchecked")
-                    V v = (V) variant;
-                    after.committed(v);
+                    after.committed(type.cast(variant));
                 }), runnable -> new Thread(runnable, "bench-interleaved-load").start());
         for (int round = -warmUpRounds; round < rounds; round++) {
             Map<V, double[]> measured = new EnumMap<>(type);
@@ -147,11 +145,11 @@ public final class InterleavedLoad<V extends Enum<V>> {
         return rates;
     }
 
-    /** CPU time of the load's producer threads so far (the threads ProducerLoad names bench-producer-*). */
+    /** CPU time of the load's producer threads so far. */
     private static long producerCpuNanos() {
         long total = 0;
         for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
-            if (info != null && info.getThreadName().startsWith("bench-producer-")) {
+            if (info != null && info.getThreadName().startsWith(ProducerLoad.THREAD_NAME_PREFIX)) {
                 total += Math.max(0, THREADS.getThreadCpuTime(info.getThreadId()));
             }
         }

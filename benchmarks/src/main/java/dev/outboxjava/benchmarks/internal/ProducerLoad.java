@@ -19,6 +19,9 @@ import javax.sql.DataSource;
  */
 public final class ProducerLoad {
 
+    /** The producer threads' names start with this (CPU accounting finds them by it). */
+    public static final String THREAD_NAME_PREFIX = "bench-producer-";
+
     /** The body of one transaction; the load commits it. */
     @FunctionalInterface
     public interface Transaction {
@@ -98,7 +101,7 @@ public final class ProducerLoad {
                 } finally {
                     cpuNanos.addAndGet(cpu.getCurrentThreadCpuTime() - cpuStart);
                 }
-            }, "bench-producer-" + i));
+            }, THREAD_NAME_PREFIX + i));
         }
         clients.forEach(Thread::start);
         long end = start + duration.toNanos();
