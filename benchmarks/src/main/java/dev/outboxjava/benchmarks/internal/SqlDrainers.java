@@ -18,7 +18,7 @@ import javax.sql.DataSource;
 /**
  * The database alone, without the library's Java code: plain JDBC running SQL of the same shape as
  * the store's — the lease ({@code UPDATE … WHERE id IN (SELECT … ORDER BY seq LIMIT ? FOR UPDATE SKIP
- * LOCKED) RETURNING *}, every column read) and one fenced mark per batch ({@code UPDATE … SET
+ * LOCKED) RETURNING *}, every column read, committed asynchronously as the store's) and one fenced mark per batch ({@code UPDATE … SET
  * status='sent'} or {@code DELETE}, {@code WHERE id = ANY(?) AND lease_id = ? AND status || '' =
  * 'in_flight' RETURNING id}: by primary key, as the store's) — with typed parameters (a real {@code uuid[]}), one connection per
  * drainer, auto-commit.
@@ -31,9 +31,10 @@ public final class SqlDrainers {
     /** @return rows marked per second until the backlog is empty or {@code window} has passed */
     public static double drain(DataSource pool, String table, boolean delete, int batchSize, int drainers,
             long expected, Duration window) {
-        String lease = "UPDATE " + table + " SET status = 'in_flight', lease_id = ?, leased_at = ? WHERE id IN "
+        String lease = "UPDATE " + table + " SET status = 'in_flight', lease_id = ?, leased_at = ? "
+                + "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit WHERE id IN "
                 + "(SELECT id FROM " + table + " WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY seq "
-                + "LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *";
+                + "LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING " + table + ".*";
         String mark = delete
                 ? "DELETE FROM " + table + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight' "
                         + "RETURNING id"

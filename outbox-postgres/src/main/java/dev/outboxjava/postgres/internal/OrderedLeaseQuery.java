@@ -37,12 +37,16 @@ import java.util.UUID;
  * then runs the UPDATE with a fresh snapshot. Leases are short (no broker call inside); the publishing
  * and marking of batches still run in parallel.
  *
+ * <p>The transaction commits asynchronously, for the reasons given on {@link LeaseQuery}; the next
+ * leaser sees its result at once all the same (visibility does not wait for the WAL flush).
+ *
  * <p>Plain JDBC, as {@link LeaseQuery} and for the same reasons: the text is built once per table,
  * values are bound with their types, rows are read by position.
  */
 public final class OrderedLeaseQuery {
 
-    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?)";
+    /** Takes the table's lease lock and, as {@link LeaseQuery} does, lets the lease commit asynchronously. */
+    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + LeaseQuery.ASYNC_COMMIT;
 
     private final long advisoryLockKey;
     private final String sql;
