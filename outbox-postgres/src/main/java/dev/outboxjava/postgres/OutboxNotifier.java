@@ -1,6 +1,7 @@
 package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.postgres.internal.AsyncCommit;
 import dev.outboxjava.postgres.internal.Identifiers;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -46,9 +47,8 @@ public final class OutboxNotifier implements AutoCloseable {
     static final long HOLD_MILLIS = 200;
 
     private static final Logger log = LoggerFactory.getLogger(OutboxNotifier.class);
-    // set_config(..., true) applies to this statement's own implicit transaction: a lost hint is harmless,
-    // so its commit need not wait for the WAL flush.
-    private static final String NOTIFY = "SELECT set_config('synchronous_commit', 'off', true), pg_notify(?, '')";
+    // a lost hint is harmless, so its commit need not wait for the WAL flush
+    private static final String NOTIFY = "SELECT " + AsyncCommit.FOR_THIS_TRANSACTION + ", pg_notify(?, '')";
     private static final long MAX_BACKOFF_NANOS = Duration.ofSeconds(5).toNanos();
 
     private final DataSource dataSource;

@@ -28,7 +28,7 @@ import java.util.UUID;
  * RETURNING id, seq, type, ... (every column, in {@link EventRows#COLUMNS}' order)
  * </pre>
  *
- * <p><b>The lease commits asynchronously</b> ({@link #ASYNC_COMMIT}, for its own transaction only):
+ * <p><b>The lease commits asynchronously</b> ({@link AsyncCommit}, for its own transaction only):
  * its commit returns without waiting for the WAL flush. The lease is on every event's way to the
  * broker, and on a busy database most of its time went to that wait (queued behind the producers'
  * commits) and its slowest runs to disk stalls. Nothing depends on a lease being durable: if the
@@ -36,7 +36,7 @@ import java.util.UUID;
  * are published again (at least once; the relay's marks then find the lease lost). Every mark still
  * commits synchronously, and flushing it flushes the lease before it.
  *
- * The status literal is inlined (see {@link OutboxTable#statusIs}) so the partial index on pending
+ * <p>The status literal is inlined (see {@link OutboxTable#statusIs}) so the partial index on pending
  * rows serves even a generic plan; the limit stays a bind value so the text never changes.
  *
  * <p>Plain JDBC, not jOOQ: this runs for every batch the relay takes. The text is built once, so
@@ -46,20 +46,13 @@ import java.util.UUID;
  */
 public final class LeaseQuery {
 
-    /**
-     * Switches the lease's own transaction to {@code synchronous_commit = off} (the setting is local to
-     * the transaction, so it never leaks into a pooled connection's later use, e.g. a producer's
-     * commit); a value, so the lease pays no extra round trip for it.
-     */
-    static final String ASYNC_COMMIT = "set_config('synchronous_commit', 'off', true)";
-
     private final String sql;
 
     public LeaseQuery(OutboxTable table) {
         String t = table.quotedName();
         this.sql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.IN_FLIGHT)
                 + ", lease_id = ?, leased_at = ?"
-                + " FROM (SELECT " + ASYNC_COMMIT + ") AS async_commit"
+                + " FROM (SELECT " + AsyncCommit.FOR_THIS_TRANSACTION + ") AS async_commit"
                 + " WHERE id IN (SELECT id FROM " + t
                 + " WHERE status = " + statusLiteral(EventStatus.PENDING) + " AND next_attempt_at <= ?"
                 + " ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)"

@@ -46,7 +46,7 @@ import java.util.UUID;
 public final class OrderedLeaseQuery {
 
     /** Takes the table's lease lock and, as {@link LeaseQuery} does, lets the lease commit asynchronously. */
-    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + LeaseQuery.ASYNC_COMMIT;
+    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + AsyncCommit.FOR_THIS_TRANSACTION;
 
     private final long advisoryLockKey;
     private final String sql;
