@@ -104,6 +104,11 @@ public final class OutboxNotifier implements AutoCloseable {
         return sent.get();
     }
 
+    /** The shortest time between two notifications. */
+    public Duration minimumInterval() {
+        return Duration.ofNanos(minimumIntervalNanos);
+    }
+
     /** The channel notified. */
     public String channel() {
         return channel;

@@ -56,7 +56,8 @@ public final class TransactionalOutbox implements AutoCloseable {
     public static TransactionalOutbox create(DataSource dataSource, PostgresOutboxConfig config) {
         Objects.requireNonNull(dataSource, "dataSource");
         Optional<OutboxNotifier> notifier = config.wakeUpMode() == WakeUpMode.NOTIFY_AFTER_COMMIT
-                ? Optional.of(OutboxNotifier.builder(dataSource, config.notifyChannel()).start())
+                ? Optional.of(OutboxNotifier.builder(dataSource, config.notifyChannel())
+                        .minimumInterval(config.notifyMinimumInterval()).start())
                 : Optional.empty();
         return new TransactionalOutbox(dataSource, OutboxWriter.create(config), notifier);
     }

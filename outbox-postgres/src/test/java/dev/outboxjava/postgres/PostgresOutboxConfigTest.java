@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.port.CompletionMode;
+import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,6 +23,7 @@ class PostgresOutboxConfigTest {
         assertThat(config.wakeUpMode()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);
         assertThat(config.completionMode()).isEqualTo(CompletionMode.KEEP_SENT);
         assertThat(config.maximumPoolSize()).isEqualTo(PostgresOutboxConfig.DEFAULT_MAXIMUM_POOL_SIZE);
+        assertThat(config.notifyMinimumInterval()).isEqualTo(Duration.ofMillis(5));
     }
 
     @Test
@@ -70,11 +72,34 @@ class PostgresOutboxConfigTest {
     }
 
     @Test
+    @DisplayName("a negative notify interval is refused, naming the setting; zero is allowed")
+    void refusesNegativeNotifyInterval() {
+        assertThatThrownBy(() -> PostgresOutboxConfig.builder().notifyMinimumInterval(Duration.ofMillis(-1)).build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.setting()).isEqualTo("notifyMinimumInterval"));
+        assertThat(PostgresOutboxConfig.builder().notifyMinimumInterval(Duration.ZERO).build().notifyMinimumInterval())
+                .isZero();
+    }
+
+    @Test
+    @DisplayName("the transactional helper's notifier sends at most one notification per configured interval")
+    void transactionalNotifierUsesTheInterval() {
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder().notifyMinimumInterval(Duration.ofMillis(20)).build();
+        TransactionalOutbox outbox = TransactionalOutbox.create(new ForwardingDataSource(null) { }, config);
+        try {
+            assertThat(outbox.notifier()).hasValueSatisfying(
+                    notifier -> assertThat(notifier.minimumInterval()).isEqualTo(Duration.ofMillis(20)));
+        } finally {
+            outbox.notifier().ifPresent(OutboxNotifier::close);
+        }
+    }
+
+    @Test
     @DisplayName("toBuilder keeps every setting")
     void toBuilder() {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName("s.t").notifyChannel("c")
                 .wakeUpMode(WakeUpMode.NONE).completionMode(CompletionMode.DELETE_ON_PUBLISH).maximumPoolSize(2)
-                .build();
+                .notifyMinimumInterval(Duration.ofMillis(50)).build();
         assertThat(config.toBuilder().build()).hasToString(config.toString());
     }
 }
