@@ -138,8 +138,9 @@ public final class PostgresOutboxConfig {
     @Override
     public String toString() {
         return "PostgresOutboxConfig[tableName=" + tableName() + ", notifyChannel=" + notifyChannel
-                + ", wakeUpMode=" + wakeUpMode + ", notifyMinimumInterval=" + notifyMinimumInterval + ", completionMode=" + completionMode + ", maximumPoolSize="
-                + maximumPoolSize + ", ordering=" + ordering + "]";
+                + ", wakeUpMode=" + wakeUpMode + ", notifyMinimumInterval=" + notifyMinimumInterval
+                + ", completionMode=" + completionMode + ", maximumPoolSize=" + maximumPoolSize
+                + ", ordering=" + ordering + "]";
     }
 
     private static String defaultChannel(Identifiers.TableName table) {

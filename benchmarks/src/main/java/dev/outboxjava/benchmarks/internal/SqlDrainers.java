@@ -18,10 +18,10 @@ import javax.sql.DataSource;
 /**
  * The database alone, without the library's Java code: plain JDBC running SQL of the same shape as
  * the store's — the lease ({@code UPDATE … WHERE id IN (SELECT … ORDER BY seq LIMIT ? FOR UPDATE SKIP
- * LOCKED) RETURNING *}, every column read, committed asynchronously as the store's) and one fenced mark per batch ({@code UPDATE … SET
- * status='sent'} or {@code DELETE}, {@code WHERE id = ANY(?) AND lease_id = ? AND status || '' =
- * 'in_flight' RETURNING id}: by primary key, as the store's) — with typed parameters (a real {@code uuid[]}), one connection per
- * drainer, auto-commit.
+ * LOCKED) RETURNING *}, every column read, committed asynchronously as the store's) and one fenced
+ * mark per batch ({@code UPDATE … SET status='sent'} or {@code DELETE}, {@code WHERE id = ANY(?) AND
+ * lease_id = ? AND status || '' = 'in_flight' RETURNING id}: by primary key, as the store's) — with
+ * typed parameters (a real {@code uuid[]}), one connection per drainer, auto-commit.
  */
 public final class SqlDrainers {
 
