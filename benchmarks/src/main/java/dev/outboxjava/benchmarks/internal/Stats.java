@@ -12,13 +12,7 @@ public final class Stats {
 
     /** The median (mean of the middle two for an even count). */
     public static double median(List<Double> values) {
-        if (values.isEmpty()) {
-            return Double.NaN;
-        }
-        List<Double> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        return quantile(values, 0.5);
     }
 
     /** The {@code q}-quantile (0 ≤ q ≤ 1) by linear interpolation between the nearest ranks. */
