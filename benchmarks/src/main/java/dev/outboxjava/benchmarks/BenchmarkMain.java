@@ -1,6 +1,8 @@
 package dev.outboxjava.benchmarks;
 
 import dev.outboxjava.benchmarks.internal.Brokers;
+import dev.outboxjava.benchmarks.internal.CpuBreakdown;
+import dev.outboxjava.benchmarks.internal.KafkaBrokerProcess;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.Stats;
@@ -53,15 +55,19 @@ public final class BenchmarkMain {
     public static ResultTable run(BenchmarkOptions options, PrintStream out) throws Exception {
         ResultTable table = new ResultTable();
         long started = System.nanoTime();
+        CpuBreakdown wholeRun = CpuBreakdown.start();
         Path kafkaLog = Services.kafkaLogParent(options.kafkaLogDir());
-        try (Services services = new Services(options.jdbcUrl(), options.rabbitHost(), kafkaLog)) {
+        try (Services services = new Services(options.jdbcUrl(), options.rabbitHost(), kafkaLog,
+                options.kafkaInProcess())) {
             out.println("# Outbox for Java benchmarks, " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
             out.println("machine: " + Runtime.getRuntime().availableProcessors() + " cores, " + memory()
                     + ", load average at start " + loadAverage());
             out.println("PostgreSQL: " + postgresVersion(services) + " (schema " + services.schema() + ")");
             out.println("JDK: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
             out.println("options: " + options.describe());
-            out.println("Kafka broker log under: " + kafkaLog + (kafkaLog.startsWith("/dev/shm")
+            out.println("Kafka broker: " + (options.kafkaInProcess() ? "in the benchmark's JVM"
+                    : "a JVM of its own (" + String.join(" ", KafkaBrokerProcess.BROKER_JVM_OPTIONS) + ")")
+                    + ", log under " + kafkaLog + (kafkaLog.startsWith("/dev/shm")
                     ? " (memory: the broker's disk writes would slow PostgreSQL's WAL flushes on the shared disk)" : ""));
             out.println();
             OutboxTables tables = new OutboxTables(services);
@@ -147,7 +153,7 @@ public final class BenchmarkMain {
             }
         }
         Log.line("done in %.0f s", (System.nanoTime() - started) / 1e9);
-        out.printf(Locale.ROOT, "whole run: %.0f s%n%n", (System.nanoTime() - started) / 1e9);
+        out.printf(Locale.ROOT, "whole run: %.0f s, %s%n%n", (System.nanoTime() - started) / 1e9, wholeRun.machineBusy());
         return table;
     }
 

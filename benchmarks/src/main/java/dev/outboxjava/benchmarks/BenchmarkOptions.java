@@ -32,13 +32,14 @@ import java.util.TreeMap;
  * @param jdbcUrl       the PostgreSQL database (user postgres, trust authentication)
  * @param rabbitHost    the RabbitMQ host (port 5672, guest/guest)
  * @param kafkaProperties producer properties set on the relay's Kafka publisher over its defaults
- * @param kafkaLogDir   where the in-process Kafka broker keeps its log; empty: {@code /dev/shm} (memory)
+ * @param kafkaLogDir   where the benchmark's Kafka broker keeps its log; empty: {@code /dev/shm} (memory)
  *                      when it has {@value #MEMORY_LOG_MIN_FREE_GIB} GiB free, else the temporary directory
+ * @param kafkaInProcess whether the Kafka broker runs in the benchmark's JVM instead of a JVM of its own
  */
 public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
         int batchSize, Duration steadyTime, int steadyRate, Duration producerTime, int producers, long sentRows,
         int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost,
-        Map<String, String> kafkaProperties, String kafkaLogDir) {
+        Map<String, String> kafkaProperties, String kafkaLogDir, boolean kafkaInProcess) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -120,8 +121,9 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
                 "                         (repeatable), e.g. --kafka-property linger.ms=0",
-                "  --kafka-log-dir DIR    where the in-process Kafka broker keeps its log (default /dev/shm when it has",
-                "                         " + MEMORY_LOG_MIN_FREE_GIB + " GiB free, else the temporary directory)");
+                "  --kafka-log-dir DIR    where the Kafka broker keeps its log (default /dev/shm when it has",
+                "                         " + MEMORY_LOG_MIN_FREE_GIB + " GiB free, else the temporary directory)",
+                "  --kafka-broker WHERE   own-jvm (default: a JVM of its own, as in production) or in-process");
     }
 
     /** One line saying what this run used. */
@@ -130,7 +132,8 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 + "steady=%ds at %,d/s producers=%d (saturated %ds) sent-rows=%,d scenarios=%s", runs, backlog,
                 drainWindow.toSeconds(), relayThreads, batchSize, steadyTime.toSeconds(), steadyRate, producers,
                 producerTime.toSeconds(), sentRows, scenarios.stream().sorted().toList())
-                + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties));
+                + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
+                + (kafkaInProcess ? " kafka-broker=in-process" : "");
     }
 
     /** Mutable values while parsing. */
@@ -152,6 +155,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         String rabbitHost = "127.0.0.1";
         Map<String, String> kafkaProperties = new LinkedHashMap<>();
         String kafkaLogDir = "";
+        boolean kafkaInProcess;
 
         void set(String name, String value) {
             switch (name) {
@@ -194,6 +198,12 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                     kafkaProperties.put(value.substring(0, eq).trim(), value.substring(eq + 1).trim());
                 }
                 case "--kafka-log-dir" -> kafkaLogDir = value;
+                case "--kafka-broker" -> {
+                    if (!value.equals("own-jvm") && !value.equals("in-process")) {
+                        throw new InvalidConfigurationException(name, "must be own-jvm or in-process, was " + value);
+                    }
+                    kafkaInProcess = value.equals("in-process");
+                }
                 default -> throw new InvalidConfigurationException(name, "unknown option\n" + usage());
             }
         }
@@ -201,7 +211,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         BenchmarkOptions toOptions() {
             return new BenchmarkOptions(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
                     steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost,
-                    Map.copyOf(kafkaProperties), kafkaLogDir);
+                    Map.copyOf(kafkaProperties), kafkaLogDir, kafkaInProcess);
         }
 
         private static int positive(String name, String value) {

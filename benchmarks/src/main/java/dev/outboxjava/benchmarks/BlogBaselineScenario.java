@@ -52,7 +52,7 @@ public final class BlogBaselineScenario {
         String topic = services.newTopic("blog", 6);
         try (HikariDataSource pool = services.newPool("blog", 2);
                 KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, services.kafka().bootstrapServers(),
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, services.kafkaBootstrapServers(),
                         ProducerConfig.ACKS_CONFIG, "all",
                         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                         ProducerConfig.LINGER_MS_CONFIG, 0),

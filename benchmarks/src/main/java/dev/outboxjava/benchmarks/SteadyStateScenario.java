@@ -171,7 +171,7 @@ public final class SteadyStateScenario {
                     sources);
             Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
             List<long[]> pendingSamples = new ArrayList<>();
-            try (LatencyConsumer consumer = new LatencyConsumer(services.kafka().bootstrapServers(), topic, 6)) {
+            try (LatencyConsumer consumer = new LatencyConsumer(services.kafkaBootstrapServers(), topic, 6)) {
                 worker.start();
                 OutboxWakeUp signal = worker.wakeUp();
                 long start = System.nanoTime();

@@ -50,6 +50,18 @@ class BenchmarkOptionsTest {
     }
 
     @Test
+    void theKafkaBrokerRunsInAJvmOfItsOwnUnlessToldInProcess() {
+        assertThat(BenchmarkOptions.parse(new String[0]).kafkaInProcess()).isFalse();
+        assertThat(BenchmarkOptions.parse(new String[] {"--kafka-broker", "own-jvm"}).kafkaInProcess()).isFalse();
+        BenchmarkOptions inProcess = BenchmarkOptions.parse(new String[] {"--kafka-broker=in-process"});
+        assertThat(inProcess.kafkaInProcess()).isTrue();
+        assertThat(inProcess.describe()).contains("kafka-broker=in-process");
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--kafka-broker", "docker"}))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--kafka-broker").hasMessageContaining("own-jvm or in-process");
+    }
+
+    @Test
     void kafkaPropertiesRepeatAndTheLastValueOfANameWins() {
         BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--kafka-property", "linger.ms=0",
             "--kafka-property=compression.type=zstd", "--kafka-property", "linger.ms=2"});

@@ -61,7 +61,7 @@ public final class Brokers {
         }
         if (kind == Kind.KAFKA) {
             KafkaPublisherConfig.Builder config = KafkaPublisherConfig.builder()
-                    .bootstrapServers(services.kafka().bootstrapServers());
+                    .bootstrapServers(services.kafkaBootstrapServers());
             kafkaProperties.forEach(config::property);
             return KafkaPublisher.create(config.build());
         }

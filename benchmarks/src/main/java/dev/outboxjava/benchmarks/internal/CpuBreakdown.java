@@ -11,14 +11,16 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
  * Where the CPU of a measured stretch went, per event: this JVM's threads grouped by name (relay,
- * publisher client, everything else — mostly the in-process Kafka broker), and the PostgreSQL and
- * RabbitMQ server processes read from {@code /proc} (the services run on this machine). On 2 cores
- * every CPU-microsecond the broker or the JVM spends is one the database cannot.
+ * publisher client, everything else — mostly the Kafka broker when it runs in this JVM), and the
+ * PostgreSQL and RabbitMQ server processes and the broker's own JVM read from {@code /proc} (the
+ * services run on this machine). On 2 cores every CPU-microsecond the broker or the JVM spends is one
+ * the database cannot.
  */
 public final class CpuBreakdown {
 
@@ -28,6 +30,10 @@ public final class CpuBreakdown {
     /** Clock ticks per second of /proc/[pid]/stat times (USER_HZ, 100 on Linux). */
     private static final double TICKS_PER_SECOND = 100;
     private static final String JVM_INTERNAL = "JIT compiler and GC";
+    /** The group of a Kafka broker running in a JVM of its own ({@link KafkaBrokerProcess}). */
+    public static final String KAFKA_BROKER_JVM = "Kafka broker (own JVM)";
+    /** Processes of the benchmark's own to report by name, by process id. */
+    private static final Map<Long, String> WATCHED = new ConcurrentHashMap<>();
 
     private final Map<Long, Long> threadCpuAtStart;
     private final Map<String, Long> processTicksAtStart;
@@ -41,6 +47,11 @@ public final class CpuBreakdown {
         this.jvmCpuAtStart = JVM.getProcessCpuTime();
         this.machineTicksAtStart = machineTicks();
         this.startedNanos = System.nanoTime();
+    }
+
+    /** Reports process {@code pid}'s CPU under {@code group} from now on (a child process of the benchmark). */
+    public static void watchProcess(long pid, String group) {
+        WATCHED.put(pid, group);
     }
 
     /** Starts measuring: notes every thread's and server process's CPU time so far. */
@@ -76,15 +87,29 @@ public final class CpuBreakdown {
      */
     public String shareOfMachine(Map<String, Long> endedThreads) {
         double capacityNanos = (System.nanoTime() - startedNanos) * (double) Runtime.getRuntime().availableProcessors();
-        long[] machine = machineTicks();
-        long total = machine[1] - machineTicksAtStart[1];
-        String busy = total > 0 ? String.format(Locale.ROOT, "machine busy %.0f %%",
-                100.0 * (machine[0] - machineTicksAtStart[0]) / total) : "machine busy n/a";
+        String busy = machineBusy();
         return used(endedThreads).entrySet().stream()
                 .filter(entry -> entry.getValue() / capacityNanos >= 0.005)
                 .map(entry -> String.format(Locale.ROOT, "%s %.0f %%", entry.getKey(),
                         100.0 * entry.getValue() / capacityNanos))
                 .collect(Collectors.joining(", ", busy + ": ", ""));
+    }
+
+    /**
+     * How busy the whole machine was since {@link #start()}, e.g. {@code machine busy 94 %}, and the
+     * share the hypervisor took for other guests when it is 0.5 % or more (counted as busy: it was
+     * not ours to use).
+     */
+    public String machineBusy() {
+        long[] machine = machineTicks();
+        long total = machine[1] - machineTicksAtStart[1];
+        if (total <= 0) {
+            return "machine busy n/a";
+        }
+        String busy = String.format(Locale.ROOT, "machine busy %.0f %%", 100.0 * (machine[0] - machineTicksAtStart[0]) / total);
+        long stolen = machine[2] - machineTicksAtStart[2];
+        return 200 * stolen >= total
+                ? busy + String.format(Locale.ROOT, " (%.0f %% stolen by the hypervisor)", 100.0 * stolen / total) : busy;
     }
 
     /** CPU nanoseconds per group since {@link #start()}, largest first. */
@@ -129,10 +154,11 @@ public final class CpuBreakdown {
         if (threadName.startsWith("bench-consumer")) {
             return "benchmark consumer";
         }
-        return "other JVM threads (in-process Kafka broker, ...)";
+        return WATCHED.containsValue(KAFKA_BROKER_JVM) ? "other JVM threads"
+                : "other JVM threads (in-process Kafka broker, ...)";
     }
 
-    /** {busy, total} ticks of the whole machine from /proc/stat; zeros where it is unreadable. */
+    /** {busy, total, stolen} ticks of the whole machine from /proc/stat; zeros where it is unreadable. */
     private static long[] machineTicks() {
         try {
             String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
@@ -141,13 +167,17 @@ public final class CpuBreakdown {
                 total += Long.parseLong(cpu[i]);
             }
             long idle = Long.parseLong(cpu[4]) + Long.parseLong(cpu[5]);
-            return new long[] {total - idle, total};
+            long steal = cpu.length > 8 ? Long.parseLong(cpu[8]) : 0;
+            return new long[] {total - idle, total, steal};
         } catch (IOException | RuntimeException e) {
-            return new long[] {0, 0};
+            return new long[] {0, 0, 0};
         }
     }
 
-    /** Summed user+system ticks of the PostgreSQL and RabbitMQ processes; empty where /proc is unreadable. */
+    /**
+     * Summed user+system ticks of the PostgreSQL and RabbitMQ processes and of the {@linkplain #watchProcess
+     * watched} ones; empty where /proc is unreadable.
+     */
     private static Map<String, Long> serverTicks() {
         Map<String, Long> ticks = new HashMap<>();
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
@@ -157,7 +187,8 @@ public final class CpuBreakdown {
                             String stat = Files.readString(path.resolve("stat"));
                             String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                             String process = name.equals("postgres") ? "PostgreSQL"
-                                    : name.equals("beam.smp") ? "RabbitMQ server" : null;
+                                    : name.equals("beam.smp") ? "RabbitMQ server"
+                                    : WATCHED.get(Long.parseLong(path.getFileName().toString()));
                             if (process != null) {
                                 String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                                 // fields[11] and [12] are utime and stime (fields 14 and 15 of proc(5))

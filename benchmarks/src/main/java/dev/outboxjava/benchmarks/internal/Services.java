@@ -8,20 +8,25 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.benchmarks.BenchmarkOptions;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import dev.outboxjava.testkit.kafka.KafkaTopics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * The real services one benchmark run uses, each isolated from other users of the same servers:
- * a schema of its own in PostgreSQL (dropped at the end), an in-process KRaft broker, and RabbitMQ
+ * a schema of its own in PostgreSQL (dropped at the end), a KRaft broker of the run's own (in a JVM
+ * of its own by default, see {@link KafkaBrokerProcess}), and RabbitMQ
  * exchanges/queues with a random suffix (deleted at the end) over a connection named
  * {@code outbox-benchmarks-…}.
  */
@@ -35,14 +40,20 @@ public final class Services implements AutoCloseable {
     private final HikariDataSource pool;
     private final List<String> rabbitDeclared = new ArrayList<>();
     private final Path kafkaLogParent;
-    private EmbeddedKafkaBroker kafka;
+    private final boolean kafkaInProcess;
+    private EmbeddedKafkaBroker kafkaInThisJvm;
+    private KafkaBrokerProcess kafkaInItsJvm;
     private Connection rabbitAdmin;
 
-    /** @param kafkaLogParent where the in-process broker's log directory goes (see {@link #kafkaLogParent(String)}) */
-    public Services(String jdbcUrl, String rabbitHost, Path kafkaLogParent) {
+    /**
+     * @param kafkaLogParent where the broker's log directory goes (see {@link #kafkaLogParent(String)})
+     * @param kafkaInProcess whether the broker runs in this JVM rather than in a JVM of its own ({@link KafkaBrokerProcess})
+     */
+    public Services(String jdbcUrl, String rabbitHost, Path kafkaLogParent, boolean kafkaInProcess) {
         this.jdbcUrl = jdbcUrl;
         this.rabbitHost = rabbitHost;
         this.kafkaLogParent = kafkaLogParent;
+        this.kafkaInProcess = kafkaInProcess;
         this.pool = newPool("outbox-bench", 24);
         execute("CREATE SCHEMA " + schema);
     }
@@ -85,7 +96,7 @@ public final class Services implements AutoCloseable {
     }
 
     /**
-     * Where the in-process broker keeps its log: {@code configured} when set, else {@code /dev/shm} (a
+     * Where the benchmark's Kafka broker keeps its log: {@code configured} when set, else {@code /dev/shm} (a
      * memory file system) when it has {@link BenchmarkOptions#MEMORY_LOG_MIN_FREE_GIB} GiB free, else
      * the temporary directory. In memory, because here the broker shares one disk with PostgreSQL:
      * its log — about 3 GB over a full run, written back by the kernel — slowed the database's WAL
@@ -109,19 +120,29 @@ public final class Services implements AutoCloseable {
         return Path.of(System.getProperty("java.io.tmpdir"));
     }
 
-    /** The in-process Kafka broker, started on first use. */
-    public synchronized EmbeddedKafkaBroker kafka() {
-        if (kafka == null) {
-            kafka = EmbeddedKafkaBroker.start(kafkaLogParent, Map.of("log.flush.interval.messages",
-                    "9223372036854775807"));
+    /** The Kafka broker's bootstrap address; the broker starts on first use, in this JVM or its own. */
+    public synchronized String kafkaBootstrapServers() {
+        Map<String, String> settings = Map.of("log.flush.interval.messages", "9223372036854775807");
+        if (kafkaInProcess) {
+            if (kafkaInThisJvm == null) {
+                kafkaInThisJvm = EmbeddedKafkaBroker.start(kafkaLogParent, settings);
+            }
+            return kafkaInThisJvm.bootstrapServers();
         }
-        return kafka;
+        if (kafkaInItsJvm == null) {
+            kafkaInItsJvm = KafkaBrokerProcess.start(kafkaLogParent, settings);
+            CpuBreakdown.watchProcess(kafkaInItsJvm.pid(), CpuBreakdown.KAFKA_BROKER_JVM);
+        }
+        return kafkaInItsJvm.bootstrapServers();
     }
 
     /** Creates a Kafka topic {@code bench-<prefix>-<run>} and returns its name. */
     public String newTopic(String prefix, int partitions) {
         String topic = "bench-" + prefix + "-" + runId;
-        kafka().createTopic(topic, partitions);
+        String bootstrap = kafkaBootstrapServers();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            KafkaTopics.createAndAwaitReady(admin, topic, partitions, Duration.ofSeconds(30), bootstrap);
+        }
         return topic;
     }
 
@@ -182,8 +203,11 @@ public final class Services implements AutoCloseable {
                 // closing anyway
             }
         }
-        if (kafka != null) {
-            kafka.close();
+        if (kafkaInThisJvm != null) {
+            kafkaInThisJvm.close();
+        }
+        if (kafkaInItsJvm != null) {
+            kafkaInItsJvm.close();
         }
         try {
             execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");

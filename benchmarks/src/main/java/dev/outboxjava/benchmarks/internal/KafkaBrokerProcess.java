@@ -1,0 +1,183 @@
+package dev.outboxjava.benchmarks.internal;
+
+import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The test kit's single-node KRaft broker, run in a JVM of its own, as a broker runs in production.
+ *
+ * <p>In the benchmark's JVM the broker's allocations and live objects share one heap with the relay,
+ * the producers and the consumer: with the broker inside, that JVM collected every 1.2–1.5 s, 11 ms
+ * at the median and up to 37 ms (G1, {@code -Xlog:gc}, one {@code --scenarios 4} run), and every
+ * pause stopped the relay, the broker and the consumer at once. Here the broker has its own heap,
+ * with the settings of Kafka's own start scripts ({@link #BROKER_JVM_OPTIONS}), and its CPU shows
+ * as a process of its own in {@link CpuBreakdown}.
+ *
+ * <p>The child runs {@link #main} from this JVM's class path, prints {@value #READY} and its
+ * bootstrap address on standard output, and stops (deleting its log directory) when its standard
+ * input ends — when {@link #close()} closes it, or when this JVM dies.
+ */
+public final class KafkaBrokerProcess implements AutoCloseable {
+
+    /** {@code kafka-server-start.sh}'s heap and {@code kafka-run-class.sh}'s collector settings. */
+    public static final List<String> BROKER_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
+            "-Djava.awt.headless=true");
+
+    static final String READY = "outbox-kafka-broker-ready ";
+    private static final long START_TIMEOUT_SECONDS = 120;
+    private static final long STOP_TIMEOUT_SECONDS = 60;
+
+    private final Process process;
+    private final String bootstrapServers;
+
+    private KafkaBrokerProcess(Process process, String bootstrapServers) {
+        this.process = process;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    /**
+     * Starts a broker JVM whose log directory goes under {@code logParent}, with {@code overrides} over the
+     * test kit's broker settings, and waits until it listens.
+     *
+     * @throws IllegalStateException if it does not report ready within two minutes (its output is on
+     *     this process's standard error)
+     */
+    public static KafkaBrokerProcess start(Path logParent, Map<String, String> overrides) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
+                "java").toString()));
+        command.addAll(BROKER_JVM_OPTIONS);
+        command.add("-cp");
+        command.add(classPath());
+        command.add(KafkaBrokerProcess.class.getName());
+        command.add(logParent.toString());
+        overrides.forEach((name, value) -> command.add(name + "=" + value));
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a JVM for the Kafka broker: " + command.get(0), e);
+        }
+        CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> awaitReadyLine(process));
+        try {
+            String bootstrap = ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return new KafkaBrokerProcess(process, bootstrap);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IllegalStateException("interrupted while the Kafka broker JVM started", e);
+        } catch (ExecutionException | TimeoutException e) {
+            process.destroyForcibly();
+            throw new IllegalStateException("the Kafka broker JVM (pid " + process.pid() + ") did not report ready within "
+                    + START_TIMEOUT_SECONDS + " s; its output is above. Use --kafka-broker in-process to run it in "
+                    + "this JVM instead", e instanceof ExecutionException ? e.getCause() : e);
+        }
+    }
+
+    /** {@code 127.0.0.1:port} of the broker's client listener. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** The broker JVM's process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Ends the broker's standard input (it stops and deletes its log directory), then waits for it to exit. */
+    @Override
+    public void close() {
+        try {
+            process.getOutputStream().close();
+            if (!process.waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                System.err.println("the Kafka broker JVM (pid " + process.pid() + ") did not stop within "
+                        + STOP_TIMEOUT_SECONDS + " s; killing it");
+                process.destroyForcibly().waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (IOException e) {
+            process.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    /**
+     * This JVM's class path for the child: {@code java.class.path} (the benchmark jar, whose manifest
+     * names its {@code lib/} jars), and the URLs of a class loader in between (Maven's {@code exec:java}).
+     */
+    private static String classPath() {
+        Set<String> entries = new LinkedHashSet<>(List.of(System.getProperty("java.class.path")
+                .split(java.io.File.pathSeparator)));
+        for (ClassLoader loader = KafkaBrokerProcess.class.getClassLoader(); loader != null; loader = loader.getParent()) {
+            if (loader instanceof URLClassLoader urls) {
+                for (URL url : urls.getURLs()) {
+                    if (url.getProtocol().equals("file")) {
+                        entries.add(Path.of(java.net.URI.create(url.toString())).toString());
+                    }
+                }
+            }
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    private static String awaitReadyLine(Process process) {
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        try {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                if (line.startsWith(READY)) {
+                    return line.substring(READY.length()).trim();
+                }
+                System.err.println("[kafka broker JVM] " + line);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("lost the Kafka broker JVM's output", e);
+        }
+        throw new IllegalStateException("the Kafka broker JVM exited before it was ready");
+    }
+
+    /**
+     * The child: {@code <log parent> [name=value ...]}. Starts the broker, reports ready, and stops when
+     * standard input ends.
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length < 1) {
+            System.err.println("usage: KafkaBrokerProcess <log parent directory> [broker-setting=value ...]");
+            System.exit(2);
+        }
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"); // as the benchmark's own JVM
+        }
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            overrides.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(Path.of(args[0]), overrides)) {
+            System.out.println(READY + broker.bootstrapServers());
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // the parent never writes; the read returns -1 when it closes the pipe or dies
+            }
+        }
+        System.exit(0);
+    }
+}
