@@ -34,6 +34,7 @@ public final class CpuBreakdown {
     public static final String KAFKA_BROKER_JVM = "Kafka broker (own JVM)";
     /** Processes of the benchmark's own to report by name, by process id. */
     private static final Map<Long, String> WATCHED = new ConcurrentHashMap<>();
+    private static volatile String otherThreads = "other JVM threads";
 
     private final Map<Long, Long> threadCpuAtStart;
     private final Map<String, Long> processTicksAtStart;
@@ -52,6 +53,11 @@ public final class CpuBreakdown {
     /** Reports process {@code pid}'s CPU under {@code group} from now on (a child process of the benchmark). */
     public static void watchProcess(long pid, String group) {
         WATCHED.put(pid, group);
+    }
+
+    /** From now on, this JVM's unnamed threads include a Kafka broker's: the report says so. */
+    public static void kafkaBrokerInThisJvm() {
+        otherThreads = "other JVM threads (in-process Kafka broker, ...)";
     }
 
     /** Starts measuring: notes every thread's and server process's CPU time so far. */
@@ -154,8 +160,7 @@ public final class CpuBreakdown {
         if (threadName.startsWith("bench-consumer")) {
             return "benchmark consumer";
         }
-        return WATCHED.containsValue(KAFKA_BROKER_JVM) ? "other JVM threads"
-                : "other JVM threads (in-process Kafka broker, ...)";
+        return otherThreads;
     }
 
     /** {busy, total, stolen} ticks of the whole machine from /proc/stat; zeros where it is unreadable. */

@@ -126,6 +126,7 @@ public final class Services implements AutoCloseable {
         if (kafkaInProcess) {
             if (kafkaInThisJvm == null) {
                 kafkaInThisJvm = EmbeddedKafkaBroker.start(kafkaLogParent, settings);
+                CpuBreakdown.kafkaBrokerInThisJvm();
             }
             return kafkaInThisJvm.bootstrapServers();
         }
