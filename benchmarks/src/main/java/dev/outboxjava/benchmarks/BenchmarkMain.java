@@ -47,7 +47,17 @@ public final class BenchmarkMain {
             System.exit(2);
             return;
         }
-        ResultTable table = run(options, System.out);
+        ResultTable table;
+        try {
+            table = run(options, System.out);
+        } catch (Exception e) {
+            if (Services.cleaningUpOnExit()) {
+                // Ctrl-C: the clean-up ended this run's database sessions under it
+                System.err.println("stopped: " + e.getMessage());
+                return;
+            }
+            throw e;
+        }
         table.print(System.out);
     }
 

@@ -12,6 +12,7 @@ import dev.outboxjava.testkit.kafka.KafkaTopics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -28,10 +29,13 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * a schema of its own in PostgreSQL (dropped at the end), a KRaft broker of the run's own (in a JVM
  * of its own by default, see {@link KafkaBrokerProcess}), and RabbitMQ
  * exchanges/queues with a random suffix (deleted at the end) over a connection named
- * {@code outbox-benchmarks-…}.
+ * {@code outbox-benchmarks-…}. Database sessions are named {@code outbox-benchmarks-<run>-<pool>}. A
+ * JVM that exits before {@link #close()} (Ctrl-C) still cleans up, from a shutdown hook.
  */
 public final class Services implements AutoCloseable {
 
+    private static final String DROP_LOCK_TIMEOUT = "30s";
+    private static volatile boolean cleaningUpOnExit;
     private final String jdbcUrl;
     private final String rabbitHost;
     private final String schema = "outbox_bench_" + UUID.randomUUID().toString().substring(0, 8);
@@ -43,6 +47,9 @@ public final class Services implements AutoCloseable {
     private final boolean kafkaInProcess;
     private EmbeddedKafkaBroker kafkaInThisJvm;
     private KafkaBrokerProcess kafkaInItsJvm;
+    /** Cleans up when the JVM exits before {@link #close()} (Ctrl-C): a full run leaves 10 M rows otherwise. */
+    private final Thread cleanUpOnExit = new Thread(this::closeOnExit, "outbox-bench-clean-up");
+    private boolean closed;
     private Connection rabbitAdmin;
 
     /**
@@ -56,6 +63,12 @@ public final class Services implements AutoCloseable {
         this.kafkaInProcess = kafkaInProcess;
         this.pool = newPool("outbox-bench", 24);
         execute("CREATE SCHEMA " + schema);
+        Runtime.getRuntime().addShutdownHook(cleanUpOnExit);
+    }
+
+    /** Whether a run is being cleaned up because the JVM exits before its end (its statements then fail). */
+    public static boolean cleaningUpOnExit() {
+        return cleaningUpOnExit;
     }
 
     /** A new pool on the benchmark database (auto-commit connections). */
@@ -67,8 +80,13 @@ public final class Services implements AutoCloseable {
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         config.setPoolName(name);
-        config.addDataSourceProperty("ApplicationName", "outbox-benchmarks-" + name);
+        config.addDataSourceProperty("ApplicationName", applicationNamePrefix() + name);
         return new HikariDataSource(config);
+    }
+
+    /** What this run's database sessions' {@code application_name} starts with. */
+    private String applicationNamePrefix() {
+        return "outbox-benchmarks-" + runId + "-";
     }
 
     /** The shared pool. */
@@ -189,6 +207,17 @@ public final class Services implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (Thread.currentThread() != cleanUpOnExit) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanUpOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs or has run: it finds this closed
+            }
+        }
         if (rabbitAdmin != null) {
             try (Channel channel = rabbitAdmin.createChannel()) {
                 for (String name : rabbitDeclared) {
@@ -211,9 +240,53 @@ public final class Services implements AutoCloseable {
             kafkaInItsJvm.close();
         }
         try {
-            execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            dropSchema();
         } finally {
             pool.close();
+        }
+    }
+
+    /**
+     * Drops the run's schema, waiting at most {@link #DROP_LOCK_TIMEOUT} for the locks of transactions
+     * still running (after Ctrl-C the scenario's threads go on until the JVM halts).
+     */
+    private void dropSchema() {
+        String drop = "DROP SCHEMA IF EXISTS " + schema + " CASCADE";
+        try (java.sql.Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            statement.execute("SET LOCAL lock_timeout = '" + DROP_LOCK_TIMEOUT + "'");
+            statement.execute(drop);
+            connection.commit();
+        } catch (SQLException e) {
+            System.err.println("could not drop the benchmark's schema (" + e.getMessage() + "); drop it with: " + drop);
+        }
+    }
+
+    private void closeOnExit() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+        }
+        cleaningUpOnExit = true;
+        System.err.println("exiting before the end: dropping schema " + schema
+                + ", the run's RabbitMQ exchanges/queues and its Kafka broker");
+        endOtherSessions();
+        close();
+    }
+
+    /**
+     * Ends this run's other database sessions: their threads go on until the JVM halts, and a
+     * statement running there (scenario 6 loads 10 M rows in one) would hold locks the drop waits for.
+     */
+    private void endOtherSessions() {
+        try (java.sql.Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                        + " WHERE starts_with(application_name, ?) AND pid <> pg_backend_pid()")) {
+            statement.setString(1, applicationNamePrefix());
+            statement.execute();
+        } catch (SQLException e) {
+            System.err.println("could not end the run's other database sessions: " + e.getMessage());
         }
     }
 }
