@@ -23,12 +23,12 @@ import java.util.concurrent.TimeoutException;
 /**
  * The test kit's single-node KRaft broker, run in a JVM of its own, as a broker runs in production.
  *
- * <p>In the benchmark's JVM the broker's allocations and live objects share one heap with the relay,
- * the producers and the consumer: with the broker inside, that JVM collected every 1.2–1.5 s, 11 ms
- * at the median and up to 37 ms (G1, {@code -Xlog:gc}, one {@code --scenarios 4} run), and every
- * pause stopped the relay, the broker and the consumer at once. Here the broker has its own heap,
- * with the settings of Kafka's own start scripts ({@link #BROKER_JVM_OPTIONS}), and its CPU shows
- * as a process of its own in {@link CpuBreakdown}.
+ * <p>In the benchmark's JVM the broker shares one heap, one collector and one set of threads with the
+ * relay, the producers and the consumer, so each of that JVM's collector pauses stopped the broker
+ * too, and its CPU could not be told apart from theirs. Here it has its own heap, with the settings
+ * of Kafka's own start scripts ({@link #BROKER_JVM_OPTIONS}), and its CPU shows as a process of its
+ * own in {@link CpuBreakdown}. (The benchmark's JVM did not collect much less often without it: the
+ * broker was not its main allocator; BENCHMARKS.md, item 24.)
  *
  * <p>The child runs {@link #main} from this JVM's class path, prints {@value #READY} and its
  * bootstrap address on standard output, and stops (deleting its log directory) when its standard
@@ -76,7 +76,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a JVM for the Kafka broker: " + command.get(0), e);
         }
-        CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> awaitReadyLine(process));
+        CompletableFuture<String> ready = new CompletableFuture<>();
+        Thread output = new Thread(() -> forwardOutput(process, ready), "kafka-broker-jvm-output");
+        output.setDaemon(true);
+        output.start();
         try {
             String bootstrap = ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             return new KafkaBrokerProcess(process, bootstrap);
@@ -139,19 +142,25 @@ public final class KafkaBrokerProcess implements AutoCloseable {
         return String.join(java.io.File.pathSeparator, entries);
     }
 
-    private static String awaitReadyLine(Process process) {
+    /**
+     * Reads the child's standard output until it ends: completes {@code ready} with the address on the
+     * ready line and passes every other line to standard error (a pipe nobody reads would block the
+     * child once it filled).
+     */
+    private static void forwardOutput(Process process, CompletableFuture<String> ready) {
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         try {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (line.startsWith(READY)) {
-                    return line.substring(READY.length()).trim();
+                if (line.startsWith(READY) && !ready.isDone()) {
+                    ready.complete(line.substring(READY.length()).trim());
+                } else {
+                    System.err.println("[kafka broker JVM] " + line);
                 }
-                System.err.println("[kafka broker JVM] " + line);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("lost the Kafka broker JVM's output", e);
+            ready.completeExceptionally(new UncheckedIOException("lost the Kafka broker JVM's output", e));
         }
-        throw new IllegalStateException("the Kafka broker JVM exited before it was ready");
+        ready.completeExceptionally(new IllegalStateException("the Kafka broker JVM exited before it was ready"));
     }
 
     /**
