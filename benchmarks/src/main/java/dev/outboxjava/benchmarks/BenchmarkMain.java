@@ -335,9 +335,14 @@ public final class BenchmarkMain {
         }
     }
 
-    private static void quietLogging() {
-        // slf4j-simple: the library's INFO lines (worker started/stopped, publisher started) would
-        // bury the figures; warnings and errors still show.
+    /**
+     * slf4j-simple at WARN, on standard error, and no jOOQ banner, unless set on the command line:
+     * for this JVM and the broker's ({@link KafkaBrokerProcess}), whose standard output carries its
+     * ready line.
+     */
+    public static void quietLogging() {
+        // the library's INFO lines (worker started/stopped, publisher started) would bury the figures;
+        // warnings and errors still show.
         setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
         setIfAbsent("org.jooq.no-logo", "true");

@@ -1,5 +1,6 @@
 package dev.outboxjava.benchmarks.internal;
 
+import dev.outboxjava.benchmarks.BenchmarkMain;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -172,9 +173,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             System.err.println("usage: KafkaBrokerProcess <log parent directory> [broker-setting=value ...]");
             System.exit(2);
         }
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"); // as the benchmark's own JVM
-        }
+        BenchmarkMain.quietLogging();
         Map<String, String> overrides = new LinkedHashMap<>();
         for (int i = 1; i < args.length; i++) {
             int eq = args[i].indexOf('=');

@@ -211,12 +211,10 @@ public final class Services implements AutoCloseable {
             return;
         }
         closed = true;
-        if (Thread.currentThread() != cleanUpOnExit) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(cleanUpOnExit);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs or has run: it finds this closed
-            }
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanUpOnExit);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is exiting: the hook runs (this may be it) and finds this closed
         }
         if (rabbitAdmin != null) {
             try (Channel channel = rabbitAdmin.createChannel()) {
@@ -262,11 +260,9 @@ public final class Services implements AutoCloseable {
         }
     }
 
-    private void closeOnExit() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
+    private synchronized void closeOnExit() {
+        if (closed) {
+            return;
         }
         cleaningUpOnExit = true;
         System.err.println("exiting before the end: dropping schema " + schema
