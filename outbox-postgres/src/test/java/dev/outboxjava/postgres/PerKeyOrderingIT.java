@@ -2,6 +2,7 @@ package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
@@ -81,6 +82,54 @@ class PerKeyOrderingIT {
             store.lease(UUID.randomUUID(), 10, clock.instant()).forEach(e -> leased.add(e.id()));
             assertThat(leased).containsExactly(fromA.id(), fromB.id());
         });
+    }
+
+    @Test
+    @DisplayName("a later event waits for an earlier event of its key whose transaction committed but is not yet older than every open one")
+    void commitOrderGuardProbesEarlierEvents() throws Exception {
+        PostgresOutboxStore store = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
+        OutboxWriter writer = store.writer();
+        OutboxEvent fromA = event("account-1", 1);
+        OutboxEvent fromB = event("account-1", 2);
+        try (Connection a = postgres.fixture().openConnection(); Connection b = postgres.fixture().openConnection();
+                Connection x = postgres.fixture().openConnection()) {
+            for (Connection connection : List.of(a, b, x)) {
+                connection.setAutoCommit(false);
+            }
+            beginWriting(b); // B's transaction id is older than X's ...
+            beginWriting(x); // ... and X stays open through the lease
+            writer.append(a, List.of(fromA)); // A, younger than X, takes the earlier sequence
+            writer.append(b, List.of(fromB));
+            b.commit();
+            a.commit();
+            assumeTrue(passesItsOwnGuard(store, fromB), "no other session holds the xmin horizon older than B");
+
+            assertThat(store.lease(UUID.randomUUID(), 10, clock.instant())).as("B's event waits for A's").isEmpty();
+
+            x.commit();
+        }
+        List<UUID> leased = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            store.lease(UUID.randomUUID(), 10, clock.instant()).forEach(e -> leased.add(e.id()));
+            assertThat(leased).containsExactly(fromA.id(), fromB.id());
+        });
+    }
+
+    private static void beginWriting(Connection connection) throws Exception {
+        try (var statement = connection.createStatement()) {
+            statement.execute("SELECT pg_current_xact_id()"); // assigns the transaction its id now
+        }
+    }
+
+    private boolean passesItsOwnGuard(PostgresOutboxStore store, OutboxEvent event) throws Exception {
+        try (Connection connection = postgres.fixture().openConnection(); var statement = connection.prepareStatement(
+                "SELECT xact_id < pg_snapshot_xmin(pg_current_snapshot()) FROM " + store.config().tableName()
+                        + " WHERE id = ?")) {
+            statement.setObject(1, event.id());
+            try (var rows = statement.executeQuery()) {
+                return rows.next() && rows.getBoolean(1);
+            }
+        }
     }
 
     private static long sequenceOf(Connection a, PostgresOutboxStore store, OutboxEvent event) throws Exception {

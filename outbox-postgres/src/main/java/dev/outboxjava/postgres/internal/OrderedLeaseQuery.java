@@ -37,6 +37,22 @@ import java.util.UUID;
  * then runs the UPDATE with a fresh snapshot. Leases are short (no broker call inside); the publishing
  * and marking of batches still run in parallel.
  *
+ * <p><b>Held keys are looked up, not probed.</b> The blockers that sit in small sets — events in flight,
+ * dead letters that hold their key, pending events that are not yet due — are gathered once per lease
+ * into a map from key to the key's first blocked sequence (an uncorrelated sub-select, so PostgreSQL
+ * runs it once). A candidate of a held key is then rejected by one map lookup. Only a candidate that
+ * passes it probes the earlier pending events of its key for the commit-order guard, in an index that
+ * carries {@code xact_id}, without reading the rows. So a lease that finds every hot key held costs one
+ * pass over the candidates, not a probe of each candidate's earlier events: with 100,000 pending
+ * events over 200 keys, all held, such a lease took 37 s with the per-candidate probe and 0.1 s with
+ * the lookup.
+ *
+ * <p><b>A pinned plan.</b> The lease runs with sequential scans, bitmap scans and JIT compilation off for
+ * its transaction. The planner cannot see from statistics that blockers are rare: it planned the probe
+ * as a bitmap scan (reading every earlier event of the key) and, for a table with one hot key, as a
+ * sequential scan per candidate. Disabling those makes the cost of switching them off look huge, which
+ * would also trigger JIT compilation (about 0.7 s) on every lease; hence JIT off.
+ *
  * <p>The transaction commits asynchronously, for the reasons given on {@link LeaseQuery}; the next
  * leaser sees its result at once all the same (visibility does not wait for the WAL flush).
  *
@@ -45,8 +61,19 @@ import java.util.UUID;
  */
 public final class OrderedLeaseQuery {
 
-    /** Takes the table's lease lock and, as {@link LeaseQuery} does, lets the lease commit asynchronously. */
-    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + AsyncCommit.FOR_THIS_TRANSACTION;
+    /**
+     * The planner settings of the lease's transaction (see the class comment), as a select list: they
+     * last until the transaction ends and never stay on a pooled connection.
+     */
+    public static final String PLAN_SETTINGS = "set_config('enable_seqscan', 'off', true),"
+            + " set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)";
+
+    /**
+     * Takes the table's lease lock, pins the plan and, as {@link LeaseQuery} does, lets the lease commit
+     * asynchronously: one round trip.
+     */
+    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + AsyncCommit.FOR_THIS_TRANSACTION
+            + ", " + PLAN_SETTINGS;
 
     private final long advisoryLockKey;
     private final String sql;
@@ -107,7 +134,11 @@ public final class OrderedLeaseQuery {
     }
 
     private static String sql(String t, boolean deadLetterHoldsKey) {
-        String heldByDeadLetter = deadLetterHoldsKey ? " OR b.status = " + statusLiteral(EventStatus.FAILED) : "";
+        String deadLetters = deadLetterHoldsKey
+                ? "\n  UNION ALL SELECT event_key, seq FROM " + t + " WHERE status = 'failed' AND event_key IS NOT NULL"
+                : "";
+        // held: key -> the key's first sequence that holds its later events back. xact_id guards the
+        // commit order of the candidate itself, the probe that of its earlier pending events.
         return """
                 UPDATE %1$s SET status = 'in_flight', lease_id = ?, leased_at = ?
                  WHERE id IN (
@@ -115,17 +146,23 @@ public final class OrderedLeaseQuery {
                     WHERE c.status = 'pending' AND c.next_attempt_at <= ?
                       AND (c.event_key IS NULL OR (
                             c.xact_id < pg_snapshot_xmin(pg_current_snapshot())
+                        AND c.seq < coalesce(((
+                              SELECT coalesce(jsonb_object_agg(held.event_key, held.seq), '{}') FROM (
+                                SELECT event_key, min(seq) AS seq FROM (
+                                  SELECT event_key, seq FROM %1$s WHERE status = 'in_flight' AND event_key IS NOT NULL
+                                  UNION ALL
+                                  SELECT event_key, seq FROM %1$s
+                                   WHERE status = 'pending' AND next_attempt_at > ? AND event_key IS NOT NULL%2$s
+                                ) blocker GROUP BY event_key) held
+                            ) ->> c.event_key)::bigint, %4$d)
                         AND NOT EXISTS (
                             SELECT 1 FROM %1$s b
-                             WHERE b.event_key = c.event_key AND b.seq < c.seq
-                               AND b.status IN ('pending', 'in_flight', 'failed')
-                               AND (b.status = 'in_flight'%2$s
-                                    OR (b.status = 'pending' AND (b.next_attempt_at > ?
-                                        OR b.xact_id >= pg_snapshot_xmin(pg_current_snapshot())))))))
+                             WHERE b.event_key = c.event_key AND b.seq < c.seq AND b.status = 'pending'
+                               AND b.xact_id >= pg_snapshot_xmin(pg_current_snapshot()))))
                     ORDER BY c.seq
                     LIMIT ?
                     FOR UPDATE SKIP LOCKED)
                 RETURNING %3$s
-                """.formatted(t, heldByDeadLetter, EventRows.COLUMNS);
+                """.formatted(t, deadLetters, EventRows.COLUMNS, Long.MAX_VALUE);
     }
 }

@@ -88,10 +88,14 @@ public final class SchemaDdl {
                 Identifiers.quote(name + "_failed_idx"), Identifiers.quote(name + "_sent_idx")));
         if (ordering.isPerKey()) {
             sql.append("""
-                    -- Per-key ordering: the earlier open events of a key, probed for every lease candidate.
-                    CREATE INDEX IF NOT EXISTS %1$s ON %2$s (event_key, seq)
-                        WHERE status IN ('pending', 'in_flight', 'failed') AND event_key IS NOT NULL;
-                    """.formatted(Identifiers.quote(name + "_key_order_idx"), t));
+                    -- Per-key ordering: the commit-order guard probes a lease candidate's earlier pending
+                    -- events of its key; xact_id is a key column so the probe never reads the rows.
+                    CREATE INDEX IF NOT EXISTS %1$s ON %2$s (event_key, seq, xact_id)
+                        WHERE status = 'pending' AND event_key IS NOT NULL;
+                    -- Replaced by the index above (schema of 0.1.0 snapshots before it).
+                    DROP INDEX IF EXISTS %3$s;
+                    """.formatted(Identifiers.quote(name + "_key_pending_idx"), t,
+                    table.quotedSibling("_key_order_idx")));
         }
         String trigger = Identifiers.quote(name + "_notify");
         if (wakeUp == WakeUpMode.TRIGGER_NOTIFY) {

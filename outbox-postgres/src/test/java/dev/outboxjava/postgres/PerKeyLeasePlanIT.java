@@ -1,0 +1,191 @@
+package dev.outboxjava.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.core.time.ManualClock;
+import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.testkit.postgres.PostgresExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The per-key lease on few hot keys with deep backlogs: held keys are rejected by a lookup, not by
+ * probing each candidate's earlier events, and the plan stays on indexes even with a single key.
+ * Checked with {@code EXPLAIN ANALYZE} of the store's own statement under the store's own settings.
+ */
+@DisplayName("Per-key lease plan on hot keys")
+class PerKeyLeasePlanIT {
+
+    @RegisterExtension
+    static final PostgresExtension postgres = new PostgresExtension();
+
+    private static final AtomicInteger TABLES = new AtomicInteger();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Ordering ORDERING = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
+
+    private final ManualClock clock = ManualClock.startingAtEpochOf2024();
+
+    /** How a key's head holds the rest of the key back. */
+    enum Hold { IN_FLIGHT, WAITING_FOR_RETRY, DEAD_LETTERED }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Hold.class)
+    @DisplayName("with every one of 100 hot keys held at its head, a lease walks the 19,900 candidates once, probes none, takes none")
+    void heldHotKeys(Hold hold) throws Exception {
+        PostgresOutboxStore store = storeWith(100, 200);
+        UUID lease = UUID.randomUUID();
+        List<OutboxEvent> heads = store.lease(lease, 100, clock.instant());
+        assertThat(heads).extracting(OutboxEvent::keyOrEmpty).as("the first lease takes each key's head").doesNotHaveDuplicates()
+                .hasSize(100);
+        switch (hold) {
+            case IN_FLIGHT -> { }
+            case WAITING_FOR_RETRY -> store.markRetry(lease, heads.stream()
+                    .map(e -> new RetryMark(e.id(), "broker down", clock.instant().plus(Duration.ofHours(1)))).toList(),
+                    clock.instant());
+            case DEAD_LETTERED -> store.markDeadLettered(lease, heads.stream()
+                    .map(e -> new DeadLetterMark(e.id(), "rejected")).toList(), clock.instant());
+        }
+
+        JsonNode plan = explainLease(store, 500);
+
+        assertNoScanOutsideIndexes(plan);
+        JsonNode candidates = candidateScan(plan);
+        assertThat(candidates.path("Index Name").asText()).endsWith("_pending_idx");
+        assertThat(candidates.path("Actual Rows").asLong()).isZero();
+        assertThat(candidates.path("Rows Removed by Filter").asLong()).as("every held candidate looked at once")
+                .isEqualTo(19_900);
+        assertThat(probeLoops(candidates)).as("executions of the per-candidate probe").isZero();
+        assertThat(store.lease(UUID.randomUUID(), 500, clock.instant())).isEmpty();
+
+        if (hold == Hold.IN_FLIGHT) {
+            store.markPublished(lease, heads.stream().map(OutboxEvent::id).toList(), clock.instant());
+            List<OutboxEvent> next = store.lease(UUID.randomUUID(), 300, clock.instant());
+            assertThat(next).as("once the heads are published, each key's next run").hasSize(300);
+            Map<String, List<Long>> byKey = next.stream().collect(Collectors.groupingBy(OutboxEvent::keyOrEmpty,
+                    Collectors.mapping(OutboxEvent::sequence, Collectors.toList())));
+            assertThat(byKey).hasSize(100);
+            byKey.values().forEach(sequences -> assertThat(sequences).hasSize(3).isSorted());
+        }
+    }
+
+    @Test
+    @DisplayName("one key with 20,000 pending events: a lease takes its first 500 in order on index scans; the next takes none")
+    void singleHotKey() throws Exception {
+        PostgresOutboxStore store = storeWith(1, 20_000);
+
+        JsonNode firstPlan = explainLease(store, 500);
+        assertNoScanOutsideIndexes(firstPlan);
+        assertThat(candidateScan(firstPlan).path("Actual Rows").asLong()).isEqualTo(500);
+
+        List<OutboxEvent> first = store.lease(UUID.randomUUID(), 500, clock.instant());
+        assertThat(first).hasSize(500).extracting(OutboxEvent::sequence).isSorted();
+        assertThat(first.get(0).sequence()).isEqualTo(1);
+
+        JsonNode heldPlan = explainLease(store, 500);
+        assertNoScanOutsideIndexes(heldPlan);
+        assertThat(probeLoops(candidateScan(heldPlan))).isZero();
+        assertThat(store.lease(UUID.randomUUID(), 500, clock.instant())).isEmpty();
+    }
+
+    private PostgresOutboxStore storeWith(int keys, int perKey) {
+        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".hot_keys_" + TABLES.incrementAndGet()).ordering(ORDERING)
+                .wakeUpMode(WakeUpMode.NONE).build());
+        store.ensureSchema();
+        // round robin: seq 1..keys are the heads, each key's events spread over the whole backlog
+        postgres.fixture().execute("INSERT INTO " + store.config().tableName()
+                + " (id, type, source, event_key, destination, content_type, payload, max_attempts,"
+                + " next_attempt_at, created_at)"
+                + " SELECT gen_random_uuid(), 'account.changed', '/plan', 'key-' || (g % " + keys + "), 'accounts',"
+                + " 'application/octet-stream', convert_to(repeat('x', 200), 'UTF8'), 10,"
+                + " timestamptz '2023-12-31', timestamptz '2023-12-31' FROM generate_series(0, " + (keys * perKey - 1)
+                + ") g");
+        postgres.fixture().execute("VACUUM ANALYZE " + store.config().tableName());
+        return store;
+    }
+
+    /** EXPLAIN ANALYZE of the store's lease statement, in the store's transaction settings, rolled back. */
+    private JsonNode explainLease(PostgresOutboxStore store, int limit) throws Exception {
+        OrderedLeaseQuery query = new OrderedLeaseQuery(new OutboxTable(store.config().table()), ORDERING);
+        Instant now = clock.instant();
+        try (Connection connection = postgres.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            try (Statement settings = connection.createStatement()) {
+                settings.execute("SELECT " + OrderedLeaseQuery.PLAN_SETTINGS);
+            }
+            try (PreparedStatement explain = connection.prepareStatement(
+                    "EXPLAIN (ANALYZE, FORMAT JSON) " + query.sql())) {
+                explain.setObject(1, UUID.randomUUID());
+                for (int p = 2; p <= 4; p++) {
+                    explain.setObject(p, now.atOffset(ZoneOffset.UTC));
+                }
+                explain.setInt(5, limit);
+                try (ResultSet rs = explain.executeQuery()) {
+                    rs.next();
+                    return JSON.readTree(rs.getString(1)).get(0).get("Plan");
+                }
+            } finally {
+                connection.rollback();
+            }
+        }
+    }
+
+    private static void assertNoScanOutsideIndexes(JsonNode plan) {
+        List<String> nodeTypes = new ArrayList<>();
+        collect(plan, node -> nodeTypes.add(node.path("Node Type").asText()));
+        assertThat(nodeTypes).as("plan nodes").noneMatch(type -> type.equals("Seq Scan") || type.startsWith("Bitmap"));
+    }
+
+    /** The scan that walks the lease candidates: the one on the pending index. */
+    private static JsonNode candidateScan(JsonNode plan) {
+        List<JsonNode> scans = new ArrayList<>();
+        collect(plan, node -> {
+            if (node.path("Index Name").asText().endsWith("_pending_idx") && node.has("Filter")
+                    && node.path("Filter").asText().contains("event_key IS NULL")) {
+                scans.add(node);
+            }
+        });
+        assertThat(scans).as("the candidate scan").hasSize(1);
+        return scans.get(0);
+    }
+
+    /** Executions of the correlated probe below the candidate scan (the only SubPlan there). */
+    private static long probeLoops(JsonNode candidates) {
+        List<JsonNode> probes = new ArrayList<>();
+        collect(candidates, node -> {
+            if ("SubPlan".equals(node.path("Parent Relationship").asText())) {
+                probes.add(node);
+            }
+        });
+        assertThat(probes).as("the probe subplan").hasSize(1);
+        return probes.get(0).path("Actual Loops").asLong();
+    }
+
+    private static void collect(JsonNode node, java.util.function.Consumer<JsonNode> visitor) {
+        visitor.accept(node);
+        node.path("Plans").forEach(child -> collect(child, visitor));
+    }
+}
