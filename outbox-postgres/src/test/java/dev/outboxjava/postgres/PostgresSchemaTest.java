@@ -2,7 +2,12 @@ package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.postgres.internal.Identifiers;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -34,5 +39,21 @@ class PostgresSchemaTest {
             assertThat(ddl).as(mode.name()).doesNotContain("CREATE OR REPLACE TRIGGER").doesNotContain("pg_notify")
                     .contains("DROP TRIGGER IF EXISTS \"outbox_events_notify\" ON \"outbox_events\";");
         }
+    }
+
+    @Test
+    @DisplayName("with the longest table name and every option, no derived name passes PostgreSQL's 63-character limit")
+    void derivedNamesFit() {
+        String longest = "t".repeat(Identifiers.MAX_TABLE_LENGTH);
+        String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder().tableName(longest)
+                .wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
+                .build());
+        Matcher quoted = Pattern.compile("\"([^\"]*)\"").matcher(ddl);
+        List<String> names = new ArrayList<>();
+        while (quoted.find()) {
+            names.add(quoted.group(1));
+        }
+        assertThat(names).as("quoted identifiers").contains(longest + "_key_guard_idx", longest + "_attempts_check")
+                .allSatisfy(name -> assertThat(name).hasSizeLessThanOrEqualTo(Identifiers.MAX_IDENTIFIER_LENGTH));
     }
 }

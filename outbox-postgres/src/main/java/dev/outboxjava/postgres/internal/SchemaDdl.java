@@ -94,7 +94,7 @@ public final class SchemaDdl {
                         WHERE status = 'pending' AND event_key IS NOT NULL;
                     -- Replaced by the index above (schema of 0.1.0 snapshots before it).
                     DROP INDEX IF EXISTS %3$s;
-                    """.formatted(Identifiers.quote(name + "_key_pending_idx"), t,
+                    """.formatted(Identifiers.quote(name + "_key_guard_idx"), t,
                     table.quotedSibling("_key_order_idx")));
         }
         String trigger = Identifiers.quote(name + "_notify");
