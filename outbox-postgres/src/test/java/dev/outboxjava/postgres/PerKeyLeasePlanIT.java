@@ -58,7 +58,8 @@ class PerKeyLeasePlanIT {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Hold.class)
-    @DisplayName("with every one of 100 hot keys held at its head, a lease looks at each other candidate once, probes none, takes none")
+    @DisplayName("with every one of 100 hot keys held at its head, a lease looks at each other candidate once, takes none,"
+            + " and probes only for dead letters")
     void heldHotKeys(Hold hold) throws Exception {
         PostgresOutboxStore store = storeWith(HOT_KEYS, EVENTS / HOT_KEYS);
         UUID lease = UUID.randomUUID();
@@ -83,7 +84,10 @@ class PerKeyLeasePlanIT {
         assertThat(candidates.path("Actual Rows").asLong()).isZero();
         assertThat(candidates.path("Rows Removed by Filter").asLong()).as("every held candidate looked at once")
                 .isEqualTo(EVENTS / HOT_KEYS * HOT_KEYS - HOT_KEYS);
-        assertThat(probeLoops(candidates)).as("executions of the per-candidate probe").isZero();
+        long heldCandidates = EVENTS / HOT_KEYS * HOT_KEYS - HOT_KEYS;
+        assertThat(probeLoops(candidates, "_key_held_idx")).as("dead-letter probes")
+                .isEqualTo(hold == Hold.DEAD_LETTERED ? heldCandidates : 0);
+        assertThat(probeLoops(candidates, "_key_guard_idx")).as("commit-order guard probes").isZero();
         assertThat(store.lease(UUID.randomUUID(), 500, clock.instant())).isEmpty();
 
         if (hold == Hold.IN_FLIGHT) {
@@ -113,8 +117,31 @@ class PerKeyLeasePlanIT {
         JsonNode heldPlan = explainLease(store, 500, "%,d events of one key, its first 500 in flight"
                 .formatted(EVENTS));
         assertNoScanOutsideIndexes(heldPlan);
-        assertThat(probeLoops(candidateScan(heldPlan))).isZero();
+        assertThat(probeLoops(candidateScan(heldPlan), "_key_held_idx")).isZero();
+        assertThat(probeLoops(candidateScan(heldPlan), "_key_guard_idx")).isZero();
         assertThat(store.lease(UUID.randomUUID(), 500, clock.instant())).isEmpty();
+    }
+
+    @Test
+    @DisplayName("dead letters of keys with nothing pending cost the lease nothing: it never reads them")
+    void unrelatedDeadLetters() throws Exception {
+        PostgresOutboxStore store = storeWith(HOT_KEYS, 10);
+        postgres.fixture().execute("INSERT INTO " + store.config().tableName()
+                + " (id, type, source, event_key, destination, content_type, payload, status, attempts, max_attempts,"
+                + " next_attempt_at, created_at) SELECT gen_random_uuid(), 'account.changed', '/plan', 'closed-' || g,"
+                + " 'accounts', 'application/octet-stream', convert_to('x', 'UTF8'), 'failed', 10, 10,"
+                + " timestamptz '2023-12-31', timestamptz '2023-12-31' FROM generate_series(1, " + EVENTS + ") g");
+        postgres.fixture().execute("VACUUM ANALYZE " + store.config().tableName());
+
+        JsonNode plan = explainLease(store, 500, "%,d dead letters of other keys, %,d pending".formatted(EVENTS,
+                HOT_KEYS * 10));
+
+        List<String> indexes = new ArrayList<>();
+        collect(plan, node -> indexes.add(node.path("Index Name").asText()));
+        assertThat(indexes).as("indexes the lease reads").noneMatch(name -> name.endsWith("_failed_idx"));
+        JsonNode candidates = candidateScan(plan);
+        assertThat(candidates.path("Actual Rows").asLong()).isEqualTo(500);
+        assertThat(probeLoops(candidates, "_key_held_idx")).as("one dead-letter probe per candidate").isEqualTo(500);
     }
 
     private PostgresOutboxStore storeWith(int keys, int perKey) {
@@ -199,16 +226,20 @@ class PerKeyLeasePlanIT {
         return scans.get(0);
     }
 
-    /** Executions of the correlated probe below the candidate scan (the only SubPlan there). */
-    private static long probeLoops(JsonNode candidates) {
-        List<JsonNode> probes = new ArrayList<>();
+    /** Executions of the correlated probe below the candidate scan that reads the index named {@code ...suffix}. */
+    private static long probeLoops(JsonNode candidates, String suffix) {
+        List<JsonNode> subPlans = new ArrayList<>();
         collect(candidates, node -> {
             if ("SubPlan".equals(node.path("Parent Relationship").asText())) {
-                probes.add(node);
+                subPlans.add(node);
             }
         });
-        assertThat(probes).as("the probe subplan").hasSize(1);
-        return probes.get(0).path("Actual Loops").asLong();
+        List<JsonNode> probes = subPlans.stream().filter(node -> node.path("Index Name").asText().endsWith(suffix))
+                .toList();
+        assertThat(probes).as("the probe on %s among %s", suffix, subPlans).hasSize(1);
+        JsonNode probe = probes.get(0);
+        assertThat(probe.path("Node Type").asText()).as("the probe on " + suffix).isEqualTo("Index Only Scan");
+        return probe.path("Actual Loops").asLong();
     }
 
     private static void collect(JsonNode node, java.util.function.Consumer<JsonNode> visitor) {

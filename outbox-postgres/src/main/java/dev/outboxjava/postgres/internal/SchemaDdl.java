@@ -88,14 +88,17 @@ public final class SchemaDdl {
                 Identifiers.quote(name + "_failed_idx"), Identifiers.quote(name + "_sent_idx")));
         if (ordering.isPerKey()) {
             sql.append("""
-                    -- Per-key ordering: the commit-order guard probes a lease candidate's earlier pending
-                    -- events of its key; xact_id is a key column so the probe never reads the rows.
+                    -- Per-key ordering: a lease candidate probes its key's earlier pending events for the
+                    -- commit-order guard, and its earlier events that hold the key (in flight, dead-lettered);
+                    -- every condition is a key column, so neither probe reads the rows.
                     CREATE INDEX IF NOT EXISTS %1$s ON %2$s (event_key, seq, xact_id)
                         WHERE status = 'pending' AND event_key IS NOT NULL;
-                    -- Replaced by the index above (schema of 0.1.0 snapshots before it).
+                    CREATE INDEX IF NOT EXISTS %4$s ON %2$s (event_key, seq)
+                        WHERE status IN ('in_flight', 'failed') AND event_key IS NOT NULL;
+                    -- Replaced by the two indexes above (schema of 0.1.0 snapshots before them).
                     DROP INDEX IF EXISTS %3$s;
                     """.formatted(Identifiers.quote(name + "_key_guard_idx"), t,
-                    table.quotedSibling("_key_order_idx")));
+                    table.quotedSibling("_key_order_idx"), Identifiers.quote(name + "_key_held_idx")));
         }
         String trigger = Identifiers.quote(name + "_notify");
         if (wakeUp == WakeUpMode.TRIGGER_NOTIFY) {
