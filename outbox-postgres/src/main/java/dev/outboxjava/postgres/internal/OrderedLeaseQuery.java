@@ -1,8 +1,5 @@
 package dev.outboxjava.postgres.internal;
 
-import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
-
-import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import java.sql.Connection;
