@@ -18,6 +18,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -27,6 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.containers.RabbitMQContainer;
@@ -258,6 +261,24 @@ public final class RabbitMqFixture implements AutoCloseable {
 
     /** As {@link #receive(RabbitMqDestination, int, Duration)}, from a queue by name. */
     public List<Delivery> receive(String queue, int expected, Duration timeout) {
+        return receiveUntil(queue, received -> received.size() >= expected, timeout);
+    }
+
+    /**
+     * Reads the messages that arrive in {@code destination}'s queue, acknowledging them, until every one
+     * of {@code messageIds} arrived at least once or {@code timeout} passed; returns what arrived, in
+     * arrival order, repeats included. For at-least-once publishing, where a redelivered message would
+     * fill a count of expected messages while another has not arrived yet.
+     */
+    public List<Delivery> receiveEach(RabbitMqDestination destination, Collection<String> messageIds,
+            Duration timeout) {
+        Set<String> wanted = Set.copyOf(messageIds);
+        return receiveUntil(destination.queue(), received -> received.stream()
+                .map(delivery -> delivery.getProperties().getMessageId()).collect(Collectors.toSet())
+                .containsAll(wanted), timeout);
+    }
+
+    private List<Delivery> receiveUntil(String queue, Predicate<List<Delivery>> enough, Duration timeout) {
         List<Delivery> received = new ArrayList<>();
         LinkedBlockingQueue<Delivery> arrivals = new LinkedBlockingQueue<>();
         try (Channel channel = admin.createChannel()) {
@@ -273,7 +294,7 @@ public final class RabbitMqFixture implements AutoCloseable {
                 }
             });
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (received.size() < expected) {
+            while (!enough.test(received)) {
                 long left = deadline - System.nanoTime();
                 Delivery next = left <= 0 ? null : arrivals.poll(left, TimeUnit.NANOSECONDS);
                 if (next == null) {
