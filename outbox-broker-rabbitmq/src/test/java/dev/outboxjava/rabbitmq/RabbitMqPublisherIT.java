@@ -389,13 +389,8 @@ class RabbitMqPublisherIT {
                 // every event reported published did arrive
                 Set<String> published = outcomes.stream().filter(PublishOutcome.Published.class::isInstance)
                         .map(o -> o.eventId().toString()).collect(Collectors.toSet());
-                Set<String> arrived = new HashSet<>();
-                await().atMost(Duration.ofSeconds(60)).until(() -> {
-                    int missing = (int) published.stream().filter(id -> !arrived.contains(id)).count();
-                    rabbit.receive(destination, Math.max(missing, 1), Duration.ofSeconds(2))
-                            .forEach(d -> arrived.add(d.getProperties().getMessageId()));
-                    return arrived.containsAll(published);
-                });
+                Set<String> arrived = rabbit.receiveEach(destination, published, Duration.ofSeconds(60)).stream()
+                        .map(d -> d.getProperties().getMessageId()).collect(Collectors.toSet());
                 assertThat(arrived).containsAll(published);
             }
         }
