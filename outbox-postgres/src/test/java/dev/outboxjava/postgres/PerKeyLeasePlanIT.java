@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -62,7 +61,8 @@ class PerKeyLeasePlanIT {
     @DisplayName("with every one of 100 hot keys held at its head, a lease looks at each other candidate once, takes none,"
             + " and probes only for dead letters")
     void heldHotKeys(Hold hold) throws Exception {
-        PostgresOutboxStore store = storeWith(HOT_KEYS, EVENTS / HOT_KEYS);
+        int events = EVENTS / HOT_KEYS * HOT_KEYS;
+        PostgresOutboxStore store = storeWith(HOT_KEYS, events / HOT_KEYS);
         UUID lease = UUID.randomUUID();
         List<OutboxEvent> heads = store.lease(lease, HOT_KEYS, clock.instant());
         assertThat(heads).extracting(OutboxEvent::keyOrEmpty).as("the first lease takes each key's head")
@@ -77,13 +77,13 @@ class PerKeyLeasePlanIT {
         }
 
         JsonNode plan = explainLease(store, 500, "%,d events over %d hot keys, every key held (%s)"
-                .formatted(EVENTS / HOT_KEYS * HOT_KEYS, HOT_KEYS, hold));
+                .formatted(events, HOT_KEYS, hold));
 
         assertNoScanOutsideIndexes(plan);
         JsonNode candidates = candidateScan(plan);
         assertThat(candidates.path("Index Name").asText()).endsWith("_pending_idx");
         assertThat(candidates.path("Actual Rows").asLong()).isZero();
-        long heldCandidates = EVENTS / HOT_KEYS * HOT_KEYS - HOT_KEYS;
+        long heldCandidates = events - HOT_KEYS;
         assertThat(candidates.path("Rows Removed by Filter").asLong()).as("every held candidate looked at once")
                 .isEqualTo(heldCandidates);
         assertThat(probeLoops(candidates, "_key_held_idx")).as("probes for an earlier event holding the key")
@@ -137,9 +137,8 @@ class PerKeyLeasePlanIT {
         JsonNode plan = explainLease(store, 500, "%,d dead letters of other keys, %,d pending".formatted(EVENTS,
                 HOT_KEYS * 10));
 
-        List<String> indexes = new ArrayList<>();
-        collect(plan, node -> indexes.add(node.path("Index Name").asText()));
-        assertThat(indexes).as("indexes the lease reads").noneMatch(name -> name.endsWith("_failed_idx"));
+        assertThat(nodes(plan)).extracting(node -> node.path("Index Name").asText()).as("indexes the lease reads")
+                .noneMatch(name -> name.endsWith("_failed_idx"));
         JsonNode candidates = candidateScan(plan);
         assertThat(candidates.path("Actual Rows").asLong()).isEqualTo(500);
         assertThat(probeLoops(candidates, "_key_held_idx")).as("one dead-letter probe per candidate").isEqualTo(500);
@@ -198,43 +197,30 @@ class PerKeyLeasePlanIT {
 
     /** Time of the uncorrelated sub-select that maps held keys to their first held sequence. */
     private static double heldKeysMillis(JsonNode plan) {
-        List<Double> millis = new ArrayList<>();
-        collect(plan, node -> {
-            if ("InitPlan".equals(node.path("Parent Relationship").asText())) {
-                millis.add(node.path("Actual Total Time").asDouble());
-            }
-        });
-        assertThat(millis).as("the held-keys sub-select, run once").hasSize(1);
-        return millis.get(0);
+        List<JsonNode> initPlans = nodes(plan).stream()
+                .filter(node -> "InitPlan".equals(node.path("Parent Relationship").asText())).toList();
+        assertThat(initPlans).as("the held-keys sub-select, run once").hasSize(1);
+        return initPlans.get(0).path("Actual Total Time").asDouble();
     }
 
     private static void assertNoScanOutsideIndexes(JsonNode plan) {
-        List<String> nodeTypes = new ArrayList<>();
-        collect(plan, node -> nodeTypes.add(node.path("Node Type").asText()));
-        assertThat(nodeTypes).as("plan nodes").noneMatch(type -> type.equals("Seq Scan") || type.startsWith("Bitmap"));
+        assertThat(nodes(plan)).extracting(node -> node.path("Node Type").asText()).as("plan nodes")
+                .noneMatch(type -> type.equals("Seq Scan") || type.startsWith("Bitmap"));
     }
 
     /** The scan that walks the lease candidates: the one on the pending index. */
     private static JsonNode candidateScan(JsonNode plan) {
-        List<JsonNode> scans = new ArrayList<>();
-        collect(plan, node -> {
-            if (node.path("Index Name").asText().endsWith("_pending_idx") && node.has("Filter")
-                    && node.path("Filter").asText().contains("event_key IS NULL")) {
-                scans.add(node);
-            }
-        });
+        List<JsonNode> scans = nodes(plan).stream()
+                .filter(node -> node.path("Index Name").asText().endsWith("_pending_idx"))
+                .filter(node -> node.path("Filter").asText().contains("event_key IS NULL")).toList();
         assertThat(scans).as("the candidate scan").hasSize(1);
         return scans.get(0);
     }
 
     /** Executions of the correlated probe below the candidate scan that reads the index named {@code ...suffix}. */
     private static long probeLoops(JsonNode candidates, String suffix) {
-        List<JsonNode> subPlans = new ArrayList<>();
-        collect(candidates, node -> {
-            if ("SubPlan".equals(node.path("Parent Relationship").asText())) {
-                subPlans.add(node);
-            }
-        });
+        List<JsonNode> subPlans = nodes(candidates).stream()
+                .filter(node -> "SubPlan".equals(node.path("Parent Relationship").asText())).toList();
         List<JsonNode> probes = subPlans.stream().filter(node -> node.path("Index Name").asText().endsWith(suffix))
                 .toList();
         assertThat(probes).as("the probe on %s among %s", suffix, subPlans).hasSize(1);
@@ -243,8 +229,11 @@ class PerKeyLeasePlanIT {
         return probe.path("Actual Loops").asLong();
     }
 
-    private static void collect(JsonNode node, Consumer<JsonNode> visitor) {
-        visitor.accept(node);
-        node.path("Plans").forEach(child -> collect(child, visitor));
+    /** {@code root} and every plan node below it. */
+    private static List<JsonNode> nodes(JsonNode root) {
+        List<JsonNode> nodes = new ArrayList<>();
+        nodes.add(root);
+        root.path("Plans").forEach(child -> nodes.addAll(nodes(child)));
+        return nodes;
     }
 }

@@ -53,7 +53,8 @@ class PostgresSchemaTest {
         while (quoted.find()) {
             names.add(quoted.group(1));
         }
-        assertThat(names).as("quoted identifiers").contains(longest + "_key_guard_idx", longest + "_key_held_idx", longest + "_attempts_check")
+        assertThat(names).as("quoted identifiers")
+                .contains(longest + "_key_guard_idx", longest + "_key_held_idx", longest + "_attempts_check")
                 .allSatisfy(name -> assertThat(name).hasSizeLessThanOrEqualTo(Identifiers.MAX_IDENTIFIER_LENGTH));
     }
 }

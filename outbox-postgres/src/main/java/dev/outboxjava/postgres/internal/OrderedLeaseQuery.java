@@ -137,9 +137,10 @@ public final class OrderedLeaseQuery {
 
     private static String sql(String t, boolean deadLetterHoldsKey) {
         String heldByDeadLetter = deadLetterHoldsKey ? """
+
                         AND NOT EXISTS (
                             SELECT 1 FROM %1$s f
-                             WHERE f.event_key = c.event_key AND f.status IN ('in_flight', 'failed') AND f.seq < c.seq)
+                             WHERE f.event_key = c.event_key AND f.status IN ('in_flight', 'failed') AND f.seq < c.seq)\
                 """.formatted(t) : "";
         // held: key -> the key's first sequence that an event in flight or not yet due holds back
         return """
@@ -157,8 +158,8 @@ public final class OrderedLeaseQuery {
                                   SELECT event_key, seq FROM %1$s
                                    WHERE status = 'pending' AND next_attempt_at > ? AND event_key IS NOT NULL
                                 ) blocker GROUP BY event_key) held
-                            ) ->> c.event_key)::bigint, %4$d)
-                %2$s        AND NOT EXISTS (
+                            ) ->> c.event_key)::bigint, %4$d)%2$s
+                        AND NOT EXISTS (
                             SELECT 1 FROM %1$s b
                              WHERE b.event_key = c.event_key AND b.status = 'pending' AND b.seq < c.seq
                                AND b.xact_id >= pg_snapshot_xmin(pg_current_snapshot()))))
