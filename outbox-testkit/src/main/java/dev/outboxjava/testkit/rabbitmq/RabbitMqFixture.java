@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -29,7 +30,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.containers.RabbitMQContainer;
@@ -272,12 +272,16 @@ public final class RabbitMqFixture implements AutoCloseable {
      */
     public List<Delivery> receiveEach(RabbitMqDestination destination, Collection<String> messageIds,
             Duration timeout) {
-        Set<String> wanted = Set.copyOf(messageIds);
-        return receiveUntil(destination.queue(), received -> received.stream()
-                .map(delivery -> delivery.getProperties().getMessageId()).collect(Collectors.toSet())
-                .containsAll(wanted), timeout);
+        Set<String> missing = new HashSet<>(messageIds);
+        return receiveUntil(destination.queue(), received -> {
+            if (!received.isEmpty()) {
+                missing.remove(received.get(received.size() - 1).getProperties().getMessageId());
+            }
+            return missing.isEmpty();
+        }, timeout);
     }
 
+    /** Reads until {@code enough}, which is asked before the first delivery and after each one, or {@code timeout}. */
     private List<Delivery> receiveUntil(String queue, Predicate<List<Delivery>> enough, Duration timeout) {
         List<Delivery> received = new ArrayList<>();
         LinkedBlockingQueue<Delivery> arrivals = new LinkedBlockingQueue<>();
