@@ -19,6 +19,7 @@ import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.MarkQueries;
 import dev.outboxjava.postgres.internal.OperatorQueries;
 import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.PerKeyIndexes;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -28,11 +29,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link OutboxStore} on PostgreSQL (14+), through pgjdbc and jOOQ.
@@ -58,6 +62,8 @@ import org.jooq.impl.DSL;
  */
 public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(PostgresOutboxStore.class);
+
     private final PostgresOutboxConfig config;
     private final DataSource dataSource;
     private final Optional<HikariDataSource> ownedPool;
@@ -65,6 +71,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     private final OutboxTable table;
     private final LeaseQuery leaseQuery;
     private final OrderedLeaseQuery orderedLeaseQuery;
+    private final PerKeyIndexes perKeyIndexes;
+    /** Whether the first per-key lease has looked for the per-key indexes (it warns once if they are missing). */
+    private final AtomicBoolean perKeyIndexesChecked = new AtomicBoolean();
     private final MarkQueries marks;
     private final HousekeepingQueries housekeeping;
     private final OperatorQueries operator;
@@ -80,6 +89,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.table = new OutboxTable(config.table());
         this.leaseQuery = new LeaseQuery(table);
         this.orderedLeaseQuery = config.ordering().isPerKey() ? new OrderedLeaseQuery(table, config.ordering()) : null;
+        this.perKeyIndexes = new PerKeyIndexes(config.table());
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
         this.operator = new OperatorQueries(table);
@@ -159,9 +169,40 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         if (limit <= 0) {
             return List.of();
         }
-        return withConnection("lease up to " + limit + " events", connection -> orderedLeaseQuery != null
-                ? orderedLeaseQuery.lease(connection, leaseId, limit, now)
-                : leaseQuery.lease(connection, leaseId, limit, now));
+        return withConnection("lease up to " + limit + " events", connection -> {
+            if (orderedLeaseQuery == null) {
+                return leaseQuery.lease(connection, leaseId, limit, now);
+            }
+            warnOnceOfMissingPerKeyIndexes(connection);
+            return orderedLeaseQuery.lease(connection, leaseId, limit, now);
+        });
+    }
+
+    /**
+     * At the first per-key lease, warns if the table lacks the per-key indexes: the lease still works
+     * without them, only slower and slower as the table grows, so nothing else would tell.
+     */
+    private void warnOnceOfMissingPerKeyIndexes(Connection connection) {
+        if (perKeyIndexesChecked.get()) {
+            return;
+        }
+        try {
+            List<String> missing = perKeyIndexes.missing(connection);
+            if (perKeyIndexesChecked.compareAndSet(false, true) && !missing.isEmpty()) {
+                log.warn("outbox table {}: {}", config.tableName(), missingIndexesAdvice(missing));
+            }
+        } catch (SQLException e) {
+            // the lease on the same connection reports a real outage; this check is tried again next lease
+            log.debug("outbox table {}: could not look for the per-key indexes; trying again at the next lease",
+                    config.tableName(), e);
+        }
+    }
+
+    private String missingIndexesAdvice(List<String> missing) {
+        return "per-key ordering is on but the table lacks index(es) " + String.join(", ", missing)
+                + ", so every lease probes its candidates' keys without an index and slows down as the table "
+                + "grows. Create them with the statements of PostgresSchema.ddl(config) for this configuration "
+                + "(the shipped V1 migration does not have them), or call store.ensureSchema()";
     }
 
     @Override
@@ -269,7 +310,15 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     public HealthCheck checkHealth() {
         try {
             operator.probe(dsl);
-            return HealthCheck.up("PostgreSQL reachable, outbox table " + config.tableName() + " present");
+            String detail = "PostgreSQL reachable, outbox table " + config.tableName() + " present";
+            if (orderedLeaseQuery != null) {
+                List<String> missing = withConnection("look for the per-key indexes", perKeyIndexes::missing);
+                if (!missing.isEmpty()) {
+                    // up all the same: leases work without the indexes, and a failing probe would stop the service
+                    detail += "; " + missingIndexesAdvice(missing);
+                }
+            }
+            return HealthCheck.up(detail);
         } catch (RuntimeException e) {
             return HealthCheck.down(Failures.wrap("query", config.table(), e).getMessage());
         }

@@ -97,8 +97,8 @@ public final class SchemaDdl {
                         WHERE status IN ('in_flight', 'failed') AND event_key IS NOT NULL;
                     -- Replaced by the two indexes above (schema of 0.1.0 snapshots before them).
                     DROP INDEX IF EXISTS %3$s;
-                    """.formatted(Identifiers.quote(name + "_key_guard_idx"), t,
-                    table.quotedSibling("_key_order_idx"), Identifiers.quote(name + "_key_held_idx")));
+                    """.formatted(Identifiers.quote(keyGuardIndex(table)), t,
+                    table.quotedSibling("_key_order_idx"), Identifiers.quote(keyHeldIndex(table))));
         }
         String trigger = Identifiers.quote(name + "_notify");
         if (wakeUp == WakeUpMode.TRIGGER_NOTIFY) {
@@ -123,6 +123,16 @@ public final class SchemaDdl {
                     """.formatted(trigger, t));
         }
         return sql.toString();
+    }
+
+    /** Name of the per-key lease's index over keyed pending events (the commit-order guard's probe). */
+    public static String keyGuardIndex(Identifiers.TableName table) {
+        return table.table() + "_key_guard_idx";
+    }
+
+    /** Name of the per-key lease's index over keyed events in flight or dead-lettered (the held-key probe). */
+    public static String keyHeldIndex(Identifiers.TableName table) {
+        return table.table() + "_key_held_idx";
     }
 
     /** Name of the lease query's partial index (plan tests look for it). */

@@ -1,0 +1,49 @@
+package dev.outboxjava.postgres.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Finds which of the per-key lease's two indexes a table lacks.
+ *
+ * <p>The shipped migration creates the table for unordered relays only; a team that turns per-key
+ * ordering on and keeps that migration gets a lease that works but probes each candidate's key without
+ * an index, and slows down as the table grows. Nothing fails, so this check is what tells them. It looks
+ * the indexes up by the names {@link SchemaDdl} gives them, and counts an index that is not valid (a
+ * {@code CREATE INDEX CONCURRENTLY} that failed) as missing, since the planner cannot use it.
+ */
+public final class PerKeyIndexes {
+
+    private static final String SQL = "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
+            + " WHERE x.indrelid = to_regclass(?) AND x.indisvalid";
+
+    private final String quotedTable;
+    private final List<String> expected;
+
+    public PerKeyIndexes(Identifiers.TableName table) {
+        this.quotedTable = table.quoted();
+        this.expected = List.of(SchemaDdl.keyGuardIndex(table), SchemaDdl.keyHeldIndex(table));
+    }
+
+    /** The expected index names the table has no valid index of, in DDL order; empty when both are there. */
+    public List<String> missing(Connection connection) throws SQLException {
+        Set<String> present = new HashSet<>();
+        try (PreparedStatement statement = connection.prepareStatement(SQL)) {
+            statement.setString(1, quotedTable);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    present.add(rows.getString(1));
+                }
+            }
+        }
+        List<String> missing = new ArrayList<>(expected);
+        missing.removeAll(present);
+        return missing;
+    }
+}
