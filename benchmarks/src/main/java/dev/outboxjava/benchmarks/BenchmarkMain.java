@@ -2,6 +2,7 @@ package dev.outboxjava.benchmarks;
 
 import dev.outboxjava.benchmarks.internal.Brokers;
 import dev.outboxjava.benchmarks.internal.CpuBreakdown;
+import dev.outboxjava.benchmarks.internal.GcPauses;
 import dev.outboxjava.benchmarks.internal.KafkaBrokerProcess;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
@@ -35,6 +36,7 @@ public final class BenchmarkMain {
 
     public static void main(String[] args) throws Exception {
         quietLogging();
+        GcPauses.recordThisJvm();
         if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
             System.out.println(BenchmarkOptions.usage());
             return;
@@ -193,6 +195,7 @@ public final class BenchmarkMain {
                 table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", flat, true);
             }
             table.info(scenario, "  where the CPU goes (the median run)", l.cpu());
+            table.info(scenario, "  GC pauses (the median run)", l.gcPauses());
         }
         // The same wake-ups with CPU to spare: how fast the relay's own path is when nothing queues for a core.
         String headroom = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", result.headroomRate(),
@@ -202,6 +205,7 @@ public final class BenchmarkMain {
             table.info(headroom, entry.getKey().display() + ": commit -> consume (a quarter of the rate)",
                     latency(l) + "; " + backlog(l, result.headroomRate()));
             table.info(headroom, "  where the CPU goes", l.cpu());
+            table.info(headroom, "  GC pauses", l.gcPauses());
         }
         SteadyStateScenario.WakeUp defaultWakeUp = switch (PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE) {
             case NOTIFY_AFTER_COMMIT -> SteadyStateScenario.WakeUp.NOTIFY_AFTER_COMMIT;

@@ -43,6 +43,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             "-Djava.awt.headless=true");
 
     static final String READY = "outbox-kafka-broker-ready ";
+    /** The line prefix of each stop-the-world pause the child reports, followed by its duration in ms. */
+    static final String GC_PAUSE = "outbox-kafka-broker-gc-pause ";
     private static final long START_TIMEOUT_SECONDS = 120;
     private static final long STOP_TIMEOUT_SECONDS = 60;
 
@@ -78,6 +80,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             throw new UncheckedIOException("cannot start a JVM for the Kafka broker: " + command.get(0), e);
         }
         CompletableFuture<String> ready = new CompletableFuture<>();
+        GcPauses.BROKER_JVM.expectReports();
         Thread output = new Thread(() -> forwardOutput(process, ready), "kafka-broker-jvm-output");
         output.setDaemon(true);
         output.start();
@@ -145,8 +148,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
     /**
      * Reads the child's standard output until it ends: completes {@code ready} with the address on the
-     * ready line and passes every other line to standard error (a pipe nobody reads would block the
-     * child once it filled).
+     * ready line, notes each reported GC pause in {@link GcPauses#BROKER_JVM}, and passes every other
+     * line to standard error (a pipe nobody reads would block the child once it filled).
      */
     private static void forwardOutput(Process process, CompletableFuture<String> ready) {
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -154,6 +157,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
                 if (line.startsWith(READY) && !ready.isDone()) {
                     ready.complete(line.substring(READY.length()).trim());
+                } else if (line.startsWith(GC_PAUSE)) {
+                    GcPauses.BROKER_JVM.record(System.nanoTime(), Long.parseLong(line.substring(GC_PAUSE.length()).trim()));
                 } else {
                     System.err.println("[kafka broker JVM] " + line);
                 }
@@ -165,8 +170,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     }
 
     /**
-     * The child: {@code <log parent> [name=value ...]}. Starts the broker, reports ready, and stops when
-     * standard input ends.
+     * The child: {@code <log parent> [name=value ...]}. Starts the broker, reports ready and then each
+     * of its GC pauses, and stops when standard input ends.
      */
     public static void main(String[] args) throws IOException {
         if (args.length < 1) {
@@ -174,6 +179,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             System.exit(2);
         }
         BenchmarkMain.quietLogging();
+        GcPauses.listen(millis -> {
+            System.out.println(GC_PAUSE + millis);
+            System.out.flush();
+        });
         Map<String, String> overrides = new LinkedHashMap<>();
         for (int i = 1; i < args.length; i++) {
             int eq = args[i].indexOf('=');

@@ -25,11 +25,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The benchmark's broker in a JVM of its own: it takes and serves records, and close() ends the process and its log. */
+/**
+ * The benchmark's broker in a JVM of its own: it takes and serves records, reports its GC pauses, and
+ * close() ends the process and its log.
+ */
 class KafkaBrokerProcessIT {
 
     @Test
     void aBrokerInItsOwnJvmServesRecordsAndCloseEndsItAndDeletesItsLog(@TempDir Path logParent) throws Exception {
+        long started = System.nanoTime();
         KafkaBrokerProcess broker = KafkaBrokerProcess.start(logParent, Map.of());
         ProcessHandle child = ProcessHandle.of(broker.pid()).orElseThrow();
         try {
@@ -46,6 +50,9 @@ class KafkaBrokerProcessIT {
             assertThat(readOne(bootstrap)).hasValueSatisfying(record -> assertThat(record.value())
                     .isEqualTo("across processes"));
             assertThat(logParent).isNotEmptyDirectory();
+            // a starting broker loads more classes than the first metaspace threshold allows: at least one pause
+            assertThat(GcPauses.BROKER_JVM.between(started, System.nanoTime()).count())
+                    .as("GC pauses the broker JVM reported").isPositive();
         } finally {
             broker.close();
         }
