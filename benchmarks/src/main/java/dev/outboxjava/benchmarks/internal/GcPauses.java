@@ -109,7 +109,7 @@ public final class GcPauses {
     public static String describeBoth(long fromNanos, long toNanos) {
         String benchmark = BENCHMARK_JVM.between(fromNanos, toNanos).describe();
         String broker = BROKER_JVM.between(fromNanos, toNanos).describe();
-        return "stop-the-world GC pauses: " + (broker.isEmpty() ? benchmark
-                : benchmark.isEmpty() ? broker : benchmark + "; " + broker);
+        String both = broker.isEmpty() ? benchmark : benchmark.isEmpty() ? broker : benchmark + "; " + broker;
+        return both.isEmpty() ? "GC pauses not recorded" : "stop-the-world GC pauses: " + both;
     }
 }
