@@ -1,6 +1,7 @@
 package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.Ordering;
@@ -77,6 +78,25 @@ class PerKeyIndexCheckIT {
         HealthCheck complete = store.checkHealth();
         assertThat(complete.healthy()).isTrue();
         assertThat(complete.detail()).doesNotContain("_idx", "lacks");
+    }
+
+    @Test
+    @DisplayName("an index a failed CREATE INDEX CONCURRENTLY left invalid counts as missing")
+    void invalidIndexCountsAsMissing() throws Exception {
+        PostgresOutboxConfig config = config(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
+        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
+        store.ensureSchema();
+        String table = config.table().table();
+        try (Connection connection = postgres.fixture().openConnection()) {
+            store.writer().append(connection, List.of(TestEvents.event(clock, "same"), TestEvents.event(clock, "same")));
+        }
+        postgres.fixture().execute("DROP INDEX " + postgres.schema() + "." + table + "_key_guard_idx");
+        // two events of one key break the unique index half-way: PostgreSQL keeps it, marked invalid
+        assertThatThrownBy(() -> postgres.fixture().execute("CREATE UNIQUE INDEX CONCURRENTLY " + table
+                + "_key_guard_idx ON " + config.tableName() + " (event_key)")).hasMessageContaining("duplicate");
+
+        assertThat(store.checkHealth().detail()).contains(table + "_key_guard_idx")
+                .doesNotContain(table + "_key_held_idx");
     }
 
     @Test
