@@ -201,9 +201,10 @@ public final class SteadyStateScenario {
                     Thread.sleep(20);
                 }
                 // the pauses that measured events could meet: from the end of the warm-up to the last delivery
-                String gcPauses = GcPauses.describeBoth(start + WARM_UP.toNanos(), System.nanoTime());
+                long measuredFrom = start + WARM_UP.toNanos();
+                String gcPauses = GcPauses.describeBoth(measuredFrom, System.nanoTime());
                 Log.line("S4 %s at %,d/s relay ticks: %s; %s", wakeUp.display(), rate, timings.describe(),
-                        timings.stages(committedAt, consumer.received(), start + WARM_UP.toNanos(), 99));
+                        timings.stages(committedAt, consumer.received(), measuredFrom, 99));
                 return latency(start, duration, rate, committedAt, consumer.received(), pendingSamples, achieved,
                         cpuUse, gcPauses);
             } catch (InterruptedException e) {

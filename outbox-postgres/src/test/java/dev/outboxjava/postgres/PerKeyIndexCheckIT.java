@@ -37,17 +37,31 @@ class PerKeyIndexCheckIT {
                 .ordering(ordering).build();
     }
 
+    /** A store on what a team gets from the shipped migration: the table as for unordered relays. */
+    private static PostgresOutboxStore storeOnShippedTable(PostgresOutboxConfig config) {
+        PostgresSchema.apply(postgres.dataSource(), config.toBuilder().ordering(Ordering.none()).build());
+        return PostgresOutboxStore.create(postgres.dataSource(), config);
+    }
+
+    /** A store on a table made by its own configuration's DDL. */
+    private static PostgresOutboxStore storeOnCompleteTable(PostgresOutboxConfig config) {
+        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
+        store.ensureSchema();
+        return store;
+    }
+
+    private static void append(PostgresOutboxStore store, List<OutboxEvent> events) throws Exception {
+        try (Connection connection = postgres.fixture().openConnection()) {
+            store.writer().append(connection, events);
+        }
+    }
+
     @Test
     @DisplayName("the first lease warns once, naming both indexes and where their DDL comes from; leasing still works")
     void firstLeaseWarnsOnce() throws Exception {
         PostgresOutboxConfig config = config(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
-        // what a team gets from the shipped migration: the table as for unordered relays
-        PostgresSchema.apply(postgres.dataSource(), config.toBuilder().ordering(Ordering.none()).build());
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
-        List<OutboxEvent> events = TestEvents.events(clock, 3);
-        try (Connection connection = postgres.fixture().openConnection()) {
-            store.writer().append(connection, events);
-        }
+        PostgresOutboxStore store = storeOnShippedTable(config);
+        append(store, TestEvents.events(clock, 3));
 
         String stderr = capturingStandardError(() -> {
             assertThat(store.lease(UUID.randomUUID(), 2, clock.instant())).hasSize(2);
@@ -64,11 +78,10 @@ class PerKeyIndexCheckIT {
     @DisplayName("the health check stays up and names the indexes still missing, until the per-key DDL is applied")
     void healthCheckNamesMissingIndexes() {
         PostgresOutboxConfig config = config(Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE));
-        PostgresSchema.apply(postgres.dataSource(), config.toBuilder().ordering(Ordering.none()).build());
+        PostgresOutboxStore store = storeOnShippedTable(config);
         String table = config.table().table();
         postgres.fixture().execute("CREATE INDEX " + table + "_key_held_idx ON " + config.tableName()
                 + " (event_key, seq) WHERE status IN ('in_flight', 'failed') AND event_key IS NOT NULL");
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
 
         HealthCheck withOneIndex = store.checkHealth();
         assertThat(withOneIndex.healthy()).isTrue();
@@ -84,12 +97,9 @@ class PerKeyIndexCheckIT {
     @DisplayName("an index a failed CREATE INDEX CONCURRENTLY left invalid counts as missing")
     void invalidIndexCountsAsMissing() throws Exception {
         PostgresOutboxConfig config = config(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
-        store.ensureSchema();
+        PostgresOutboxStore store = storeOnCompleteTable(config);
         String table = config.table().table();
-        try (Connection connection = postgres.fixture().openConnection()) {
-            store.writer().append(connection, List.of(TestEvents.event(clock, "same"), TestEvents.event(clock, "same")));
-        }
+        append(store, List.of(TestEvents.event(clock, "same"), TestEvents.event(clock, "same")));
         postgres.fixture().execute("DROP INDEX " + postgres.schema() + "." + table + "_key_guard_idx");
         // two events of one key break the unique index half-way: PostgreSQL keeps it, marked invalid
         assertThatThrownBy(() -> postgres.fixture().execute("CREATE UNIQUE INDEX CONCURRENTLY " + table
@@ -102,12 +112,8 @@ class PerKeyIndexCheckIT {
     @Test
     @DisplayName("a table made with the per-key DDL gets no warning, and an unordered store never looks")
     void noWarningWhenNotNeeded() throws Exception {
-        PostgresOutboxConfig perKey = config(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
-        PostgresOutboxStore ordered = PostgresOutboxStore.create(postgres.dataSource(), perKey);
-        ordered.ensureSchema();
-        PostgresOutboxConfig unordered = config(Ordering.none());
-        PostgresOutboxStore plain = PostgresOutboxStore.create(postgres.dataSource(), unordered);
-        plain.ensureSchema();
+        PostgresOutboxStore ordered = storeOnCompleteTable(config(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)));
+        PostgresOutboxStore plain = storeOnCompleteTable(config(Ordering.none()));
 
         String stderr = capturingStandardError(() -> {
             ordered.lease(UUID.randomUUID(), 10, clock.instant());
