@@ -196,6 +196,7 @@ public final class BenchmarkMain {
             }
             table.info(scenario, "  where the CPU goes (the median run)", l.cpu());
             table.info(scenario, "  GC pauses (the median run)", l.gcPauses());
+            table.info(scenario, "  waiting for a CPU (the median run)", l.cpuWaits());
         }
         // The same wake-ups with CPU to spare: how fast the relay's own path is when nothing queues for a core.
         String headroom = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", result.headroomRate(),
@@ -206,6 +207,7 @@ public final class BenchmarkMain {
                     latency(l) + "; " + backlog(l, result.headroomRate()));
             table.info(headroom, "  where the CPU goes", l.cpu());
             table.info(headroom, "  GC pauses", l.gcPauses());
+            table.info(headroom, "  waiting for a CPU", l.cpuWaits());
         }
         SteadyStateScenario.WakeUp defaultWakeUp = switch (PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE) {
             case NOTIFY_AFTER_COMMIT -> SteadyStateScenario.WakeUp.NOTIFY_AFTER_COMMIT;

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.benchmarks.internal.Brokers;
 import dev.outboxjava.benchmarks.internal.BusinessWork;
 import dev.outboxjava.benchmarks.internal.CpuBreakdown;
+import dev.outboxjava.benchmarks.internal.CpuWaits;
 import dev.outboxjava.benchmarks.internal.GcPauses;
 import dev.outboxjava.benchmarks.internal.InterleavedLoad;
 import dev.outboxjava.benchmarks.internal.LatencyConsumer;
@@ -70,7 +71,7 @@ public final class SteadyStateScenario {
     /** Latency and backlog of one steady run. */
     public record Latency(double p50Millis, double p95Millis, double p99Millis, double maxMillis, long measured,
             long missing, long maxPendingSecondHalf, long pendingAtEnd, boolean flat, double achievedRate,
-            String cpu, String gcPauses) {
+            String cpu, String gcPauses, String cpuWaits) {
     }
 
     /**
@@ -141,17 +142,17 @@ public final class SteadyStateScenario {
         JitWarmUp.untilQuiet("S4", HEADROOM_WAKE_UPS.size(), WARM_UP_LIMIT, round -> {
             WakeUp wakeUp = HEADROOM_WAKE_UPS.get(round % HEADROOM_WAKE_UPS.size());
             Latency l = steady(wakeUp, STEADY_WARM_UP, options.steadyRate());
-            return String.format(Locale.ROOT, "%s for %d s: p50 %.1f ms, p99 %.1f ms; %s; %s", wakeUp.display(),
-                    STEADY_WARM_UP.toSeconds(), l.p50Millis(), l.p99Millis(), l.cpu(), l.gcPauses());
+            return String.format(Locale.ROOT, "%s for %d s: p50 %.1f ms, p99 %.1f ms; %s; %s; %s", wakeUp.display(),
+                    STEADY_WARM_UP.toSeconds(), l.p50Millis(), l.p99Millis(), l.cpu(), l.gcPauses(), l.cpuWaits());
         });
     }
 
     private static Latency logged(WakeUp wakeUp, Latency l) {
         Log.line("S4 %s: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (%,d events, %d missing, %,.0f/s); "
-                + "pending max %,d in 2nd half, %,d at end -> %s; %s; %s", wakeUp.display(), l.p50Millis(),
+                + "pending max %,d in 2nd half, %,d at end -> %s; %s; %s; %s", wakeUp.display(), l.p50Millis(),
                 l.p95Millis(), l.p99Millis(), l.maxMillis(), l.measured(), l.missing(), l.achievedRate(),
                 l.maxPendingSecondHalf(), l.pendingAtEnd(), l.flat() ? "flat" : "NOT flat at the rate", l.cpu(),
-                l.gcPauses());
+                l.gcPauses(), l.cpuWaits());
         return l;
     }
 
@@ -179,6 +180,7 @@ public final class SteadyStateScenario {
                 long start = System.nanoTime();
                 Thread sampler = sampler(pool, store.config().tableName(), start, pendingSamples);
                 CpuBreakdown cpu = CpuBreakdown.start();
+                CpuWaits waits = CpuWaits.start();
                 double achieved = ProducerLoad.paced(pool, producers, duration,
                         rate, connection -> {
                             business.insertOrder(connection);
@@ -194,6 +196,7 @@ public final class SteadyStateScenario {
                             }
                         });
                 String cpuUse = cpu.shareOfMachine(Map.of("benchmark producers", ProducerLoad.lastCpuNanos()));
+                String cpuWaits = waits.describe();
                 sampler.interrupt();
                 sampler.join();
                 long deadline = System.nanoTime() + DELIVERY_LIMIT.toNanos();
@@ -206,7 +209,7 @@ public final class SteadyStateScenario {
                 Log.line("S4 %s at %,d/s relay ticks: %s; %s", wakeUp.display(), rate, timings.describe(),
                         timings.stages(committedAt, consumer.received(), measuredFrom, 99));
                 return latency(start, duration, rate, committedAt, consumer.received(), pendingSamples, achieved,
-                        cpuUse, gcPauses);
+                        cpuUse, gcPauses, cpuWaits);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
@@ -228,7 +231,8 @@ public final class SteadyStateScenario {
     }
 
     private static Latency latency(long start, Duration duration, int rate, Map<UUID, Long> committedAt,
-            Map<UUID, Long> received, List<long[]> pendingSamples, double achieved, String cpu, String gcPauses) {
+            Map<UUID, Long> received, List<long[]> pendingSamples, double achieved, String cpu, String gcPauses,
+            String cpuWaits) {
         Histogram histogram = new Histogram(3_600_000_000L, 3);
         long warmUpEnd = start + WARM_UP.toNanos();
         long missing = 0;
@@ -256,7 +260,7 @@ public final class SteadyStateScenario {
         boolean flat = achieved >= 0.95 * rate && maxSecondHalf <= 2L * rate && missing == 0;
         return new Latency(histogram.getValueAtPercentile(50) / 1000.0, histogram.getValueAtPercentile(95) / 1000.0,
                 histogram.getValueAtPercentile(99) / 1000.0, histogram.getMaxValue() / 1000.0,
-                histogram.getTotalCount(), missing, maxSecondHalf, last, flat, achieved, cpu, gcPauses);
+                histogram.getTotalCount(), missing, maxSecondHalf, last, flat, achieved, cpu, gcPauses, cpuWaits);
     }
 
     private static Thread sampler(HikariDataSource pool, String table, long start, List<long[]> samples) {

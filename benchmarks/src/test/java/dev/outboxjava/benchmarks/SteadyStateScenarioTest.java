@@ -59,6 +59,6 @@ class SteadyStateScenarioTest {
     }
 
     private static Latency latency(double p99) {
-        return new Latency(p99 / 3, p99 / 2, p99, p99 * 2, 1_000, 0, 10, 0, true, 2_000, "", "");
+        return new Latency(p99 / 3, p99 / 2, p99, p99 * 2, 1_000, 0, 10, 0, true, 2_000, "", "", "");
     }
 }

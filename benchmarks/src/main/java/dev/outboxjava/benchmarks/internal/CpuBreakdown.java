@@ -29,7 +29,7 @@ public final class CpuBreakdown {
             (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     /** Clock ticks per second of /proc/[pid]/stat times (USER_HZ, 100 on Linux). */
     private static final double TICKS_PER_SECOND = 100;
-    private static final String JVM_INTERNAL = "JIT compiler and GC";
+    static final String JVM_INTERNAL = "JIT compiler and GC";
     /** The group of a Kafka broker running in a JVM of its own ({@link KafkaBrokerProcess}). */
     public static final String KAFKA_BROKER_JVM = "Kafka broker (own JVM)";
     /** Processes of the benchmark's own to report by name, by process id. */
@@ -128,7 +128,7 @@ public final class CpuBreakdown {
             }
             long used = THREADS.getThreadCpuTime(info.getThreadId()) - threadCpuAtStart.getOrDefault(info.getThreadId(), 0L);
             if (used > 0) {
-                nanosByGroup.merge(group(info.getThreadName()), used, Long::sum);
+                nanosByGroup.merge(threadGroup(info.getThreadName()), used, Long::sum);
                 javaThreads += used;
             }
         }
@@ -147,15 +147,22 @@ public final class CpuBreakdown {
         return (long) (ticks / TICKS_PER_SECOND * 1e9);
     }
 
-    private static String group(String threadName) {
+    /**
+     * The group of one of this JVM's threads, by its Java name or by the first 15 characters of it that
+     * the kernel keeps ({@link CpuWaits} reads those).
+     */
+    static String threadGroup(String threadName) {
         if (threadName.startsWith("outbox-relay")) {
             return "relay threads";
         }
-        if (threadName.startsWith("outbox-kafka") || threadName.startsWith("kafka-producer-network-thread")) {
+        if (threadName.startsWith("outbox-kafka") || threadName.startsWith("kafka-producer-")) {
             return "Kafka client";
         }
         if (threadName.startsWith("outbox-rabbitmq") || threadName.startsWith("AMQP Connection")) {
             return "RabbitMQ client";
+        }
+        if (threadName.startsWith(ProducerLoad.THREAD_NAME_PREFIX)) {
+            return "benchmark producers";
         }
         if (threadName.startsWith("bench-consumer")) {
             return "benchmark consumer";
@@ -180,6 +187,16 @@ public final class CpuBreakdown {
     }
 
     /**
+     * The group of a process on this machine by its id and command name: a PostgreSQL or RabbitMQ server
+     * process, a {@linkplain #watchProcess watched} one, or null for any other.
+     */
+    static String processGroup(long pid, String name) {
+        return name.equals("postgres") ? "PostgreSQL"
+                : name.equals("beam.smp") ? "RabbitMQ server"
+                : WATCHED.get(pid);
+    }
+
+    /**
      * Summed user+system ticks of the PostgreSQL and RabbitMQ processes and of the {@linkplain #watchProcess
      * watched} ones; empty where /proc is unreadable.
      */
@@ -191,9 +208,7 @@ public final class CpuBreakdown {
                         try {
                             String stat = Files.readString(path.resolve("stat"));
                             String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                            String process = name.equals("postgres") ? "PostgreSQL"
-                                    : name.equals("beam.smp") ? "RabbitMQ server"
-                                    : WATCHED.get(Long.parseLong(path.getFileName().toString()));
+                            String process = processGroup(Long.parseLong(path.getFileName().toString()), name);
                             if (process != null) {
                                 String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                                 // fields[11] and [12] are utime and stime (fields 14 and 15 of proc(5))
