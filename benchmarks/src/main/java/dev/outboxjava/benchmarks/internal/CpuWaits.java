@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -65,8 +64,8 @@ public final class CpuWaits {
 
     /**
      * Stops measuring (call it while the measured threads still run), e.g. {@code waiting for a CPU:
-     * some task 46 % of the time; per CPU grant PostgreSQL 0.41 ms, relay threads 0.30 ms, ...}: the
-     * groups that waited at all, the longest mean delay first.
+     * some task 46 % of the time; per CPU grant PostgreSQL 0.41 ms, relay threads 0.30 ms, ...}: every
+     * group that ran in the stretch, the longest mean wait first.
      */
     public String describe() {
         Map<String, Map<Path, Waits>> now = tasksByGroup();
@@ -82,11 +81,8 @@ public final class CpuWaits {
         if (byGroup.isEmpty()) {
             return "waiting for a CPU: n/a (no scheduler statistics in /proc)" + (pressure.isEmpty() ? "" : "; " + pressure);
         }
-        Map<String, Waits> sorted = new LinkedHashMap<>();
-        byGroup.entrySet().stream()
+        return byGroup.entrySet().stream()
                 .sorted((a, b) -> Double.compare(meanMillis(b.getValue()), meanMillis(a.getValue())))
-                .forEach(entry -> sorted.put(entry.getKey(), entry.getValue()));
-        return sorted.entrySet().stream()
                 .map(entry -> String.format(Locale.ROOT, "%s %.2f ms", entry.getKey(), meanMillis(entry.getValue())))
                 .collect(Collectors.joining(", ", "waiting for a CPU: " + (pressure.isEmpty() ? "" : pressure + "; ")
                         + "per CPU grant ", ""));
