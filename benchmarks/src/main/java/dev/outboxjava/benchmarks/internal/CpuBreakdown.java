@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -202,25 +203,39 @@ public final class CpuBreakdown {
      */
     private static Map<String, Long> serverTicks() {
         Map<String, Long> ticks = new HashMap<>();
+        forEachServerProcess((process, group) -> {
+            try {
+                String stat = Files.readString(process.resolve("stat"));
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                // fields[11] and [12] are utime and stime (fields 14 and 15 of proc(5))
+                ticks.merge(group, Long.parseLong(fields[11]) + Long.parseLong(fields[12]), Long::sum);
+            } catch (IOException | RuntimeException ignored) {
+                // the process ended meanwhile
+            }
+        });
+        return ticks;
+    }
+
+    /**
+     * Calls {@code action} with the /proc directory and the {@linkplain #processGroup group} of every
+     * process on this machine that has one; nothing where /proc is unreadable (not Linux).
+     */
+    static void forEachServerProcess(BiConsumer<Path, String> action) {
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
             processes.filter(path -> path.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .forEach(path -> {
+                    .forEach(process -> {
                         try {
-                            String stat = Files.readString(path.resolve("stat"));
-                            String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                            String process = processGroup(Long.parseLong(path.getFileName().toString()), name);
-                            if (process != null) {
-                                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                                // fields[11] and [12] are utime and stime (fields 14 and 15 of proc(5))
-                                ticks.merge(process, Long.parseLong(fields[11]) + Long.parseLong(fields[12]), Long::sum);
+                            String group = processGroup(Long.parseLong(process.getFileName().toString()),
+                                    Files.readString(process.resolve("comm")).strip());
+                            if (group != null) {
+                                action.accept(process, group);
                             }
                         } catch (IOException | RuntimeException ignored) {
-                            // the process ended meanwhile, or this is not Linux
+                            // the process ended meanwhile
                         }
                     });
         } catch (IOException ignored) {
             // no /proc: only the JVM's own threads are reported
         }
-        return ticks;
     }
 }

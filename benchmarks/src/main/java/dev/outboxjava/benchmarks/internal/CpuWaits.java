@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -107,18 +108,7 @@ public final class CpuWaits {
         Map<String, Map<Path, Waits>> groups = new HashMap<>();
         forEachTask(PROC.resolve("self"), (task, name) -> put(groups, JVM_INTERNAL_THREAD.matcher(name).lookingAt()
                 ? CpuBreakdown.JVM_INTERNAL : CpuBreakdown.threadGroup(name), task));
-        try (Stream<Path> processes = Files.list(PROC)) {
-            processes.filter(path -> path.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .forEach(process -> {
-                        String group = CpuBreakdown.processGroup(Long.parseLong(process.getFileName().toString()),
-                                read(process.resolve("comm")).strip());
-                        if (group != null) {
-                            forEachTask(process, (task, name) -> put(groups, group, task));
-                        }
-                    });
-        } catch (IOException | RuntimeException ignored) {
-            // no /proc: nothing to report
-        }
+        CpuBreakdown.forEachServerProcess((process, group) -> forEachTask(process, (task, name) -> put(groups, group, task)));
         return groups;
     }
 
@@ -127,13 +117,10 @@ public final class CpuWaits {
                 .ifPresent(waits -> groups.computeIfAbsent(group, g -> new HashMap<>()).put(task, waits));
     }
 
-    private interface TaskVisitor {
-        void visit(Path task, String name);
-    }
-
-    private static void forEachTask(Path process, TaskVisitor visitor) {
+    /** Calls {@code visitor} with each thread's /proc directory and kernel name. */
+    private static void forEachTask(Path process, BiConsumer<Path, String> visitor) {
         try (Stream<Path> tasks = Files.list(process.resolve("task"))) {
-            tasks.forEach(task -> visitor.visit(task, read(task.resolve("comm")).strip()));
+            tasks.forEach(task -> visitor.accept(task, read(task.resolve("comm")).strip()));
         } catch (IOException | RuntimeException ignored) {
             // the process ended meanwhile
         }

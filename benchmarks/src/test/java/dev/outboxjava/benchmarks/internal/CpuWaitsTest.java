@@ -1,10 +1,12 @@
 package dev.outboxjava.benchmarks.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,6 +15,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class CpuWaitsTest {
+
+    private static final Pattern RELAY_WAIT = Pattern.compile("relay threads (\\d+\\.\\d+) ms");
 
     @Test
     void aSchedstatLineGivesTheRunQueueWaitAndTheCpuGrants() {
@@ -48,17 +52,19 @@ class CpuWaitsTest {
             spinner.start();
             spinners.add(spinner);
         }
-        Thread.sleep(500);
-
-        String report = waits.describe();
-
-        stop.set(true);
-        for (Thread spinner : spinners) {
-            spinner.join();
+        try {
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                String report = waits.describe();
+                Matcher relay = RELAY_WAIT.matcher(report);
+                assertThat(relay.find()).as(report).isTrue();
+                assertThat(Double.parseDouble(relay.group(1))).as(report).isPositive();
+                assertThat(report).startsWith("waiting for a CPU: ");
+            });
+        } finally {
+            stop.set(true);
+            for (Thread spinner : spinners) {
+                spinner.join();
+            }
         }
-        Matcher relay = Pattern.compile("relay threads (\\d+\\.\\d+) ms").matcher(report);
-        assertThat(relay.find()).as(report).isTrue();
-        assertThat(Double.parseDouble(relay.group(1))).as(report).isPositive();
-        assertThat(report).startsWith("waiting for a CPU: ");
     }
 }
