@@ -135,6 +135,36 @@ class KafkaLoyaltyConsumerIT {
         tables.assertEachOrderCreditedOnce(orders);
     }
 
+    @Test
+    @DisplayName("a credit that fails rolls its inbox record back with it: the record, delivered again, is credited once")
+    void creditFails() throws Exception {
+        List<OutboxEvent> orders = tables.placeOrders(topic, 6);
+        try (KafkaPublisher publisher = publisher()) {
+            tables.relay(publisher);
+        }
+        tables.failTheFirstCredit();
+
+        AtomicInteger processed = new AtomicInteger();
+        AtomicInteger duplicates = new AtomicInteger();
+        AtomicInteger failures = new AtomicInteger();
+        try (KafkaConsumer<String, byte[]> consumer = newConsumer("loyalty-" + UUID.randomUUID())) {
+            KafkaLoyaltyConsumer loyalty = new KafkaLoyaltyConsumer(consumer, topic, tables.inbox, tables.points);
+            await().atMost(Duration.ofSeconds(60)).pollInSameThread().until(() -> {
+                PollResult result = loyalty.pollOnce(Duration.ofMillis(200));
+                result.failure().ifPresent(failure -> failures.incrementAndGet());
+                processed.addAndGet(result.processed());
+                duplicates.addAndGet(result.duplicates());
+                return processed.get() + duplicates.get() >= orders.size();
+            });
+        }
+
+        assertThat(failures.get()).as("polls that stopped at the failed credit").isEqualTo(1);
+        assertThat(processed.get()).as("the failed record left no inbox record, so its redelivery was credited")
+                .isEqualTo(orders.size());
+        assertThat(duplicates.get()).isZero();
+        tables.assertEachOrderCreditedOnce(orders);
+    }
+
     private static void pollUntil(KafkaLoyaltyConsumer consumer, AtomicInteger processed, AtomicInteger duplicates,
             int records) {
         await().atMost(Duration.ofSeconds(60)).pollInSameThread().until(() -> {

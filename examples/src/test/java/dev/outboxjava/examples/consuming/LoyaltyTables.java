@@ -91,8 +91,24 @@ final class LoyaltyTables {
         }
     }
 
+    /**
+     * Makes the first credit fail inside the database, after the inbox recorded the message in the
+     * same transaction: a trigger on the balance table raises on the first call of a sequence, and
+     * sequences do not roll back, so every later credit succeeds.
+     */
+    void failTheFirstCredit() {
+        postgres.fixture().execute("CREATE SEQUENCE " + points.table() + "_attempts");
+        postgres.fixture().execute("CREATE FUNCTION " + points.table() + "_fail_once() RETURNS trigger "
+                + "LANGUAGE plpgsql AS $$ BEGIN IF nextval('" + points.table() + "_attempts') = 1 THEN "
+                + "RAISE EXCEPTION 'the credit failed'; END IF; RETURN NEW; END $$");
+        postgres.fixture().execute("CREATE TRIGGER fail_once BEFORE INSERT OR UPDATE ON " + points.table()
+                + " FOR EACH ROW EXECUTE FUNCTION " + points.table() + "_fail_once()");
+    }
+
     void drop() {
         postgres.fixture().execute("DROP TABLE IF EXISTS " + store.config().tableName() + ", "
                 + inbox.config().tableName() + ", " + points.table());
+        postgres.fixture().execute("DROP FUNCTION IF EXISTS " + points.table() + "_fail_once()");
+        postgres.fixture().execute("DROP SEQUENCE IF EXISTS " + points.table() + "_attempts");
     }
 }

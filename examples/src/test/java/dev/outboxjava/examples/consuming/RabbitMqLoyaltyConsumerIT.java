@@ -122,6 +122,24 @@ class RabbitMqLoyaltyConsumerIT {
         }
     }
 
+    @Test
+    @DisplayName("a credit that fails rolls its inbox record back with it: the message is requeued and credited once")
+    void creditFails() throws Exception {
+        List<OutboxEvent> orders = tables.placeOrders(destination.exchange(), 6);
+        relay();
+        tables.failTheFirstCredit();
+
+        RabbitMqLoyaltyConsumer consumer = new RabbitMqLoyaltyConsumer(tables.inbox, tables.points);
+        try (Connection connection = connection("consumer")) {
+            consumer.start(connection.createChannel(), destination.queue(), 20);
+            await().atMost(Duration.ofSeconds(30)).until(() -> consumer.count(DeliveryOutcome.PROCESSED) == orders.size());
+        }
+
+        assertThat(consumer.count(DeliveryOutcome.REQUEUED)).as("the delivery whose credit failed").isEqualTo(1);
+        assertThat(consumer.count(DeliveryOutcome.DUPLICATE)).as("the failed delivery left no inbox record").isZero();
+        tables.assertEachOrderCreditedOnce(orders);
+    }
+
     private void relay() {
         try (RabbitMqPublisher publisher = publisher()) {
             tables.relay(publisher);
