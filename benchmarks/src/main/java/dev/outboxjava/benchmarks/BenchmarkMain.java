@@ -26,8 +26,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Runs every scenario against the real services and prints one table (standard output); progress
- * goes to standard error. {@code java -jar benchmarks/target/outbox-benchmarks.jar [--quick] [--help]}.
+ * Runs every scenario against the real services and prints, on standard output, the machine facts,
+ * the diagnostics and, last, the results table ({@link ResultTable}); progress goes to standard error.
+ * {@code java -jar benchmarks/target/outbox-benchmarks.jar [--quick] [--help]}.
  */
 public final class BenchmarkMain {
 
