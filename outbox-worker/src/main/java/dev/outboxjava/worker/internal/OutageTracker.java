@@ -29,8 +29,8 @@ public final class OutageTracker {
     private final Clock clock;
     private Instant downSince;
     private long failuresSinceDown;
-    /** A health probe failed during this outage: a passing one after it means the dependency is back. */
-    private boolean probedDown;
+    /** The dependency was seen not answering at all during this outage: a passing probe then means it is back. */
+    private boolean seenUnreachable;
     /** When a probe first found the dependency answering again (null while it does not). */
     private Instant seenBack;
     /** How many outages have ended, so a loop backing off learns that another loop got through. */
@@ -59,7 +59,7 @@ public final class OutageTracker {
         }
         downSince = clock.instant();
         failuresSinceDown = 1;
-        probedDown = false;
+        seenUnreachable = false;
         seenBack = null;
         if (unexpected) {
             log.error("{} failed unexpectedly; it backs off and keeps running: {}", dependency, detail, cause);
@@ -74,9 +74,20 @@ public final class OutageTracker {
     }
 
     /**
+     * Records that the dependency did not answer at all during the outage (a failed connection, not a
+     * refused statement): from now on a passing health check means it is back.
+     */
+    public synchronized void unreachable() {
+        if (downSince != null) {
+            seenUnreachable = true;
+            seenBack = null;
+        }
+    }
+
+    /**
      * Records what a health check of the dependency said during an outage.
      *
-     * @return whether the dependency, seen failing a health check during this outage, answers again
+     * @return whether the dependency, seen unreachable during this outage, answers again
      *         (a loop backing off should try again now); false when no outage is in progress
      */
     public synchronized boolean probed(HealthCheck health) {
@@ -84,12 +95,12 @@ public final class OutageTracker {
             return false;
         }
         if (!health.healthy()) {
-            probedDown = true;
+            seenUnreachable = true;
             seenBack = null;
             log.debug("{} still down: {}", dependency, health.detail());
             return false;
         }
-        if (!probedDown) {
+        if (!seenUnreachable) {
             // it answers its health check but the work failed all the same: not a return, keep backing off
             return false;
         }
@@ -102,8 +113,9 @@ public final class OutageTracker {
 
     /**
      * What a loop backing off from this outage asks, every probe interval, whether to try again now:
-     * yes once another loop's success has ended the outage, or once {@code health} passes after having
-     * failed during the outage ({@link #probed}). A check that throws counts as failing.
+     * yes once another loop's success has ended the outage, or once {@code health} passes after the
+     * dependency was seen unreachable during the outage ({@link #probed}, {@link #unreachable()}). A
+     * check that throws counts as failing.
      */
     public BooleanSupplier recoveryProbe(Supplier<HealthCheck> health) {
         Objects.requireNonNull(health, "health");
@@ -143,7 +155,7 @@ public final class OutageTracker {
                 failuresSinceDown);
         downSince = null;
         failuresSinceDown = 0;
-        probedDown = false;
+        seenUnreachable = false;
         seenBack = null;
         outagesEnded++;
         return true;

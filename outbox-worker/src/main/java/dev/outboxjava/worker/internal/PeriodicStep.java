@@ -54,6 +54,9 @@ public final class PeriodicStep implements LoopStep {
             Duration pause = backoff.delayAfter(consecutiveFailures);
             if (Failures.isStoreOutage(failure)) {
                 storeOutage.failed(Failures.describe(failure), failure);
+                if (Failures.isConnectionFailure(failure)) {
+                    storeOutage.unreachable();
+                }
                 if (storeHealth != null) {
                     return Next.backoff(pause, backoff.probeInterval(), storeOutage.recoveryProbe(storeHealth));
                 }

@@ -157,6 +157,9 @@ public final class RelayStep implements LoopStep {
         storeFailed = Failures.isStoreOutage(failure);
         if (storeFailed) {
             storeOutage.failed(Failures.describe(failure), failure);
+            if (Failures.isConnectionFailure(failure)) {
+                storeOutage.unreachable();
+            }
         } else {
             bug.failed(name + " tick threw " + Failures.describe(failure), failure);
         }

@@ -90,6 +90,19 @@ class OutageTrackerTest {
     }
 
     @Test
+    @DisplayName("after a failed connection, the first passing health check is the return "
+            + "(a dependency back before the first probe is not missed)")
+    void aFailedConnectionIsSeenDown() {
+        broker.failed("connection reset", null);
+        broker.unreachable();
+        clock.advance(Duration.ofSeconds(2));
+
+        assertThat(broker.probed(HealthCheck.up("connected"))).isTrue();
+        broker.succeeded();
+        assertThat(log.atLeast(Level.INFO).get(1)).startsWith("broker available again after 2000 ms");
+    }
+
+    @Test
     @DisplayName("the recovery probe of a loop backing off says yes once the dependency answers again, "
             + "or once another loop's success ended the outage")
     void recoveryProbe() {
