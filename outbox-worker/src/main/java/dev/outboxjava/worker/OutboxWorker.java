@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Outages.</b> A loop whose database or broker fails backs off exponentially (bounded by
  * {@link OutboxWorkerConfig#backoffMax()}) and logs once when the outage starts and once when it
- * ends. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
+ * ends. While it backs off it probes the dependency's health check about twice a second and resumes
+ * as soon as the dependency answers again, however long its backoff. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
  * logged and the loop goes on.
  *
  * <p><b>Shutdown.</b> {@link #close()} stops leasing, lets batches in flight finish within
@@ -183,7 +184,7 @@ public final class OutboxWorker implements AutoCloseable {
     private LoopThread periodic(String name, java.util.function.IntSupplier tick, Duration interval, Backoff backoff,
             OutageTracker storeOutage) {
         return new LoopThread(new PeriodicStep(name, tick, interval, backoff, storeOutage,
-                new OutageTracker(name + " loop", true, Clock.systemUTC())), wakeUp);
+                new OutageTracker(name + " loop", true, Clock.systemUTC()), store::checkHealth), wakeUp);
     }
 
     /** Whether every loop thread is alive (liveness). False before start and after close. */
