@@ -146,7 +146,8 @@ class FrozenBrokerShutdownIT {
         assertThat(table.count(EventStatus.FAILED)).isZero();
         assertThat(eventsWithAttempts(table)).as("no attempt spent on the frozen broker").isZero();
         assertThat(worker.output()).contains("outbox worker stopped in")
-                .as("the publisher closed within the budget it was given").doesNotContain("the worker stops without waiting for it");
+                .as("the publisher closed within the budget it was given")
+                .doesNotContain("the worker stops without waiting for it");
     }
 
     private static long eventsWithAttempts(OutboxTable table) throws SQLException {
