@@ -12,6 +12,14 @@ import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
@@ -36,8 +44,37 @@ public final class StandaloneModules {
                 });
     }
 
+    /**
+     * The process's registry: Prometheus text, with the JVM and process meters every Micrometer-based
+     * service exports (memory, garbage collection, threads, classes, CPU, uptime, open file descriptors),
+     * so the worker can be watched with the same dashboards as the services around it.
+     */
     public static PrometheusMeterRegistry prometheus() {
-        return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        return new ProcessRegistry();
+    }
+
+    /** Closing it also stops the garbage collection meters listening to the JVM's notifications. */
+    private static final class ProcessRegistry extends PrometheusMeterRegistry {
+
+        private final JvmGcMetrics gc = new JvmGcMetrics();
+
+        ProcessRegistry() {
+            super(PrometheusConfig.DEFAULT);
+            new ClassLoaderMetrics().bindTo(this);
+            new JvmMemoryMetrics().bindTo(this);
+            gc.bindTo(this);
+            new JvmThreadMetrics().bindTo(this);
+            new JvmInfoMetrics().bindTo(this);
+            new ProcessorMetrics().bindTo(this);
+            new UptimeMetrics().bindTo(this);
+            new FileDescriptorMetrics().bindTo(this);
+        }
+
+        @Override
+        public void close() {
+            gc.close();
+            super.close();
+        }
     }
 
     /**
