@@ -11,7 +11,9 @@ import dev.outboxjava.worker.OutboxSettings;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
@@ -20,6 +22,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
@@ -30,7 +33,13 @@ public final class StandaloneModules {
     private StandaloneModules() {
     }
 
+    /**
+     * The modules for the settings. The outbox's meters in {@code registry} get the tag {@code table} (the
+     * configured table): every worker of a table exports the same table-wide figures, and dashboards and
+     * alerts take one of them per table ({@code max by (table)}) instead of adding them up.
+     */
     public static List<Module> forSettings(OutboxSettings settings, PrometheusMeterRegistry registry) {
+        registry.config().meterFilter(tableTag(settings.requireDatabase().table()));
         return List.of(
                 new OutboxWorkerModule(settings.worker()),
                 new PostgresStoreModule(settings.requireDatabase(), settings.wakeUp()),
@@ -49,6 +58,17 @@ public final class StandaloneModules {
      * service exports (memory, garbage collection, threads, classes, CPU, uptime, open file descriptors),
      * so the worker can be watched with the same dashboards as the services around it.
      */
+    /** Tags every {@code outbox.*} meter with {@code table}; the JVM and process meters stay untagged. */
+    static MeterFilter tableTag(String table) {
+        Tag tag = Tag.of("table", table);
+        return new MeterFilter() {
+            @Override
+            public Meter.Id map(Meter.Id id) {
+                return id.getName().startsWith("outbox.") ? id.withTag(tag) : id;
+            }
+        };
+    }
+
     public static PrometheusMeterRegistry prometheus() {
         return new ProcessRegistry();
     }
