@@ -2,6 +2,7 @@ package dev.outboxjava.worker;
 
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Cleaner;
@@ -223,6 +224,16 @@ public final class OutboxWorker implements AutoCloseable {
             detail += "; " + (extra.healthy() ? "UP" : "DOWN") + " (" + extra.detail() + ")";
         }
         return new HealthCheck(healthy, detail);
+    }
+
+    /**
+     * The pending events now, by what they wait for (one query to the store): the figures behind the
+     * readiness lag, for health details.
+     *
+     * @throws dev.outboxjava.core.OutboxStoreException when the store cannot be asked
+     */
+    public Backlog backlog() {
+        return store.backlog(clock.instant());
     }
 
     private static HealthCheck safely(java.util.function.Supplier<HealthCheck> check) {
