@@ -2,6 +2,8 @@ package dev.outboxjava.worker;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxStoreException;
+import dev.outboxjava.worker.internal.Secrets;
+import dev.outboxjava.worker.internal.cli.ConfigCommand;
 import dev.outboxjava.worker.internal.cli.DatabaseUnreachableException;
 import dev.outboxjava.worker.internal.cli.DeadLettersCommand;
 import dev.outboxjava.worker.internal.cli.ExitCodes;
@@ -27,7 +29,7 @@ import picocli.CommandLine.Spec;
         description = {"Relays the transactional outbox from PostgreSQL to Kafka or RabbitMQ, and answers an operator.",
                 "Settings: OUTBOX_* environment variables or a --config properties file (list: outbox-worker keys)."},
         subcommands = {RunCommand.class, StatusCommand.class, DeadLettersCommand.class, PurgeCommand.class,
-                SchemaCommand.class, KeysCommand.class, CommandLine.HelpCommand.class},
+                SchemaCommand.class, KeysCommand.class, ConfigCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:the operation failed", "2:wrong usage or settings", "3:database unreachable"})
 public final class OutboxCli implements Callable<Integer> {
@@ -63,7 +65,8 @@ public final class OutboxCli implements Callable<Integer> {
         CommandLine commandLine = new CommandLine(new OutboxCli());
         commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
             int code = exitCode(exception);
-            String message = exception.getMessage() != null ? exception.getMessage() : exception.toString();
+            String message = Secrets.maskText(exception.getMessage() != null ? exception.getMessage()
+                    : exception.toString());
             cmd.getErr().println("error: " + message);
             if (code == ExitCodes.FAILED && !(exception instanceof dev.outboxjava.core.OutboxException)) {
                 LoggerFactory.getLogger(OutboxCli.class).error("{} failed", cmd.getCommandName(), exception);

@@ -8,12 +8,15 @@ import dev.outboxjava.core.relay.CleanerSettings;
 import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.SweeperSettings;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
+import dev.outboxjava.worker.internal.Secrets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -84,7 +87,7 @@ public final class OutboxSettings {
                 }, "keep_sent, delete_on_publish");
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:")) {
             reader.problem(ConfigKey.DB_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:, was '"
-                    + url + "'");
+                    + Secrets.maskText(url) + "'");
         }
         Optional<DatabaseConfig> database = url.isEmpty() ? Optional.empty()
                 : Optional.of(new DatabaseConfig(url, user, password, poolSize, table, completionMode));
@@ -100,26 +103,54 @@ public final class OutboxSettings {
         }
         if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && !rabbitUri.matches("(?i)amqps?://.*")) {
             reader.problem(ConfigKey.RABBITMQ_URI, "must start with amqp:// or amqps://, was '"
-                    + rabbitUri.replaceAll("//[^@/]*@", "//***@") + "'");
+                    + Secrets.maskText(rabbitUri) + "'");
+        }
+        Map<String, String> kafkaProperties = source.passThrough(ConfigKey.KAFKA_PROPERTY_PREFIX);
+        Map<String, String> rabbitProperties = source.passThrough(ConfigKey.RABBITMQ_PROPERTY_PREFIX);
+        if (brokerKind.orElse(null) == BrokerKind.KAFKA) {
+            kafkaProperties.keySet().stream().filter(name -> !ProducerConfig.configNames().contains(name))
+                    .forEach(name -> reader.passThroughProblem(ConfigKey.KAFKA_PROPERTY_PREFIX, name,
+                            "is not a Kafka producer property (typo?); every producer property may be set as "
+                                    + ConfigKey.KAFKA_PROPERTY_PREFIX + "<property>"));
         }
         if (brokerKind.orElse(null) == BrokerKind.KAFKA && !bootstrap.isEmpty()) {
             try {
-                KafkaPublisherConfig.builder().bootstrapServers(bootstrap).property("client.id", clientId).build();
+                KafkaPublisherConfig.builder().properties(kafkaProperties).bootstrapServers(bootstrap)
+                        .property("client.id", clientId).build();
             } catch (InvalidConfigurationException e) {
-                reader.problem(e.setting().contains("client") ? ConfigKey.KAFKA_CLIENT_ID
-                        : ConfigKey.KAFKA_BOOTSTRAP_SERVERS, e.getMessage());
+                String setting = e.setting();
+                String reason = Secrets.maskText(e.getMessage().replaceFirst("^invalid outbox setting '[^']*': ", ""),
+                        Secrets.isSecretName(setting) ? kafkaProperties.get(setting) : null);
+                if (setting.equals("bootstrap.servers")) {
+                    reader.problem(ConfigKey.KAFKA_BOOTSTRAP_SERVERS, reason);
+                } else if (setting.equals("client.id")) {
+                    reader.problem(ConfigKey.KAFKA_CLIENT_ID, reason);
+                } else {
+                    reader.passThroughProblem(ConfigKey.KAFKA_PROPERTY_PREFIX, setting, reason);
+                }
             }
         }
         if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && rabbitUri.matches("(?i)amqps?://.*")) {
             try {
-                RabbitMqPublisherConfig.custom().uri(rabbitUri).connectionName(connectionName).build();
+                RabbitMqPublisherConfig.custom().uri(rabbitUri).connectionName(connectionName)
+                        .properties(rabbitProperties).build();
             } catch (InvalidConfigurationException e) {
-                reader.problem(e.setting().toLowerCase(Locale.ROOT).contains("name") ? ConfigKey.RABBITMQ_CONNECTION_NAME
-                        : ConfigKey.RABBITMQ_URI, e.getMessage().replaceAll("//[^@/ ]*@", "//***@"));
+                String setting = e.setting().replaceFirst("^rabbitmq\\.", "");
+                String reason = Secrets.maskText(e.getMessage().replaceFirst("^invalid outbox setting '[^']*': ", ""));
+                if (setting.equals("uri")) {
+                    reader.problem(ConfigKey.RABBITMQ_URI, reason);
+                } else if (setting.equals("connectionName")) {
+                    reader.problem(ConfigKey.RABBITMQ_CONNECTION_NAME, reason);
+                } else if (rabbitProperties.containsKey(setting) || setting.equals("ssl")) {
+                    reader.passThroughProblem(ConfigKey.RABBITMQ_PROPERTY_PREFIX, setting.equals("ssl") ? "ssl.*"
+                            : setting, reason);
+                } else {
+                    reader.problem(ConfigKey.RABBITMQ_URI, reason);
+                }
             }
         }
         Optional<BrokerConfig> broker = brokerKind.map(kind -> new BrokerConfig(kind, bootstrap, clientId, rabbitUri,
-                connectionName));
+                connectionName, kafkaProperties, rabbitProperties));
 
         int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelaySettings.MAX_BATCH_SIZE);
         Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
@@ -289,6 +320,13 @@ public final class OutboxSettings {
 
         void problem(ConfigKey key, String reason) {
             problems.add(new InvalidSettingsException.Problem(key.displayName(), reason));
+        }
+
+        /** A problem with a key under a pass-through prefix, named in both spellings. */
+        void passThroughProblem(String prefix, String name, String reason) {
+            String property = prefix + name;
+            problems.add(new InvalidSettingsException.Problem(property + " (" + ConfigKey.envName(property) + ")",
+                    reason));
         }
 
         String string(ConfigKey key) {

@@ -13,11 +13,15 @@ public final class ConfigOptions {
                     + "variables override it. Without it, only environment variables are read.")
     Path configFile;
 
+    /** Where the settings come from: the environment, over the file if one was given. */
+    public ConfigSource source() {
+        ConfigSource environment = ConfigSource.environment();
+        return configFile == null ? environment : environment.overriding(ConfigSource.file(configFile));
+    }
+
     /** The settings from the file (if any) and the environment; the environment wins. */
     public OutboxSettings load() {
-        ConfigSource environment = ConfigSource.environment();
-        ConfigSource source = configFile == null ? environment : environment.overriding(ConfigSource.file(configFile));
-        OutboxSettings settings = OutboxSettings.load(source);
+        OutboxSettings settings = OutboxSettings.load(source());
         LogLevel.apply(settings.logLevel());
         return settings;
     }

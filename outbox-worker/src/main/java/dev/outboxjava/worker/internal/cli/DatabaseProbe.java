@@ -2,6 +2,7 @@ package dev.outboxjava.worker.internal.cli;
 
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.DatabaseConfig;
+import dev.outboxjava.worker.internal.Secrets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -27,7 +28,8 @@ final class DatabaseProbe {
         try (Connection connection = DriverManager.getConnection(config.url(), properties)) {
             connection.isValid(5);
         } catch (SQLException e) {
-            throw new DatabaseUnreachableException("database unreachable at " + config.url() + ": " + e.getMessage()
+            throw new DatabaseUnreachableException("database unreachable at " + Secrets.maskText(config.url()) + ": "
+                    + Secrets.maskText(e.getMessage(), config.password())
                     + " (check " + ConfigKey.DB_URL.displayName() + ", " + ConfigKey.DB_USER.property() + "/"
                     + ConfigKey.DB_PASSWORD.property() + ", and that PostgreSQL is running)", e);
         }

@@ -9,6 +9,7 @@ import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.OutboxSettings;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.internal.HealthHttpServer;
+import dev.outboxjava.worker.internal.Secrets;
 import dev.outboxjava.worker.internal.StandaloneModules;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Optional;
@@ -66,7 +67,7 @@ public final class RunCommand implements Callable<Integer> {
                     stopped.countDown();
                 }
             }, "outbox-shutdown"));
-            log.info("relaying {} ({}) to {}", database.table(), database.url(), broker);
+            log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
             worker.start();
         } catch (RuntimeException e) {
             worker.close();
