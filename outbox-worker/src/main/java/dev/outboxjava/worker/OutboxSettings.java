@@ -33,6 +33,10 @@ import java.util.function.Supplier;
  */
 public final class OutboxSettings {
 
+    private static final String DATABASE_HINT = "the database of the outbox table, e.g. "
+            + "jdbc:postgresql://127.0.0.1:5432/app";
+    private static final String BROKER_HINT = "which broker to publish to: kafka or rabbitmq";
+
     private final Optional<DatabaseConfig> database;
     private final Optional<BrokerConfig> broker;
     private final OutboxWorkerConfig worker;
@@ -65,6 +69,24 @@ public final class OutboxSettings {
      * @throws InvalidSettingsException listing every problem, each naming its key
      */
     public static OutboxSettings load(ConfigSource source) {
+        return load(source, new Requirement[0]);
+    }
+
+    /** What a command cannot do without; missing ones are reported with every other problem. */
+    public enum Requirement {
+        /** {@code outbox.db.url}. */
+        DATABASE,
+        /** {@code outbox.broker}. */
+        BROKER
+    }
+
+    /**
+     * Reads and checks every key, and that the {@code required} settings are present, so that one run
+     * reports everything missing or wrong.
+     *
+     * @throws InvalidSettingsException listing every problem, each naming its key
+     */
+    public static OutboxSettings load(ConfigSource source, Requirement... required) {
         Reader reader = new Reader(source);
         source.unknownKeys().forEach(unknown -> reader.problems.add(new InvalidSettingsException.Problem(unknown,
                 "unknown setting; known keys are listed by 'outbox-worker keys' and in the README (typo?)")));
@@ -235,6 +257,13 @@ public final class OutboxSettings {
         HealthConfig health = reader.build(ConfigKey.HEALTH_MAX_LAG, () -> new HealthConfig(maxLag, maxXminAge,
                 inboxTable.isEmpty() ? Optional.empty() : Optional.of(inboxTable)), HealthConfig.ofDefaults());
 
+        List<Requirement> requirements = List.of(required);
+        if (requirements.contains(Requirement.DATABASE) && database.isEmpty()) {
+            reader.problems.add(missing(ConfigKey.DB_URL, DATABASE_HINT).problems().get(0));
+        }
+        if (requirements.contains(Requirement.BROKER) && brokerKind.isEmpty()) {
+            reader.problems.add(missing(ConfigKey.BROKER, BROKER_HINT).problems().get(0));
+        }
         if (!reader.problems.isEmpty()) {
             throw new InvalidSettingsException(dedupe(reader.problems));
         }
@@ -256,8 +285,7 @@ public final class OutboxSettings {
      * @throws InvalidSettingsException naming {@code outbox.db.url} when it is not set
      */
     public DatabaseConfig requireDatabase() {
-        return database.orElseThrow(() -> missing(ConfigKey.DB_URL, "the database of the outbox table, e.g. "
-                + "jdbc:postgresql://127.0.0.1:5432/app"));
+        return database.orElseThrow(() -> missing(ConfigKey.DB_URL, DATABASE_HINT));
     }
 
     /** The broker settings, when {@code outbox.broker} is set. */
@@ -271,7 +299,7 @@ public final class OutboxSettings {
      * @throws InvalidSettingsException naming {@code outbox.broker} when it is not set
      */
     public BrokerConfig requireBroker() {
-        return broker.orElseThrow(() -> missing(ConfigKey.BROKER, "which broker to publish to: kafka or rabbitmq"));
+        return broker.orElseThrow(() -> missing(ConfigKey.BROKER, BROKER_HINT));
     }
 
     /** The loops' settings. */

@@ -19,9 +19,12 @@ public final class ConfigOptions {
         return configFile == null ? environment : environment.overriding(ConfigSource.file(configFile));
     }
 
-    /** The settings from the file (if any) and the environment; the environment wins. */
-    public OutboxSettings load() {
-        OutboxSettings settings = OutboxSettings.load(source());
+    /**
+     * The settings from the file (if any) and the environment; the environment wins. Settings the
+     * command needs are checked in the same pass, so one run reports every problem.
+     */
+    public OutboxSettings load(OutboxSettings.Requirement... required) {
+        OutboxSettings settings = OutboxSettings.load(source(), required);
         LogLevel.apply(settings.logLevel());
         return settings;
     }

@@ -40,10 +40,13 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        OutboxSettings settings = config.load();
+        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE, OutboxSettings.Requirement.BROKER);
         DatabaseConfig database = settings.requireDatabase();
         BrokerConfig broker = settings.requireBroker();
         DatabaseProbe.requireReachable(database);
+        if (!ensureSchema) {
+            DatabaseProbe.requireOutboxTable(database);
+        }
 
         PrometheusMeterRegistry registry = StandaloneModules.prometheus();
         Injector injector = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry));
