@@ -13,8 +13,10 @@ import java.util.stream.Collectors;
  * variable ({@code OUTBOX_RELAY_BATCH_SIZE}: upper case, dots become underscores).
  *
  * <p>Any {@code outbox.*} property or {@code OUTBOX_*} environment variable that is not in this
- * table is rejected at start, so a typo never silently falls back to a default. The prefix
- * {@code OUTBOX_TEST_} is reserved for the testkit's fixture settings and ignored here.
+ * table is rejected at start, so a typo never silently falls back to a default. Two prefixes hand
+ * keys on to the broker clients instead ({@link #KAFKA_PROPERTY_PREFIX}, {@link #RABBITMQ_PROPERTY_PREFIX}),
+ * and those are checked against the client's own setting names. The prefix {@code OUTBOX_TEST_} is
+ * reserved for the testkit's fixture settings and ignored here.
  */
 public enum ConfigKey {
 
@@ -98,6 +100,20 @@ public enum ConfigKey {
     public static final String ENV_PREFIX = "OUTBOX_";
     /** Environment variables with this prefix belong to the testkit and are not worker settings. */
     public static final String RESERVED_ENV_PREFIX = "OUTBOX_TEST_";
+    /**
+     * Any other key under this prefix is a Kafka producer property handed to the client as it is:
+     * {@code outbox.kafka.max.block.ms} or {@code OUTBOX_KAFKA_MAX_BLOCK_MS} sets {@code max.block.ms}.
+     */
+    public static final String KAFKA_PROPERTY_PREFIX = "outbox.kafka.";
+    /**
+     * Any other key under this prefix is a RabbitMQ connection setting, named as amqp-client's
+     * {@code ConnectionFactoryConfigurator} names them: {@code outbox.rabbitmq.virtual.host} or
+     * {@code OUTBOX_RABBITMQ_VIRTUAL_HOST} sets {@code virtual.host}.
+     */
+    public static final String RABBITMQ_PROPERTY_PREFIX = "outbox.rabbitmq.";
+    /** The prefixes whose keys are handed to a broker client instead of being looked up in this table. */
+    public static final java.util.List<String> PASS_THROUGH_PREFIXES = java.util.List.of(KAFKA_PROPERTY_PREFIX,
+            RABBITMQ_PROPERTY_PREFIX);
 
     private static final Map<String, ConfigKey> BY_PROPERTY = Arrays.stream(values())
             .collect(Collectors.toUnmodifiableMap(ConfigKey::property, Function.identity()));
@@ -111,7 +127,7 @@ public enum ConfigKey {
 
     ConfigKey(String property, String defaultValue, String description) {
         this.property = property;
-        this.env = property.toUpperCase(Locale.ROOT).replace('.', '_');
+        this.env = envName(property);
         this.defaultValue = defaultValue;
         this.description = description;
     }
@@ -144,6 +160,21 @@ public enum ConfigKey {
     /** The key with this environment variable name. */
     public static Optional<ConfigKey> byEnv(String env) {
         return Optional.ofNullable(BY_ENV.get(env));
+    }
+
+    /** The environment-variable spelling of a property key: upper case, dots become underscores. */
+    public static String envName(String property) {
+        return property.toUpperCase(Locale.ROOT).replace('.', '_');
+    }
+
+    /** Whether a property key lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
+    static boolean isPassThrough(String property) {
+        return PASS_THROUGH_PREFIXES.stream().anyMatch(property::startsWith);
+    }
+
+    /** Whether an environment variable lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
+    static boolean isPassThroughEnv(String env) {
+        return PASS_THROUGH_PREFIXES.stream().anyMatch(prefix -> env.startsWith(envName(prefix)));
     }
 
     /** Both spellings, for messages: {@code outbox.db.url (OUTBOX_DB_URL)}. */

@@ -268,6 +268,15 @@ public final class InMemoryOutboxStore implements OutboxStore {
     }
 
     @Override
+    public synchronized List<OutboxEvent> listRetrying(int offset, int limit) {
+        checkAvailable();
+        return bySequence.values().stream()
+                .filter(event -> event.status() == EventStatus.PENDING && event.attempts() > 0)
+                .sorted(Comparator.comparing(OutboxEvent::nextAttemptAt)) // stable: sequence order on ties
+                .skip(offset).limit(limit).toList();
+    }
+
+    @Override
     public synchronized int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
         checkAvailable();
         Predicate<OutboxEvent> chosen;
