@@ -165,6 +165,48 @@ class KafkaPublisherIT {
         }
     }
 
+    /**
+     * The largest event the builder accepts with its default payload limit: every name, the key and
+     * the headers at their maxima in three-byte UTF-8 characters.
+     */
+    static OutboxEvent largestAcceptedEvent(String destination) {
+        String euro = "\u20ac";
+        OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH))
+                .source("/" + euro.repeat(OutboxEvent.MAX_NAME_LENGTH - 1)).destination(destination)
+                .routingKey("r".repeat(OutboxEvent.MAX_NAME_LENGTH)).key(euro.repeat(OutboxEvent.MAX_KEY_LENGTH))
+                .contentType("application/" + "x".repeat(OutboxEvent.MAX_NAME_LENGTH - 12))
+                .payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES]);
+        int left = OutboxEvent.MAX_HEADERS_BYTES;
+        for (int n = 0; left > OutboxEvent.HEADER_OVERHEAD_BYTES + 16; n++) {
+            String name = String.format("h%03d", n) + "x".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH - 4);
+            int valueBytes = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH * 3,
+                    left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
+            if (valueBytes < 3) {
+                break;
+            }
+            builder.header(name, euro.repeat(valueBytes / 3));
+            left -= name.length() + OutboxEvent.HEADER_OVERHEAD_BYTES + valueBytes / 3 * 3;
+        }
+        return builder.build();
+    }
+
+    @Test
+    @DisplayName("the largest event the builder accepts by default is delivered with Kafka's default size settings")
+    void largestAcceptedEventIsDelivered() throws Exception {
+        String topic = kafka.createTopic("largest", 1);
+        OutboxEvent largest = largestAcceptedEvent(topic);
+        try (KafkaPublisher defaults = KafkaPublisher.create(KafkaPublisherConfig.builder()
+                .bootstrapServers(kafka.bootstrapServers()).build())) {
+            List<PublishOutcome> outcomes = defaults.publish(List.of(largest), TIMEOUT).get(40, TimeUnit.SECONDS);
+            assertThat(outcomes).singleElement().isInstanceOf(PublishOutcome.Published.class);
+        }
+        ConsumerRecord<String, byte[]> record = kafka.consume(topic, 1, Duration.ofSeconds(30)).get(0);
+        assertThat(record.value()).hasSize(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES);
+        assertThat(record.key()).isEqualTo(largest.key().orElseThrow());
+        assertThat(new String(record.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8))
+                .isEqualTo(largest.id().toString());
+    }
+
     @Test
     @DisplayName("a record over max.request.size fails, not retryable, and the rest of its batch is published")
     void tooLarge() throws Exception {

@@ -5,8 +5,8 @@ import java.util.Optional;
 /**
  * The content rules an event must meet wherever it comes from (the builder, or an event assembled
  * some other way and handed to a store): storable text in every text field, a URI-reference
- * source, accepted headers and storable times. Size limits are the builder's, since their maxima are
- * the caller's choice.
+ * source, accepted headers within their total size, and storable times. The payload limit is the
+ * builder's, since its maximum is the caller's choice.
  */
 final class EventContent {
 
@@ -26,6 +26,7 @@ final class EventContent {
         StorableText.require("routingKey", "the routing key", event.routingKey());
         StorableText.require("contentType", "the content type", event.contentType());
         event.headers().forEach(EventHeaders::check);
+        HeadersSize.require(event.headers());
         StorableInstant.require("availableAt", event.nextAttemptAt());
         StorableInstant.require("createdAt", event.createdAt());
     }

@@ -65,8 +65,25 @@ public record OutboxEvent(
     public static final int MAX_NAME_LENGTH = 255;
     /** Longest key accepted. */
     public static final int MAX_KEY_LENGTH = 1024;
-    /** Default largest payload accepted by the builder: 1 MiB (Kafka's default {@code max.request.size}). */
-    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+    /**
+     * Room an accepted event can take on the wire beyond its payload: 64 KiB for the key (as record key
+     * and partition-key attribute), the event's own headers (at most {@link #MAX_HEADERS_BYTES}), the
+     * CloudEvents attributes and the broker's record framing. See {@link #maxEncodedBytes(int)}.
+     */
+    public static final int ENVELOPE_RESERVE_BYTES = 64 * 1024;
+    /**
+     * Default largest payload accepted by the builder: 960 KiB (983,040 bytes), so that the largest
+     * event it accepts, envelope included, fits Kafka's default {@code max.request.size} of 1 MiB and
+     * RabbitMQ's default message size limit.
+     */
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024 - ENVELOPE_RESERVE_BYTES;
+    /**
+     * Most bytes the event's own headers may take together: the UTF-8 bytes of every name and value,
+     * plus {@value #HEADER_OVERHEAD_BYTES} per header for its framing on the wire.
+     */
+    public static final int MAX_HEADERS_BYTES = 32 * 1024;
+    /** Framing bytes counted per header towards {@link #MAX_HEADERS_BYTES}. */
+    public static final int HEADER_OVERHEAD_BYTES = 8;
     /** Default attempt budget per event. */
     public static final int DEFAULT_MAX_ATTEMPTS = 10;
     /** Default CloudEvents source when the caller sets none. */
@@ -96,6 +113,16 @@ public record OutboxEvent(
         Objects.requireNonNull(sentAt, "sentAt");
         payload = payload.clone();
         headers = Map.copyOf(headers);
+    }
+
+    /**
+     * The most bytes an event accepted with this payload limit can take as one broker record or message,
+     * envelope included: {@code maxPayloadBytes + }{@link #ENVELOPE_RESERVE_BYTES}. A publisher whose
+     * request or message size limit is below this for the payload limit its events are built with
+     * would refuse the largest of them; publishers check it when they start.
+     */
+    public static long maxEncodedBytes(int maxPayloadBytes) {
+        return (long) maxPayloadBytes + ENVELOPE_RESERVE_BYTES;
     }
 
     /** A copy of the payload. */
@@ -264,7 +291,12 @@ public record OutboxEvent(
             return this;
         }
 
-        /** Largest payload accepted. Default {@value #DEFAULT_MAX_PAYLOAD_BYTES} bytes. */
+        /**
+         * Largest payload accepted. Default {@value #DEFAULT_MAX_PAYLOAD_BYTES} bytes (960 KiB), which fits the
+         * brokers' default limits with the envelope. When you raise it, give the publisher the same value
+         * (e.g. {@code KafkaPublisherConfig.Builder.maxPayloadBytes}) and raise the broker's limits to
+         * {@link #maxEncodedBytes(int)}; the publisher refuses to start otherwise.
+         */
         public Builder maxPayloadBytes(int value) {
             this.maxPayloadBytes = value;
             return this;

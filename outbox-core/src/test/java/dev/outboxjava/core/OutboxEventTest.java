@@ -366,6 +366,38 @@ class OutboxEventTest {
         }
 
         @Test
+        @DisplayName("headers that take more than MAX_HEADERS_BYTES together, so the envelope stays bounded")
+        void headersTooLargeTogether() {
+            OutboxEvent.Builder builder = valid();
+            for (int n = 0; n < 9; n++) { // 9 x (5 + 4096 + 8) bytes > 32 KiB
+                builder.header("h" + String.format("%04d", n), "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH));
+            }
+            assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidEventException.class,
+                    e -> assertThat(e.field()).isEqualTo("headers")).hasMessageContaining("maximum of 32768");
+        }
+
+        @Test
+        @DisplayName("(but not) headers of exactly MAX_HEADERS_BYTES, counting UTF-8 bytes")
+        void headersAtTheLimit() {
+            OutboxEvent.Builder builder = valid();
+            int left = OutboxEvent.MAX_HEADERS_BYTES;
+            for (int n = 0; left > 0; n++) {
+                String name = "h" + String.format("%04d", n);
+                int value = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH, left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
+                builder.header(name, "v".repeat(value));
+                left -= name.length() + value + OutboxEvent.HEADER_OVERHEAD_BYTES;
+            }
+            assertThat(builder.build().headers()).isNotEmpty();
+            assertThatThrownBy(builder.header("one", "\u20ac")::build).isInstanceOf(InvalidEventException.class);
+        }
+
+        @Test
+        @DisplayName("the default payload limit plus the envelope reserve fits Kafka's default max.request.size")
+        void defaultFitsKafka() {
+            assertThat(OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES)).isEqualTo(1024 * 1024);
+        }
+
+        @Test
         @DisplayName("null headers")
         void nullHeaders() {
             assertThatThrownBy(() -> valid().headers(null))
