@@ -47,14 +47,16 @@ import org.slf4j.LoggerFactory;
  * and {@link RabbitMqPublisherConfig#confirmTimeout()}. Each event then has its own outcome:
  * <ul>
  *   <li>acknowledged → published;</li>
- *   <li>returned as unroutable (no queue bound for the routing key) → retryable failure naming the
- *       exchange and routing key, because a binding may appear later;</li>
+ *   <li>returned as unroutable (no queue bound for the routing key) → unroutable failure
+ *       ({@link PublishOutcome#unroutable}) naming the exchange and routing key: retryable, because a
+ *       binding may appear later, within the retry policy's small budget for unroutable events;</li>
  *   <li>negatively acknowledged, not confirmed in time, or its channel/connection lost before the
  *       confirm → retryable failure;</li>
- *   <li>the exchange does not exist (RabbitMQ closes the channel with 404) → retryable failure
- *       naming the exchange: an exchange is often declared by a consumer that deploys later, and the
- *       event's attempt budget still dead-letters it if it never appears. The other events of the
- *       batch are published again on a fresh channel.</li>
+ *   <li>the exchange does not exist → unroutable failure naming the exchange. Each exchange of a batch
+ *       is checked with a passive declare on a channel of its own before the batch is sent (the answer
+ *       is remembered for exchanges that exist), so the events for a missing exchange are never sent
+ *       and the 404 that would close the batch's channel — losing the confirms of its neighbours, which
+ *       would then be published twice — does not happen.</li>
  * </ul>
  * {@link #publish} never throws: when RabbitMQ is unreachable every event is a retryable failure,
  * and the client's automatic connection recovery reconnects in the background.

@@ -61,6 +61,9 @@ public enum ConfigKey {
     RETRY_MULTIPLIER("outbox.retry.multiplier", "2.0", "Growth factor between an event's retry delays (>= 1)."),
     RETRY_MAX_DELAY("outbox.retry.max.delay", "5m", "Longest delay between an event's retries."),
     RETRY_JITTER("outbox.retry.jitter", "0.2", "Random spread of retry delays, 0 (none) to 1."),
+    RETRY_UNROUTABLE_MAX_ATTEMPTS("outbox.retry.unroutable.max.attempts", "3", "Attempts an event gets when its "
+            + "destination does not exist or routes it nowhere (RabbitMQ 404 or unroutable return, missing Kafka "
+            + "topic) before it is dead-lettered (1-1000; fewer when the event's own budget is smaller)."),
 
     SWEEPER_INTERVAL("outbox.sweeper.interval", "30s", "How often the sweeper looks for abandoned leases."),
     SWEEPER_LEASE_TIMEOUT("outbox.sweeper.lease.timeout", "2m", "A lease older than this is presumed abandoned "

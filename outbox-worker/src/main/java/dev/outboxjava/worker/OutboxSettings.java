@@ -194,8 +194,10 @@ public final class OutboxSettings {
         double multiplier = reader.decimal(ConfigKey.RETRY_MULTIPLIER);
         Duration maxDelay = reader.duration(ConfigKey.RETRY_MAX_DELAY);
         double jitter = reader.decimal(ConfigKey.RETRY_JITTER);
+        int unroutableMaxAttempts = reader.integer(ConfigKey.RETRY_UNROUTABLE_MAX_ATTEMPTS, 1, 1000);
         RetryPolicy retryPolicy = reader.build(ConfigKey.RETRY_INITIAL_DELAY, () -> RetryPolicy.custom()
-                .initialDelay(initialDelay).multiplier(multiplier).maxDelay(maxDelay).jitter(jitter).build(),
+                .initialDelay(initialDelay).multiplier(multiplier).maxDelay(maxDelay).jitter(jitter)
+                .unroutableMaxAttempts(unroutableMaxAttempts).build(),
                 RetryPolicy.ofDefaults());
         Duration leaseTimeout = reader.duration(ConfigKey.SWEEPER_LEASE_TIMEOUT);
         int sweepChunk = reader.integer(ConfigKey.SWEEPER_CHUNK_SIZE, 1, 100_000);
