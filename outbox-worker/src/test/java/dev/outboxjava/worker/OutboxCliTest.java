@@ -76,6 +76,16 @@ class OutboxCliTest {
     }
 
     @Test
+    void givenSchemaApplyWithoutADatabase_thenTheExitCodeIs2_andTheSettingIsNamed(@TempDir Path dir) throws IOException {
+        Path noDatabase = dir.resolve("no-database.properties");
+        Files.writeString(noDatabase, "outbox.ordering=per_key\n");
+
+        assertThat(run("schema", "--apply", "--config", noDatabase.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("outbox.db.url");
+        assertThat(out.toString()).doesNotContain("CREATE TABLE");
+    }
+
+    @Test
     void givenKeys_thenTheKeyTableIsPrinted() {
         assertThat(run("keys")).isZero();
         assertThat(out.toString()).contains("| `outbox.db.url` | `OUTBOX_DB_URL` |");
