@@ -2,17 +2,25 @@ package dev.outboxjava.worker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Stage;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.worker.ConfigSource;
 import dev.outboxjava.worker.OutboxCli;
+import dev.outboxjava.worker.OutboxSettings;
+import dev.outboxjava.worker.internal.StandaloneModules;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,6 +28,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -102,6 +111,26 @@ class SchemaCommandIT {
         assertThat(indexes()).contains("outbox_events_pending_idx", "outbox_events_key_guard_idx",
                 "outbox_events_key_held_idx");
         assertThat(perKeyStore().checkHealth().detail()).doesNotContain("key_guard_idx");
+    }
+
+    @Test
+    @DisplayName("run --ensure-schema creates the per-key indexes when outbox.ordering=per_key: its store is "
+            + "configured from the same settings")
+    void runEnsureSchemaFollowsTheOrderingSetting(@TempDir Path dir) throws Exception {
+        Path file = settings(dir, "per_key");
+        Files.writeString(file, "outbox.broker=rabbitmq\noutbox.rabbitmq.uri=amqp://127.0.0.1:5672\n",
+                StandardOpenOption.APPEND);
+        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of()).overriding(ConfigSource.file(file)));
+        Injector injector = Guice.createInjector(Stage.DEVELOPMENT,
+                StandaloneModules.forSettings(settings, StandaloneModules.prometheus()));
+        HikariDataSource pool = injector.getInstance(HikariDataSource.class);
+        try {
+            injector.getInstance(PostgresOutboxStore.class).ensureSchema();
+        } finally {
+            pool.close();
+        }
+
+        assertThat(indexes()).contains("outbox_events_key_guard_idx", "outbox_events_key_held_idx");
     }
 
     private PostgresOutboxStore perKeyStore() {
