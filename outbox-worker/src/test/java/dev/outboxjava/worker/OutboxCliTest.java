@@ -97,6 +97,36 @@ class OutboxCliTest {
     }
 
     @Test
+    void givenSchema_thenTheDdlFollowsTheTableAndOrderingSettings(@TempDir Path dir) throws IOException {
+        Path unordered = dir.resolve("unordered.properties");
+        Files.writeString(unordered, "outbox.table=shop.events\n");
+        Path perKey = dir.resolve("per-key.properties");
+        Files.writeString(perKey, "outbox.table=shop.events\noutbox.ordering=per_key\n");
+
+        assertThat(run("schema", "--config", unordered.toString())).isZero();
+        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+                .doesNotContain("events_key_guard_idx").doesNotContain("${");
+        out.getBuffer().setLength(0);
+        assertThat(run("schema", "--config", perKey.toString())).isZero();
+        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+                .contains("CREATE INDEX IF NOT EXISTS \"events_key_guard_idx\" ON \"shop\".\"events\"")
+                .contains("CREATE INDEX IF NOT EXISTS \"events_key_held_idx\" ON \"shop\".\"events\"");
+        out.getBuffer().setLength(0);
+        assertThat(run("schema", "--config", perKey.toString(), "--table", "other")).isZero();
+        assertThat(out.toString()).contains("\"other_key_guard_idx\" ON \"other\"").doesNotContain("shop");
+    }
+
+    @Test
+    void givenSchemaApplyWithoutADatabase_thenTheExitCodeIs2_andTheSettingIsNamed(@TempDir Path dir) throws IOException {
+        Path noDatabase = dir.resolve("no-database.properties");
+        Files.writeString(noDatabase, "outbox.ordering=per_key\n");
+
+        assertThat(run("schema", "--apply", "--config", noDatabase.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("outbox.db.url");
+        assertThat(out.toString()).doesNotContain("CREATE TABLE");
+    }
+
+    @Test
     void givenKeys_thenTheKeyTableIsPrinted() {
         assertThat(run("keys")).isZero();
         assertThat(out.toString()).contains("| `outbox.db.url` | `OUTBOX_DB_URL` |");
