@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 public enum ConfigKey {
 
     DB_URL("outbox.db.url", "", "JDBC URL of the PostgreSQL database holding the outbox table, e.g. "
-            + "jdbc:postgresql://127.0.0.1:5432/app. Required by every command except schema."),
+            + "jdbc:postgresql://127.0.0.1:5432/app. Required by every command except schema without --apply."),
     DB_USER("outbox.db.user", "", "Database user; empty = the driver's default (or the one in the URL)."),
     DB_PASSWORD("outbox.db.password", "", "Database password; empty = none (or the one in the URL)."),
     DB_POOL_SIZE("outbox.db.pool.size", "4", "Most database connections the worker opens (1-100); the relay "
