@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Outages.</b> A loop whose database or broker fails backs off exponentially (bounded by
  * {@link OutboxWorkerConfig#backoffMax()}) and logs once when the outage starts and once when it
  * ends. While it backs off it probes the dependency's health check about twice a second and resumes
- * as soon as the dependency answers again, however long its backoff. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
- * logged and the loop goes on.
+ * as soon as the dependency answers again, however long its backoff. An unexpected exception (even
+ * an {@link Error} other than {@link VirtualMachineError}) is logged and the loop goes on.
  *
  * <p><b>Shutdown.</b> {@link #close()} stops leasing, lets batches in flight finish within
  * {@link OutboxWorkerConfig#shutdownTimeout()}, releases what is still unfinished back to pending
