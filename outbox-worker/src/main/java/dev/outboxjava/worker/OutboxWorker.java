@@ -293,7 +293,8 @@ public final class OutboxWorker implements AutoCloseable {
      */
     private int abandonRelayLoops(long lastMoment) throws InterruptedException {
         log.warn("batches in flight did not finish within {}; giving them up: their events go back to pending untried "
-                + "and the next relay publishes them (possibly a second time)", Durations.format(config.shutdownTimeout()));
+                + "and the next relay publishes them (possibly a second time)",
+                Durations.format(config.shutdownTimeout()));
         leases.countReleases();
         relay.abandonInFlight();
         if (!joinAll(relayLoops, Math.min(System.nanoTime() + ABANDON_GRACE.toNanos(), lastMoment))) {

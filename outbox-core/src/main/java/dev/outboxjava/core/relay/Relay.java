@@ -175,7 +175,8 @@ public final class Relay {
 
         MarkRetry retry = new MarkRetry(leaseId);
         MarkResult published = sorted.published.isEmpty() ? MarkResult.empty()
-                : retry.mark("published", sorted.published.size(), () -> store.markPublished(leaseId, sorted.published, now));
+                : retry.mark("published", sorted.published.size(),
+                        () -> store.markPublished(leaseId, sorted.published, now));
         MarkResult retried = sorted.retries.isEmpty() ? MarkResult.empty()
                 : retry.mark("for retry", sorted.retries.size(), () -> store.markRetry(leaseId, sorted.retries, now));
         MarkResult dead = sorted.deadLetters.isEmpty() ? MarkResult.empty()
