@@ -384,14 +384,20 @@ public final class RabbitMqPublisherConfig {
                             + "host/port/virtualHost/username/password, not both (also set: " + piecesSet + ")");
                 }
                 ConnectionFactory parser = new ConnectionFactory();
+                // amqps:// read as amqp://: the client would install a trust-everything context for it;
+                // the publisher sets TLS up itself from the client properties
+                boolean amqps = uri.regionMatches(true, 0, "amqps:", 0, 6);
+                boolean explicitPort;
                 try {
-                    parser.setUri(uri);
+                    String plain = amqps ? "amqp:" + uri.substring("amqps:".length()) : uri;
+                    explicitPort = java.net.URI.create(plain).getPort() != -1;
+                    parser.setUri(plain);
                 } catch (Exception | Error e) {
                     throw new InvalidConfigurationException("rabbitmq.uri", "is not an AMQP URI like "
                             + "amqp://user:pass@host:5672/vhost (" + e.getMessage() + ")");
                 }
                 h = parser.getHost();
-                p = parser.getPort();
+                p = amqps && !explicitPort ? ConnectionFactory.DEFAULT_AMQP_OVER_SSL_PORT : parser.getPort();
                 vh = parser.getVirtualHost();
                 user = parser.getUsername();
                 pass = parser.getPassword();
