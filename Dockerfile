@@ -15,7 +15,7 @@ RUN mvn -B -q -pl outbox-worker -am package -DskipTests \
  && cp outbox-worker/target/outbox-worker-*-all.jar /src/outbox-worker.jar
 
 FROM eclipse-temurin:17-jre
-# curl only serves the HEALTHCHECK below; the JRE image no longer ships it.
+# curl only serves the HEALTHCHECK below; the JRE image does not ship it.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends curl \
  && rm -rf /var/lib/apt/lists/* \

@@ -36,7 +36,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Keeps DESIGN.md's module table true. Each rule is defined once, checked against every production
+ * Keeps the module layering of docs/architecture.md true. Each rule is defined once, checked against every production
  * class of every module (this module depends on all of them), and proven able to fail on a small
  * fixture class that breaks it on purpose (see the {@code violations} folder: the fixtures sit in
  * packages the rules cover, but are test classes, which the production import leaves out).
@@ -52,21 +52,21 @@ class ArchitectureTest {
     static final ArchRule CORE_DEPENDS_ONLY_ON_JDK_AND_SLF4J = classes()
             .that().resideInAPackage(CORE)
             .should().onlyDependOnClassesThat().resideInAnyPackage(CORE, "java..", "org.slf4j..")
-            .because("the core knows no adapter, framework or driver (DESIGN.md, module table)")
+            .because("the core knows no adapter, framework or driver (docs/architecture.md)")
             .allowEmptyShould(false);
 
     /** Adapters are siblings that never know each other. */
     static final ArchRule ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER = classes()
             .that().resideInAnyPackage(ADAPTER_ROOTS.stream().map(root -> root + "..").toArray(String[]::new))
             .should(notDependOnAnotherAdapter())
-            .because("a store or broker adapter depends on the core only (DESIGN.md, module table)")
+            .because("a store or broker adapter depends on the core only, so a service takes only the adapters it uses (docs/architecture.md)")
             .allowEmptyShould(false);
 
     /** Dependency injection is the runnable assembly's business. */
     static final ArchRule ONLY_WORKER_AND_EXAMPLES_USE_GUICE = noClasses()
             .that().resideOutsideOfPackages("dev.outboxjava.worker..", "dev.outboxjava.examples..")
             .should().dependOnClassesThat().resideInAPackage("com.google.inject..")
-            .because("only outbox-worker (and the examples) may know Guice (DESIGN.md)")
+            .because("only outbox-worker (and the examples) may know Guice: the library must not force a DI framework on the services that use it")
             .allowEmptyShould(false);
 
     /** Time comes from an injected clock, so tests control it; nanoTime for durations is fine. */
@@ -74,7 +74,7 @@ class ArchitectureTest {
             .that().resideInAPackage(CORE)
             .should().callMethodWhere(readsTheSystemClock())
             .orShould().callConstructorWhere(createsADateOfNow())
-            .because("all times come from an injectable java.time.Clock (DESIGN.md); pass the clock instead")
+            .because("all times come from an injectable java.time.Clock, so tests control time instead of sleeping; pass the clock instead")
             .allowEmptyShould(false);
 
     /** The top-level packages (one per module) form no cycle. */

@@ -59,13 +59,12 @@ public final class KafkaPublisherConfig {
      */
     public static final int DEFAULT_LINGER_MS = 5;
     /**
-     * Default {@code batch.size}: 256 KiB per partition batch (Kafka's own default is 16 KiB; ours was
-     * 64 KiB). The relay hands over whole batches and flushes them at once, so a partition's share of
+     * Default {@code batch.size}: 256 KiB per partition batch (Kafka's own default is 16 KiB). The relay hands over whole batches and flushes them at once, so a partition's share of
      * a batch should fit one producer batch: a 1,000-event batch of 1 KB events spread over 6
      * partitions is about 170 KB per partition, three 64 KiB batches. Draining 200,000 events with
-     * one instead (benchmark scenario 3, medians of three drains, same machine and hour), the worker
-     * moved 33,200 rather than 25,000 events/s (24,400–31,000 before; keep-sent) and 39,000 rather
-     * than 32,600 (delete-on-publish), the Kafka client and the broker each spending ~1 µs less CPU
+     * 256 KiB rather than 64 KiB (benchmark scenario 3, medians of three drains, same machine and hour),
+     * the worker moved 33,200 rather than 25,000 events/s (keep-sent) and 39,000 rather than 32,600
+     * (delete-on-publish), the Kafka client and the broker each spending ~1 µs less CPU
      * per event. Small batches are not held back by it (they are flushed, not lingered). The buffers
      * come from {@code buffer.memory} (32 MiB by default) and go back to its pool: a batch spread
      * over more than 128 partitions at once waits, up to {@code max.block.ms}, for the first
@@ -73,12 +72,12 @@ public final class KafkaPublisherConfig {
      */
     public static final int DEFAULT_BATCH_SIZE_BYTES = 256 * 1024;
     /**
-     * Default {@code compression.type}: none, as in Kafka itself. lz4 was the default before; in our
-     * benchmarks it cost more than it saved: the producer builds a new compressing stream, with two
+     * Default {@code compression.type}: none, as in Kafka itself. In the benchmarks lz4 cost more than it
+     * saved: the producer builds a new compressing stream, with two
      * 64 KiB buffers, for every partition batch, which under a steady trickle of small batches was a
      * quarter of the publisher's sending thread and a fifth of everything the JVM allocated, and the
      * broker decompresses each batch again to validate it. Without it the Kafka client spent 25–40 %
-     * less CPU per event and drains ran up to 45 % faster. Set {@code lz4} or {@code zstd} when the
+     * less CPU per event and drains ran up to 45 % faster than with lz4. Set {@code lz4} or {@code zstd} when the
      * network to the brokers, not the CPU, is what is scarce.
      */
     public static final String DEFAULT_COMPRESSION_TYPE = "none";

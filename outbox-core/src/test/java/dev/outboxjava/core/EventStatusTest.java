@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @DisplayName("EventStatus, the event's state machine")
 class EventStatusTest {
 
-    /** The diagram in DESIGN.md, written out edge by edge. Everything else is illegal. */
+    /** The diagram in docs/architecture.md, written out edge by edge. Everything else is illegal. */
     private static final Set<List<EventStatus>> LEGAL = Set.of(
             List.of(PENDING, IN_FLIGHT),   // lease
             List.of(IN_FLIGHT, SENT),      // published

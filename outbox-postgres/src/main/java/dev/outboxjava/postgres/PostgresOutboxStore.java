@@ -202,7 +202,8 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         return "per-key ordering is on but the table lacks index(es) " + String.join(", ", missing)
                 + ", so every lease probes its candidates' keys without an index and slows down as the table "
                 + "grows. Create them with the statements of PostgresSchema.ddl(config) for this configuration "
-                + "(the shipped V1 migration does not have them), or call store.ensureSchema()";
+                + "(with Flyway, add the location " + PostgresSchema.PER_KEY_MIGRATIONS_LOCATION + "), or call "
+                + "store.ensureSchema()";
     }
 
     @Override

@@ -46,8 +46,8 @@ public enum ConfigKey {
     RELAY_BATCH_SIZE("outbox.relay.batch.size", "500", "Events leased per relay tick (1-10000)."),
     RELAY_THREADS("outbox.relay.threads", "1", "Relay threads in this process (1-64); each leases its own batches. "
             + "Leases side by side slow each other down in the database: keep relay threads (across all relay "
-            + "processes) at or below the database's spare cores; on 2 vCPUs 2 threads drained 18 % faster than 4 "
-            + "(BENCHMARKS.md, item 27)."),
+            + "processes) at or below the database's spare cores: beyond them, more threads drain slower, not faster "
+            + "(BENCHMARKS.md)."),
     RELAY_PUBLISH_TIMEOUT("outbox.relay.publish.timeout", "30s", "How long a batch may wait for broker "
             + "acknowledgements; must be below outbox.sweeper.lease.timeout."),
     RELAY_POLL_INTERVAL("outbox.relay.poll.interval", "1s", "How long an idle relay waits before polling again "
@@ -133,7 +133,7 @@ public enum ConfigKey {
         return defaultValue;
     }
 
-    /** What the key does, for {@code --help} and the README. */
+    /** What the key does, for {@code --help} and docs/configuration.md. */
     public String description() {
         return description;
     }
@@ -153,7 +153,7 @@ public enum ConfigKey {
         return property + " (" + env + ")";
     }
 
-    /** The key table as Markdown (README, {@code outbox-worker keys}). */
+    /** The key table as Markdown (docs/configuration.md, {@code outbox-worker keys}). */
     public static String markdownTable() {
         StringBuilder table = new StringBuilder("| property | environment variable | default | meaning |\n"
                 + "|---|---|---|---|\n");

@@ -64,7 +64,7 @@ public final class OutboxSettings {
     public static OutboxSettings load(ConfigSource source) {
         Reader reader = new Reader(source);
         source.unknownKeys().forEach(unknown -> reader.problems.add(new InvalidSettingsException.Problem(unknown,
-                "unknown setting; known keys are listed by 'outbox-worker keys' and in the README (typo?)")));
+                "unknown setting; known keys are listed by 'outbox-worker keys' and in docs/configuration.md (typo?)")));
 
         String url = reader.string(ConfigKey.DB_URL);
         String user = reader.string(ConfigKey.DB_USER);

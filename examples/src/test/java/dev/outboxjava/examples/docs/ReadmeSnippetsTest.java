@@ -2,7 +2,6 @@ package dev.outboxjava.examples.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxjava.worker.ConfigKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Keeps the docs honest: every {@code ```java} block of the top-level README and of
- * {@code examples/README.md} must appear, line for line (indentation aside), inside a
+ * Keeps the docs honest: every {@code ```java} block of the top-level README, of the pages under
+ * {@code docs/} and of {@code examples/README.md} must appear, line for line (indentation aside), inside a
  * tagged region ({@code // tag::name[]} ... {@code // end::name[]}) of the examples' sources, which
  * the build compiles and the tests run. Edit the source, then copy the region into the README.
  */
@@ -31,7 +30,7 @@ class ReadmeSnippetsTest {
 
     private static final Path MODULE = Path.of("").toAbsolutePath();
     private static final Path TOP_README = MODULE.resolve("../README.md").normalize();
-    private static final List<Path> DOCS = List.of(TOP_README, MODULE.resolve("README.md"));
+    private static final Path DOCS_DIRECTORY = MODULE.resolve("../docs").normalize();
     private static final Pattern TAG = Pattern.compile("^\\s*//\\s*tag::([\\w.-]+)\\[]\\s*$");
     private static final Pattern END = Pattern.compile("^\\s*//\\s*end::([\\w.-]+)\\[]\\s*$");
     private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*(\\w*)\\s*$");
@@ -41,7 +40,7 @@ class ReadmeSnippetsTest {
     void javaSnippetsComeFromCompiledSources() {
         Map<String, List<String>> regions = taggedRegions();
         assertThat(regions).as("tagged regions in examples/src").isNotEmpty();
-        List<Path> docs = DOCS.stream().filter(Files::exists).toList();
+        List<Path> docs = documents();
         assertThat(docs.stream().mapToInt(doc -> blocks(doc, "java").size()).sum())
                 .as("java blocks in " + docs).isPositive();
 
@@ -72,7 +71,7 @@ class ReadmeSnippetsTest {
                 List<String> wanted = normalized(block.lines());
                 boolean found = regions.values().stream().anyMatch(region -> containsRun(normalized(region), wanted));
                 if (!found) {
-                    problems.add(doc.getFileName() + ":" + block.line() + " is in no tagged region of "
+                    problems.add(MODULE.resolve("..").normalize().relativize(doc) + ":" + block.line() + " is in no tagged region of "
                             + "examples/src (regions: " + String.join(", ", regions.keySet()) + "):\n"
                             + String.join("\n", block.lines()));
                 }
@@ -82,22 +81,11 @@ class ReadmeSnippetsTest {
     }
 
     @Test
-    @DisplayName("lists the configuration keys exactly as the worker's key table defines them")
-    void configurationTableMatchesTheKeyTable() {
-        String readme = read(TOP_README);
-        String table = ConfigKey.markdownTable().strip();
-
-        assertThat(readme).as("README.md must contain ConfigKey.markdownTable() verbatim "
-                + "(java -jar outbox-worker-*-all.jar keys prints it); "
-                + "regenerate the table from it").contains(table);
-    }
-
-    @Test
     @DisplayName("names only Maven artifacts that are modules of this build")
     void coordinatesNameRealModules() {
         Pattern artifact = Pattern.compile("<groupId>dev\\.outboxjava</groupId>\\s*<artifactId>([\\w-]+)</artifactId>");
         List<String> missing = new ArrayList<>();
-        for (Block block : blocks(TOP_README, "xml")) {
+        for (Block block : documents().stream().flatMap(doc -> blocks(doc, "xml").stream()).toList()) {
             Matcher matcher = artifact.matcher(String.join("\n", block.lines()));
             while (matcher.find()) {
                 if (!Files.isDirectory(MODULE.resolve("..").resolve(matcher.group(1)))) {
@@ -106,6 +94,17 @@ class ReadmeSnippetsTest {
             }
         }
         assertThat(missing).as("artifactIds in the README that are not modules").isEmpty();
+    }
+
+    /** The top-level README, every page under docs/ (incoming notes aside) and this module's README. */
+    private static List<Path> documents() {
+        List<Path> docs = new ArrayList<>(List.of(TOP_README, MODULE.resolve("README.md")));
+        try (Stream<Path> pages = Files.list(DOCS_DIRECTORY)) {
+            pages.filter(page -> page.toString().endsWith(".md")).sorted().forEach(docs::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return docs;
     }
 
     private record Block(int line, List<String> lines) {

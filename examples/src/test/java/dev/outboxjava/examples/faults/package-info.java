@@ -1,5 +1,5 @@
 /**
- * The fault-injection suite (issue 12), on the testkit's harness ({@code dev.outboxjava.testkit.faults}).
+ * The fault-injection suite, on the testkit's harness ({@code dev.outboxjava.testkit.faults}).
  *
  * <ul>
  *   <li>{@link dev.outboxjava.examples.faults.FaultInjectionIT}: per broker, relay processes drain a table

@@ -32,12 +32,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 8's proof: 2 relay processes × 2 relay threads, per-key ordering, 5 % random retryable
+ * Per-key ordering end to end: 2 relay processes × 2 relay threads, per-key ordering, 5 % random retryable
  * publish failures and one key whose head always fails. Every healthy key must arrive complete and
  * in order at a Kafka consumer; the poisoned key stops at its head.
  *
- * <p>The default build runs 200 keys × 100 events; the issue's full size is
- * {@code -Doutbox.ordering.events-per-key=500} (about 40 s here; the run prints its rate).
+ * <p>The default build runs 200 keys × 100 events; the full size is
+ * {@code -Doutbox.ordering.events-per-key=500} (the run prints its rate).
  */
 @DisplayName("Per-key ordering end to end, across relay processes and failures")
 class PerKeyOrderingIT {

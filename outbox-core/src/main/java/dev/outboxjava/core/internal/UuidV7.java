@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ids land at the right edge of the primary-key index instead of splitting pages all over it.
  *
  * <p>Written here rather than taken from a library because the core depends on the JDK and
- * slf4j only (DESIGN.md); the JDK gained no v7 factory before Java 17. Within one millisecond the
+ * slf4j only, so a service can take it without pulling in anything else, and the JDK's {@code UUID} offers
+ * random (v4) and name-based (v3) ids only. Within one millisecond the
  * 12-bit {@code rand_a} field is used as a counter (RFC 9562 method 1) so ids from one generator
  * stay strictly increasing even when the clock stands still.
  */

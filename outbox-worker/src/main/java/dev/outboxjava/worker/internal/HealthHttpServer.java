@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * The standalone process's HTTP endpoints on the JDK's server: {@code /metrics} (Prometheus text),
  * {@code /health} (liveness: every loop thread alive) and {@code /health/ready} (readiness: the
  * database and the broker answer their health checks). 200 when healthy, 503 when not.
+ *
+ * <p>While the process is {@linkplain #starting starting} (waiting for its database), it is live but
+ * not ready: {@code /health} answers 200 and {@code /health/ready} 503, both saying what it waits for.
  */
 public final class HealthHttpServer implements AutoCloseable {
 
@@ -28,10 +32,23 @@ public final class HealthHttpServer implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor;
+    private final AtomicReference<String> waitingFor;
 
-    private HealthHttpServer(HttpServer server, ExecutorService executor) {
+    private HealthHttpServer(HttpServer server, ExecutorService executor,
+            AtomicReference<String> waitingFor) {
         this.server = server;
         this.executor = executor;
+        this.waitingFor = waitingFor;
+    }
+
+    /** The process waits for {@code what} before its loops start: live, not ready. */
+    public void starting(String what) {
+        waitingFor.set(Objects.requireNonNull(what, "what"));
+    }
+
+    /** The loops run: liveness and readiness are the worker's own again. */
+    public void started() {
+        waitingFor.set(null);
     }
 
     /** Binds and starts the server. */
@@ -51,14 +68,21 @@ public final class HealthHttpServer implements AutoCloseable {
             return thread;
         });
         server.setExecutor(executor);
+        AtomicReference<String> waitingFor = new AtomicReference<>();
         server.createContext("/metrics", exchange -> respond(exchange, 200,
                 "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
         server.createContext("/health", exchange -> {
-            if (exchange.getRequestURI().getPath().equals("/health/ready")) {
+            String waiting = waitingFor.get();
+            String path = exchange.getRequestURI().getPath();
+            if (waiting != null && (path.equals("/health/ready") || path.equals("/health"))) {
+                boolean live = path.equals("/health");
+                respond(exchange, live ? 200 : 503, "text/plain; charset=utf-8",
+                        (live ? "UP" : "DOWN") + ": starting, waiting for " + waiting + "\n");
+            } else if (path.equals("/health/ready")) {
                 HealthCheck ready = worker.checkReadiness();
                 respond(exchange, ready.healthy() ? 200 : 503, "text/plain; charset=utf-8",
                         (ready.healthy() ? "UP" : "DOWN") + ": " + ready.detail() + "\n");
-            } else if (exchange.getRequestURI().getPath().equals("/health")) {
+            } else if (path.equals("/health")) {
                 boolean live = worker.isRunning();
                 respond(exchange, live ? 200 : 503, "text/plain; charset=utf-8",
                         live ? "UP: every loop is running\n" : "DOWN: a loop is not running\n");
@@ -69,7 +93,7 @@ public final class HealthHttpServer implements AutoCloseable {
         server.start();
         log.info("serving /metrics, /health and /health/ready on {}:{}", config.host(),
                 server.getAddress().getPort());
-        return new HealthHttpServer(server, executor);
+        return new HealthHttpServer(server, executor, waitingFor);
     }
 
     /** The port actually bound. */
