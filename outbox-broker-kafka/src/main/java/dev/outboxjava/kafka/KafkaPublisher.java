@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * their order), value = the payload, and headers in CloudEvents binary content mode written by
  * the CloudEvents SDK's Kafka binding ({@code ce_id} = event id, {@code ce_type},
  * {@code ce_source}, {@code ce_time} = creation time in RFC 3339, {@code ce_specversion} = 1.0,
- * {@code content-type}, and {@code ce_partitionkey} when there is a key), followed by the event's
+ * {@code content-type}, {@code ce_partitionkey} when there is a key, {@code ce_subject} and
+ * {@code ce_dataschema} when the event has them), followed by the event's
  * own headers (UTF-8). Any CloudEvents SDK consumer reads the events back.
  *
  * <p>{@link #publish} hands the whole batch to the producer on the publisher's sender thread

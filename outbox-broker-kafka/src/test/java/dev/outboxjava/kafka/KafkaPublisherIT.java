@@ -131,6 +131,28 @@ class KafkaPublisherIT {
     }
 
     @Test
+    @DisplayName("the CloudEvents subject and dataschema reach a CloudEvents SDK consumer (binary mode), and are absent when not set")
+    void subjectAndDataSchema() throws Exception {
+        String topic = kafka.createTopic("subject", 1);
+        OutboxEvent with = OutboxEvent.builder().type("order.placed").source("/orders-service").destination(topic)
+                .subject("order-42").dataSchema("https://example.com/schemas/order-placed-v1.json")
+                .payload(new byte[] {1}).build();
+        OutboxEvent without = event(topic, 2);
+
+        assertThat(publish(List.of(with, without))).allMatch(PublishOutcome.Published.class::isInstance);
+        List<ConsumerRecord<String, CloudEvent>> received = readCloudEvents(topic, 2);
+
+        assertThat(received).hasSize(2);
+        CloudEvent first = received.get(0).value();
+        assertThat(first.getId()).isEqualTo(with.id().toString());
+        assertThat(first.getSubject()).isEqualTo("order-42");
+        assertThat(first.getDataSchema()).isEqualTo(URI.create("https://example.com/schemas/order-placed-v1.json"));
+        CloudEvent second = received.get(1).value();
+        assertThat(second.getSubject()).isNull();
+        assertThat(second.getDataSchema()).isNull();
+    }
+
+    @Test
     @DisplayName("events to a topic created a moment ago are held back until its partitions are served, then arrive complete and in key order")
     void topicCreatedAMomentAgo() throws Exception {
         // One-record batches sent at once put several requests per partition in flight: the shape that

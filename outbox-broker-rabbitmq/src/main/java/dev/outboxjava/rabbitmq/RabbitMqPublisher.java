@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * {@code type}. Its headers are the event's own headers plus the CloudEvents attributes in the
  * {@code cloudEvents:} prefix of the CloudEvents AMQP binding: {@code cloudEvents:specversion}
  * ({@code 1.0}), {@code cloudEvents:id}, {@code cloudEvents:source}, {@code cloudEvents:type},
- * {@code cloudEvents:time} (ISO-8601) and, when the event has a key, {@code cloudEvents:partitionkey}
- * (the CloudEvents partitioning extension).
+ * {@code cloudEvents:time} (ISO-8601), when the event has a key {@code cloudEvents:partitionkey}
+ * (the CloudEvents partitioning extension), and when it has them {@code cloudEvents:subject} and
+ * {@code cloudEvents:dataschema}.
  *
  * <h2>Outcomes</h2>
  * A batch is published on one channel, in order, without waiting in between; the publisher confirms

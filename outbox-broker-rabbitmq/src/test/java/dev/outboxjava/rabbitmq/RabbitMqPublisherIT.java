@@ -133,6 +133,33 @@ class RabbitMqPublisherIT {
     }
 
     @Nested
+    @DisplayName("the CloudEvents subject and dataschema")
+    class SubjectAndDataSchema {
+
+        @Test
+        @DisplayName("reach a plain amqp-client consumer as cloudEvents:subject and cloudEvents:dataschema, and are absent when not set")
+        void readBackWithPlainAmqpClient() throws Exception {
+            RabbitMqDestination destination = rabbit.createDestination("subject");
+            OutboxEvent with = OutboxEvent.builder().type("order.placed").source("/orders-service")
+                    .destination(destination.exchange()).routingKey("rk").subject("order-42")
+                    .dataSchema("https://example.com/schemas/order-placed-v1.json").payload(new byte[] {1}).build();
+            OutboxEvent without = event(destination.exchange(), "rk", null, 2);
+            try (RabbitMqPublisher publisher = newPublisher(uniqueName("subject"))) {
+                assertThat(publish(publisher, List.of(with, without))).allMatch(PublishOutcome.Published.class::isInstance);
+            }
+
+            List<Delivery> received = rabbit.receive(destination, 2, TIMEOUT);
+
+            Map<String, Object> first = received.get(0).getProperties().getHeaders();
+            assertThat(AmqpConsumerView.header(first, "cloudEvents:subject")).isEqualTo("order-42");
+            assertThat(AmqpConsumerView.header(first, "cloudEvents:dataschema"))
+                    .isEqualTo("https://example.com/schemas/order-placed-v1.json");
+            Map<String, Object> second = received.get(1).getProperties().getHeaders();
+            assertThat(second).doesNotContainKeys("cloudEvents:subject", "cloudEvents:dataschema");
+        }
+    }
+
+    @Nested
     @DisplayName("an unroutable event")
     class Unroutable {
 

@@ -25,6 +25,15 @@ final class EventContent {
         StorableText.require("destination", "the destination", event.destination());
         StorableText.require("routingKey", "the routing key", event.routingKey());
         StorableText.require("contentType", "the content type", event.contentType());
+        Optional<String> subject = event.subject();
+        if (subject.isPresent()) {
+            StorableText.require("subject", "the subject", subject.get());
+        }
+        Optional<String> dataSchema = event.dataSchema();
+        if (dataSchema.isPresent()) {
+            StorableText.require("dataSchema", "the data schema", dataSchema.get());
+            DataSchemaUri.require(dataSchema.get());
+        }
         event.headers().forEach(EventHeaders::check);
         HeadersSize.require(event.headers());
         StorableInstant.require("availableAt", event.nextAttemptAt());

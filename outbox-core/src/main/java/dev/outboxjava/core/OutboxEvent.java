@@ -27,6 +27,8 @@ import java.util.UUID;
  * @param destination   Kafka topic or RabbitMQ exchange
  * @param routingKey    RabbitMQ routing key (ignored by Kafka); empty when not used
  * @param contentType   media type of the payload, e.g. {@code application/json}
+ * @param subject       what the event is about within its source, e.g. an order id (CloudEvents {@code subject})
+ * @param dataSchema    absolute URI of the schema the payload adheres to (CloudEvents {@code dataschema})
  * @param payload       the serialized payload
  * @param headers       extra message headers, sent as-is
  * @param status        where the event is in its life
@@ -48,6 +50,8 @@ public record OutboxEvent(
         String destination,
         String routingKey,
         String contentType,
+        Optional<String> subject,
+        Optional<String> dataSchema,
         byte[] payload,
         Map<String, String> headers,
         EventStatus status,
@@ -63,6 +67,8 @@ public record OutboxEvent(
 
     /** Longest type, source, destination and routing key accepted (AMQP short strings stop at 255). */
     public static final int MAX_NAME_LENGTH = 255;
+    /** Longest subject accepted. */
+    public static final int MAX_SUBJECT_LENGTH = 1024;
     /** Longest key accepted. */
     public static final int MAX_KEY_LENGTH = 1024;
     /**
@@ -103,6 +109,8 @@ public record OutboxEvent(
         Objects.requireNonNull(destination, "destination");
         Objects.requireNonNull(routingKey, "routingKey");
         Objects.requireNonNull(contentType, "contentType");
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(dataSchema, "dataSchema");
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(lastError, "lastError");
@@ -145,16 +153,23 @@ public record OutboxEvent(
     public OutboxEvent withDelivery(EventStatus newStatus, int newAttempts, Optional<String> newLastError,
             Instant newNextAttemptAt, Optional<Instant> newLeasedAt, Optional<UUID> newLeaseId,
             Optional<Instant> newSentAt) {
-        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, payload, headers,
-                newStatus, newAttempts, maxAttempts, newLastError, newNextAttemptAt, createdAt, newLeasedAt,
-                newLeaseId, newSentAt, sequence);
+        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
+                payload, headers, newStatus, newAttempts, maxAttempts, newLastError, newNextAttemptAt, createdAt,
+                newLeasedAt, newLeaseId, newSentAt, sequence);
+    }
+
+    /** This event with its headers replaced (e.g. trace context added on append); nothing is re-validated. */
+    public OutboxEvent withHeaders(Map<String, String> newHeaders) {
+        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
+                payload, newHeaders, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
+                leaseId, sentAt, sequence);
     }
 
     /** This event with a store-assigned sequence. */
     public OutboxEvent withSequence(long newSequence) {
-        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, payload, headers,
-                status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt, leaseId, sentAt,
-                newSequence);
+        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
+                payload, headers, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
+                leaseId, sentAt, newSequence);
     }
 
     @Override
@@ -163,6 +178,7 @@ public record OutboxEvent(
                 && id.equals(that.id) && type.equals(that.type) && source.equals(that.source)
                 && key.equals(that.key) && destination.equals(that.destination)
                 && routingKey.equals(that.routingKey) && contentType.equals(that.contentType)
+                && subject.equals(that.subject) && dataSchema.equals(that.dataSchema)
                 && Arrays.equals(payload, that.payload) && headers.equals(that.headers)
                 && status == that.status && attempts == that.attempts && maxAttempts == that.maxAttempts
                 && lastError.equals(that.lastError) && nextAttemptAt.equals(that.nextAttemptAt)
@@ -205,6 +221,8 @@ public record OutboxEvent(
         private String destination;
         private String routingKey = "";
         private String contentType = DEFAULT_CONTENT_TYPE;
+        private String subject;
+        private String dataSchema;
         private byte[] payload;
         private final Map<String, String> headers = new LinkedHashMap<>();
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
@@ -254,6 +272,25 @@ public record OutboxEvent(
         /** The payload's media type. Default {@value #DEFAULT_CONTENT_TYPE}. */
         public Builder contentType(String value) {
             this.contentType = value;
+            return this;
+        }
+
+        /**
+         * What the event is about within its source, e.g. {@code order-42} (CloudEvents {@code subject}).
+         * Default: none; 1-{@value #MAX_SUBJECT_LENGTH} non-blank characters when set.
+         */
+        public Builder subject(String value) {
+            this.subject = value;
+            return this;
+        }
+
+        /**
+         * The schema the payload adheres to, an absolute URI such as
+         * {@code https://example.com/schemas/order-placed-v1.json} (CloudEvents {@code dataschema}).
+         * Default: none; at most {@value #MAX_NAME_LENGTH} characters when set.
+         */
+        public Builder dataSchema(String value) {
+            this.dataSchema = value;
             return this;
         }
 
@@ -335,6 +372,12 @@ public record OutboxEvent(
                         + " non-blank characters when set (leave it unset for an unordered event)");
             }
             requireName("contentType", contentType, MAX_NAME_LENGTH);
+            if (subject != null) {
+                requireName("subject", subject, MAX_SUBJECT_LENGTH);
+            }
+            if (dataSchema != null) {
+                requireName("dataSchema", dataSchema, MAX_NAME_LENGTH);
+            }
             if (maxPayloadBytes < 0) {
                 throw new InvalidEventException("maxPayloadBytes", "must not be negative, was " + maxPayloadBytes);
             }
@@ -355,7 +398,8 @@ public record OutboxEvent(
             Instant now = clock.instant();
             UUID eventId = id != null ? id : UuidV7.next(clock);
             OutboxEvent event = new OutboxEvent(eventId, type, source, Optional.ofNullable(key), destination,
-                    routingKey, contentType, payload, headers, EventStatus.PENDING, 0, maxAttempts, Optional.empty(),
+                    routingKey, contentType, Optional.ofNullable(subject), Optional.ofNullable(dataSchema), payload,
+                    headers, EventStatus.PENDING, 0, maxAttempts, Optional.empty(),
                     availableAt != null ? availableAt : now, now, Optional.empty(), Optional.empty(),
                     Optional.empty(), 0L);
             EventContent.check(event);
@@ -382,6 +426,8 @@ public record OutboxEvent(
         private String destination;
         private String routingKey = "";
         private String contentType = DEFAULT_CONTENT_TYPE;
+        private Optional<String> subject = Optional.empty();
+        private Optional<String> dataSchema = Optional.empty();
         private byte[] payload = new byte[0];
         private Map<String, String> headers = Map.of();
         private EventStatus status = EventStatus.PENDING;
@@ -405,6 +451,8 @@ public record OutboxEvent(
         public Restorer destination(String v) { this.destination = v; return this; }
         public Restorer routingKey(String v) { this.routingKey = v; return this; }
         public Restorer contentType(String v) { this.contentType = v; return this; }
+        public Restorer subject(Optional<String> v) { this.subject = v; return this; }
+        public Restorer dataSchema(Optional<String> v) { this.dataSchema = v; return this; }
         public Restorer payload(byte[] v) { this.payload = v; return this; }
         public Restorer headers(Map<String, String> v) { this.headers = v; return this; }
         public Restorer status(EventStatus v) { this.status = v; return this; }
@@ -420,9 +468,9 @@ public record OutboxEvent(
 
         /** Creates the event; only missing required fields are rejected. */
         public OutboxEvent build() {
-            return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, payload, headers,
-                    status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt, leaseId, sentAt,
-                    sequence);
+            return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
+                    payload, headers, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
+                    leaseId, sentAt, sequence);
         }
     }
 }

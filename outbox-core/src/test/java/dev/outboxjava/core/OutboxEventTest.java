@@ -431,6 +431,46 @@ class OutboxEventTest {
     }
 
     @Nested
+    @DisplayName("the CloudEvents subject and dataschema")
+    class SubjectAndDataSchema {
+
+        @Test
+        @DisplayName("are absent by default and kept when set")
+        void keptWhenSet() {
+            assertThat(valid().build().subject()).isEmpty();
+            assertThat(valid().build().dataSchema()).isEmpty();
+            OutboxEvent event = valid().subject("order-42").dataSchema("https://example.com/schemas/order-placed-v1.json")
+                    .build();
+            assertThat(event.subject()).contains("order-42");
+            assertThat(event.dataSchema()).contains("https://example.com/schemas/order-placed-v1.json");
+            assertThat(event.withSequence(7).subject()).contains("order-42");
+            assertThat(event.withHeaders(Map.of("a", "b")).dataSchema()).isEqualTo(event.dataSchema());
+        }
+
+        @Test
+        @DisplayName("are part of the value")
+        void partOfEquality() {
+            UUID id = UUID.randomUUID();
+            assertThat(valid().id(id).subject("a").build()).isNotEqualTo(valid().id(id).subject("b").build());
+        }
+
+        @Test
+        @DisplayName("a blank, over-long or NUL-bearing subject is refused, naming 'subject'")
+        void badSubject() {
+            assertRejected(b -> b.subject(" "), "subject", "blank");
+            assertRejected(b -> b.subject("s".repeat(OutboxEvent.MAX_SUBJECT_LENGTH + 1)), "subject", "maximum");
+            assertRejected(b -> b.subject("order\0"), "subject", "NUL");
+        }
+
+        @ParameterizedTest(name = "dataschema \"{0}\"")
+        @ValueSource(strings = {"/schemas/order.json", "order-v1", "not a uri", "https://exa mple.com/s"})
+        @DisplayName("a dataschema that is not an absolute URI is refused, naming 'dataSchema'")
+        void badDataSchema(String value) {
+            assertRejected(b -> b.dataSchema(value), "dataSchema", "URI");
+        }
+    }
+
+    @Nested
     @DisplayName("ids")
     class Ids {
 

@@ -209,6 +209,8 @@ class FlywayMigrationsIT {
 
         List<String> byFlyway = database.describe("by_flyway", "shop_events");
         assertThat(byFlyway).anyMatch(line -> line.startsWith("column xact_id xid8"))
+                .anyMatch(line -> line.startsWith("column subject text"))
+                .anyMatch(line -> line.startsWith("column data_schema text"))
                 .anyMatch(line -> line.startsWith("index shop_events_pending_idx"));
         assertThat(byFlyway.stream().anyMatch(line -> line.startsWith("index shop_events_key_guard_idx")))
                 .isEqualTo(perKey);

@@ -94,6 +94,34 @@ class PostgresOutboxStoreIT {
     }
 
     @Test
+    @DisplayName("the CloudEvents subject and dataschema are stored and come back from find, the lease and the per-key lease; absent ones stay absent")
+    void subjectAndDataSchemaRoundTrip() {
+        for (PostgresOutboxConfig.Builder config : List.of(PostgresOutboxConfig.builder(), PostgresOutboxConfig.builder()
+                .ordering(dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))) {
+            PostgresOutboxStore store = newStore(config);
+            OutboxEvent with = OutboxEvent.builder().clock(clock).type("order.placed").key("order-42")
+                    .destination("orders").subject("order-42")
+                    .dataSchema("https://example.com/schemas/order-placed-v1.json").payload(new byte[] {1}).build();
+            OutboxEvent without = TestEvents.event(clock, "order-43");
+            store.transactional().inTransaction(connection -> List.of(with, without));
+
+            OutboxEvent found = store.find(with.id()).orElseThrow();
+            assertThat(found.subject()).contains("order-42");
+            assertThat(found.dataSchema()).contains("https://example.com/schemas/order-placed-v1.json");
+            assertThat(store.find(without.id()).orElseThrow().subject()).isEmpty();
+            assertThat(store.find(without.id()).orElseThrow().dataSchema()).isEmpty();
+
+            List<OutboxEvent> leased = store.lease(UUID.randomUUID(), 10, clock.instant());
+            assertThat(leased).filteredOn(e -> e.id().equals(with.id())).singleElement().satisfies(e -> {
+                assertThat(e.subject()).contains("order-42");
+                assertThat(e.dataSchema()).contains("https://example.com/schemas/order-placed-v1.json");
+            });
+            assertThat(leased).filteredOn(e -> e.id().equals(without.id())).singleElement()
+                    .satisfies(e -> assertThat(e.subject()).isEmpty());
+        }
+    }
+
+    @Test
     @DisplayName("a batch mark with a stale lease id changes no row and reports every event lease-lost")
     void staleLeaseBatch() {
         PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder());

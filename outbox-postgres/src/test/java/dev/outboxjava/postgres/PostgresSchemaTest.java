@@ -22,18 +22,22 @@ class PostgresSchemaTest {
             + "the per-key file only when ordering per key")
     void ddlIsTheShippedFiles() {
         String table = shipped("db/outbox/postgresql/outbox/V1__create_outbox_table.sql", "outbox_events");
+        String cloudEvents = shipped("db/outbox/postgresql/outbox/V2__add_cloudevents_subject_dataschema.sql",
+                "outbox_events");
         String perKey = shipped("db/outbox/postgresql/outbox-per-key/R__outbox_per_key_indexes.sql", "outbox_events");
 
         String unordered = PostgresSchema.ddl(PostgresOutboxConfig.ofDefaults());
         String perKeyDdl = PostgresSchema.ddl(PostgresOutboxConfig.builder()
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)).build());
 
-        assertThat(unordered).contains(table).doesNotContain(perKey).doesNotContain("_key_guard_idx")
+        assertThat(unordered).contains(table).contains(cloudEvents).doesNotContain(perKey).doesNotContain("_key_guard_idx")
                 .doesNotContain("${");
         assertThat(perKeyDdl).contains(table).contains(perKey).doesNotContain("${");
         assertThat(perKeyDdl.indexOf(perKey)).as("per-key indexes after the table").isGreaterThan(perKeyDdl.indexOf(table));
+        assertThat(unordered.indexOf(cloudEvents)).as("V2 after V1").isGreaterThan(unordered.indexOf(table));
         assertThat(PostgresSchema.migrationResources(PostgresOutboxConfig.ofDefaults()))
-                .containsExactly("db/outbox/postgresql/outbox/V1__create_outbox_table.sql");
+                .containsExactly("db/outbox/postgresql/outbox/V1__create_outbox_table.sql",
+                        "db/outbox/postgresql/outbox/V2__add_cloudevents_subject_dataschema.sql");
     }
 
     private static String shipped(String resource, String table) {

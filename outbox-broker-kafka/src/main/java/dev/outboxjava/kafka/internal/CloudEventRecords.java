@@ -19,7 +19,8 @@ import org.apache.kafka.common.header.Headers;
  * CloudEvents SDK's Kafka binding: topic = destination, record key = event key (none when absent),
  * value = payload, headers {@code ce_id}, {@code ce_type}, {@code ce_source}, {@code ce_time},
  * {@code ce_specversion}, {@code content-type}, {@code ce_partitionkey} when the event has a key
- * (the CloudEvents partitioning extension), then the event's own headers as UTF-8.
+ * (the CloudEvents partitioning extension), {@code ce_subject} and {@code ce_dataschema} when the
+ * event has them, then the event's own headers as UTF-8.
  */
 public final class CloudEventRecords {
 
@@ -44,6 +45,8 @@ public final class CloudEventRecords {
                 .withDataContentType(event.contentType())
                 .withData(event.payload());
         event.key().ifPresent(key -> builder.withExtension(PARTITION_KEY_EXTENSION, key));
+        event.subject().ifPresent(builder::withSubject);
+        event.dataSchema().ifPresent(schema -> builder.withDataSchema(dataSchemaUri(schema)));
         CloudEvent cloudEvent = builder.build();
         ProducerRecord<String, byte[]> record = KafkaMessageFactory
                 .<String>createWriter(event.destination(), null, null, event.key().orElse(null))
@@ -58,6 +61,15 @@ public final class CloudEventRecords {
         } catch (URISyntaxException e) {
             throw new UnpublishableEventException("the event's source '" + event.source() + "' is not a URI "
                     + "reference, which CloudEvents requires (e.g. /orders-service): " + e.getMessage());
+        }
+    }
+
+    private static URI dataSchemaUri(String dataSchema) {
+        try {
+            return new URI(dataSchema);
+        } catch (URISyntaxException e) {
+            throw new UnpublishableEventException("the event's dataschema '" + dataSchema + "' is not a URI, which "
+                    + "CloudEvents requires: " + e.getMessage());
         }
     }
 

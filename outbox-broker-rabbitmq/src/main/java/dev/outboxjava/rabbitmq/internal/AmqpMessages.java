@@ -23,6 +23,8 @@ public final class AmqpMessages {
     public static final String CE_TYPE = CLOUD_EVENTS_PREFIX + "type";
     public static final String CE_SPECVERSION = CLOUD_EVENTS_PREFIX + "specversion";
     public static final String CE_TIME = CLOUD_EVENTS_PREFIX + "time";
+    public static final String CE_SUBJECT = CLOUD_EVENTS_PREFIX + "subject";
+    public static final String CE_DATASCHEMA = CLOUD_EVENTS_PREFIX + "dataschema";
     /** The CloudEvents partitioning extension: carries the event key. */
     public static final String CE_PARTITIONKEY = CLOUD_EVENTS_PREFIX + "partitionkey";
     public static final String SPEC_VERSION = "1.0";
@@ -61,8 +63,8 @@ public final class AmqpMessages {
     /** The properties and headers of {@code event}'s message. */
     public static AMQP.BasicProperties propertiesOf(OutboxEvent event) {
         String id = event.id().toString();
-        // sized so that the event's headers and the 6 CloudEvents attributes fit without a resize
-        Map<String, Object> headers = new LinkedHashMap<>((event.headers().size() + 6) * 4 / 3 + 1);
+        // sized so that the event's headers and the 8 CloudEvents attributes fit without a resize
+        Map<String, Object> headers = new LinkedHashMap<>((event.headers().size() + 8) * 4 / 3 + 1);
         // The envelope belongs to the publisher: a row inserted by other means than the builder
         // must not carry a second cloudEvents_id or ce_type to consumers that read either prefix.
         event.headers().forEach((name, value) -> {
@@ -76,6 +78,8 @@ public final class AmqpMessages {
         headers.put(CE_TYPE, event.type());
         headers.put(CE_TIME, event.createdAt().toString());
         event.key().ifPresent(key -> headers.put(CE_PARTITIONKEY, key));
+        event.subject().ifPresent(subject -> headers.put(CE_SUBJECT, subject));
+        event.dataSchema().ifPresent(schema -> headers.put(CE_DATASCHEMA, schema));
         return new AMQP.BasicProperties.Builder()
                 .deliveryMode(PERSISTENT)
                 .messageId(id)

@@ -30,15 +30,15 @@ import org.jooq.ConnectionProvider;
  */
 public final class EventInsert {
 
-    /** Rows per INSERT: 13 bind values each keeps a statement far below the driver's 32,767 limit. */
+    /** Rows per INSERT: 15 bind values each keeps a statement far below the driver's 32,767 limit. */
     public static final int ROWS_PER_STATEMENT = 1000;
 
     /** Texts kept for these row counts (and for full chunks); other counts are rebuilt, to the same text. */
     private static final int CACHED_ROW_COUNTS = 64;
 
     private static final String COLUMNS = "id, type, source, event_key, destination, routing_key, content_type, "
-            + "payload, headers, status, attempts, max_attempts, next_attempt_at, created_at";
-    private static final String ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + statusLiteral(EventStatus.PENDING)
+            + "subject, data_schema, payload, headers, status, attempts, max_attempts, next_attempt_at, created_at";
+    private static final String ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + statusLiteral(EventStatus.PENDING)
             + ", ?, ?, ?, ?)";
 
     private final OutboxTable table;
@@ -125,6 +125,8 @@ public final class EventInsert {
                 statement.setString(p++, event.destination());
                 statement.setString(p++, event.routingKey());
                 statement.setString(p++, event.contentType());
+                statement.setString(p++, event.subject().orElse(null));
+                statement.setString(p++, event.dataSchema().orElse(null));
                 statement.setBytes(p++, event.payload());
                 statement.setString(p++, HeadersJson.write(event.headers()));
                 statement.setInt(p++, event.attempts());

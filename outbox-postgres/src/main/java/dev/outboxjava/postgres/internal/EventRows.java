@@ -3,6 +3,7 @@ package dev.outboxjava.postgres.internal;
 import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
 import static dev.outboxjava.postgres.internal.OutboxTable.CONTENT_TYPE;
 import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.DATA_SCHEMA;
 import static dev.outboxjava.postgres.internal.OutboxTable.DESTINATION;
 import static dev.outboxjava.postgres.internal.OutboxTable.EVENT_KEY;
 import static dev.outboxjava.postgres.internal.OutboxTable.HEADERS;
@@ -18,6 +19,7 @@ import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
 import static dev.outboxjava.postgres.internal.OutboxTable.SOURCE;
 import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.SUBJECT;
 import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
 
 import dev.outboxjava.core.EventStatus;
@@ -71,6 +73,8 @@ public final class EventRows {
                 .leasedAt(Optional.ofNullable(Jdbc.instant(rs, 17)))
                 .leaseId(Optional.ofNullable(Jdbc.uuid(rs, 18)))
                 .sentAt(Optional.ofNullable(Jdbc.instant(rs, 19)))
+                .subject(Optional.ofNullable(rs.getString(20)))
+                .dataSchema(Optional.ofNullable(rs.getString(21)))
                 .build();
     }
 
@@ -96,6 +100,8 @@ public final class EventRows {
                 .leasedAt(Optional.ofNullable(row.get(LEASED_AT)))
                 .leaseId(Optional.ofNullable(row.get(LEASE_ID)))
                 .sentAt(Optional.ofNullable(row.get(SENT_AT)))
+                .subject(Optional.ofNullable(row.get(SUBJECT)))
+                .dataSchema(Optional.ofNullable(row.get(DATA_SCHEMA)))
                 .build();
     }
 

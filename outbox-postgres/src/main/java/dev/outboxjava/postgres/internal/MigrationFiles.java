@@ -31,7 +31,8 @@ public final class MigrationFiles {
 
     /** The outbox table's versioned migrations, in version order. */
     public static final List<String> OUTBOX = List.of(
-            OUTBOX_LOCATION + "/V1__create_outbox_table.sql");
+            OUTBOX_LOCATION + "/V1__create_outbox_table.sql",
+            OUTBOX_LOCATION + "/V2__add_cloudevents_subject_dataschema.sql");
     /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
     public static final List<String> OUTBOX_PER_KEY = List.of(
             OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");

@@ -42,11 +42,15 @@ public final class OutboxTable {
     public static final Field<Instant> LEASED_AT = field(name("leased_at"), SQLDataType.INSTANT);
     public static final Field<UUID> LEASE_ID = field(name("lease_id"), SQLDataType.UUID);
     public static final Field<Instant> SENT_AT = field(name("sent_at"), SQLDataType.INSTANT);
+    /** CloudEvents {@code subject}; NULL when the event has none. */
+    public static final Field<String> SUBJECT = field(name("subject"), SQLDataType.CLOB);
+    /** CloudEvents {@code dataschema}; NULL when the event has none. */
+    public static final Field<String> DATA_SCHEMA = field(name("data_schema"), SQLDataType.CLOB);
 
     /** Every column, in the order rows are read ({@link EventRows#toEvent(java.sql.ResultSet)} reads by position). */
     public static final Field<?>[] ALL = {ID, SEQ, TYPE, SOURCE, EVENT_KEY, DESTINATION, ROUTING_KEY, CONTENT_TYPE,
         PAYLOAD, HEADERS, STATUS, ATTEMPTS, MAX_ATTEMPTS, LAST_ERROR, NEXT_ATTEMPT_AT, CREATED_AT, LEASED_AT,
-        LEASE_ID, SENT_AT};
+        LEASE_ID, SENT_AT, SUBJECT, DATA_SCHEMA};
 
     private final Identifiers.TableName tableName;
     private final Table<Record> table;

@@ -68,9 +68,6 @@ public final class TraceContextHeaders {
                 headers.put(name, value);
             }
         });
-        return new OutboxEvent(event.id(), event.type(), event.source(), event.key(), event.destination(),
-                event.routingKey(), event.contentType(), event.payload(), Map.copyOf(headers), event.status(),
-                event.attempts(), event.maxAttempts(), event.lastError(), event.nextAttemptAt(), event.createdAt(),
-                event.leasedAt(), event.leaseId(), event.sentAt(), event.sequence());
+        return event.withHeaders(Map.copyOf(headers));
     }
 }

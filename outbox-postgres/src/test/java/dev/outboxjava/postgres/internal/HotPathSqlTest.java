@@ -17,7 +17,7 @@ class HotPathSqlTest {
         assertThat(EventRows.COLUMNS).isEqualTo("\"id\", \"seq\", \"type\", \"source\", \"event_key\", "
                 + "\"destination\", \"routing_key\", \"content_type\", \"payload\", \"headers\", \"status\", "
                 + "\"attempts\", \"max_attempts\", \"last_error\", \"next_attempt_at\", \"created_at\", "
-                + "\"leased_at\", \"lease_id\", \"sent_at\"");
+                + "\"leased_at\", \"lease_id\", \"sent_at\", \"subject\", \"data_schema\"");
     }
 
     @Test
@@ -41,16 +41,17 @@ class HotPathSqlTest {
     }
 
     @Test
-    @DisplayName("an INSERT text per row count, the same instance every time, 13 typed binds a row, nothing read back")
+    @DisplayName("an INSERT text per row count, the same instance every time, 15 typed binds a row, nothing read back")
     void insert() {
         EventInsert insert = new EventInsert(table);
         String one = insert.sql(1);
         assertThat(one).isSameAs(insert.sql(1))
                 .isEqualTo("INSERT INTO \"billing\".\"outbox_events\" (id, type, source, event_key, destination, "
-                        + "routing_key, content_type, payload, headers, status, attempts, max_attempts, "
-                        + "next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'pending', ?, ?, ?, ?)");
+                        + "routing_key, content_type, subject, data_schema, payload, headers, status, attempts, "
+                        + "max_attempts, next_attempt_at, created_at) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'pending', ?, ?, ?, ?)");
         assertThat(insert.sql(EventInsert.ROWS_PER_STATEMENT)).isSameAs(insert.sql(EventInsert.ROWS_PER_STATEMENT));
         assertThat(insert.sql(300)).isEqualTo(insert.sql(300));
-        assertThat(insert.sql(3).chars().filter(c -> c == '?')).hasSize(3 * 13);
+        assertThat(insert.sql(3).chars().filter(c -> c == '?')).hasSize(3 * 15);
     }
 }
