@@ -26,8 +26,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Runs every scenario against the real services and prints one table (standard output); progress
- * goes to standard error. {@code java -jar benchmarks/target/outbox-benchmarks.jar [--quick] [--help]}.
+ * Runs every scenario against the real services and prints, on standard output, the machine facts,
+ * the diagnostics and, last, the results table ({@link ResultTable}); progress goes to standard error.
+ * {@code java -jar benchmarks/target/outbox-benchmarks.jar [--quick] [--help]}.
  */
 public final class BenchmarkMain {
 
@@ -90,13 +91,15 @@ public final class BenchmarkMain {
                 Log.line("S1 ceiling: the database alone");
                 CeilingScenario scenario1 = new CeilingScenario(services, tables, options);
                 ceiling = scenario1.run();
-                table.info("1 ceiling (DB only)", "SQL of the store's shape, keep sent, best: "
-                        + CeilingScenario.config(ceiling), rate(ceiling.keepSentRowsPerSecond()));
-                table.info("1 ceiling (DB only)", "  where the CPU goes (last keep-sent run)", scenario1.keepSentCpu());
-                table.info("1 ceiling (DB only)", "SQL of the store's shape, delete on publish",
-                        rate(ceiling.deleteRowsPerSecond()));
-                table.info("1 ceiling (DB only)", "the store's own lease + markPublished, keep sent",
-                        rate(ceiling.storeKeepSentRowsPerSecond()));
+                String scenario = "1 ceiling (DB only)";
+                table.info(scenario, "SQL of the store's shape, keep sent, best: " + CeilingScenario.config(ceiling),
+                        rate(ceiling.keepSentRowsPerSecond()));
+                table.detail(scenario, "SQL, keep sent (last run)", scenario1.keepSentCpu());
+                table.info(scenario, "SQL of the store's shape, delete on publish", rate(ceiling.deleteRowsPerSecond()));
+                table.compare(scenario, "the store's own lease + markPublished, keep sent",
+                        rate(ceiling.storeKeepSentRowsPerSecond()),
+                        "SQL of the store's shape, keep sent: " + rate(ceiling.keepSentRowsPerSecond()),
+                        percent(ceiling.storeKeepSentRowsPerSecond() / ceiling.keepSentRowsPerSecond()));
             }
             double blog = Double.NaN;
             if (options.runs(2)) {
@@ -107,42 +110,7 @@ public final class BenchmarkMain {
             if (options.runs(3)) {
                 Log.line("S3 worker drain");
                 WorkerDrainScenario scenario3 = new WorkerDrainScenario(services, tables, brokers, options);
-                Map<WorkerDrainScenario.Variant, Double> drains = scenario3.run(ceiling);
-                Map<WorkerDrainScenario.Variant, Double> adjacent = scenario3.ratioToAdjacentCeiling();
-                for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
-                    WorkerDrainScenario.Variant v = entry.getKey();
-                    double r = entry.getValue();
-                    String figure = "worker -> " + v.label() + " (" + options.relayThreads() + " threads x "
-                            + options.batchSize() + ")";
-                    table.info("3 this library", figure, rate(r));
-                    table.info("3 this library", "  where a tick's time goes (last run, mean per batch)",
-                            scenario3.breakdown().get(v));
-                    table.info("3 this library", "  where the CPU goes (last run)", scenario3.cpu().get(v));
-                    if (ceiling != null) {
-                        double ceil = v.completion() == CompletionMode.KEEP_SENT ? ceiling.keepSentRowsPerSecond()
-                                : ceiling.deleteRowsPerSecond();
-                        double share = r / ceil;
-                        if (v.broker() == Brokers.Kind.KAFKA) {
-                            table.target("3 vs 1", v.label() + " / ceiling of the same mode", percent(share),
-                                    ">= 70 %", share >= 0.70, true);
-                        } else {
-                            table.info("3 vs 1", v.label() + " / ceiling of the same mode", percent(share));
-                        }
-                        Double beside = adjacent.get(v);
-                        if (beside != null && v.broker() == Brokers.Kind.KAFKA) {
-                            table.target("3 vs 1", v.label() + " / ceiling SQL drained just before, same table",
-                                    percent(beside), ">= 70 %", beside >= 0.70, true);
-                        } else if (beside != null) {
-                            table.info("3 vs 1", v.label() + " / ceiling SQL drained just before, same table",
-                                    percent(beside));
-                        }
-                    }
-                    if (!Double.isNaN(blog) && v.broker() == Brokers.Kind.KAFKA) {
-                        double times = r / blog;
-                        table.target("3 vs 2", v.label() + " / blog baseline", times(times), ">= 10x",
-                                times >= 10, true);
-                    }
-                }
+                drains(scenario3, scenario3.run(ceiling), ceiling, blog, options, table);
             }
             if (options.runs(4)) {
                 Log.line("S4 steady state");
@@ -153,7 +121,7 @@ public final class BenchmarkMain {
                 ProducerOverheadScenario scenario5 = new ProducerOverheadScenario(services, tables, options);
                 producers(scenario5.run(), options, table);
                 Map<ProducerOverheadScenario.Mode, List<Double>> cpu = scenario5.cpuMicrosPerTransaction();
-                table.info("5 producer overhead", "producer JVM CPU per tx: alone / +OutboxWriter / +hand INSERT",
+                table.detail("5 producer overhead", "producer JVM CPU per tx: alone / +OutboxWriter / +hand INSERT",
                         String.format(Locale.ROOT, "%.0f / %.0f / %.0f us",
                                 Stats.median(cpu.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY)),
                                 Stats.median(cpu.get(ProducerOverheadScenario.Mode.LIBRARY_APPEND)),
@@ -167,6 +135,51 @@ public final class BenchmarkMain {
         Log.line("done in %.0f s", (System.nanoTime() - started) / 1e9);
         out.printf(Locale.ROOT, "whole run: %.0f s, %s%n%n", (System.nanoTime() - started) / 1e9, wholeRun.machineBusy());
         return table;
+    }
+
+    private static void drains(WorkerDrainScenario scenario3, Map<WorkerDrainScenario.Variant, Double> drains,
+            CeilingScenario.Result ceiling, double blog, BenchmarkOptions options, ResultTable table) {
+        String scenario = "3 worker drain";
+        Map<WorkerDrainScenario.Variant, Double> adjacent = scenario3.ratioToAdjacentCeiling();
+        for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
+            WorkerDrainScenario.Variant v = entry.getKey();
+            double r = entry.getValue();
+            // the targets are set for Kafka; RabbitMQ and no broker are shown beside the same references
+            boolean targeted = v.broker() == Brokers.Kind.KAFKA;
+            String figure = "worker -> " + v.label() + " (" + options.relayThreads() + " threads x "
+                    + options.batchSize() + ")";
+            String value = rate(r);
+            table.detail(scenario, v.label() + ": where a tick's time goes (last run, mean per batch)",
+                    scenario3.breakdown().get(v));
+            table.detail(scenario, v.label() + " (last run)", scenario3.cpu().get(v));
+            int before = table.rows().size();
+            if (ceiling != null) {
+                boolean keepSent = v.completion() == CompletionMode.KEEP_SENT;
+                double ceil = keepSent ? ceiling.keepSentRowsPerSecond() : ceiling.deleteRowsPerSecond();
+                String reference = "1 ceiling, " + (keepSent ? "keep sent" : "delete on publish") + ": " + rate(ceil);
+                double share = r / ceil;
+                if (targeted) {
+                    table.target(scenario, figure, value, reference, percent(share), ">= 70 %", share >= 0.70, true);
+                } else {
+                    table.compare(scenario, figure, value, reference, percent(share));
+                }
+                Double beside = adjacent.get(v);
+                String sameTable = "ceiling SQL drained just before, same table (median of per-run ratios)";
+                if (beside != null && targeted) {
+                    table.target(scenario, figure, value, sameTable, percent(beside), ">= 70 %", beside >= 0.70, true);
+                } else if (beside != null) {
+                    table.compare(scenario, figure, value, sameTable, percent(beside));
+                }
+            }
+            if (!Double.isNaN(blog) && targeted) {
+                double times = r / blog;
+                table.target(scenario, figure, value, "2 blog baseline: " + rate(blog), times(times), ">= 10x",
+                        times >= 10, true);
+            }
+            if (table.rows().size() == before) {
+                table.info(scenario, figure, value);
+            }
+        }
     }
 
     private static void steady(SteadyStateScenario.Result result, BenchmarkOptions options, ResultTable table) {
@@ -194,9 +207,10 @@ public final class BenchmarkMain {
                         l.p99Millis() <= 15, l.measured() > 0);
                 table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", flat, true);
             }
-            table.info(scenario, "  where the CPU goes (the median run)", l.cpu());
-            table.info(scenario, "  GC pauses (the median run)", l.gcPauses());
-            table.info(scenario, "  waiting for a CPU (the median run)", l.cpuWaits());
+            // each text names what it measured: "machine busy …", "stop-the-world GC pauses: …", "waiting for a CPU: …"
+            for (String diagnostic : List.of(l.cpu(), l.gcPauses(), l.cpuWaits())) {
+                table.detail(scenario, w.display() + " (the median run)", diagnostic);
+            }
         }
         // The same wake-ups with CPU to spare: how fast the relay's own path is when nothing queues for a core.
         String headroom = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", result.headroomRate(),
@@ -205,9 +219,9 @@ public final class BenchmarkMain {
             SteadyStateScenario.Latency l = entry.getValue();
             table.info(headroom, entry.getKey().display() + ": commit -> consume (a quarter of the rate)",
                     latency(l) + "; " + backlog(l, result.headroomRate()));
-            table.info(headroom, "  where the CPU goes", l.cpu());
-            table.info(headroom, "  GC pauses", l.gcPauses());
-            table.info(headroom, "  waiting for a CPU", l.cpuWaits());
+            for (String diagnostic : List.of(l.cpu(), l.gcPauses(), l.cpuWaits())) {
+                table.detail(headroom, entry.getKey().display(), diagnostic);
+            }
         }
         SteadyStateScenario.WakeUp defaultWakeUp = switch (PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE) {
             case NOTIFY_AFTER_COMMIT -> SteadyStateScenario.WakeUp.NOTIFY_AFTER_COMMIT;
@@ -215,30 +229,34 @@ public final class BenchmarkMain {
             case NONE -> SteadyStateScenario.WakeUp.POLLING_ONLY;
         };
         List<Double> polling = result.producerTps().get(SteadyStateScenario.WakeUp.POLLING_ONLY);
+        String pollingFigure = SteadyStateScenario.WakeUp.POLLING_ONLY.display() + ": saturated producers ("
+                + options.producers() + ")";
+        String pollingValue = tx(Stats.median(polling));
+        table.info("4 producer cost", pollingFigure, pollingValue);
         for (SteadyStateScenario.WakeUp w : SteadyStateScenario.WakeUp.values()) {
-            List<Double> tps = result.producerTps().get(w);
-            String value = rate(Stats.median(tps)).replace("rows/s", "tx/s");
             if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
-                table.info("4 producer cost", w.display() + ": saturated producers (" + options.producers() + ")",
-                        value);
                 continue;
             }
+            List<Double> tps = result.producerTps().get(w);
             List<Double> costs = new ArrayList<>();
             for (int i = 0; i < tps.size(); i++) {
                 costs.add(1 - tps.get(i) / polling.get(i));
             }
             double cost = Stats.median(costs);
             // The in-process signal does no database work: its "cost" is the measurement's own noise.
-            String figure = w.display() + ": producer throughput lost vs polling"
+            String figure = w.display() + ": saturated producers"
                     + (w == defaultWakeUp ? " (the DEFAULT)" : "")
                     + (w == SteadyStateScenario.WakeUp.IN_PROCESS_SIGNAL ? " (no database work: the noise floor)" : "");
-            String v = value + ", cost " + percent(cost) + " ± " + percent(Stats.medianStandardError(costs))
-                    + " (median of " + costs.size() + " rounds, the middle half " + percent(Stats.quantile(costs, 0.25))
-                    + " to " + percent(Stats.quantile(costs, 0.75)) + ")";
+            String value = tx(Stats.median(tps));
+            String reference = "polling only, the same rounds: " + pollingValue;
+            String ratio = "cost " + percent(cost) + " ± " + percent(Stats.medianStandardError(costs));
+            table.detail("4 producer cost", w.display() + ": cost per round", "median of " + costs.size()
+                    + " rounds, the middle half " + percent(Stats.quantile(costs, 0.25)) + " to "
+                    + percent(Stats.quantile(costs, 0.75)));
             if (w == defaultWakeUp) {
-                table.target("4 producer cost", figure, v, "< 5 %", cost < 0.05, true);
+                table.target("4 producer cost", figure, value, reference, ratio, "< 5 %", cost < 0.05, true);
             } else {
-                table.info("4 producer cost", figure, v);
+                table.compare("4 producer cost", figure, value, reference, ratio);
             }
         }
     }
@@ -255,15 +273,14 @@ public final class BenchmarkMain {
                 l.achievedRate());
     }
 
-    private static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkOptions options,
+    /** Scenario 5's rows: the library's transactions beside the hand-written INSERT's of the same rounds. */
+    static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkOptions options,
             ResultTable table) {
         String scenario = "5 producer overhead";
         List<Double> business = tps.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY);
         List<Double> library = tps.get(ProducerOverheadScenario.Mode.LIBRARY_APPEND);
         List<Double> hand = tps.get(ProducerOverheadScenario.Mode.HAND_INSERT);
         table.info(scenario, "business tx alone (" + options.producers() + " producers)", tx(Stats.median(business)));
-        table.info(scenario, "+ 1 event via OutboxWriter", tx(Stats.median(library)));
-        table.info(scenario, "+ same row, hand-written INSERT (floor)", tx(Stats.median(hand)));
         List<Double> overTx = new ArrayList<>();
         List<Double> overAppend = new ArrayList<>();
         for (int i = 0; i < library.size(); i++) {
@@ -273,25 +290,26 @@ public final class BenchmarkMain {
             overAppend.add(appendLib / appendHand - 1);
         }
         double over = Stats.median(overTx);
-        table.target(scenario, "library tx time over the floor's", percent(over) + " ± "
-                + percent(Stats.medianStandardError(overTx)) + " (median of " + overTx.size() + " rounds)", "<= 5 %",
-                over <= 0.05, true);
-        table.info(scenario, "library append's own time over the hand INSERT's", percent(Stats.median(overAppend)));
+        String floor = "+ the same row by a hand-written INSERT: " + tx(Stats.median(hand));
+        table.target(scenario, "+ 1 event via OutboxWriter", tx(Stats.median(library)), floor,
+                "tx time " + signedPercent(over) + " ± " + percent(Stats.medianStandardError(overTx)) + " (median of "
+                        + overTx.size() + " rounds)", "<= +5 %", over <= 0.05, true);
+        table.compare(scenario, "the append's own time (tx time less the business tx's)", "",
+                "the hand-written INSERT's", signedPercent(Stats.median(overAppend)));
     }
 
-    private static void growth(TableGrowthScenario.Result result, BenchmarkOptions options, ResultTable table) {
+    /** Scenario 6's row: the lease on the grown table beside the lease on the empty one, per run. */
+    static void growth(TableGrowthScenario.Result result, BenchmarkOptions options, ResultTable table) {
         String scenario = "6 table growth";
-        table.info(scenario, "lease of " + options.batchSize() + ", 0 sent rows",
-                String.format(Locale.ROOT, "%.2f ms", Stats.median(result.emptyMillis())));
-        table.info(scenario, String.format(Locale.ROOT, "lease of %d, %,d sent rows", options.batchSize(),
-                result.sentRows()), String.format(Locale.ROOT, "%.2f ms", Stats.median(result.grownMillis())));
+        String empty = String.format(Locale.ROOT, "%.2f ms", Stats.median(result.emptyMillis()));
         List<Double> ratios = new ArrayList<>();
         for (int i = 0; i < result.emptyMillis().size(); i++) {
             ratios.add(result.grownMillis().get(i) / result.emptyMillis().get(i));
         }
         double ratio = Stats.median(ratios);
-        table.target(scenario, String.format(Locale.ROOT, "with %,d sent / empty", result.sentRows()), times(ratio),
-                "<= 2x", ratio <= 2, true);
+        table.target(scenario, String.format(Locale.ROOT, "lease of %d, %,d sent rows", options.batchSize(),
+                result.sentRows()), String.format(Locale.ROOT, "%.2f ms", Stats.median(result.grownMillis())),
+                "lease of " + options.batchSize() + ", 0 sent rows: " + empty, times(ratio), "<= 2x", ratio <= 2, true);
     }
 
     private static String rate(double rowsPerSecond) {
@@ -304,6 +322,10 @@ public final class BenchmarkMain {
 
     private static String percent(double share) {
         return String.format(Locale.ROOT, "%.1f %%", share * 100);
+    }
+
+    private static String signedPercent(double share) {
+        return String.format(Locale.ROOT, "%+.1f %%", share * 100);
     }
 
     private static String times(double ratio) {

@@ -11,9 +11,9 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * What one benchmark run does, from the command line. {@link #defaults()} is the issue's sizes (the
- * steady state's 60 s per wake-up as three runs of 20 s, whose median is reported);
- * {@code --quick} is the same shape, smaller and shorter.
+ * What one benchmark run does, from the command line. {@link #defaults()} is the full size the
+ * targets are set for (the steady state's 60 s per wake-up as three runs of 20 s, whose median is
+ * reported); {@code --quick} is the same shape, smaller and shorter.
  *
  * @param runs          repetitions per figure; each printed figure is the median, each ratio the median of per-run ratios
  * @param backlog       events in the backlog that scenarios 1–3 drain
@@ -47,7 +47,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
     /** The default database. */
     public static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test";
 
-    /** The full run: the sizes. */
+    /** The full run: the sizes the targets are set for. */
     public static BenchmarkOptions defaults() {
         return new Values().toOptions();
     }

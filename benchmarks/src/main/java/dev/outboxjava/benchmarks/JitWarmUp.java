@@ -7,10 +7,10 @@ import java.util.Locale;
 import java.util.function.IntFunction;
 
 /**
- * Unmeasured rounds until the JIT compiler has gone quiet. This one JVM also hosts the Kafka broker,
- * and on a small machine its compiler threads took a third of the CPU for the first minute and a half
- * of load — which is not the steady state of a relay that runs for days, and no fixed number of
- * rounds fits every machine. So the rounds go on, in cycles over the variants measured, until a whole
+ * Unmeasured rounds until the JIT compiler has gone quiet. The relay, the producers and the consumer
+ * share this JVM, and on a 2-core machine its compiler threads can take a third of the CPU for the
+ * first minute or two of load — which is not the steady state of a relay that runs for days, and no
+ * fixed number of rounds fits every machine. So the rounds go on, in cycles over the variants measured, until a whole
  * cycle spent less than {@link #QUIET_SHARE} of its wall time compiling (the JVM's own accumulated
  * compilation time), or until a time limit.
  */

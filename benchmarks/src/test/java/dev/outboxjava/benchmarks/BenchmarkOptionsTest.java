@@ -26,12 +26,12 @@ class BenchmarkOptionsTest {
     }
 
     @Test
-    void defaultsRunEveryScenarioWithTheIssuesSizes() {
+    void defaultsRunEveryScenarioAtFullSize() {
         BenchmarkOptions options = BenchmarkOptions.parse(new String[0]);
 
         assertThat(options.backlog()).isEqualTo(200_000);
         assertThat(options.steadyRate()).isEqualTo(2_000);
-        // the issue's 60 s of steady state per wake-up, as three runs of 20 s
+        // 60 s of steady state per wake-up, as three runs of 20 s
         assertThat(options.runs()).isEqualTo(3);
         assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(20));
         assertThat(BenchmarkOptions.parse(new String[] {"--steady-seconds", "60"}).steadyTime())

@@ -182,14 +182,26 @@ public final class KafkaPublisher implements Publisher {
      */
     @Override
     public void close() {
+        close(config.closeTimeout());
+    }
+
+    /**
+     * Like {@link #close()}, within the shorter of {@code timeout} and
+     * {@link KafkaPublisherConfig#closeTimeout()}, all of it: a batch still being handed over and the
+     * records waiting for Kafka share that time, and then the producer is closed at once.
+     */
+    @Override
+    public void close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
         if (closed) {
             return;
         }
         closed = true;
-        long deadline = System.nanoTime() + config.closeTimeout().toNanos();
+        Duration budget = timeout.compareTo(config.closeTimeout()) < 0 ? timeout : config.closeTimeout();
+        long deadline = System.nanoTime() + Math.max(0, budget.toNanos());
         sendThread.shutdown();
         try {
-            sendThread.awaitTermination(config.closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            sendThread.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

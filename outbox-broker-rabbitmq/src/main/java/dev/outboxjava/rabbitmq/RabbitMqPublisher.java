@@ -72,6 +72,8 @@ public final class RabbitMqPublisher implements Publisher {
     /** How long past its deadline a batch's future is completed by the timer if the sender has not. */
     private static final long DEADLINE_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final long IDLE_THREAD_KEEP_ALIVE_SECONDS = 60;
+    /** How long {@link #close()} waits for the broker to answer the connection's close. */
+    private static final Duration CONNECTION_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private final RabbitMqPublisherConfig config;
     private final ConnectionManager connections;
@@ -206,17 +208,33 @@ public final class RabbitMqPublisher implements Publisher {
 
     /**
      * Stops taking batches, lets those in flight finish for up to the confirm timeout, then closes the
-     * channels and the connection. Idempotent.
+     * channels and the connection, waiting up to 5 s for the broker to answer the close. Idempotent.
      */
     @Override
     public void close() {
+        close(config.confirmTimeout().plus(CONNECTION_CLOSE_TIMEOUT));
+    }
+
+    /**
+     * Like {@link #close()}, within {@code timeout} all of it, whatever the broker does: batches in
+     * flight get up to the confirm timeout but no more than half of it (at most
+     * {@code timeout} − 5 s when it is longer), and the connection closes in the rest; a broker that
+     * does not answer the close in time has the socket dropped.
+     */
+    @Override
+    public void close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
         if (closed) {
             return;
         }
         closed = true;
+        long budget = Math.max(0, timeout.toNanos());
+        long deadline = System.nanoTime() + budget;
+        long forConnection = Math.min(CONNECTION_CLOSE_TIMEOUT.toNanos(), budget / 2);
+        long forBatches = Math.min(config.confirmTimeout().toNanos(), budget - forConnection);
         executor.shutdown();
         try {
-            if (!executor.awaitTermination(config.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!executor.awaitTermination(forBatches, TimeUnit.NANOSECONDS)) {
                 executor.shutdownNow();
             }
         } catch (InterruptedException e) {
@@ -224,8 +242,10 @@ public final class RabbitMqPublisher implements Publisher {
             Thread.currentThread().interrupt();
         }
         deadlines.shutdown(); // pending deadlines still fire, completing any batch that never ran
+        // closing the connection closes its channels; an idle channel closed on its own first would wait
+        // for a broker that may not answer
+        connections.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         channels.closeAll();
-        connections.close();
         log.info("RabbitMQ publisher '{}' closed", config.connectionName());
     }
 }

@@ -7,6 +7,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
@@ -17,6 +18,7 @@ import dev.outboxjava.postgres.internal.HousekeepingQueries;
 import dev.outboxjava.postgres.internal.LeaseQuery;
 import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.MarkQueries;
+import dev.outboxjava.postgres.internal.BacklogQuery;
 import dev.outboxjava.postgres.internal.OperatorQueries;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.postgres.internal.PerKeyIndexes;
@@ -77,6 +79,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     private final MarkQueries marks;
     private final HousekeepingQueries housekeeping;
     private final OperatorQueries operator;
+    private final BacklogQuery backlog;
     private final TransactionalOutbox transactional;
 
     private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
@@ -93,6 +96,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
         this.operator = new OperatorQueries(table);
+        this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
     }
 
@@ -202,7 +206,8 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         return "per-key ordering is on but the table lacks index(es) " + String.join(", ", missing)
                 + ", so every lease probes its candidates' keys without an index and slows down as the table "
                 + "grows. Create them with the statements of PostgresSchema.ddl(config) for this configuration "
-                + "(the shipped V1 migration does not have them), or call store.ensureSchema()";
+                + "(with Flyway, add the location " + PostgresSchema.PER_KEY_MIGRATIONS_LOCATION + "), or call "
+                + "store.ensureSchema()";
     }
 
     @Override
@@ -268,6 +273,11 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     @Override
     public Optional<Instant> oldestPendingCreatedAt() {
         return run("find the oldest pending event", () -> operator.oldestPendingCreatedAt(dsl));
+    }
+
+    @Override
+    public Backlog backlog(Instant now) {
+        return run("count the pending events by what they wait for", () -> backlog.read(dsl, now));
     }
 
     @Override

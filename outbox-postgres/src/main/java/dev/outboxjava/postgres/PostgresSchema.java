@@ -2,23 +2,38 @@ package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.postgres.internal.DdlScripts;
+import dev.outboxjava.postgres.internal.MigrationFiles;
 import dev.outboxjava.postgres.internal.SchemaDdl;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The outbox table's DDL: as a shipped migration file, as text for any configured table name, and
- * applied directly.
+ * The outbox table's DDL: as shipped migration files, as text for a configuration, and applied directly.
  *
- * <p><b>Migrations.</b> The module ships {@value #MIGRATION_RESOURCE} — the DDL for the default
- * configuration (table {@code outbox_events}, no NOTIFY trigger: producers notify after commit, see
- * {@link WakeUpMode}). Flyway: add {@code classpath:db/outbox/postgresql} to {@code flyway.locations}.
- * Liquibase: a {@code sqlFile} change with {@code splitStatements="false"} (a trigger function, when
- * you render one with {@link WakeUpMode#TRIGGER_NOTIFY}, is dollar-quoted). For another table name or
- * the trigger, write {@link #ddl(PostgresOutboxConfig)} into your own migration.
+ * <p><b>Migrations.</b> The module ships the table's versioned migrations in {@value #MIGRATIONS_LOCATION}
+ * and, for per-key ordering, a repeatable migration with its two indexes in
+ * {@value #PER_KEY_MIGRATIONS_LOCATION}. The table's name is the placeholder {@value #TABLE_PLACEHOLDER}.
+ * Run them with a Flyway of their own beside your application's, with its own history table, so their
+ * versions can never clash with yours:
+ *
+ * <pre>{@code
+ * Flyway.configure().dataSource(dataSource)
+ *         .locations(PostgresSchema.MIGRATIONS_LOCATION, PostgresSchema.PER_KEY_MIGRATIONS_LOCATION) // per-key: both
+ *         .table(PostgresSchema.HISTORY_TABLE)
+ *         .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, "outbox_events"))
+ *         .baselineOnMigrate(true).baselineVersion("0")   // your tables already exist: start below V1
+ *         .load().migrate();
+ * }</pre>
+ *
+ * <p>Liquibase: one {@code sqlFile} change per file of {@link #migrationResources(PostgresOutboxConfig)},
+ * with a changelog property {@code outbox_table}. The NOTIFY trigger ({@link WakeUpMode#TRIGGER_NOTIFY})
+ * is in no shipped file: take it from {@link #ddl(PostgresOutboxConfig)}, whose text is the shipped files
+ * for the configuration followed by the trigger's statements.
  *
  * <p><b>Quick starts and tests.</b> {@link #apply(DataSource, PostgresOutboxConfig)} (or
  * {@code store.ensureSchema()}) runs the same DDL. It is idempotent ({@code IF NOT EXISTS},
@@ -27,22 +42,42 @@ import org.slf4j.LoggerFactory;
  */
 public final class PostgresSchema {
 
-    /** Classpath location of the migration for the default configuration. */
-    public static final String MIGRATION_RESOURCE = "db/outbox/postgresql/V1__create_outbox_events.sql";
+    /** Flyway location of the outbox table's versioned migrations. */
+    public static final String MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_LOCATION;
+    /** Flyway location of the per-key ordering indexes (one repeatable migration); add it when ordering per key. */
+    public static final String PER_KEY_MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_PER_KEY_LOCATION;
+    /** The placeholder (Flyway) or changelog property (Liquibase) that names the table in the migrations. */
+    public static final String TABLE_PLACEHOLDER = MigrationFiles.OUTBOX_TABLE_PLACEHOLDER;
+    /**
+     * The Flyway history table suggested for the outbox's migrations: not the application's, so the
+     * two version sequences stay apart. One per outbox table when a database holds several.
+     */
+    public static final String HISTORY_TABLE = "outbox_schema_history";
 
     private static final Logger log = LoggerFactory.getLogger(PostgresSchema.class);
 
     private PostgresSchema() {
     }
 
-    /** The DDL for the configured table name, channel and wake-up mode (e.g. for the CLI's {@code schema} command). */
+    /**
+     * The DDL the configuration needs: table, indexes (with the per-key ones when it orders per key) and
+     * the wake-up trigger (created or dropped), for the configured table name (e.g. for the CLI's
+     * {@code schema} command).
+     */
     public static String ddl(PostgresOutboxConfig config) {
         return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering());
     }
 
-    /** The shipped migration file's text. */
-    public static String migration() {
-        return DdlScripts.resource(MIGRATION_RESOURCE);
+    /**
+     * The classpath resources of the shipped migrations a configuration needs, in the order to apply
+     * them: the table's versioned files, then the per-key indexes when it orders per key.
+     */
+    public static List<String> migrationResources(PostgresOutboxConfig config) {
+        List<String> resources = new ArrayList<>(MigrationFiles.OUTBOX);
+        if (config.ordering().isPerKey()) {
+            resources.addAll(MigrationFiles.OUTBOX_PER_KEY);
+        }
+        return List.copyOf(resources);
     }
 
     /**

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.internal.Identifiers;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -14,9 +18,31 @@ import org.junit.jupiter.api.Test;
 class PostgresSchemaTest {
 
     @Test
-    @DisplayName("the shipped migration file is exactly the DDL for the default configuration")
-    void migrationMatchesDefaults() {
-        assertThat(PostgresSchema.migration()).isEqualTo(PostgresSchema.ddl(PostgresOutboxConfig.ofDefaults()));
+    @DisplayName("the DDL is the shipped migration files with the table's name in place of the placeholder, "
+            + "the per-key file only when ordering per key")
+    void ddlIsTheShippedFiles() {
+        String table = shipped("db/outbox/postgresql/outbox/V1__create_outbox_table.sql", "outbox_events");
+        String perKey = shipped("db/outbox/postgresql/outbox-per-key/R__outbox_per_key_indexes.sql", "outbox_events");
+
+        String unordered = PostgresSchema.ddl(PostgresOutboxConfig.ofDefaults());
+        String perKeyDdl = PostgresSchema.ddl(PostgresOutboxConfig.builder()
+                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)).build());
+
+        assertThat(unordered).contains(table).doesNotContain(perKey).doesNotContain("_key_guard_idx")
+                .doesNotContain("${");
+        assertThat(perKeyDdl).contains(table).contains(perKey).doesNotContain("${");
+        assertThat(perKeyDdl.indexOf(perKey)).as("per-key indexes after the table").isGreaterThan(perKeyDdl.indexOf(table));
+        assertThat(PostgresSchema.migrationResources(PostgresOutboxConfig.ofDefaults()))
+                .containsExactly("db/outbox/postgresql/outbox/V1__create_outbox_table.sql");
+    }
+
+    private static String shipped(String resource, String table) {
+        try (InputStream in = PostgresSchemaTest.class.getClassLoader().getResourceAsStream(resource)) {
+            assertThat(in).as(resource).isNotNull();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${outbox_table}", table);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test

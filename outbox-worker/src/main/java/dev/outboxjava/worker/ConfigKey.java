@@ -77,8 +77,9 @@ public enum ConfigKey {
             + "finish; events still unfinished then are released back to pending."),
     METRICS_POLL_INTERVAL("outbox.metrics.poll.interval", "15s", "How often the pending-count and "
             + "oldest-pending-age gauges are refreshed from the database (one query per interval, not per scrape)."),
-    HEALTH_MAX_LAG("outbox.health.max.lag", "5m", "Readiness (/health/ready, status) turns DOWN when the oldest "
-            + "pending event is older than this; 0s = lag never flips readiness (the gauge stays)."),
+    HEALTH_MAX_LAG("outbox.health.max.lag", "5m", "Readiness (/health/ready, status) turns DOWN when an event "
+            + "a relay could publish now has waited longer than this since it became due; events waiting for a "
+            + "retry, scheduled for later or held behind their key never count; 0s = lag never flips readiness."),
     HEALTH_MAX_XMIN_AGE("outbox.health.max.xmin.age", "10m", "Readiness turns DOWN when a transaction of the "
             + "database has been open longer than this (it holds back the xmin horizon: vacuum cannot clean the "
             + "outbox, and with per_key ordering newer events wait); 0s = never flips readiness."),

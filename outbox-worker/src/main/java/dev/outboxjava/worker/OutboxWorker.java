@@ -2,6 +2,7 @@ package dev.outboxjava.worker;
 
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Cleaner;
@@ -41,19 +42,32 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Outages.</b> A loop whose database or broker fails backs off exponentially (bounded by
  * {@link OutboxWorkerConfig#backoffMax()}) and logs once when the outage starts and once when it
- * ends. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
+ * ends. While it backs off it probes the dependency's health check about twice a second and resumes
+ * as soon as the dependency answers again, however long its backoff. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
  * logged and the loop goes on.
  *
  * <p><b>Shutdown.</b> {@link #close()} stops leasing, lets batches in flight finish within
  * {@link OutboxWorkerConfig#shutdownTimeout()}, releases what is still unfinished back to pending
- * (attempts unchanged), then closes the publisher, the wake-up sources and the resources handed to
- * it. Both {@link #start()} and {@link #close()} are idempotent and thread-safe.
+ * (attempts unchanged, nothing reported as a failure or a lost lease), then closes the publisher,
+ * the wake-up sources and the resources handed to it. The whole close takes at most the shutdown
+ * timeout plus about 1.5 s, whatever the broker does. Both {@link #start()} and {@link #close()}
+ * are idempotent and thread-safe.
  */
 public final class OutboxWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxWorker.class);
-    /** Extra wait for an interrupted step to wind down after the shutdown bound. */
-    private static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
+    /**
+     * How far past the shutdown timeout {@link #close()} may run at most: abandoned batches go back
+     * to pending, and the publisher and the resources close. The standalone process promises to exit
+     * within the shutdown timeout plus 2 s, JVM exit included.
+     */
+    private static final Duration AFTER_TIMEOUT_GRACE = Duration.ofMillis(1500);
+    /** How long relay threads get, once abandoned, to release their batches and end. */
+    private static final Duration ABANDON_GRACE = Duration.ofMillis(500);
+    /** How long a loop gets to wind down once interrupted. */
+    private static final Duration INTERRUPT_GRACE = Duration.ofMillis(200);
+    /** The least a publisher gets to close when the loops used up the shutdown timeout. */
+    private static final Duration MIN_PUBLISHER_CLOSE = Duration.ofSeconds(1);
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -72,6 +86,8 @@ public final class OutboxWorker implements AutoCloseable {
     private final List<LoopThread> otherLoops = new ArrayList<>();
     private final List<AutoCloseable> startedSources = new ArrayList<>();
     private State state = State.NEW;
+    /** Shared by the relay threads; null until started. */
+    private Relay relay;
 
     private OutboxWorker(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store (bind an OutboxStore, e.g. install PostgresStoreModule)");
@@ -139,7 +155,7 @@ public final class OutboxWorker implements AutoCloseable {
         listeners.add(extraListener);
         RelayListener listener = new CompositeRelayListener(listeners);
         // with opentelemetry-api on the classpath each batch's publish runs in a span linked to its events' traces
-        Relay relay = new Relay(leases, Tracing.traced(publisher), config.relay(), config.retryPolicy(), clock, listener);
+        relay = new Relay(leases, Tracing.traced(publisher), config.relay(), config.retryPolicy(), clock, listener);
         for (int i = 1; i <= config.relayThreads(); i++) {
             String name = "relay-" + i;
             relayLoops.add(new LoopThread(new RelayStep(name, relay, publisher, leases, config.pollInterval(), backoff,
@@ -183,7 +199,7 @@ public final class OutboxWorker implements AutoCloseable {
     private LoopThread periodic(String name, java.util.function.IntSupplier tick, Duration interval, Backoff backoff,
             OutageTracker storeOutage) {
         return new LoopThread(new PeriodicStep(name, tick, interval, backoff, storeOutage,
-                new OutageTracker(name + " loop", true, Clock.systemUTC())), wakeUp);
+                new OutageTracker(name + " loop", true, Clock.systemUTC()), store::checkHealth), wakeUp);
     }
 
     /** Whether every loop thread is alive (liveness). False before start and after close. */
@@ -210,6 +226,16 @@ public final class OutboxWorker implements AutoCloseable {
         return new HealthCheck(healthy, detail);
     }
 
+    /**
+     * The pending events now, by what they wait for (one query to the store): the figures behind the
+     * readiness lag, for health details.
+     *
+     * @throws dev.outboxjava.core.OutboxStoreException when the store cannot be asked
+     */
+    public Backlog backlog() {
+        return store.backlog(clock.instant());
+    }
+
     private static HealthCheck safely(java.util.function.Supplier<HealthCheck> check) {
         try {
             return check.get();
@@ -219,9 +245,11 @@ public final class OutboxWorker implements AutoCloseable {
     }
 
     /**
-     * Stops leasing, waits up to the shutdown timeout for batches in flight, releases what is
-     * still unfinished, and closes the publisher, the wake-up sources and the given resources.
-     * Calling it again does nothing.
+     * Stops leasing, waits up to the shutdown timeout for batches in flight, gives up what is still
+     * unfinished (its events go back to pending untried), and closes the publisher, the wake-up
+     * sources and the given resources, all within the shutdown timeout plus about 1.5 s whatever the
+     * broker does: the publisher gets what is left of the shutdown timeout (at least 1 s), not its
+     * own close timeout on top. Calling it again does nothing.
      */
     @Override
     public synchronized void close() {
@@ -231,6 +259,8 @@ public final class OutboxWorker implements AutoCloseable {
         boolean wasRunning = state == State.RUNNING;
         state = State.CLOSED;
         long started = System.nanoTime();
+        long deadline = started + config.shutdownTimeout().toNanos();
+        long lastMoment = deadline + AFTER_TIMEOUT_GRACE.toNanos();
         if (wasRunning) {
             log.info("outbox worker stopping: no new leases; batches in flight get up to {}",
                     Durations.format(config.shutdownTimeout()));
@@ -240,29 +270,79 @@ public final class OutboxWorker implements AutoCloseable {
         otherLoops.forEach(LoopThread::requestStop);
         int released = 0;
         try {
-            long deadline = started + config.shutdownTimeout().toNanos();
-            boolean finished = joinAll(relayLoops, deadline);
-            if (!finished) {
-                released = leases.releaseOutstanding(clock.instant());
-                log.warn("batches in flight did not finish within {}; released {} unfinished event(s) back to pending "
-                        + "(they will be published again, possibly twice)", Durations.format(config.shutdownTimeout()),
-                        released);
-                relayLoops.forEach(LoopThread::interrupt);
-                joinAll(relayLoops, System.nanoTime() + INTERRUPT_GRACE.toNanos());
+            if (!joinAll(relayLoops, deadline)) {
+                released = abandonRelayLoops(lastMoment);
             }
-            if (!joinAll(otherLoops, Math.max(deadline, System.nanoTime()))) {
+            if (!joinAll(otherLoops, Math.max(deadline, System.nanoTime() + INTERRUPT_GRACE.toNanos()))) {
                 otherLoops.forEach(LoopThread::interrupt);
                 joinAll(otherLoops, System.nanoTime() + INTERRUPT_GRACE.toNanos());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            if (relay != null) {
+                relay.abandonInFlight();
+            }
             released += leases.releaseOutstanding(clock.instant());
         }
-        closeQuietly(List.of(publisher));
-        closeQuietly(resources);
+        long now = System.nanoTime();
+        long publisherBudget = Math.min(Math.max(deadline - now, MIN_PUBLISHER_CLOSE.toNanos()), lastMoment - now);
+        closeWithin(publisher, Duration.ofNanos(Math.max(0, publisherBudget)));
+        for (AutoCloseable resource : resources) {
+            closeWithin(resource, Duration.ofNanos(Math.max(0, lastMoment - System.nanoTime())));
+        }
         if (wasRunning) {
             log.info("outbox worker stopped in {} ms{}", (System.nanoTime() - started) / 1_000_000,
                     released > 0 ? " (" + released + " event(s) released)" : "");
+        }
+    }
+
+    /**
+     * The shutdown timeout ran out with batches still in flight: the relay stops waiting for the broker
+     * and its threads release their own batches (no attempt spent, no lease reported lost); whatever
+     * a thread stuck elsewhere still holds is released from here.
+     *
+     * @return how many events went back to pending
+     */
+    private int abandonRelayLoops(long lastMoment) throws InterruptedException {
+        log.warn("batches in flight did not finish within {}; giving them up: their events go back to pending untried "
+                + "and the next relay publishes them (possibly a second time)", Durations.format(config.shutdownTimeout()));
+        leases.countReleases();
+        relay.abandonInFlight();
+        if (!joinAll(relayLoops, Math.min(System.nanoTime() + ABANDON_GRACE.toNanos(), lastMoment))) {
+            leases.releaseOutstanding(clock.instant());
+            relayLoops.forEach(LoopThread::interrupt);
+            joinAll(relayLoops, Math.min(System.nanoTime() + INTERRUPT_GRACE.toNanos(), lastMoment));
+        }
+        return leases.releasedSinceCounting();
+    }
+
+    /**
+     * Closes {@code closeable} on a thread of its own and waits at most {@code budget} (plus a little)
+     * for it: a close that hangs on an unresponsive broker or database must not hold the shutdown.
+     */
+    private static void closeWithin(AutoCloseable closeable, Duration budget) {
+        String name = closeable.getClass().getSimpleName();
+        Thread closer = new Thread(() -> {
+            try {
+                if (closeable instanceof Publisher closing) {
+                    closing.close(budget);
+                } else {
+                    closeable.close();
+                }
+            } catch (Exception e) {
+                log.warn("closing {} failed: {}", name, e.toString());
+            }
+        }, "outbox-close-" + name);
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(Math.max(1, budget.plus(INTERRUPT_GRACE).toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (closer.isAlive()) {
+            log.warn("closing {} did not finish within {} ms; the worker stops without waiting for it", name,
+                    budget.toMillis());
         }
     }
 

@@ -27,7 +27,7 @@ import javax.sql.DataSource;
  * <p>Why: the rate of a shared 2-core virtual machine drifts over seconds (the host takes CPU back,
  * the virtual disk stalls). Measured in slices of a second or more, each with the producers
  * restarted and the tables emptied, one round's ratio of two variants that differ by no database work
- * spread with a standard deviation of 14–36 %. Phases of a fraction of a second back to back pair
+ * spreads with a standard deviation of 14–36 % on such a machine. Phases of a fraction of a second back to back pair
  * better, and many more of them fit in the same time.
  *
  * @param <V> the variants

@@ -28,8 +28,7 @@ import java.util.concurrent.TimeoutException;
  * relay, the producers and the consumer, so each of that JVM's collector pauses stopped the broker
  * too, and its CPU could not be told apart from theirs. Here it has its own heap, with the settings
  * of Kafka's own start scripts ({@link #BROKER_JVM_OPTIONS}), and its CPU shows as a process of its
- * own in {@link CpuBreakdown}. (The benchmark's JVM did not collect much less often without it: the
- * broker was not its main allocator; BENCHMARKS.md, item 24.)
+ * own in {@link CpuBreakdown}.
  *
  * <p>The child runs {@link #main} from this JVM's class path, prints {@value #READY} and its
  * bootstrap address on standard output, and stops (deleting its log directory) when its standard

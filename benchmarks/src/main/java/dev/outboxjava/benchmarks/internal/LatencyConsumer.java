@@ -21,9 +21,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *
  * <p>It fetches as a consumer does by default: {@code fetch.min.bytes} 1 and {@code fetch.max.wait.ms}
  * 500. The broker answers such a fetch as soon as a record is appended to one of its partitions (the
- * wait only bounds a fetch that finds nothing), so the wait adds no latency; a 5 ms wait, which this
- * consumer used before, added none either but had the broker answer 200 empty fetches a second
- * whenever the relay was idle, CPU taken from the system being measured on a 2-core machine.
+ * wait only bounds a fetch that finds nothing), so the wait adds no latency. A short wait would add
+ * none either, but would have the broker answer hundreds of empty fetches a second whenever the
+ * relay is idle: CPU taken from the system being measured on a 2-core machine.
  */
 public final class LatencyConsumer implements AutoCloseable {
 

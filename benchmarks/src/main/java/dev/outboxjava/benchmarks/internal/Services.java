@@ -117,10 +117,9 @@ public final class Services implements AutoCloseable {
      * Where the benchmark's Kafka broker keeps its log: {@code configured} when set, else {@code /dev/shm} (a
      * memory file system) when it has {@link BenchmarkOptions#MEMORY_LOG_MIN_FREE_GIB} GiB free, else
      * the temporary directory. In memory, because here the broker shares one disk with PostgreSQL:
-     * its log — about 3 GB over a full run, written back by the kernel — slowed the database's WAL
-     * flushes, so drains after the first broker traffic, and the ceiling SQL run beside them, ran at
-     * 33,000–37,000 rows/s while scenario 1, which runs before any, ran at 40,000–50,000. In
-     * production the broker has disks of its own. It still shares the CPU here.
+     * its log — about 3 GB over a full run, written back by the kernel — slows the database's WAL
+     * flushes, so every drain after the first broker traffic would measure the shared disk as well
+     * as the relay. In production the broker has disks of its own. It still shares the CPU here.
      */
     public static Path kafkaLogParent(String configured) {
         if (!configured.isBlank()) {

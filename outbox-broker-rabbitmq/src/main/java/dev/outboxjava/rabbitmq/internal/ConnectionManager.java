@@ -131,14 +131,26 @@ public final class ConnectionManager implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        closed = true;
-        Connection current = connection;
+    public void close() {
+        close(Duration.ofSeconds(5));
+    }
+
+    /**
+     * Closes the connection, waiting up to {@code timeout} for the broker to answer; past that the
+     * socket is dropped. No new connection is made afterwards.
+     */
+    public void close(Duration timeout) {
+        Connection current;
+        synchronized (this) {
+            closed = true;
+            current = connection;
+        }
         if (current != null) {
+            int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             try {
-                current.close(5_000);
+                current.close(millis);
             } catch (IOException | RuntimeException e) {
-                current.abort(1_000);
+                current.abort(millis);
             }
         }
     }

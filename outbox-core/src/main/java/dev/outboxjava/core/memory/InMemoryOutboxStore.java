@@ -5,6 +5,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
@@ -214,6 +215,43 @@ public final class InMemoryOutboxStore implements OutboxStore {
         checkAvailable();
         return bySequence.values().stream().filter(event -> event.status() == EventStatus.PENDING)
                 .map(OutboxEvent::createdAt).min(Comparator.naturalOrder());
+    }
+
+    @Override
+    public synchronized Backlog backlog(Instant now) {
+        checkAvailable();
+        long eligible = 0;
+        long retrying = 0;
+        long scheduled = 0;
+        long held = 0;
+        Instant oldestEligibleSince = null;
+        // the same walk as lease(): a key is blocked from its first blocking event on
+        Set<String> blockedKeys = new HashSet<>();
+        for (OutboxEvent event : bySequence.values()) {
+            boolean pending = event.status() == EventStatus.PENDING;
+            boolean due = pending && !event.nextAttemptAt().isAfter(now);
+            if (pending && !due) {
+                if (event.attempts() > 0) {
+                    retrying++;
+                } else {
+                    scheduled++;
+                }
+            }
+            Optional<String> key = ordering.isPerKey() ? event.key() : Optional.empty();
+            if (due && key.isPresent() && blockedKeys.contains(key.get())) {
+                held++;
+            } else if (due) {
+                eligible++;
+                Instant since = event.nextAttemptAt().isAfter(event.createdAt()) ? event.nextAttemptAt()
+                        : event.createdAt();
+                if (oldestEligibleSince == null || since.isBefore(oldestEligibleSince)) {
+                    oldestEligibleSince = since;
+                }
+            } else if (key.isPresent() && blocksLaterEventsOfItsKey(event)) {
+                blockedKeys.add(key.get());
+            }
+        }
+        return new Backlog(eligible, Optional.ofNullable(oldestEligibleSince), retrying, scheduled, held);
     }
 
     @Override

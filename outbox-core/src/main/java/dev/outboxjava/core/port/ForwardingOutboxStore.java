@@ -74,6 +74,11 @@ public abstract class ForwardingOutboxStore implements OutboxStore {
     }
 
     @Override
+    public Backlog backlog(Instant now) {
+        return delegate().backlog(now);
+    }
+
+    @Override
     public Optional<OutboxEvent> find(UUID eventId) {
         return delegate().find(eventId);
     }

@@ -70,8 +70,18 @@ public interface OutboxStore {
     /** How many events are in each state (every state present, zero when empty). */
     Map<EventStatus, Long> countByStatus();
 
-    /** When the oldest pending event was appended; empty when nothing is pending. */
+    /**
+     * When the oldest pending event was appended; empty when nothing is pending. Counts every pending
+     * event, also those scheduled for later or waiting for a retry: use {@link #backlog} for the relay's lag.
+     */
     Optional<Instant> oldestPendingCreatedAt();
+
+    /**
+     * The pending events at {@code now} by what they wait for: eligible (due and, under per-key ordering,
+     * not held back by an earlier event of their key, exactly as {@link #lease} decides), retrying,
+     * scheduled, held; and since when the longest-waiting eligible event has been due.
+     */
+    Backlog backlog(Instant now);
 
     /** One event by id. */
     Optional<OutboxEvent> find(UUID eventId);

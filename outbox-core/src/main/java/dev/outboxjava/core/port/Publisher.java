@@ -32,4 +32,17 @@ public interface Publisher extends AutoCloseable {
     /** Releases connections and threads; in-flight publishes may complete as failures. */
     @Override
     void close();
+
+    /**
+     * Like {@link #close()}, spending at most about {@code timeout} (less if the publisher's own close
+     * timeout is shorter): batches in flight get what is left of it, then connections are dropped
+     * whatever the broker does. The worker calls this with what remains of its shutdown timeout, so
+     * that one shutdown has one budget. The default calls {@link #close()}; publishers whose close can
+     * wait for the broker override it.
+     *
+     * @param timeout the most the close may take; zero to drop everything at once
+     */
+    default void close(Duration timeout) {
+        close();
+    }
 }

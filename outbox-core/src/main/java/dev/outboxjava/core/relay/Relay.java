@@ -1,6 +1,7 @@
 package dev.outboxjava.core.relay;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.RetryDecision;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.DeadLetterMark;
@@ -24,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -45,12 +47,22 @@ import org.slf4j.MDC;
  * lease the next one before completing the previous: the marks of batch N then run while batch N+1
  * is being published. Per-key order is unaffected: a lease never takes an event whose key has an
  * event in flight, and the outcomes of a batch are marked before its events could be leased again.
+ *
+ * <p>A mark that the store fails (a database blip) is tried again under the same lease, with backoff,
+ * for up to {@link RelaySettings#markRetryTimeout()}: the batch's events were published, and giving
+ * the mark up would have them published again once their lease expires.
+ *
+ * <p>On shutdown, {@link #abandonInFlight()} ends every wait: batches still awaiting the broker go
+ * back to pending untried (no attempt spent) instead of waiting out the publish timeout.
  */
 public final class Relay {
 
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
     /** Extra wait past the publish timeout for a publisher that fails to honour it. */
     private static final Duration PUBLISHER_GRACE = Duration.ofSeconds(5);
+    /** First pause before a failed mark is tried again; each further pause doubles, up to the maximum. */
+    private static final Duration MARK_RETRY_FIRST_PAUSE = Duration.ofMillis(100);
+    private static final Duration MARK_RETRY_MAX_PAUSE = Duration.ofSeconds(2);
 
     private final OutboxStore store;
     private final Publisher publisher;
@@ -58,6 +70,8 @@ public final class Relay {
     private final RetryPolicy retryPolicy;
     private final Clock clock;
     private final RelayListener listener;
+    /** Completed by {@link #abandonInFlight()}: every wait of this relay ends. */
+    private final CompletableFuture<Void> abandoned = new CompletableFuture<>();
 
     public Relay(OutboxStore store, Publisher publisher, RelaySettings settings, RetryPolicy retryPolicy,
             Clock clock, RelayListener listener) {
@@ -71,6 +85,25 @@ public final class Relay {
 
     public RelaySettings settings() {
         return settings;
+    }
+
+    /**
+     * Stops waiting, for good: a batch awaiting its acknowledgements now or later goes back to pending
+     * untried (released under its lease, no attempt spent) instead of waiting out the publish timeout;
+     * a failed mark is not retried any more; {@link #leaseAndPublish()} leases nothing. Marks this relay
+     * makes afterwards that find their lease taken are not reported as lost: the relay gave those
+     * events up itself (the worker may release them from another thread at the same time).
+     *
+     * <p>For a shutdown whose time is up. An event the broker received but did not acknowledge in time
+     * is published again by the next relay (at least once; the duplicate has the same id).
+     */
+    public void abandonInFlight() {
+        abandoned.complete(null);
+    }
+
+    /** Whether {@link #abandonInFlight()} was called. */
+    public boolean isAbandoned() {
+        return abandoned.isDone();
     }
 
     /**
@@ -94,6 +127,9 @@ public final class Relay {
     public Batch leaseAndPublish() {
         long started = System.nanoTime();
         UUID leaseId = UUID.randomUUID();
+        if (isAbandoned()) {
+            return new Batch(leaseId, List.of(), null, started);
+        }
         List<OutboxEvent> events = store.lease(leaseId, settings.batchSize(), clock.instant());
         if (events.isEmpty()) {
             return new Batch(leaseId, events, null, started);
@@ -131,23 +167,35 @@ public final class Relay {
         UUID leaseId = batch.leaseId;
         List<OutboxEvent> events = batch.events;
         Map<UUID, PublishOutcome> outcomes = awaitOutcomes(batch);
+        if (outcomes == null) {
+            return releaseAbandoned(batch);
+        }
         Instant now = clock.instant();
         Sorted sorted = sort(events, outcomes, now);
 
+        MarkRetry retry = new MarkRetry(leaseId);
         MarkResult published = sorted.published.isEmpty() ? MarkResult.empty()
-                : store.markPublished(leaseId, sorted.published, now);
+                : retry.mark("published", sorted.published.size(), () -> store.markPublished(leaseId, sorted.published, now));
         MarkResult retried = sorted.retries.isEmpty() ? MarkResult.empty()
-                : store.markRetry(leaseId, sorted.retries, now);
+                : retry.mark("for retry", sorted.retries.size(), () -> store.markRetry(leaseId, sorted.retries, now));
         MarkResult dead = sorted.deadLetters.isEmpty() ? MarkResult.empty()
-                : store.markDeadLettered(leaseId, sorted.deadLetters, now);
+                : retry.mark("dead-lettered", sorted.deadLetters.size(),
+                        () -> store.markDeadLettered(leaseId, sorted.deadLetters, now));
         MarkResult released = sorted.released.isEmpty() ? MarkResult.empty()
-                : store.release(leaseId, sorted.released, now);
+                : retry.mark("released", sorted.released.size(), () -> store.release(leaseId, sorted.released, now));
 
+        // After abandonInFlight the worker may have released this lease itself: a refused mark is then no news.
+        boolean gaveUp = isAbandoned();
         int leaseLost = 0;
         for (OutboxEvent event : events) {
             UUID id = event.id();
             if (published.leaseLost().contains(id) || retried.leaseLost().contains(id)
                     || dead.leaseLost().contains(id) || released.leaseLost().contains(id)) {
+                if (gaveUp) {
+                    withMdc(event, "released", () -> log.debug("event {} was released on shutdown before its mark "
+                            + "arrived; it goes out again", id));
+                    continue;
+                }
                 leaseLost++;
                 withMdc(event, "lease_lost", () -> log.warn("lease lost for event {}: another relay owns it now, so this "
                         + "relay's outcome was dropped (is relay.publishTimeout close to sweeper.leaseTimeout, or are "
@@ -176,7 +224,34 @@ public final class Relay {
         return result;
     }
 
-    /** Awaits the publisher; anything it did not report on becomes a retryable failure. */
+    /**
+     * Returns the batch's abandoned events to pending untried: the relay stopped waiting for the broker
+     * (shutdown), so no attempt is spent and nothing is reported as a failure.
+     */
+    private RelayResult releaseAbandoned(Batch batch) {
+        List<UUID> ids = batch.events.stream().map(OutboxEvent::id).toList();
+        MarkResult released = store.release(batch.leaseId, ids, clock.instant());
+        for (OutboxEvent event : batch.events) {
+            if (released.marked().contains(event.id())) {
+                listener.onReleased(event);
+            }
+        }
+        if (!released.marked().isEmpty()) {
+            log.info("released {} event(s) of lease {} back to pending untried: the relay stopped waiting for the "
+                    + "broker's acknowledgement on shutdown (the next relay publishes them, possibly a second time)",
+                    released.marked().size(), batch.leaseId);
+        }
+        RelayResult result = new RelayResult(batch.events.size(), 0, 0, 0, released.marked().size(), 0,
+                Duration.ofNanos(System.nanoTime() - batch.startedNanos));
+        listener.onTick(result);
+        return result;
+    }
+
+    /**
+     * Awaits the publisher; anything it did not report on becomes a retryable failure.
+     *
+     * @return the outcomes by event id, or null when the relay was abandoned (or interrupted) first
+     */
     private Map<UUID, PublishOutcome> awaitOutcomes(Batch batch) {
         List<OutboxEvent> events = batch.events;
         Map<UUID, PublishOutcome> byId = new HashMap<>();
@@ -184,7 +259,13 @@ public final class Relay {
         long waitNanos = batch.publishedNanos + settings.publishTimeout().plus(PUBLISHER_GRACE).toNanos()
                 - System.nanoTime();
         try {
-            List<PublishOutcome> outcomes = batch.publishing.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+            // wakes early when the relay is abandoned; a failed publish surfaces in the get below
+            CompletableFuture.anyOf(batch.publishing, abandoned).exceptionally(failure -> null)
+                    .get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+            if (!batch.publishing.isDone()) {
+                return null;
+            }
+            List<PublishOutcome> outcomes = batch.publishing.get();
             for (PublishOutcome outcome : outcomes == null ? List.<PublishOutcome>of() : outcomes) {
                 if (outcome != null) {
                     byId.put(outcome.eventId(), outcome);
@@ -203,8 +284,9 @@ public final class Relay {
                 log.warn("publisher failed a whole batch of {} events; they will be retried", events.size(), cause);
             }
         } catch (InterruptedException e) {
+            // only a shutdown interrupts a relay thread: give the batch up like an abandoned one
             Thread.currentThread().interrupt();
-            missingReason = "relay interrupted while awaiting acknowledgements";
+            return null;
         }
         for (OutboxEvent event : events) {
             byId.putIfAbsent(event.id(), PublishOutcome.failed(event.id(), missingReason, true));
@@ -301,6 +383,76 @@ public final class Relay {
 
         ContractBreach(RuntimeException cause) {
             super(cause);
+        }
+    }
+
+    /**
+     * Runs the mark statements of one batch, trying a statement that the store failed again under the
+     * same lease while the batch's retry time lasts ({@link RelaySettings#markRetryTimeout()}, counted
+     * from the first failure). Fencing keeps a repeated statement harmless: one whose first try did
+     * commit before its answer was lost finds its events already changed and changes nothing; those
+     * events are taken as marked, since the mark that changed them was this relay's own.
+     */
+    private final class MarkRetry {
+        private final UUID leaseId;
+        private long deadlineNanos;
+        private boolean failedBefore;
+
+        MarkRetry(UUID leaseId) {
+            this.leaseId = leaseId;
+        }
+
+        MarkResult mark(String what, int count, Supplier<MarkResult> statement) {
+            Duration pause = MARK_RETRY_FIRST_PAUSE;
+            int attempt = 1;
+            while (true) {
+                try {
+                    MarkResult result = statement.get();
+                    if (attempt == 1) {
+                        return result;
+                    }
+                    log.info("marking {} event(s) {} under lease {} succeeded on attempt {}{}", count, what, leaseId,
+                            attempt, result.leaseLost().isEmpty() ? "" : "; " + result.leaseLost().size()
+                                    + " of them were marked already by an attempt whose answer was lost");
+                    Set<UUID> marked = new HashSet<>(result.marked());
+                    marked.addAll(result.leaseLost());
+                    return new MarkResult(marked, Set.of());
+                } catch (OutboxStoreException failure) {
+                    long now = System.nanoTime();
+                    if (!failedBefore) {
+                        failedBefore = true;
+                        deadlineNanos = now + settings.markRetryTimeout().toNanos();
+                    }
+                    if (now + pause.toNanos() > deadlineNanos || !pauseUnlessAbandoned(pause)) {
+                        if (attempt > 1) {
+                            log.warn("marking {} event(s) {} under lease {} failed {} time(s) within {}; giving up: "
+                                    + "they stay in flight until the lease expires and are then published again: {}",
+                                    count, what, leaseId, attempt, settings.markRetryTimeout(), failure.getMessage());
+                        }
+                        throw failure;
+                    }
+                    log.debug("marking {} event(s) {} under lease {} failed (attempt {}), trying again in {} ms: {}",
+                            count, what, leaseId, attempt, pause.toMillis(), failure.getMessage());
+                    attempt++;
+                    pause = pause.multipliedBy(2).compareTo(MARK_RETRY_MAX_PAUSE) > 0 ? MARK_RETRY_MAX_PAUSE
+                            : pause.multipliedBy(2);
+                }
+            }
+        }
+    }
+
+    /** Sleeps for {@code pause}; false, at once, when the relay is abandoned or the thread interrupted. */
+    private boolean pauseUnlessAbandoned(Duration pause) {
+        try {
+            abandoned.get(pause.toNanos(), TimeUnit.NANOSECONDS);
+            return false;
+        } catch (TimeoutException e) {
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            return false;
         }
     }
 

@@ -256,9 +256,9 @@ public final class PostgresInbox implements Inbox<Connection> {
         StringBuilder message = new StringBuilder("could not ").append(attempted).append(" in inbox table ")
                 .append(config.tableName()).append(": ").append(InboxFailures.rootMessage(cause));
         if ("42P01".equals(sqlState)) {
-            message.append(" (the table does not exist: create it with inbox.ensureSchema() or apply the migration ")
-                    .append(PostgresInboxSchema.MIGRATION_RESOURCE)
-                    .append("; PostgresInboxSchema.ddl(config) prints it for your table name)");
+            message.append(" (the table does not exist: create it with inbox.ensureSchema() or the migrations in ")
+                    .append(PostgresInboxSchema.MIGRATIONS_LOCATION)
+                    .append("; PostgresInboxSchema.ddl(config) prints them for your table name)");
         } else if ("40001".equals(sqlState)) {
             message.append(" (a serialization failure: run the inbox at READ COMMITTED, or retry the delivery)");
         } else if (sqlState != null && sqlState.startsWith("08")) {

@@ -2,7 +2,9 @@ package dev.outboxjava.postgres.inbox;
 
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.postgres.internal.DdlScripts;
+import dev.outboxjava.postgres.internal.MigrationFiles;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -10,12 +12,12 @@ import javax.sql.DataSource;
  * The inbox table's DDL: as a shipped migration file, as text for any configured table name, and
  * applied directly.
  *
- * <p><b>Migrations.</b> The module ships {@value #MIGRATION_RESOURCE}, the DDL for the default
- * table {@code outbox_inbox}. It is versioned 1.1 so that it sorts after the outbox's own
- * {@code V1__create_outbox_events.sql}: Flyway scans {@code classpath:db/outbox/postgresql}
- * recursively and therefore applies both (an unused, empty inbox table costs nothing). To create
- * only the inbox, point Flyway at {@code classpath:db/outbox/postgresql/inbox}. For another table
- * name, write {@link #ddl(PostgresInboxConfig)} into your own migration.
+ * <p><b>Migrations.</b> The module ships the inbox table's versioned migrations in
+ * {@value #MIGRATIONS_LOCATION}; the table's name is the placeholder {@value #TABLE_PLACEHOLDER}.
+ * Run them with a Flyway of their own, with its own history table ({@value #HISTORY_TABLE}), as for the
+ * outbox table (see {@code PostgresSchema}): their versions are the inbox's own and would clash with
+ * the application's or the outbox's in a shared history. Liquibase: one {@code sqlFile} change per
+ * file of {@link #migrationResources()}, with a changelog property {@code inbox_table}.
  *
  * <p><b>Quick starts and tests.</b> {@link #apply(DataSource, PostgresInboxConfig)} (or
  * {@link PostgresInbox#ensureSchema()}) runs the same DDL: idempotent ({@code IF NOT EXISTS}) and
@@ -24,8 +26,12 @@ import javax.sql.DataSource;
  */
 public final class PostgresInboxSchema {
 
-    /** Classpath location of the migration for the default table. */
-    public static final String MIGRATION_RESOURCE = "db/outbox/postgresql/inbox/V1_1__create_outbox_inbox.sql";
+    /** Flyway location of the inbox table's versioned migrations. */
+    public static final String MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.INBOX_LOCATION;
+    /** The placeholder (Flyway) or changelog property (Liquibase) that names the table in the migrations. */
+    public static final String TABLE_PLACEHOLDER = MigrationFiles.INBOX_TABLE_PLACEHOLDER;
+    /** The Flyway history table suggested for the inbox's migrations. */
+    public static final String HISTORY_TABLE = "outbox_inbox_schema_history";
 
     private PostgresInboxSchema() {
     }
@@ -35,9 +41,9 @@ public final class PostgresInboxSchema {
         return InboxDdl.render(Objects.requireNonNull(config, "config").table());
     }
 
-    /** The shipped migration file's text. */
-    public static String migration() {
-        return DdlScripts.resource(MIGRATION_RESOURCE);
+    /** The classpath resources of the shipped migrations, in the order to apply them. */
+    public static List<String> migrationResources() {
+        return MigrationFiles.INBOX;
     }
 
     /**

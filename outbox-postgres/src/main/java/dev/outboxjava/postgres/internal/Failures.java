@@ -8,8 +8,8 @@ import org.jooq.exception.DataAccessException;
 public final class Failures {
 
     /** Where the shipped migration lives, for hints. */
-    public static final String MIGRATION_HINT = "create it with store.ensureSchema() or apply the migration "
-            + "db/outbox/postgresql/V1__create_outbox_events.sql (PostgresSchema.ddl(config) prints it for your table name)";
+    public static final String MIGRATION_HINT = "create it with store.ensureSchema() or the migrations in "
+            + "classpath:" + MigrationFiles.OUTBOX_LOCATION + " (PostgresSchema.ddl(config) prints them for your table name)";
 
     private Failures() {
     }

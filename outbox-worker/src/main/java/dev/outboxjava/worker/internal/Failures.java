@@ -18,6 +18,29 @@ final class Failures {
         return failure instanceof OutboxStoreException;
     }
 
+    /**
+     * Whether the failure is a lost or refused connection (the database did not answer at all), rather
+     * than a statement the database refused: SQLSTATE class 08, a server shutting down or starting up
+     * (57P01-57P03), a pool that could not get a connection, or a socket error.
+     */
+    static boolean isConnectionFailure(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLTransientConnectionException
+                    || cause instanceof java.sql.SQLNonTransientConnectionException
+                    || cause instanceof java.io.EOFException || cause instanceof java.net.SocketException) {
+                return true;
+            }
+            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
     static String describe(Throwable failure) {
         Throwable root = failure;
         while (root.getCause() != null && root.getCause() != root) {

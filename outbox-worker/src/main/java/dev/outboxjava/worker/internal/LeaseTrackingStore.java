@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,9 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
 
     /** Unmarked events by lease id (a relay thread may hold two leases while pipelining). */
     private final Map<UUID, Set<UUID>> open = new ConcurrentHashMap<>();
+    /** Events released since {@link #countReleases()}: what a shutdown gave back. */
+    private final AtomicInteger releasedCount = new AtomicInteger();
+    private volatile boolean countingReleases;
     private final Runnable beforeLease;
     private final Runnable afterLease;
 
@@ -43,6 +47,16 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
         super(delegate);
         this.beforeLease = beforeLease;
         this.afterLease = afterLease;
+    }
+
+    /** From now on, counts the events released (by the relay threads or {@link #releaseOutstanding}). */
+    public void countReleases() {
+        countingReleases = true;
+    }
+
+    /** Events released since {@link #countReleases()}. */
+    public int releasedSinceCounting() {
+        return releasedCount.get();
     }
 
     /** Forgets a lease (its batch was completed, marked or not). */
@@ -63,7 +77,7 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
                 continue;
             }
             try {
-                released += delegate().release(lease.getKey(), ids, now).marked().size();
+                released += release(lease.getKey(), ids, now).marked().size();
             } catch (RuntimeException e) {
                 log.warn("could not release {} leased event(s) of lease {} on shutdown; the sweeper of the next "
                         + "worker reclaims them after the lease timeout: {}", ids.size(), lease.getKey(), e.toString());
@@ -106,7 +120,11 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
 
     @Override
     public MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
-        return forget(leaseId, delegate().release(leaseId, eventIds, now));
+        MarkResult result = forget(leaseId, delegate().release(leaseId, eventIds, now));
+        if (countingReleases) {
+            releasedCount.addAndGet(result.marked().size());
+        }
+        return result;
     }
 
     private MarkResult forget(UUID leaseId, MarkResult result) {

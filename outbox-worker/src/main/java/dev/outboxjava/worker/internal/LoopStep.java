@@ -1,6 +1,8 @@
 package dev.outboxjava.worker.internal;
 
 import java.time.Duration;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
  * One step of a loop: run a tick (or probe a dependency), and say how long to wait before the
@@ -14,8 +16,13 @@ public interface LoopStep {
      * @param delay    how long to wait before the next step
      * @param wakeable whether a wake-up cuts the wait short
      * @param moreWork whether more is waiting than this loop can take in one step (an idle sibling should join)
+     * @param probe    during an outage backoff, what ends it early once the dependency answers again (null: none)
      */
-    record Next(Duration delay, boolean wakeable, boolean moreWork) {
+    record Next(Duration delay, boolean wakeable, boolean moreWork, RecoveryProbe probe) {
+
+        public Next(Duration delay, boolean wakeable, boolean moreWork) {
+            this(delay, wakeable, moreWork, null);
+        }
 
         public Next(Duration delay, boolean wakeable) {
             this(delay, wakeable, false);
@@ -35,6 +42,31 @@ public interface LoopStep {
         /** Wait the full pause; wake-ups do not cut an outage backoff short. */
         public static Next backoff(Duration pause) {
             return new Next(pause, false);
+        }
+
+        /**
+         * Wait the pause, asking {@code recovered} every {@code probeInterval} whether the dependency
+         * is back; stop waiting as soon as it is, so the loop resumes within about one probe interval of
+         * the dependency's return however long the pause.
+         */
+        public static Next backoff(Duration pause, Duration probeInterval, BooleanSupplier recovered) {
+            return new Next(pause, false, false, new RecoveryProbe(probeInterval, recovered));
+        }
+    }
+
+    /**
+     * How a loop backing off from an outage finds out early that the dependency is back.
+     *
+     * @param interval  how often to ask
+     * @param recovered whether the dependency answers again (may block for the dependency's own timeout)
+     */
+    record RecoveryProbe(Duration interval, BooleanSupplier recovered) {
+        public RecoveryProbe {
+            Objects.requireNonNull(interval, "interval");
+            Objects.requireNonNull(recovered, "recovered");
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("probe interval must be positive, was " + interval);
+            }
         }
     }
 

@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link LoopStep} on its own thread: the first step at once, then each after the delay the
- * previous one asked for. {@link #requestStop()} ends the loop before its next step; a step in
+ * previous one asked for (an outage backoff ends early once its probe finds the dependency back).
+ * {@link #requestStop()} ends the loop before its next step; a step in
  * progress is never interrupted here (the worker decides, after its shutdown bound).
  */
 public final class LoopThread {
@@ -62,6 +63,30 @@ public final class LoopThread {
         return stopRequested.getCount() == 0;
     }
 
+    /**
+     * Waits out an outage backoff, probing every probe interval whether the dependency is back and
+     * ending the wait as soon as it is (a probe that blocks only delays the next one).
+     */
+    private void backOff(Duration pause, LoopStep.RecoveryProbe probe) throws InterruptedException {
+        long deadline = System.nanoTime() + pause.toNanos();
+        while (true) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return;
+            }
+            if (stopRequested.await(Math.min(remaining, probe.interval().toNanos()), TimeUnit.NANOSECONDS)) {
+                return;
+            }
+            if (deadline - System.nanoTime() <= 0) {
+                return;
+            }
+            if (probe.recovered().getAsBoolean()) {
+                log.debug("loop {} ends its backoff: the dependency answers again", step.name());
+                return;
+            }
+        }
+    }
+
     private void run() {
         log.debug("loop {} started", step.name());
         try {
@@ -75,6 +100,8 @@ public final class LoopThread {
                 }
                 if (next.wakeable()) {
                     wakeUp.await(next.delay());
+                } else if (next.probe() != null) {
+                    backOff(next.delay(), next.probe());
                 } else {
                     stopRequested.await(next.delay().toNanos(), TimeUnit.NANOSECONDS);
                 }

@@ -1,9 +1,12 @@
 package dev.outboxjava.worker.internal;
 
+import dev.outboxjava.core.HealthCheck;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,6 +14,11 @@ import org.slf4j.LoggerFactory;
  * Whether one dependency (the database, the broker, or a loop's own code) is failing, shared by
  * every loop that uses it, so an outage is logged ONCE when it starts and ONCE when it ends, not
  * once per tick or per thread. Failures in between are logged at DEBUG only.
+ *
+ * <p>The outage's length in the log runs from when the dependency was first seen failing to when it
+ * was first seen answering again — by a {@linkplain #recoveryProbe health probe} of a loop backing
+ * off, or by the success that ends the outage when no probe saw it first — not to the moment a loop
+ * happened to finish its backoff.
  */
 public final class OutageTracker {
 
@@ -21,6 +29,12 @@ public final class OutageTracker {
     private final Clock clock;
     private Instant downSince;
     private long failuresSinceDown;
+    /** The dependency was seen not answering at all during this outage: a passing probe then means it is back. */
+    private boolean seenUnreachable;
+    /** When a probe first found the dependency answering again (null while it does not). */
+    private Instant seenBack;
+    /** How many outages have ended, so a loop backing off learns that another loop got through. */
+    private long outagesEnded;
 
     /**
      * @param dependency what fails, for the log line ("database", "broker", "relay loop")
@@ -45,6 +59,8 @@ public final class OutageTracker {
         }
         downSince = clock.instant();
         failuresSinceDown = 1;
+        seenUnreachable = false;
+        seenBack = null;
         if (unexpected) {
             log.error("{} failed unexpectedly; it backs off and keeps running: {}", dependency, detail, cause);
         } else {
@@ -58,6 +74,72 @@ public final class OutageTracker {
     }
 
     /**
+     * Records that the dependency did not answer at all during the outage (a failed connection, not a
+     * refused statement): from now on a passing health check means it is back.
+     */
+    public synchronized void unreachable() {
+        if (downSince != null) {
+            seenUnreachable = true;
+            seenBack = null;
+        }
+    }
+
+    /**
+     * Records what a health check of the dependency said during an outage.
+     *
+     * @return whether the dependency, seen unreachable during this outage, answers again
+     *         (a loop backing off should try again now); false when no outage is in progress
+     */
+    public synchronized boolean probed(HealthCheck health) {
+        if (downSince == null) {
+            return false;
+        }
+        if (!health.healthy()) {
+            seenUnreachable = true;
+            seenBack = null;
+            log.debug("{} still down: {}", dependency, health.detail());
+            return false;
+        }
+        if (!seenUnreachable) {
+            // it answers its health check but the work failed all the same: not a return, keep backing off
+            return false;
+        }
+        if (seenBack == null) {
+            seenBack = clock.instant();
+            log.debug("{} answers again: {}", dependency, health.detail());
+        }
+        return true;
+    }
+
+    /**
+     * What a loop backing off from this outage asks, every probe interval, whether to try again now:
+     * yes once another loop's success has ended the outage, or once {@code health} passes after the
+     * dependency was seen unreachable during the outage ({@link #probed}, {@link #unreachable()}). A
+     * check that throws counts as failing.
+     */
+    public BooleanSupplier recoveryProbe(Supplier<HealthCheck> health) {
+        Objects.requireNonNull(health, "health");
+        long outage;
+        synchronized (this) {
+            outage = outagesEnded;
+        }
+        return () -> {
+            synchronized (this) {
+                if (outagesEnded != outage) {
+                    return true;
+                }
+            }
+            HealthCheck result;
+            try {
+                result = health.get();
+            } catch (RuntimeException e) {
+                result = HealthCheck.down("health check threw " + e);
+            }
+            return probed(result);
+        };
+    }
+
+    /**
      * Records a success.
      *
      * @return whether this success ended an outage (and was logged)
@@ -66,11 +148,16 @@ public final class OutageTracker {
         if (downSince == null) {
             return false;
         }
-        Duration downFor = Duration.between(downSince, clock.instant());
-        log.info("{} {} again after {} ms and {} failed attempt(s)", dependency,
-                unexpected ? "working" : "available", downFor.toMillis(), failuresSinceDown);
+        Instant back = seenBack != null ? seenBack : clock.instant();
+        Duration downFor = Duration.between(downSince, back);
+        log.info("{} {} again after {} ms (seen failing at {}, seen answering at {}; {} failed attempt(s))",
+                dependency, unexpected ? "working" : "available", downFor.toMillis(), downSince, back,
+                failuresSinceDown);
         downSince = null;
         failuresSinceDown = 0;
+        seenUnreachable = false;
+        seenBack = null;
+        outagesEnded++;
         return true;
     }
 

@@ -21,7 +21,9 @@ import java.util.Optional;
  * <p>Outages: a store failure backs off; a tick in which the broker took nothing and the
  * publisher's health check says it is down counts as a broker outage: the loop backs off and,
  * while the broker stays down, only probes its health instead of leasing (so an outage does not
- * spend every event's attempts). Each is logged once by its shared {@link OutageTracker}.
+ * spend every event's attempts). Each is logged once by its shared {@link OutageTracker}. While
+ * backing off from either outage the loop probes that dependency's health check every probe
+ * interval and resumes as soon as it answers again.
  */
 public final class RelayStep implements LoopStep {
 
@@ -36,6 +38,8 @@ public final class RelayStep implements LoopStep {
     private final OutageTracker bug;
     private int consecutiveFailures;
     private boolean brokerDown;
+    /** Whether the last failure was the database's (its backoff then probes the database). */
+    private boolean storeFailed;
     /** A full batch handed to the publisher and not completed yet. */
     private Relay.Batch inFlight;
 
@@ -63,7 +67,8 @@ public final class RelayStep implements LoopStep {
             HealthCheck health = brokerHealth();
             if (!health.healthy()) {
                 brokerOutage.failed(health.detail(), null);
-                return pause();
+                brokerOutage.probed(health);
+                return brokerPause();
             }
         }
         Relay.Batch leased;
@@ -77,9 +82,13 @@ public final class RelayStep implements LoopStep {
         }
         boolean hadInFlight = inFlight != null;
         Optional<RelayResult> previous = completeInFlight();
-        if (hadInFlight && (previous.isEmpty() || brokerWentDown(previous.get()))) {
-            complete(leased); // the store failed marking the previous batch, or the broker is down: no pipelining
+        if (hadInFlight && previous.isEmpty()) {
+            complete(leased); // the store failed marking the previous batch: no pipelining
             return pause();
+        }
+        if (hadInFlight && brokerWentDown(previous.get())) {
+            complete(leased); // the broker is down: no pipelining
+            return brokerPause();
         }
         if (leased.size() >= relay.settings().batchSize()) {
             inFlight = leased; // completed by the next step, after it has leased again
@@ -107,6 +116,7 @@ public final class RelayStep implements LoopStep {
             storeOutage.succeeded();
             bug.succeeded();
             consecutiveFailures = 0;
+            storeFailed = false;
             return Optional.of(result);
         } catch (Throwable failure) {
             Failures.rethrowFatal(failure);
@@ -119,7 +129,7 @@ public final class RelayStep implements LoopStep {
 
     private Next next(RelayResult result) {
         if (brokerWentDown(result)) {
-            return pause();
+            return brokerPause();
         }
         return result.leased() >= relay.settings().batchSize() ? Next.MORE_WORK : Next.idle(pollInterval);
     }
@@ -132,6 +142,7 @@ public final class RelayStep implements LoopStep {
                 brokerDown = true;
                 brokerOutage.failed(result.retried() + " of " + result.leased() + " events failed and the broker "
                         + "health check says: " + health.detail(), null);
+                brokerOutage.probed(health);
                 return true;
             }
         }
@@ -143,16 +154,31 @@ public final class RelayStep implements LoopStep {
     }
 
     private void failed(Throwable failure) {
-        if (Failures.isStoreOutage(failure)) {
+        storeFailed = Failures.isStoreOutage(failure);
+        if (storeFailed) {
             storeOutage.failed(Failures.describe(failure), failure);
+            if (Failures.isConnectionFailure(failure)) {
+                storeOutage.unreachable();
+            }
         } else {
             bug.failed(name + " tick threw " + Failures.describe(failure), failure);
         }
     }
 
+    /** Backs off after a failure; after the database's, probing it so the loop resumes once it answers. */
     private Next pause() {
         consecutiveFailures++;
-        return Next.backoff(backoff.delayAfter(consecutiveFailures));
+        Duration delay = backoff.delayAfter(consecutiveFailures);
+        return storeFailed
+                ? Next.backoff(delay, backoff.probeInterval(), storeOutage.recoveryProbe(leases::checkHealth))
+                : Next.backoff(delay);
+    }
+
+    /** Backs off from a broker outage, probing the broker so the loop resumes once it answers. */
+    private Next brokerPause() {
+        consecutiveFailures++;
+        return Next.backoff(backoff.delayAfter(consecutiveFailures), backoff.probeInterval(),
+                brokerOutage.recoveryProbe(this::brokerHealth));
     }
 
     private HealthCheck brokerHealth() {

@@ -136,4 +136,9 @@ public final class TracingPublisher implements Publisher {
     public void close() {
         delegate.close();
     }
+
+    @Override
+    public void close(Duration timeout) {
+        delegate.close(timeout);
+    }
 }

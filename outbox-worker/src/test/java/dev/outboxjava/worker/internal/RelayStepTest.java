@@ -170,6 +170,42 @@ class RelayStepTest {
     }
 
     @Test
+    @DisplayName("backing off from a database outage, the loop probes the database and is told when it is back")
+    void givenTheDatabaseIsDown_thenTheBackoffProbesIt_andSaysWhenItIsBack() {
+        append(3);
+        RelayStep relayStep = step(publisher);
+        store.setAvailable(false);
+
+        LoopStep.Next next = relayStep.step();
+
+        assertThat(next.probe()).as("the outage backoff probes the database").isNotNull();
+        assertThat(next.probe().interval()).isEqualTo(Backoff.DEFAULT_PROBE_INTERVAL);
+        assertThat(next.probe().recovered().getAsBoolean()).isFalse();
+        store.setAvailable(true);
+        assertThat(next.probe().recovered().getAsBoolean()).isTrue();
+    }
+
+    @Test
+    @DisplayName("backing off from a broker outage, the loop probes the broker and is told when it is back")
+    void givenTheBrokerIsDown_thenTheBackoffProbesIt_andSaysWhenItIsBack() {
+        append(3);
+        RelayStep relayStep = step(publisher);
+        publisher.setDown(true);
+
+        LoopStep.Next first = relayStep.step();
+        LoopStep.Next second = relayStep.step();
+
+        assertThat(first.probe()).isNotNull();
+        assertThat(second.probe()).isNotNull();
+        assertThat(second.probe().recovered().getAsBoolean()).isFalse();
+        publisher.setDown(false);
+        assertThat(second.probe().recovered().getAsBoolean()).isTrue();
+        clock.advance(Duration.ofSeconds(5)); // the events' own retry delay
+        relayStep.step();
+        assertThat(count(EventStatus.SENT)).isEqualTo(3);
+    }
+
+    @Test
     void givenEventsFailButTheBrokerIsHealthy_whenStepping_thenItIsNoOutage_andTheEventsAreRetriedLater() {
         append(2);
         RelayStep relayStep = step(new Publisher() {

@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A TCP forwarder between the worker process and the shared RabbitMQ, so a test can cut ITS OWN
  * connections (a broker outage for this worker only) without touching the broker other tests use.
- * While cut, new connections are accepted and closed at once, like a broker that is down.
+ * While cut, new connections are accepted and closed at once, like a broker that is down; while
+ * frozen, connections stay open and nothing is forwarded, like a broker that hangs.
  */
 final class TcpProxy implements AutoCloseable {
 
@@ -25,12 +26,18 @@ final class TcpProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile boolean cut;
     private volatile boolean closed;
+    private volatile boolean frozen;
 
     TcpProxy(String targetHost, int targetPort) {
+        this(0, targetHost, targetPort);
+    }
+
+    /** A proxy listening on {@code listenPort} (0: any free port), e.g. the port a Kafka broker advertises. */
+    TcpProxy(int listenPort, String targetHost, int targetPort) {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         try {
-            server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            server = new ServerSocket(listenPort, 50, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -54,6 +61,26 @@ final class TcpProxy implements AutoCloseable {
 
     void restore() {
         cut = false;
+    }
+
+    /**
+     * Keeps every connection open, and accepts new ones, but forwards nothing in either direction until
+     * {@link #thaw()}: a broker that still accepts TCP but never answers (frozen, e.g. SIGSTOP).
+     */
+    void freeze() {
+        frozen = true;
+    }
+
+    /** Forwards again what was held while frozen, and everything after. */
+    synchronized void thaw() {
+        frozen = false;
+        notifyAll();
+    }
+
+    private synchronized void awaitThawed() throws InterruptedException {
+        while (frozen && !closed) {
+            wait();
+        }
     }
 
     private void accept() {
@@ -87,6 +114,7 @@ final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
+                    awaitThawed();
                     out.write(buffer, 0, read);
                     out.flush();
                 }
@@ -94,6 +122,8 @@ final class TcpProxy implements AutoCloseable {
                 // cut or closed
             } catch (IOException e) {
                 // the other side went away
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
@@ -116,6 +146,7 @@ final class TcpProxy implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        thaw();
         cut();
         try {
             server.close();

@@ -21,10 +21,15 @@ final class StoreSession implements AutoCloseable {
     }
 
     static StoreSession open(DatabaseConfig config) {
+        return open(config, Ordering.none());
+    }
+
+    /** With the relay's ordering, for figures that depend on it (events held back by their key). */
+    static StoreSession open(DatabaseConfig config, Ordering ordering) {
         DatabaseProbe.requireReachable(config);
         HikariDataSource dataSource = DataSources.pool(new DatabaseConfig(config.url(), config.user(),
                 config.password(), Math.min(2, config.poolSize()), config.table(), config.completionMode()));
-        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, Ordering.none()));
+        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, ordering));
         HealthCheck health = store.checkHealth();
         if (!health.healthy()) {
             dataSource.close();

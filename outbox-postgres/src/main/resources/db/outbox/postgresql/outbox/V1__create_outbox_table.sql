@@ -1,6 +1,7 @@
--- Outbox for Java: the outbox table outbox_events (schema version 1).
--- Requires PostgreSQL 14 or later.
-CREATE TABLE IF NOT EXISTS "outbox_events" (
+-- Outbox for Java: the outbox table. Requires PostgreSQL 14 or later.
+-- The table's name is the placeholder outbox_table (Flyway placeholder, Liquibase changelog property):
+-- lower-case letters, digits and _, as the library's table setting accepts.
+CREATE TABLE IF NOT EXISTS "${outbox_table}" (
     id              uuid        NOT NULL,
     -- Unique by construction (identity, ALWAYS). Deliberately no index over all rows: a
     -- full index on seq would compete with the pending partial index for the lease
@@ -26,9 +27,9 @@ CREATE TABLE IF NOT EXISTS "outbox_events" (
     -- The writing transaction: per-key ordering leases an event only once every
     -- transaction older than it has ended (commit-order guard).
     xact_id         xid8        NOT NULL DEFAULT pg_current_xact_id(),
-    CONSTRAINT "outbox_events_pkey" PRIMARY KEY (id),
-    CONSTRAINT "outbox_events_status_check" CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
-    CONSTRAINT "outbox_events_attempts_check" CHECK (attempts >= 0 AND max_attempts >= 1)
+    CONSTRAINT "${outbox_table}_pkey" PRIMARY KEY (id),
+    CONSTRAINT "${outbox_table}_status_check" CHECK (status IN ('pending', 'in_flight', 'sent', 'failed')),
+    CONSTRAINT "${outbox_table}_attempts_check" CHECK (attempts >= 0 AND max_attempts >= 1)
 ) WITH (
     -- Every status change rewrites the row (status is in the partial-index predicates,
     -- so no HOT update): vacuum early and unthrottled, or dead index entries slow the lease query.
@@ -40,13 +41,10 @@ CREATE TABLE IF NOT EXISTS "outbox_events" (
 );
 
 -- The lease query: due pending events in sequence order.
-CREATE INDEX IF NOT EXISTS "outbox_events_pending_idx" ON "outbox_events" (seq, next_attempt_at) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS "${outbox_table}_pending_idx" ON "${outbox_table}" (seq, next_attempt_at) WHERE status = 'pending';
 -- The sweeper: expired leases.
-CREATE INDEX IF NOT EXISTS "outbox_events_in_flight_idx" ON "outbox_events" (leased_at) WHERE status = 'in_flight';
+CREATE INDEX IF NOT EXISTS "${outbox_table}_in_flight_idx" ON "${outbox_table}" (leased_at) WHERE status = 'in_flight';
 -- Dead letters, oldest first.
-CREATE INDEX IF NOT EXISTS "outbox_events_failed_idx" ON "outbox_events" (seq) WHERE status = 'failed';
+CREATE INDEX IF NOT EXISTS "${outbox_table}_failed_idx" ON "${outbox_table}" (seq) WHERE status = 'failed';
 -- The cleaner: sent events past retention.
-CREATE INDEX IF NOT EXISTS "outbox_events_sent_idx" ON "outbox_events" (sent_at) WHERE status = 'sent';
-
--- No NOTIFY trigger: producers notify after commit (OutboxNotifier), or relays poll.
-DROP TRIGGER IF EXISTS "outbox_events_notify" ON "outbox_events";
+CREATE INDEX IF NOT EXISTS "${outbox_table}_sent_idx" ON "${outbox_table}" (sent_at) WHERE status = 'sent';

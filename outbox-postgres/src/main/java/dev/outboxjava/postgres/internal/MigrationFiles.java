@@ -1,0 +1,64 @@
+package dev.outboxjava.postgres.internal;
+
+import java.util.List;
+
+/**
+ * The shipped migration files and how they are rendered for a configured table.
+ *
+ * <p>The files are the one source of the schema: {@link SchemaDdl} and the inbox's DDL are these files
+ * with the table placeholder replaced, so Flyway or Liquibase users and {@code ensureSchema()} users
+ * get the same tables. Each location keeps its own version sequence and needs its own Flyway history
+ * table, so none of them can clash with an application's versions or with each other. A change to a
+ * table is a new versioned file, appended to its list here, whose statements are idempotent
+ * ({@code ADD COLUMN IF NOT EXISTS}, {@code CREATE INDEX IF NOT EXISTS}), because {@code ensureSchema()}
+ * runs every file on every start. A test keeps these lists equal to the directories' contents.
+ */
+public final class MigrationFiles {
+
+    /** Root of every location. */
+    public static final String ROOT = "db/outbox/postgresql/";
+    /** The outbox table's versioned migrations. */
+    public static final String OUTBOX_LOCATION = ROOT + "outbox";
+    /** The per-key ordering indexes: one repeatable migration over the outbox table. */
+    public static final String OUTBOX_PER_KEY_LOCATION = ROOT + "outbox-per-key";
+    /** The inbox table's versioned migrations. */
+    public static final String INBOX_LOCATION = ROOT + "inbox";
+
+    /** Placeholder for the outbox table's name in {@link #OUTBOX_LOCATION} and {@link #OUTBOX_PER_KEY_LOCATION}. */
+    public static final String OUTBOX_TABLE_PLACEHOLDER = "outbox_table";
+    /** Placeholder for the inbox table's name in {@link #INBOX_LOCATION}. */
+    public static final String INBOX_TABLE_PLACEHOLDER = "inbox_table";
+
+    /** The outbox table's versioned migrations, in version order. */
+    public static final List<String> OUTBOX = List.of(
+            OUTBOX_LOCATION + "/V1__create_outbox_table.sql");
+    /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
+    public static final List<String> OUTBOX_PER_KEY = List.of(
+            OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");
+    /** The inbox table's versioned migrations, in version order. */
+    public static final List<String> INBOX = List.of(
+            INBOX_LOCATION + "/V1__create_inbox_table.sql");
+
+    private MigrationFiles() {
+    }
+
+    /**
+     * The files' text for one table, concatenated: {@code "${placeholder}"} (a reference to the table)
+     * becomes the quoted, possibly schema-qualified name; {@code ${placeholder}} inside another quoted
+     * identifier (an index or constraint name, which PostgreSQL places in the table's schema) becomes
+     * the bare table name.
+     */
+    public static String render(List<String> resources, String placeholder, Identifiers.TableName table) {
+        String token = "${" + placeholder + "}";
+        StringBuilder sql = new StringBuilder();
+        for (String resource : resources) {
+            if (sql.length() > 0) {
+                sql.append('\n');
+            }
+            sql.append(DdlScripts.resource(resource)
+                    .replace('"' + token + '"', table.quoted())
+                    .replace(token, table.table()));
+        }
+        return sql.toString();
+    }
+}

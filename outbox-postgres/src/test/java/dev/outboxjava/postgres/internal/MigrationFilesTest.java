@@ -1,0 +1,89 @@
+package dev.outboxjava.postgres.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class MigrationFilesTest {
+
+    @Test
+    @DisplayName("each location's list names exactly the files it holds, versioned ones in version order, "
+            + "so ensureSchema() runs every migration Flyway runs")
+    void listsMatchTheDirectories() throws Exception {
+        assertThat(MigrationFiles.OUTBOX).isEqualTo(filesIn(MigrationFiles.OUTBOX_LOCATION));
+        assertThat(MigrationFiles.OUTBOX_PER_KEY).isEqualTo(filesIn(MigrationFiles.OUTBOX_PER_KEY_LOCATION));
+        assertThat(MigrationFiles.INBOX).isEqualTo(filesIn(MigrationFiles.INBOX_LOCATION));
+        assertThat(MigrationFiles.OUTBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
+        assertThat(MigrationFiles.INBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
+        assertThat(MigrationFiles.OUTBOX_PER_KEY).allMatch(file -> file.matches(".*/R__[a-z0-9_]+\\.sql"));
+    }
+
+    @Test
+    @DisplayName("no location lies inside another, so pointing Flyway at one never picks up another's files")
+    void locationsAreSeparate() throws Exception {
+        Path root = directory(MigrationFiles.ROOT);
+        try (Stream<Path> entries = Files.list(root)) {
+            assertThat(entries.filter(Files::isRegularFile).toList()).as("files directly under the root").isEmpty();
+        }
+        for (String location : List.of(MigrationFiles.OUTBOX_LOCATION, MigrationFiles.OUTBOX_PER_KEY_LOCATION,
+                MigrationFiles.INBOX_LOCATION)) {
+            try (Stream<Path> entries = Files.list(directory(location))) {
+                assertThat(entries.filter(Files::isDirectory).toList()).as(location).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a reference to the table becomes the quoted qualified name, a derived name the bare table name")
+    void render() {
+        String sql = MigrationFiles.render(MigrationFiles.OUTBOX_PER_KEY, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+                Identifiers.tableName("table", "billing.events"));
+        assertThat(sql).contains("CREATE INDEX IF NOT EXISTS \"events_key_guard_idx\" ON \"billing\".\"events\" ")
+                .doesNotContain("${");
+    }
+
+    private static List<String> filesIn(String location) throws IOException, URISyntaxException {
+        try (Stream<Path> files = Files.list(directory(location))) {
+            return files.map(file -> location + "/" + file.getFileName())
+                    .sorted((a, b) -> compareVersions(version(a), version(b))).toList();
+        }
+    }
+
+    private static Path directory(String resource) throws URISyntaxException {
+        URL url = MigrationFilesTest.class.getClassLoader().getResource(resource);
+        assertThat(url).as(resource).isNotNull();
+        return Path.of(url.toURI());
+    }
+
+    private static int[] version(String file) {
+        String name = file.substring(file.lastIndexOf('/') + 1);
+        if (!name.startsWith("V")) {
+            return new int[0];
+        }
+        String[] parts = name.substring(1, name.indexOf("__")).split("[._]");
+        int[] version = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            version[i] = Integer.parseInt(parts[i]);
+        }
+        return version;
+    }
+
+    private static int compareVersions(int[] a, int[] b) {
+        for (int i = 0; i < Math.max(a.length, b.length); i++) {
+            int x = i < a.length ? a[i] : 0;
+            int y = i < b.length ? b[i] : 0;
+            if (x != y) {
+                return Integer.compare(x, y);
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,1 @@
+ALTER TABLE orders ADD COLUMN total_cents bigint NOT NULL DEFAULT 0;

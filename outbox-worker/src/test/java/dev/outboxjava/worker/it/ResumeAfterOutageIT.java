@@ -1,0 +1,241 @@
+package dev.outboxjava.worker.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import com.google.inject.Guice;
+import com.google.inject.Module;
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
+import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
+import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
+import dev.outboxjava.worker.DatabaseConfig;
+import dev.outboxjava.worker.KafkaPublisherModule;
+import dev.outboxjava.worker.OutboxWorker;
+import dev.outboxjava.worker.OutboxWorkerConfig;
+import dev.outboxjava.worker.OutboxWorkerModule;
+import dev.outboxjava.worker.PostgresStoreModule;
+import dev.outboxjava.worker.RabbitMqPublisherModule;
+import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.worker.internal.LogCapture;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker whose outage backoff is two minutes resumes within seconds of its dependency's return:
+ * RabbitMQ and PostgreSQL behind a proxy this test cuts (this worker's connections only), and the
+ * in-process Kafka broker this test stops and restarts. Only the relay touches the dependency after
+ * the first tick (the other loops wait an hour), so the outage it logs is the relay's own.
+ */
+@DisplayName("A worker with a long outage backoff")
+class ResumeAfterOutageIT {
+
+    private static final Logger log = LoggerFactory.getLogger(ResumeAfterOutageIT.class);
+    /** Far longer than the bound below: a relay that sits out its backoff fails the test. */
+    private static final Duration BACKOFF = Duration.ofMinutes(2);
+    /** Generous for this machine; covers the clients' own reconnect intervals (RabbitMQ's 5 s, Hikari's). */
+    private static final Duration RESUME_BOUND = Duration.ofSeconds(30);
+
+    private static PostgresFixture postgres;
+    private static RabbitMqFixture rabbit;
+
+    private OutboxTable table;
+    private RabbitMqDestination destination;
+    private BrokerInbox inbox;
+    private LogCapture outages;
+
+    @BeforeAll
+    static void services() {
+        postgres = PostgresFixture.shared();
+        rabbit = RabbitMqFixture.start();
+    }
+
+    @AfterAll
+    static void stopServices() {
+        rabbit.close();
+    }
+
+    @BeforeEach
+    void fresh() throws Exception {
+        table = new OutboxTable(postgres);
+        destination = rabbit.createDestination("resume-it");
+        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
+        outages = new LogCapture("dev.outboxjava.worker.outage");
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        outages.close();
+        inbox.close();
+        rabbit.delete(destination);
+        table.close();
+    }
+
+    private static OutboxWorkerConfig config() {
+        return OutboxWorkerConfig.custom().relay(new RelaySettings(100, Duration.ofSeconds(5)))
+                .pollInterval(Duration.ofMillis(200)).backoffInitial(BACKOFF).backoffMax(BACKOFF)
+                .sweepInterval(Duration.ofHours(1)).metricsPollInterval(Duration.ofHours(1)).cleanerEnabled(false)
+                .shutdownTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    private OutboxWorker worker(String databaseUrl, Module publisher) {
+        DatabaseConfig database = new DatabaseConfig(databaseUrl, postgres.user(), postgres.password(), 4,
+                table.name, CompletionMode.KEEP_SENT);
+        return Guice.createInjector(new OutboxWorkerModule(config()),
+                new PostgresStoreModule(database, WakeUpStrategy.POLLING), publisher).getInstance(OutboxWorker.class);
+    }
+
+    private RabbitMqPublisherModule rabbitMq(int port) {
+        String uri = "amqp://" + rabbit.username() + ":" + rabbit.password() + "@" + rabbit.host() + ":" + port + "/"
+                + URLEncoder.encode(rabbit.virtualHost(), StandardCharsets.UTF_8);
+        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(uri)
+                .connectionName("outbox-resume-it-" + UUID.randomUUID().toString().substring(0, 8)).build());
+    }
+
+    private static Set<String> strings(Collection<UUID> ids) {
+        return ids.stream().map(UUID::toString).collect(Collectors.toSet());
+    }
+
+    private void awaitOutageLogged(String dependency) {
+        await().atMost(Duration.ofMinutes(1)).until(() -> outages.atLeast(Level.WARN).stream()
+                .anyMatch(line -> line.startsWith(dependency + " unavailable")));
+    }
+
+    /** Awaits every id within the bound after the dependency returned, and logs how long it took. */
+    private static void awaitResumed(String dependency, Supplier<Set<String>> received, List<UUID> ids) {
+        long back = System.nanoTime();
+        await().atMost(RESUME_BOUND).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+                assertThat(received.get()).containsAll(strings(ids)));
+        log.info("{} back: every waiting event delivered {} ms later (outage backoff {})", dependency,
+                (System.nanoTime() - back) / 1_000_000, BACKOFF);
+    }
+
+    @Test
+    @DisplayName("RabbitMQ back: events flow again within seconds, not after the backoff")
+    void resumesWhenRabbitMqReturns() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(rabbit.host(), rabbit.port());
+                OutboxWorker worker = worker(postgres.jdbcUrl(), rabbitMq(proxy.port()))) {
+            List<UUID> before = table.append(10, destination.exchange(), "order.placed");
+            worker.start();
+            await().atMost(Duration.ofMinutes(1)).until(() -> inbox.ids().containsAll(strings(before)));
+
+            proxy.cut();
+            List<UUID> during = table.append(20, destination.exchange(), "order.placed");
+            awaitOutageLogged("broker");
+            proxy.restore();
+
+            awaitResumed("RabbitMQ", inbox::ids, during);
+            await().atMost(Duration.ofSeconds(30)).until(() -> outages.atLeast(Level.INFO).stream()
+                    .anyMatch(line -> line.startsWith("broker available again")));
+        }
+        assertThat(table.count(EventStatus.FAILED)).isZero();
+    }
+
+    @Test
+    @DisplayName("PostgreSQL back: events flow again within seconds, not after the backoff")
+    void resumesWhenTheDatabaseReturns() throws Exception {
+        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+        try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort());
+                OutboxWorker worker = worker("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
+                        new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+                                .connectionName("outbox-resume-it-db").build()))) {
+            List<UUID> before = table.append(10, destination.exchange(), "order.placed");
+            worker.start();
+            await().atMost(Duration.ofMinutes(1)).until(() -> inbox.ids().containsAll(strings(before)));
+
+            proxy.cut();
+            awaitOutageLogged("database");
+            List<UUID> during = table.append(20, destination.exchange(), "order.placed"); // straight to the database
+            Thread.sleep(3_000); // the outage goes on: the relay's probes find the database down meanwhile
+            proxy.restore();
+
+            awaitResumed("PostgreSQL", inbox::ids, during);
+            await().atMost(Duration.ofSeconds(30)).until(() -> outages.atLeast(Level.INFO).stream()
+                    .anyMatch(line -> line.startsWith("database available again")));
+        }
+        assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
+    }
+
+    @Test
+    @DisplayName("Kafka back: events flow again within seconds, not after the backoff")
+    void resumesWhenKafkaReturns() throws Exception {
+        String topic = "resume-it-" + UUID.randomUUID().toString().substring(0, 8);
+        Set<String> received = ConcurrentHashMap.newKeySet();
+        AtomicBoolean consuming = new AtomicBoolean(true);
+        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
+            kafka.createTopic(topic, 1);
+            Thread consumer = new Thread(() -> consume(kafka.bootstrapServers(), topic, received, consuming),
+                    "resume-it-consumer");
+            consumer.start();
+            try (OutboxWorker worker = worker(postgres.jdbcUrl(), new KafkaPublisherModule(KafkaPublisherConfig
+                    .builder().bootstrapServers(kafka.bootstrapServers()).build()))) {
+                List<UUID> before = table.append(10, topic, "order.placed");
+                worker.start();
+                await().atMost(Duration.ofMinutes(1)).until(() -> received.containsAll(strings(before)));
+
+                kafka.stop();
+                List<UUID> during = table.append(20, topic, "order.placed");
+                awaitOutageLogged("broker");
+                kafka.restart();
+
+                awaitResumed("Kafka", () -> received, during);
+            } finally {
+                consuming.set(false);
+                consumer.join(30_000);
+            }
+        }
+        assertThat(table.count(EventStatus.FAILED)).isZero();
+    }
+
+    private static void consume(String bootstrapServers, String topic, Set<String> received, AtomicBoolean consuming) {
+        Properties properties = new Properties();
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "resume-it-" + UUID.randomUUID());
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            while (consuming.get()) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    Header id = record.headers().lastHeader("ce_id");
+                    if (id != null) {
+                        received.add(new String(id.value(), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("test consumer stopped: {}", e.toString());
+        }
+    }
+}
