@@ -51,9 +51,11 @@ import org.slf4j.LoggerFactory;
  * reason names the topic and the Kafka error, retryable or not:
  * <ul>
  *   <li>not retryable: record too large ({@code max.request.size} or the topic's
- *       {@code max.message.bytes}), invalid topic name, a topic that does not exist on a cluster
- *       that does not create topics, authorization or authentication failures, serialization
- *       errors, a record the broker refuses, a source that is not a URI;</li>
+ *       {@code max.message.bytes}), invalid topic name, authorization or authentication failures,
+ *       serialization errors, a record the broker refuses, a source that is not a URI;</li>
+ *   <li>unroutable ({@link PublishOutcome#unroutable}): a topic that does not exist on a cluster that
+ *       does not create topics, found after waiting {@code max.block.ms} for its metadata — retryable,
+ *       as the topic may be created, within the retry policy's small budget for unroutable events;</li>
  *   <li>retryable: timeouts (including no acknowledgement within the publish timeout), not enough
  *       replicas, leader changes, network errors, broker not available, and anything unknown.</li>
  * </ul>

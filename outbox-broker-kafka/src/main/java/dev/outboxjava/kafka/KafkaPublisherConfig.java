@@ -1,7 +1,9 @@
 package dev.outboxjava.kafka;
 
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.kafka.internal.ProducerSettings;
+import dev.outboxjava.kafka.internal.RecordSizeLimits;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,6 +38,11 @@ import java.util.Objects;
  *       (notably {@code retries}=MAX_INT, {@code delivery.timeout.ms}=120000,
  *       {@code max.request.size}=1048576).</li>
  * </ul>
+ *
+ * <p>{@code max.request.size} and {@code buffer.memory} must hold the largest event the outbox
+ * accepts, {@link OutboxEvent#maxEncodedBytes(int)} of the payload limit the events are built with
+ * ({@link Builder#maxPayloadBytes(int)}, default {@link OutboxEvent#DEFAULT_MAX_PAYLOAD_BYTES}, which
+ * fits Kafka's defaults); {@link Builder#build()} refuses smaller values, naming the property.
  *
  * <p>{@code max.block.ms} bounds how long the producer waits for topic metadata or buffer space
  * while handing a record over. Keep it below the relay's publish timeout: then an unreachable
@@ -89,13 +96,15 @@ public final class KafkaPublisherConfig {
     private final Duration healthCheckTimeout;
     private final Duration closeTimeout;
     private final boolean flushEachBatch;
+    private final int maxPayloadBytes;
 
     private KafkaPublisherConfig(Map<String, Object> producerProperties, Duration healthCheckTimeout,
-            Duration closeTimeout, boolean flushEachBatch) {
+            Duration closeTimeout, boolean flushEachBatch, int maxPayloadBytes) {
         this.producerProperties = producerProperties;
         this.healthCheckTimeout = healthCheckTimeout;
         this.closeTimeout = closeTimeout;
         this.flushEachBatch = flushEachBatch;
+        this.maxPayloadBytes = maxPayloadBytes;
     }
 
     /** Starts a configuration; see the class comment for what is required, forced and refused. */
@@ -133,6 +142,11 @@ public final class KafkaPublisherConfig {
         return flushEachBatch;
     }
 
+    /** The payload limit the events are built with, which the size settings were checked against. */
+    public int maxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
     @Override
     public String toString() {
         return "KafkaPublisherConfig" + ProducerSettings.loggable(producerProperties)
@@ -145,6 +159,7 @@ public final class KafkaPublisherConfig {
         private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private boolean flushEachBatch = true;
+        private int maxPayloadBytes = OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES;
 
         private Builder() {
         }
@@ -200,6 +215,17 @@ public final class KafkaPublisherConfig {
         }
 
         /**
+         * The payload limit the events this publisher sends are built with
+         * ({@link OutboxEvent.Builder#maxPayloadBytes(int)}). Default
+         * {@link OutboxEvent#DEFAULT_MAX_PAYLOAD_BYTES}. {@link #build()} refuses a {@code max.request.size}
+         * or {@code buffer.memory} below {@link OutboxEvent#maxEncodedBytes(int)} of it.
+         */
+        public Builder maxPayloadBytes(int value) {
+            this.maxPayloadBytes = value;
+            return this;
+        }
+
+        /**
          * Validates and creates the configuration.
          *
          * @throws InvalidConfigurationException naming the Kafka property (or builder setting)
@@ -214,8 +240,14 @@ public final class KafkaPublisherConfig {
             if (closeTimeout.isNegative()) {
                 throw new InvalidConfigurationException("closeTimeout", "must not be negative, was " + closeTimeout);
             }
-            return new KafkaPublisherConfig(ProducerSettings.effective(properties), healthCheckTimeout,
-                    closeTimeout, flushEachBatch);
+            if (maxPayloadBytes < 0) {
+                throw new InvalidConfigurationException("maxPayloadBytes", "must not be negative, was "
+                        + maxPayloadBytes);
+            }
+            Map<String, Object> effective = ProducerSettings.effective(properties);
+            RecordSizeLimits.check(effective, maxPayloadBytes);
+            return new KafkaPublisherConfig(effective, healthCheckTimeout, closeTimeout, flushEachBatch,
+                    maxPayloadBytes);
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.OutboxEvent;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -157,6 +158,47 @@ class KafkaPublisherConfigTest {
         @DisplayName("a non-positive health check timeout")
         void healthTimeout() {
             assertRefused(valid().healthCheckTimeout(Duration.ZERO), "healthCheckTimeout", "positive");
+        }
+    
+        @Test
+        @DisplayName("a max.request.size below the largest event the builder accepts, naming the size it needs")
+        void requestSizeTooSmall() {
+            long needed = OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES);
+            assertRefused(valid().property("max.request.size", 512 * 1024), "max.request.size", "at least " + needed);
+        }
+
+        @Test
+        @DisplayName("a payload limit raised on the publisher alone, beyond Kafka's default max.request.size")
+        void payloadLimitBeyondDefaults() {
+            assertRefused(valid().maxPayloadBytes(1024 * 1024), "max.request.size", "maxPayloadBytes 1048576");
+        }
+
+        @Test
+        @DisplayName("a buffer.memory below the largest event")
+        void bufferTooSmall() {
+            assertRefused(valid().property("buffer.memory", 100_000), "buffer.memory", "at least");
+        }
+    }
+
+    @Nested
+    @DisplayName("size limits that agree")
+    class SizeLimits {
+
+        @Test
+        @DisplayName("Kafka's default max.request.size holds the largest event of the builder's default payload limit")
+        void defaultsAgree() {
+            KafkaPublisherConfig config = valid().build();
+            assertThat(config.maxPayloadBytes()).isEqualTo(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES);
+            assertThat(OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES)).isLessThanOrEqualTo(1024 * 1024);
+        }
+
+        @Test
+        @DisplayName("a raised payload limit is accepted with a max.request.size and buffer.memory that hold it")
+        void raisedTogether() {
+            int payload = 4 * 1024 * 1024;
+            long needed = OutboxEvent.maxEncodedBytes(payload);
+            assertThat(valid().maxPayloadBytes(payload).property("max.request.size", (int) needed).build()
+                    .maxPayloadBytes()).isEqualTo(payload);
         }
     }
 }

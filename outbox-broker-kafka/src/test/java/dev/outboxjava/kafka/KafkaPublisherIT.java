@@ -3,8 +3,15 @@ package dev.outboxjava.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.RetryPolicy;
+import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
+import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayListener;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
@@ -165,6 +172,48 @@ class KafkaPublisherIT {
         }
     }
 
+    /**
+     * The largest event the builder accepts with its default payload limit: every name, the key and
+     * the headers at their maxima in three-byte UTF-8 characters.
+     */
+    static OutboxEvent largestAcceptedEvent(String destination) {
+        String euro = "\u20ac";
+        OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH))
+                .source("/" + euro.repeat(OutboxEvent.MAX_NAME_LENGTH - 1)).destination(destination)
+                .routingKey("r".repeat(OutboxEvent.MAX_NAME_LENGTH)).key(euro.repeat(OutboxEvent.MAX_KEY_LENGTH))
+                .contentType("application/" + "x".repeat(OutboxEvent.MAX_NAME_LENGTH - 12))
+                .payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES]);
+        int left = OutboxEvent.MAX_HEADERS_BYTES;
+        for (int n = 0; left > OutboxEvent.HEADER_OVERHEAD_BYTES + 16; n++) {
+            String name = String.format("h%03d", n) + "x".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH - 4);
+            int valueBytes = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH * 3,
+                    left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
+            if (valueBytes < 3) {
+                break;
+            }
+            builder.header(name, euro.repeat(valueBytes / 3));
+            left -= name.length() + OutboxEvent.HEADER_OVERHEAD_BYTES + valueBytes / 3 * 3;
+        }
+        return builder.build();
+    }
+
+    @Test
+    @DisplayName("the largest event the builder accepts by default is delivered with Kafka's default size settings")
+    void largestAcceptedEventIsDelivered() throws Exception {
+        String topic = kafka.createTopic("largest", 1);
+        OutboxEvent largest = largestAcceptedEvent(topic);
+        try (KafkaPublisher defaults = KafkaPublisher.create(KafkaPublisherConfig.builder()
+                .bootstrapServers(kafka.bootstrapServers()).build())) {
+            List<PublishOutcome> outcomes = defaults.publish(List.of(largest), TIMEOUT).get(40, TimeUnit.SECONDS);
+            assertThat(outcomes).singleElement().isInstanceOf(PublishOutcome.Published.class);
+        }
+        ConsumerRecord<String, byte[]> record = kafka.consume(topic, 1, Duration.ofSeconds(30)).get(0);
+        assertThat(record.value()).hasSize(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES);
+        assertThat(record.key()).isEqualTo(largest.key().orElseThrow());
+        assertThat(new String(record.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8))
+                .isEqualTo(largest.id().toString());
+    }
+
     @Test
     @DisplayName("a record over max.request.size fails, not retryable, and the rest of its batch is published")
     void tooLarge() throws Exception {
@@ -191,7 +240,7 @@ class KafkaPublisherIT {
     }
 
     @Test
-    @DisplayName("a topic that does not exist, on a cluster that does not create topics, fails not retryable and names the topic")
+    @DisplayName("a topic that does not exist, on a cluster that does not create topics, is unroutable (retryable within its own budget) and names the topic; its neighbours are published")
     void missingTopic() throws Exception {
         String existing = kafka.createTopic("exists", 1);
         String missing = "missing-" + UUID.randomUUID();
@@ -202,11 +251,47 @@ class KafkaPublisherIT {
 
         assertThat(outcomes).filteredOn(o -> o.eventId().equals(lost.id())).singleElement()
                 .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
-                    assertThat(failed.retryable()).isFalse();
-                    assertThat(failed.reason()).contains("'" + missing + "' does not exist");
+                    assertThat(failed.unroutable()).isTrue();
+                    assertThat(failed.retryable()).isTrue();
+                    assertThat(failed.reason()).contains("'" + missing + "' does not exist").contains("max.block.ms");
                 });
         assertThat(outcomes).filteredOn(o -> o.eventId().equals(fine.id())).singleElement()
                 .isInstanceOf(PublishOutcome.Published.class);
+    }
+
+    @Test
+    @DisplayName("relayed: an event for a missing topic is dead-lettered after the unroutable budget (3), counted as unroutable each time; its neighbour is published once")
+    void missingTopicDeadLetteredAfterItsBudget() {
+        String existing = kafka.createTopic("neighbour", 1);
+        String missing = "missing-" + UUID.randomUUID();
+        ManualClock clock = ManualClock.startingAtEpochOf2024();
+        InMemoryOutboxStore store = new InMemoryOutboxStore();
+        OutboxEvent lost = OutboxEvent.builder().type("order.placed").destination(missing).payload(new byte[0])
+                .clock(clock).build();
+        OutboxEvent fine = OutboxEvent.builder().type("order.placed").destination(existing).payload(new byte[0])
+                .clock(clock).build();
+        store.append(lost, fine);
+        List<PublishOutcome.Failed> failures = new ArrayList<>();
+        Relay relay = new Relay(store, publisher,
+                RelaySettings.ofDefaults(),
+                RetryPolicy.custom().jitter(0).build(), clock,
+                new RelayListener() {
+                    @Override
+                    public void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
+                        failures.add(failure);
+                    }
+                });
+
+        for (int attempt = 0; attempt < 3; attempt++) {
+            relay.runOnce();
+            clock.advance(Duration.ofMinutes(1));
+        }
+
+        assertThat(store.find(lost.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+        assertThat(store.find(lost.id()).orElseThrow().attempts()).isEqualTo(3);
+        assertThat(failures).hasSize(3).allSatisfy(f -> assertThat(f.unroutable()).isTrue());
+        assertThat(store.find(fine.id()).orElseThrow().status()).isEqualTo(EventStatus.SENT);
+        assertThat(kafka.consume(existing, 1, Duration.ofSeconds(30))).hasSize(1);
     }
 
     @Test

@@ -47,14 +47,16 @@ import org.slf4j.LoggerFactory;
  * and {@link RabbitMqPublisherConfig#confirmTimeout()}. Each event then has its own outcome:
  * <ul>
  *   <li>acknowledged → published;</li>
- *   <li>returned as unroutable (no queue bound for the routing key) → retryable failure naming the
- *       exchange and routing key, because a binding may appear later;</li>
+ *   <li>returned as unroutable (no queue bound for the routing key) → unroutable failure
+ *       ({@link PublishOutcome#unroutable}) naming the exchange and routing key: retryable, because a
+ *       binding may appear later, within the retry policy's small budget for unroutable events;</li>
  *   <li>negatively acknowledged, not confirmed in time, or its channel/connection lost before the
  *       confirm → retryable failure;</li>
- *   <li>the exchange does not exist (RabbitMQ closes the channel with 404) → retryable failure
- *       naming the exchange: an exchange is often declared by a consumer that deploys later, and the
- *       event's attempt budget still dead-letters it if it never appears. The other events of the
- *       batch are published again on a fresh channel.</li>
+ *   <li>the exchange does not exist → unroutable failure naming the exchange. Each exchange of a batch
+ *       is checked with a passive declare on a channel of its own before the batch is sent (the answer
+ *       is remembered for exchanges that exist), so the events for a missing exchange are never sent
+ *       and the 404 that would close the batch's channel — losing the confirms of its neighbours, which
+ *       would then be published twice — does not happen.</li>
  * </ul>
  * {@link #publish} never throws: when RabbitMQ is unreachable every event is a retryable failure,
  * and the client's automatic connection recovery reconnects in the background.
@@ -110,22 +112,31 @@ public final class RabbitMqPublisher implements Publisher {
         }
     }
 
-    private static ConnectionFactory connectionFactory(RabbitMqPublisherConfig config) {
+    static ConnectionFactory connectionFactory(RabbitMqPublisherConfig config) {
         ConnectionFactory factory = new ConnectionFactory();
+        factory.setHandshakeTimeout((int) config.connectionTimeout().toMillis());
+        configure(factory, config.clientProperties());
+        // the typed settings already hold what the client properties said about them
         factory.setHost(config.host());
         factory.setPort(config.port());
         factory.setVirtualHost(config.virtualHost());
         factory.setUsername(config.username());
         factory.setPassword(config.password());
         factory.setConnectionTimeout((int) config.connectionTimeout().toMillis());
-        factory.setHandshakeTimeout((int) config.connectionTimeout().toMillis());
         factory.setRequestedHeartbeat((int) config.heartbeat().toSeconds());
+        factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
+        return factory;
+    }
+
+    /** The client properties through amqp-client's own configurator, then what the publisher must own. */
+    static void configure(ConnectionFactory factory, java.util.Map<String, String> clientProperties) {
+        if (!clientProperties.isEmpty()) {
+            com.rabbitmq.client.ConnectionFactoryConfigurator.load(factory, clientProperties, "");
+        }
         factory.setAutomaticRecoveryEnabled(true);
         // The publisher declares nothing and reopens its own channels (their confirm sequence
         // numbers restart on a new channel), so the client has no topology to replay.
         factory.setTopologyRecoveryEnabled(false);
-        factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
-        return factory;
     }
 
     private static ThreadFactory threads(String connectionName) {

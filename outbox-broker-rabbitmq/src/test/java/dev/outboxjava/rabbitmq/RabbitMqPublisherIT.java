@@ -137,7 +137,7 @@ class RabbitMqPublisherIT {
     class Unroutable {
 
         @Test
-        @DisplayName("is a retryable failure naming the exchange and routing key; the rest of the batch is published")
+        @DisplayName("is an unroutable (retryable) failure naming the exchange and routing key; the rest of the batch is published")
         void unroutableIsRetryableFailure() throws Exception {
             String unbound = rabbit.createUnboundExchange("unroutable");
             RabbitMqDestination routed = rabbit.createDestination("routed");
@@ -152,6 +152,7 @@ class RabbitMqPublisherIT {
                 assertThat(outcomes.get(after.id())).isInstanceOf(PublishOutcome.Published.class);
                 assertThat(outcomes.get(lost.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
                     assertThat(failed.retryable()).isTrue();
+                    assertThat(failed.unroutable()).isTrue();
                     assertThat(failed.reason()).contains(unbound).contains("nobody.listens").contains("unroutable");
                 });
             }
@@ -160,13 +161,13 @@ class RabbitMqPublisherIT {
         }
 
         @Test
-        @DisplayName("run through the relay, is dead-lettered when its attempt budget runs out")
+        @DisplayName("run through the relay, is dead-lettered after the unroutable budget (3), not its own (10)")
         void unroutableIsDeadLetteredThroughTheRelay() {
             String unbound = rabbit.createUnboundExchange("dead-letter");
             ManualClock clock = ManualClock.startingAtEpochOf2024();
             InMemoryOutboxStore store = new InMemoryOutboxStore();
             OutboxEvent event = OutboxEvent.builder().type("order.placed").destination(unbound).routingKey("no.route")
-                    .payload(new byte[] {1}).maxAttempts(3).clock(clock).build();
+                    .payload(new byte[] {1}).maxAttempts(10).clock(clock).build();
             store.append(List.of(event));
             RetryPolicy policy = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
 
@@ -289,7 +290,7 @@ class RabbitMqPublisherIT {
     class MissingExchange {
 
         @Test
-        @DisplayName("fails (retryable) naming the exchange; the other events go out on a fresh channel")
+        @DisplayName("fails as unroutable naming the exchange, without being sent; the other events are published, an event of its key held back")
         void missingExchangeFailsOthersPublished() throws Exception {
             RabbitMqDestination routed = rabbit.createDestination("fresh-channel");
             String missing = "outbox-it-missing-" + UUID.randomUUID();
@@ -307,6 +308,7 @@ class RabbitMqPublisherIT {
 
                 assertThat(outcomes.get(bad.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
                     assertThat(failed.retryable()).isTrue();
+                    assertThat(failed.unroutable()).isTrue();
                     assertThat(failed.reason()).contains("exchange '" + missing + "' does not exist");
                 });
                 assertThat(outcomes.get(sameKeyAsBad.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class,
@@ -314,19 +316,84 @@ class RabbitMqPublisherIT {
                 List<OutboxEvent> others = batch.stream().filter(e -> e != bad && e != sameKeyAsBad).toList();
                 assertThat(others).allSatisfy(e -> assertThat(outcomes.get(e.id()))
                         .isInstanceOf(PublishOutcome.Published.class));
-
-                // at least once: an event sent before the channel closed may arrive twice, so wait for
-                // each id rather than for a count that repeats could fill
-                List<String> otherIds = others.stream().map(e -> e.id().toString()).toList();
-                Set<String> arrived = rabbit.receiveEach(routed, otherIds, TIMEOUT).stream()
-                        .map(d -> d.getProperties().getMessageId()).collect(Collectors.toSet());
-                assertThat(arrived).containsAll(otherIds).doesNotContain(sameKeyAsBad.id().toString());
+                assertExactlyOnce(routed, others);
 
                 // the publisher keeps working
                 OutboxEvent later = event(routed.exchange(), "rk", "later", 200);
                 assertThat(publish(publisher, List.of(later))).singleElement()
                         .isInstanceOf(PublishOutcome.Published.class);
             }
+        }
+
+        @Test
+        @DisplayName("does not cause duplicates of its neighbours: in batches of hundreds, every valid event arrives exactly once")
+        void noDuplicateNeighbours() throws Exception {
+            RabbitMqDestination routed = rabbit.createDestination("no-duplicates");
+            String missing = "outbox-it-missing-" + UUID.randomUUID();
+            byte[] payload = new byte[4096];
+            List<OutboxEvent> valid = new ArrayList<>();
+            try (RabbitMqPublisher publisher = newPublisher(uniqueName("no-duplicates"))) {
+                for (int round = 0; round < 5; round++) {
+                    List<OutboxEvent> batch = new ArrayList<>();
+                    for (int n = 0; n < 400; n++) {
+                        batch.add(OutboxEvent.builder().type("order.placed").destination(routed.exchange())
+                                .routingKey("rk").payload(payload).build());
+                    }
+                    valid.addAll(batch);
+                    // mid-batch, behind hundreds of messages not yet confirmed
+                    batch.add(200, OutboxEvent.builder().type("order.placed").destination(missing).routingKey("rk")
+                            .payload(payload).build());
+                    List<PublishOutcome> outcomes = publish(publisher, batch);
+                    assertThat(outcomes.stream().filter(PublishOutcome.Failed.class::isInstance)
+                            .map(PublishOutcome.Failed.class::cast)).singleElement()
+                            .satisfies(failed -> assertThat(failed.unroutable()).isTrue());
+                }
+            }
+            assertExactlyOnce(routed, valid);
+        }
+
+        @Test
+        @DisplayName("run through the relay, is dead-lettered after the unroutable budget (3) and counted unroutable each time")
+        void missingExchangeDeadLetteredThroughTheRelay() {
+            RabbitMqDestination routed = rabbit.createDestination("relay-neighbour");
+            String missing = "outbox-it-missing-" + UUID.randomUUID();
+            ManualClock clock = ManualClock.startingAtEpochOf2024();
+            InMemoryOutboxStore store = new InMemoryOutboxStore();
+            OutboxEvent lost = OutboxEvent.builder().type("order.placed").destination(missing).routingKey("rk")
+                    .payload(new byte[] {1}).clock(clock).build();
+            OutboxEvent fine = OutboxEvent.builder().type("order.placed").destination(routed.exchange())
+                    .routingKey("rk").payload(new byte[] {1}).clock(clock).build();
+            store.append(List.of(lost, fine));
+            List<PublishOutcome.Failed> failures = new ArrayList<>();
+            RelayListener listener = new RelayListener() {
+                @Override
+                public void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
+                    failures.add(failure);
+                }
+            };
+            try (RabbitMqPublisher publisher = newPublisher(uniqueName("relay-missing"))) {
+                Relay relay = new Relay(store, publisher, new RelaySettings(10, TIMEOUT),
+                        RetryPolicy.custom().jitter(0).build(), clock, listener);
+                for (int attempt = 0; attempt < 3; attempt++) {
+                    relay.runOnce();
+                    clock.advance(Duration.ofMinutes(1));
+                }
+            }
+            OutboxEvent dead = store.find(lost.id()).orElseThrow();
+            assertThat(dead.status()).isEqualTo(EventStatus.FAILED);
+            assertThat(dead.attempts()).isEqualTo(RetryPolicy.DEFAULT_UNROUTABLE_MAX_ATTEMPTS);
+            assertThat(dead.lastError()).hasValueSatisfying(error -> assertThat(error).contains(missing));
+            assertThat(failures).hasSize(3).allSatisfy(f -> assertThat(f.unroutable()).isTrue());
+            assertThat(store.find(fine.id()).orElseThrow().status()).isEqualTo(EventStatus.SENT);
+            assertExactlyOnce(routed, List.of(fine));
+        }
+
+        /** Every event arrived, none twice: all are confirmed by now, so the queue holds whatever will arrive. */
+        private void assertExactlyOnce(RabbitMqDestination destination, List<OutboxEvent> events) {
+            List<String> arrived = rabbit.receive(destination, events.size() + 1, Duration.ofSeconds(3)).stream()
+                    .map(d -> d.getProperties().getMessageId()).toList();
+            assertThat(arrived).doesNotHaveDuplicates()
+                    .containsExactlyInAnyOrderElementsOf(events.stream().map(e -> e.id().toString()).toList());
         }
     }
 

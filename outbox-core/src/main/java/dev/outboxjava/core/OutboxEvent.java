@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * One outbox row as the core sees it: what to publish, where, and how far delivery has come.
@@ -66,8 +65,25 @@ public record OutboxEvent(
     public static final int MAX_NAME_LENGTH = 255;
     /** Longest key accepted. */
     public static final int MAX_KEY_LENGTH = 1024;
-    /** Default largest payload accepted by the builder: 1 MiB (Kafka's default {@code max.request.size}). */
-    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+    /**
+     * Room an accepted event can take on the wire beyond its payload: 64 KiB for the key (as record key
+     * and partition-key attribute), the event's own headers (at most {@link #MAX_HEADERS_BYTES}), the
+     * CloudEvents attributes and the broker's record framing. See {@link #maxEncodedBytes(int)}.
+     */
+    public static final int ENVELOPE_RESERVE_BYTES = 64 * 1024;
+    /**
+     * Default largest payload accepted by the builder: 960 KiB (983,040 bytes), so that the largest
+     * event it accepts, envelope included, fits Kafka's default {@code max.request.size} of 1 MiB and
+     * RabbitMQ's default message size limit.
+     */
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024 - ENVELOPE_RESERVE_BYTES;
+    /**
+     * Most bytes the event's own headers may take together: the UTF-8 bytes of every name and value,
+     * plus {@value #HEADER_OVERHEAD_BYTES} per header for its framing on the wire.
+     */
+    public static final int MAX_HEADERS_BYTES = 32 * 1024;
+    /** Framing bytes counted per header towards {@link #MAX_HEADERS_BYTES}. */
+    public static final int HEADER_OVERHEAD_BYTES = 8;
     /** Default attempt budget per event. */
     public static final int DEFAULT_MAX_ATTEMPTS = 10;
     /** Default CloudEvents source when the caller sets none. */
@@ -78,10 +94,6 @@ public record OutboxEvent(
     public static final int MAX_HEADER_NAME_LENGTH = 128;
     /** Longest header value accepted. */
     public static final int MAX_HEADER_VALUE_LENGTH = 4096;
-
-    // Letters, digits, '-', '_', '.'; must start with a letter. Every broker accepts these and
-    // HTTP/CloudEvents bindings can carry them unchanged.
-    private static final Pattern HEADER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9._-]*");
 
     public OutboxEvent {
         Objects.requireNonNull(id, "id");
@@ -101,6 +113,16 @@ public record OutboxEvent(
         Objects.requireNonNull(sentAt, "sentAt");
         payload = payload.clone();
         headers = Map.copyOf(headers);
+    }
+
+    /**
+     * The most bytes an event accepted with this payload limit can take as one broker record or message,
+     * envelope included: {@code maxPayloadBytes + }{@link #ENVELOPE_RESERVE_BYTES}. A publisher whose
+     * request or message size limit is below this for the payload limit its events are built with
+     * would refuse the largest of them; publishers check it when they start.
+     */
+    public static long maxEncodedBytes(int maxPayloadBytes) {
+        return (long) maxPayloadBytes + ENVELOPE_RESERVE_BYTES;
     }
 
     /** A copy of the payload. */
@@ -241,7 +263,11 @@ public record OutboxEvent(
             return this;
         }
 
-        /** Adds a header. Names: a letter, then letters, digits, '.', '_' or '-', at most 128 characters. */
+        /**
+         * Adds a header. Names: a letter, then letters, digits, '.', '_' or '-', at most 128 characters,
+         * not one the CloudEvents envelope uses ({@link ReservedHeaders}); values: at most 4096 characters,
+         * without NUL or lone surrogates.
+         */
         public Builder header(String name, String value) {
             if (name == null) {
                 throw new InvalidEventException("headers", "a header name is null");
@@ -250,8 +276,11 @@ public record OutboxEvent(
             return this;
         }
 
-        /** Adds every entry of {@code values} as a header. */
+        /** Adds every entry of {@code values} as a header; see {@link #header(String, String)}. */
         public Builder headers(Map<String, String> values) {
+            if (values == null) {
+                throw new InvalidEventException("headers", "is null; pass Map.of() for no headers");
+            }
             values.forEach(this::header);
             return this;
         }
@@ -262,7 +291,12 @@ public record OutboxEvent(
             return this;
         }
 
-        /** Largest payload accepted. Default {@value #DEFAULT_MAX_PAYLOAD_BYTES} bytes. */
+        /**
+         * Largest payload accepted. Default {@value #DEFAULT_MAX_PAYLOAD_BYTES} bytes (960 KiB), which fits the
+         * brokers' default limits with the envelope. When you raise it, give the publisher the same value
+         * (e.g. {@code KafkaPublisherConfig.Builder.maxPayloadBytes}) and raise the broker's limits to
+         * {@link #maxEncodedBytes(int)}; the publisher refuses to start otherwise.
+         */
         public Builder maxPayloadBytes(int value) {
             this.maxPayloadBytes = value;
             return this;
@@ -274,7 +308,10 @@ public record OutboxEvent(
             return this;
         }
 
-        /** Do not publish before this time (a delayed event). Default: at once (the creation time). */
+        /**
+         * Do not publish before this time (a delayed event). Default: at once (the creation time).
+         * Must lie in the years 1 to 9999 UTC, the range PostgreSQL and the brokers' time formats hold.
+         */
         public Builder availableAt(Instant value) {
             this.availableAt = value;
             return this;
@@ -311,13 +348,18 @@ public record OutboxEvent(
             if (maxAttempts < 1) {
                 throw new InvalidEventException("maxAttempts", "must be at least 1, was " + maxAttempts);
             }
-            headers.forEach(Builder::checkHeader);
+            headers.forEach(EventHeaders::check);
+            if (availableAt != null) {
+                StorableInstant.require("availableAt", availableAt);
+            }
             Instant now = clock.instant();
             UUID eventId = id != null ? id : UuidV7.next(clock);
-            return new OutboxEvent(eventId, type, source, Optional.ofNullable(key), destination, routingKey,
-                    contentType, payload, headers, EventStatus.PENDING, 0, maxAttempts, Optional.empty(),
+            OutboxEvent event = new OutboxEvent(eventId, type, source, Optional.ofNullable(key), destination,
+                    routingKey, contentType, payload, headers, EventStatus.PENDING, 0, maxAttempts, Optional.empty(),
                     availableAt != null ? availableAt : now, now, Optional.empty(), Optional.empty(),
                     Optional.empty(), 0L);
+            EventContent.check(event);
+            return event;
         }
 
         private static void requireName(String field, String value, int maxLength) {
@@ -327,26 +369,6 @@ public record OutboxEvent(
             if (value.length() > maxLength) {
                 throw new InvalidEventException(field, "is " + value.length() + " characters, over the maximum of "
                         + maxLength);
-            }
-        }
-
-        private static void checkHeader(String name, String value) {
-            if (name.length() > MAX_HEADER_NAME_LENGTH || !HEADER_NAME.matcher(name).matches()) {
-                throw new InvalidEventException("headers", "header name '" + name + "' is not accepted: use a letter, "
-                        + "then letters, digits, '.', '_' or '-', at most " + MAX_HEADER_NAME_LENGTH + " characters");
-            }
-            String lower = name.toLowerCase(java.util.Locale.ROOT);
-            if (lower.startsWith("ce_") || lower.startsWith("ce-") || lower.equals("content-type")
-                    || lower.equals("content_type")) {
-                throw new InvalidEventException("headers", "header name '" + name + "' is reserved for the "
-                        + "CloudEvents envelope, which the publisher fills from the event's own fields");
-            }
-            if (value == null) {
-                throw new InvalidEventException("headers", "header '" + name + "' has a null value");
-            }
-            if (value.length() > MAX_HEADER_VALUE_LENGTH) {
-                throw new InvalidEventException("headers", "header '" + name + "' value is " + value.length()
-                        + " characters, over the maximum of " + MAX_HEADER_VALUE_LENGTH);
             }
         }
     }

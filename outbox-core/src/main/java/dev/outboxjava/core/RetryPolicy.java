@@ -14,6 +14,9 @@ import java.util.random.RandomGenerator;
  * jitter of ±{@code jitter} (so relays that failed together do not retry together) and capped at
  * {@code maxDelay}. The attempt budget is per event ({@link OutboxEvent#maxAttempts()}); this policy
  * only decides, for an event that has just failed, whether the budget allows another attempt.
+ * An event whose destination does not exist or routes it nowhere has a smaller budget of its own,
+ * {@link #unroutableMaxAttempts()}, so that a missing exchange or topic shows up as dead letters
+ * within seconds instead of after the whole backoff.
  *
  * <pre>{@code
  * RetryPolicy policy = RetryPolicy.custom()
@@ -32,11 +35,14 @@ public final class RetryPolicy {
     public static final Duration DEFAULT_MAX_DELAY = Duration.ofMinutes(5);
     /** Default jitter: ±20 % of the delay. */
     public static final double DEFAULT_JITTER = 0.2;
+    /** Default attempt budget of an event whose destination is unroutable: 3. */
+    public static final int DEFAULT_UNROUTABLE_MAX_ATTEMPTS = 3;
 
     private final Duration initialDelay;
     private final double multiplier;
     private final Duration maxDelay;
     private final double jitter;
+    private final int unroutableMaxAttempts;
     private final RandomGenerator random;
 
     private RetryPolicy(Builder builder) {
@@ -44,6 +50,7 @@ public final class RetryPolicy {
         this.multiplier = builder.multiplier;
         this.maxDelay = builder.maxDelay;
         this.jitter = builder.jitter;
+        this.unroutableMaxAttempts = builder.unroutableMaxAttempts;
         this.random = builder.random;
     }
 
@@ -80,8 +87,22 @@ public final class RetryPolicy {
      * @param now       the current time
      */
     public RetryDecision decide(OutboxEvent event, boolean retryable, Instant now) {
+        return decide(event, retryable, false, now);
+    }
+
+    /**
+     * Decides what happens to an event whose publish just failed.
+     *
+     * @param event      the event as leased (its attempts do not yet count this failure)
+     * @param retryable  whether the publisher said another attempt can help
+     * @param unroutable whether the destination does not exist or routes the event nowhere: then the
+     *                   budget is the smaller of the event's and {@link #unroutableMaxAttempts()}
+     * @param now        the current time
+     */
+    public RetryDecision decide(OutboxEvent event, boolean retryable, boolean unroutable, Instant now) {
         int failures = event.attempts() + 1;
-        if (!retryable || failures >= event.maxAttempts()) {
+        int budget = unroutable ? Math.min(event.maxAttempts(), unroutableMaxAttempts) : event.maxAttempts();
+        if (!retryable || failures >= budget) {
             return RetryDecision.deadLetter();
         }
         return RetryDecision.retryAt(now.plus(delayAfter(failures)));
@@ -107,10 +128,15 @@ public final class RetryPolicy {
         return jitter;
     }
 
+    /** Attempts an event with an unroutable destination gets before it is dead-lettered. */
+    public int unroutableMaxAttempts() {
+        return unroutableMaxAttempts;
+    }
+
     @Override
     public String toString() {
         return "RetryPolicy[initialDelay=" + initialDelay + ", multiplier=" + multiplier + ", maxDelay="
-                + maxDelay + ", jitter=" + jitter + "]";
+                + maxDelay + ", jitter=" + jitter + ", unroutableMaxAttempts=" + unroutableMaxAttempts + "]";
     }
 
     /** Builds a {@link RetryPolicy}; {@link #build()} rejects unusable values naming the setting. */
@@ -119,6 +145,7 @@ public final class RetryPolicy {
         private double multiplier = DEFAULT_MULTIPLIER;
         private Duration maxDelay = DEFAULT_MAX_DELAY;
         private double jitter = DEFAULT_JITTER;
+        private int unroutableMaxAttempts = DEFAULT_UNROUTABLE_MAX_ATTEMPTS;
         private RandomGenerator random;
 
         private Builder() {
@@ -148,6 +175,16 @@ public final class RetryPolicy {
             return this;
         }
 
+        /**
+         * Attempts an event gets when its destination does not exist or routes it nowhere (a missing
+         * RabbitMQ exchange or Kafka topic, no queue bound): at most this many, fewer when the event's
+         * own budget is smaller. Default {@value #DEFAULT_UNROUTABLE_MAX_ATTEMPTS}; at least 1.
+         */
+        public Builder unroutableMaxAttempts(int value) {
+            this.unroutableMaxAttempts = value;
+            return this;
+        }
+
         /** Makes the jitter reproducible (tests). Default: a thread-local random. */
         public Builder seed(long seed) {
             this.random = new Random(seed);
@@ -174,6 +211,10 @@ public final class RetryPolicy {
             }
             if (!(jitter >= 0.0 && jitter <= 1.0)) {
                 throw new InvalidConfigurationException("retry.jitter", "must be between 0 and 1, was " + jitter);
+            }
+            if (unroutableMaxAttempts < 1) {
+                throw new InvalidConfigurationException("retry.unroutableMaxAttempts", "must be at least 1, was "
+                        + unroutableMaxAttempts);
             }
             return new RetryPolicy(this);
         }

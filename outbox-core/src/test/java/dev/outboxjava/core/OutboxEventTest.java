@@ -251,7 +251,8 @@ class OutboxEventTest {
 
         @ParameterizedTest(name = "header name \"{0}\"")
         @ValueSource(strings = {"ce_id", "ce_type", "CE_source", "ce-specversion", "content-type", "Content-Type",
-                "content_type"})
+                "content_type", "cloudEvents_id", "cloudEvents_type", "cloudEvents_source", "CLOUDEVENTS_ID",
+                "cloudevents_partitionkey", "cloudEvents-id"})
         @DisplayName("a header name reserved for the CloudEvents envelope")
         void reservedHeaderName(String name) {
             assertRejected(b -> b.header(name, "v"), "headers", "'" + name + "'", "reserved", "CloudEvents");
@@ -292,6 +293,140 @@ class OutboxEventTest {
         @DisplayName("(but not) a header name of letters, digits, '.', '_' and '-' that starts with a letter")
         void goodHeaderNamesPass(String name) {
             assertThat(valid().header(name, "v").build().headers()).containsEntry(name, "v");
+        }
+    }
+
+    @Nested
+    @DisplayName("the builder refuses hostile input, naming the field,")
+    class HostileInput {
+
+        @Test
+        @DisplayName("a NUL character in a header value, which PostgreSQL cannot store")
+        void nulInHeaderValue() {
+            assertRejected(b -> b.header("tenant", "ac\0me"), "headers", "'tenant'", "NUL", "index 2");
+        }
+
+        @Test
+        @DisplayName("a NUL character in the type")
+        void nulInType() {
+            assertRejected(b -> b.type("order\0placed"), "type", "NUL");
+        }
+
+        @Test
+        @DisplayName("a NUL character in the key")
+        void nulInKey() {
+            assertRejected(b -> b.key("order-\0"), "key", "NUL");
+        }
+
+        @Test
+        @DisplayName("a NUL character in a header name, shown escaped")
+        void nulInHeaderName() {
+            assertRejected(b -> b.header("ten\0ant", "v"), "headers", "ten\\u0000ant");
+        }
+
+        @ParameterizedTest(name = "type with {0}")
+        @ValueSource(strings = {"\uD800", "order\uDC00", "\uDC00\uD800", "x\uD83D"})
+        @DisplayName("a lone UTF-16 surrogate in the type, which would reach the broker as '?'")
+        void loneSurrogateInType(String value) {
+            assertRejected(b -> b.type(value), "type", "lone UTF-16 surrogate");
+        }
+
+        @Test
+        @DisplayName("a lone surrogate in every other text field")
+        void loneSurrogateElsewhere() {
+            assertRejected(b -> b.source("/orders\uD800"), "source", "surrogate");
+            assertRejected(b -> b.key("k\uDFFF"), "key", "surrogate");
+            assertRejected(b -> b.destination("d\uD800"), "destination", "surrogate");
+            assertRejected(b -> b.routingKey("r\uD800"), "routingKey", "surrogate");
+            assertRejected(b -> b.contentType("text/plain\uD800"), "contentType", "surrogate");
+            assertRejected(b -> b.header("tenant", "\uDC00"), "headers", "'tenant'", "surrogate");
+        }
+
+        @Test
+        @DisplayName("(but not) a character outside the BMP, whose surrogates come in a pair")
+        void surrogatePairPasses() {
+            OutboxEvent event = valid().type("order.\uD83D\uDE00").key("\uD83D\uDE00").header("tenant", "\uD83D\uDE00")
+                    .build();
+            assertThat(event.type()).endsWith("\uD83D\uDE00");
+        }
+
+        @ParameterizedTest(name = "source \"{0}\"")
+        @ValueSource(strings = {"not a uri", "/orders service", "http://exa mple.com", "%zz", "orders^service", "\\x"})
+        @DisplayName("a source that is not a URI reference")
+        void sourceNotAUri(String value) {
+            assertRejected(b -> b.source(value), "source", "not a URI reference", "CloudEvents");
+        }
+
+        @ParameterizedTest(name = "source \"{0}\"")
+        @ValueSource(strings = {"/orders-service", "urn:example:orders", "https://example.com/orders", "orders",
+                "//host/path", "mailto:ops@example.com"})
+        @DisplayName("(but not) a URI reference as the source")
+        void uriSourcesPass(String value) {
+            assertThat(valid().source(value).build().source()).isEqualTo(value);
+        }
+
+        @Test
+        @DisplayName("headers that take more than MAX_HEADERS_BYTES together, so the envelope stays bounded")
+        void headersTooLargeTogether() {
+            OutboxEvent.Builder builder = valid();
+            for (int n = 0; n < 9; n++) { // 9 x (5 + 4096 + 8) bytes > 32 KiB
+                builder.header("h" + String.format("%04d", n), "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH));
+            }
+            assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidEventException.class,
+                    e -> assertThat(e.field()).isEqualTo("headers")).hasMessageContaining("maximum of 32768");
+        }
+
+        @Test
+        @DisplayName("(but not) headers of exactly MAX_HEADERS_BYTES, counting UTF-8 bytes")
+        void headersAtTheLimit() {
+            OutboxEvent.Builder builder = valid();
+            int left = OutboxEvent.MAX_HEADERS_BYTES;
+            for (int n = 0; left > 0; n++) {
+                String name = "h" + String.format("%04d", n);
+                int value = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH, left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
+                builder.header(name, "v".repeat(value));
+                left -= name.length() + value + OutboxEvent.HEADER_OVERHEAD_BYTES;
+            }
+            assertThat(builder.build().headers()).isNotEmpty();
+            assertThatThrownBy(builder.header("one", "\u20ac")::build).isInstanceOf(InvalidEventException.class);
+        }
+
+        @Test
+        @DisplayName("the default payload limit plus the envelope reserve fits Kafka's default max.request.size")
+        void defaultFitsKafka() {
+            assertThat(OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES)).isEqualTo(1024 * 1024);
+        }
+
+        @Test
+        @DisplayName("null headers")
+        void nullHeaders() {
+            assertThatThrownBy(() -> valid().headers(null))
+                    .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("headers"))
+                    .hasMessageContaining("null");
+        }
+
+        @ParameterizedTest(name = "availableAt {0}")
+        @ValueSource(strings = {"+1000000000-12-31T23:59:59.999999999Z", "-1000000000-01-01T00:00:00Z",
+                "+10000-01-01T00:00:00Z", "0000-12-31T23:59:59Z"})
+        @DisplayName("a time the outbox cannot store")
+        void unstorableAvailableAt(String value) {
+            assertRejected(b -> b.availableAt(Instant.parse(value)), "availableAt", "outside the range");
+        }
+
+        @Test
+        @DisplayName("Instant.MAX and Instant.MIN as availableAt")
+        void instantMax() {
+            assertRejected(b -> b.availableAt(Instant.MAX), "availableAt", "outside the range");
+            assertRejected(b -> b.availableAt(Instant.MIN), "availableAt", "outside the range");
+        }
+
+        @Test
+        @DisplayName("(but not) the first and last instants of years 1 to 9999")
+        void storableBoundsPass() {
+            Instant last = Instant.parse("9999-12-31T23:59:59.999999Z");
+            assertThat(valid().availableAt(last).build().nextAttemptAt()).isEqualTo(last);
+            Instant first = Instant.parse("0001-01-01T00:00:00Z");
+            assertThat(valid().availableAt(first).build().nextAttemptAt()).isEqualTo(first);
         }
     }
 

@@ -223,4 +223,36 @@ class RetryPolicyTest {
             assertThat(decision.nextAttemptAt()).isEmpty();
         }
     }
+
+    @Nested
+    @DisplayName("for an unroutable destination")
+    class UnroutableBudget {
+
+        private final RetryPolicy policy = RetryPolicy.custom().unroutableMaxAttempts(3).jitter(0).build();
+        private final ManualClock clock = new ManualClock(NOW);
+
+        private OutboxEvent leasedEvent(int attempts, int maxAttempts) {
+            OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0])
+                    .maxAttempts(maxAttempts).clock(clock).build();
+            return event.withDelivery(EventStatus.IN_FLIGHT, attempts, event.lastError(), event.nextAttemptAt(),
+                    event.leasedAt(), event.leaseId(), event.sentAt());
+        }
+
+        @Test
+        @DisplayName("retries until the unroutable budget is spent, then dead-letters, whatever the event's own budget")
+        void ownBudget() {
+            assertThat(policy.decide(leasedEvent(0, 10), true, true, NOW).isDeadLetter()).isFalse();
+            assertThat(policy.decide(leasedEvent(1, 10), true, true, NOW).isDeadLetter()).isFalse();
+            assertThat(policy.decide(leasedEvent(2, 10), true, true, NOW).isDeadLetter()).isTrue();
+            assertThat(policy.decide(leasedEvent(2, 10), true, false, NOW).isDeadLetter()).as("not unroutable").isFalse();
+        }
+
+        @Test
+        @DisplayName("defaults to 3 and refuses less than 1, naming the setting")
+        void defaultsAndValidation() {
+            assertThat(RetryPolicy.ofDefaults().unroutableMaxAttempts()).isEqualTo(3);
+            assertThatThrownBy(() -> RetryPolicy.custom().unroutableMaxAttempts(0).build())
+                    .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("unroutableMaxAttempts");
+        }
+    }
 }

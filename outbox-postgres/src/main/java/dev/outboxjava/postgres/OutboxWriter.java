@@ -1,5 +1,6 @@
 package dev.outboxjava.postgres;
 
+import dev.outboxjava.core.AppendableEvents;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.internal.EventInsert;
 import dev.outboxjava.postgres.internal.OutboxTable;
@@ -60,10 +61,13 @@ public final class OutboxWriter {
      *         and the database's order is the relay's business; {@code store.find(id)} has it
      * @throws dev.outboxjava.core.OutboxStoreException when the INSERT fails (the transaction is then
      *         aborted on the server: roll it back)
-     * @throws dev.outboxjava.core.InvalidEventException when an event is not a new pending one
+     * @throws dev.outboxjava.core.InvalidEventException naming the field, before anything reaches the
+     *         database (the transaction stays usable), when {@code events} or an element is null, an event
+     *         is not a new pending one or breaks a content rule of {@link OutboxEvent#builder()}
      */
     public List<OutboxEvent> append(Connection connection, List<OutboxEvent> events) {
         Objects.requireNonNull(connection, "connection");
+        AppendableEvents.require(events);
         return insert.insert(connection, TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
     }
 
@@ -80,6 +84,7 @@ public final class OutboxWriter {
      */
     public List<OutboxEvent> append(Configuration configuration, List<OutboxEvent> events) {
         Objects.requireNonNull(configuration, "configuration");
+        AppendableEvents.require(events);
         return insert.insert(configuration.connectionProvider(),
                 TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
     }

@@ -299,6 +299,34 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     }
 
     @Override
+    public List<OutboxEvent> listRetrying(int offset, int limit) {
+        if (offset < 0 || limit < 0) {
+            throw new IllegalArgumentException("offset and limit must not be negative, were " + offset + " and "
+                    + limit);
+        }
+        if (limit == 0) {
+            return List.of();
+        }
+        return run("list events waiting for a retry", () -> operator.retrying(dsl, offset, limit));
+    }
+
+    /** How many events wait for a retry (the whole of what {@link #listRetrying} pages through). */
+    public long countRetrying() {
+        return run("count events waiting for a retry", () -> operator.countRetrying(dsl));
+    }
+
+    /**
+     * How many events {@link #purge} would delete now: in {@code status}, created before
+     * {@code createdBefore}. Deletes nothing.
+     */
+    public long countPurgeable(EventStatus status, Instant createdBefore) {
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(createdBefore, "createdBefore");
+        return run("count " + status.databaseValue() + " events to purge",
+                () -> operator.countCreatedBefore(dsl, status, createdBefore));
+    }
+
+    @Override
     public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
         Objects.requireNonNull(selector, "selector");
         Objects.requireNonNull(now, "now");

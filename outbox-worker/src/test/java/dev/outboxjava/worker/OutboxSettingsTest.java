@@ -30,6 +30,18 @@ class OutboxSettingsTest {
         assertThat(settings.http().port()).isEqualTo(8080);
         assertThat(settings.wakeUp()).isEqualTo(WakeUpStrategy.NOTIFY);
         assertThat(settings.table()).isEqualTo("outbox_events");
+        assertThat(settings.worker().retryPolicy().unroutableMaxAttempts()).isEqualTo(3);
+    }
+
+    @Test
+    void givenTheUnroutableBudget_thenTheRetryPolicyHasIt_andAValueBelowOneIsRefusedByName() {
+        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
+                "OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "5")));
+        assertThat(settings.worker().retryPolicy().unroutableMaxAttempts()).isEqualTo(5);
+
+        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of(
+                "OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "0"))))
+                .hasMessageContaining("OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS");
     }
 
     @Test

@@ -58,6 +58,11 @@ public final class BatchOutcomes {
         record(index, PublishOutcome.failed(eventIds[index], reason, retryable));
     }
 
+    /** Records that the event at {@code index} has a destination that does not exist (unless it has an outcome). */
+    public void unroutable(int index, String reason) {
+        record(index, PublishOutcome.unroutable(eventIds[index], reason));
+    }
+
     /** Records a retryable failure for every event from {@code fromIndex} on that has no outcome yet. */
     public void failRemaining(int fromIndex, String reason) {
         for (int i = fromIndex; i < eventIds.length && !isDone(); i++) {

@@ -96,7 +96,9 @@ public final class BatchSender {
             TopicCheck topic = topicChecks.computeIfAbsent(event.destination(),
                     name -> checkTopic(producer, name, deadlineNanos));
             String heldBack = event.key().map(heldBackKeys::get).orElse(null);
-            if (!topic.usable()) {
+            if (!topic.usable() && topic.unroutable()) {
+                outcomes.unroutable(i, topic.problem());
+            } else if (!topic.usable()) {
                 outcomes.failed(i, topic.problem(), topic.retryable());
             } else if (heldBack != null) {
                 outcomes.failed(i, "held back: an earlier event with the same key failed in this batch ("
@@ -143,11 +145,16 @@ public final class BatchSender {
     }
 
     /** Whether records for a topic can be handed over, found once per topic and batch. */
-    private record TopicCheck(boolean usable, String problem, boolean retryable) {
-        static final TopicCheck USABLE = new TopicCheck(true, "", false);
+    private record TopicCheck(boolean usable, String problem, boolean retryable, boolean unroutable) {
+        static final TopicCheck USABLE = new TopicCheck(true, "", false, false);
 
         static TopicCheck problem(String problem, boolean retryable) {
-            return new TopicCheck(false, problem, retryable);
+            return new TopicCheck(false, problem, retryable, false);
+        }
+
+        /** The topic does not exist: retryable within the relay's budget for unroutable events. */
+        static TopicCheck missing(String problem) {
+            return new TopicCheck(false, problem, true, true);
         }
     }
 
@@ -164,10 +171,13 @@ public final class BatchSender {
                     : checkServed(topic, partitions, deadlineNanos);
         } catch (TimeoutException e) {
             if (probe.topicState(topic, probeBudget(deadlineNanos)) == ClusterProbe.TopicState.MISSING) {
+                // The relay warns about it, once per topic and interval, and dead-letters the events after
+                // its small budget for unroutable destinations.
                 String reason = "topic '" + topic + "' does not exist and the Kafka cluster does not create topics on "
-                        + "demand (auto.create.topics.enable=false): create the topic, or fix the event's destination";
-                log.warn("{}", reason);
-                return TopicCheck.problem(reason, false);
+                        + "demand (auto.create.topics.enable=false), found after waiting max.block.ms="
+                        + maxBlock.toMillis() + " ms for its metadata: create the topic, or fix the event's destination";
+                log.debug("{}", reason);
+                return TopicCheck.missing(reason);
             }
             return TopicCheck.problem("no metadata for topic '" + topic + "' within max.block.ms="
                     + maxBlock.toMillis() + " ms: is the Kafka cluster reachable? ("

@@ -1,6 +1,7 @@
 package dev.outboxjava.kafka.internal;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.ReservedHeaders;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.kafka.KafkaMessageFactory;
@@ -9,7 +10,6 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
@@ -65,8 +65,7 @@ public final class CloudEventRecords {
         own.forEach((name, value) -> {
             // The envelope belongs to the publisher; stored rows written before validation existed
             // must not smuggle a second ce_id or content-type onto the wire.
-            String lower = name.toLowerCase(Locale.ROOT);
-            if (!lower.startsWith("ce_") && !lower.equals("content-type")) {
+            if (!ReservedHeaders.isReserved(name)) {
                 headers.add(name, value.getBytes(StandardCharsets.UTF_8));
             }
         });

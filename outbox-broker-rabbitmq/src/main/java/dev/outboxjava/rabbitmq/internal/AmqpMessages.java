@@ -2,6 +2,7 @@ package dev.outboxjava.rabbitmq.internal;
 
 import com.rabbitmq.client.AMQP;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.ReservedHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -62,7 +63,13 @@ public final class AmqpMessages {
         String id = event.id().toString();
         // sized so that the event's headers and the 6 CloudEvents attributes fit without a resize
         Map<String, Object> headers = new LinkedHashMap<>((event.headers().size() + 6) * 4 / 3 + 1);
-        headers.putAll(event.headers());
+        // The envelope belongs to the publisher: a row inserted by other means than the builder
+        // must not carry a second cloudEvents_id or ce_type to consumers that read either prefix.
+        event.headers().forEach((name, value) -> {
+            if (!ReservedHeaders.isReserved(name)) {
+                headers.put(name, value);
+            }
+        });
         headers.put(CE_SPECVERSION, SPEC_VERSION);
         headers.put(CE_ID, id);
         headers.put(CE_SOURCE, event.source());

@@ -58,7 +58,7 @@ public final class BatchPublication {
     synchronized void acked(int index) {
         if (!finished && outcomes[index] == null) {
             UUID id = events.get(index).id();
-            outcomes[index] = returnReasons[index] != null ? PublishOutcome.failed(id, returnReasons[index], true)
+            outcomes[index] = returnReasons[index] != null ? PublishOutcome.unroutable(id, returnReasons[index])
                     : PublishOutcome.published(id);
         }
         settle();
@@ -67,10 +67,9 @@ public final class BatchPublication {
     synchronized void nacked(int index) {
         if (!finished && outcomes[index] == null) {
             OutboxEvent event = events.get(index);
-            String reason = returnReasons[index] != null ? returnReasons[index]
-                    : "RabbitMQ refused the event (negative publisher confirm) for exchange '" + event.destination()
-                            + "' and routing key '" + event.routingKey() + "'";
-            outcomes[index] = PublishOutcome.failed(event.id(), reason, true);
+            outcomes[index] = returnReasons[index] != null ? PublishOutcome.unroutable(event.id(), returnReasons[index])
+                    : PublishOutcome.failed(event.id(), "RabbitMQ refused the event (negative publisher confirm) for "
+                            + "exchange '" + event.destination() + "' and routing key '" + event.routingKey() + "'", true);
             nacked[index] = true;
         }
         settle();
@@ -87,7 +86,7 @@ public final class BatchPublication {
         }
         returnReasons[index] = reason;
         if (nacked[index]) {
-            outcomes[index] = PublishOutcome.failed(eventId, reason, true);
+            outcomes[index] = PublishOutcome.unroutable(eventId, reason);
         }
     }
 
@@ -134,6 +133,13 @@ public final class BatchPublication {
     public synchronized void fail(int index, String reason, boolean retryable) {
         if (!finished && outcomes[index] == null) {
             outcomes[index] = PublishOutcome.failed(events.get(index).id(), reason, retryable);
+        }
+    }
+
+    /** Records that the event's destination does not exist or routes it nowhere, unless it has an outcome. */
+    public synchronized void unroutable(int index, String reason) {
+        if (!finished && outcomes[index] == null) {
+            outcomes[index] = PublishOutcome.unroutable(events.get(index).id(), reason);
         }
     }
 

@@ -1,12 +1,9 @@
 package dev.outboxjava.rabbitmq.internal;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,11 +22,14 @@ import org.slf4j.MDC;
  * Publishes one batch on one channel at a time and turns what the broker said into one outcome per
  * event.
  *
- * <p>When the broker closes the channel because an exchange does not exist (404), the events of the
- * batch it had not confirmed are sorted out: the destinations are checked (passive declare), events
- * for a missing exchange fail (retryable — the exchange may be declared later), and the rest are
- * published again, in batch order, on a fresh channel. An event whose key already failed earlier in
- * the batch is held back rather than overtaking it. Any other channel or connection loss fails the
+ * <p>Before the first message, the batch's exchanges are checked on a channel of their own
+ * ({@link ExchangeCheck}): events for an exchange that does not exist fail as unroutable without
+ * being sent, so the 404 that would close the batch's channel never happens and no neighbour's
+ * confirm is lost with it. Should the broker still close the channel with a 404 (an exchange
+ * deleted after it was checked), the events it had not confirmed are sorted out: the destinations
+ * are checked again, events for a missing exchange fail as unroutable, and the rest are published
+ * again, in batch order, on a fresh channel. An event whose key already failed earlier in the batch
+ * is held back rather than overtaking it. Any other channel or connection loss fails the
  * unconfirmed events as retryable.
  */
 public final class BatchSender {
@@ -40,11 +40,13 @@ public final class BatchSender {
     private final ChannelPool channels;
     private final ConnectionManager connections;
     private final String virtualHost;
+    private final ExchangeCheck exchanges;
 
     public BatchSender(ChannelPool channels, ConnectionManager connections, String virtualHost) {
         this.channels = channels;
         this.connections = connections;
         this.virtualHost = virtualHost;
+        this.exchanges = new ExchangeCheck(connections);
     }
 
     /**
@@ -55,7 +57,7 @@ public final class BatchSender {
      */
     public List<PublishOutcome> send(BatchPublication publication, long deadlineNanos, Duration wait) {
         String timedOut = timeoutReason(wait);
-        List<Integer> toSend = IntStream.range(0, publication.size()).boxed().toList();
+        List<Integer> toSend = routable(publication);
         int roundsLeft = distinctDestinations(publication) + 1;
         try {
             while (!toSend.isEmpty() && !publication.isFinished()) {
@@ -99,6 +101,44 @@ public final class BatchSender {
     }
 
     /**
+     * The batch's indices worth sending: not those for an exchange that does not exist (they fail as
+     * unroutable), nor those held back behind such an event of their key.
+     */
+    private List<Integer> routable(BatchPublication publication) {
+        Set<String> destinations = new LinkedHashSet<>();
+        for (int i = 0; i < publication.size(); i++) {
+            destinations.add(publication.event(i).destination());
+        }
+        Set<String> missing = exchanges.missing(destinations);
+        if (missing.isEmpty()) {
+            return IntStream.range(0, publication.size()).boxed().toList();
+        }
+        List<Integer> routable = new ArrayList<>(publication.size());
+        for (int index = 0; index < publication.size(); index++) {
+            OutboxEvent event = publication.event(index);
+            Optional<OutboxEvent> earlier = publication.earlierFailureOfKey(index);
+            if (missing.contains(event.destination())) {
+                publication.unroutable(index, missingExchange(event.destination(), "passive declare: 404 NOT_FOUND"));
+            } else if (earlier.isPresent()) {
+                publication.fail(index, heldBack(earlier.get(), event), true);
+            } else {
+                routable.add(index);
+            }
+        }
+        return routable;
+    }
+
+    private String missingExchange(String exchange, String brokerSaid) {
+        return "exchange '" + exchange + "' does not exist in virtual host '" + virtualHost + "' (RabbitMQ: "
+                + brokerSaid + "); declare it, or fix the event's destination";
+    }
+
+    private static String heldBack(OutboxEvent earlier, OutboxEvent event) {
+        return "held back to keep per-key order: the earlier event " + earlier.id() + " with key '"
+                + event.keyOrEmpty() + "' failed in this batch";
+    }
+
+    /**
      * Decides, after the channel closed, which unconfirmed or unsent events go out again: after a 404
      * or after we dropped the channel ourselves, all but those for a missing exchange and those held
      * back behind a failed event of their key; after anything else, none.
@@ -120,47 +160,27 @@ public final class BatchSender {
                     + " before confirming the event: " + why);
             return List.of();
         }
-        Set<String> missing = notFound ? missingExchanges(publication, unresolved) : Set.of();
+        Set<String> missing = Set.of();
+        if (notFound) {
+            Set<String> destinations = new LinkedHashSet<>();
+            unresolved.forEach(index -> destinations.add(publication.event(index).destination()));
+            destinations.forEach(exchanges::forget);
+            missing = exchanges.missing(destinations);
+        }
         String brokerText = close.map(AMQP.Channel.Close::getReplyText).orElse("");
         List<Integer> again = new ArrayList<>();
         for (int index : unresolved) {
             OutboxEvent event = publication.event(index);
             Optional<OutboxEvent> earlier = publication.earlierFailureOfKey(index);
             if (missing.contains(event.destination())) {
-                publication.fail(index, "exchange '" + event.destination() + "' does not exist in virtual host '"
-                        + virtualHost + "' (RabbitMQ: 404 " + brokerText + "); declare it — retryable, as it may be "
-                        + "declared later", true);
+                publication.unroutable(index, missingExchange(event.destination(), "404 " + brokerText));
             } else if (earlier.isPresent()) {
-                publication.fail(index, "held back to keep per-key order: the earlier event " + earlier.get().id()
-                        + " with key '" + event.keyOrEmpty() + "' failed in this batch", true);
+                publication.fail(index, heldBack(earlier.get(), event), true);
             } else {
                 again.add(index);
             }
         }
         return again;
-    }
-
-    /** Checks each distinct destination with a passive declare; a 404 closes the probe channel. */
-    private Set<String> missingExchanges(BatchPublication publication, List<Integer> indices) {
-        Set<String> destinations = new LinkedHashSet<>();
-        indices.forEach(index -> destinations.add(publication.event(index).destination()));
-        Set<String> missing = new LinkedHashSet<>();
-        for (String exchange : destinations) {
-            try {
-                Connection connection = connections.connection();
-                Channel probe = connection.createChannel();
-                try {
-                    probe.exchangeDeclarePassive(exchange);
-                } finally {
-                    probe.abort(); // also unregisters it from connection recovery
-                }
-            } catch (IOException e) {
-                missing.add(exchange);
-            } catch (BrokerUnavailableException | RuntimeException e) {
-                // cannot tell: publish again, the next round reports what happens
-            }
-        }
-        return missing;
     }
 
     private static void failAll(BatchPublication publication, List<Integer> indices, String reason) {

@@ -38,6 +38,21 @@ class AmqpMessagesTest {
     }
 
     @Test
+    @DisplayName("a stored event's own headers named like CloudEvents attributes do not reach the message")
+    void spoofedAttributesDropped() {
+        OutboxEvent stored = OutboxEvent.restore().id(java.util.UUID.randomUUID()).type("order.placed").source("/orders")
+                .destination("orders").nextAttemptAt(clock.instant()).createdAt(clock.instant())
+                .headers(java.util.Map.of("cloudEvents_id", "forged", "cloudEvents_type", "forged", "ce_source", "forged",
+                        "tenant", "acme"))
+                .build();
+
+        assertThat(AmqpMessages.propertiesOf(stored).getHeaders())
+                .doesNotContainKeys("cloudEvents_id", "cloudEvents_type", "ce_source")
+                .containsEntry("cloudEvents:type", "order.placed")
+                .containsEntry("tenant", "acme");
+    }
+
+    @Test
     @DisplayName("an event without a key has no partition key header")
     void noKey() {
         OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).clock(clock).build();

@@ -31,11 +31,11 @@ class BatchPublicationTest {
         List<PublishOutcome> outcomes = publication.finish("timeout");
 
         assertThat(outcomes.get(0)).isInstanceOf(PublishOutcome.Published.class);
-        assertThat(outcomes.get(1)).isEqualTo(PublishOutcome.failed(events.get(1).id(), "unroutable: orders/rk", true));
+        assertThat(outcomes.get(1)).isEqualTo(PublishOutcome.unroutable(events.get(1).id(), "unroutable: orders/rk"));
     }
 
     @Test
-    @DisplayName("a nack names exchange and routing key, and a later return replaces its reason")
+    @DisplayName("a nack names exchange and routing key, and a later return makes it unroutable")
     void nackThenReturn() {
         publication.sent(0);
         publication.nacked(0);
@@ -46,8 +46,8 @@ class BatchPublicationTest {
         other.sent(0);
         other.nacked(0);
         other.returned(events.get(0).id(), "unroutable: orders/rk");
-        assertThat(other.finish("x").get(0)).isEqualTo(PublishOutcome.failed(events.get(0).id(),
-                "unroutable: orders/rk", true));
+        assertThat(other.finish("x").get(0)).isEqualTo(PublishOutcome.unroutable(events.get(0).id(),
+                "unroutable: orders/rk"));
     }
 
     @Test

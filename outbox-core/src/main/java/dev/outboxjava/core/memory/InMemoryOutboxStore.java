@@ -63,8 +63,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
      * Appends events as one atomic step (all or none), assigning increasing sequences.
      *
      * @throws InvalidConfigurationException if an id is already present (ids are unique)
+     * @throws dev.outboxjava.core.InvalidEventException when the collection or an element is null, or an
+     *         event is not pending or breaks a content rule (see {@link dev.outboxjava.core.AppendableEvents})
      */
     public synchronized List<OutboxEvent> append(Collection<OutboxEvent> events) {
+        dev.outboxjava.core.AppendableEvents.require(events);
         checkAvailable();
         Set<UUID> seen = new HashSet<>();
         for (OutboxEvent event : events) {
@@ -264,6 +267,15 @@ public final class InMemoryOutboxStore implements OutboxStore {
     public synchronized List<OutboxEvent> listDeadLetters(int offset, int limit) {
         checkAvailable();
         return bySequence.values().stream().filter(event -> event.status() == EventStatus.FAILED)
+                .skip(offset).limit(limit).toList();
+    }
+
+    @Override
+    public synchronized List<OutboxEvent> listRetrying(int offset, int limit) {
+        checkAvailable();
+        return bySequence.values().stream()
+                .filter(event -> event.status() == EventStatus.PENDING && event.attempts() > 0)
+                .sorted(Comparator.comparing(OutboxEvent::nextAttemptAt)) // stable: sequence order on ties
                 .skip(offset).limit(limit).toList();
     }
 

@@ -89,6 +89,11 @@ public abstract class ForwardingOutboxStore implements OutboxStore {
     }
 
     @Override
+    public List<OutboxEvent> listRetrying(int offset, int limit) {
+        return delegate().listRetrying(offset, limit);
+    }
+
+    @Override
     public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
         return delegate().requeueDeadLetters(selector, now);
     }

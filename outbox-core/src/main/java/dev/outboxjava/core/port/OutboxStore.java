@@ -90,6 +90,14 @@ public interface OutboxStore {
     List<OutboxEvent> listDeadLetters(int offset, int limit);
 
     /**
+     * Events waiting for a retry: {@link EventStatus#PENDING} after at least one failed attempt,
+     * soonest next attempt first (then oldest first), one page at a time. Their
+     * {@link OutboxEvent#lastError()} says why the last attempt failed and
+     * {@link OutboxEvent#nextAttemptAt()} when the next one is due.
+     */
+    List<OutboxEvent> listRetrying(int offset, int limit);
+
+    /**
      * Moves the selected dead letters back to {@link EventStatus#PENDING}, due at {@code now}, with
      * their attempts reset to zero and their last error kept.
      *

@@ -17,6 +17,15 @@ public sealed interface PublishOutcome {
         return new Failed(eventId, reason, retryable);
     }
 
+    /**
+     * The event's destination does not exist or routes it nowhere (a missing RabbitMQ exchange, a
+     * returned unroutable message, a Kafka topic that does not exist). Retryable, since the destination
+     * may be created, but within the retry policy's own small budget for unroutable events.
+     */
+    static PublishOutcome unroutable(UUID eventId, String reason) {
+        return new Failed(eventId, reason, true, true);
+    }
+
     /** The broker acknowledged the event. */
     record Published(UUID eventId) implements PublishOutcome {
         public Published {
@@ -27,14 +36,21 @@ public sealed interface PublishOutcome {
     /**
      * The broker did not take the event.
      *
-     * @param reason    what went wrong, for the event's last error and the logs
-     * @param retryable whether trying again later can help (broker down, timeout) or not (too large,
-     *                  invalid destination, not authorized)
+     * @param reason     what went wrong, for the event's last error and the logs
+     * @param retryable  whether trying again later can help (broker down, timeout) or not (too large,
+     *                   invalid destination, not authorized)
+     * @param unroutable whether the destination does not exist or routes the event nowhere; such an
+     *                   event is dead-lettered after {@link dev.outboxjava.core.RetryPolicy#unroutableMaxAttempts()}
      */
-    record Failed(UUID eventId, String reason, boolean retryable) implements PublishOutcome {
+    record Failed(UUID eventId, String reason, boolean retryable, boolean unroutable) implements PublishOutcome {
         public Failed {
             Objects.requireNonNull(eventId, "eventId");
             Objects.requireNonNull(reason, "reason");
+        }
+
+        /** A failure that is not about routing. */
+        public Failed(UUID eventId, String reason, boolean retryable) {
+            this(eventId, reason, retryable, false);
         }
     }
 }

@@ -72,6 +72,7 @@ public final class Relay {
     private final RelayListener listener;
     /** Completed by {@link #abandonInFlight()}: every wait of this relay ends. */
     private final CompletableFuture<Void> abandoned = new CompletableFuture<>();
+    private final UnroutableWarnings unroutable;
 
     public Relay(OutboxStore store, Publisher publisher, RelaySettings settings, RetryPolicy retryPolicy,
             Clock clock, RelayListener listener) {
@@ -81,6 +82,7 @@ public final class Relay {
         this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.unroutable = new UnroutableWarnings(clock, retryPolicy);
     }
 
     public RelaySettings settings() {
@@ -205,14 +207,18 @@ public final class Relay {
                 listener.onPublished(event, now);
             } else if (retried.marked().contains(id)) {
                 PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
+                failed(event, failed);
                 Instant next = sorted.retryTimes.get(id);
                 withMdc(event, "retry_scheduled", () -> log.debug("event {} failed (attempt {}/{}), retry at {}: {}", id,
                         event.attempts() + 1, event.maxAttempts(), next, failed.reason()));
                 listener.onRetryScheduled(event, failed.reason(), next);
             } else if (dead.marked().contains(id)) {
                 PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
+                failed(event, failed);
                 withMdc(event, "dead_lettered", () -> log.warn("event {} dead-lettered after {} attempt(s){}: {}", id,
-                        event.attempts() + 1, failed.retryable() ? "" : " (not retryable)", failed.reason()));
+                        event.attempts() + 1, failed.unroutable() ? " (destination unroutable; budget "
+                                + UnroutableWarnings.SETTING + "=" + retryPolicy.unroutableMaxAttempts() + ")"
+                                : failed.retryable() ? "" : " (not retryable)", failed.reason()));
                 listener.onDeadLettered(event, failed.reason(), failed.retryable());
             } else if (released.marked().contains(id)) {
                 listener.onReleased(event);
@@ -222,6 +228,13 @@ public final class Relay {
                 dead.marked().size(), released.marked().size(), leaseLost, Duration.ofNanos(System.nanoTime() - started));
         listener.onTick(result);
         return result;
+    }
+
+    private void failed(OutboxEvent event, PublishOutcome.Failed failure) {
+        if (failure.unroutable()) {
+            unroutable.failed(event, failure);
+        }
+        listener.onFailed(event, failure);
     }
 
     /**
@@ -311,7 +324,7 @@ public final class Relay {
             PublishOutcome outcome = outcomes.get(event.id());
             if (outcome instanceof PublishOutcome.Failed failed) {
                 event.key().ifPresent(keysWithFailure::add);
-                RetryDecision decision = retryPolicy.decide(event, failed.retryable(), now);
+                RetryDecision decision = retryPolicy.decide(event, failed.retryable(), failed.unroutable(), now);
                 if (decision.isDeadLetter()) {
                     sorted.deadLetters.add(new DeadLetterMark(event.id(), failed.reason()));
                 } else {
@@ -329,7 +342,7 @@ public final class Relay {
     /**
      * Runs {@code action} (a log statement about one event) with the event in the MDC: {@code event_id},
      * {@code event_type}, {@code key}, {@code attempt} (the attempt this tick made, 1-based) and
-     * {@code outcome} (published, retry_scheduled, dead_lettered, released, lease_lost).
+     * {@code outcome} (published, retry_scheduled, dead_lettered, released, lease_lost, unroutable).
      */
     static void withMdc(OutboxEvent event, String outcome, Runnable action) {
         try (MDC.MDCCloseable id = MDC.putCloseable("event_id", event.id().toString());

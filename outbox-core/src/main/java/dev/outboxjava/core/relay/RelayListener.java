@@ -1,6 +1,7 @@
 package dev.outboxjava.core.relay;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
 import java.time.Instant;
 
 /**
@@ -14,6 +15,16 @@ public interface RelayListener {
 
     /** The broker acknowledged {@code event} and it is marked sent. */
     default void onPublished(OutboxEvent event, Instant acknowledgedAt) {
+    }
+
+    /**
+     * A publish attempt of {@code event} failed; called before {@link #onRetryScheduled} or
+     * {@link #onDeadLettered}, once the store accepted the mark.
+     *
+     * @param failure what the publisher reported, with whether it is retryable and whether the
+     *                destination was unroutable
+     */
+    default void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
     }
 
     /** {@code event} failed and will be tried again at {@code nextAttemptAt}. */

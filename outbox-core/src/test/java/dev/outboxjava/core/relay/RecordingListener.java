@@ -1,6 +1,7 @@
 package dev.outboxjava.core.relay;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,12 @@ final class RecordingListener implements RelayListener {
     final List<UUID> deadLettered = new ArrayList<>();
     final List<UUID> leaseLost = new ArrayList<>();
     final List<RelayResult> ticks = new ArrayList<>();
+    final List<PublishOutcome.Failed> failures = new ArrayList<>();
+
+    @Override
+    public synchronized void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
+        failures.add(failure);
+    }
 
     @Override
     public synchronized void onPublished(OutboxEvent event, Instant acknowledgedAt) {

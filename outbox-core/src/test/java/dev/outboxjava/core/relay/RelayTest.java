@@ -4,6 +4,7 @@ import static dev.outboxjava.core.relay.ScriptedPublisher.Response.notRetryable;
 import static dev.outboxjava.core.relay.ScriptedPublisher.Response.omitted;
 import static dev.outboxjava.core.relay.ScriptedPublisher.Response.published;
 import static dev.outboxjava.core.relay.ScriptedPublisher.Response.retryable;
+import static dev.outboxjava.core.relay.ScriptedPublisher.Response.unroutable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -243,6 +244,53 @@ class RelayTest {
             assertThat(dead.status()).isEqualTo(EventStatus.FAILED);
             assertThat(dead.attempts()).isEqualTo(1);
             assertThat(dead.lastError()).contains("message too large");
+        }
+    }
+
+    @Nested
+    @DisplayName("when the destination is unroutable")
+    class Unroutable {
+
+        @Test
+        @DisplayName("the event is dead-lettered after the policy's unroutable budget (3), not its own (10)")
+        void ownSmallBudget() {
+            OutboxEvent event = append(10);
+            publisher.alwaysRespond(event.id(), unroutable("exchange 'orders' does not exist"));
+
+            relay.runOnce();
+            clock.advance(Duration.ofSeconds(1));
+            relay.runOnce();
+            clock.advance(Duration.ofSeconds(2));
+            RelayResult third = relay.runOnce();
+
+            assertThat(third.deadLettered()).isEqualTo(1);
+            OutboxEvent dead = stored(event);
+            assertThat(dead.status()).isEqualTo(EventStatus.FAILED);
+            assertThat(dead.attempts()).isEqualTo(RetryPolicy.DEFAULT_UNROUTABLE_MAX_ATTEMPTS);
+            assertThat(dead.lastError().orElseThrow()).contains("does not exist");
+            assertThat(listener.failures).hasSize(3).allSatisfy(f -> assertThat(f.unroutable()).isTrue());
+        }
+
+        @Test
+        @DisplayName("an event's own smaller budget still wins")
+        void smallerOwnBudget() {
+            OutboxEvent event = append(1);
+            publisher.alwaysRespond(event.id(), unroutable("no route"));
+
+            assertThat(relay.runOnce().deadLettered()).isEqualTo(1);
+        }
+
+        @Test
+        @DisplayName("other failures keep the event's full budget")
+        void otherFailuresKeepBudget() {
+            OutboxEvent event = append(10);
+            publisher.alwaysRespond(event.id(), retryable("broker unreachable"));
+            for (int i = 0; i < 3; i++) {
+                relay.runOnce();
+                clock.advance(Duration.ofMinutes(1));
+            }
+            assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING);
+            assertThat(listener.failures).hasSize(3).noneSatisfy(f -> assertThat(f.unroutable()).isTrue());
         }
     }
 

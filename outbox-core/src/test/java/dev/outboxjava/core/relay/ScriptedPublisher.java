@@ -43,6 +43,10 @@ final class ScriptedPublisher implements Publisher {
             return new Response(id -> Optional.of(PublishOutcome.failed(id, reason, false)));
         }
 
+        static Response unroutable(String reason) {
+            return new Response(id -> Optional.of(PublishOutcome.unroutable(id, reason)));
+        }
+
         static Response omitted() {
             return new Response(id -> Optional.empty());
         }

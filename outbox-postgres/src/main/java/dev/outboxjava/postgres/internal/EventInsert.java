@@ -3,7 +3,7 @@ package dev.outboxjava.postgres.internal;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.core.InvalidEventException;
+import dev.outboxjava.core.AppendableEvents;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import java.sql.Connection;
@@ -53,6 +53,7 @@ public final class EventInsert {
      * Inserts the events, one statement (one round trip) per {@value #ROWS_PER_STATEMENT}.
      *
      * @return the events as inserted (their sequences are not read back: 0)
+     * @throws dev.outboxjava.core.InvalidEventException before any statement, when an event cannot be appended
      * @throws dev.outboxjava.core.OutboxStoreException naming the table when the INSERT fails
      */
     public List<OutboxEvent> insert(Connection connection, List<OutboxEvent> events) {
@@ -88,13 +89,10 @@ public final class EventInsert {
         }
     }
 
+    // Every refusal happens here, before the first statement: a failed INSERT would abort the caller's
+    // transaction, an exception from here leaves it usable.
     private static boolean checkedIsEmpty(List<OutboxEvent> events) {
-        for (OutboxEvent event : events) {
-            if (event.status() != EventStatus.PENDING) {
-                throw new InvalidEventException("status", "only new pending events can be appended; event "
-                        + event.id() + " is " + event.status());
-            }
-        }
+        AppendableEvents.require(events);
         return events.isEmpty();
     }
 

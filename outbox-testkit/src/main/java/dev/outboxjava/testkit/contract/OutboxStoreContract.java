@@ -520,6 +520,27 @@ public abstract class OutboxStoreContract {
         }
 
         @Test
+        @DisplayName("events waiting for a retry are listed soonest retry first, a page at a time, with their last error")
+        void listsRetryingEvents() {
+            List<OutboxEvent> events = appendEvents(4);
+            UUID leaseId = UUID.randomUUID();
+            store.lease(leaseId, 3, now());
+            Instant later = now().plus(Duration.ofMinutes(5));
+            Instant sooner = now().plus(Duration.ofMinutes(1));
+            store.markRetry(leaseId, List.of(new RetryMark(events.get(0).id(), "broker said no", later),
+                    new RetryMark(events.get(1).id(), "timed out", sooner)), now());
+            store.markPublished(leaseId, List.of(events.get(2).id()), now());
+
+            assertThat(store.listRetrying(0, 10)).extracting(OutboxEvent::id)
+                    .containsExactly(events.get(1).id(), events.get(0).id());
+            OutboxEvent first = store.listRetrying(0, 1).get(0);
+            assertThat(first.lastError()).contains("timed out");
+            assertThat(first.attempts()).isEqualTo(1);
+            assertThat(first.nextAttemptAt()).isEqualTo(sooner);
+            assertThat(store.listRetrying(1, 10)).extracting(OutboxEvent::id).containsExactly(events.get(0).id());
+        }
+
+        @Test
         @DisplayName("dead letters are listed oldest first, a page at a time, with their last error")
         void listsDeadLetters() {
             List<OutboxEvent> dead = deadLetters(5, "order.placed");

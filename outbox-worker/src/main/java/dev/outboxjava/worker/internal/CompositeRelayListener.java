@@ -1,6 +1,7 @@
 package dev.outboxjava.worker.internal;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
 import java.time.Instant;
@@ -33,6 +34,11 @@ public final class CompositeRelayListener implements RelayListener {
     @Override
     public void onPublished(OutboxEvent event, Instant acknowledgedAt) {
         each(listener -> listener.onPublished(event, acknowledgedAt));
+    }
+
+    @Override
+    public void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
+        each(listener -> listener.onFailed(event, failure));
     }
 
     @Override

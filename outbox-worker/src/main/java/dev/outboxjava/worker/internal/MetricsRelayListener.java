@@ -1,6 +1,7 @@
 package dev.outboxjava.worker.internal;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
 import io.micrometer.core.instrument.Counter;
@@ -11,7 +12,8 @@ import java.time.Instant;
 
 /**
  * Turns what the relay did into Micrometer meters: {@code outbox.events.published},
- * {@code outbox.events.failed} (tag {@code reason}: retryable / permanent),
+ * {@code outbox.events.failed} (tag {@code reason}: retryable / permanent / unroutable — a destination
+ * that does not exist or routes the event nowhere),
  * {@code outbox.events.dead_lettered}, {@code outbox.events.lease_lost}, {@code outbox.events.released}
  * counters; {@code outbox.relay.batch.duration} (ticks that leased something) and
  * {@code outbox.events.commit_to_ack} (append to broker acknowledgement) timers.
@@ -21,6 +23,7 @@ public final class MetricsRelayListener implements RelayListener {
     private final Counter published;
     private final Counter failedRetryable;
     private final Counter failedPermanent;
+    private final Counter failedUnroutable;
     private final Counter deadLettered;
     private final Counter leaseLost;
     private final Counter released;
@@ -32,6 +35,7 @@ public final class MetricsRelayListener implements RelayListener {
                 .description("Events the broker acknowledged and the store marked sent").register(registry);
         failedRetryable = failed(registry, "retryable");
         failedPermanent = failed(registry, "permanent");
+        failedUnroutable = failed(registry, "unroutable");
         deadLettered = Counter.builder("outbox.events.dead_lettered")
                 .description("Events given up on (attempts spent or not retryable)").register(registry);
         leaseLost = Counter.builder("outbox.events.lease_lost")
@@ -48,7 +52,8 @@ public final class MetricsRelayListener implements RelayListener {
 
     private static Counter failed(MeterRegistry registry, String reason) {
         return Counter.builder("outbox.events.failed").tag("reason", reason)
-                .description("Publish attempts that failed, by whether a retry can help").register(registry);
+                .description("Publish attempts that failed: retryable, permanent, or unroutable (missing exchange "
+                        + "or topic, no route)").register(registry);
     }
 
     @Override
@@ -61,13 +66,13 @@ public final class MetricsRelayListener implements RelayListener {
     }
 
     @Override
-    public void onRetryScheduled(OutboxEvent event, String reason, Instant nextAttemptAt) {
-        failedRetryable.increment();
+    public void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
+        (failure.unroutable() ? failedUnroutable : failure.retryable() ? failedRetryable : failedPermanent)
+                .increment();
     }
 
     @Override
     public void onDeadLettered(OutboxEvent event, String reason, boolean retryable) {
-        (retryable ? failedRetryable : failedPermanent).increment();
         deadLettered.increment();
     }
 

@@ -105,12 +105,14 @@ public final class StandaloneModules {
     static Module brokerModule(BrokerConfig broker, int relayThreads) {
         return switch (broker.kind()) {
             case KAFKA -> new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                    .properties(broker.kafkaProperties())
                     .bootstrapServers(broker.kafkaBootstrapServers())
                     .property("client.id", broker.kafkaClientId())
                     .build());
             case RABBITMQ -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
                     .uri(broker.rabbitMqUri())
                     .connectionName(broker.rabbitMqConnectionName())
+                    .properties(broker.rabbitMqProperties())
                     .maxConcurrentBatches(Math.max(relayThreads, RabbitMqPublisherConfig.DEFAULT_MAX_CONCURRENT_BATCHES))
                     .build());
         };

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
+import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.relay.RelayResult;
 import dev.outboxjava.core.time.ManualClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -25,9 +26,14 @@ class MetricsRelayListenerTest {
         MetricsRelayListener metrics = new MetricsRelayListener(registry);
 
         metrics.onPublished(event, clock.instant().plusMillis(250));
+        metrics.onFailed(event, new PublishOutcome.Failed(event.id(), "timeout", true));
         metrics.onRetryScheduled(event, "timeout", clock.instant());
+        metrics.onFailed(event, new PublishOutcome.Failed(event.id(), "too large", false));
         metrics.onDeadLettered(event, "too large", false);
+        metrics.onFailed(event, new PublishOutcome.Failed(event.id(), "attempts spent", true));
         metrics.onDeadLettered(event, "attempts spent", true);
+        metrics.onFailed(event, (PublishOutcome.Failed) PublishOutcome.unroutable(event.id(), "no exchange"));
+        metrics.onRetryScheduled(event, "no exchange", clock.instant());
         metrics.onLeaseLost(event);
         metrics.onTick(new RelayResult(3, 1, 1, 1, 0, 0, Duration.ofMillis(40)));
         metrics.onTick(RelayResult.idle(Duration.ofMillis(1)));
@@ -35,6 +41,7 @@ class MetricsRelayListenerTest {
         assertThat(registry.get("outbox.events.published").counter().count()).isEqualTo(1);
         assertThat(registry.get("outbox.events.failed").tag("reason", "retryable").counter().count()).isEqualTo(2);
         assertThat(registry.get("outbox.events.failed").tag("reason", "permanent").counter().count()).isEqualTo(1);
+        assertThat(registry.get("outbox.events.failed").tag("reason", "unroutable").counter().count()).isEqualTo(1);
         assertThat(registry.get("outbox.events.dead_lettered").counter().count()).isEqualTo(2);
         assertThat(registry.get("outbox.events.lease_lost").counter().count()).isEqualTo(1);
         assertThat(registry.get("outbox.relay.batch.duration").timer().count()).as("idle ticks are not batches")

@@ -41,7 +41,7 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        OutboxSettings settings = config.load();
+        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE);
         DatabaseConfig database = settings.requireDatabase();
         try (StoreSession session = StoreSession.open(database, settings.worker().relay().ordering())) {
             Map<EventStatus, Long> counts = session.store().countByStatus();
@@ -84,8 +84,8 @@ public final class StatusCommand implements Callable<Integer> {
             HealthCheck verdict = signals.evaluate(thresholds);
             out.printf("%-20s %s%n", "ready", (verdict.healthy() ? "yes" : "no") + " (" + verdict.detail() + ")");
             out.flush();
+            return verdict.healthy() ? ExitCodes.OK : ExitCodes.NOT_READY;
         }
-        return ExitCodes.OK;
     }
 
     private static String formatAge(Duration age) {
