@@ -104,6 +104,57 @@ class DocsTest {
         assertThat(unknown).as("names in the docs that no ConfigKey or main source defines").isEmpty();
     }
 
+    @Test
+    @DisplayName("every table row of README.md and docs/*.md has as many cells as its header")
+    void tablesAreWellFormed() {
+        List<String> problems = new ArrayList<>();
+        for (Path page : pages()) {
+            problems.addAll(malformedRows(page, read(page)));
+        }
+        assertThat(problems).as("table rows whose cell count differs from their header's (an unescaped |?)")
+                .isEmpty();
+    }
+
+    @Test
+    @DisplayName("given a row with an unescaped | in a cell, then the table check reports it")
+    void reportsMalformedRows() {
+        String page = String.join("\n", "| a | b |", "|---|---|", "| 1 | 2 |", "| `x | y` | 3 |",
+                "| `x \\| y` | 3 |", "");
+
+        assertThat(malformedRows(Path.of("page.md"), page)).containsExactly("page.md:4");
+    }
+
+    static List<String> malformedRows(Path page, String markdown) {
+        List<String> problems = new ArrayList<>();
+        List<String> lines = markdown.lines().toList();
+        boolean inCode = false;
+        int expected = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (FENCE.matcher(line).matches()) {
+                inCode = !inCode;
+                continue;
+            }
+            if (inCode || !line.startsWith("|")) {
+                expected = -1;
+                continue;
+            }
+            if (expected < 0) {
+                boolean header = i + 1 < lines.size() && lines.get(i + 1).matches("^\\|[-| :]+\\|\\s*$");
+                expected = header ? cells(line) : -1;
+                continue;
+            }
+            if (cells(line) != expected) {
+                problems.add(page.getFileName() + ":" + (i + 1));
+            }
+        }
+        return problems;
+    }
+
+    private static int cells(String row) {
+        return row.strip().split("(?<!\\\\)\\|", -1).length;
+    }
+
     @Nested
     @DisplayName("the link check")
     class LinkCheck {
