@@ -21,7 +21,7 @@ class RabbitMqPublisherConfigTest {
         assertThat(config.connectionName()).isEqualTo(RabbitMqPublisherConfig.DEFAULT_CONNECTION_NAME);
         assertThat(config.confirmTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.maxConcurrentBatches()).isEqualTo(8);
-        assertThat(config.recoveryInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.recoveryInterval()).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test

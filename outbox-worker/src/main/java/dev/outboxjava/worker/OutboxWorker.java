@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Outages.</b> A loop whose database or broker fails backs off exponentially (bounded by
  * {@link OutboxWorkerConfig#backoffMax()}) and logs once when the outage starts and once when it
  * ends. While it backs off it probes the dependency's health check about twice a second and resumes
- * as soon as the dependency answers again, however long its backoff. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
- * logged and the loop goes on.
+ * as soon as the dependency answers again, however long its backoff. An unexpected exception (even
+ * an {@link Error} other than {@link VirtualMachineError}) is logged and the loop goes on.
  *
  * <p><b>Shutdown.</b> {@link #close()} stops leasing, lets batches in flight finish within
  * {@link OutboxWorkerConfig#shutdownTimeout()}, releases what is still unfinished back to pending
@@ -67,7 +67,7 @@ public final class OutboxWorker implements AutoCloseable {
     /** How long a loop gets to wind down once interrupted. */
     private static final Duration INTERRUPT_GRACE = Duration.ofMillis(200);
     /** The least a publisher gets to close when the loops used up the shutdown timeout. */
-    private static final Duration MIN_PUBLISHER_CLOSE = Duration.ofSeconds(1);
+    private static final Duration MIN_PUBLISHER_CLOSE = Duration.ofMillis(500);
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -248,7 +248,7 @@ public final class OutboxWorker implements AutoCloseable {
      * Stops leasing, waits up to the shutdown timeout for batches in flight, gives up what is still
      * unfinished (its events go back to pending untried), and closes the publisher, the wake-up
      * sources and the given resources, all within the shutdown timeout plus about 1.5 s whatever the
-     * broker does: the publisher gets what is left of the shutdown timeout (at least 1 s), not its
+     * broker does: the publisher gets what is left of the shutdown timeout (at least 0.5 s), not its
      * own close timeout on top. Calling it again does nothing.
      */
     @Override
@@ -305,7 +305,8 @@ public final class OutboxWorker implements AutoCloseable {
      */
     private int abandonRelayLoops(long lastMoment) throws InterruptedException {
         log.warn("batches in flight did not finish within {}; giving them up: their events go back to pending untried "
-                + "and the next relay publishes them (possibly a second time)", Durations.format(config.shutdownTimeout()));
+                + "and the next relay publishes them (possibly a second time)",
+                Durations.format(config.shutdownTimeout()));
         leases.countReleases();
         relay.abandonInFlight();
         if (!joinAll(relayLoops, Math.min(System.nanoTime() + ABANDON_GRACE.toNanos(), lastMoment))) {

@@ -228,7 +228,8 @@ public final class InMemoryOutboxStore implements OutboxStore {
         long scheduled = 0;
         long held = 0;
         Instant oldestEligibleSince = null;
-        // the same walk as lease(): a key is blocked from its first blocking event on
+        // a key is held from its first event that waits or was dead-lettered on; an event in flight blocks
+        // the lease but is progress, so the events behind it stay eligible
         Set<String> blockedKeys = new HashSet<>();
         for (OutboxEvent event : bySequence.values()) {
             boolean pending = event.status() == EventStatus.PENDING;
@@ -250,7 +251,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
                 if (oldestEligibleSince == null || since.isBefore(oldestEligibleSince)) {
                     oldestEligibleSince = since;
                 }
-            } else if (key.isPresent() && blocksLaterEventsOfItsKey(event)) {
+            } else if (key.isPresent() && event.status() != EventStatus.IN_FLIGHT && blocksLaterEventsOfItsKey(event)) {
                 blockedKeys.add(key.get());
             }
         }

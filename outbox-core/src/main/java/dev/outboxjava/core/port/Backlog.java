@@ -6,17 +6,22 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The pending events at one instant, by what they wait for. Only {@link #eligible()} events are work a
- * relay can do now; the others wait by design (a retry's backoff, a first attempt scheduled later, an
- * earlier event of their key) and say nothing about whether the relay makes progress.
+ * The pending events at one instant, by what they wait for. {@link #eligible()} events are the work the
+ * relays have to do; the others wait by design (a retry's backoff, a first attempt scheduled later, an
+ * earlier event of their key that waits or was dead-lettered) and say nothing about whether the relays
+ * make progress.
  *
- * @param eligible            pending events a relay may lease now: due, and not held back by their key
+ * <p>Under per-key ordering, a due event behind an earlier event of its key that is in flight counts as
+ * eligible: it goes as soon as that one is acknowledged, so its wait is the relays' progress too.
+ *
+ * @param eligible            pending events due now and not held back by their key
  * @param oldestEligibleSince when the eligible event that has waited longest became due (the later of
  *                            its creation and its next attempt time); empty when none is eligible
  * @param retrying            pending events that failed and wait for their next attempt (backoff)
  * @param scheduled           pending events never tried whose first attempt is later ({@code availableAt})
- * @param held                due events held back by an earlier event of their key that is in flight,
- *                            waiting for a retry or scheduled, or dead-lettered (per-key ordering only)
+ * @param held                due events held back by an earlier event of their key that waits for a
+ *                            retry, is scheduled for later, or (when the ordering holds keys) was
+ *                            dead-lettered (per-key ordering only)
  */
 public record Backlog(long eligible, Optional<Instant> oldestEligibleSince, long retrying, long scheduled,
         long held) {

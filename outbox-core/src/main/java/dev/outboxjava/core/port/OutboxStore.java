@@ -78,8 +78,9 @@ public interface OutboxStore {
 
     /**
      * The pending events at {@code now} by what they wait for: eligible (due and, under per-key ordering,
-     * not held back by an earlier event of their key, exactly as {@link #lease} decides), retrying,
-     * scheduled, held; and since when the longest-waiting eligible event has been due.
+     * not held back by an earlier event of their key that waits for a retry, is scheduled, or was
+     * dead-lettered), retrying, scheduled, held; and since when the longest-waiting eligible event has been
+     * due. See {@link Backlog}.
      */
     Backlog backlog(Instant now);
 

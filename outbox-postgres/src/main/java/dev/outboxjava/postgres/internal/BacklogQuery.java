@@ -13,11 +13,12 @@ import org.jooq.impl.SQLDataType;
 /**
  * The pending events by what they wait for ({@link Backlog}), in one statement over the pending rows.
  *
- * <p>Under per-key ordering a due event is held when an earlier event of its key blocks the lease
- * ({@link OrderedLeaseQuery}): in flight, pending but not due, or (when the ordering holds keys)
- * dead-lettered. The blockers are gathered once into each key's first blocking sequence and joined to
- * the pending rows, so each row is looked at once. The commit-order guard is left out: it holds an
- * event only until the transactions older than it end, which is progress, not a stall.
+ * <p>Under per-key ordering a due event is held when an earlier event of its key waits: pending but not
+ * due (a retry, a schedule), or (when the ordering holds keys) dead-lettered. The blockers are gathered
+ * once into each key's first blocking sequence and joined to the pending rows, so each row is looked at
+ * once. Two things that also keep the lease ({@link OrderedLeaseQuery}) from an event do not make it held,
+ * because they pass by themselves: an earlier event of its key in flight (it goes once that one is
+ * acknowledged) and the commit-order guard (it goes once the transactions older than it end).
  */
 public final class BacklogQuery {
 
@@ -33,8 +34,6 @@ public final class BacklogQuery {
             this.sql = """
                     WITH blocked AS (
                       SELECT event_key, min(seq) AS seq FROM (
-                          SELECT event_key, seq FROM %1$s WHERE status = 'in_flight' AND event_key IS NOT NULL
-                          UNION ALL
                           SELECT event_key, seq FROM %1$s
                            WHERE status = 'pending' AND next_attempt_at > {0} AND event_key IS NOT NULL
                     %2$s  ) blocker GROUP BY event_key)

@@ -237,6 +237,22 @@ public abstract class OrderedOutboxStoreContract {
         }
 
         @Test
+        @DisplayName("behind an earlier event of its key in flight, a due event is eligible in the backlog, not held")
+        void backlogCountsEventsBehindAnEventInFlightAsEligible() {
+            OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
+            Instant start = now();
+            OutboxEvent a1 = event("a", 1);
+            appendEach(store, List.of(a1));
+            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id).containsExactly(a1.id());
+            clock.advance(Duration.ofSeconds(1));
+            OutboxEvent a2 = event("a", 2);
+            appendEach(store, List.of(a2));
+
+            assertThat(store.backlog(now())).isEqualTo(new Backlog(1, Optional.of(start.plusSeconds(1)), 0, 0, 0));
+            assertThat(store.lease(UUID.randomUUID(), 10, now())).as("the lease still waits for a1").isEmpty();
+        }
+
+        @Test
         @DisplayName("dead-lettered under CONTINUE, its key goes on with the next event")
         void deadLetterContinues() {
             OutboxStore store = store(Ordering.AfterDeadLetter.CONTINUE);

@@ -48,14 +48,14 @@ public final class BacklogGauges {
                         + "0 when none")
                 .baseUnit("seconds").register(registry);
         backlogGauge(registry, "outbox.events.eligible", Backlog::eligible,
-                "Pending events a relay may publish now: due, and not held back by their key (last poll)");
+                "Pending events due now and not held back by their key (last poll)");
         backlogGauge(registry, "outbox.events.retrying", Backlog::retrying,
                 "Pending events that failed and wait for their next attempt (last poll)");
         backlogGauge(registry, "outbox.events.scheduled", Backlog::scheduled,
                 "Pending events never tried whose first attempt is later, set with availableAt (last poll)");
         backlogGauge(registry, "outbox.events.held", Backlog::held,
-                "Due events held back by an earlier event of their key: in flight, waiting for a retry, or "
-                        + "dead-lettered (per-key ordering; last poll)");
+                "Due events held back by an earlier event of their key that waits for a retry, is scheduled, "
+                        + "or was dead-lettered (per-key ordering; last poll)");
         Gauge.builder("outbox.events.oldest_eligible_age", this, BacklogGauges::oldestEligibleAgeSeconds)
                 .description("How long the eligible event that has waited longest has been due (the relay's lag; "
                         + "readiness compares it with outbox.health.max.lag); 0 when none")

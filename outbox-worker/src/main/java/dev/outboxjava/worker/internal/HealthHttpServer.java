@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,7 @@ public final class HealthHttpServer implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor;
     private final AtomicReference<String> waitingFor;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private HealthHttpServer(HttpServer server, ExecutorService executor,
             AtomicReference<String> waitingFor) {
@@ -163,9 +165,12 @@ public final class HealthHttpServer implements AutoCloseable {
         }
     }
 
+    /** Stops serving. Idempotent (the shutdown hook and a failed start may both close it). */
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        if (closed.compareAndSet(false, true)) {
+            server.stop(0);
+            executor.shutdownNow();
+        }
     }
 }

@@ -57,7 +57,8 @@ public final class RunCommand implements Callable<Integer> {
         try {
             if (settings.http().enabled()) {
                 http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker));
-                http.get().starting("the database at " + database.url());
+                // without the URL's parameters: they may hold a password, and the endpoint may be public
+                http.get().starting("the database at " + database.url().replaceFirst("\\?.*", ""));
             }
             Optional<HealthHttpServer> server = http;
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
