@@ -80,6 +80,7 @@ class FlywayMigrationsIT {
 
     /** The outbox's Flyway, configured exactly as the documentation says. */
     private Flyway outbox(String table, boolean perKey) {
+        // tag::flyway-outbox[]
         List<String> locations = new ArrayList<>(List.of(PostgresSchema.MIGRATIONS_LOCATION));
         if (perKey) {
             locations.add(PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
@@ -90,6 +91,7 @@ class FlywayMigrationsIT {
                 .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
                 .baselineOnMigrate(true).baselineVersion("0")
                 .load();
+        // end::flyway-outbox[]
     }
 
     /** The inbox's Flyway, configured exactly as the documentation says. */
