@@ -85,6 +85,9 @@ public enum ConfigKey {
     HEALTH_MAX_LAG("outbox.health.max.lag", "5m", "Readiness (/health/ready, status) turns DOWN when an event "
             + "a relay could publish now has waited longer than this since it became due; events waiting for a "
             + "retry, scheduled for later or held behind their key never count; 0s = lag never flips readiness."),
+    HEALTH_MAX_BROKER_OUTAGE("outbox.health.max.broker.outage", "30s", "Readiness turns DOWN when the broker has "
+            + "failed its health check for longer than this (a broker restart or a short network cut does not "
+            + "take the worker out of service); 0s = at the first failed check."),
     HEALTH_MAX_XMIN_AGE("outbox.health.max.xmin.age", "10m", "Readiness turns DOWN when a transaction of the "
             + "database has been open longer than this (it holds back the xmin horizon: vacuum cannot clean the "
             + "outbox, and with per_key ordering newer events wait); 0s = never flips readiness."),

@@ -222,7 +222,8 @@ public final class OutboxSettings {
                 .backoffMax(reader.duration(ConfigKey.BACKOFF_MAX))
                 .shutdownTimeout(reader.duration(ConfigKey.SHUTDOWN_TIMEOUT))
                 .metricsPollInterval(reader.duration(ConfigKey.METRICS_POLL_INTERVAL))
-                .logSummaryInterval(reader.duration(ConfigKey.LOG_SUMMARY_INTERVAL));
+                .logSummaryInterval(reader.duration(ConfigKey.LOG_SUMMARY_INTERVAL))
+                .maxBrokerOutage(reader.duration(ConfigKey.HEALTH_MAX_BROKER_OUTAGE));
         OutboxWorkerConfig worker = OutboxWorkerConfig.ofDefaults();
         try {
             worker = workerBuilder.build();

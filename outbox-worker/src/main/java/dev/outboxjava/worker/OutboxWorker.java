@@ -25,10 +25,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +85,8 @@ public final class OutboxWorker implements AutoCloseable {
     private final List<AutoCloseable> resources;
     private final List<ReadinessCheck> readinessChecks;
     private final WakeUpSignal wakeUp = new WakeUpSignal();
+    /** When the broker's health check began to fail, as seen by readiness checks; null while it answers. */
+    private final AtomicReference<Instant> brokerFailingSince = new AtomicReference<>();
     private final List<LoopThread> relayLoops = new ArrayList<>();
     private final List<LoopThread> otherLoops = new ArrayList<>();
     private final List<AutoCloseable> startedSources = new ArrayList<>();
@@ -209,15 +214,29 @@ public final class OutboxWorker implements AutoCloseable {
     }
 
     /**
-     * Whether the database and the broker answer now and every {@link ReadinessCheck} passes (readiness).
-     * Calls both adapters' health checks and the extra checks (e.g. the database health signals).
+     * Whether the worker can make progress (readiness): the database answers now, the broker answers or
+     * has failed for no longer than {@link OutboxWorkerConfig#maxBrokerOutage()}, and every
+     * {@link ReadinessCheck} passes. Calls both adapters' health checks and the extra checks (e.g. the
+     * database health signals).
      */
     public HealthCheck checkReadiness() {
         HealthCheck db = safely(store::checkHealth);
         HealthCheck broker = safely(publisher::checkHealth);
-        String detail = "database: " + (db.healthy() ? "UP" : "DOWN") + " (" + db.detail() + "); broker: "
-                + (broker.healthy() ? "UP" : "DOWN") + " (" + broker.detail() + ")";
-        boolean healthy = db.healthy() && broker.healthy();
+        String detail = "database: " + (db.healthy() ? "UP" : "DOWN") + " (" + db.detail() + "); broker: ";
+        boolean brokerReady = broker.healthy();
+        Instant now = clock.instant();
+        if (broker.healthy()) {
+            brokerFailingSince.set(null);
+            detail += "UP (" + broker.detail() + ")";
+        } else {
+            Instant since = brokerFailingSince.updateAndGet(previous -> previous == null ? now : previous);
+            Duration failing = Duration.between(since, now).truncatedTo(ChronoUnit.MILLIS);
+            brokerReady = failing.compareTo(config.maxBrokerOutage()) < 0;
+            detail += "DOWN for " + Durations.format(failing) + (brokerReady ? ", within " : ", over ")
+                    + ConfigKey.HEALTH_MAX_BROKER_OUTAGE.property() + "=" + Durations.format(config.maxBrokerOutage())
+                    + " (" + broker.detail() + ")";
+        }
+        boolean healthy = db.healthy() && brokerReady;
         for (ReadinessCheck check : readinessChecks) {
             HealthCheck extra = safely(check::check);
             healthy &= extra.healthy();
