@@ -30,7 +30,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "outbox-worker", mixinStandardHelpOptions = true, versionProvider = OutboxCli.Version.class,
         description = {"Relays the transactional outbox from PostgreSQL to Kafka or RabbitMQ, and answers an operator.",
-                "Settings: OUTBOX_* environment variables or a --config properties file (list: outbox-worker keys)."},
+                "Settings: OUTBOX_* environment variables or a --config properties file (list: outbox-worker keys).",
+                "Broker clients: any Kafka producer property as OUTBOX_KAFKA_<PROPERTY>, any RabbitMQ connection "
+                        + "setting as OUTBOX_RABBITMQ_<SETTING> (effective values, secrets masked: outbox-worker config)."},
         subcommands = {RunCommand.class, StatusCommand.class, DeadLettersCommand.class, RetriesCommand.class,
                 PurgeCommand.class, SchemaCommand.class, KeysCommand.class, ConfigCommand.class,
                 CommandLine.HelpCommand.class})

@@ -69,9 +69,9 @@ public final class HealthHttpServer implements AutoCloseable {
         try {
             server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 16);
         } catch (java.net.BindException e) {
-            throw new PortInUseException(config.host() + ":" + config.port() + " is already in use (" + e.getMessage()
-                    + "): set " + dev.outboxjava.worker.ConfigKey.HTTP_PORT.displayName() + " to a free port, or 0 to "
-                    + "run without the HTTP server");
+            throw new PortInUseException("cannot serve /metrics and /health on " + config.host() + ":" + config.port()
+                    + ": " + e.getMessage() + "; set " + dev.outboxjava.worker.ConfigKey.HTTP_PORT.displayName()
+                    + " to a free port, or 0 to run without the HTTP server");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve /metrics and /health on " + config.host() + ":"
                     + config.port() + " (outbox.http.port; 0 switches the server off): " + e.getMessage(), e);

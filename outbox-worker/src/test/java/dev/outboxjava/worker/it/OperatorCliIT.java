@@ -196,7 +196,7 @@ class OperatorCliIT {
 
             assertThat(run.exitCode()).as(run.output()).isEqualTo(2);
             assertThat(run.output().lines().filter(line -> line.startsWith("error:")).toList()).singleElement()
-                    .asString().contains("127.0.0.1:" + taken.getLocalPort() + " is already in use")
+                    .asString().contains("127.0.0.1:" + taken.getLocalPort() + ": Address already in use")
                     .contains("OUTBOX_HTTP_PORT");
             assertNoStackTrace(run);
         }
