@@ -180,12 +180,15 @@ class BrokerSettingsAndSecretsIT {
                 env.put("OUTBOX_RABBITMQ_VIRTUAL_HOST", rabbit.virtualHost());
                 env.put("OUTBOX_RABBITMQ_CONNECTION_HEARTBEAT", "7");
                 env.put("OUTBOX_RABBITMQ_CLIENT_PROPERTIES_DEPLOYMENT", "settings-it");
-                env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "outbox-settings-it-" + UUID.randomUUID().toString()
-                        .substring(0, 8));
+                String connectionName = "outbox-settings-it-" + UUID.randomUUID().toString().substring(0, 8);
+                env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", connectionName);
                 try (WorkerProcess worker = WorkerProcess.start("rabbit-settings", env, "run")) {
                     await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(inbox.ids())
                             .as("worker log:\n%s", worker.output())
                             .containsAll(ids.stream().map(UUID::toString).toList()));
+                    brokerView(connectionName).ifPresent(line -> assertThat(line)
+                            .as("the broker's view of the connection: heartbeat 7 s and the extra client property")
+                            .contains("\"deployment\",\"settings-it\"").endsWith("\t7"));
                     worker.terminate();
                     worker.waitFor(Duration.ofSeconds(30));
                     assertThat(worker.output()).doesNotContain(secret);
@@ -220,6 +223,26 @@ class BrokerSettingsAndSecretsIT {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * The local broker's line for the connection ({@code rabbitmqctl list_connections client_properties
+     * timeout}); empty when rabbitmqctl is not there (a broker elsewhere, or the embedded one).
+     */
+    private static java.util.Optional<String> brokerView(String connectionName) throws InterruptedException {
+        try {
+            Process process = new ProcessBuilder("rabbitmqctl", "-q", "list_connections", "client_properties",
+                    "timeout").redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || process.exitValue() != 0) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(output.lines().filter(line -> line.contains("\"" + connectionName + "\""))
+                    .findFirst().map(String::strip).orElseThrow(() -> new AssertionError("no connection named "
+                            + connectionName + " in:\n" + output)));
+        } catch (java.io.IOException e) {
+            return java.util.Optional.empty();
         }
     }
 
