@@ -3,7 +3,7 @@ package dev.outboxjava.postgres.internal;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.core.AppendableEvents;
+import dev.outboxjava.core.InvalidEventException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import java.sql.Connection;
@@ -89,10 +89,22 @@ public final class EventInsert {
         }
     }
 
-    // Every refusal happens here, before the first statement: a failed INSERT would abort the caller's
-    // transaction, an exception from here leaves it usable.
+    // Every refusal happens before the first statement: a failed INSERT would abort the caller's
+    // transaction, an exception from here leaves it usable. The writer checks each event's content
+    // (AppendableEvents) before it adds trace headers; here only what the INSERT itself relies on.
     private static boolean checkedIsEmpty(List<OutboxEvent> events) {
-        AppendableEvents.require(events);
+        if (events == null) {
+            throw new InvalidEventException("events", "is null; pass List.of() when there is nothing to append");
+        }
+        for (OutboxEvent event : events) {
+            if (event == null) {
+                throw new InvalidEventException("events", "an element is null");
+            }
+            if (event.status() != EventStatus.PENDING) {
+                throw new InvalidEventException("status", "only new pending events can be appended; event "
+                        + event.id() + " is " + event.status());
+            }
+        }
         return events.isEmpty();
     }
 
