@@ -194,18 +194,26 @@ class DocsTest {
         Matcher name = OUTBOX_NAME.matcher(text);
         while (name.find()) {
             boolean wildcard = text.startsWith(".*", name.end());
-            if (!wildcard && !known.contains(name.group(1))) {
+            if (!wildcard && !known.contains(name.group(1)) && !passedToABrokerClient(name.group(1))) {
                 unknown.add(page.getFileName() + ": " + name.group(1));
             }
         }
         Matcher variable = ENV_NAME.matcher(text);
         while (variable.find()) {
             String found = variable.group(1);
-            if (!env.contains(found) && !found.startsWith(ConfigKey.RESERVED_ENV_PREFIX)) {
+            if (!env.contains(found) && !found.startsWith(ConfigKey.RESERVED_ENV_PREFIX)
+                    && !passedToABrokerClient(found)) {
                 unknown.add(page.getFileName() + ": " + found);
             }
         }
         return unknown;
+    }
+
+    /** {@code outbox.kafka.<property>}, {@code OUTBOX_RABBITMQ_<SETTING>}: settings handed to a broker client. */
+    private static boolean passedToABrokerClient(String name) {
+        return ConfigKey.PASS_THROUGH_PREFIXES.stream().anyMatch(prefix -> name.startsWith(prefix)
+                || name.equals(prefix.substring(0, prefix.length() - 1))
+                || name.startsWith(prefix.toUpperCase(Locale.ROOT).replace('.', '_')));
     }
 
     /** Every {@code "outbox.…"} string literal of the modules' main sources: meter names, mostly. */
