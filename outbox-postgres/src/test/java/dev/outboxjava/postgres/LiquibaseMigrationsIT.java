@@ -72,7 +72,7 @@ class LiquibaseMigrationsIT {
         update();
         update();
 
-        assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-per-key-indexes", "outbox-inbox-table-1");
+        assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-table-2", "outbox-per-key-indexes", "outbox-inbox-table-1");
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA by_ddl");
         }
