@@ -19,6 +19,10 @@ import org.jooq.impl.SQLDataType;
  * once. Two things that also keep the lease ({@link OrderedLeaseQuery}) from an event do not make it held,
  * because they pass by themselves: an earlier event of its key in flight (it goes once that one is
  * acknowledged) and the commit-order guard (it goes once the transactions older than it end).
+ *
+ * <p>The blockers are {@code MATERIALIZED}: inlined, each parallel worker of the scan over the pending
+ * rows gathered them again (300,000 pending events: about 0.6 s instead of 0.2 s; the plain oldest-pending
+ * query takes about 0.1 s on the same table).
  */
 public final class BacklogQuery {
 
@@ -32,7 +36,7 @@ public final class BacklogQuery {
                           SELECT event_key, seq FROM %1$s WHERE status = 'failed' AND event_key IS NOT NULL
                     """.formatted(t) : "";
             this.sql = """
-                    WITH blocked AS (
+                    WITH blocked AS MATERIALIZED (
                       SELECT event_key, min(seq) AS seq FROM (
                           SELECT event_key, seq FROM %1$s
                            WHERE status = 'pending' AND next_attempt_at > {0} AND event_key IS NOT NULL

@@ -4,7 +4,6 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
-import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.postgres.health.TableStatistics;
@@ -49,8 +48,8 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
     private final Duration pollInterval;
     private final AtomicReference<Optional<Snapshot>> last = new AtomicReference<>(Optional.empty());
 
-    /** What one poll read. */
-    private record Snapshot(Map<EventStatus, Long> counts, DatabaseSignals signals) {
+    /** What one poll read; {@code backlogAt} is when the backlog in {@code signals} was read. */
+    private record Snapshot(Map<EventStatus, Long> counts, DatabaseSignals signals, Instant backlogAt) {
     }
 
     /**
@@ -127,30 +126,31 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
     public DatabaseSignals poll() {
         Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
         counts.putAll(store.countByStatus());
-        DatabaseSignals signals = readSignals();
-        last.set(Optional.of(new Snapshot(counts, signals)));
+        Instant now = clock.instant();
+        Backlog backlog = store.backlog(now);
+        DatabaseSignals signals = new DatabaseSignals(backlog, probe.read(now));
+        last.set(Optional.of(new Snapshot(counts, signals, now)));
         return signals;
     }
 
-    /** The backlog and the statistics, without counting rows by status (for every readiness probe). */
-    private DatabaseSignals readSignals() {
-        Instant now = clock.instant();
-        Backlog backlog = store.backlog(now);
-        DatabaseHealthReport report = probe.read(now);
-        return new DatabaseSignals(backlog, report);
-    }
-
     /**
-     * Fresh signals (the backlog and the statistics; the row counts stay from the last poll) judged by the
-     * thresholds; DOWN when the database cannot be asked. Only eligible events count as lag: events waiting
-     * for a retry, scheduled for later or held back by their key never make it DOWN.
+     * The signals judged by the thresholds; DOWN when the database cannot be asked. Only eligible events
+     * count as lag: events waiting for a retry, scheduled for later or held back by their key never make it
+     * DOWN. The statistics are read fresh; the backlog is the last poll's while that is at most two poll
+     * intervals old (it reads every pending row, and a probe must stay fast however large the backlog
+     * grows), else it is read fresh too.
      */
     @Override
     public HealthCheck check() {
         try {
-            DatabaseSignals signals = readSignals();
-            last.updateAndGet(previous -> Optional.of(new Snapshot(
-                    previous.map(Snapshot::counts).orElse(Map.of()), signals)));
+            Instant now = clock.instant();
+            Optional<Snapshot> previous = last.get();
+            Optional<Snapshot> recent = previous.filter(snapshot -> !snapshot.backlogAt()
+                    .plus(pollInterval.multipliedBy(2)).isBefore(now));
+            Backlog backlog = recent.map(snapshot -> snapshot.signals().backlog()).orElseGet(() -> store.backlog(now));
+            Instant backlogAt = recent.map(Snapshot::backlogAt).orElse(now);
+            DatabaseSignals signals = new DatabaseSignals(backlog, probe.read(now));
+            last.set(Optional.of(new Snapshot(previous.map(Snapshot::counts).orElse(Map.of()), signals, backlogAt)));
             return signals.evaluate(thresholds);
         } catch (RuntimeException e) {
             return HealthCheck.down("database signals unavailable: " + e.getMessage());

@@ -23,6 +23,21 @@ class HealthSettingsTest {
         OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of()));
         assertThat(settings.health()).isEqualTo(HealthConfig.ofDefaults());
         assertThat(settings.worker().logSummaryInterval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(settings.worker().maxBrokerOutage()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    @DisplayName("the broker outage readiness tolerates: from the environment, 0s allowed, never negative")
+    void maxBrokerOutage() {
+        assertThat(OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "0s")))
+                .worker().maxBrokerOutage()).isZero();
+        assertThat(OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "2m")))
+                .worker().maxBrokerOutage()).isEqualTo(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of(
+                "OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "-5s"))))
+                .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems())
+                        .extracting(InvalidSettingsException.Problem::key)
+                        .contains("outbox.health.max.broker.outage (OUTBOX_HEALTH_MAX_BROKER_OUTAGE)"));
     }
 
     @Test
