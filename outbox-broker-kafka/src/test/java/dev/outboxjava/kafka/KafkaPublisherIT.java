@@ -200,7 +200,7 @@ class KafkaPublisherIT {
      */
     static OutboxEvent largestAcceptedEvent(String destination) {
         String euro = "\u20ac";
-        OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH))
+        OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH / 3))
                 .source("/" + euro.repeat(OutboxEvent.MAX_NAME_LENGTH - 1)).destination(destination)
                 .routingKey("r".repeat(OutboxEvent.MAX_NAME_LENGTH)).key(euro.repeat(OutboxEvent.MAX_KEY_LENGTH))
                 .subject(euro.repeat(OutboxEvent.MAX_SUBJECT_LENGTH))
