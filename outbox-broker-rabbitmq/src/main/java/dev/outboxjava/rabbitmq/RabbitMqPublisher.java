@@ -113,22 +113,31 @@ public final class RabbitMqPublisher implements Publisher {
         }
     }
 
-    private static ConnectionFactory connectionFactory(RabbitMqPublisherConfig config) {
+    static ConnectionFactory connectionFactory(RabbitMqPublisherConfig config) {
         ConnectionFactory factory = new ConnectionFactory();
+        factory.setHandshakeTimeout((int) config.connectionTimeout().toMillis());
+        configure(factory, config.clientProperties());
+        // the typed settings already hold what the client properties said about them
         factory.setHost(config.host());
         factory.setPort(config.port());
         factory.setVirtualHost(config.virtualHost());
         factory.setUsername(config.username());
         factory.setPassword(config.password());
         factory.setConnectionTimeout((int) config.connectionTimeout().toMillis());
-        factory.setHandshakeTimeout((int) config.connectionTimeout().toMillis());
         factory.setRequestedHeartbeat((int) config.heartbeat().toSeconds());
+        factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
+        return factory;
+    }
+
+    /** The client properties through amqp-client's own configurator, then what the publisher must own. */
+    static void configure(ConnectionFactory factory, java.util.Map<String, String> clientProperties) {
+        if (!clientProperties.isEmpty()) {
+            com.rabbitmq.client.ConnectionFactoryConfigurator.load(factory, clientProperties, "");
+        }
         factory.setAutomaticRecoveryEnabled(true);
         // The publisher declares nothing and reopens its own channels (their confirm sequence
         // numbers restart on a new channel), so the client has no topology to replay.
         factory.setTopologyRecoveryEnabled(false);
-        factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
-        return factory;
     }
 
     private static ThreadFactory threads(String connectionName) {

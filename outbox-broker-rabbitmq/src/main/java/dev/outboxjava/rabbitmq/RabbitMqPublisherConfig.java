@@ -1,11 +1,16 @@
 package dev.outboxjava.rabbitmq;
 
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.ConnectionFactoryConfigurator;
 import dev.outboxjava.core.InvalidConfigurationException;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * How a {@link RabbitMqPublisher} reaches RabbitMQ and how long it waits for it.
@@ -21,6 +26,12 @@ import java.util.Set;
  * virtual host, username, password) — not both. Every setting has a default stated on its builder
  * method; {@link Builder#build()} rejects unusable values with an {@link InvalidConfigurationException}
  * that names the setting ({@code rabbitmq.<name>}).
+ *
+ * <p>Every other connection setting of the RabbitMQ Java client (TLS, channel and frame limits,
+ * client properties, NIO, ...) is passed with {@link Builder#property(String, String)} under the
+ * names amqp-client's {@link ConnectionFactoryConfigurator} reads, e.g. {@code ssl.enabled},
+ * {@code ssl.trust.store}, {@code connection.heartbeat}; they override the URI and the typed
+ * settings. TLS validates the server certificate and its host name unless told otherwise.
  */
 public final class RabbitMqPublisherConfig {
 
@@ -47,12 +58,38 @@ public final class RabbitMqPublisherConfig {
     public static final int DEFAULT_MAX_CONCURRENT_BATCHES = 8;
     /** Default TCP connect and AMQP handshake timeout: 10 s. */
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
-    /** Default pause between reconnection attempts after the connection was lost: 5 s. */
-    public static final Duration DEFAULT_RECOVERY_INTERVAL = Duration.ofSeconds(5);
+    /**
+     * Default pause between reconnection attempts after the connection was lost: 1 s, so the relay
+     * resumes within about a second of the broker's return (an attempt on a broker that is down is a
+     * refused TCP connection, which costs it nothing).
+     */
+    public static final Duration DEFAULT_RECOVERY_INTERVAL = Duration.ofSeconds(1);
     /** Default AMQP heartbeat: 30 s. */
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(30);
     /** Most batches in flight at once (one channel each). */
     public static final int MAX_CONCURRENT_BATCHES = 64;
+
+    /** The client settings {@link Builder#property} accepts: amqp-client's configurator names and aliases. */
+    private static final Set<String> CLIENT_SETTINGS = Set.of(ConnectionFactoryConfigurator.USERNAME,
+            ConnectionFactoryConfigurator.PASSWORD, ConnectionFactoryConfigurator.VIRTUAL_HOST,
+            ConnectionFactoryConfigurator.HOST, ConnectionFactoryConfigurator.PORT,
+            ConnectionFactoryConfigurator.CONNECTION_CHANNEL_MAX, ConnectionFactoryConfigurator.CONNECTION_FRAME_MAX,
+            ConnectionFactoryConfigurator.CONNECTION_HEARTBEAT, ConnectionFactoryConfigurator.CONNECTION_TIMEOUT,
+            ConnectionFactoryConfigurator.HANDSHAKE_TIMEOUT, ConnectionFactoryConfigurator.SHUTDOWN_TIMEOUT,
+            ConnectionFactoryConfigurator.CONNECTION_RECOVERY_INTERVAL, ConnectionFactoryConfigurator.CHANNEL_RPC_TIMEOUT,
+            ConnectionFactoryConfigurator.CHANNEL_SHOULD_CHECK_RPC_RESPONSE_TYPE, ConnectionFactoryConfigurator.USE_NIO,
+            ConnectionFactoryConfigurator.NIO_READ_BYTE_BUFFER_SIZE, ConnectionFactoryConfigurator.NIO_WRITE_BYTE_BUFFER_SIZE,
+            ConnectionFactoryConfigurator.NIO_NB_IO_THREADS, ConnectionFactoryConfigurator.NIO_WRITE_ENQUEUING_TIMEOUT_IN_MS,
+            ConnectionFactoryConfigurator.NIO_WRITE_QUEUE_CAPACITY, ConnectionFactoryConfigurator.SSL_ALGORITHM,
+            ConnectionFactoryConfigurator.SSL_ENABLED, ConnectionFactoryConfigurator.SSL_KEY_STORE,
+            ConnectionFactoryConfigurator.SSL_KEY_STORE_PASSWORD, ConnectionFactoryConfigurator.SSL_KEY_STORE_TYPE,
+            ConnectionFactoryConfigurator.SSL_KEY_STORE_ALGORITHM, ConnectionFactoryConfigurator.SSL_TRUST_STORE,
+            ConnectionFactoryConfigurator.SSL_TRUST_STORE_PASSWORD, ConnectionFactoryConfigurator.SSL_TRUST_STORE_TYPE,
+            ConnectionFactoryConfigurator.SSL_TRUST_STORE_ALGORITHM,
+            ConnectionFactoryConfigurator.SSL_VALIDATE_SERVER_CERTIFICATE, ConnectionFactoryConfigurator.SSL_VERIFY_HOSTNAME,
+            "ssl.key-store", "ssl.key-store-password", "ssl.key-store-type", "ssl.key-store-algorithm",
+            "ssl.trust-store", "ssl.trust-store-password", "ssl.trust-store-type", "ssl.trust-store-algorithm",
+            "ssl.validate-server-certificate", "ssl.verify-hostname");
 
     private final String host;
     private final int port;
@@ -65,20 +102,21 @@ public final class RabbitMqPublisherConfig {
     private final Duration connectionTimeout;
     private final Duration recoveryInterval;
     private final Duration heartbeat;
+    private final Map<String, String> clientProperties;
 
-    private RabbitMqPublisherConfig(Builder b, String host, int port, String virtualHost, String username,
-            String password) {
-        this.host = host;
-        this.port = port;
-        this.virtualHost = virtualHost;
-        this.username = username;
-        this.password = password;
+    private RabbitMqPublisherConfig(Builder b, ConnectionFactory effective, Map<String, String> clientProperties) {
+        this.host = effective.getHost();
+        this.port = effective.getPort();
+        this.virtualHost = effective.getVirtualHost();
+        this.username = effective.getUsername();
+        this.password = effective.getPassword();
         this.connectionName = b.connectionName;
         this.confirmTimeout = b.confirmTimeout;
         this.maxConcurrentBatches = b.maxConcurrentBatches;
-        this.connectionTimeout = b.connectionTimeout;
-        this.recoveryInterval = b.recoveryInterval;
-        this.heartbeat = b.heartbeat;
+        this.connectionTimeout = Duration.ofMillis(effective.getConnectionTimeout());
+        this.recoveryInterval = Duration.ofMillis(effective.getNetworkRecoveryInterval());
+        this.heartbeat = Duration.ofSeconds(effective.getRequestedHeartbeat());
+        this.clientProperties = Collections.unmodifiableMap(new TreeMap<>(clientProperties));
     }
 
     /** Starts a configuration from the defaults (a broker on {@code localhost:5672} as {@code guest}). */
@@ -146,17 +184,38 @@ public final class RabbitMqPublisherConfig {
         return heartbeat;
     }
 
+    /**
+     * The further client settings ({@link Builder#property}), TLS defaults included, by their
+     * {@link ConnectionFactoryConfigurator} names; applied to the connection factory as they are.
+     */
+    public Map<String, String> clientProperties() {
+        return clientProperties;
+    }
+
+    /** Whether the connection uses TLS ({@code amqps://} or {@code ssl.enabled=true}). */
+    public boolean tls() {
+        return Boolean.parseBoolean(clientProperties.get(ConnectionFactoryConfigurator.SSL_ENABLED));
+    }
+
     /** Where this configuration points, for logs and health details (no password). */
     public String describeBroker() {
-        return host + ":" + port + " (virtual host '" + virtualHost + "', user '" + username + "')";
+        return host + ":" + port + " (virtual host '" + virtualHost + "', user '" + username + "'"
+                + (tls() ? ", TLS" : "") + ")";
     }
 
     @Override
     public String toString() {
+        StringBuilder shown = new StringBuilder();
+        clientProperties.forEach((name, value) -> shown.append(shown.length() == 0 ? "" : ", ").append(name)
+                .append('=').append(isSecret(name) ? "[hidden]" : value));
         return "RabbitMqPublisherConfig[" + describeBroker() + ", connectionName=" + connectionName
                 + ", confirmTimeout=" + confirmTimeout + ", maxConcurrentBatches=" + maxConcurrentBatches
                 + ", connectionTimeout=" + connectionTimeout + ", recoveryInterval=" + recoveryInterval
-                + ", heartbeat=" + heartbeat + "]";
+                + ", heartbeat=" + heartbeat + ", clientProperties={" + shown + "}]";
+    }
+
+    private static boolean isSecret(String name) {
+        return name.toLowerCase(Locale.ROOT).contains("password");
     }
 
     /** Builds a {@link RabbitMqPublisherConfig}; see the class comment. */
@@ -174,14 +233,17 @@ public final class RabbitMqPublisherConfig {
         private Duration recoveryInterval = DEFAULT_RECOVERY_INTERVAL;
         private Duration heartbeat = DEFAULT_HEARTBEAT;
         private final Set<String> piecesSet = new LinkedHashSet<>();
+        private final Map<String, String> properties = new TreeMap<>();
 
         private Builder() {
         }
 
         /**
          * The broker as an AMQP URI, e.g. {@code amqp://user:pass@host:5672/vhost} (the virtual host
-         * {@code /} is written {@code %2F}); {@code amqps://} is not supported yet. Default: none (the
-         * host/port/... settings apply). Cannot be combined with those settings.
+         * {@code /} is written {@code %2F}); {@code amqps://} connects with TLS (port 5671 by default),
+         * validating the server certificate against the JVM's trust store (or {@code ssl.trust.store})
+         * and its host name. Default: none (the host/port/... settings apply). Cannot be combined with
+         * those settings.
          */
         public Builder uri(String value) {
             this.uri = Objects.requireNonNull(value, "uri");
@@ -261,7 +323,7 @@ public final class RabbitMqPublisherConfig {
             return this;
         }
 
-        /** Pause between reconnection attempts (automatic connection recovery). Default 5 s; positive. */
+        /** Pause between reconnection attempts (automatic connection recovery). Default 1 s; positive. */
         public Builder recoveryInterval(Duration value) {
             this.recoveryInterval = Objects.requireNonNull(value, "recoveryInterval");
             return this;
@@ -270,6 +332,38 @@ public final class RabbitMqPublisherConfig {
         /** AMQP heartbeat, which detects a dead connection. Default 30 s; zero disables it. */
         public Builder heartbeat(Duration value) {
             this.heartbeat = Objects.requireNonNull(value, "heartbeat");
+            return this;
+        }
+
+        /**
+         * One further connection setting of the RabbitMQ Java client, named as amqp-client's
+         * {@link ConnectionFactoryConfigurator} names it (without its {@code rabbitmq.} prefix):
+         * {@code username}, {@code password}, {@code virtual.host}, {@code host}, {@code port},
+         * {@code connection.heartbeat} (seconds), {@code connection.timeout} (ms),
+         * {@code connection.channel.max}, {@code connection.frame.max}, {@code handshake.timeout},
+         * {@code shutdown.timeout}, {@code connection.recovery.interval} (ms), {@code channel.rpc.timeout},
+         * {@code use.nio} and {@code nio.*}, {@code client.properties.<name>}, and TLS:
+         * {@code ssl.enabled}, {@code ssl.algorithm}, {@code ssl.key.store}, {@code ssl.key.store.password},
+         * {@code ssl.key.store.type} (PKCS12), {@code ssl.trust.store}, {@code ssl.trust.store.password},
+         * {@code ssl.trust.store.type} (JKS), {@code ssl.validate.server.certificate} and
+         * {@code ssl.verify.hostname} (both true unless set false here, unlike the client's own
+         * default). These override the URI and the typed settings.
+         *
+         * <p>{@link #build()} refuses unknown names (typos), {@code uri} (use {@link #uri}), and the two
+         * the publisher owns: {@code connection.recovery.enabled} (always on, so a lost connection comes
+         * back) and {@code topology.recovery.enabled} (always off: the publisher declares nothing and
+         * reopens its own channels).
+         */
+        public Builder property(String name, String value) {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(value, () -> "value of RabbitMQ setting " + name);
+            properties.put(name, value);
+            return this;
+        }
+
+        /** Sets every entry of {@code values} as with {@link #property(String, String)}. */
+        public Builder properties(Map<String, String> values) {
+            values.forEach(this::property);
             return this;
         }
 
@@ -289,18 +383,21 @@ public final class RabbitMqPublisherConfig {
                     throw new InvalidConfigurationException("rabbitmq.uri", "give the broker either as a URI or as "
                             + "host/port/virtualHost/username/password, not both (also set: " + piecesSet + ")");
                 }
-                if (uri.regionMatches(true, 0, "amqps:", 0, 6)) {
-                    throw new InvalidConfigurationException("rabbitmq.uri", "amqps:// (TLS) is not supported yet");
-                }
                 ConnectionFactory parser = new ConnectionFactory();
+                // amqps:// read as amqp://: the client would install a trust-everything context for it;
+                // the publisher sets TLS up itself from the client properties
+                boolean amqps = uri.regionMatches(true, 0, "amqps:", 0, 6);
+                boolean explicitPort;
                 try {
-                    parser.setUri(uri);
+                    String plain = amqps ? "amqp:" + uri.substring("amqps:".length()) : uri;
+                    explicitPort = java.net.URI.create(plain).getPort() != -1;
+                    parser.setUri(plain);
                 } catch (Exception | Error e) {
                     throw new InvalidConfigurationException("rabbitmq.uri", "is not an AMQP URI like "
                             + "amqp://user:pass@host:5672/vhost (" + e.getMessage() + ")");
                 }
                 h = parser.getHost();
-                p = parser.getPort();
+                p = amqps && !explicitPort ? ConnectionFactory.DEFAULT_AMQP_OVER_SSL_PORT : parser.getPort();
                 vh = parser.getVirtualHost();
                 user = parser.getUsername();
                 pass = parser.getPassword();
@@ -335,7 +432,100 @@ public final class RabbitMqPublisherConfig {
             if (heartbeat.toSeconds() > 65_535) {
                 throw new InvalidConfigurationException("rabbitmq.heartbeat", "must be at most 65535 seconds");
             }
-            return new RabbitMqPublisherConfig(this, h, p, vh, user, pass);
+            Map<String, String> client = clientProperties(uri != null && uri.regionMatches(true, 0, "amqps:", 0, 6));
+            ConnectionFactory effective = new ConnectionFactory();
+            effective.setHost(h);
+            effective.setPort(p);
+            effective.setVirtualHost(vh);
+            effective.setUsername(user);
+            effective.setPassword(pass);
+            effective.setConnectionTimeout((int) connectionTimeout.toMillis());
+            effective.setNetworkRecoveryInterval(recoveryInterval.toMillis());
+            effective.setRequestedHeartbeat((int) heartbeat.toSeconds());
+            apply(effective, client);
+            requireText("rabbitmq.host", effective.getHost());
+            requireText("rabbitmq.virtualHost", effective.getVirtualHost());
+            requireText("rabbitmq.username", effective.getUsername());
+            if (effective.getConnectionTimeout() <= 0) {
+                throw new InvalidConfigurationException("rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_TIMEOUT,
+                        "must be positive, was " + effective.getConnectionTimeout());
+            }
+            if (effective.getNetworkRecoveryInterval() <= 0) {
+                throw new InvalidConfigurationException("rabbitmq."
+                        + ConnectionFactoryConfigurator.CONNECTION_RECOVERY_INTERVAL, "must be positive, was "
+                        + effective.getNetworkRecoveryInterval());
+            }
+            if (effective.getRequestedHeartbeat() < 0) {
+                throw new InvalidConfigurationException("rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_HEARTBEAT,
+                        "must not be negative (zero disables heartbeats), was " + effective.getRequestedHeartbeat());
+            }
+            return new RabbitMqPublisherConfig(this, effective, client);
+        }
+
+        /** The further settings, checked by name, with TLS on for amqps:// and validating by default. */
+        private Map<String, String> clientProperties(boolean amqps) {
+            Map<String, String> client = new TreeMap<>();
+            for (Map.Entry<String, String> entry : properties.entrySet()) {
+                String name = entry.getKey();
+                if (name.equals("connection.recovery.enabled") || name.equals("topology.recovery.enabled")) {
+                    throw new InvalidConfigurationException("rabbitmq." + name, "is set by the publisher itself "
+                            + "(connection recovery always on, topology recovery always off: it declares nothing "
+                            + "and reopens its own channels); remove it");
+                }
+                if (name.equals("uri")) {
+                    throw new InvalidConfigurationException("rabbitmq.uri", "give the URI with uri(...), not as a "
+                            + "client property");
+                }
+                if (!CLIENT_SETTINGS.contains(name) && !name.startsWith(ConnectionFactoryConfigurator.CLIENT_PROPERTIES_PREFIX)) {
+                    throw new InvalidConfigurationException("rabbitmq." + name, "is not a RabbitMQ client setting "
+                            + "(typo?); known: " + CLIENT_SETTINGS.stream().sorted().toList()
+                            + " and client.properties.<name>");
+                }
+                client.put(name, entry.getValue());
+            }
+            if (amqps) {
+                client.putIfAbsent(ConnectionFactoryConfigurator.SSL_ENABLED, "true");
+            }
+            if (Boolean.parseBoolean(client.get(ConnectionFactoryConfigurator.SSL_ENABLED))) {
+                // amqp-client alone would trust any certificate and skip the host name check
+                client.putIfAbsent(ConnectionFactoryConfigurator.SSL_VALIDATE_SERVER_CERTIFICATE, "true");
+                client.putIfAbsent(ConnectionFactoryConfigurator.SSL_VERIFY_HOSTNAME, "true");
+                if (!Boolean.parseBoolean(client.get(ConnectionFactoryConfigurator.SSL_VALIDATE_SERVER_CERTIFICATE))
+                        && !client.containsKey(ConnectionFactoryConfigurator.SSL_TRUST_STORE)) {
+                    client.put(ConnectionFactoryConfigurator.SSL_VERIFY_HOSTNAME, "false");
+                }
+            }
+            return client;
+        }
+
+        /** Applies the settings one by one first, so that a value the client rejects is named. */
+        private static void apply(ConnectionFactory factory, Map<String, String> client) {
+            for (Map.Entry<String, String> entry : client.entrySet()) {
+                if (entry.getKey().startsWith("ssl.")) {
+                    continue;
+                }
+                try {
+                    ConnectionFactoryConfigurator.load(new ConnectionFactory(), Map.of(entry.getKey(),
+                            entry.getValue()), "");
+                } catch (RuntimeException e) {
+                    throw new InvalidConfigurationException("rabbitmq." + entry.getKey(), "the RabbitMQ client "
+                            + "rejects the value: " + e.getMessage());
+                }
+            }
+            try {
+                RabbitMqPublisher.configure(factory, client);
+            } catch (RuntimeException e) {
+                throw new InvalidConfigurationException("rabbitmq.ssl", "the TLS settings (ssl.*) cannot be used: "
+                        + rootMessage(e));
+            }
+        }
+
+        private static String rootMessage(Throwable e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (" + root + ")";
         }
 
         private static void requireText(String setting, String value) {

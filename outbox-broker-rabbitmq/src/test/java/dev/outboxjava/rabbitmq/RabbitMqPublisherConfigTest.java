@@ -21,7 +21,7 @@ class RabbitMqPublisherConfigTest {
         assertThat(config.connectionName()).isEqualTo(RabbitMqPublisherConfig.DEFAULT_CONNECTION_NAME);
         assertThat(config.confirmTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.maxConcurrentBatches()).isEqualTo(8);
-        assertThat(config.recoveryInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.recoveryInterval()).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
@@ -47,14 +47,61 @@ class RabbitMqPublisherConfigTest {
     }
 
     @Test
-    @DisplayName("an unparseable URI or amqps is rejected, naming rabbitmq.uri")
+    @DisplayName("an unparseable URI is rejected, naming rabbitmq.uri")
     void badUri() {
         assertThatThrownBy(() -> RabbitMqPublisherConfig.custom().uri("http://localhost").build())
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("rabbitmq.uri"));
-        assertThatThrownBy(() -> RabbitMqPublisherConfig.custom().uri("amqps://localhost").build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
-                        e -> assertThat(e.setting()).isEqualTo("rabbitmq.uri"));
+    }
+
+    @Test
+    @DisplayName("amqps:// connects with TLS on 5671, validating the certificate and the host name")
+    void amqps() {
+        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom().uri("amqps://rabbit.internal").build();
+        assertThat(config.tls()).isTrue();
+        assertThat(config.port()).isEqualTo(5671);
+        assertThat(config.clientProperties()).containsEntry("ssl.validate.server.certificate", "true")
+                .containsEntry("ssl.verify.hostname", "true");
+        assertThat(RabbitMqPublisher.connectionFactory(config).isSSL()).isTrue();
+        assertThat(config.describeBroker()).contains("TLS");
+    }
+
+    @Test
+    @DisplayName("client properties override the URI and reach the connection factory; the password is never shown")
+    void clientProperties() {
+        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom()
+                .uri("amqp://nobody:wrong@rabbit.internal:5672/%2F")
+                .property("username", "orders").property("password", "s3cret").property("virtual.host", "shop")
+                .property("connection.heartbeat", "7").property("connection.channel.max", "64")
+                .property("client.properties.deployment", "eu-1").build();
+        assertThat(config.username()).isEqualTo("orders");
+        assertThat(config.password()).isEqualTo("s3cret");
+        assertThat(config.virtualHost()).isEqualTo("shop");
+        assertThat(config.heartbeat()).isEqualTo(Duration.ofSeconds(7));
+        com.rabbitmq.client.ConnectionFactory factory = RabbitMqPublisher.connectionFactory(config);
+        assertThat(factory.getUsername()).isEqualTo("orders");
+        assertThat(factory.getVirtualHost()).isEqualTo("shop");
+        assertThat(factory.getRequestedHeartbeat()).isEqualTo(7);
+        assertThat(factory.getRequestedChannelMax()).isEqualTo(64);
+        assertThat(factory.getClientProperties()).containsEntry("deployment", "eu-1");
+        assertThat(factory.isAutomaticRecoveryEnabled()).isTrue();
+        assertThat(factory.isTopologyRecoveryEnabled()).isFalse();
+        assertThat(config.toString()).doesNotContain("s3cret").contains("connection.channel.max=64");
+    }
+
+    @Test
+    @DisplayName("unknown client settings, the ones the publisher owns, and values the client rejects are refused by name")
+    void refusedClientProperties() {
+        assertSetting(RabbitMqPublisherConfig.custom().property("conection.heartbeat", "7"),
+                "rabbitmq.conection.heartbeat");
+        assertSetting(RabbitMqPublisherConfig.custom().property("topology.recovery.enabled", "true"),
+                "rabbitmq.topology.recovery.enabled");
+        assertSetting(RabbitMqPublisherConfig.custom().property("connection.recovery.enabled", "false"),
+                "rabbitmq.connection.recovery.enabled");
+        assertSetting(RabbitMqPublisherConfig.custom().property("connection.heartbeat", "often"),
+                "rabbitmq.connection.heartbeat");
+        assertSetting(RabbitMqPublisherConfig.custom().property("ssl.enabled", "true")
+                .property("ssl.trust.store", "/no/such/trust.p12"), "rabbitmq.ssl");
     }
 
     @Test

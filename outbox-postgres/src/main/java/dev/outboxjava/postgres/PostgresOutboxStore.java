@@ -7,6 +7,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
@@ -17,6 +18,7 @@ import dev.outboxjava.postgres.internal.HousekeepingQueries;
 import dev.outboxjava.postgres.internal.LeaseQuery;
 import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.MarkQueries;
+import dev.outboxjava.postgres.internal.BacklogQuery;
 import dev.outboxjava.postgres.internal.OperatorQueries;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.postgres.internal.PerKeyIndexes;
@@ -77,6 +79,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     private final MarkQueries marks;
     private final HousekeepingQueries housekeeping;
     private final OperatorQueries operator;
+    private final BacklogQuery backlog;
     private final TransactionalOutbox transactional;
 
     private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
@@ -93,6 +96,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
         this.operator = new OperatorQueries(table);
+        this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
     }
 
@@ -272,6 +276,11 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     }
 
     @Override
+    public Backlog backlog(Instant now) {
+        return run("count the pending events by what they wait for", () -> backlog.read(dsl, now));
+    }
+
+    @Override
     public Optional<OutboxEvent> find(UUID eventId) {
         Objects.requireNonNull(eventId, "eventId");
         return run("find event " + eventId, () -> operator.find(dsl, eventId));
@@ -287,6 +296,34 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
             return List.of();
         }
         return run("list dead letters", () -> operator.deadLetters(dsl, offset, limit));
+    }
+
+    @Override
+    public List<OutboxEvent> listRetrying(int offset, int limit) {
+        if (offset < 0 || limit < 0) {
+            throw new IllegalArgumentException("offset and limit must not be negative, were " + offset + " and "
+                    + limit);
+        }
+        if (limit == 0) {
+            return List.of();
+        }
+        return run("list events waiting for a retry", () -> operator.retrying(dsl, offset, limit));
+    }
+
+    /** How many events wait for a retry (the whole of what {@link #listRetrying} pages through). */
+    public long countRetrying() {
+        return run("count events waiting for a retry", () -> operator.countRetrying(dsl));
+    }
+
+    /**
+     * How many events {@link #purge} would delete now: in {@code status}, created before
+     * {@code createdBefore}. Deletes nothing.
+     */
+    public long countPurgeable(EventStatus status, Instant createdBefore) {
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(createdBefore, "createdBefore");
+        return run("count " + status.databaseValue() + " events to purge",
+                () -> operator.countCreatedBefore(dsl, status, createdBefore));
     }
 
     @Override

@@ -38,8 +38,31 @@ final class CrashablePostgres implements AutoCloseable {
         this.asPostgresUser = asPostgresUser;
     }
 
-    /** The binaries' directory, if this machine has PostgreSQL installed. */
+    /**
+     * The binaries' directory, if this machine has PostgreSQL installed and the server can run here
+     * (as root only through the {@code postgres} OS user).
+     */
     static Optional<Path> binaries() {
+        if ("root".equals(System.getProperty("user.name")) && !postgresUserExists()) {
+            return Optional.empty();
+        }
+        return installedBinaries();
+    }
+
+    private static boolean postgresUserExists() {
+        try {
+            Process process = new ProcessBuilder("id", "postgres").redirectErrorStream(true).start();
+            process.getInputStream().readAllBytes();
+            return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static Optional<Path> installedBinaries() {
         String configured = System.getProperty("outbox.test.pg-bin");
         if (configured != null) {
             return Optional.of(Path.of(configured));

@@ -1,6 +1,7 @@
 package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
@@ -13,10 +14,9 @@ import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
 import dev.outboxjava.postgres.inbox.PostgresInboxSchema;
-import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.MigrationFiles;
 import dev.outboxjava.postgres.internal.PerKeyIndexes;
 import dev.outboxjava.testkit.RecordingPublisher;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,11 +26,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
@@ -41,7 +38,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The shipped migrations as a user runs them: with Flyway, on a database of their own (created on the
@@ -51,31 +47,21 @@ import org.postgresql.ds.PGSimpleDataSource;
 @DisplayName("The shipped migrations under Flyway, beside an application's own")
 class FlywayMigrationsIT {
 
-    private static final Pattern URL = Pattern.compile("(jdbc:postgresql://[^/]+/)([^?]*)(.*)");
     private static final String APPLICATION_LOCATION = "classpath:db/shop";
 
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
-    private PostgresFixture postgres;
-    private String database;
-    private PGSimpleDataSource dataSource;
+    private ScratchDatabase database;
+    private DataSource dataSource;
 
     @BeforeEach
     void emptyDatabase() {
-        postgres = PostgresFixture.shared();
-        database = "outbox_flyway_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10)
-                .toLowerCase(Locale.ROOT);
-        Matcher matcher = URL.matcher(postgres.jdbcUrl());
-        assertThat(matcher.matches()).as("JDBC URL " + postgres.jdbcUrl()).isTrue();
-        postgres.execute("CREATE DATABASE " + database);
-        dataSource = new PGSimpleDataSource();
-        dataSource.setUrl(matcher.group(1) + database + matcher.group(3));
-        dataSource.setUser(postgres.user());
-        dataSource.setPassword(postgres.password());
+        database = new ScratchDatabase("outbox_flyway");
+        dataSource = database.dataSource();
     }
 
     @AfterEach
     void dropDatabase() {
-        postgres.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        database.close();
     }
 
     /** The application's own Flyway: its migrations, the default history table. */
@@ -94,6 +80,7 @@ class FlywayMigrationsIT {
 
     /** The outbox's Flyway, configured exactly as the documentation says. */
     private Flyway outbox(String table, boolean perKey) {
+        // tag::flyway-outbox[]
         List<String> locations = new ArrayList<>(List.of(PostgresSchema.MIGRATIONS_LOCATION));
         if (perKey) {
             locations.add(PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
@@ -104,6 +91,7 @@ class FlywayMigrationsIT {
                 .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
                 .baselineOnMigrate(true).baselineVersion("0")
                 .load();
+        // end::flyway-outbox[]
     }
 
     /** The inbox's Flyway, configured exactly as the documentation says. */
@@ -129,10 +117,10 @@ class FlywayMigrationsIT {
                         .isEqualTo(round == 1 ? 2 : 0);
             }
             MigrateResult outbox = outbox("outbox_events", true).migrate();
-            assertThat(outbox.migrationsExecuted).as("outbox table (V1, V2) and per-key indexes, round " + round)
-                    .isEqualTo(3 * expected);
+            assertThat(outbox.migrationsExecuted).as("outbox table and per-key indexes, round " + round)
+                    .isEqualTo(expected * (MigrationFiles.OUTBOX.size() + MigrationFiles.OUTBOX_PER_KEY.size()));
             assertThat(inbox("outbox_inbox").migrate().migrationsExecuted).as("inbox, round " + round)
-                    .isEqualTo(expected);
+                    .isEqualTo(expected * MigrationFiles.INBOX.size());
             if (!applicationFirst) {
                 assertThat(applicationAfterOutbox().migrate().migrationsExecuted).as("application, round " + round)
                         .isEqualTo(round == 1 ? 2 : 0);
@@ -140,8 +128,9 @@ class FlywayMigrationsIT {
         }
 
         assertThat(versions(application())).endsWith("1", "2");
-        assertThat(versions(outbox("outbox_events", true))).endsWith("1", "2", "repeatable");
-        assertThat(versions(inbox("outbox_inbox"))).endsWith("1");
+        assertThat(versions(outbox("outbox_events", true))).contains("1").endsWith("repeatable")
+                .hasSize((applicationFirst ? 1 : 0) + MigrationFiles.OUTBOX.size() + MigrationFiles.OUTBOX_PER_KEY.size());
+        assertThat(versions(inbox("outbox_inbox"))).contains("1");
         for (Flyway flyway : List.of(application(), outbox("outbox_events", true), inbox("outbox_inbox"))) {
             assertThat(flyway.validateWithResult().validationSuccessful).isTrue();
         }
@@ -173,7 +162,7 @@ class FlywayMigrationsIT {
     @DisplayName("per-key ordering turned on later: adding the per-key location applies its indexes and nothing else")
     void perKeyAddedLater() throws Exception {
         application().migrate();
-        assertThat(outbox("events", false).migrate().migrationsExecuted).isEqualTo(2);
+        assertThat(outbox("events", false).migrate().migrationsExecuted).isEqualTo(MigrationFiles.OUTBOX.size());
         PostgresOutboxConfig perKey = PostgresOutboxConfig.builder().tableName("events")
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE)).build();
         try (Connection connection = dataSource.getConnection()) {
@@ -181,13 +170,23 @@ class FlywayMigrationsIT {
         }
         placeOrders(PostgresOutboxStore.create(dataSource, perKey), 2);
 
-        assertThat(outbox("events", true).migrate().migrationsExecuted).isEqualTo(1);
+        assertThat(outbox("events", true).migrate().migrationsExecuted).isEqualTo(MigrationFiles.OUTBOX_PER_KEY.size());
         assertThat(outbox("events", true).migrate().migrationsExecuted).isZero();
 
         try (Connection connection = dataSource.getConnection()) {
             assertThat(new PerKeyIndexes(perKey.table()).missing(connection)).isEmpty();
         }
         assertThat(count("SELECT count(*) FROM events")).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("without the table placeholder Flyway stops before creating anything, naming the placeholder")
+    void placeholderIsRequired() throws Exception {
+        Flyway withoutName = Flyway.configure().dataSource(dataSource).locations(PostgresSchema.MIGRATIONS_LOCATION)
+                .table(PostgresSchema.HISTORY_TABLE).load();
+
+        assertThatThrownBy(withoutName::migrate).hasMessageContaining("${outbox_table}");
+        assertThat(count("SELECT count(*) FROM pg_tables WHERE tablename LIKE '%outbox_table%'")).isZero();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -210,15 +209,15 @@ class FlywayMigrationsIT {
         PostgresInbox.create(dataSource, PostgresInboxConfig.builder().tableName("by_ddl.shop_inbox").build())
                 .ensureSchema();
 
-        List<String> byFlyway = describe("by_flyway", "shop_events");
+        List<String> byFlyway = database.describe("by_flyway", "shop_events");
         assertThat(byFlyway).anyMatch(line -> line.startsWith("column xact_id xid8"))
                 .anyMatch(line -> line.startsWith("column subject text"))
                 .anyMatch(line -> line.startsWith("column data_schema text"))
                 .anyMatch(line -> line.startsWith("index shop_events_pending_idx"));
         assertThat(byFlyway.stream().anyMatch(line -> line.startsWith("index shop_events_key_guard_idx")))
                 .isEqualTo(perKey);
-        assertThat(byFlyway).isEqualTo(describe("by_ddl", "shop_events"));
-        assertThat(describe("by_flyway", "shop_inbox")).isEqualTo(describe("by_ddl", "shop_inbox"));
+        assertThat(byFlyway).isEqualTo(database.describe("by_ddl", "shop_events"));
+        assertThat(database.describe("by_flyway", "shop_inbox")).isEqualTo(database.describe("by_ddl", "shop_inbox"));
     }
 
     /** Inserts {@code count} orders and their events in one transaction, as an application does. */
@@ -258,49 +257,6 @@ class FlywayMigrationsIT {
                 ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);
-        }
-    }
-
-    /** The table as the catalog sees it, one line per fact, the schema's name left out. */
-    private List<String> describe(String schema, String table) throws SQLException {
-        String relation = Identifiers.quote(schema) + "." + Identifiers.quote(table);
-        List<String> lines = new ArrayList<>();
-        try (Connection connection = dataSource.getConnection()) {
-            query(connection, """
-                    SELECT 'column ' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
-                           || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END
-                           || CASE WHEN a.attidentity::text <> '' THEN ' identity ' || a.attidentity::text ELSE '' END
-                           || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '')
-                    FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                    WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum""",
-                    relation, lines);
-            query(connection, """
-                    SELECT 'constraint ' || conname || ' ' || pg_get_constraintdef(oid)
-                    FROM pg_constraint WHERE conrelid = to_regclass(?) ORDER BY conname""", relation, lines);
-            query(connection, """
-                    SELECT 'index ' || i.relname || ' ' || pg_get_indexdef(x.indexrelid)
-                    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-                    WHERE x.indrelid = to_regclass(?) ORDER BY i.relname""", relation, lines);
-            query(connection, """
-                    SELECT 'options ' || coalesce(array_to_string(reloptions, ','), '')
-                    FROM pg_class WHERE oid = to_regclass(?)""", relation, lines);
-            query(connection, """
-                    SELECT 'trigger ' || tgname FROM pg_trigger
-                    WHERE tgrelid = to_regclass(?) AND NOT tgisinternal ORDER BY tgname""", relation, lines);
-        }
-        assertThat(lines).as("catalog of " + relation).isNotEmpty();
-        return lines.stream().map(line -> line.replace(schema + ".", "")).toList();
-    }
-
-    private static void query(Connection connection, String sql, String relation, List<String> lines)
-            throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setString(1, relation);
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    lines.add(rows.getString(1));
-                }
-            }
         }
     }
 }

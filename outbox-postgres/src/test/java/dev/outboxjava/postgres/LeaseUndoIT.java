@@ -51,8 +51,8 @@ class LeaseUndoIT {
             + "same ids and all end up sent")
     void aLeaseUndoneAfterThePublishMeansADuplicateNeverALoss() throws Exception {
         Path binaries = CrashablePostgres.binaries().orElse(null);
-        assumeTrue(binaries != null, "needs the PostgreSQL server binaries: pg_config --bindir, or "
-                + "-Doutbox.test.pg-bin=DIR");
+        assumeTrue(binaries != null, "needs the PostgreSQL server binaries (pg_config --bindir, or "
+                + "-Doutbox.test.pg-bin=DIR) and, when run as root, a postgres OS user");
         RecordingPublisher broker = new RecordingPublisher();
         List<OutboxEvent> events = TestEvents.events(clock, 5);
         List<UUID> ids = events.stream().map(OutboxEvent::id).toList();

@@ -36,7 +36,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * probing each candidate's earlier events, and the plan stays on indexes even with a single key.
  * Checked with {@code EXPLAIN ANALYZE} of the store's own statement under the store's own settings;
  * the lease times are printed, not asserted. {@code -Doutbox.ordering.plan-events=100000} runs it at
- * the size of the README's figures.
+ * the size of the figures in docs/ordering.md.
  */
 @DisplayName("Per-key lease plan on hot keys")
 class PerKeyLeasePlanIT {

@@ -27,7 +27,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *   <li>{@link FaultyPublisher} — wraps that recording publisher, no faults until scripted</li>
  *   <li>{@link Relay} — over the store and the FAULTY publisher (so scripted faults reach it), the manual
  *       clock, a batch of {@value RelaySettings#DEFAULT_BATCH_SIZE}, a publish timeout of
- *       {@link #PUBLISH_TIMEOUT}, a retry policy of 1 s doubling without jitter</li>
+ *       {@link #PUBLISH_TIMEOUT}, a retry policy of 1 s doubling without jitter, and no retry of a
+ *       failed mark (a store made unavailable fails the tick at once, as a crashed relay would, instead
+ *       of the test waiting out {@link RelaySettings#markRetryTimeout()} in real time)</li>
  *   <li>{@link Sweeper} — over the store and the manual clock, with the default settings
  *       (lease timeout {@link SweeperSettings#DEFAULT_LEASE_TIMEOUT})</li>
  * </ul>
@@ -91,7 +93,8 @@ public final class OutboxExtension implements ParameterResolver {
         final InMemoryOutboxStore store = new InMemoryOutboxStore();
         final RecordingPublisher recording = new RecordingPublisher();
         final FaultyPublisher faulty = FaultyPublisher.wrapping(recording);
-        final Relay relay = new Relay(store, faulty, new RelaySettings(RelaySettings.DEFAULT_BATCH_SIZE, PUBLISH_TIMEOUT),
+        final Relay relay = new Relay(store, faulty, new RelaySettings(RelaySettings.DEFAULT_BATCH_SIZE, PUBLISH_TIMEOUT)
+                .withMarkRetryTimeout(Duration.ZERO),
                 RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).multiplier(2).jitter(0).build(), clock,
                 RelayListener.NONE);
         final Sweeper sweeper = new Sweeper(store, SweeperSettings.ofDefaults(), clock);

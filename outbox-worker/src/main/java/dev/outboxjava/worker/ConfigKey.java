@@ -13,13 +13,15 @@ import java.util.stream.Collectors;
  * variable ({@code OUTBOX_RELAY_BATCH_SIZE}: upper case, dots become underscores).
  *
  * <p>Any {@code outbox.*} property or {@code OUTBOX_*} environment variable that is not in this
- * table is rejected at start, so a typo never silently falls back to a default. The prefix
- * {@code OUTBOX_TEST_} is reserved for the testkit's fixture settings and ignored here.
+ * table is rejected at start, so a typo never silently falls back to a default. Two prefixes hand
+ * keys on to the broker clients instead ({@link #KAFKA_PROPERTY_PREFIX}, {@link #RABBITMQ_PROPERTY_PREFIX}),
+ * and those are checked against the client's own setting names. The prefix {@code OUTBOX_TEST_} is
+ * reserved for the testkit's fixture settings and ignored here.
  */
 public enum ConfigKey {
 
     DB_URL("outbox.db.url", "", "JDBC URL of the PostgreSQL database holding the outbox table, e.g. "
-            + "jdbc:postgresql://127.0.0.1:5432/app. Required by every command except schema."),
+            + "jdbc:postgresql://127.0.0.1:5432/app. Required by every command except schema without --apply."),
     DB_USER("outbox.db.user", "", "Database user; empty = the driver's default (or the one in the URL)."),
     DB_PASSWORD("outbox.db.password", "", "Database password; empty = none (or the one in the URL)."),
     DB_POOL_SIZE("outbox.db.pool.size", "4", "Most database connections the worker opens (1-100); the relay "
@@ -80,8 +82,12 @@ public enum ConfigKey {
             + "finish; events still unfinished then are released back to pending."),
     METRICS_POLL_INTERVAL("outbox.metrics.poll.interval", "15s", "How often the pending-count and "
             + "oldest-pending-age gauges are refreshed from the database (one query per interval, not per scrape)."),
-    HEALTH_MAX_LAG("outbox.health.max.lag", "5m", "Readiness (/health/ready, status) turns DOWN when the oldest "
-            + "pending event is older than this; 0s = lag never flips readiness (the gauge stays)."),
+    HEALTH_MAX_LAG("outbox.health.max.lag", "5m", "Readiness (/health/ready, status) turns DOWN when an event "
+            + "a relay could publish now has waited longer than this since it became due; events waiting for a "
+            + "retry, scheduled for later or held behind their key never count; 0s = lag never flips readiness."),
+    HEALTH_MAX_BROKER_OUTAGE("outbox.health.max.broker.outage", "30s", "Readiness turns DOWN when the broker has "
+            + "failed its health check for longer than this (a broker restart or a short network cut does not "
+            + "take the worker out of service); 0s = at the first failed check."),
     HEALTH_MAX_XMIN_AGE("outbox.health.max.xmin.age", "10m", "Readiness turns DOWN when a transaction of the "
             + "database has been open longer than this (it holds back the xmin horizon: vacuum cannot clean the "
             + "outbox, and with per_key ordering newer events wait); 0s = never flips readiness."),
@@ -100,6 +106,20 @@ public enum ConfigKey {
     public static final String ENV_PREFIX = "OUTBOX_";
     /** Environment variables with this prefix belong to the testkit and are not worker settings. */
     public static final String RESERVED_ENV_PREFIX = "OUTBOX_TEST_";
+    /**
+     * Any other key under this prefix is a Kafka producer property handed to the client as it is:
+     * {@code outbox.kafka.max.block.ms} or {@code OUTBOX_KAFKA_MAX_BLOCK_MS} sets {@code max.block.ms}.
+     */
+    public static final String KAFKA_PROPERTY_PREFIX = "outbox.kafka.";
+    /**
+     * Any other key under this prefix is a RabbitMQ connection setting, named as amqp-client's
+     * {@code ConnectionFactoryConfigurator} names them: {@code outbox.rabbitmq.virtual.host} or
+     * {@code OUTBOX_RABBITMQ_VIRTUAL_HOST} sets {@code virtual.host}.
+     */
+    public static final String RABBITMQ_PROPERTY_PREFIX = "outbox.rabbitmq.";
+    /** The prefixes whose keys are handed to a broker client instead of being looked up in this table. */
+    public static final java.util.List<String> PASS_THROUGH_PREFIXES = java.util.List.of(KAFKA_PROPERTY_PREFIX,
+            RABBITMQ_PROPERTY_PREFIX);
 
     private static final Map<String, ConfigKey> BY_PROPERTY = Arrays.stream(values())
             .collect(Collectors.toUnmodifiableMap(ConfigKey::property, Function.identity()));
@@ -113,7 +133,7 @@ public enum ConfigKey {
 
     ConfigKey(String property, String defaultValue, String description) {
         this.property = property;
-        this.env = property.toUpperCase(Locale.ROOT).replace('.', '_');
+        this.env = envName(property);
         this.defaultValue = defaultValue;
         this.description = description;
     }
@@ -146,6 +166,21 @@ public enum ConfigKey {
     /** The key with this environment variable name. */
     public static Optional<ConfigKey> byEnv(String env) {
         return Optional.ofNullable(BY_ENV.get(env));
+    }
+
+    /** The environment-variable spelling of a property key: upper case, dots become underscores. */
+    public static String envName(String property) {
+        return property.toUpperCase(Locale.ROOT).replace('.', '_');
+    }
+
+    /** Whether a property key lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
+    static boolean isPassThrough(String property) {
+        return PASS_THROUGH_PREFIXES.stream().anyMatch(property::startsWith);
+    }
+
+    /** Whether an environment variable lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
+    static boolean isPassThroughEnv(String env) {
+        return PASS_THROUGH_PREFIXES.stream().anyMatch(prefix -> env.startsWith(envName(prefix)));
     }
 
     /** Both spellings, for messages: {@code outbox.db.url (OUTBOX_DB_URL)}. */

@@ -25,8 +25,23 @@ public interface ConfigSource {
     /** The raw value of {@code key}, if this source sets it. */
     Optional<String> get(ConfigKey key);
 
-    /** Keys with the outbox prefix that are not in the {@link ConfigKey} table, spelled as in the source. */
+    /**
+     * Keys with the outbox prefix that are neither in the {@link ConfigKey} table nor under one of
+     * its {@linkplain ConfigKey#PASS_THROUGH_PREFIXES pass-through prefixes}, spelled as in the source.
+     */
     List<String> unknownKeys();
+
+    /**
+     * The keys under a {@linkplain ConfigKey#PASS_THROUGH_PREFIXES pass-through prefix} that are not
+     * in the {@link ConfigKey} table, named without the prefix in the client's own spelling:
+     * {@code outbox.kafka.max.block.ms} and {@code OUTBOX_KAFKA_MAX_BLOCK_MS} both become
+     * {@code max.block.ms}. Blank values count as unset. Sources that have none return an empty map.
+     *
+     * @param propertyPrefix one of {@link ConfigKey#PASS_THROUGH_PREFIXES}, e.g. {@code outbox.kafka.}
+     */
+    default Map<String, String> passThrough(String propertyPrefix) {
+        return Map.of();
+    }
 
     /** Where the values come from, for messages. */
     String describe();
@@ -47,6 +62,13 @@ public interface ConfigSource {
                 List<String> unknown = new ArrayList<>(first.unknownKeys());
                 unknown.addAll(fallback.unknownKeys());
                 return unknown;
+            }
+
+            @Override
+            public Map<String, String> passThrough(String propertyPrefix) {
+                Map<String, String> merged = new TreeMap<>(fallback.passThrough(propertyPrefix));
+                merged.putAll(first.passThrough(propertyPrefix));
+                return merged;
             }
 
             @Override
@@ -76,7 +98,22 @@ public interface ConfigSource {
                         .filter(name -> name.startsWith(ConfigKey.ENV_PREFIX))
                         .filter(name -> !name.startsWith(ConfigKey.RESERVED_ENV_PREFIX))
                         .filter(name -> ConfigKey.byEnv(name).isEmpty())
+                        .filter(name -> !ConfigKey.isPassThroughEnv(name))
                         .toList();
+            }
+
+            @Override
+            public Map<String, String> passThrough(String propertyPrefix) {
+                String envPrefix = ConfigKey.envName(propertyPrefix);
+                Map<String, String> found = new TreeMap<>();
+                copy.forEach((name, value) -> {
+                    if (name.startsWith(envPrefix) && name.length() > envPrefix.length()
+                            && ConfigKey.byEnv(name).isEmpty()) {
+                        nonBlank(value).ifPresent(v -> found.put(name.substring(envPrefix.length())
+                                .toLowerCase(java.util.Locale.ROOT).replace('_', '.'), v));
+                    }
+                });
+                return found;
             }
 
             @Override
@@ -101,7 +138,20 @@ public interface ConfigSource {
                 return copy.keySet().stream()
                         .filter(name -> name.startsWith(ConfigKey.PROPERTY_PREFIX))
                         .filter(name -> ConfigKey.byProperty(name).isEmpty())
+                        .filter(name -> !ConfigKey.isPassThrough(name))
                         .toList();
+            }
+
+            @Override
+            public Map<String, String> passThrough(String propertyPrefix) {
+                Map<String, String> found = new TreeMap<>();
+                copy.forEach((name, value) -> {
+                    if (name.startsWith(propertyPrefix) && name.length() > propertyPrefix.length()
+                            && ConfigKey.byProperty(name).isEmpty()) {
+                        nonBlank(value).ifPresent(v -> found.put(name.substring(propertyPrefix.length()), v));
+                    }
+                });
+                return found;
             }
 
             @Override

@@ -28,10 +28,10 @@ public record DatabaseConfig(String url, String user, String password, int poolS
         Objects.requireNonNull(completionMode, "completionMode");
     }
 
-    /** Never prints the password. */
+    /** Never prints the password, neither the setting nor one in the URL. */
     @Override
     public String toString() {
-        return "DatabaseConfig[url=" + url + ", user=" + user + ", password=" + (password.isEmpty() ? "" : "***")
+        return "DatabaseConfig[url=" + dev.outboxjava.worker.internal.Secrets.maskText(url) + ", user=" + user + ", password=" + (password.isEmpty() ? "" : "***")
                 + ", poolSize=" + poolSize + ", table=" + table + ", completionMode="
                 + completionMode + "]";
     }

@@ -9,7 +9,9 @@ import java.util.Optional;
  * Thresholds of the database health signals that make the worker not ready ({@code /health/ready}
  * answers 503 and {@code status} says {@code ready no}), and the inbox table whose size is watched.
  *
- * @param maxLag     the oldest pending event may be at most this old; {@link Duration#ZERO} = never flips readiness
+ * @param maxLag     the oldest eligible event (due now, not held back by an earlier event of its key) may have
+ *                   waited at most this long since it became due; events waiting for a retry or scheduled for
+ *                   later never count; {@link Duration#ZERO} = never flips readiness
  * @param maxXminAge the oldest open transaction of the database (holding back the xmin horizon) may be
  *                   open at most this long; {@link Duration#ZERO} = never flips readiness
  * @param inboxTable the inbox table to report the size of; empty = none ({@code outbox.health.inbox.table=none})

@@ -2,11 +2,15 @@ package dev.outboxjava.worker;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxStoreException;
+import dev.outboxjava.worker.internal.PortInUseException;
+import dev.outboxjava.worker.internal.Secrets;
+import dev.outboxjava.worker.internal.cli.ConfigCommand;
 import dev.outboxjava.worker.internal.cli.DatabaseUnreachableException;
 import dev.outboxjava.worker.internal.cli.DeadLettersCommand;
 import dev.outboxjava.worker.internal.cli.ExitCodes;
 import dev.outboxjava.worker.internal.cli.KeysCommand;
 import dev.outboxjava.worker.internal.cli.PurgeCommand;
+import dev.outboxjava.worker.internal.cli.RetriesCommand;
 import dev.outboxjava.worker.internal.cli.RunCommand;
 import dev.outboxjava.worker.internal.cli.SchemaCommand;
 import dev.outboxjava.worker.internal.cli.StatusCommand;
@@ -20,16 +24,18 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code outbox-worker} command line: {@code run}, {@code status}, {@code dead-letters},
- * {@code purge}, {@code schema}, {@code keys}. Exit codes: 0 done, 1 operation failed, 2 wrong
- * usage or settings, 3 database unreachable.
+ * {@code retries}, {@code purge}, {@code schema}, {@code keys}, {@code config}. Exit codes: 0 done,
+ * 1 operation failed, 2 wrong usage or settings (a missing outbox table and a taken HTTP port
+ * included), 3 database unreachable, 4 {@code status} says not ready.
  */
 @Command(name = "outbox-worker", mixinStandardHelpOptions = true, versionProvider = OutboxCli.Version.class,
         description = {"Relays the transactional outbox from PostgreSQL to Kafka or RabbitMQ, and answers an operator.",
-                "Settings: OUTBOX_* environment variables or a --config properties file (list: outbox-worker keys)."},
-        subcommands = {RunCommand.class, StatusCommand.class, DeadLettersCommand.class, PurgeCommand.class,
-                SchemaCommand.class, KeysCommand.class, CommandLine.HelpCommand.class},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done", "1:the operation failed", "2:wrong usage or settings", "3:database unreachable"})
+                "Settings: OUTBOX_* environment variables or a --config properties file (list: outbox-worker keys).",
+                "Broker clients: any Kafka producer property as OUTBOX_KAFKA_<PROPERTY>, any RabbitMQ connection "
+                        + "setting as OUTBOX_RABBITMQ_<SETTING> (effective values, secrets masked: outbox-worker config)."},
+        subcommands = {RunCommand.class, StatusCommand.class, DeadLettersCommand.class, RetriesCommand.class,
+                PurgeCommand.class, SchemaCommand.class, KeysCommand.class, ConfigCommand.class,
+                CommandLine.HelpCommand.class})
 public final class OutboxCli implements Callable<Integer> {
 
     /** The standalone process's logging configuration (INFO, one line per state change, on stderr). */
@@ -61,9 +67,11 @@ public final class OutboxCli implements Callable<Integer> {
     /** The configured picocli command line (output streams may be replaced for tests). */
     public static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new OutboxCli());
+        documentExitCodes(commandLine);
         commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
             int code = exitCode(exception);
-            String message = exception.getMessage() != null ? exception.getMessage() : exception.toString();
+            String message = Secrets.maskText(exception.getMessage() != null ? exception.getMessage()
+                    : exception.toString());
             cmd.getErr().println("error: " + message);
             if (code == ExitCodes.FAILED && !(exception instanceof dev.outboxjava.core.OutboxException)) {
                 LoggerFactory.getLogger(OutboxCli.class).error("{} failed", cmd.getCommandName(), exception);
@@ -74,8 +82,16 @@ public final class OutboxCli implements Callable<Integer> {
         return commandLine;
     }
 
+    /** Every command's {@code --help} ends with the exit codes. */
+    private static void documentExitCodes(CommandLine commandLine) {
+        commandLine.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n")
+                .exitCodeList(ExitCodes.descriptions());
+        commandLine.getSubcommands().values().forEach(OutboxCli::documentExitCodes);
+    }
+
     static int exitCode(Throwable exception) {
-        if (exception instanceof InvalidSettingsException || exception instanceof InvalidConfigurationException) {
+        if (exception instanceof InvalidSettingsException || exception instanceof InvalidConfigurationException
+                || exception instanceof PortInUseException) {
             return ExitCodes.USAGE;
         }
         if (exception instanceof DatabaseUnreachableException) {

@@ -8,12 +8,15 @@ import dev.outboxjava.core.relay.CleanerSettings;
 import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.SweeperSettings;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
+import dev.outboxjava.worker.internal.Secrets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -29,6 +32,10 @@ import java.util.function.Supplier;
  * checked by {@link #requireDatabase()} and {@link #requireBroker()}.
  */
 public final class OutboxSettings {
+
+    private static final String DATABASE_HINT = "the database of the outbox table, e.g. "
+            + "jdbc:postgresql://127.0.0.1:5432/app";
+    private static final String BROKER_HINT = "which broker to publish to: kafka or rabbitmq";
 
     private final Optional<DatabaseConfig> database;
     private final Optional<BrokerConfig> broker;
@@ -62,6 +69,24 @@ public final class OutboxSettings {
      * @throws InvalidSettingsException listing every problem, each naming its key
      */
     public static OutboxSettings load(ConfigSource source) {
+        return load(source, new Requirement[0]);
+    }
+
+    /** What a command cannot do without; missing ones are reported with every other problem. */
+    public enum Requirement {
+        /** {@code outbox.db.url}. */
+        DATABASE,
+        /** {@code outbox.broker}. */
+        BROKER
+    }
+
+    /**
+     * Reads and checks every key, and that the {@code required} settings are present, so that one run
+     * reports everything missing or wrong.
+     *
+     * @throws InvalidSettingsException listing every problem, each naming its key
+     */
+    public static OutboxSettings load(ConfigSource source, Requirement... required) {
         Reader reader = new Reader(source);
         source.unknownKeys().forEach(unknown -> reader.problems.add(new InvalidSettingsException.Problem(unknown,
                 "unknown setting; known keys are listed by 'outbox-worker keys' and in docs/configuration.md (typo?)")));
@@ -84,7 +109,7 @@ public final class OutboxSettings {
                 }, "keep_sent, delete_on_publish");
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:")) {
             reader.problem(ConfigKey.DB_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:, was '"
-                    + url + "'");
+                    + Secrets.maskText(url) + "'");
         }
         Optional<DatabaseConfig> database = url.isEmpty() ? Optional.empty()
                 : Optional.of(new DatabaseConfig(url, user, password, poolSize, table, completionMode));
@@ -100,26 +125,54 @@ public final class OutboxSettings {
         }
         if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && !rabbitUri.matches("(?i)amqps?://.*")) {
             reader.problem(ConfigKey.RABBITMQ_URI, "must start with amqp:// or amqps://, was '"
-                    + rabbitUri.replaceAll("//[^@/]*@", "//***@") + "'");
+                    + Secrets.maskText(rabbitUri) + "'");
+        }
+        Map<String, String> kafkaProperties = source.passThrough(ConfigKey.KAFKA_PROPERTY_PREFIX);
+        Map<String, String> rabbitProperties = source.passThrough(ConfigKey.RABBITMQ_PROPERTY_PREFIX);
+        if (brokerKind.orElse(null) == BrokerKind.KAFKA) {
+            kafkaProperties.keySet().stream().filter(name -> !ProducerConfig.configNames().contains(name))
+                    .forEach(name -> reader.passThroughProblem(ConfigKey.KAFKA_PROPERTY_PREFIX, name,
+                            "is not a Kafka producer property (typo?); every producer property may be set as "
+                                    + ConfigKey.KAFKA_PROPERTY_PREFIX + "<property>"));
         }
         if (brokerKind.orElse(null) == BrokerKind.KAFKA && !bootstrap.isEmpty()) {
             try {
-                KafkaPublisherConfig.builder().bootstrapServers(bootstrap).property("client.id", clientId).build();
+                KafkaPublisherConfig.builder().properties(kafkaProperties).bootstrapServers(bootstrap)
+                        .property("client.id", clientId).build();
             } catch (InvalidConfigurationException e) {
-                reader.problem(e.setting().contains("client") ? ConfigKey.KAFKA_CLIENT_ID
-                        : ConfigKey.KAFKA_BOOTSTRAP_SERVERS, e.getMessage());
+                String setting = e.setting();
+                String reason = Secrets.maskText(e.getMessage().replaceFirst("^invalid outbox setting '[^']*': ", ""),
+                        Secrets.isSecretName(setting) ? kafkaProperties.get(setting) : null);
+                if (setting.equals("bootstrap.servers")) {
+                    reader.problem(ConfigKey.KAFKA_BOOTSTRAP_SERVERS, reason);
+                } else if (setting.equals("client.id")) {
+                    reader.problem(ConfigKey.KAFKA_CLIENT_ID, reason);
+                } else {
+                    reader.passThroughProblem(ConfigKey.KAFKA_PROPERTY_PREFIX, setting, reason);
+                }
             }
         }
         if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && rabbitUri.matches("(?i)amqps?://.*")) {
             try {
-                RabbitMqPublisherConfig.custom().uri(rabbitUri).connectionName(connectionName).build();
+                RabbitMqPublisherConfig.custom().uri(rabbitUri).connectionName(connectionName)
+                        .properties(rabbitProperties).build();
             } catch (InvalidConfigurationException e) {
-                reader.problem(e.setting().toLowerCase(Locale.ROOT).contains("name") ? ConfigKey.RABBITMQ_CONNECTION_NAME
-                        : ConfigKey.RABBITMQ_URI, e.getMessage().replaceAll("//[^@/ ]*@", "//***@"));
+                String setting = e.setting().replaceFirst("^rabbitmq\\.", "");
+                String reason = Secrets.maskText(e.getMessage().replaceFirst("^invalid outbox setting '[^']*': ", ""));
+                if (setting.equals("uri")) {
+                    reader.problem(ConfigKey.RABBITMQ_URI, reason);
+                } else if (setting.equals("connectionName")) {
+                    reader.problem(ConfigKey.RABBITMQ_CONNECTION_NAME, reason);
+                } else if (rabbitProperties.containsKey(setting) || setting.equals("ssl")) {
+                    reader.passThroughProblem(ConfigKey.RABBITMQ_PROPERTY_PREFIX, setting.equals("ssl") ? "ssl.*"
+                            : setting, reason);
+                } else {
+                    reader.problem(ConfigKey.RABBITMQ_URI, reason);
+                }
             }
         }
         Optional<BrokerConfig> broker = brokerKind.map(kind -> new BrokerConfig(kind, bootstrap, clientId, rabbitUri,
-                connectionName));
+                connectionName, kafkaProperties, rabbitProperties));
 
         int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelaySettings.MAX_BATCH_SIZE);
         Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
@@ -169,7 +222,8 @@ public final class OutboxSettings {
                 .backoffMax(reader.duration(ConfigKey.BACKOFF_MAX))
                 .shutdownTimeout(reader.duration(ConfigKey.SHUTDOWN_TIMEOUT))
                 .metricsPollInterval(reader.duration(ConfigKey.METRICS_POLL_INTERVAL))
-                .logSummaryInterval(reader.duration(ConfigKey.LOG_SUMMARY_INTERVAL));
+                .logSummaryInterval(reader.duration(ConfigKey.LOG_SUMMARY_INTERVAL))
+                .maxBrokerOutage(reader.duration(ConfigKey.HEALTH_MAX_BROKER_OUTAGE));
         OutboxWorkerConfig worker = OutboxWorkerConfig.ofDefaults();
         try {
             worker = workerBuilder.build();
@@ -206,6 +260,13 @@ public final class OutboxSettings {
         HealthConfig health = reader.build(ConfigKey.HEALTH_MAX_LAG, () -> new HealthConfig(maxLag, maxXminAge,
                 inboxTable.isEmpty() ? Optional.empty() : Optional.of(inboxTable)), HealthConfig.ofDefaults());
 
+        List<Requirement> requirements = List.of(required);
+        if (requirements.contains(Requirement.DATABASE) && database.isEmpty()) {
+            reader.problems.add(missing(ConfigKey.DB_URL, DATABASE_HINT).problems().get(0));
+        }
+        if (requirements.contains(Requirement.BROKER) && brokerKind.isEmpty()) {
+            reader.problems.add(missing(ConfigKey.BROKER, BROKER_HINT).problems().get(0));
+        }
         if (!reader.problems.isEmpty()) {
             throw new InvalidSettingsException(dedupe(reader.problems));
         }
@@ -227,8 +288,7 @@ public final class OutboxSettings {
      * @throws InvalidSettingsException naming {@code outbox.db.url} when it is not set
      */
     public DatabaseConfig requireDatabase() {
-        return database.orElseThrow(() -> missing(ConfigKey.DB_URL, "the database of the outbox table, e.g. "
-                + "jdbc:postgresql://127.0.0.1:5432/app"));
+        return database.orElseThrow(() -> missing(ConfigKey.DB_URL, DATABASE_HINT));
     }
 
     /** The broker settings, when {@code outbox.broker} is set. */
@@ -242,7 +302,7 @@ public final class OutboxSettings {
      * @throws InvalidSettingsException naming {@code outbox.broker} when it is not set
      */
     public BrokerConfig requireBroker() {
-        return broker.orElseThrow(() -> missing(ConfigKey.BROKER, "which broker to publish to: kafka or rabbitmq"));
+        return broker.orElseThrow(() -> missing(ConfigKey.BROKER, BROKER_HINT));
     }
 
     /** The loops' settings. */
@@ -291,6 +351,13 @@ public final class OutboxSettings {
 
         void problem(ConfigKey key, String reason) {
             problems.add(new InvalidSettingsException.Problem(key.displayName(), reason));
+        }
+
+        /** A problem with a key under a pass-through prefix, named in both spellings. */
+        void passThroughProblem(String prefix, String name, String reason) {
+            String property = prefix + name;
+            problems.add(new InvalidSettingsException.Problem(property + " (" + ConfigKey.envName(property) + ")",
+                    reason));
         }
 
         String string(ConfigKey key) {

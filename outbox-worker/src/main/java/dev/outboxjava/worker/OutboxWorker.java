@@ -2,6 +2,7 @@ package dev.outboxjava.worker;
 
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Cleaner;
@@ -24,10 +25,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Outages.</b> A loop whose database or broker fails backs off exponentially (bounded by
  * {@link OutboxWorkerConfig#backoffMax()}) and logs once when the outage starts and once when it
  * ends. While it backs off it probes the dependency's health check about twice a second and resumes
- * as soon as the dependency answers again, however long its backoff. An unexpected exception (even an {@link Error} other than {@link VirtualMachineError}) is
- * logged and the loop goes on.
+ * as soon as the dependency answers again, however long its backoff. An unexpected exception (even
+ * an {@link Error} other than {@link VirtualMachineError}) is logged and the loop goes on.
  *
  * <p><b>Shutdown.</b> {@link #close()} stops leasing, lets batches in flight finish within
  * {@link OutboxWorkerConfig#shutdownTimeout()}, releases what is still unfinished back to pending
@@ -66,7 +70,7 @@ public final class OutboxWorker implements AutoCloseable {
     /** How long a loop gets to wind down once interrupted. */
     private static final Duration INTERRUPT_GRACE = Duration.ofMillis(200);
     /** The least a publisher gets to close when the loops used up the shutdown timeout. */
-    private static final Duration MIN_PUBLISHER_CLOSE = Duration.ofSeconds(1);
+    private static final Duration MIN_PUBLISHER_CLOSE = Duration.ofMillis(500);
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -81,6 +85,8 @@ public final class OutboxWorker implements AutoCloseable {
     private final List<AutoCloseable> resources;
     private final List<ReadinessCheck> readinessChecks;
     private final WakeUpSignal wakeUp = new WakeUpSignal();
+    /** When the broker's health check began to fail, as seen by readiness checks; null while it answers. */
+    private final AtomicReference<Instant> brokerFailingSince = new AtomicReference<>();
     private final List<LoopThread> relayLoops = new ArrayList<>();
     private final List<LoopThread> otherLoops = new ArrayList<>();
     private final List<AutoCloseable> startedSources = new ArrayList<>();
@@ -208,21 +214,45 @@ public final class OutboxWorker implements AutoCloseable {
     }
 
     /**
-     * Whether the database and the broker answer now and every {@link ReadinessCheck} passes (readiness).
-     * Calls both adapters' health checks and the extra checks (e.g. the database health signals).
+     * Whether the worker can make progress (readiness): the database answers now, the broker answers or
+     * has failed for no longer than {@link OutboxWorkerConfig#maxBrokerOutage()}, and every
+     * {@link ReadinessCheck} passes. Calls both adapters' health checks and the extra checks (e.g. the
+     * database health signals).
      */
     public HealthCheck checkReadiness() {
         HealthCheck db = safely(store::checkHealth);
         HealthCheck broker = safely(publisher::checkHealth);
-        String detail = "database: " + (db.healthy() ? "UP" : "DOWN") + " (" + db.detail() + "); broker: "
-                + (broker.healthy() ? "UP" : "DOWN") + " (" + broker.detail() + ")";
-        boolean healthy = db.healthy() && broker.healthy();
+        String detail = "database: " + (db.healthy() ? "UP" : "DOWN") + " (" + db.detail() + "); broker: ";
+        boolean brokerReady = broker.healthy();
+        Instant now = clock.instant();
+        if (broker.healthy()) {
+            brokerFailingSince.set(null);
+            detail += "UP (" + broker.detail() + ")";
+        } else {
+            Instant since = brokerFailingSince.updateAndGet(previous -> previous == null ? now : previous);
+            Duration failing = Duration.between(since, now).truncatedTo(ChronoUnit.MILLIS);
+            brokerReady = failing.compareTo(config.maxBrokerOutage()) < 0;
+            detail += "DOWN for " + Durations.format(failing) + (brokerReady ? ", within " : ", over ")
+                    + ConfigKey.HEALTH_MAX_BROKER_OUTAGE.property() + "=" + Durations.format(config.maxBrokerOutage())
+                    + " (" + broker.detail() + ")";
+        }
+        boolean healthy = db.healthy() && brokerReady;
         for (ReadinessCheck check : readinessChecks) {
             HealthCheck extra = safely(check::check);
             healthy &= extra.healthy();
             detail += "; " + (extra.healthy() ? "UP" : "DOWN") + " (" + extra.detail() + ")";
         }
         return new HealthCheck(healthy, detail);
+    }
+
+    /**
+     * The pending events now, by what they wait for (one query to the store): the figures behind the
+     * readiness lag, for health details.
+     *
+     * @throws dev.outboxjava.core.OutboxStoreException when the store cannot be asked
+     */
+    public Backlog backlog() {
+        return store.backlog(clock.instant());
     }
 
     private static HealthCheck safely(java.util.function.Supplier<HealthCheck> check) {
@@ -237,7 +267,7 @@ public final class OutboxWorker implements AutoCloseable {
      * Stops leasing, waits up to the shutdown timeout for batches in flight, gives up what is still
      * unfinished (its events go back to pending untried), and closes the publisher, the wake-up
      * sources and the given resources, all within the shutdown timeout plus about 1.5 s whatever the
-     * broker does: the publisher gets what is left of the shutdown timeout (at least 1 s), not its
+     * broker does: the publisher gets what is left of the shutdown timeout (at least 0.5 s), not its
      * own close timeout on top. Calling it again does nothing.
      */
     @Override
@@ -294,7 +324,8 @@ public final class OutboxWorker implements AutoCloseable {
      */
     private int abandonRelayLoops(long lastMoment) throws InterruptedException {
         log.warn("batches in flight did not finish within {}; giving them up: their events go back to pending untried "
-                + "and the next relay publishes them (possibly a second time)", Durations.format(config.shutdownTimeout()));
+                + "and the next relay publishes them (possibly a second time)",
+                Durations.format(config.shutdownTimeout()));
         leases.countReleases();
         relay.abandonInFlight();
         if (!joinAll(relayLoops, Math.min(System.nanoTime() + ABANDON_GRACE.toNanos(), lastMoment))) {

@@ -47,6 +47,8 @@ public final class OutboxWorkerConfig {
     public static final Duration DEFAULT_METRICS_POLL_INTERVAL = Duration.ofSeconds(15);
     /** Default interval of the relay's one-line summary in the log: 60 s. */
     public static final Duration DEFAULT_LOG_SUMMARY_INTERVAL = Duration.ofSeconds(60);
+    /** Default longest broker outage readiness tolerates: 30 s. */
+    public static final Duration DEFAULT_MAX_BROKER_OUTAGE = Duration.ofSeconds(30);
 
     private final RelaySettings relay;
     private final int relayThreads;
@@ -62,6 +64,7 @@ public final class OutboxWorkerConfig {
     private final Duration shutdownTimeout;
     private final Duration metricsPollInterval;
     private final Duration logSummaryInterval;
+    private final Duration maxBrokerOutage;
 
     private OutboxWorkerConfig(Builder builder) {
         this.relay = builder.relay;
@@ -78,6 +81,7 @@ public final class OutboxWorkerConfig {
         this.shutdownTimeout = builder.shutdownTimeout;
         this.metricsPollInterval = builder.metricsPollInterval;
         this.logSummaryInterval = builder.logSummaryInterval;
+        this.maxBrokerOutage = builder.maxBrokerOutage;
     }
 
     /** Every default. */
@@ -160,6 +164,14 @@ public final class OutboxWorkerConfig {
         return logSummaryInterval;
     }
 
+    /**
+     * How long the broker may fail its health check before {@link OutboxWorker#checkReadiness()} says
+     * not ready; {@link Duration#ZERO} = at the first failed check.
+     */
+    public Duration maxBrokerOutage() {
+        return maxBrokerOutage;
+    }
+
     @Override
     public String toString() {
         return "OutboxWorkerConfig[relay=" + relay + ", relayThreads=" + relayThreads + ", pollInterval="
@@ -185,6 +197,7 @@ public final class OutboxWorkerConfig {
         private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         private Duration metricsPollInterval = DEFAULT_METRICS_POLL_INTERVAL;
         private Duration logSummaryInterval = DEFAULT_LOG_SUMMARY_INTERVAL;
+        private Duration maxBrokerOutage = DEFAULT_MAX_BROKER_OUTAGE;
 
         private Builder() {
         }
@@ -277,6 +290,17 @@ public final class OutboxWorkerConfig {
         }
 
         /**
+         * How long the broker may fail its health check (counted from the first failed readiness check)
+         * before the worker is not ready: a broker restart or a short network cut does not take the worker
+         * out of service, a lasting outage does. Default 30 s; {@link Duration#ZERO} = at the first failed
+         * check; not negative.
+         */
+        public Builder maxBrokerOutage(Duration value) {
+            this.maxBrokerOutage = Objects.requireNonNull(value, "maxBrokerOutage");
+            return this;
+        }
+
+        /**
          * Checks every value and the cross-checks (lease timeout above publish timeout) at once.
          *
          * @throws InvalidSettingsException listing every problem by its configuration key
@@ -299,6 +323,10 @@ public final class OutboxWorkerConfig {
             if (logSummaryInterval.isNegative()) {
                 problems.add(problem(ConfigKey.LOG_SUMMARY_INTERVAL, "must not be negative (0s = off), was "
                         + Durations.format(logSummaryInterval)));
+            }
+            if (maxBrokerOutage.isNegative()) {
+                problems.add(problem(ConfigKey.HEALTH_MAX_BROKER_OUTAGE, "must not be negative (0s = at the first "
+                        + "failed check), was " + Durations.format(maxBrokerOutage)));
             }
             if (shutdownTimeout.isNegative()) {
                 problems.add(problem(ConfigKey.SHUTDOWN_TIMEOUT, "must not be negative, was "

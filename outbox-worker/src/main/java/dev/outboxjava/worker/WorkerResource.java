@@ -11,7 +11,9 @@ import java.lang.annotation.Target;
 
 /**
  * Marks the {@code Multibinder<AutoCloseable>} of resources an adapter module created for the worker
- * (a connection pool): {@link OutboxWorker#close()} closes them after the loops and the publisher.
+ * (a connection pool): {@link OutboxWorker#close()} closes them after the loops and the publisher,
+ * waiting for each no longer than what is left of its shutdown bound (a close that takes longer
+ * finishes in the background).
  */
 @Qualifier
 @Retention(RUNTIME)

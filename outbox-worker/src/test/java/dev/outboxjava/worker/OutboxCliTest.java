@@ -29,8 +29,49 @@ class OutboxCliTest {
     @Test
     void givenHelp_thenEveryCommandAndTheExitCodesAreListed() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("run", "status", "dead-letters", "purge", "schema", "keys",
-                "3   database unreachable");
+        assertThat(out.toString()).contains("run", "status", "dead-letters", "retries", "purge", "schema", "keys",
+                "config", "Exit codes:", "3   database unreachable", "4   status: not ready");
+    }
+
+    @Test
+    void givenAnyCommandsHelp_thenItListsTheExitCodes() {
+        for (String[] command : new String[][] {{"run"}, {"status"}, {"dead-letters", "list"},
+                {"dead-letters", "requeue"}, {"retries", "list"}, {"purge"}, {"config"}}) {
+            out.getBuffer().setLength(0);
+            String[] help = java.util.Arrays.copyOf(command, command.length + 1);
+            help[command.length] = "--help";
+            assertThat(run(help)).isZero();
+            assertThat(out.toString()).as(String.join(" ", command)).contains("Exit codes:",
+                    "2   wrong usage or settings", "3   database unreachable");
+        }
+    }
+
+    @Test
+    void givenRunWithoutDatabaseOrBroker_andAnInvalidValue_thenOneRunNamesThemAll(@TempDir Path dir)
+            throws IOException {
+        Path file = dir.resolve("empty.properties");
+        Files.writeString(file, "outbox.relay.batch.size=0\n");
+
+        assertThat(run("run", "--config", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("3 problems").contains("outbox.db.url (OUTBOX_DB_URL): is required")
+                .contains("outbox.broker (OUTBOX_BROKER): is required")
+                .contains("outbox.relay.batch.size (OUTBOX_RELAY_BATCH_SIZE)");
+    }
+
+    @Test
+    void givenConfig_thenEveryKeyIsShown_andSecretsAreMasked(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("outbox.properties");
+        Files.writeString(file, "outbox.db.url=jdbc:postgresql://db/app?password=hunter2\noutbox.db.password=hunter2\n"
+                + "outbox.broker=kafka\noutbox.kafka.bootstrap.servers=k:9092\noutbox.kafka.ssl.key.password=hunter2\n"
+                + "outbox.kafka.linger.ms=20\n");
+
+        assertThat(run("config", "--config", file.toString())).as(err.toString()).isZero();
+        assertThat(out.toString()).doesNotContain("hunter2")
+                .containsPattern("outbox.db.url\\s+jdbc:postgresql://db/app\\?password=\\*\\*\\*")
+                .containsPattern("outbox.db.password\\s+\\*\\*\\*")
+                .containsPattern("outbox.kafka.ssl.key.password\\s+\\*\\*\\*")
+                .containsPattern("outbox.kafka.linger.ms\\s+20")
+                .containsPattern("outbox.relay.batch.size\\s+500  \\(default\\)");
     }
 
     @Test
@@ -53,6 +94,36 @@ class OutboxCliTest {
         assertThat(out.toString()).contains("pg_notify('billing_outbox_events', '')");
         assertThat(run("schema", "--table", "Bad Name")).isEqualTo(2);
         assertThat(err.toString()).contains("tableName");
+    }
+
+    @Test
+    void givenSchema_thenTheDdlFollowsTheTableAndOrderingSettings(@TempDir Path dir) throws IOException {
+        Path unordered = dir.resolve("unordered.properties");
+        Files.writeString(unordered, "outbox.table=shop.events\n");
+        Path perKey = dir.resolve("per-key.properties");
+        Files.writeString(perKey, "outbox.table=shop.events\noutbox.ordering=per_key\n");
+
+        assertThat(run("schema", "--config", unordered.toString())).isZero();
+        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+                .doesNotContain("events_key_guard_idx").doesNotContain("${");
+        out.getBuffer().setLength(0);
+        assertThat(run("schema", "--config", perKey.toString())).isZero();
+        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+                .contains("CREATE INDEX IF NOT EXISTS \"events_key_guard_idx\" ON \"shop\".\"events\"")
+                .contains("CREATE INDEX IF NOT EXISTS \"events_key_held_idx\" ON \"shop\".\"events\"");
+        out.getBuffer().setLength(0);
+        assertThat(run("schema", "--config", perKey.toString(), "--table", "other")).isZero();
+        assertThat(out.toString()).contains("\"other_key_guard_idx\" ON \"other\"").doesNotContain("shop");
+    }
+
+    @Test
+    void givenSchemaApplyWithoutADatabase_thenTheExitCodeIs2_andTheSettingIsNamed(@TempDir Path dir) throws IOException {
+        Path noDatabase = dir.resolve("no-database.properties");
+        Files.writeString(noDatabase, "outbox.ordering=per_key\n");
+
+        assertThat(run("schema", "--apply", "--config", noDatabase.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("outbox.db.url");
+        assertThat(out.toString()).doesNotContain("CREATE TABLE");
     }
 
     @Test
@@ -85,5 +156,6 @@ class OutboxCliTest {
         assertThat(run("status", "--config", file.toString())).isEqualTo(3);
         assertThat(err.toString()).contains("database unreachable at jdbc:postgresql://127.0.0.1:" + closedPort)
                 .contains("outbox.db.url");
+        assertThat(err.toString().lines().count()).as("one line, no stack trace: %s", err).isOne();
     }
 }

@@ -6,16 +6,20 @@ import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.FaultyPublisher;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.internal.LogCapture;
+import dev.outboxjava.worker.internal.SwitchablePublisher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -149,6 +153,33 @@ class OutboxWorkerTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> outage.atLeast(Level.INFO).size() == 2);
             assertThat(outage.atLeast(Level.WARN)).singleElement().asString().startsWith("database unavailable");
         }
+    }
+
+    @Test
+    void givenABrokerThatStopsAnswering_thenReadinessTurnsDownOnlyPastTheMaxBrokerOutage() {
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        SwitchablePublisher broker = new SwitchablePublisher();
+        worker = OutboxWorker.builder().store(store).publisher(broker).clock(clock)
+                .config(config().maxBrokerOutage(Duration.ofSeconds(30)).build()).meterRegistry(registry).build();
+        assertThat(worker.checkReadiness().healthy()).isTrue();
+
+        broker.setDown(true);
+        HealthCheck first = worker.checkReadiness();
+        assertThat(first.healthy()).as(first.detail()).isTrue();
+        assertThat(first.detail()).contains("broker: DOWN for 0s, within outbox.health.max.broker.outage=30s");
+        clock.advance(Duration.ofSeconds(29));
+        assertThat(worker.checkReadiness().healthy()).isTrue();
+        clock.advance(Duration.ofSeconds(1));
+        HealthCheck down = worker.checkReadiness();
+        assertThat(down.healthy()).isFalse();
+        assertThat(down.detail()).contains("broker: DOWN for 30s, over outbox.health.max.broker.outage=30s");
+
+        // an answer ends the outage; the next failure starts a new one
+        broker.setDown(false);
+        assertThat(worker.checkReadiness().healthy()).isTrue();
+        broker.setDown(true);
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(worker.checkReadiness().healthy()).isTrue();
     }
 
     @Test

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import dev.outboxjava.worker.ConfigKey;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -37,6 +39,10 @@ class DocsTest {
     private static final Pattern FENCE = Pattern.compile("^\\s*```.*$");
     private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.*?)\\s*#*\\s*$");
     private static final Pattern ALERT = Pattern.compile("^\\s*-\\s*alert:\\s*(\\w+)\\s*$");
+    /** A setting or meter named in the text: {@code `outbox.relay.batch.size`}, {@code `outbox.events.held`}. */
+    private static final Pattern OUTBOX_NAME = Pattern.compile("`(outbox\\.[a-z0-9_]+(?:\\.[a-z0-9_]+)*)");
+    private static final Pattern ENV_NAME = Pattern.compile("\\b(OUTBOX_[A-Z0-9_]+)");
+    private static final Pattern STRING_LITERAL = Pattern.compile("\"(outbox\\.[a-z0-9_.]+)\"");
 
     @Test
     @DisplayName("README.md has at most 200 lines")
@@ -82,6 +88,73 @@ class DocsTest {
         }
     }
 
+    @Test
+    @DisplayName("names only settings, environment variables and meters that the code defines")
+    void namesExist() {
+        Set<String> known = new LinkedHashSet<>(outboxNamesInSources());
+        Set<String> env = new LinkedHashSet<>();
+        Arrays.stream(ConfigKey.values()).forEach(key -> {
+            known.add(key.property());
+            env.add(key.env());
+        });
+        List<String> unknown = new ArrayList<>();
+        for (Path page : pages()) {
+            unknown.addAll(unknownNames(page, read(page), known, env));
+        }
+        assertThat(unknown).as("names in the docs that no ConfigKey or main source defines").isEmpty();
+    }
+
+    @Test
+    @DisplayName("every table row of README.md and docs/*.md has as many cells as its header")
+    void tablesAreWellFormed() {
+        List<String> problems = new ArrayList<>();
+        for (Path page : pages()) {
+            problems.addAll(malformedRows(page, read(page)));
+        }
+        assertThat(problems).as("table rows whose cell count differs from their header's (an unescaped |?)")
+                .isEmpty();
+    }
+
+    @Test
+    @DisplayName("given a row with an unescaped | in a cell, then the table check reports it")
+    void reportsMalformedRows() {
+        String page = String.join("\n", "| a | b |", "|---|---|", "| 1 | 2 |", "| `x | y` | 3 |",
+                "| `x \\| y` | 3 |", "");
+
+        assertThat(malformedRows(Path.of("page.md"), page)).containsExactly("page.md:4");
+    }
+
+    static List<String> malformedRows(Path page, String markdown) {
+        List<String> problems = new ArrayList<>();
+        List<String> lines = markdown.lines().toList();
+        boolean inCode = false;
+        int expected = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (FENCE.matcher(line).matches()) {
+                inCode = !inCode;
+                continue;
+            }
+            if (inCode || !line.startsWith("|")) {
+                expected = -1;
+                continue;
+            }
+            if (expected < 0) {
+                boolean header = i + 1 < lines.size() && lines.get(i + 1).matches("^\\|[-| :]+\\|\\s*$");
+                expected = header ? cells(line) : -1;
+                continue;
+            }
+            if (cells(line) != expected) {
+                problems.add(page.getFileName() + ":" + (i + 1));
+            }
+        }
+        return problems;
+    }
+
+    private static int cells(String row) {
+        return row.strip().split("(?<!\\\\)\\|", -1).length;
+    }
+
     @Nested
     @DisplayName("the link check")
     class LinkCheck {
@@ -103,6 +176,62 @@ class DocsTest {
             assertThat(broken.get(0)).contains("page.md:7").contains("missing.md");
             assertThat(broken.get(1)).contains("page.md:8").contains("other.md#nope");
         }
+    }
+
+    @Test
+    @DisplayName("given a page that names a setting and a variable the code lacks, then the name check reports both")
+    void reportsUnknownNames() {
+        List<String> unknown = unknownNames(Path.of("page.md"),
+                "`outbox.relay.batch.size`, `outbox.relay.batch.count`, OUTBOX_RELAY_BATCH_SIZE, OUTBOX_RELAY_BATCH, "
+                        + "OUTBOX_TEST_ANYTHING, `outbox.health.*`",
+                Set.of("outbox.relay.batch.size"), Set.of("OUTBOX_RELAY_BATCH_SIZE"));
+
+        assertThat(unknown).containsExactly("page.md: outbox.relay.batch.count", "page.md: OUTBOX_RELAY_BATCH");
+    }
+
+    static List<String> unknownNames(Path page, String text, Set<String> known, Set<String> env) {
+        List<String> unknown = new ArrayList<>();
+        Matcher name = OUTBOX_NAME.matcher(text);
+        while (name.find()) {
+            boolean wildcard = text.startsWith(".*", name.end());
+            if (!wildcard && !known.contains(name.group(1)) && !passedToABrokerClient(name.group(1))) {
+                unknown.add(page.getFileName() + ": " + name.group(1));
+            }
+        }
+        Matcher variable = ENV_NAME.matcher(text);
+        while (variable.find()) {
+            String found = variable.group(1);
+            if (!env.contains(found) && !found.startsWith(ConfigKey.RESERVED_ENV_PREFIX)
+                    && !passedToABrokerClient(found)) {
+                unknown.add(page.getFileName() + ": " + found);
+            }
+        }
+        return unknown;
+    }
+
+    /** {@code outbox.kafka.<property>}, {@code OUTBOX_RABBITMQ_<SETTING>}: settings handed to a broker client. */
+    private static boolean passedToABrokerClient(String name) {
+        return ConfigKey.PASS_THROUGH_PREFIXES.stream().anyMatch(prefix -> name.startsWith(prefix)
+                || name.equals(prefix.substring(0, prefix.length() - 1))
+                || name.startsWith(prefix.toUpperCase(Locale.ROOT).replace('.', '_')));
+    }
+
+    /** Every {@code "outbox.…"} string literal of the modules' main sources: meter names, mostly. */
+    private static Set<String> outboxNamesInSources() {
+        Set<String> names = new LinkedHashSet<>();
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            files.filter(file -> file.toString().endsWith(".java"))
+                    .filter(file -> ROOT.relativize(file).toString().replace('\\', '/').matches("[^/]+/src/main/java/.*"))
+                    .forEach(file -> {
+                        Matcher literal = STRING_LITERAL.matcher(read(file));
+                        while (literal.find()) {
+                            names.add(literal.group(1));
+                        }
+                    });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return names;
     }
 
     static List<String> brokenLinks(Path page) {

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Keeps the docs honest: every {@code ```java} block of the top-level README, of the pages under
  * {@code docs/} and of {@code examples/README.md} must appear, line for line (indentation aside), inside a
- * tagged region ({@code // tag::name[]} ... {@code // end::name[]}) of the examples' sources, which
- * the build compiles and the tests run. Edit the source, then copy the region into the README.
+ * tagged region ({@code // tag::name[]} ... {@code // end::name[]}) of a source of the repository's modules
+ * (the examples' mostly), which the build compiles and the tests run. Edit the source, then copy the region
+ * into the page.
  */
 @DisplayName("The README")
 class ReadmeSnippetsTest {
@@ -39,7 +40,7 @@ class ReadmeSnippetsTest {
     @DisplayName("shows only Java that is a tagged region of a compiled example source")
     void javaSnippetsComeFromCompiledSources() {
         Map<String, List<String>> regions = taggedRegions();
-        assertThat(regions).as("tagged regions in examples/src").isNotEmpty();
+        assertThat(regions).as("tagged regions in the modules' sources").isNotEmpty();
         List<Path> docs = documents();
         assertThat(docs.stream().mapToInt(doc -> blocks(doc, "java").size()).sum())
                 .as("java blocks in " + docs).isPositive();
@@ -72,7 +73,7 @@ class ReadmeSnippetsTest {
                 boolean found = regions.values().stream().anyMatch(region -> containsRun(normalized(region), wanted));
                 if (!found) {
                     problems.add(MODULE.resolve("..").normalize().relativize(doc) + ":" + block.line() + " is in no tagged region of "
-                            + "examples/src (regions: " + String.join(", ", regions.keySet()) + "):\n"
+                            + "the modules' sources (regions: " + String.join(", ", regions.keySet()) + "):\n"
                             + String.join("\n", block.lines()));
                 }
             }
@@ -131,11 +132,14 @@ class ReadmeSnippetsTest {
         return blocks;
     }
 
-    /** Every tagged region of examples/src, by "file#tag". */
+    /** Every tagged region of the modules' sources ({@code <module>/src/**}), by "file#tag". */
     private static Map<String, List<String>> taggedRegions() {
         Map<String, List<String>> regions = new LinkedHashMap<>();
-        try (Stream<Path> files = Files.walk(MODULE.resolve("src"))) {
-            for (Path file : files.filter(path -> path.toString().endsWith(".java")).toList()) {
+        Path root = MODULE.resolve("..").normalize();
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path file : files.filter(path -> path.toString().endsWith(".java"))
+                    .filter(path -> root.relativize(path).toString().replace('\\', '/').matches("[^/]+/src/.*"))
+                    .toList()) {
                 Map<String, List<String>> open = new LinkedHashMap<>();
                 for (String line : read(file).lines().toList()) {
                     Matcher end = END.matcher(line);

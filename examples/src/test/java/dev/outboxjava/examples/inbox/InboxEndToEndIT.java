@@ -213,7 +213,9 @@ class InboxEndToEndIT {
     private void relayWithFailures(Publisher broker) {
         RelayKilledBeforeMark killable = new RelayKilledBeforeMark(store);
         try (FaultyPublisher publisher = FaultyPublisher.wrapping(broker)) {
-            Relay relay = new Relay(killable, publisher, new RelaySettings(500, Duration.ofSeconds(30)),
+            // a killed relay does not try its mark again
+            Relay relay = new Relay(killable, publisher, new RelaySettings(500, Duration.ofSeconds(30))
+                    .withMarkRetryTimeout(Duration.ZERO),
                     RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
             Sweeper sweeper = new Sweeper(store, SweeperSettings.ofDefaults(), clock);
 

@@ -5,6 +5,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
@@ -220,6 +221,44 @@ public final class InMemoryOutboxStore implements OutboxStore {
     }
 
     @Override
+    public synchronized Backlog backlog(Instant now) {
+        checkAvailable();
+        long eligible = 0;
+        long retrying = 0;
+        long scheduled = 0;
+        long held = 0;
+        Instant oldestEligibleSince = null;
+        // a key is held from its first event that waits or was dead-lettered on; an event in flight blocks
+        // the lease but is progress, so the events behind it stay eligible
+        Set<String> blockedKeys = new HashSet<>();
+        for (OutboxEvent event : bySequence.values()) {
+            boolean pending = event.status() == EventStatus.PENDING;
+            boolean due = pending && !event.nextAttemptAt().isAfter(now);
+            if (pending && !due) {
+                if (event.attempts() > 0) {
+                    retrying++;
+                } else {
+                    scheduled++;
+                }
+            }
+            Optional<String> key = ordering.isPerKey() ? event.key() : Optional.empty();
+            if (due && key.isPresent() && blockedKeys.contains(key.get())) {
+                held++;
+            } else if (due) {
+                eligible++;
+                Instant since = event.nextAttemptAt().isAfter(event.createdAt()) ? event.nextAttemptAt()
+                        : event.createdAt();
+                if (oldestEligibleSince == null || since.isBefore(oldestEligibleSince)) {
+                    oldestEligibleSince = since;
+                }
+            } else if (key.isPresent() && event.status() != EventStatus.IN_FLIGHT && blocksLaterEventsOfItsKey(event)) {
+                blockedKeys.add(key.get());
+            }
+        }
+        return new Backlog(eligible, Optional.ofNullable(oldestEligibleSince), retrying, scheduled, held);
+    }
+
+    @Override
     public synchronized Optional<OutboxEvent> find(UUID eventId) {
         checkAvailable();
         return Optional.ofNullable(sequenceById.get(eventId)).map(bySequence::get);
@@ -229,6 +268,15 @@ public final class InMemoryOutboxStore implements OutboxStore {
     public synchronized List<OutboxEvent> listDeadLetters(int offset, int limit) {
         checkAvailable();
         return bySequence.values().stream().filter(event -> event.status() == EventStatus.FAILED)
+                .skip(offset).limit(limit).toList();
+    }
+
+    @Override
+    public synchronized List<OutboxEvent> listRetrying(int offset, int limit) {
+        checkAvailable();
+        return bySequence.values().stream()
+                .filter(event -> event.status() == EventStatus.PENDING && event.attempts() > 0)
+                .sorted(Comparator.comparing(OutboxEvent::nextAttemptAt)) // stable: sequence order on ties
                 .skip(offset).limit(limit).toList();
     }
 

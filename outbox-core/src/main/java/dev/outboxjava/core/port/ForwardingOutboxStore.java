@@ -74,6 +74,11 @@ public abstract class ForwardingOutboxStore implements OutboxStore {
     }
 
     @Override
+    public Backlog backlog(Instant now) {
+        return delegate().backlog(now);
+    }
+
+    @Override
     public Optional<OutboxEvent> find(UUID eventId) {
         return delegate().find(eventId);
     }
@@ -81,6 +86,11 @@ public abstract class ForwardingOutboxStore implements OutboxStore {
     @Override
     public List<OutboxEvent> listDeadLetters(int offset, int limit) {
         return delegate().listDeadLetters(offset, limit);
+    }
+
+    @Override
+    public List<OutboxEvent> listRetrying(int offset, int limit) {
+        return delegate().listRetrying(offset, limit);
     }
 
     @Override

@@ -70,14 +70,33 @@ public interface OutboxStore {
     /** How many events are in each state (every state present, zero when empty). */
     Map<EventStatus, Long> countByStatus();
 
-    /** When the oldest pending event was appended; empty when nothing is pending. */
+    /**
+     * When the oldest pending event was appended; empty when nothing is pending. Counts every pending
+     * event, also those scheduled for later or waiting for a retry: use {@link #backlog} for the relay's lag.
+     */
     Optional<Instant> oldestPendingCreatedAt();
+
+    /**
+     * The pending events at {@code now} by what they wait for: eligible (due and, under per-key ordering,
+     * not held back by an earlier event of their key that waits for a retry, is scheduled, or was
+     * dead-lettered), retrying, scheduled, held; and since when the longest-waiting eligible event has been
+     * due. See {@link Backlog}.
+     */
+    Backlog backlog(Instant now);
 
     /** One event by id. */
     Optional<OutboxEvent> find(UUID eventId);
 
     /** Dead letters, oldest first, one page at a time. */
     List<OutboxEvent> listDeadLetters(int offset, int limit);
+
+    /**
+     * Events waiting for a retry: {@link EventStatus#PENDING} after at least one failed attempt,
+     * soonest next attempt first (then oldest first), one page at a time. Their
+     * {@link OutboxEvent#lastError()} says why the last attempt failed and
+     * {@link OutboxEvent#nextAttemptAt()} when the next one is due.
+     */
+    List<OutboxEvent> listRetrying(int offset, int limit);
 
     /**
      * Moves the selected dead letters back to {@link EventStatus#PENDING}, due at {@code now}, with

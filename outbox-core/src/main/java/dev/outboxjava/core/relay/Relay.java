@@ -70,9 +70,9 @@ public final class Relay {
     private final RetryPolicy retryPolicy;
     private final Clock clock;
     private final RelayListener listener;
-    private final UnroutableWarnings unroutable;
     /** Completed by {@link #abandonInFlight()}: every wait of this relay ends. */
     private final CompletableFuture<Void> abandoned = new CompletableFuture<>();
+    private final UnroutableWarnings unroutable;
 
     public Relay(OutboxStore store, Publisher publisher, RelaySettings settings, RetryPolicy retryPolicy,
             Clock clock, RelayListener listener) {
@@ -112,8 +112,9 @@ public final class Relay {
      * Runs one tick.
      *
      * @return what was done; {@link RelayResult#leased()} equal to the batch size means more may be waiting
-     * @throws dev.outboxjava.core.OutboxStoreException when the store fails (the loop backs off);
-     *         leased events are then reclaimed by the sweeper
+     * @throws dev.outboxjava.core.OutboxStoreException when the store fails (the loop backs off; a failed
+     *         mark is first retried, see {@link #complete(Batch)}); leased events are then reclaimed by the
+     *         sweeper
      */
     public RelayResult runOnce() {
         return complete(leaseAndPublish());
@@ -155,8 +156,9 @@ public final class Relay {
      * when it was handed over) and marks every event by its outcome.
      *
      * @return what the tick did
-     * @throws dev.outboxjava.core.OutboxStoreException when a mark fails; the events stay in flight
-     *         until the sweeper returns them
+     * @throws dev.outboxjava.core.OutboxStoreException when a mark still fails after
+     *         {@link RelaySettings#markRetryTimeout()} (or once the relay is abandoned); the events stay
+     *         in flight until the sweeper returns them
      */
     public RelayResult complete(Batch batch) {
         Objects.requireNonNull(batch, "batch");
@@ -177,7 +179,8 @@ public final class Relay {
 
         MarkRetry retry = new MarkRetry(leaseId);
         MarkResult published = sorted.published.isEmpty() ? MarkResult.empty()
-                : retry.mark("published", sorted.published.size(), () -> store.markPublished(leaseId, sorted.published, now));
+                : retry.mark("published", sorted.published.size(),
+                        () -> store.markPublished(leaseId, sorted.published, now));
         MarkResult retried = sorted.retries.isEmpty() ? MarkResult.empty()
                 : retry.mark("for retry", sorted.retries.size(), () -> store.markRetry(leaseId, sorted.retries, now));
         MarkResult dead = sorted.deadLetters.isEmpty() ? MarkResult.empty()

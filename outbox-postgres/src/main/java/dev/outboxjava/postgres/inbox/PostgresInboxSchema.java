@@ -9,7 +9,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * The inbox table's DDL: as a shipped migration file, as text for any configured table name, and
+ * The inbox table's DDL: as shipped migration files, as text for any configured table name, and
  * applied directly.
  *
  * <p><b>Migrations.</b> The module ships the inbox table's versioned migrations in

@@ -11,7 +11,7 @@
  * <h2>Usage</h2>
  * <pre>{@code
  * PostgresInbox inbox = PostgresInbox.create(dataSource, PostgresInboxConfig.ofDefaults());
- * inbox.ensureSchema();                        // or apply db/outbox/postgresql/inbox/V1_1__create_outbox_inbox.sql
+ * inbox.ensureSchema();                        // or run the migrations in db/outbox/postgresql/inbox
  *
  * // for each received message, e.g. with its CloudEvents id:
  * InboxResult result = inbox.process("shipping.order-placed", messageId, connection -> {

@@ -74,6 +74,30 @@ public final class OperatorQueries {
                 .fetch(EventRows::toEvent);
     }
 
+    /** Pending events with at least one failed attempt, soonest next attempt first. */
+    public List<OutboxEvent> retrying(DSLContext dsl, int offset, int limit) {
+        return dsl.select(OutboxTable.ALL).from(table.table())
+                .where(statusIs(EventStatus.PENDING))
+                .and(ATTEMPTS.gt(0))
+                .orderBy(NEXT_ATTEMPT_AT, SEQ)
+                .offset(offset)
+                .limit(limit)
+                .fetch(EventRows::toEvent);
+    }
+
+    public long countRetrying(DSLContext dsl) {
+        Long count = dsl.select(DSL.field("count(*)", SQLDataType.BIGINT)).from(table.table())
+                .where(statusIs(EventStatus.PENDING)).and(ATTEMPTS.gt(0)).fetchOne(0, Long.class);
+        return count == null ? 0 : count;
+    }
+
+    /** The rows a purge of {@code status} before {@code createdBefore} would delete. */
+    public long countCreatedBefore(DSLContext dsl, EventStatus status, Instant createdBefore) {
+        Long count = dsl.select(DSL.field("count(*)", SQLDataType.BIGINT)).from(table.table())
+                .where(statusIs(status)).and(CREATED_AT.lt(createdBefore)).fetchOne(0, Long.class);
+        return count == null ? 0 : count;
+    }
+
     /** Selected dead letters back to pending, due at {@code now}, attempts reset, last error kept. */
     public int requeue(DSLContext dsl, DeadLetterSelector selector, Instant now) {
         Condition chosen;

@@ -5,9 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -24,6 +29,33 @@ class MigrationFilesTest {
         assertThat(MigrationFiles.OUTBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.INBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.OUTBOX_PER_KEY).allMatch(file -> file.matches(".*/R__[a-z0-9_]+\\.sql"));
+    }
+
+    /**
+     * Flyway refuses to migrate when an applied versioned file changed (checksum mismatch), and
+     * {@code ensureSchema()} users would silently diverge from Flyway users: a change to a table is a new
+     * versioned file. A file is pinned here once it is published; the repeatable per-key file may change.
+     */
+    private static final Map<String, String> PUBLISHED = Map.of(
+            "db/outbox/postgresql/outbox/V1__create_outbox_table.sql",
+            "3f1975c900cad646a6b0c306aa5d29003a1e3cb1f7700a8add0f2e36a06d3aad",
+            "db/outbox/postgresql/inbox/V1__create_inbox_table.sql",
+            "02989b64341d38b00eaea2279375a27610261c0c1190cda12bcd23fd6d621cb6");
+
+    @Test
+    @DisplayName("a published versioned migration never changes: add a new versioned file instead")
+    void publishedMigrationsAreUnchanged() {
+        PUBLISHED.forEach((resource, sha256) -> assertThat(sha256(DdlScripts.resource(resource)))
+                .as(resource + " changed; put the change in a new versioned file of its location").isEqualTo(sha256));
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.OutboxStore;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -202,6 +204,52 @@ public abstract class OrderedOutboxStoreContract {
             store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(a1.id())), now());
             assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
                     .containsExactly(a1.id(), a2.id());
+        }
+
+        @Test
+        @DisplayName("the events it holds back count as held in the backlog, not as eligible, as the lease decides")
+        void backlogCountsHeldEvents() {
+            for (Ordering.AfterDeadLetter afterDeadLetter : Ordering.AfterDeadLetter.values()) {
+                OutboxStore store = store(afterDeadLetter);
+                Instant start = now();
+                OutboxEvent a1 = event("a", 1);
+                OutboxEvent a2 = event("a", 2);
+                OutboxEvent c1 = event("c", 1);
+                appendEach(store, List.of(a1, a2, c1));
+                UUID lease = UUID.randomUUID();
+                assertThat(leaseExpectingEvents(store, lease, 10)).hasSize(3);
+                store.markRetry(lease, List.of(new RetryMark(a1.id(), "broker down", start.plusSeconds(30))), now());
+                store.release(lease, List.of(a2.id()), now());
+                store.markDeadLettered(lease, List.of(new DeadLetterMark(c1.id(), "poison")), now());
+                clock.advance(Duration.ofSeconds(1));
+                OutboxEvent c2 = event("c", 2);
+                OutboxEvent b1 = event("b", 1);
+                appendEach(store, List.of(c2, b1));
+
+                boolean holds = afterDeadLetter == Ordering.AfterDeadLetter.HOLD_KEY;
+                assertThat(store.backlog(now())).as(afterDeadLetter.toString()).isEqualTo(new Backlog(holds ? 1 : 2,
+                        Optional.of(start.plusSeconds(1)), 1, 0, holds ? 2 : 1));
+                assertThat(leaseExpectingEvents(store, 10)).as(afterDeadLetter.toString())
+                        .extracting(OutboxEvent::id)
+                        .containsExactlyElementsOf(holds ? List.of(b1.id()) : List.of(c2.id(), b1.id()));
+                clock.advance(Duration.ofMinutes(1));
+            }
+        }
+
+        @Test
+        @DisplayName("behind an earlier event of its key in flight, a due event is eligible in the backlog, not held")
+        void backlogCountsEventsBehindAnEventInFlightAsEligible() {
+            OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
+            Instant start = now();
+            OutboxEvent a1 = event("a", 1);
+            appendEach(store, List.of(a1));
+            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id).containsExactly(a1.id());
+            clock.advance(Duration.ofSeconds(1));
+            OutboxEvent a2 = event("a", 2);
+            appendEach(store, List.of(a2));
+
+            assertThat(store.backlog(now())).isEqualTo(new Backlog(1, Optional.of(start.plusSeconds(1)), 0, 0, 0));
+            assertThat(store.lease(UUID.randomUUID(), 10, now())).as("the lease still waits for a1").isEmpty();
         }
 
         @Test

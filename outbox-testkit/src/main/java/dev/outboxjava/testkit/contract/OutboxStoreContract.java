@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -477,6 +479,65 @@ public abstract class OutboxStoreContract {
             clock.advance(Duration.ofSeconds(5));
             appendEvents(1);
             assertThat(store.oldestPendingCreatedAt()).contains(first);
+        }
+
+        @Test
+        @DisplayName("the backlog tells eligible events from those waiting for a retry or scheduled for later")
+        void backlog() {
+            assertThat(store.backlog(now())).isEqualTo(Backlog.EMPTY);
+            Instant start = now();
+            OutboxEvent eligible = event("order.placed", "a");
+            OutboxEvent scheduled = OutboxEvent.builder().clock(clock).type("order.reminder").destination("orders")
+                    .key("b").availableAt(start.plus(Duration.ofHours(1))).payload(new byte[] {1}).build();
+            OutboxEvent failing = event("order.placed", "c");
+            append(store, List.of(eligible, scheduled, failing));
+            UUID leaseId = UUID.randomUUID();
+            assertThat(store.lease(leaseId, 10, now())).extracting(OutboxEvent::id)
+                    .containsExactlyInAnyOrder(eligible.id(), failing.id());
+            store.release(leaseId, List.of(eligible.id()), now());
+            store.markRetry(leaseId, List.of(new RetryMark(failing.id(), "broker down", start.plus(Duration.ofMinutes(5)))),
+                    now());
+            clock.advance(Duration.ofSeconds(30));
+
+            Backlog backlog = store.backlog(now());
+            assertThat(backlog).isEqualTo(new Backlog(1, Optional.of(start), 1, 1, 0));
+            assertThat(backlog.oldestEligibleWait(now())).isEqualTo(Duration.ofSeconds(30));
+            assertThat(backlog.pending()).isEqualTo(3);
+
+            // a retry that falls due is eligible from its next attempt time on, not from its creation
+            clock.advance(Duration.ofMinutes(10));
+            UUID second = UUID.randomUUID();
+            List<OutboxEvent> leased = store.lease(second, 1, now());
+            assertThat(leased).extracting(OutboxEvent::id).containsExactly(eligible.id());
+            store.markPublished(second, List.of(eligible.id()), now());
+            assertThat(store.backlog(now()))
+                    .isEqualTo(new Backlog(1, Optional.of(start.plus(Duration.ofMinutes(5))), 0, 1, 0));
+
+            // a scheduled event is eligible from its availableAt on
+            clock.advance(Duration.ofHours(1));
+            assertThat(store.backlog(now()))
+                    .isEqualTo(new Backlog(2, Optional.of(start.plus(Duration.ofMinutes(5))), 0, 0, 0));
+        }
+
+        @Test
+        @DisplayName("events waiting for a retry are listed soonest retry first, a page at a time, with their last error")
+        void listsRetryingEvents() {
+            List<OutboxEvent> events = appendEvents(4);
+            UUID leaseId = UUID.randomUUID();
+            store.lease(leaseId, 3, now());
+            Instant later = now().plus(Duration.ofMinutes(5));
+            Instant sooner = now().plus(Duration.ofMinutes(1));
+            store.markRetry(leaseId, List.of(new RetryMark(events.get(0).id(), "broker said no", later),
+                    new RetryMark(events.get(1).id(), "timed out", sooner)), now());
+            store.markPublished(leaseId, List.of(events.get(2).id()), now());
+
+            assertThat(store.listRetrying(0, 10)).extracting(OutboxEvent::id)
+                    .containsExactly(events.get(1).id(), events.get(0).id());
+            OutboxEvent first = store.listRetrying(0, 1).get(0);
+            assertThat(first.lastError()).contains("timed out");
+            assertThat(first.attempts()).isEqualTo(1);
+            assertThat(first.nextAttemptAt()).isEqualTo(sooner);
+            assertThat(store.listRetrying(1, 10)).extracting(OutboxEvent::id).containsExactly(events.get(0).id());
         }
 
         @Test

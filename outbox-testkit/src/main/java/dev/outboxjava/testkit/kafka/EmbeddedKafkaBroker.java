@@ -57,14 +57,43 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private final int brokerPort;
     private final int controllerPort;
     private final Map<String, String> overrides;
+    private final SslListener ssl;
+    private final int sslPort;
     private KafkaRaftServer server;
     private boolean closed;
 
-    private EmbeddedKafkaBroker(Path directory, int brokerPort, int controllerPort, Map<String, String> overrides) {
+    private EmbeddedKafkaBroker(Path directory, int brokerPort, int controllerPort, Map<String, String> overrides,
+            SslListener ssl, int sslPort) {
         this.directory = directory;
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
         this.overrides = Map.copyOf(overrides);
+        this.ssl = ssl;
+        this.sslPort = sslPort;
+    }
+
+    /**
+     * A TLS listener besides the plaintext one: the broker presents the key and certificate of
+     * {@code keyStore} (whose store and key password are both {@code password}) on
+     * {@link #sslBootstrapServers()}; clients must trust that certificate. The plaintext listener
+     * stays for the broker itself and for test clients.
+     *
+     * @param keyStore the key store file
+     * @param password the key store's password, also the key's
+     * @param type     the key store type, e.g. {@code PKCS12}
+     */
+    public record SslListener(Path keyStore, String password, String type) {
+        public SslListener {
+            java.util.Objects.requireNonNull(keyStore, "keyStore");
+            java.util.Objects.requireNonNull(password, "password");
+            java.util.Objects.requireNonNull(type, "type");
+        }
+    }
+
+    /** Like {@link #start()}, with an extra TLS listener (see {@link SslListener}). */
+    public static EmbeddedKafkaBroker startWithSsl(SslListener ssl) {
+        java.util.Objects.requireNonNull(ssl, "ssl");
+        return start(Path.of(System.getProperty("java.io.tmpdir")), Map.of(), ssl);
     }
 
     /** Formats a fresh temporary log directory, picks two free ports and starts the broker. */
@@ -86,6 +115,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * the disk with a database on the same machine.
      */
     public static EmbeddedKafkaBroker start(Path parent, Map<String, String> brokerOverrides) {
+        return start(parent, brokerOverrides, null);
+    }
+
+    private static EmbeddedKafkaBroker start(Path parent, Map<String, String> brokerOverrides, SslListener ssl) {
         Path directory;
         try {
             directory = Files.createTempDirectory(parent, "outbox-kafka-");
@@ -93,7 +126,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             throw new UncheckedIOException("cannot create a log directory for the embedded Kafka broker under "
                     + parent, e);
         }
-        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, freePort(), freePort(), brokerOverrides);
+        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, freePort(), freePort(), brokerOverrides, ssl,
+                ssl == null ? 0 : freePort());
         try {
             broker.format();
             broker.startServer();
@@ -107,6 +141,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     /** {@code 127.0.0.1:port} of the client listener; stays the same across restarts. */
     public String bootstrapServers() {
         return "127.0.0.1:" + brokerPort;
+    }
+
+    /**
+     * {@code 127.0.0.1:port} of the TLS listener; stays the same across restarts.
+     *
+     * @throws IllegalStateException when the broker was started without one
+     */
+    public String sslBootstrapServers() {
+        if (ssl == null) {
+            throw new IllegalStateException("this embedded Kafka broker has no TLS listener: start it with startWithSsl");
+        }
+        return "127.0.0.1:" + sslPort;
     }
 
     /** Whether the broker is running (started and not stopped). */
@@ -242,6 +288,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("broker.heartbeat.interval.ms", "500");
         props.put("broker.session.timeout.ms", "3000");
         props.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
+        if (ssl != null) {
+            props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",SSL://127.0.0.1:" + sslPort + ","
+                    + CONTROLLER_LISTENER + "://127.0.0.1:" + controllerPort);
+            props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",SSL://127.0.0.1:" + sslPort);
+            props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL," + CONTROLLER_LISTENER
+                    + ":PLAINTEXT");
+            props.put("ssl.keystore.location", ssl.keyStore().toAbsolutePath().toString());
+            props.put("ssl.keystore.password", ssl.password());
+            props.put("ssl.key.password", ssl.password());
+            props.put("ssl.keystore.type", ssl.type());
+            props.put("ssl.client.auth", "none");
+        }
         props.putAll(overrides);
         return props;
     }

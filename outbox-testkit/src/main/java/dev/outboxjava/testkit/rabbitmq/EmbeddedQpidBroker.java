@@ -18,13 +18,16 @@ import org.apache.qpid.server.model.port.AmqpPort;
 
 /**
  * An Apache Qpid Broker-J inside this JVM, speaking AMQP 0-9-1 on an ephemeral port with one
- * in-memory virtual host and the user {@code guest}/{@code guest}. Nothing is written but a scratch
- * work directory, removed on {@link #close()}.
+ * in-memory virtual host and the user {@code guest}/{@code guest}; optionally also AMQP over TLS
+ * ({@code amqps}) on a second port ({@link #startWithTls}). Nothing is written but a scratch work
+ * directory, removed on {@link #close()}.
  */
-final class EmbeddedQpidBroker implements AutoCloseable {
+public final class EmbeddedQpidBroker implements AutoCloseable {
 
-    static final String USERNAME = "guest";
-    static final String PASSWORD = "guest";
+    /** The one user's name. */
+    public static final String USERNAME = "guest";
+    /** The one user's password. */
+    public static final String PASSWORD = "guest";
 
     // Port 0: the OS picks a free port; PLAIN is allowed without TLS (the RabbitMQ client's default
     // mechanism); the default alias maps the client's virtual host "/" to the in-memory host.
@@ -49,23 +52,61 @@ final class EmbeddedQpidBroker implements AutoCloseable {
             }
             """.formatted(USERNAME, PASSWORD);
 
+    // A second AMQP port whose transport is TLS, presenting the key store's certificate.
+    private static final String TLS_PORT = """
+            {
+              "name": "AMQPS", "port": "0", "bindingAddress": "127.0.0.1", "authenticationProvider": "plain",
+              "transports": [ "SSL" ], "keyStore": "tls",
+              "protocols": [ "AMQP_0_9_1", "AMQP_0_9", "AMQP_0_8" ],
+              "virtualhostaliases": [ { "name": "nameAlias", "type": "nameAlias" },
+                                      { "name": "defaultAlias", "type": "defaultAlias" } ]
+            }""";
+    private static final String TLS_KEY_STORE = """
+            "keystores": [ {
+              "name": "tls", "type": "FileKeyStore", "storeUrl": "%s", "password": "%s", "keyStoreType": "%s"
+            } ]""";
+
     private final SystemLauncher launcher;
     private final Path workDir;
     private final int port;
+    private final int tlsPort;
 
-    private EmbeddedQpidBroker(SystemLauncher launcher, Path workDir, int port) {
+    private EmbeddedQpidBroker(SystemLauncher launcher, Path workDir, int port, int tlsPort) {
         this.launcher = launcher;
         this.workDir = workDir;
         this.port = port;
+        this.tlsPort = tlsPort;
     }
 
     /** Starts a broker; fails with {@link IllegalStateException} when Qpid cannot start. */
-    static EmbeddedQpidBroker start() {
+    public static EmbeddedQpidBroker start() {
+        return start(CONFIG);
+    }
+
+    /**
+     * Starts a broker that also speaks AMQP over TLS on {@link #tlsPort()}, presenting the key and
+     * certificate of {@code keyStore}.
+     *
+     * @param keyStore the server's key store file
+     * @param password its password (also the key's)
+     * @param type     its type, e.g. {@code PKCS12}
+     */
+    public static EmbeddedQpidBroker startWithTls(Path keyStore, String password, String type) {
+        int close = CONFIG.lastIndexOf(']', CONFIG.indexOf("\"virtualhostnodes\""));
+        if (close < 0 || CONFIG.charAt(close + 1) != ',') {
+            throw new IllegalStateException("the embedded Qpid configuration has changed shape");
+        }
+        String keyStores = TLS_KEY_STORE.formatted(keyStore.toAbsolutePath().toUri(), password, type);
+        return start(CONFIG.substring(0, close) + ", " + TLS_PORT + " ], " + keyStores + ","
+                + CONFIG.substring(close + 2));
+    }
+
+    private static EmbeddedQpidBroker start(String configuration) {
         Path workDir;
         try {
             workDir = Files.createTempDirectory("outbox-qpid-");
             Path config = workDir.resolve("initial-config.json");
-            Files.writeString(config, CONFIG, StandardCharsets.UTF_8);
+            Files.writeString(config, configuration, StandardCharsets.UTF_8);
             ContainerCapture capture = new ContainerCapture();
             SystemLauncher launcher = new SystemLauncher(capture);
             Map<String, Object> attributes = new HashMap<>();
@@ -81,23 +122,24 @@ final class EmbeddedQpidBroker implements AutoCloseable {
                 deleteRecursively(workDir);
                 throw new IllegalStateException("could not start the embedded Qpid Broker-J: " + e, e);
             }
-            return new EmbeddedQpidBroker(launcher, workDir, boundPort(capture.systemConfig));
+            return new EmbeddedQpidBroker(launcher, workDir, boundPort(capture.systemConfig, "AMQP"),
+                    configuration.contains("\"AMQPS\"") ? boundPort(capture.systemConfig, "AMQPS") : 0);
         } catch (IOException e) {
             throw new UncheckedIOException("could not prepare the embedded Qpid Broker-J work directory", e);
         }
     }
 
-    private static int boundPort(SystemConfig<?> systemConfig) {
+    private static int boundPort(SystemConfig<?> systemConfig, String name) {
         if (systemConfig == null) {
             throw new IllegalStateException("the embedded Qpid Broker-J started without a system configuration");
         }
         Broker<?> broker = systemConfig.getContainer(Broker.class);
         for (Port<?> port : broker.getPorts()) {
-            if (port instanceof AmqpPort<?> amqp) {
+            if (port instanceof AmqpPort<?> amqp && port.getName().equals(name)) {
                 return amqp.getBoundPort();
             }
         }
-        throw new IllegalStateException("the embedded Qpid Broker-J started without an AMQP port");
+        throw new IllegalStateException("the embedded Qpid Broker-J started without an AMQP port named " + name);
     }
 
     /** Remembers the broker's system configuration, the way to reach its ports (the launcher hides it). */
@@ -110,10 +152,24 @@ final class EmbeddedQpidBroker implements AutoCloseable {
         }
     }
 
-    int port() {
+    /** The plaintext AMQP port on 127.0.0.1. */
+    public int port() {
         return port;
     }
 
+    /**
+     * The TLS AMQP port on 127.0.0.1.
+     *
+     * @throws IllegalStateException when the broker was started without TLS
+     */
+    public int tlsPort() {
+        if (tlsPort == 0) {
+            throw new IllegalStateException("this embedded Qpid broker has no TLS port: start it with startWithTls");
+        }
+        return tlsPort;
+    }
+
+    /** Stops the broker and removes its work directory. */
     @Override
     public void close() {
         try {

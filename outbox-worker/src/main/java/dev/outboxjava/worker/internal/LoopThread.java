@@ -21,6 +21,9 @@ public final class LoopThread {
     private final WakeUpSignal wakeUp;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final Thread thread;
+    /** Guards {@link #probing}: a stop interrupts a recovery probe, never a step. */
+    private final Object probeLock = new Object();
+    private boolean probing;
 
     public LoopThread(LoopStep step, WakeUpSignal wakeUp) {
         this.step = Objects.requireNonNull(step, "step");
@@ -34,10 +37,18 @@ public final class LoopThread {
         thread.start();
     }
 
-    /** Asks the loop to end before its next step; wakes it if it waits. */
+    /**
+     * Asks the loop to end before its next step; wakes it if it waits, and interrupts a recovery probe
+     * under way (one may block for the dependency's own timeout, which a shutdown should not wait for).
+     */
     public void requestStop() {
         stopRequested.countDown();
         wakeUp.close();
+        synchronized (probeLock) {
+            if (probing) {
+                thread.interrupt();
+            }
+        }
     }
 
     /** Waits up to {@code timeout} for the loop to end. @return whether it ended */
@@ -80,11 +91,34 @@ public final class LoopThread {
             if (deadline - System.nanoTime() <= 0) {
                 return;
             }
-            if (probe.recovered().getAsBoolean()) {
+            if (probeRecovered(probe)) {
                 log.debug("loop {} ends its backoff: the dependency answers again", step.name());
                 return;
             }
         }
+    }
+
+    /** Runs one probe; false when a stop came first or interrupted it (the loop then ends). */
+    private boolean probeRecovered(LoopStep.RecoveryProbe probe) {
+        synchronized (probeLock) {
+            if (stopping()) {
+                return false;
+            }
+            probing = true;
+        }
+        boolean recovered;
+        try {
+            recovered = probe.recovered().getAsBoolean();
+        } finally {
+            synchronized (probeLock) {
+                probing = false;
+            }
+        }
+        if (stopping()) {
+            Thread.interrupted(); // the stop's interrupt was for the probe; the loop's finish runs undisturbed
+            return false;
+        }
+        return recovered;
     }
 
     private void run() {

@@ -11,7 +11,18 @@ import dev.outboxjava.worker.OutboxSettings;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
@@ -22,7 +33,13 @@ public final class StandaloneModules {
     private StandaloneModules() {
     }
 
+    /**
+     * The modules for the settings. The outbox's meters in {@code registry} get the tag {@code table} (the
+     * configured table): every worker of a table exports the same table-wide figures, and dashboards and
+     * alerts take one of them per table ({@code max by (table)}) instead of adding them up.
+     */
     public static List<Module> forSettings(OutboxSettings settings, PrometheusMeterRegistry registry) {
+        registry.config().meterFilter(tableTag(settings.requireDatabase().table()));
         return List.of(
                 new OutboxWorkerModule(settings.worker()),
                 new PostgresStoreModule(settings.requireDatabase(), settings.wakeUp()),
@@ -36,8 +53,48 @@ public final class StandaloneModules {
                 });
     }
 
+    /**
+     * The process's registry: Prometheus text, with the JVM and process meters every Micrometer-based
+     * service exports (memory, garbage collection, threads, classes, CPU, uptime, open file descriptors),
+     * so the worker can be watched with the same dashboards as the services around it.
+     */
+    /** Tags every {@code outbox.*} meter with {@code table}; the JVM and process meters stay untagged. */
+    static MeterFilter tableTag(String table) {
+        Tag tag = Tag.of("table", table);
+        return new MeterFilter() {
+            @Override
+            public Meter.Id map(Meter.Id id) {
+                return id.getName().startsWith("outbox.") ? id.withTag(tag) : id;
+            }
+        };
+    }
+
     public static PrometheusMeterRegistry prometheus() {
-        return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        return new ProcessRegistry();
+    }
+
+    /** Closing it also stops the garbage collection meters listening to the JVM's notifications. */
+    private static final class ProcessRegistry extends PrometheusMeterRegistry {
+
+        private final JvmGcMetrics gc = new JvmGcMetrics();
+
+        ProcessRegistry() {
+            super(PrometheusConfig.DEFAULT);
+            new ClassLoaderMetrics().bindTo(this);
+            new JvmMemoryMetrics().bindTo(this);
+            gc.bindTo(this);
+            new JvmThreadMetrics().bindTo(this);
+            new JvmInfoMetrics().bindTo(this);
+            new ProcessorMetrics().bindTo(this);
+            new UptimeMetrics().bindTo(this);
+            new FileDescriptorMetrics().bindTo(this);
+        }
+
+        @Override
+        public void close() {
+            gc.close();
+            super.close();
+        }
     }
 
     /**
@@ -48,12 +105,14 @@ public final class StandaloneModules {
     static Module brokerModule(BrokerConfig broker, int relayThreads) {
         return switch (broker.kind()) {
             case KAFKA -> new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                    .properties(broker.kafkaProperties())
                     .bootstrapServers(broker.kafkaBootstrapServers())
                     .property("client.id", broker.kafkaClientId())
                     .build());
             case RABBITMQ -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
                     .uri(broker.rabbitMqUri())
                     .connectionName(broker.rabbitMqConnectionName())
+                    .properties(broker.rabbitMqProperties())
                     .maxConcurrentBatches(Math.max(relayThreads, RabbitMqPublisherConfig.DEFAULT_MAX_CONCURRENT_BATCHES))
                     .build());
         };

@@ -2,6 +2,7 @@ package dev.outboxjava.worker.observability;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
@@ -131,16 +132,18 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
         return signals;
     }
 
-    /** The lag and the statistics, without counting rows (cheap enough for every readiness probe). */
+    /** The backlog and the statistics, without counting rows by status (for every readiness probe). */
     private DatabaseSignals readSignals() {
-        Optional<Instant> oldestPending = store.oldestPendingCreatedAt();
-        DatabaseHealthReport report = probe.read(clock.instant());
-        return new DatabaseSignals(oldestPending, report);
+        Instant now = clock.instant();
+        Backlog backlog = store.backlog(now);
+        DatabaseHealthReport report = probe.read(now);
+        return new DatabaseSignals(backlog, report);
     }
 
     /**
-     * Fresh signals (the lag and the statistics; the row counts stay from the last poll) judged by the
-     * thresholds; DOWN when the database cannot be asked.
+     * Fresh signals (the backlog and the statistics; the row counts stay from the last poll) judged by the
+     * thresholds; DOWN when the database cannot be asked. Only eligible events count as lag: events waiting
+     * for a retry, scheduled for later or held back by their key never make it DOWN.
      */
     @Override
     public HealthCheck check() {

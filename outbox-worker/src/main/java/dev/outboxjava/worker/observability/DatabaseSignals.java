@@ -1,48 +1,53 @@
 package dev.outboxjava.worker.observability;
 
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One reading of the database health signals (the oldest pending event plus the PostgreSQL
- * statistics) and the verdict of the configured thresholds on it.
+ * One reading of the database health signals (the backlog plus the PostgreSQL statistics) and the
+ * verdict of the configured thresholds on it.
  *
- * @param oldestPending when the oldest pending event was created; empty when nothing is pending
- * @param report        the PostgreSQL statistics read at the same time
+ * <p>The lag is about progress: how long the eligible event that has waited longest has been due
+ * ({@link Backlog#oldestEligibleWait}). Events waiting for a retry, scheduled for later, or held back by
+ * an earlier event of their key wait by design; they are reported, and never make the worker not ready.
+ *
+ * @param backlog the pending events by what they wait for
+ * @param report  the PostgreSQL statistics read at the same time
  */
-public record DatabaseSignals(Optional<Instant> oldestPending, DatabaseHealthReport report) {
+public record DatabaseSignals(Backlog backlog, DatabaseHealthReport report) {
 
     public DatabaseSignals {
-        Objects.requireNonNull(oldestPending, "oldestPending");
+        Objects.requireNonNull(backlog, "backlog");
         Objects.requireNonNull(report, "report");
     }
 
-    /** The age of the oldest pending event when the report was taken; zero when nothing is pending. */
+    /** How long the oldest eligible event had been due when the report was taken; zero when none is eligible. */
     public Duration lag() {
-        return oldestPending.map(created -> Duration.between(created, report.takenAt()))
-                .filter(age -> !age.isNegative()).orElse(Duration.ZERO);
+        return backlog.oldestEligibleWait(report.takenAt());
     }
 
     /**
      * Ready unless the lag or the oldest open transaction is over its threshold (a zero threshold
-     * never fails); the detail names each breach and the setting that bounds it.
+     * never fails); the detail names each breach and the setting that bounds it, and counts the events
+     * that wait by design.
      */
     public HealthCheck evaluate(HealthConfig thresholds) {
         List<String> breaches = new ArrayList<>();
         Duration lag = lag();
         if (!thresholds.maxLag().isZero() && lag.compareTo(thresholds.maxLag()) > 0) {
-            breaches.add("oldest pending event is " + seconds(lag) + " old, over " + ConfigKey.HEALTH_MAX_LAG.property()
-                    + "=" + Durations.format(thresholds.maxLag()));
+            breaches.add("the oldest eligible event (due, not held back by its key) has waited " + seconds(lag)
+                    + ", over " + ConfigKey.HEALTH_MAX_LAG.property() + "=" + Durations.format(thresholds.maxLag()));
         }
         Optional<OpenTransaction> oldest = report.oldestTransaction();
         if (!thresholds.maxXminAge().isZero() && oldest.isPresent()
@@ -52,13 +57,18 @@ public record DatabaseSignals(Optional<Instant> oldestPending, DatabaseHealthRep
                     + "=" + Durations.format(thresholds.maxXminAge()));
         }
         if (breaches.isEmpty()) {
-            return HealthCheck.up("database signals: lag " + seconds(lag) + ", oldest transaction "
+            return HealthCheck.up("database signals: lag " + seconds(lag) + " (" + counts() + "), oldest transaction "
                     + oldest.map(t -> seconds(t.age())).orElse("none"));
         }
-        return HealthCheck.down("database signals: " + String.join("; ", breaches));
+        return HealthCheck.down("database signals: " + String.join("; ", breaches) + " (" + counts() + ")");
+    }
+
+    private String counts() {
+        return "eligible " + backlog.eligible() + ", retrying " + backlog.retrying() + ", scheduled "
+                + backlog.scheduled() + ", held " + backlog.held();
     }
 
     private static String seconds(Duration duration) {
-        return String.format(java.util.Locale.ROOT, "%.3fs", duration.toMillis() / 1000.0);
+        return String.format(Locale.ROOT, "%.3fs", duration.toMillis() / 1000.0);
     }
 }

@@ -3,6 +3,8 @@ package dev.outboxjava.worker.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import java.time.Instant;
@@ -33,5 +35,27 @@ class LeaseTrackingStoreTest {
         assertThatThrownBy(() -> leases.lease(UUID.randomUUID(), 10, Instant.now()))
                 .isInstanceOf(OutboxStoreException.class);
         assertThat(calls).containsExactly("before", "after");
+    }
+
+    @Test
+    @DisplayName("on shutdown, counts what the relay threads and releaseOutstanding give back, once each")
+    void countsShutdownReleases() {
+        List<OutboxEvent> events = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            events.add(OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build());
+        }
+        store.append(events);
+        UUID lease = UUID.randomUUID();
+        Instant now = Instant.now();
+        List<OutboxEvent> leased = leases.lease(lease, 10, now);
+        leases.release(lease, List.of(leased.get(0).id()), now); // per-key hold-back, before the shutdown
+
+        leases.countReleases();
+        leases.release(lease, List.of(leased.get(1).id(), leased.get(2).id()), now); // a relay thread
+        int fromHere = leases.releaseOutstanding(now); // the worker, for what is left
+
+        assertThat(fromHere).isEqualTo(2);
+        assertThat(leases.releasedSinceCounting()).isEqualTo(4);
+        assertThat(store.countByStatus().get(EventStatus.PENDING)).isEqualTo(5);
     }
 }

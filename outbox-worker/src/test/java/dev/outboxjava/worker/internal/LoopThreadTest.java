@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
@@ -67,5 +68,41 @@ class LoopThreadTest {
 
         assertThat(loop.join(Duration.ofSeconds(10))).isTrue();
         assertThat(step.steps.get()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a stop request interrupts a probe that blocks (a dependency that does not answer)")
+    void stopInterruptsABlockingProbe() throws InterruptedException {
+        CountDownLatch probing = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicInteger steps = new AtomicInteger();
+        LoopThread loop = new LoopThread(new LoopStep() {
+            @Override
+            public Next step() {
+                steps.incrementAndGet();
+                return Next.backoff(Duration.ofMinutes(10), Duration.ofMillis(10), () -> {
+                    probing.countDown();
+                    try {
+                        never.await(); // like a connection attempt to a host that does not answer
+                        return true;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                });
+            }
+
+            @Override
+            public String name() {
+                return "blocking-probe-test";
+            }
+        }, new WakeUpSignal());
+        loop.start();
+        assertThat(probing.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        loop.requestStop();
+
+        assertThat(loop.join(Duration.ofSeconds(10))).as("the loop ends without waiting for the probe").isTrue();
+        assertThat(steps.get()).isEqualTo(1);
     }
 }

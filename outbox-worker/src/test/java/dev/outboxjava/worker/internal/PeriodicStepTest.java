@@ -3,6 +3,7 @@ package dev.outboxjava.worker.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
+import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.time.ManualClock;
 import java.time.Duration;
@@ -54,5 +55,27 @@ class PeriodicStepTest {
 
         assertThat(log.atLeast(Level.WARN)).singleElement().asString().startsWith("database unavailable");
         assertThat(log.atLeast(Level.INFO)).hasSize(2);
+    }
+
+    @Test
+    @DisplayName("backing off from a database outage, the step probes the database's health check and is told "
+            + "when it is back")
+    void givenTheDatabaseIsDown_thenTheBackoffProbesIt() {
+        PeriodicStep sweeper = new PeriodicStep("sweeper", () -> {
+            if (down.get()) {
+                throw new OutboxStoreException("connection refused");
+            }
+            return 0;
+        }, Duration.ofSeconds(30), new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(8)), database,
+                new OutageTracker("sweeper loop", true, clock),
+                () -> down.get() ? HealthCheck.down("refused") : HealthCheck.up("fine"));
+        down.set(true);
+
+        LoopStep.Next backoff = sweeper.step();
+
+        assertThat(backoff.probe()).isNotNull();
+        assertThat(backoff.probe().recovered().getAsBoolean()).isFalse();
+        down.set(false);
+        assertThat(backoff.probe().recovered().getAsBoolean()).isTrue();
     }
 }

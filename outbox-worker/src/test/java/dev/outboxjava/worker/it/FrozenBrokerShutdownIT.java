@@ -85,6 +85,7 @@ class FrozenBrokerShutdownIT {
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.freeze();
+                table.append(500, destination.exchange(), "order.placed"); // work for the frozen broker
                 shutDownWhileFrozen(worker, table);
             } finally {
                 proxy.thaw();
@@ -116,6 +117,7 @@ class FrozenBrokerShutdownIT {
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.freeze();
+                table.append(500, topic, "order.placed"); // work for the frozen broker
                 shutDownWhileFrozen(worker, table);
             } finally {
                 proxy.thaw();

@@ -64,7 +64,7 @@ class ResumeAfterOutageIT {
     private static final Logger log = LoggerFactory.getLogger(ResumeAfterOutageIT.class);
     /** Far longer than the bound below: a relay that sits out its backoff fails the test. */
     private static final Duration BACKOFF = Duration.ofMinutes(2);
-    /** Generous for this machine; covers the clients' own reconnect intervals (RabbitMQ's 5 s, Hikari's). */
+    /** Generous for this machine; covers the clients' own reconnect intervals (RabbitMQ's, Hikari's). */
     private static final Duration RESUME_BOUND = Duration.ofSeconds(30);
 
     private static PostgresFixture postgres;

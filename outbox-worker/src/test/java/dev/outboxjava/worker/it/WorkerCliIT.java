@@ -133,7 +133,7 @@ class WorkerCliIT {
 
         WorkerProcess.Result list = cli("dead-letters", "list");
         assertThat(list.exitCode()).as(list.output()).isZero();
-        assertThat(list.output()).contains("10 dead letter(s) shown");
+        assertThat(list.output()).contains("1-10 of 10 dead letters");
         dead.forEach(id -> assertThat(list.output()).contains(id.toString()));
 
         WorkerProcess.Result show = cli("dead-letters", "show", dead.get(0).toString());

@@ -136,8 +136,8 @@ class WorkerProcessIT {
             HttpResponse<String> ready = get(httpPort, "/health/ready");
             assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(get(httpPort, "/metrics").body())
-                    .contains("outbox_events_published_total 5000.0")
-                    .contains("outbox_events_pending 0.0")
+                    .contains("outbox_events_published_total{table=\"" + table.name + "\"} 5000.0")
+                    .contains("outbox_events_pending{table=\"" + table.name + "\"} 0.0")
                     .contains("outbox_relay_batch_duration_seconds_count")
                     .contains("outbox_events_commit_to_ack_seconds_count"));
 

@@ -13,11 +13,18 @@ public final class ConfigOptions {
                     + "variables override it. Without it, only environment variables are read.")
     Path configFile;
 
-    /** The settings from the file (if any) and the environment; the environment wins. */
-    public OutboxSettings load() {
+    /** Where the settings come from: the environment, over the file if one was given. */
+    public ConfigSource source() {
         ConfigSource environment = ConfigSource.environment();
-        ConfigSource source = configFile == null ? environment : environment.overriding(ConfigSource.file(configFile));
-        OutboxSettings settings = OutboxSettings.load(source);
+        return configFile == null ? environment : environment.overriding(ConfigSource.file(configFile));
+    }
+
+    /**
+     * The settings from the file (if any) and the environment; the environment wins. Settings the
+     * command needs are checked in the same pass, so one run reports every problem.
+     */
+    public OutboxSettings load(OutboxSettings.Requirement... required) {
+        OutboxSettings settings = OutboxSettings.load(source(), required);
         LogLevel.apply(settings.logLevel());
         return settings;
     }

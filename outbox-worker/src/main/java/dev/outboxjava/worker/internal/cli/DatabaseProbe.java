@@ -2,10 +2,15 @@ package dev.outboxjava.worker.internal.cli;
 
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.DatabaseConfig;
+import dev.outboxjava.worker.InvalidSettingsException;
+import dev.outboxjava.worker.internal.Secrets;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +23,52 @@ final class DatabaseProbe {
     }
 
     static void requireReachable(DatabaseConfig config) {
+        try (Connection connection = connect(config)) {
+            connection.isValid(5);
+        } catch (SQLException e) {
+            throw unreachable(config, e);
+        }
+    }
+
+    /**
+     * Fails with a configuration error (exit 2) naming {@code outbox.table} and the {@code schema}
+     * command when the outbox table does not exist. An unreachable database is not this check's
+     * business: it returns, and whoever needs the database reports it.
+     */
+    static void requireOutboxTable(DatabaseConfig config) {
+        boolean present;
+        try (Connection connection = connect(config);
+                PreparedStatement query = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            query.setString(1, quoted(config.table()));
+            try (ResultSet row = query.executeQuery()) {
+                present = row.next() && row.getBoolean(1);
+            }
+        } catch (SQLException e) {
+            return;
+        }
+        if (!present) {
+            throw missingTable(config);
+        }
+    }
+
+    static InvalidSettingsException missingTable(DatabaseConfig config) {
+        return new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
+                ConfigKey.TABLE.displayName(), "the outbox table " + config.table() + " does not exist in "
+                        + Secrets.maskText(config.url()) + ". Create it with 'outbox-worker schema --table "
+                        + config.table() + "' (prints the DDL for psql or your migrations) or start with "
+                        + "'run --ensure-schema', or point " + ConfigKey.TABLE.property() + " at the existing table")));
+    }
+
+    /** {@code schema.table} as {@code "schema"."table"}: names are validated lower-case identifiers. */
+    private static String quoted(String table) {
+        StringBuilder quoted = new StringBuilder();
+        for (String part : table.split("\\.")) {
+            quoted.append(quoted.length() == 0 ? "" : ".").append('"').append(part).append('"');
+        }
+        return quoted.toString();
+    }
+
+    private static Connection connect(DatabaseConfig config) throws SQLException {
         Properties properties = new Properties();
         if (!config.user().isEmpty()) {
             properties.setProperty("user", config.user());
@@ -28,13 +79,14 @@ final class DatabaseProbe {
         properties.setProperty("connectTimeout", "5");
         properties.setProperty("loginTimeout", "5");
         properties.setProperty("socketTimeout", "10");
-        try (Connection connection = DriverManager.getConnection(config.url(), properties)) {
-            connection.isValid(5);
-        } catch (SQLException e) {
-            throw new DatabaseUnreachableException("database unreachable at " + config.url() + ": " + e.getMessage()
-                    + " (check " + ConfigKey.DB_URL.displayName() + ", " + ConfigKey.DB_USER.property() + "/"
-                    + ConfigKey.DB_PASSWORD.property() + ", and that PostgreSQL is running)", e, waitingHelps(e));
-        }
+        return DriverManager.getConnection(config.url(), properties);
+    }
+
+    private static DatabaseUnreachableException unreachable(DatabaseConfig config, SQLException e) {
+        return new DatabaseUnreachableException("database unreachable at " + Secrets.maskText(config.url()) + ": "
+                + Secrets.maskText(e.getMessage(), config.password()) + " (check " + ConfigKey.DB_URL.displayName()
+                + ", " + ConfigKey.DB_USER.property() + "/" + ConfigKey.DB_PASSWORD.property()
+                + ", and that PostgreSQL is running)", e, waitingHelps(e));
     }
 
     /**

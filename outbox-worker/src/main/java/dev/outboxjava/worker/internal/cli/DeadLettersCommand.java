@@ -1,14 +1,17 @@
 package dev.outboxjava.worker.internal.cli;
 
+import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.worker.DatabaseConfig;
+import dev.outboxjava.worker.OutboxSettings;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,38 +44,37 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
     /** {@code dead-letters list}. */
     @Command(name = "list", mixinStandardHelpOptions = true,
-            description = "Lists dead letters, oldest first: id, type, key, attempts, created at, last error.")
+            description = "Lists dead letters, oldest first: id, type, key, destination, attempts, created at, the "
+                    + "last error shortened (in full with --format json or 'show'); then how many there are in all.")
     static final class ListCommand implements Callable<Integer> {
+
+        static final List<EventList.Field> FIELDS = List.of(
+                new EventList.Field("ID", event -> event.id().toString()),
+                new EventList.Field("TYPE", event -> EventList.cell(event.type(), EventList.MAX_CELL)),
+                new EventList.Field("KEY", event -> EventList.cell(event.key().orElse("-"), EventList.MAX_CELL)),
+                new EventList.Field("DESTINATION", event -> EventList.cell(event.destination(), EventList.MAX_CELL)),
+                new EventList.Field("ATTEMPTS", event -> event.attempts() + "/" + event.maxAttempts()),
+                new EventList.Field("CREATED", event -> EventList.time(event.createdAt())),
+                new EventList.Field("LAST ERROR", event -> EventList.cell(event.lastError().orElse("-"),
+                        EventList.MAX_ERROR)));
 
         @Mixin
         ConfigOptions config;
 
+        @Mixin
+        EventList list;
+
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--limit", defaultValue = "50", description = "At most this many (default ${DEFAULT-VALUE}).")
-        int limit;
-
-        @Option(names = "--offset", defaultValue = "0", description = "Skip this many first (default ${DEFAULT-VALUE}).")
-        int offset;
-
         @Override
         public Integer call() {
-            if (limit < 1 || offset < 0) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                        "--limit must be at least 1 and --offset not negative");
-            }
-            DatabaseConfig database = config.load().requireDatabase();
+            list.requireValid(spec.commandLine());
+            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
             try (StoreSession session = StoreSession.open(database)) {
-                List<OutboxEvent> page = session.store().listDeadLetters(offset, limit);
-                PrintWriter out = spec.commandLine().getOut();
-                for (OutboxEvent event : page) {
-                    out.printf("%s  %s  key=%s  attempts=%d/%d  created=%s  error=%s%n", event.id(), event.type(),
-                            event.key().orElse("-"), event.attempts(), event.maxAttempts(), event.createdAt(),
-                            oneLine(event.lastError().orElse("-")));
-                }
-                out.printf("%d dead letter(s) shown (offset %d)%n", page.size(), offset);
-                out.flush();
+                List<OutboxEvent> page = session.store().listDeadLetters(list.offset, list.limit);
+                long total = session.store().countByStatus().getOrDefault(EventStatus.FAILED, 0L);
+                list.print(spec.commandLine().getOut(), "dead letters", page, total, FIELDS);
             }
             return ExitCodes.OK;
         }
@@ -94,7 +96,7 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            DatabaseConfig database = config.load().requireDatabase();
+            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
             try (StoreSession session = StoreSession.open(database)) {
                 Optional<OutboxEvent> found = session.store().find(id);
                 if (found.isEmpty()) {
@@ -126,7 +128,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
     /** {@code dead-letters requeue}. */
     @Command(name = "requeue", mixinStandardHelpOptions = true,
-            description = "Moves dead letters back to pending, due now, attempts reset; the relay sends them again.")
+            description = {"Moves dead letters back to pending, due now, attempts reset; the relay sends them again.",
+                    "With --id, every id must be a dead letter: otherwise each wrong one is named, nothing is "
+                            + "requeued, and the exit code is 1."})
     static final class RequeueCommand implements Callable<Integer> {
 
         @Mixin
@@ -153,8 +157,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
         public Integer call() {
             DeadLetterSelector selector;
             String what;
+            Set<UUID> ids = Set.of();
             if (selection.ids != null && !selection.ids.isEmpty()) {
-                Set<UUID> ids = new LinkedHashSet<>(selection.ids);
+                ids = new LinkedHashSet<>(selection.ids);
                 selector = DeadLetterSelector.byIds(ids);
                 what = ids.size() + " given id(s)";
             } else if (selection.type != null) {
@@ -164,19 +169,29 @@ public final class DeadLettersCommand implements Callable<Integer> {
                 selector = DeadLetterSelector.all();
                 what = "all";
             }
-            DatabaseConfig database = config.load().requireDatabase();
+            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
             try (StoreSession session = StoreSession.open(database)) {
+                List<String> notDead = new ArrayList<>();
+                for (UUID id : ids) {
+                    session.store().find(id).ifPresentOrElse(event -> {
+                        if (event.status() != EventStatus.FAILED) {
+                            notDead.add(id + " is " + event.status().databaseValue() + ", not a dead letter");
+                        }
+                    }, () -> notDead.add("no event with id " + id + " in table " + database.table()));
+                }
+                if (!notDead.isEmpty()) {
+                    PrintWriter err = spec.commandLine().getErr();
+                    notDead.forEach(err::println);
+                    err.println("nothing requeued: every given id must be a dead letter");
+                    err.flush();
+                    return ExitCodes.FAILED;
+                }
                 int requeued = session.store().requeueDeadLetters(selector, Clock.systemUTC().instant());
                 spec.commandLine().getOut().printf("requeued %d dead letter(s) (%s)%n", requeued, what);
                 spec.commandLine().getOut().flush();
             }
             return ExitCodes.OK;
         }
-    }
-
-    static String oneLine(String text) {
-        String flat = text.replace('\n', ' ').replace('\r', ' ');
-        return flat.length() > 200 ? flat.substring(0, 200) + "..." : flat;
     }
 
     static String printable(byte[] payload) {

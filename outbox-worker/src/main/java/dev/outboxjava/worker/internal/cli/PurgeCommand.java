@@ -3,6 +3,7 @@ package dev.outboxjava.worker.internal.cli;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.Durations;
+import dev.outboxjava.worker.OutboxSettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,14 +45,24 @@ public final class PurgeCommand implements Callable<Integer> {
             description = "Only events created longer ago than this, e.g. 7d, 12h, 30m.")
     Duration olderThan;
 
+    @Option(names = "--dry-run", description = "Only count what would be deleted; delete nothing.")
+    boolean dryRun;
+
     @Override
     public Integer call() {
         if (olderThan.isNegative()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--older-than must not be negative");
         }
-        DatabaseConfig database = config.load().requireDatabase();
+        DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
         try (StoreSession session = StoreSession.open(database)) {
             Instant before = Clock.systemUTC().instant().minus(olderThan);
+            if (dryRun) {
+                long wouldGo = session.store().countPurgeable(status.status, before);
+                spec.commandLine().getOut().printf("would purge %d %s event(s) created before %s from %s "
+                        + "(dry run: nothing deleted)%n", wouldGo, status.name(), before, database.table());
+                spec.commandLine().getOut().flush();
+                return ExitCodes.OK;
+            }
             long purged = session.store().purge(status.status, before);
             spec.commandLine().getOut().printf("purged %d %s event(s) created before %s%n", purged, status.name(), before);
             spec.commandLine().getOut().flush();

@@ -11,6 +11,7 @@ import dev.outboxjava.worker.OutboxSettings;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.internal.Backoff;
 import dev.outboxjava.worker.internal.HealthHttpServer;
+import dev.outboxjava.worker.internal.Secrets;
 import dev.outboxjava.worker.internal.StandaloneModules;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Optional;
@@ -43,7 +44,7 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        OutboxSettings settings = config.load();
+        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE, OutboxSettings.Requirement.BROKER);
         DatabaseConfig database = settings.requireDatabase();
         BrokerConfig broker = settings.requireBroker();
 
@@ -56,7 +57,8 @@ public final class RunCommand implements Callable<Integer> {
         try {
             if (settings.http().enabled()) {
                 http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker));
-                http.get().starting("the database at " + database.url());
+                // without the URL's parameters: they may hold a password, and the endpoint may be public
+                http.get().starting("the database at " + database.url().replaceFirst("\\?.*", ""));
             }
             Optional<HealthHttpServer> server = http;
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -75,8 +77,10 @@ public final class RunCommand implements Callable<Integer> {
             if (ensureSchema) {
                 injector.getInstance(PostgresOutboxStore.class).ensureSchema();
                 log.info("outbox table {} present (created if it was missing)", database.table());
+            } else {
+                DatabaseProbe.requireOutboxTable(database);
             }
-            log.info("relaying {} ({}) to {}", database.table(), database.url(), broker);
+            log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
             worker.start();
             server.ifPresent(HealthHttpServer::started);
         } catch (RuntimeException e) {
@@ -108,7 +112,7 @@ public final class RunCommand implements Callable<Integer> {
                     + "answers", e.getMessage(), Durations.format(Backoff.DEFAULT_PROBE_INTERVAL));
         });
         if (reachable && waited[0]) {
-            log.info("database at {} reachable after {} ms of waiting; starting", database.url(),
+            log.info("database at {} reachable after {} ms of waiting; starting", Secrets.maskText(database.url()),
                     (System.nanoTime() - started) / 1_000_000);
         }
         return reachable;

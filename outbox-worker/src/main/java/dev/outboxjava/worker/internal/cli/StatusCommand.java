@@ -2,6 +2,7 @@ package dev.outboxjava.worker.internal.cli;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
@@ -24,7 +25,9 @@ import picocli.CommandLine.Spec;
 /** {@code status}: events per state, the oldest pending event's age, and how far the relay is behind. */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Shows how many events are in each state, the age of the oldest pending event, and the "
-                + "relay lag (events appended but not yet sent: pending + in_flight); then the database health "
+                + "relay lag (events appended but not yet sent: pending + in_flight); the pending events by what "
+                + "they wait for (eligible now, with how long the oldest has been due; retrying; scheduled; held "
+                + "behind an earlier event of their key); then the database health "
                 + "signals: dead tuples and last vacuum of the table, the oldest open transaction holding back the "
                 + "xmin horizon, the inbox table's size, and whether the thresholds (outbox.health.*) say ready.",
                 "One 'name value' pair per line, easy to parse."})
@@ -38,9 +41,9 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        OutboxSettings settings = config.load();
+        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE);
         DatabaseConfig database = settings.requireDatabase();
-        try (StoreSession session = StoreSession.open(database)) {
+        try (StoreSession session = StoreSession.open(database, settings.worker().relay().ordering())) {
             Map<EventStatus, Long> counts = session.store().countByStatus();
             Optional<Instant> oldest = session.store().oldestPendingCreatedAt();
             Instant now = Clock.systemUTC().instant();
@@ -54,8 +57,16 @@ public final class StatusCommand implements Callable<Integer> {
                     .orElse("none"));
             long lag = counts.getOrDefault(EventStatus.PENDING, 0L) + counts.getOrDefault(EventStatus.IN_FLIGHT, 0L);
             out.printf("%-20s %d%n", "relay_lag_events", lag);
+            Backlog backlog = session.store().backlog(now);
+            out.printf("%-20s %d%n", "eligible", backlog.eligible());
+            out.printf("%-20s %s%n", "oldest_eligible_wait", backlog.oldestEligibleSince()
+                    .map(since -> formatAge(Duration.between(since, now)) + " (due since " + since + ")")
+                    .orElse("none"));
+            out.printf("%-20s %d%n", "retrying", backlog.retrying());
+            out.printf("%-20s %d%n", "scheduled", backlog.scheduled());
+            out.printf("%-20s %d%n", "held", backlog.held());
             HealthConfig thresholds = settings.health();
-            DatabaseSignals signals = new DatabaseSignals(oldest, PostgresHealthProbe.create(session.dataSource(),
+            DatabaseSignals signals = new DatabaseSignals(backlog, PostgresHealthProbe.create(session.dataSource(),
                     database.table(), thresholds.inboxTable()).read(now));
             DatabaseHealthReport report = signals.report();
             report.outbox().ifPresent(table -> {
@@ -73,8 +84,8 @@ public final class StatusCommand implements Callable<Integer> {
             HealthCheck verdict = signals.evaluate(thresholds);
             out.printf("%-20s %s%n", "ready", (verdict.healthy() ? "yes" : "no") + " (" + verdict.detail() + ")");
             out.flush();
+            return verdict.healthy() ? ExitCodes.OK : ExitCodes.NOT_READY;
         }
-        return ExitCodes.OK;
     }
 
     private static String formatAge(Duration age) {

@@ -9,7 +9,7 @@ import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.internal.DataSources;
 
-/** A store for one operator command: database reachable (else exit 3) and the table present (else exit 1). */
+/** A store for one operator command: database reachable (else exit 3) and the table present (else exit 2). */
 final class StoreSession implements AutoCloseable {
 
     private final HikariDataSource dataSource;
@@ -21,10 +21,16 @@ final class StoreSession implements AutoCloseable {
     }
 
     static StoreSession open(DatabaseConfig config) {
+        return open(config, Ordering.none());
+    }
+
+    /** With the relay's ordering, for figures that depend on it (events held back by their key). */
+    static StoreSession open(DatabaseConfig config, Ordering ordering) {
         DatabaseProbe.requireReachable(config);
+        DatabaseProbe.requireOutboxTable(config);
         HikariDataSource dataSource = DataSources.pool(new DatabaseConfig(config.url(), config.user(),
                 config.password(), Math.min(2, config.poolSize()), config.table(), config.completionMode()));
-        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, Ordering.none()));
+        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, ordering));
         HealthCheck health = store.checkHealth();
         if (!health.healthy()) {
             dataSource.close();

@@ -1,0 +1,67 @@
+package dev.outboxjava.examples.worker;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.kafka.KafkaPublisher;
+import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.worker.DatabaseConfig;
+import dev.outboxjava.worker.KafkaPublisherModule;
+import dev.outboxjava.worker.OutboxWorker;
+import dev.outboxjava.worker.OutboxWorkerConfig;
+import dev.outboxjava.worker.OutboxWorkerModule;
+import dev.outboxjava.worker.PostgresStoreModule;
+import dev.outboxjava.worker.WakeUpStrategy;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * The embedded worker configured in code instead of {@code OUTBOX_*} settings: once with Guice, once
+ * without. The documentation shows these methods; they compile with the build, so the snippets stay true.
+ */
+public final class WorkerInCode {
+
+    private WorkerInCode() {
+    }
+
+    /** A worker with Guice, configured in code, relaying to Kafka with per-key ordering. */
+    public static OutboxWorker withGuice(String jdbcUrl, String user, String password, String kafka) {
+        // tag::worker-in-code[]
+        DatabaseConfig database = new DatabaseConfig(jdbcUrl, user, password,
+                DatabaseConfig.DEFAULT_POOL_SIZE, "outbox_events", CompletionMode.KEEP_SENT);
+        OutboxWorkerConfig config = OutboxWorkerConfig.custom()
+                .relay(new RelaySettings(1000, Duration.ofSeconds(20))
+                        .withOrdering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
+                .relayThreads(2)
+                .build();                              // invalid values fail here, each by its name
+
+        Injector injector = Guice.createInjector(
+                new OutboxWorkerModule(config),
+                new PostgresStoreModule(database, WakeUpStrategy.NOTIFY),   // takes the ordering from config
+                new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka).build()));
+        OutboxWorker worker = injector.getInstance(OutboxWorker.class);
+        worker.start();                                // worker.close() on shutdown
+        // end::worker-in-code[]
+        return worker;
+    }
+
+    /** A worker without Guice, on your own data source; it polls for new events. */
+    public static OutboxWorker withoutGuice(DataSource dataSource, String kafka) {
+        // tag::worker-without-guice[]
+        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, PostgresOutboxConfig.ofDefaults());
+        KafkaPublisher publisher = KafkaPublisher.create(
+                KafkaPublisherConfig.builder().bootstrapServers(kafka).build());
+        OutboxWorker worker = OutboxWorker.builder()
+                .store(store)
+                .publisher(publisher)
+                .config(OutboxWorkerConfig.ofDefaults())
+                .build();
+        worker.start();                                // worker.close() also closes the publisher
+        // end::worker-without-guice[]
+        return worker;
+    }
+}
