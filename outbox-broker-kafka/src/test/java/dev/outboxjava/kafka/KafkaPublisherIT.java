@@ -195,14 +195,16 @@ class KafkaPublisherIT {
     }
 
     /**
-     * The largest event the builder accepts with its default payload limit: every name, the key and
-     * the headers at their maxima in three-byte UTF-8 characters.
+     * The largest event the builder accepts with its default payload limit: every name, the key, the
+     * subject and the headers at their maxima, in three-byte UTF-8 characters where they may have them.
      */
     static OutboxEvent largestAcceptedEvent(String destination) {
         String euro = "\u20ac";
-        OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH))
+        OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH / 3))
                 .source("/" + euro.repeat(OutboxEvent.MAX_NAME_LENGTH - 1)).destination(destination)
                 .routingKey("r".repeat(OutboxEvent.MAX_NAME_LENGTH)).key(euro.repeat(OutboxEvent.MAX_KEY_LENGTH))
+                .subject(euro.repeat(OutboxEvent.MAX_SUBJECT_LENGTH))
+                .dataSchema("https://example.com/" + "s".repeat(OutboxEvent.MAX_NAME_LENGTH - 20))
                 .contentType("application/" + "x".repeat(OutboxEvent.MAX_NAME_LENGTH - 12))
                 .payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES]);
         int left = OutboxEvent.MAX_HEADERS_BYTES;

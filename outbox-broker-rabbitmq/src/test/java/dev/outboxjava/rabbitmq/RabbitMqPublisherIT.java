@@ -133,6 +133,47 @@ class RabbitMqPublisherIT {
     }
 
     @Nested
+    @DisplayName("the largest event the builder accepts")
+    class LargestEvent {
+
+        @Test
+        @DisplayName("is delivered with RabbitMQ's default frame and message size limits, every header intact")
+        void delivered() throws Exception {
+            RabbitMqDestination destination = rabbit.createDestination("largest");
+            String euro = "\u20ac";
+            OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH / 3))
+                    .source("/" + euro.repeat(OutboxEvent.MAX_NAME_LENGTH - 1)).destination(destination.exchange())
+                    .routingKey("r".repeat(OutboxEvent.MAX_NAME_LENGTH)).key(euro.repeat(OutboxEvent.MAX_KEY_LENGTH))
+                    .subject(euro.repeat(OutboxEvent.MAX_SUBJECT_LENGTH))
+                    .dataSchema("https://example.com/" + "s".repeat(OutboxEvent.MAX_NAME_LENGTH - 20))
+                    .contentType("application/" + "x".repeat(OutboxEvent.MAX_NAME_LENGTH - 12))
+                    .payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES]);
+            int left = OutboxEvent.MAX_HEADERS_BYTES;
+            for (int n = 0; left > OutboxEvent.HEADER_OVERHEAD_BYTES + 16; n++) {
+                String name = String.format("h%03d", n) + "x".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH - 4);
+                int valueBytes = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH * 3,
+                        left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
+                if (valueBytes < 3) {
+                    break;
+                }
+                builder.header(name, euro.repeat(valueBytes / 3));
+                left -= name.length() + OutboxEvent.HEADER_OVERHEAD_BYTES + valueBytes / 3 * 3;
+            }
+            OutboxEvent largest = builder.build();
+
+            try (RabbitMqPublisher publisher = newPublisher(uniqueName("largest"))) {
+                assertThat(publish(publisher, List.of(largest))).singleElement()
+                        .isInstanceOf(PublishOutcome.Published.class);
+            }
+            Delivery delivery = rabbit.receive(destination, 1, TIMEOUT).get(0);
+            assertThat(delivery.getBody()).hasSize(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES);
+            Map<String, Object> headers = delivery.getProperties().getHeaders();
+            largest.headers().forEach((name, value) -> assertThat(AmqpConsumerView.header(headers, name)).isEqualTo(value));
+            assertThat(AmqpConsumerView.header(headers, "cloudEvents:partitionkey")).isEqualTo(largest.key().orElseThrow());
+        }
+    }
+
+    @Nested
     @DisplayName("the CloudEvents subject and dataschema")
     class SubjectAndDataSchema {
 
@@ -224,11 +265,13 @@ class RabbitMqPublisherIT {
     class Unencodable {
 
         @Test
-        @DisplayName("fails, not retryable, before it reaches the channel; the rest of the batch is published")
+        @DisplayName("(a row inserted by other means than the builder) fails, not retryable, before it reaches the channel; the rest of the batch is published")
         void routingKeyTooLongInBytes() throws Exception {
             RabbitMqDestination destination = rabbit.createDestination("unencodable");
             OutboxEvent before = event(destination.exchange(), "rk", "a", 1);
-            OutboxEvent wide = event(destination.exchange(), "\u00e9".repeat(200), "b", 2);
+            OutboxEvent wide = OutboxEvent.restore().id(UUID.randomUUID()).type("order.placed")
+                    .destination(destination.exchange()).routingKey("\u00e9".repeat(200)).key(java.util.Optional.of("b"))
+                    .nextAttemptAt(Instant.now()).createdAt(Instant.now()).build();
             OutboxEvent after = event(destination.exchange(), "rk", "c", 3);
 
             try (RabbitMqPublisher publisher = newPublisher(uniqueName("unencodable"))) {

@@ -25,6 +25,10 @@ final class EventContent {
         StorableText.require("destination", "the destination", event.destination());
         StorableText.require("routingKey", "the routing key", event.routingKey());
         StorableText.require("contentType", "the content type", event.contentType());
+        ShortStringBytes.require("type", event.type());
+        ShortStringBytes.require("destination", event.destination());
+        ShortStringBytes.require("routingKey", event.routingKey());
+        ShortStringBytes.require("contentType", event.contentType());
         Optional<String> subject = event.subject();
         if (subject.isPresent()) {
             StorableText.require("subject", "the subject", subject.get());

@@ -65,7 +65,10 @@ public record OutboxEvent(
         Optional<Instant> sentAt,
         long sequence) {
 
-    /** Longest type, source, destination and routing key accepted (AMQP short strings stop at 255). */
+    /**
+     * Longest type, source, destination, routing key and content type accepted, in characters; type,
+     * destination, routing key and content type are also limited to 255 bytes in UTF-8 (AMQP short strings).
+     */
     public static final int MAX_NAME_LENGTH = 255;
     /** Longest subject accepted. */
     public static final int MAX_SUBJECT_LENGTH = 1024;
@@ -239,7 +242,7 @@ public record OutboxEvent(
             return this;
         }
 
-        /** The event type, e.g. {@code order.placed}. Required, 1–255 characters. */
+        /** The event type, e.g. {@code order.placed}. Required, 1–255 characters and at most 255 UTF-8 bytes. */
         public Builder type(String value) {
             this.type = value;
             return this;
@@ -257,19 +260,19 @@ public record OutboxEvent(
             return this;
         }
 
-        /** The Kafka topic or RabbitMQ exchange. Required, 1–255 characters. */
+        /** The Kafka topic or RabbitMQ exchange. Required, 1–255 characters and at most 255 UTF-8 bytes. */
         public Builder destination(String value) {
             this.destination = value;
             return this;
         }
 
-        /** The RabbitMQ routing key. Default: empty; at most 255 characters. */
+        /** The RabbitMQ routing key. Default: empty; at most 255 characters and 255 UTF-8 bytes. */
         public Builder routingKey(String value) {
             this.routingKey = value;
             return this;
         }
 
-        /** The payload's media type. Default {@value #DEFAULT_CONTENT_TYPE}. */
+        /** The payload's media type. Default {@value #DEFAULT_CONTENT_TYPE}; at most 255 characters and 255 UTF-8 bytes. */
         public Builder contentType(String value) {
             this.contentType = value;
             return this;

@@ -332,6 +332,16 @@ class OutboxEventTest {
         }
 
         @Test
+        @DisplayName("a type, destination, routing key or content type over 255 UTF-8 bytes, which AMQP cannot carry")
+        void shortStringBytes() {
+            assertRejected(b -> b.type("\u20ac".repeat(86)), "type", "258 bytes", "maximum of 255");
+            assertRejected(b -> b.destination("\u00e9".repeat(128)), "destination", "256 bytes");
+            assertRejected(b -> b.routingKey("\u00e9".repeat(200)), "routingKey", "400 bytes");
+            assertRejected(b -> b.contentType("text/" + "\u00e9".repeat(126)), "contentType", "bytes");
+            assertThat(valid().type("\u20ac".repeat(85)).build().type()).hasSize(85);
+        }
+
+        @Test
         @DisplayName("a lone surrogate in every other text field")
         void loneSurrogateElsewhere() {
             assertRejected(b -> b.source("/orders\uD800"), "source", "surrogate");

@@ -53,9 +53,9 @@ final class UnroutableWarnings {
         });
         if (suppressed[0] >= 0) {
             Relay.withMdc(event, "unroutable", () -> log.warn("destination '{}' is unroutable, event {} not "
-                    + "published: {}. Create the destination (or a binding), or fix the events' destination; each "
-                    + "such event is dead-lettered after {} attempt(s) ({}). {} more such failure(s) for this "
-                    + "destination since the last warning; next warning in {} at the earliest",
+                    + "published: {}. Each such event is dead-lettered after {} attempt(s) ({}; "
+                    + "RetryPolicy.unroutableMaxAttempts in code). {} more such failure(s) for this destination "
+                    + "since the last warning; next warning in {} at the earliest",
                     destination, event.id(), failure.reason(), budget, SETTING, suppressed[0], INTERVAL));
             return true;
         }
