@@ -34,7 +34,7 @@ class AppendableEventsTest {
         assertThatThrownBy(() -> AppendableEvents.require(events))
                 .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo(field))
                 .hasMessageContaining("'" + field + "'")
-                .hasMessageContaining(String.join("", parts.length > 0 ? parts[0] : ""));
+                .hasMessageContainingAll(parts);
     }
 
     @Test

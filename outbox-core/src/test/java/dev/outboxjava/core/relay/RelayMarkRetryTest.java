@@ -181,7 +181,7 @@ class RelayMarkRetryTest {
             if (failuresLeft > 0) {
                 failuresLeft--;
                 if (afterCommit) {
-                    mark.get();
+                    var unused = mark.get();
                 }
                 throw new OutboxStoreException("connection reset (a database blip)");
             }
