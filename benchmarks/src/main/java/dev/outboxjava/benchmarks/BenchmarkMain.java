@@ -332,6 +332,9 @@ public final class BenchmarkMain {
                     options.heldTime().toSeconds());
             LongTransactionScenario.Run held = c.held();
             LongTransactionScenario.Run free = c.notHeld();
+            // without a snapshot of its own a run on a shared server may still meet another session's
+            table.detail(scenario, "xmin horizon when the producers stopped, no snapshot held", free.horizonAtEnd());
+            table.detail(scenario, "xmin horizon when the producers stopped, snapshot held", held.horizonAtEnd());
             int n = Math.max(held.minutes().size(), free.minutes().size());
             for (int i = 0; i < n; i++) {
                 MinuteStatsRow h = MinuteStatsRow.of(held.minutes(), i);

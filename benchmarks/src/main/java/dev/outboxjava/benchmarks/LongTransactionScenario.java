@@ -19,6 +19,8 @@ import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.postgres.health.DatabaseHealthReport;
+import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.WakeUpSource;
 import java.sql.Connection;
@@ -32,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,7 +55,7 @@ public final class LongTransactionScenario {
 
     /** The figures of one run. */
     public record Run(List<MinuteStats.Minute> minutes, double p50Millis, double p99Millis, long committed,
-            long deliveredDuringRun, long censored, double achievedRate, long heldXidAge) {
+            long deliveredDuringRun, long censored, double achievedRate, long heldXidAge, String horizonAtEnd) {
 
         /** The share of the committed events that reached the consumer before the producers stopped. */
         public double deliveredShare() {
@@ -77,6 +80,7 @@ public final class LongTransactionScenario {
     }
 
     private static final Duration DELIVERY_LIMIT = Duration.ofSeconds(60);
+    private static final Duration WARM_UP = Duration.ofSeconds(30);
 
     private final Services services;
     private final OutboxTables tables;
@@ -90,8 +94,15 @@ public final class LongTransactionScenario {
         this.options = options;
     }
 
-    /** Every chosen completion mode and ordering, each without and with the held snapshot. */
+    /**
+     * Every chosen completion mode and ordering, each without and with the held snapshot, after one
+     * unmeasured run (the JIT compiler and the broker's first topics would land in the first run's
+     * first minute otherwise).
+     */
     public List<Comparison> run() {
+        Duration warmUp = options.heldInterval().compareTo(WARM_UP) < 0 ? options.heldInterval() : WARM_UP;
+        Log.line("S7 warm-up: %d s without a held snapshot, not measured", warmUp.toSeconds());
+        run(options.heldCompletions().get(0), options.heldOrderings().get(0), false, warmUp, "warm-up");
         List<Comparison> comparisons = new ArrayList<>();
         int turn = 0;
         for (CompletionMode completion : options.heldCompletions()) {
@@ -112,14 +123,19 @@ public final class LongTransactionScenario {
     }
 
     private Run run(CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot) {
-        Ordering ordering = mode == Ordering.Mode.PER_KEY ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
-                : Ordering.none();
         String label = new Comparison(completion, mode, null, null).label() + (holdSnapshot ? ", snapshot held"
                 : ", no snapshot held");
+        return run(completion, mode, holdSnapshot, options.heldTime(), label);
+    }
+
+    private Run run(CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot, Duration duration,
+            String label) {
+        Ordering ordering = mode == Ordering.Mode.PER_KEY ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
+                : Ordering.none();
         String topic = services.newTopic("longtx", 6);
         int producers = SteadyStateScenario.pacedProducers(options);
-        Duration interval = options.heldInterval();
-        int intervals = (int) Math.max(1, (options.heldTime().toNanos() + interval.toNanos() - 1) / interval.toNanos());
+        Duration interval = options.heldInterval().compareTo(duration) > 0 ? duration : options.heldInterval();
+        int intervals = (int) Math.max(1, (duration.toNanos() + interval.toNanos() - 1) / interval.toNanos());
         try (HikariDataSource pool = services.newPool("longtx", producers + options.relayThreads() + 4)) {
             PostgresOutboxStore store = tables.create("longtx", completion, WakeUpMode.NONE, ordering, pool);
             String table = store.config().tableName();
@@ -149,7 +165,7 @@ public final class LongTransactionScenario {
                     }
                 }, "bench-longtx-sampler");
                 sampler.start();
-                double achieved = ProducerLoad.paced(pool, producers, options.heldTime(), options.steadyRate(),
+                double achieved = ProducerLoad.paced(pool, producers, duration, options.steadyRate(),
                         connection -> {
                             business.insertOrder(connection);
                             OutboxEvent event = BusinessWork.event(topic);
@@ -162,6 +178,7 @@ public final class LongTransactionScenario {
                         });
                 sampler.join();
                 long productionEnd = System.nanoTime();
+                String horizon = horizon(table);
                 long heldXidAge = 0;
                 if (holder != null) {
                     heldXidAge = holder.xminAge();
@@ -187,7 +204,7 @@ public final class LongTransactionScenario {
                 }
                 double[] whole = stats.wholeRunMillis();
                 Run run = new Run(stats.minutes(options.steadyRate()), whole[0], whole[1], committedAt.size(), inTime,
-                        stats.deliveredAndCensored()[1], achieved, heldXidAge);
+                        stats.deliveredAndCensored()[1], achieved, heldXidAge, horizon);
                 log(label, run);
                 return run;
             } catch (InterruptedException e) {
@@ -206,10 +223,25 @@ public final class LongTransactionScenario {
             Log.line("S7 %s, interval %d: %s", label, m.index() + 1, BenchmarkMain.minute(m));
         }
         Log.line("S7 %s: p50 %.1f ms, p99 %.1f ms over the run; %,d committed (%,.0f/s), %,d delivered before the "
-                + "producers stopped, %,d not delivered at the end%s", label, run.p50Millis(), run.p99Millis(),
-                run.committed(), run.achievedRate(), run.deliveredDuringRun(), run.censored(), run.heldXidAge() == 0
-                        ? "" : String.format(Locale.ROOT, "; the held snapshot was %,d transaction ids old at the end",
-                                run.heldXidAge()));
+                + "producers stopped, %,d not delivered at the end%s; xmin horizon at the end: %s", label,
+                run.p50Millis(), run.p99Millis(), run.committed(), run.achievedRate(), run.deliveredDuringRun(),
+                run.censored(), run.heldXidAge() == 0 ? "" : String.format(Locale.ROOT,
+                        "; the held snapshot was %,d transaction ids old at the end", run.heldXidAge()),
+                run.horizonAtEnd());
+    }
+
+    /**
+     * What held the database's xmin horizon when the producers stopped, as the library's health probe
+     * names it: without a held snapshot of its own the run may still have met another session's
+     * (a shared machine), which this shows.
+     */
+    private String horizon(String table) {
+        try {
+            return PostgresHealthProbe.create(services.dataSource(), table, Optional.empty()).read(Instant.now())
+                    .xminHorizon().map(DatabaseHealthReport.HorizonHolder::describe).orElse("not held");
+        } catch (RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 
     /** The store with the wall time of every lease recorded in {@code stats}. */

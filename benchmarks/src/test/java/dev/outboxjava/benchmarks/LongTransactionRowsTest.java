@@ -21,16 +21,18 @@ class LongTransactionRowsTest {
     void eachMinuteHeldIsComparedWithTheSameMinuteNotHeldAndTheGoalIsJudgedOnTheWholeRun() {
         LongTransactionScenario.Run notHeld = new LongTransactionScenario.Run(List.of(
                 minute(0, 14.0, 200, 3_000, 3.0, 2.0), minute(1, 20.0, 300, 3_500, 4.0, 2.5)),
-                6.0, 18.0, 240_000, 239_500, 0, 2_000, 0);
+                6.0, 18.0, 240_000, 239_500, 0, 2_000, 0, "not held");
         LongTransactionScenario.Run held = new LongTransactionScenario.Run(List.of(
                 minute(0, 900.0, 1_000, 56_000, 56_000.0, 40.0), minute(1, 18_000.0, 90_000, 240_000, 406_000.0, 950.0)),
-                400.0, 16_000.0, 240_000, 150_000, 0, 2_000, 81_234);
+                400.0, 16_000.0, 240_000, 150_000, 0, 2_000, 81_234, "81234 transaction ids old, held by open transaction: pid 1");
         ResultTable table = new ResultTable();
 
         BenchmarkMain.longTransaction(List.of(new LongTransactionScenario.Comparison(CompletionMode.KEEP_SENT,
                 Ordering.Mode.NONE, notHeld, held)), BenchmarkOptions.parse(new String[] {"--scenarios", "7",
                     "--held-seconds", "120"}), table);
 
+        assertThat(table.details()).extracting(ResultTable.Detail::value).containsExactly("not held",
+                "81234 transaction ids old, held by open transaction: pid 1");
         List<ResultTable.Row> rows = table.rows();
         assertThat(rows).hasSize(5).allSatisfy(row ->
                 assertThat(row.scenario()).isEqualTo("7 long tx, keep sent, ordering none, 2,000/s 120s"));
@@ -65,7 +67,7 @@ class LongTransactionRowsTest {
     @Test
     void aRunThatKeepsUpMeetsTheGoal() {
         LongTransactionScenario.Run run = new LongTransactionScenario.Run(List.of(minute(0, 14.0, 200, 0, 3.0, 2.0)),
-                6.0, 14.0, 120_000, 119_800, 0, 2_000, 0);
+                6.0, 14.0, 120_000, 119_800, 0, 2_000, 0, "not held");
         ResultTable table = new ResultTable();
 
         BenchmarkMain.longTransaction(List.of(new LongTransactionScenario.Comparison(
