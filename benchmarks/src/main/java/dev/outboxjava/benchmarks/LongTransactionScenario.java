@@ -38,6 +38,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 
@@ -147,14 +148,18 @@ public final class LongTransactionScenario {
             Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
             AtomicLong committed = new AtomicLong();
             WorkerRun.PublishedCounter published = new WorkerRun.PublishedCounter();
-            MinuteStats stats = new MinuteStats(System.nanoTime(), interval.toNanos());
-            OutboxWorker worker = WorkerRun.worker(timedLeases(store, stats),
+            AtomicReference<MinuteStats> measuring = new AtomicReference<>();
+            OutboxWorker worker = WorkerRun.worker(timedLeases(store, measuring),
                     brokers.newPublisher(Brokers.Kind.KAFKA), options.relayThreads(), options.batchSize(), ordering,
                     Duration.ofSeconds(1), published, sources);
             try (LatencyConsumer consumer = new LatencyConsumer(services.kafkaBootstrapServers(), topic, 6);
                     HeldSnapshot holder = holdSnapshot ? HeldSnapshot.open(services) : null) {
-                stats.baseline(sample(pool, table, 0));
+                MinuteStats.Sample baseline = sample(pool, table, 0);
                 worker.start();
+                // the intervals start with the producers: the set-up above is no part of the first
+                MinuteStats stats = new MinuteStats(System.nanoTime(), interval.toNanos());
+                stats.baseline(baseline);
+                measuring.set(stats);
                 Thread sampler = new Thread(() -> {
                     for (int i = 0; i < intervals; i++) {
                         long wait;
@@ -244,8 +249,8 @@ public final class LongTransactionScenario {
         }
     }
 
-    /** The store with the wall time of every lease recorded in {@code stats}. */
-    private static OutboxStore timedLeases(OutboxStore store, MinuteStats stats) {
+    /** The store with the wall time of every lease recorded in the statistics being measured, once set. */
+    private static OutboxStore timedLeases(OutboxStore store, AtomicReference<MinuteStats> measuring) {
         return new ForwardingOutboxStore(store) {
             @Override
             public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
@@ -253,7 +258,10 @@ public final class LongTransactionScenario {
                 try {
                     return super.lease(leaseId, limit, now);
                 } finally {
-                    stats.lease(start, System.nanoTime() - start);
+                    MinuteStats stats = measuring.get();
+                    if (stats != null) {
+                        stats.lease(start, System.nanoTime() - start);
+                    }
                 }
             }
         };
