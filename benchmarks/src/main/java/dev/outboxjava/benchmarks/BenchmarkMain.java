@@ -4,6 +4,7 @@ import dev.outboxjava.benchmarks.internal.Brokers;
 import dev.outboxjava.benchmarks.internal.CpuBreakdown;
 import dev.outboxjava.benchmarks.internal.GcPauses;
 import dev.outboxjava.benchmarks.internal.KafkaBrokerProcess;
+import dev.outboxjava.benchmarks.internal.MinuteStats;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.Stats;
@@ -130,6 +131,11 @@ public final class BenchmarkMain {
             if (options.runs(6)) {
                 Log.line("S6 table growth");
                 growth(new TableGrowthScenario(services, tables, options).run(), options, table);
+            }
+            if (options.runs(7)) {
+                Log.line("S7 long transaction: %d s per run, with and without a held snapshot",
+                        options.heldTime().toSeconds());
+                longTransaction(new LongTransactionScenario(services, tables, brokers, options).run(), options, table);
             }
         }
         Log.line("done in %.0f s", (System.nanoTime() - started) / 1e9);
@@ -310,6 +316,86 @@ public final class BenchmarkMain {
         table.target(scenario, String.format(Locale.ROOT, "lease of %d, %,d sent rows", options.batchSize(),
                 result.sentRows()), String.format(Locale.ROOT, "%.2f ms", Stats.median(result.grownMillis())),
                 "lease of " + options.batchSize() + ", 0 sent rows: " + empty, times(ratio), "<= 2x", ratio <= 2, true);
+    }
+
+    /**
+     * Scenario 7's rows, per completion mode and ordering: each interval with the snapshot held beside
+     * the same interval without it, then the whole run against the goal (p99 at most twice, at least
+     * 80 % of the events delivered while producing, kept up in every interval).
+     */
+    static void longTransaction(List<LongTransactionScenario.Comparison> comparisons, BenchmarkOptions options,
+            ResultTable table) {
+        long seconds = options.heldInterval().toSeconds();
+        String unit = seconds == 60 ? "minute" : seconds + " s";
+        for (LongTransactionScenario.Comparison c : comparisons) {
+            String scenario = String.format(Locale.ROOT, "7 long tx, %s, %,d/s %ds", c.label(), options.steadyRate(),
+                    options.heldTime().toSeconds());
+            LongTransactionScenario.Run held = c.held();
+            LongTransactionScenario.Run free = c.notHeld();
+            // without a snapshot of its own a run on a shared server may still meet another session's
+            table.detail(scenario, "xmin horizon when the producers stopped, no snapshot held", free.horizonAtEnd());
+            table.detail(scenario, "xmin horizon when the producers stopped, snapshot held", held.horizonAtEnd());
+            int n = Math.max(held.minutes().size(), free.minutes().size());
+            for (int i = 0; i < n; i++) {
+                MinuteStatsRow h = MinuteStatsRow.of(held.minutes(), i);
+                MinuteStatsRow f = MinuteStatsRow.of(free.minutes(), i);
+                table.compare(scenario, unit + " " + (i + 1) + ": snapshot held", h.text(),
+                        "no snapshot held: " + f.text(), h.ratioTo(f));
+            }
+            double p99Ratio = held.p99Millis() / free.p99Millis();
+            table.target(scenario, "p99 over the run: snapshot held", millis(held.p99Millis())
+                    + (held.censored() > 0 ? " (at least)" : ""), "no snapshot held: " + millis(free.p99Millis()),
+                    times(p99Ratio), "<= 2x", p99Ratio <= 2, !Double.isNaN(p99Ratio));
+            double drain = held.deliveredShare() / free.deliveredShare();
+            table.target(scenario, "delivered while producing: snapshot held", percent(held.deliveredShare()) + " of "
+                    + String.format(Locale.ROOT, "%,d", held.committed()), "no snapshot held: "
+                    + percent(free.deliveredShare()) + " of " + String.format(Locale.ROOT, "%,d", free.committed()),
+                    percent(drain), ">= 80 %", drain >= 0.8, !Double.isNaN(drain));
+            table.target(scenario, "kept up in every " + unit + ": snapshot held", keptUp(held, unit),
+                    "no snapshot held: " + keptUp(free, unit), "", "every " + unit, held.firstBehind() < 0,
+                    !held.minutes().isEmpty());
+        }
+    }
+
+    /** One interval's figures as a cell, and its ratios to the same interval of another run. */
+    private record MinuteStatsRow(MinuteStats.Minute minute) {
+
+        static MinuteStatsRow of(List<MinuteStats.Minute> minutes, int i) {
+            return new MinuteStatsRow(i < minutes.size() ? minutes.get(i) : null);
+        }
+
+        String text() {
+            return minute == null ? "n/a" : BenchmarkMain.minute(minute);
+        }
+
+        String ratioTo(MinuteStatsRow other) {
+            if (minute == null || other.minute == null) {
+                return "";
+            }
+            MinuteStats.Minute o = other.minute;
+            return "p99 " + times(minute.p99Millis() / o.p99Millis()) + ", lease " + times(minute.leaseMillis()
+                    / o.leaseMillis()) + ", entries/scan " + times(minute.entriesPerScan() / o.entriesPerScan());
+        }
+    }
+
+    /**
+     * One interval, e.g. {@code p50 6.1 / p99 14.0 ms; kept up (backlog 212); 48,120 dead; 3.1 entries/scan;
+     * lease 2.4 ms (max 9.0, 410 leases)}; a p99 with events not delivered at the end is a lower bound.
+     */
+    static String minute(MinuteStats.Minute m) {
+        return String.format(Locale.ROOT, "p50 %.1f / p99 %s%.1f ms; %s (backlog %,d); %,d dead; %.1f entries/scan; "
+                + "lease %.1f ms (max %.1f, %,d leases)", m.p50Millis(), m.censored() > 0 ? ">= " : "", m.p99Millis(),
+                m.keptUp() ? "kept up" : "BEHIND", m.pendingAtEnd(), m.deadTuples(), m.entriesPerScan(),
+                m.leaseMillis(), m.leaseMaxMillis(), m.leases());
+    }
+
+    private static String keptUp(LongTransactionScenario.Run run, String unit) {
+        int first = run.firstBehind();
+        return run.minutes().isEmpty() ? "n/a" : first < 0 ? "yes" : "no, behind from " + unit + " " + (first + 1);
+    }
+
+    private static String millis(double value) {
+        return String.format(Locale.ROOT, "%.1f ms", value);
     }
 
     private static String rate(double rowsPerSecond) {

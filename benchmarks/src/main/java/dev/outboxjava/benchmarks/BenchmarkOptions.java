@@ -1,7 +1,10 @@
 package dev.outboxjava.benchmarks;
 
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.port.CompletionMode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -28,18 +31,23 @@ import java.util.TreeMap;
  * @param producers     producer client threads (scenarios 4 and 5)
  * @param sentRows      sent rows loaded for scenario 6
  * @param leasesPerRun  leases timed per table per run in scenario 6
- * @param scenarios     which scenarios run (1–6)
+ * @param scenarios     which scenarios run (1–7; by default 1–6)
  * @param jdbcUrl       the PostgreSQL database (user postgres, trust authentication)
  * @param rabbitHost    the RabbitMQ host (port 5672, guest/guest)
  * @param kafkaProperties producer properties set on the relay's Kafka publisher over its defaults
  * @param kafkaLogDir   where the benchmark's Kafka broker keeps its log; empty: {@code /dev/shm} (memory)
  *                      when it has {@value #MEMORY_LOG_MIN_FREE_GIB} GiB free, else the temporary directory
  * @param kafkaInProcess whether the Kafka broker runs in the benchmark's JVM instead of a JVM of its own
+ * @param heldTime      how long producers commit in each run of scenario 7 (held snapshot and not)
+ * @param heldInterval  scenario 7 reports per interval of this length (a minute by default)
+ * @param heldCompletions the completion modes scenario 7 measures
+ * @param heldOrderings the orderings scenario 7 measures
  */
 public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
         int batchSize, Duration steadyTime, int steadyRate, Duration producerTime, int producers, long sentRows,
         int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost,
-        Map<String, String> kafkaProperties, String kafkaLogDir, boolean kafkaInProcess) {
+        Map<String, String> kafkaProperties, String kafkaLogDir, boolean kafkaInProcess, Duration heldTime,
+        Duration heldInterval, List<CompletionMode> heldCompletions, List<Ordering.Mode> heldOrderings) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -66,6 +74,8 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         v.steadyTime = Duration.ofSeconds(15);
         v.producerTime = Duration.ofSeconds(3);
         v.sentRows = 1_000_000L;
+        v.heldTime = Duration.ofSeconds(60);
+        v.heldInterval = Duration.ofSeconds(10);
         return v;
     }
 
@@ -116,7 +126,11 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 "  --producer-seconds N   saturated producers (scenarios 4 and 5) switch what they do every N/16 s (default 4; quick 3)",
                 "  --producers N          producer threads (default 4)",
                 "  --sent-rows N          sent rows for scenario 6 (default 10000000; quick 1000000)",
-                "  --scenarios 1,3,...    which scenarios run (default all)",
+                "  --scenarios 1,3,...    which scenarios run (default 1-6; 7, the long transaction, only when named)",
+                "  --held-seconds N       scenario 7: each run, with and without a held snapshot (default 600; quick 60)",
+                "  --held-interval-seconds N  scenario 7 reports per N s (default 60; quick 10)",
+                "  --held-completion LIST scenario 7 completion modes: keep-sent,delete (default both)",
+                "  --held-ordering LIST   scenario 7 orderings: none,per_key (default both)",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -133,7 +147,9 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 drainWindow.toSeconds(), relayThreads, batchSize, steadyTime.toSeconds(), steadyRate, producers,
                 producerTime.toSeconds(), sentRows, scenarios.stream().sorted().toList())
                 + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
-                + (kafkaInProcess ? " kafka-broker=in-process" : "");
+                + (kafkaInProcess ? " kafka-broker=in-process" : "")
+                + (runs(7) ? String.format(Locale.ROOT, " held=%ds per %ds %s %s", heldTime.toSeconds(),
+                        heldInterval.toSeconds(), heldCompletions, heldOrderings) : "");
     }
 
     /** Mutable values while parsing. */
@@ -156,6 +172,10 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         Map<String, String> kafkaProperties = new LinkedHashMap<>();
         String kafkaLogDir = "";
         boolean kafkaInProcess;
+        Duration heldTime = Duration.ofMinutes(10);
+        Duration heldInterval = Duration.ofMinutes(1);
+        List<CompletionMode> heldCompletions = List.of(CompletionMode.KEEP_SENT, CompletionMode.DELETE_ON_PUBLISH);
+        List<Ordering.Mode> heldOrderings = List.of(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
 
         void set(String name, String value) {
             switch (name) {
@@ -176,12 +196,38 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                     Set<Integer> chosen = new LinkedHashSet<>();
                     for (String part : value.split(",")) {
                         int s = positive(name, part.trim());
-                        if (s > 6) {
-                            throw new InvalidConfigurationException(name, "scenarios are numbered 1 to 6, was " + s);
+                        if (s > 7) {
+                            throw new InvalidConfigurationException(name, "scenarios are numbered 1 to 7, was " + s);
                         }
                         chosen.add(s);
                     }
                     scenarios = Set.copyOf(chosen);
+                }
+                case "--held-seconds" -> heldTime = Duration.ofSeconds(positive(name, value));
+                case "--held-interval-seconds" -> heldInterval = Duration.ofSeconds(positive(name, value));
+                case "--held-completion" -> {
+                    List<CompletionMode> chosen = new ArrayList<>();
+                    for (String part : value.split(",")) {
+                        chosen.add(switch (part.trim()) {
+                            case "keep-sent" -> CompletionMode.KEEP_SENT;
+                            case "delete" -> CompletionMode.DELETE_ON_PUBLISH;
+                            default -> throw new InvalidConfigurationException(name,
+                                    "must list keep-sent and/or delete, was " + value);
+                        });
+                    }
+                    heldCompletions = List.copyOf(new LinkedHashSet<>(chosen));
+                }
+                case "--held-ordering" -> {
+                    List<Ordering.Mode> chosen = new ArrayList<>();
+                    for (String part : value.split(",")) {
+                        chosen.add(switch (part.trim()) {
+                            case "none" -> Ordering.Mode.NONE;
+                            case "per_key", "per-key" -> Ordering.Mode.PER_KEY;
+                            default -> throw new InvalidConfigurationException(name,
+                                    "must list none and/or per_key, was " + value);
+                        });
+                    }
+                    heldOrderings = List.copyOf(new LinkedHashSet<>(chosen));
                 }
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
@@ -211,7 +257,8 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         BenchmarkOptions toOptions() {
             return new BenchmarkOptions(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
                     steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost,
-                    Map.copyOf(kafkaProperties), kafkaLogDir, kafkaInProcess);
+                    Map.copyOf(kafkaProperties), kafkaLogDir, kafkaInProcess, heldTime, heldInterval, heldCompletions,
+                    heldOrderings);
         }
 
         private static int positive(String name, String value) {

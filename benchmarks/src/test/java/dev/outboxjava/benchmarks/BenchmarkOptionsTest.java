@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.entry;
 
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.port.CompletionMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
@@ -78,9 +80,35 @@ class BenchmarkOptionsTest {
     void anUnusableValueIsRefusedNamingTheOption() {
         assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--runs", "zero"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--runs");
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--scenarios", "7"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 6");
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--scenarios", "8"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 7");
         assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--warp"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--warp");
+    }
+
+    @Test
+    void theLongTransactionScenarioRunsOnlyWhenNamedTenMinutesPerRunForEveryCompletionAndOrdering() {
+        BenchmarkOptions defaults = BenchmarkOptions.parse(new String[0]);
+        assertThat(defaults.runs(7)).isFalse();
+        assertThat(defaults.heldTime()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(defaults.heldInterval()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(defaults.heldCompletions()).containsExactly(CompletionMode.KEEP_SENT,
+                CompletionMode.DELETE_ON_PUBLISH);
+        assertThat(defaults.heldOrderings()).containsExactly(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
+
+        BenchmarkOptions chosen = BenchmarkOptions.parse(new String[] {"--scenarios", "7", "--held-seconds", "20",
+            "--held-interval-seconds=5", "--held-completion", "delete", "--held-ordering", "per_key"});
+        assertThat(chosen.scenarios()).containsExactly(7);
+        assertThat(chosen.heldTime()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(chosen.heldInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(chosen.heldCompletions()).containsExactly(CompletionMode.DELETE_ON_PUBLISH);
+        assertThat(chosen.heldOrderings()).containsExactly(Ordering.Mode.PER_KEY);
+        assertThat(chosen.describe()).contains("held=20s per 5s");
+        assertThat(BenchmarkOptions.parse(new String[] {"--quick"}).heldTime()).isEqualTo(Duration.ofSeconds(60));
+
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--held-completion", "keep"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--held-completion");
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--scenarios", "8"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 7");
     }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The benchmark program runs end to end against the real PostgreSQL: scenario 6 on a tiny table,
- * a few seconds. It asserts that a row with a computed verdict comes out, never any figure.
+ * a few seconds; scenario 7 for 10 s each way at a low rate, the Kafka broker in process. It asserts
+ * that rows with computed verdicts come out, never any figure.
  */
 class BenchmarkSmokeIT {
 
@@ -30,5 +31,27 @@ class BenchmarkSmokeIT {
             assertThat(row.scenario()).isEqualTo("6 table growth");
             assertThat(row.verdict()).isIn("met", "MISSED");
         });
+    }
+
+    @Test
+    void longTransactionScenarioRunsWithAndWithoutTheHeldSnapshotAndPrintsEachIntervalAndTheGoal() throws Exception {
+        assumeTrue(LocalPort.isOpen("127.0.0.1", 5432, 1_000), "no PostgreSQL on 127.0.0.1:5432");
+        BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--scenarios", "7", "--held-seconds", "10",
+            "--held-interval-seconds", "5", "--held-completion", "keep-sent", "--held-ordering", "none", "--rate",
+            "500", "--relay-threads", "2", "--kafka-broker", "in-process"});
+
+        ResultTable table = BenchmarkMain.run(options, new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8));
+        table.print(System.out);
+
+        assertThat(table.rows()).extracting(ResultTable.Row::figure).containsExactly("5 s 1: snapshot held",
+                "5 s 2: snapshot held", "p99 over the run: snapshot held", "delivered while producing: snapshot held",
+                "kept up in every 5 s: snapshot held");
+        assertThat(table.rows()).allSatisfy(row ->
+                assertThat(row.scenario()).startsWith("7 long tx, keep sent, ordering none"));
+        assertThat(table.rows().get(0).value()).contains("entries/scan").contains("dead").contains("lease");
+        assertThat(table.rows().get(0).reference()).startsWith("no snapshot held: p50 ");
+        assertThat(table.rows().subList(2, 5)).extracting(ResultTable.Row::verdict).allSatisfy(verdict ->
+                assertThat(verdict).isIn("met", "MISSED"));
     }
 }

@@ -1,5 +1,6 @@
 package dev.outboxjava.benchmarks.internal;
 
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
@@ -24,8 +25,14 @@ public final class OutboxTables {
 
     /** A new outbox table in the benchmark schema and a store over it. */
     public PostgresOutboxStore create(String prefix, CompletionMode completion, WakeUpMode wakeUp, DataSource pool) {
+        return create(prefix, completion, wakeUp, Ordering.none(), pool);
+    }
+
+    /** A new outbox table in the benchmark schema and a store over it, with the given ordering's indexes. */
+    public PostgresOutboxStore create(String prefix, CompletionMode completion, WakeUpMode wakeUp, Ordering ordering,
+            DataSource pool) {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(services.newTableName(prefix))
-                .completionMode(completion).wakeUpMode(wakeUp).build();
+                .completionMode(completion).wakeUpMode(wakeUp).ordering(ordering).build();
         PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
         store.ensureSchema();
         return store;

@@ -1,6 +1,7 @@
 package dev.outboxjava.benchmarks.internal;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.RelayListener;
@@ -36,8 +37,14 @@ public final class WorkerRun {
     /** A worker with {@code threads} relay threads of {@code batchSize}, no cleaner, the given wake-up sources. */
     public static OutboxWorker worker(OutboxStore store, Publisher publisher, int threads, int batchSize,
             Duration pollInterval, RelayListener listener, List<WakeUpSource> wakeUps) {
+        return worker(store, publisher, threads, batchSize, Ordering.none(), pollInterval, listener, wakeUps);
+    }
+
+    /** The same with the given ordering (the store's must be the same). */
+    public static OutboxWorker worker(OutboxStore store, Publisher publisher, int threads, int batchSize,
+            Ordering ordering, Duration pollInterval, RelayListener listener, List<WakeUpSource> wakeUps) {
         OutboxWorkerConfig config = OutboxWorkerConfig.custom()
-                .relay(new RelaySettings(batchSize, Duration.ofSeconds(30)))
+                .relay(new RelaySettings(batchSize, Duration.ofSeconds(30), ordering))
                 .relayThreads(threads)
                 .pollInterval(pollInterval)
                 .cleanerEnabled(false)

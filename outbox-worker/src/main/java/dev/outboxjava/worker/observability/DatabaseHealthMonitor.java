@@ -6,6 +6,8 @@ import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.postgres.health.PreparedTransaction;
+import dev.outboxjava.postgres.health.ReplicationSlotHold;
 import dev.outboxjava.postgres.health.TableStatistics;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.ReadinessCheck;
@@ -30,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * The database health signals as gauges and as a {@link ReadinessCheck}: rows by status
  * ({@code outbox.events.rows}, tag {@code status}), the outbox table's dead and live tuples, size and
  * time since its last (auto)vacuum, the oldest open transaction of the database (age in seconds and
- * in transaction ids), and the inbox table's rows and size.
+ * in transaction ids), the xmin horizon's age whatever holds it, and the inbox table's rows and size.
+ * Each poll logs a warning naming what holds the horizon past {@code outbox.health.max.xmin.age}: the
+ * session (pid, application, client), a prepared transaction, or an inactive replication slot.
  *
  * <p>Gauges show the last poll (one poll per interval, on its own daemon thread once
  * {@link #start() started}; never a query per scrape). {@link #check()} reads fresh figures and
@@ -89,6 +93,11 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
                 "Transaction ids since the oldest open transaction's xid or snapshot xmin; 0 when none",
                 s -> Optional.of(s.signals().report().oldestTransaction()
                         .map(t -> (double) t.xidAge()).orElse(0.0)));
+        gauge(registry, "outbox.db.xmin_horizon_xid_age", null,
+                "Transaction ids since the xmin horizon of the outbox table, whatever holds it (an open or prepared "
+                        + "transaction, a replication slot); 0 when nothing holds it",
+                s -> Optional.of(s.signals().report().xminHorizon()
+                        .map(h -> (double) h.xidAge()).orElse(0.0)));
         gauge(registry, "outbox.inbox.rows", null, "Rows of the inbox table (statistics estimate); NaN when none",
                 s -> s.signals().report().inbox().map(t -> (double) t.liveTuples()));
         gauge(registry, "outbox.inbox.size", "bytes", "Inbox table size on disk, indexes included; NaN when none",
@@ -169,14 +178,30 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
         return executor::shutdownNow;
     }
 
+    private boolean over(Optional<Duration> age) {
+        return !thresholds.maxXminAge().isZero() && age.isPresent() && age.get().compareTo(thresholds.maxXminAge()) > 0;
+    }
+
     private void pollQuietly() {
         try {
             DatabaseSignals signals = poll();
-            Optional<OpenTransaction> oldest = signals.report().oldestTransaction();
-            if (!thresholds.maxXminAge().isZero() && oldest.isPresent()
-                    && oldest.get().age().compareTo(thresholds.maxXminAge()) > 0) {
+            DatabaseHealthReport report = signals.report();
+            Optional<OpenTransaction> oldest = report.oldestTransaction();
+            if (over(oldest.map(OpenTransaction::age))) {
                 log.warn("a transaction holds back the xmin horizon (outbox vacuum and per-key publishing wait for "
                         + "it): {}", oldest.get().describe());
+            }
+            for (PreparedTransaction prepared : report.preparedTransactions()) {
+                if (over(Optional.of(prepared.age()))) {
+                    log.warn("a prepared transaction holds back the xmin horizon (outbox vacuum waits for it; end it "
+                            + "with COMMIT PREPARED or ROLLBACK PREPARED): {}", prepared.describe());
+                }
+            }
+            for (ReplicationSlotHold slot : report.replicationSlots()) {
+                if (slot.holdsTables() && !slot.active()) {
+                    log.warn("an inactive replication slot holds back the xmin horizon (outbox vacuum waits for it "
+                            + "until the slot is consumed or dropped): {}", slot.describe());
+                }
             }
         } catch (RuntimeException e) {
             // the loops report database outages; the gauges keep their last figures

@@ -4,6 +4,8 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
+import dev.outboxjava.postgres.health.PreparedTransaction;
+import dev.outboxjava.postgres.health.ReplicationSlotHold;
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
@@ -38,9 +40,11 @@ public record DatabaseSignals(Backlog backlog, DatabaseHealthReport report) {
     }
 
     /**
-     * Ready unless the lag or the oldest open transaction is over its threshold (a zero threshold
-     * never fails); the detail names each breach and the setting that bounds it, and counts the events
-     * that wait by design.
+     * Ready unless the lag, the oldest open transaction or a prepared transaction is over its threshold
+     * (a zero threshold never fails); the detail names each breach, the session or transaction behind
+     * it and the setting that bounds it, and counts the events that wait by design. A replication slot
+     * holding the horizon is named in the detail but never makes the worker not ready: a slot carries
+     * no time to judge, and a standby's slot holds it by design.
      */
     public HealthCheck evaluate(HealthConfig thresholds) {
         List<String> breaches = new ArrayList<>();
@@ -50,17 +54,34 @@ public record DatabaseSignals(Backlog backlog, DatabaseHealthReport report) {
                     + ", over " + ConfigKey.HEALTH_MAX_LAG.property() + "=" + Durations.format(thresholds.maxLag()));
         }
         Optional<OpenTransaction> oldest = report.oldestTransaction();
-        if (!thresholds.maxXminAge().isZero() && oldest.isPresent()
-                && oldest.get().age().compareTo(thresholds.maxXminAge()) > 0) {
+        String over = ", over " + ConfigKey.HEALTH_MAX_XMIN_AGE.property() + "=" + Durations.format(thresholds.maxXminAge());
+        if (overXminAge(thresholds, oldest.map(OpenTransaction::age))) {
             breaches.add("a transaction holds back the xmin horizon (vacuum of the outbox and per-key publishing "
-                    + "wait for it): " + oldest.get().describe() + ", over " + ConfigKey.HEALTH_MAX_XMIN_AGE.property()
-                    + "=" + Durations.format(thresholds.maxXminAge()));
+                    + "wait for it): " + oldest.get().describe() + over);
         }
+        for (PreparedTransaction prepared : report.preparedTransactions()) {
+            if (overXminAge(thresholds, Optional.of(prepared.age()))) {
+                breaches.add("a prepared transaction holds back the xmin horizon (end it with COMMIT PREPARED or "
+                        + "ROLLBACK PREPARED): " + prepared.describe() + over);
+            }
+        }
+        String slots = slotsHoldingTables();
         if (breaches.isEmpty()) {
             return HealthCheck.up("database signals: lag " + seconds(lag) + " (" + counts() + "), oldest transaction "
-                    + oldest.map(t -> seconds(t.age())).orElse("none"));
+                    + oldest.map(t -> seconds(t.age()) + " (pid " + t.pid() + ")").orElse("none") + slots);
         }
-        return HealthCheck.down("database signals: " + String.join("; ", breaches) + " (" + counts() + ")");
+        return HealthCheck.down("database signals: " + String.join("; ", breaches) + " (" + counts() + ")" + slots);
+    }
+
+    private static boolean overXminAge(HealthConfig thresholds, Optional<Duration> age) {
+        return !thresholds.maxXminAge().isZero() && age.isPresent() && age.get().compareTo(thresholds.maxXminAge()) > 0;
+    }
+
+    /** The slots holding the outbox table's horizon, as a clause of the detail; empty when none. */
+    private String slotsHoldingTables() {
+        List<String> slots = report.replicationSlots().stream().filter(ReplicationSlotHold::holdsTables)
+                .map(ReplicationSlotHold::describe).toList();
+        return slots.isEmpty() ? "" : "; held by " + String.join("; ", slots);
     }
 
     private String counts() {

@@ -6,6 +6,8 @@ import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.postgres.health.PreparedTransaction;
+import dev.outboxjava.postgres.health.ReplicationSlotHold;
 import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxSettings;
@@ -17,6 +19,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,7 +32,10 @@ import picocli.CommandLine.Spec;
                 + "they wait for (eligible now, with how long the oldest has been due; retrying; scheduled; held "
                 + "behind an earlier event of their key); then the database health "
                 + "signals: dead tuples and last vacuum of the table, the oldest open transaction holding back the "
-                + "xmin horizon, the inbox table's size, and whether the thresholds (outbox.health.*) say ready.",
+                + "xmin horizon (pid, application, client, state, start), the horizon's age and what holds it "
+                + "(that session, a prepared transaction or a replication slot), the prepared transactions and "
+                + "the replication slots holding it, the inbox table's size, and whether the thresholds "
+                + "(outbox.health.*) say ready.",
                 "One 'name value' pair per line, easy to parse."})
 public final class StatusCommand implements Callable<Integer> {
 
@@ -78,6 +84,14 @@ public final class StatusCommand implements Callable<Integer> {
             });
             out.printf("%-20s %s%n", "oldest_transaction", report.oldestTransaction()
                     .map(OpenTransaction::describe).orElse("none"));
+            out.printf("%-20s %s%n", "xmin_horizon", report.xminHorizon()
+                    .map(DatabaseHealthReport.HorizonHolder::describe).orElse("not held"));
+            out.printf("%-20s %s%n", "prepared_xacts", report.preparedTransactions().isEmpty() ? "none"
+                    : report.preparedTransactions().stream().map(PreparedTransaction::describe)
+                            .collect(Collectors.joining("; ")));
+            out.printf("%-20s %s%n", "replication_slots", report.replicationSlots().isEmpty() ? "none holding"
+                    : report.replicationSlots().stream().map(ReplicationSlotHold::describe)
+                            .collect(Collectors.joining("; ")));
             out.printf("%-20s %s%n", "inbox_rows", report.inbox().map(t -> Long.toString(t.liveTuples())).orElse("none"));
             out.printf("%-20s %s%n", "inbox_size_bytes",
                     report.inbox().map(t -> Long.toString(t.totalBytes())).orElse("none"));
