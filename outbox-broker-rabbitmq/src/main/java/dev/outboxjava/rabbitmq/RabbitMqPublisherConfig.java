@@ -3,6 +3,7 @@ package dev.outboxjava.rabbitmq;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ConnectionFactoryConfigurator;
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.OutboxEvent;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -458,6 +459,15 @@ public final class RabbitMqPublisherConfig {
             if (effective.getRequestedHeartbeat() < 0) {
                 throw new InvalidConfigurationException("rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_HEARTBEAT,
                         "must not be negative (zero disables heartbeats), was " + effective.getRequestedHeartbeat());
+            }
+            int frameMax = effective.getRequestedFrameMax();
+            if (frameMax != 0 && frameMax < OutboxEvent.ENVELOPE_RESERVE_BYTES) {
+                // a message's properties (the event's headers, key and CloudEvents attributes) travel in one frame
+                throw new InvalidConfigurationException("rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_FRAME_MAX,
+                        "is " + frameMax + " bytes, but the properties of the largest event the outbox accepts take up "
+                        + "to " + OutboxEvent.ENVELOPE_RESERVE_BYTES + " (its headers, key and CloudEvents attributes) "
+                        + "and must fit one frame; remove the setting (the broker's default is 131072) or set at least "
+                        + OutboxEvent.ENVELOPE_RESERVE_BYTES);
             }
             return new RabbitMqPublisherConfig(this, effective, client);
         }

@@ -121,6 +121,18 @@ class RabbitMqPublisherConfigTest {
         assertSetting(RabbitMqPublisherConfig.custom().maxConcurrentBatches(65), "rabbitmq.maxConcurrentBatches");
     }
 
+    @Test
+    @DisplayName("a frame limit too small for the properties of the largest accepted event is refused, naming "
+            + "connection.frame.max and the size it needs; no limit (0) and the broker's default pass")
+    void frameMaxHoldsTheLargestEvent() {
+        assertThatThrownBy(() -> RabbitMqPublisherConfig.custom().property("connection.frame.max", "4096").build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.setting()).isEqualTo("rabbitmq.connection.frame.max"))
+                .hasMessageContaining("4096").hasMessageContaining("at least 65536");
+        RabbitMqPublisherConfig.custom().property("connection.frame.max", "0").build();
+        RabbitMqPublisherConfig.custom().property("connection.frame.max", "131072").build();
+    }
+
     private static void assertSetting(RabbitMqPublisherConfig.Builder builder, String setting) {
         assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidConfigurationException.class,
                 e -> assertThat(e.setting()).isEqualTo(setting));

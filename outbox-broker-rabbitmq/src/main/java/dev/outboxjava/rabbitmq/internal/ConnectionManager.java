@@ -5,6 +5,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.outboxjava.core.OutboxEvent;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
@@ -97,6 +98,14 @@ public final class ConnectionManager implements AutoCloseable {
                     () -> log.info("RabbitMQ unblocked connection '{}'", connectionName));
             connection = opened;
             log.info("connected to RabbitMQ at {} as '{}'", brokerDescription, connectionName);
+            int frameMax = opened.getFrameMax();
+            if (frameMax != 0 && frameMax < OutboxEvent.ENVELOPE_RESERVE_BYTES) {
+                // the broker's own frame_max: the client asked for more (or for no limit)
+                log.error("RabbitMQ at {} limits frames to {} bytes (frame_max), but a message's properties must fit "
+                        + "one frame and the largest event the outbox accepts takes up to {} for its headers, key and "
+                        + "CloudEvents attributes: such events cannot be published. Raise the broker's frame_max "
+                        + "(default 131072)", brokerDescription, frameMax, OutboxEvent.ENVELOPE_RESERVE_BYTES);
+            }
             return opened;
         } catch (IOException | TimeoutException | RuntimeException e) {
             String reason = describe(e);

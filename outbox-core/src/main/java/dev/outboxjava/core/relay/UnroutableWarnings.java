@@ -24,6 +24,9 @@ final class UnroutableWarnings {
     /** The worker setting of {@link RetryPolicy#unroutableMaxAttempts()}. */
     static final String SETTING = "outbox.retry.unroutable.max.attempts";
 
+    /** Beyond this many destinations remembered, those whose interval is over are forgotten. */
+    private static final int PRUNE_ABOVE = 1_000;
+
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
 
     private final Clock clock;
@@ -42,6 +45,9 @@ final class UnroutableWarnings {
      */
     boolean failed(OutboxEvent event, PublishOutcome.Failed failure) {
         Instant now = clock.instant();
+        if (windows.size() > PRUNE_ABOVE) {
+            windows.values().removeIf(window -> !now.isBefore(window.since.plus(INTERVAL)));
+        }
         String destination = event.destination();
         long[] suppressed = {-1};
         windows.compute(destination, (name, window) -> {

@@ -43,4 +43,16 @@ class UnroutableWarningsTest {
         assertThat(fail("payments")).isTrue();
         assertThat(fail("orders")).isFalse();
     }
+
+    @Test
+    @DisplayName("many destinations whose interval is over are forgotten, and warned about again when they recur")
+    void forgetsOldDestinations() {
+        for (int i = 0; i < 1_500; i++) {
+            assertThat(fail("topic-" + i)).isTrue();
+        }
+        clock.advance(UnroutableWarnings.INTERVAL);
+        assertThat(fail("fresh")).isTrue();
+        assertThat(fail("topic-1")).isTrue();
+        assertThat(fail("fresh")).isFalse();
+    }
 }
