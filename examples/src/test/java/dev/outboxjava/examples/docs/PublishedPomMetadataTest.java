@@ -53,6 +53,66 @@ class PublishedPomMetadataTest {
                 "lib/pom.xml: no <description>", "pom.xml: no <licenses>");
     }
 
+    @Test
+    @DisplayName("is listed in outbox-bom, and nothing unpublished is")
+    void listedInTheBom() throws Exception {
+        assertThat(bomProblems(ROOT)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("is reported when the BOM leaves it out, or lists a module that is not published")
+    void reportsBomGaps(@TempDir Path tree) throws Exception {
+        Files.writeString(tree.resolve("pom.xml"), """
+                <project><modules><module>bom</module><module>lib</module><module>fixtures</module>
+                  <module>demo</module></modules></project>""");
+        Files.createDirectories(tree.resolve("bom"));
+        Files.writeString(tree.resolve("bom/pom.xml"), """
+                <project><artifactId>bom</artifactId><packaging>pom</packaging><dependencyManagement><dependencies>
+                  <dependency><artifactId>lib</artifactId></dependency>
+                  <dependency><artifactId>demo</artifactId></dependency>
+                </dependencies></dependencyManagement></project>""");
+        for (String module : List.of("lib", "fixtures")) {
+            Files.createDirectories(tree.resolve(module));
+            Files.writeString(tree.resolve(module + "/pom.xml"),
+                    "<project><parent/><artifactId>" + module + "</artifactId></project>");
+        }
+        Files.createDirectories(tree.resolve("demo"));
+        Files.writeString(tree.resolve("demo/pom.xml"), "<project><parent/><artifactId>demo</artifactId>"
+                + "<properties><maven.deploy.skip>true</maven.deploy.skip></properties></project>");
+
+        assertThat(bomProblems(tree, "bom")).containsExactlyInAnyOrder(
+                "bom/pom.xml: no fixtures", "bom/pom.xml: lists demo, which is not published");
+    }
+
+    static List<String> bomProblems(Path root) throws Exception {
+        return bomProblems(root, "outbox-bom");
+    }
+
+    /** Every published module with code (not a pom) is in the BOM, and the BOM lists nothing else. */
+    static List<String> bomProblems(Path root, String bomModule) throws Exception {
+        List<String> published = new ArrayList<>();
+        List<String> unpublished = new ArrayList<>();
+        for (Element module : children(read(root.resolve("pom.xml")), "modules", "module")) {
+            Element pom = read(root.resolve(module.getTextContent().trim() + "/pom.xml"));
+            Element packaging = child(pom, "packaging");
+            if (packaging != null && packaging.getTextContent().trim().equals("pom")) {
+                continue;
+            }
+            (deploySkipped(pom) ? unpublished : published).add(child(pom, "artifactId").getTextContent().trim());
+        }
+        Element management = child(read(root.resolve(bomModule + "/pom.xml")), "dependencyManagement");
+        List<String> listed = new ArrayList<>();
+        for (Element dependency : management == null ? List.<Element>of() : children(management, "dependencies", "dependency")) {
+            listed.add(child(dependency, "artifactId").getTextContent().trim());
+        }
+        List<String> problems = new ArrayList<>();
+        String path = bomModule + "/pom.xml";
+        published.stream().filter(name -> !listed.contains(name)).forEach(name -> problems.add(path + ": no " + name));
+        listed.stream().filter(unpublished::contains)
+                .forEach(name -> problems.add(path + ": lists " + name + ", which is not published"));
+        return problems;
+    }
+
     static List<String> problems(Path root) throws Exception {
         List<String> problems = new ArrayList<>();
         Element parent = read(root.resolve("pom.xml"));

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Default size: at least 1,500 events and one fault of every kind per broker (about a minute each); Kafka
  * with per-key ordering (order checked), RabbitMQ unordered with the worker's own processes
  * ({@code -Doutbox.faults.ordering=none|per_key} sets both).
- * The long run: {@code mvn -B -pl examples -am verify -Pfaults-long} (100,000+ events and 60+ faults per
+ * The long run: {@code mvn -B -pl outbox-it -am verify -Pfaults-long} (100,000+ events and 60+ faults per
  * broker).
  */
 @DisplayName("Fault injection: nothing lost, nothing phantom, nothing stuck")
@@ -37,7 +37,7 @@ class FaultInjectionIT {
     @BeforeAll
     static void database() {
         postgres = PostgresFixture.shared();
-        // the harness reports each fault at INFO; the examples' test logging keeps the testkit at WARN
+        // the harness reports each fault at INFO; this module's test logging keeps the testkit at WARN
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("dev.outboxjava.testkit.faults"))
                 .setLevel(ch.qos.logback.classic.Level.INFO);
     }

@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * The size of a fault run. The default-CI run is small (at least 1,500 events and one fault of every kind
- * per broker); {@code -Pfaults-long} in {@code examples/pom.xml} sets {@code outbox.faults.run=long}:
+ * per broker); {@code -Pfaults-long} in {@code outbox-it/pom.xml} sets {@code outbox.faults.run=long}:
  * at least 100,000 events and at least 50 faults per broker. Single values can be overridden with system
  * properties ({@code outbox.faults.events}, {@code outbox.faults.min-faults}).
  *

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Runs in its own Failsafe execution ({@code skip-local-fallback} in this module's pom), in a JVM
  * started with {@code -Doutbox.test.skip-local=true}, so no fixture singleton of another test is
- * reused. Run alone: {@code mvn verify -pl outbox-testkit -Dit.test=SkipLocalFallbackIT
+ * reused. Run alone: {@code mvn verify -pl outbox-it -am -Dit.test=SkipLocalFallbackIT
  * -Doutbox.test.skip-local=true}. Without the setting it is skipped.
  */
 @DisplayName("With outbox.test.skip-local=true")

@@ -7,7 +7,7 @@
  *       injected at random moments; ends with one line
  *       {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}.
  *       Default (CI): 1,500+ events and 6 faults per broker, Kafka per-key, RabbitMQ unordered on the worker.
- *       Long run: {@code mvn -B -pl examples -am verify -Pfaults-long -Dit.test=FaultInjectionIT -Dtest=none
+ *       Long run: {@code mvn -B -pl outbox-it -am verify -Pfaults-long -Dit.test=FaultInjectionIT -Dtest=none
  *       -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
  *       [-Doutbox.faults.ordering=per_key|none] [-Doutbox.faults.seed=...]}: 100,000+ events and 60 faults per
  *       broker.</li>
