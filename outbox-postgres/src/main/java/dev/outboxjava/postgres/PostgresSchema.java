@@ -2,6 +2,7 @@ package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.postgres.internal.DdlScripts;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.MigrationFiles;
 import dev.outboxjava.postgres.internal.SchemaDdl;
 import java.sql.SQLException;
@@ -65,6 +66,9 @@ public final class PostgresSchema {
      * {@code schema} command).
      */
     public static String ddl(PostgresOutboxConfig config) {
+        if (config.layout() == StoreLayout.APPEND_LOG) {
+            return LogLayoutDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode());
+        }
         return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering());
     }
 

@@ -1,0 +1,431 @@
+package dev.outboxjava.postgres.internal;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.Backlog;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.MarkResult;
+import dev.outboxjava.core.port.RetryMark;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.jooq.DSLContext;
+
+/**
+ * The statements of the experimental append-only layout ({@link LogLayoutDdl}): an event's row in the
+ * log is never changed, so a transaction that holds back vacuum leaves no dead entries where the lease
+ * reads.
+ *
+ * <p><b>Leasing.</b> One short transaction, one leaser at a time per table (a transaction-scoped
+ * advisory lock), because the position it advances is shared. It first takes due events from the
+ * state table (retries, released, requeued, scheduled events that fell due), oldest first, then new
+ * events from the log after the position, in {@code (xact_id, seq)} order and only those written by a
+ * transaction older than every open one ({@code xact_id < pg_snapshot_xmin(pg_current_snapshot())}):
+ * all such transactions have ended, so no event can still appear behind the position. The log read is
+ * an index range scan starting at the position over rows that are never updated; its work depends on
+ * the batch, not on the history or on what vacuum could not remove. The leased events get a row in the
+ * state table (in flight; a new event not yet due gets a pending one) and the position moves on.
+ *
+ * <p><b>Marks.</b> Fenced by lease id on the state table, found by primary key: published deletes the
+ * state row and appends to the sent table (or, deleting on publish, deletes the log row, behind the
+ * position where the lease never reads); retry, dead letter and release update the state row.
+ *
+ * <p>The lease transaction commits asynchronously, as {@link LeaseQuery}'s does, for the same reasons.
+ */
+public final class LogLayoutQueries {
+
+    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + AsyncCommit.FOR_THIS_TRANSACTION;
+    private static final int PURGE_CHUNK = HousekeepingQueries.PURGE_CHUNK;
+
+    /** Log columns ({@code e}) and state columns ({@code s}) in {@link EventRows#COLUMNS}' order. */
+    private static final String STATE_EVENT_COLUMNS = "e.id, e.seq, e.type, e.source, e.event_key, e.destination,"
+            + " e.routing_key, e.content_type, e.payload, e.headers, s.status, s.attempts, e.max_attempts,"
+            + " s.last_error, s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz,"
+            + " e.subject, e.data_schema";
+
+    private final long advisoryLockKey;
+    private final CompletionMode completionMode;
+    private final String retryLeaseSql;
+    private final String positionSql;
+    private final String freshLeaseSql;
+    private final String publishedSql;
+    private final String cleanUpSql;
+    private final String trimPositionsSql;
+    private final String purgeSentSql;
+    private final String purgeFailedSql;
+    private final String countsSql;
+    private final String oldestPendingSql;
+    private final String findSql;
+    private final String deadLettersSql;
+    private final String retryingSql;
+    private final String countRetryingSql;
+    private final String countCreatedBeforeSql;
+    private final String requeueSql;
+    private final String requeueByTypeSql;
+    private final String probeSql;
+    private final MarkQueries stateMarks;
+    private final HousekeepingQueries stateHousekeeping;
+    private final BacklogQuery backlog;
+
+    public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
+        this.advisoryLockKey = ("outbox-log-lease:" + table.display()).hashCode() * 0x9E3779B97F4A7C15L;
+        this.completionMode = completionMode;
+        String t = table.quoted();
+        String s = LogLayoutDdl.stateTable(table).quoted();
+        String p = LogLayoutDdl.positionTable(table).quoted();
+        String d = LogLayoutDdl.sentTable(table).quoted();
+        String events = LogLayoutDdl.eventsView(table).quoted();
+        String pending = LogLayoutDdl.pendingView(table).quoted();
+        this.retryLeaseSql = """
+                WITH r AS (
+                  UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
+                   WHERE id IN (SELECT id FROM %2$s WHERE status = 'pending' AND next_attempt_at <= ?
+                                 ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
+                  RETURNING id, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
+                SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id
+                """.formatted(t, s, STATE_EVENT_COLUMNS);
+        this.positionSql = """
+                SELECT p.xact_id::text, p.seq, pg_snapshot_xmin(pg_current_snapshot())::text
+                  FROM (SELECT 1) one
+                  LEFT JOIN LATERAL (SELECT xact_id, seq FROM %1$s ORDER BY xact_id DESC, seq DESC LIMIT 1) p ON true
+                """.formatted(p);
+        this.freshLeaseSql = """
+                WITH v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
+                f AS (
+                  SELECT id, seq, type, source, event_key, destination, routing_key, content_type, payload, headers,
+                         max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id
+                    FROM %1$s
+                   WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
+                   ORDER BY xact_id, seq LIMIT ?),
+                st AS (
+                  INSERT INTO %2$s (id, seq, status, attempts, next_attempt_at, lease_id, leased_at)
+                  SELECT f.id, f.seq, CASE WHEN f.next_attempt_at <= v.at THEN 'in_flight' ELSE 'pending' END, 0,
+                         f.next_attempt_at, CASE WHEN f.next_attempt_at <= v.at THEN v.lease_id END,
+                         CASE WHEN f.next_attempt_at <= v.at THEN v.at END
+                    FROM f, v),
+                pos AS (
+                  INSERT INTO %3$s (xact_id, seq) SELECT xact_id, seq FROM f ORDER BY xact_id DESC, seq DESC LIMIT 1)
+                SELECT f.id, f.seq, f.type, f.source, f.event_key, f.destination, f.routing_key, f.content_type,
+                       f.payload, f.headers, 'in_flight', 0, f.max_attempts, NULL::text, f.next_attempt_at,
+                       f.created_at, v.at, v.lease_id, NULL::timestamptz, f.subject, f.data_schema
+                  FROM f, v WHERE f.next_attempt_at <= v.at
+                """.formatted(t, s, p);
+        String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
+        this.publishedSql = completionMode == CompletionMode.DELETE_ON_PUBLISH
+                ? "WITH x AS (" + heldBy + " RETURNING id) DELETE FROM " + t
+                        + " WHERE id IN (SELECT id FROM x) RETURNING id"
+                : "WITH x AS (" + heldBy + " RETURNING id, attempts) INSERT INTO " + d
+                        + " (id, sent_at, attempts) SELECT id, ?, attempts FROM x RETURNING id";
+        this.cleanUpSql = """
+                WITH old AS (SELECT id FROM %2$s WHERE sent_at < ? ORDER BY sent_at LIMIT ? FOR UPDATE SKIP LOCKED),
+                x AS (DELETE FROM %2$s WHERE id IN (SELECT id FROM old) RETURNING id),
+                y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
+                SELECT count(*) FROM x
+                """.formatted(t, d);
+        this.trimPositionsSql = "DELETE FROM " + p + " WHERE (xact_id, seq) < (SELECT xact_id, seq FROM " + p
+                + " ORDER BY xact_id DESC, seq DESC LIMIT 1)";
+        String purge = """
+                WITH v AS (SELECT x.id FROM %2$s x JOIN %1$s e ON e.id = x.id WHERE e.created_at < ?%3$s
+                            LIMIT %4$d FOR UPDATE OF x SKIP LOCKED),
+                x AS (DELETE FROM %2$s WHERE id IN (SELECT id FROM v) RETURNING id),
+                y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
+                SELECT count(*) FROM x
+                """;
+        this.purgeSentSql = purge.formatted(t, d, "", PURGE_CHUNK);
+        this.purgeFailedSql = purge.formatted(t, s, " AND x.status = 'failed'", PURGE_CHUNK);
+        this.countsSql = "SELECT (SELECT count(*) FROM " + pending + "),"
+                + " (SELECT count(*) FROM " + s + " WHERE status = 'in_flight'),"
+                + " (SELECT count(*) FROM " + d + "),"
+                + " (SELECT count(*) FROM " + s + " WHERE status = 'failed')";
+        this.oldestPendingSql = "SELECT min(created_at) FROM " + pending;
+        this.findSql = "SELECT " + EventRows.COLUMNS + " FROM " + events + " WHERE id = ?";
+        this.deadLettersSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
+                + " e ON e.id = s.id WHERE s.status = 'failed' ORDER BY s.seq OFFSET ? LIMIT ?";
+        this.retryingSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
+                + " e ON e.id = s.id WHERE s.status = 'pending' AND s.attempts > 0"
+                + " ORDER BY s.next_attempt_at, s.seq OFFSET ? LIMIT ?";
+        this.countRetryingSql = "SELECT count(*) FROM " + s + " WHERE status = 'pending' AND attempts > 0";
+        this.countCreatedBeforeSql = "SELECT count(*) FROM " + events + " WHERE status = ? AND created_at < ?";
+        this.requeueSql = "UPDATE " + s + " AS s SET status = 'pending', attempts = 0, next_attempt_at = ?,"
+                + " lease_id = NULL, leased_at = NULL WHERE s.status = 'failed'";
+        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t + " e WHERE e.id = s.id AND e.type = ?)";
+        this.probeSql = "SELECT 1 FROM " + t + " WHERE false";
+        OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
+        this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
+        this.stateHousekeeping = new HousekeepingQueries(state);
+        this.backlog = new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
+    }
+
+    /** The log read of the lease, to EXPLAIN. Binds: lease id, now, position xact, position seq, xmin, limit. */
+    public String freshLeaseSql() {
+        return freshLeaseSql;
+    }
+
+    /** The position read of the lease, to EXPLAIN. No binds. */
+    public String positionSql() {
+        return positionSql;
+    }
+
+    /** The state-table read of the lease, to EXPLAIN. Binds: lease id, now, now, limit. */
+    public String retryLeaseSql() {
+        return retryLeaseSql;
+    }
+
+    /** Leases up to {@code limit} events in one short transaction; they come back in sequence order. */
+    public List<OutboxEvent> lease(Connection connection, UUID leaseId, int limit, Instant now) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        if (autoCommit) {
+            connection.setAutoCommit(false);
+        }
+        try {
+            try (PreparedStatement lock = connection.prepareStatement(LOCK_SQL)) {
+                lock.setLong(1, advisoryLockKey);
+                lock.execute();
+            }
+            OffsetDateTime at = Jdbc.timestamptz(now);
+            List<OutboxEvent> events = new ArrayList<>();
+            try (PreparedStatement statement = connection.prepareStatement(retryLeaseSql)) {
+                statement.setObject(1, leaseId);
+                statement.setObject(2, at);
+                statement.setObject(3, at);
+                statement.setInt(4, limit);
+                readInto(statement, events);
+            }
+            if (events.size() < limit) {
+                String positionXact;
+                long positionSeq;
+                String xmin;
+                try (PreparedStatement statement = connection.prepareStatement(positionSql);
+                        ResultSet rs = statement.executeQuery()) {
+                    rs.next();
+                    positionXact = rs.getString(1) == null ? "0" : rs.getString(1);
+                    positionSeq = rs.getLong(2);
+                    xmin = rs.getString(3);
+                }
+                try (PreparedStatement statement = connection.prepareStatement(freshLeaseSql)) {
+                    statement.setObject(1, leaseId);
+                    statement.setObject(2, at);
+                    statement.setString(3, positionXact);
+                    statement.setLong(4, positionSeq);
+                    statement.setString(5, xmin);
+                    statement.setInt(6, limit - events.size());
+                    readInto(statement, events);
+                }
+            }
+            connection.commit();
+            events.sort(Comparator.comparingLong(OutboxEvent::sequence));
+            return Collections.unmodifiableList(events);
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+            }
+            throw e;
+        } finally {
+            if (autoCommit) {
+                try {
+                    connection.setAutoCommit(true);
+                } catch (SQLException ignored) {
+                    // the connection is broken; the pool discards it
+                }
+            }
+        }
+    }
+
+    public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
+            throws SQLException {
+        Set<UUID> ids = new HashSet<>(eventIds);
+        if (ids.isEmpty()) {
+            return MarkResult.empty();
+        }
+        try (PreparedStatement statement = connection.prepareStatement(publishedSql)) {
+            statement.setArray(1, Jdbc.uuidArray(connection, ids));
+            statement.setObject(2, leaseId);
+            if (completionMode != CompletionMode.DELETE_ON_PUBLISH) {
+                statement.setObject(3, Jdbc.timestamptz(now));
+            }
+            Set<UUID> marked = new HashSet<>();
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    marked.add(Jdbc.uuid(rs, 1));
+                }
+            }
+            Set<UUID> lost = new HashSet<>(ids);
+            lost.removeAll(marked);
+            return new MarkResult(marked, lost);
+        }
+    }
+
+    public MarkResult retry(Connection connection, UUID leaseId, Collection<RetryMark> marks) throws SQLException {
+        return stateMarks.retry(connection, leaseId, marks);
+    }
+
+    public MarkResult deadLettered(Connection connection, UUID leaseId, Collection<DeadLetterMark> marks)
+            throws SQLException {
+        return stateMarks.deadLettered(connection, leaseId, marks);
+    }
+
+    public MarkResult released(Connection connection, UUID leaseId, Collection<UUID> eventIds) throws SQLException {
+        return stateMarks.released(connection, leaseId, eventIds);
+    }
+
+    public int sweep(DSLContext dsl, Instant leasedBefore, int limit) {
+        return stateHousekeeping.sweep(dsl, leasedBefore, limit);
+    }
+
+    /** Deletes sent events sent before the cutoff, and the positions behind the current one. */
+    public int cleanUp(Connection connection, Instant sentBefore, int limit) throws SQLException {
+        int deleted;
+        try (PreparedStatement statement = connection.prepareStatement(cleanUpSql)) {
+            statement.setObject(1, Jdbc.timestamptz(sentBefore));
+            statement.setInt(2, limit);
+            deleted = (int) single(statement);
+        }
+        try (PreparedStatement statement = connection.prepareStatement(trimPositionsSql)) {
+            statement.executeUpdate();
+        }
+        return deleted;
+    }
+
+    public long purge(Connection connection, EventStatus status, Instant createdBefore) throws SQLException {
+        String sql = status == EventStatus.SENT ? purgeSentSql : purgeFailedSql;
+        long total = 0;
+        long deleted;
+        do {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setObject(1, Jdbc.timestamptz(createdBefore));
+                deleted = single(statement);
+            }
+            total += deleted;
+        } while (deleted == PURGE_CHUNK);
+        return total;
+    }
+
+    public Map<EventStatus, Long> countByStatus(Connection connection) throws SQLException {
+        Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
+        try (PreparedStatement statement = connection.prepareStatement(countsSql);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            counts.put(EventStatus.PENDING, rs.getLong(1));
+            counts.put(EventStatus.IN_FLIGHT, rs.getLong(2));
+            counts.put(EventStatus.SENT, rs.getLong(3));
+            counts.put(EventStatus.FAILED, rs.getLong(4));
+        }
+        return counts;
+    }
+
+    public Optional<Instant> oldestPendingCreatedAt(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(oldestPendingSql);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return Optional.ofNullable(Jdbc.instant(rs, 1));
+        }
+    }
+
+    public Backlog backlog(DSLContext dsl, Instant now) {
+        return backlog.read(dsl, now);
+    }
+
+    public Optional<OutboxEvent> find(Connection connection, UUID eventId) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(findSql)) {
+            statement.setObject(1, eventId);
+            List<OutboxEvent> found = new ArrayList<>(1);
+            readInto(statement, found);
+            return found.stream().findFirst();
+        }
+    }
+
+    public List<OutboxEvent> deadLetters(Connection connection, int offset, int limit) throws SQLException {
+        return page(connection, deadLettersSql, offset, limit);
+    }
+
+    public List<OutboxEvent> retrying(Connection connection, int offset, int limit) throws SQLException {
+        return page(connection, retryingSql, offset, limit);
+    }
+
+    public long countRetrying(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(countRetryingSql)) {
+            return single(statement);
+        }
+    }
+
+    public long countCreatedBefore(Connection connection, EventStatus status, Instant createdBefore)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(countCreatedBeforeSql)) {
+            statement.setString(1, status.databaseValue());
+            statement.setObject(2, Jdbc.timestamptz(createdBefore));
+            return single(statement);
+        }
+    }
+
+    public int requeue(Connection connection, DeadLetterSelector selector, Instant now) throws SQLException {
+        String sql = requeueSql;
+        if (selector instanceof DeadLetterSelector.ByIds byIds) {
+            if (byIds.ids().isEmpty()) {
+                return 0;
+            }
+            sql += " AND s.id = ANY(?)";
+        } else if (selector instanceof DeadLetterSelector.ByType) {
+            sql = requeueByTypeSql;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setObject(1, Jdbc.timestamptz(now));
+            if (selector instanceof DeadLetterSelector.ByIds byIds) {
+                statement.setArray(2, Jdbc.uuidArray(connection, byIds.ids()));
+            } else if (selector instanceof DeadLetterSelector.ByType byType) {
+                statement.setString(2, byType.type());
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    public void probe(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(probeSql)) {
+            statement.executeQuery().close();
+        }
+    }
+
+    private static List<OutboxEvent> page(Connection connection, String sql, int offset, int limit)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setInt(1, offset);
+            statement.setInt(2, limit);
+            List<OutboxEvent> events = new ArrayList<>();
+            readInto(statement, events);
+            return events;
+        }
+    }
+
+    private static void readInto(PreparedStatement statement, List<OutboxEvent> events) throws SQLException {
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                events.add(EventRows.toEvent(rs));
+            }
+        }
+    }
+
+    private static long single(PreparedStatement statement) throws SQLException {
+        try (ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
