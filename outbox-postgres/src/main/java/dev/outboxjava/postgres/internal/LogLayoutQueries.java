@@ -119,13 +119,17 @@ public final class LogLayoutQueries {
                   SELECT f.id, f.seq, CASE WHEN f.next_attempt_at <= v.at THEN 'in_flight' ELSE 'pending' END, 0,
                          f.next_attempt_at, CASE WHEN f.next_attempt_at <= v.at THEN v.lease_id END,
                          CASE WHEN f.next_attempt_at <= v.at THEN v.at END
-                    FROM f, v),
+                    FROM f, v
+                  RETURNING 1),
                 pos AS (
-                  INSERT INTO %3$s (xact_id, seq) SELECT xact_id, seq FROM f ORDER BY xact_id DESC, seq DESC LIMIT 1)
+                  INSERT INTO %3$s (xact_id, seq) SELECT xact_id, seq FROM f ORDER BY xact_id DESC, seq DESC LIMIT 1
+                  RETURNING 1),
+                -- the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
+                w AS (SELECT (SELECT count(*) FROM st) + (SELECT count(*) FROM pos) AS written)
                 SELECT f.id, f.seq, f.type, f.source, f.event_key, f.destination, f.routing_key, f.content_type,
                        f.payload, f.headers, 'in_flight', 0, f.max_attempts, NULL::text, f.next_attempt_at,
                        f.created_at, v.at, v.lease_id, NULL::timestamptz, f.subject, f.data_schema
-                  FROM f, v WHERE f.next_attempt_at <= v.at
+                  FROM f, v, w WHERE f.next_attempt_at <= v.at AND w.written >= 0
                 """.formatted(t, s, p);
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
         this.publishedSql = completionMode == CompletionMode.DELETE_ON_PUBLISH
