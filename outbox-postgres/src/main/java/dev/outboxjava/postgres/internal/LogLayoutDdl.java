@@ -11,7 +11,8 @@ import dev.outboxjava.postgres.WakeUpMode;
  *       writer is the same; the status columns keep their appended values and mean nothing here. Read
  *       by position through the index on {@code (xact_id, seq)}.</li>
  *   <li>{@code t_position}: append-only, one row per lease that took new events: how far the log has
- *       been read. The current position is its greatest row.</li>
+ *       been read, as transaction snapshots (see {@link LogLayoutQueries}). The current position is the
+ *       row with the greatest id.</li>
  *   <li>{@code t_state}: the events that are in flight, waiting (for a retry, a schedule, after a
  *       release) or dead-lettered. Small: an event leaves it when it is published.</li>
  *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
@@ -58,10 +59,15 @@ public final class LogLayoutDdl {
                 -- The lease reads new events by position: transaction, then sequence.
                 CREATE INDEX IF NOT EXISTS %4$s ON %2$s (xact_id, seq);
 
+                -- done: every event whose transaction this snapshot sees has been taken; upto: the snapshot
+                -- being worked through (NULL when none), whose events up to (xact_id, seq) have been taken.
                 CREATE TABLE IF NOT EXISTS %5$s (
-                    xact_id xid8   NOT NULL,
-                    seq     bigint NOT NULL,
-                    CONSTRAINT %6$s PRIMARY KEY (xact_id, seq)
+                    id      bigint       GENERATED ALWAYS AS IDENTITY,
+                    done    pg_snapshot  NOT NULL,
+                    upto    pg_snapshot,
+                    xact_id xid8         NOT NULL,
+                    seq     bigint       NOT NULL,
+                    CONSTRAINT %6$s PRIMARY KEY (id)
                 );
 
                 CREATE TABLE IF NOT EXISTS %7$s (
@@ -103,9 +109,12 @@ public final class LogLayoutDdl {
                        NULL::text AS last_error, e.next_attempt_at, e.created_at, NULL::timestamptz AS leased_at,
                        NULL::uuid AS lease_id, NULL::timestamptz AS sent_at, e.subject, e.data_schema
                   FROM %2$s e,
-                       (SELECT xact_id, seq FROM %5$s UNION ALL SELECT '0'::xid8, 0
-                         ORDER BY 1 DESC, 2 DESC LIMIT 1) p
-                 WHERE (e.xact_id, e.seq) > (p.xact_id, p.seq)
+                       ((SELECT done, upto, xact_id, seq FROM %5$s ORDER BY id DESC LIMIT 1)
+                         UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
+                 WHERE e.xact_id >= pg_snapshot_xmin(p.done)
+                   AND NOT pg_visible_in_snapshot(e.xact_id, p.done)
+                   AND NOT (p.upto IS NOT NULL AND pg_visible_in_snapshot(e.xact_id, p.upto)
+                            AND (e.xact_id, e.seq) <= (p.xact_id, p.seq))
                 UNION ALL
                 SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
                        e.payload, e.headers, s.status, s.attempts, e.max_attempts, s.last_error,

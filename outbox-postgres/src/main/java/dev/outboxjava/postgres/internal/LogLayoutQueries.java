@@ -65,6 +65,7 @@ public final class LogLayoutQueries {
     private final String retryLeaseSql;
     private final String positionSql;
     private final String freshLeaseSql;
+    private final String advanceSql;
     private final String publishedSql;
     private final String cleanUpSql;
     private final String trimPositionsSql;
@@ -102,18 +103,27 @@ public final class LogLayoutQueries {
                 SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id
                 """.formatted(t, s, STATE_EVENT_COLUMNS);
         this.positionSql = """
-                SELECT p.xact_id::text, p.seq, pg_snapshot_xmin(pg_current_snapshot())::text
-                  FROM (SELECT 1) one
-                  LEFT JOIN LATERAL (SELECT xact_id, seq FROM %1$s ORDER BY xact_id DESC, seq DESC LIMIT 1) p ON true
+                SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
+                       p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
+                       pg_snapshot_xmax(p.done)::text, pg_snapshot_xmax(coalesce(p.upto, pg_current_snapshot()))::text
+                  FROM ((SELECT done, upto, xact_id, seq FROM %1$s ORDER BY id DESC LIMIT 1)
+                        UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
                 """.formatted(p);
+        String logColumns = "id, seq, type, source, event_key, destination, routing_key, content_type, payload,"
+                + " headers, max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id";
         this.freshLeaseSql = """
-                WITH v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
-                f AS (
-                  SELECT id, seq, type, source, event_key, destination, routing_key, content_type, payload, headers,
-                         max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id
-                    FROM %1$s
-                   WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
-                   ORDER BY xact_id, seq LIMIT ?),
+                WITH f AS (
+                  (SELECT %4$s FROM %1$s
+                    WHERE xact_id = ANY(?::text::xid8[]) AND (xact_id, seq) > (?::text::xid8, ?)
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                    ORDER BY xact_id, seq LIMIT ?)
+                  UNION ALL
+                  (SELECT %4$s FROM %1$s
+                    WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                    ORDER BY xact_id, seq LIMIT ?)
+                  ORDER BY xact_id, seq LIMIT ?),
+                v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
                 st AS (
                   INSERT INTO %2$s (id, seq, status, attempts, next_attempt_at, lease_id, leased_at)
                   SELECT f.id, f.seq, CASE WHEN f.next_attempt_at <= v.at THEN 'in_flight' ELSE 'pending' END, 0,
@@ -121,16 +131,17 @@ public final class LogLayoutQueries {
                          CASE WHEN f.next_attempt_at <= v.at THEN v.at END
                     FROM f, v
                   RETURNING 1),
-                pos AS (
-                  INSERT INTO %3$s (xact_id, seq) SELECT xact_id, seq FROM f ORDER BY xact_id DESC, seq DESC LIMIT 1
-                  RETURNING 1),
-                -- the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
-                w AS (SELECT (SELECT count(*) FROM st) + (SELECT count(*) FROM pos) AS written)
+                -- the write is joined in so that it runs inside the statement's plan (EXPLAIN counts it)
+                w AS (SELECT count(*) AS written FROM st)
                 SELECT f.id, f.seq, f.type, f.source, f.event_key, f.destination, f.routing_key, f.content_type,
                        f.payload, f.headers, 'in_flight', 0, f.max_attempts, NULL::text, f.next_attempt_at,
-                       f.created_at, v.at, v.lease_id, NULL::timestamptz, f.subject, f.data_schema
-                  FROM f, v, w WHERE f.next_attempt_at <= v.at AND w.written >= 0
-                """.formatted(t, s, p);
+                       f.created_at, v.at, v.lease_id, NULL::timestamptz, f.subject, f.data_schema,
+                       f.xact_id::text, f.next_attempt_at <= v.at
+                  FROM f, v, w WHERE w.written >= 0
+                 ORDER BY f.xact_id, f.seq
+                """.formatted(t, s, p, logColumns);
+        this.advanceSql = "INSERT INTO " + p + " (done, upto, xact_id, seq)"
+                + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
         this.publishedSql = completionMode == CompletionMode.DELETE_ON_PUBLISH
                 ? "WITH x AS (" + heldBy + " RETURNING id) DELETE FROM " + t
@@ -143,8 +154,7 @@ public final class LogLayoutQueries {
                 y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
                 SELECT count(*) FROM x
                 """.formatted(t, d);
-        this.trimPositionsSql = "DELETE FROM " + p + " WHERE (xact_id, seq) < (SELECT xact_id, seq FROM " + p
-                + " ORDER BY xact_id DESC, seq DESC LIMIT 1)";
+        this.trimPositionsSql = "DELETE FROM " + p + " WHERE id < (SELECT max(id) FROM " + p + ")";
         String purge = """
                 WITH v AS (SELECT x.id FROM %2$s x JOIN %1$s e ON e.id = x.id WHERE e.created_at < ?%3$s
                             LIMIT %4$d FOR UPDATE OF x SKIP LOCKED),
@@ -177,7 +187,7 @@ public final class LogLayoutQueries {
         this.backlog = new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
     }
 
-    /** The log read of the lease, to EXPLAIN. Binds: lease id, now, position xact, position seq, xmin, limit. */
+    /** The log read of the lease, to EXPLAIN; bind it with {@link #bindFresh}. */
     public String freshLeaseSql() {
         return freshLeaseSql;
     }
@@ -212,25 +222,28 @@ public final class LogLayoutQueries {
                 statement.setInt(4, limit);
                 readInto(statement, events);
             }
-            if (events.size() < limit) {
-                String positionXact;
-                long positionSeq;
-                String xmin;
-                try (PreparedStatement statement = connection.prepareStatement(positionSql);
-                        ResultSet rs = statement.executeQuery()) {
-                    rs.next();
-                    positionXact = rs.getString(1) == null ? "0" : rs.getString(1);
-                    positionSeq = rs.getLong(2);
-                    xmin = rs.getString(3);
-                }
+            // a second round when the first finished its snapshot: the events committed since are taken at once
+            for (int round = 0; round < 2 && events.size() < limit; round++) {
+                Position position = readPosition(connection);
+                int wanted = limit - events.size();
+                Taken taken;
                 try (PreparedStatement statement = connection.prepareStatement(freshLeaseSql)) {
-                    statement.setObject(1, leaseId);
-                    statement.setObject(2, at);
-                    statement.setString(3, positionXact);
-                    statement.setLong(4, positionSeq);
-                    statement.setString(5, xmin);
-                    statement.setInt(6, limit - events.size());
-                    readInto(statement, events);
+                    bindFresh(statement, position, leaseId, now, wanted);
+                    taken = readFresh(statement, events);
+                }
+                boolean finished = taken.count() < wanted;
+                if (taken.count() == 0 && !position.started()) {
+                    break; // nothing new: the position stays (no row per empty lease)
+                }
+                try (PreparedStatement statement = connection.prepareStatement(advanceSql)) {
+                    statement.setString(1, finished ? position.upto() : position.done());
+                    statement.setString(2, finished ? null : position.upto());
+                    statement.setString(3, finished ? "0" : taken.lastXact());
+                    statement.setLong(4, finished ? 0 : taken.lastSeq());
+                    statement.executeUpdate();
+                }
+                if (!finished) {
+                    break;
                 }
             }
             connection.commit();
@@ -252,6 +265,69 @@ public final class LogLayoutQueries {
                 }
             }
         }
+    }
+
+    /**
+     * Where the log has been read to: {@code done} (every event its snapshot sees is taken) and {@code upto},
+     * the snapshot being worked through (a fresh one when the last lease finished its own), with the
+     * last event taken of it ({@code started}: whether that snapshot was already in use).
+     */
+    public record Position(String done, String upto, boolean started, String lastXact, long lastSeq,
+            String doneXip, String doneXmax, String uptoXmax) {
+    }
+
+    /** Reads the position (in the lease's transaction, under its lock). */
+    public Position readPosition(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(positionSql);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            boolean started = !rs.getBoolean(3);
+            return new Position(rs.getString(1), rs.getString(2), started, started ? rs.getString(4) : "0",
+                    started ? rs.getLong(5) : 0, rs.getString(6), rs.getString(7), rs.getString(8));
+        }
+    }
+
+    /** Binds the log read of a lease ({@link #freshLeaseSql()}); public so that tests can EXPLAIN it. */
+    public void bindFresh(PreparedStatement statement, Position position, UUID leaseId, Instant now, int limit)
+            throws SQLException {
+        // events of transactions in progress when done was taken, then of transactions begun since
+        statement.setString(1, position.doneXip());
+        statement.setString(2, position.lastXact());
+        statement.setLong(3, position.lastSeq());
+        statement.setString(4, position.upto());
+        statement.setInt(5, limit);
+        // one lower bound for the index (two, a scalar and a row, would leave it scanning from the lower one):
+        // the last event taken, or the first transaction that began after done was taken
+        boolean pastDone = Long.parseUnsignedLong(position.lastXact()) >= Long.parseUnsignedLong(position.doneXmax());
+        statement.setString(6, pastDone ? position.lastXact() : position.doneXmax());
+        statement.setLong(7, pastDone ? position.lastSeq() : Long.MIN_VALUE);
+        statement.setString(8, position.uptoXmax());
+        statement.setString(9, position.upto());
+        statement.setInt(10, limit);
+        statement.setInt(11, limit);
+        statement.setObject(12, leaseId);
+        statement.setObject(13, Jdbc.timestamptz(now));
+    }
+
+    private record Taken(int count, String lastXact, long lastSeq) {
+    }
+
+    /** Reads the log rows a lease took: the due ones are leased, all count for the position. */
+    private static Taken readFresh(PreparedStatement statement, List<OutboxEvent> leased) throws SQLException {
+        int count = 0;
+        String lastXact = null;
+        long lastSeq = 0;
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                count++;
+                lastXact = rs.getString(22);
+                lastSeq = rs.getLong(2);
+                if (rs.getBoolean(23)) {
+                    leased.add(EventRows.toEvent(rs));
+                }
+            }
+        }
+        return new Taken(count, lastXact, lastSeq);
     }
 
     public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
