@@ -36,12 +36,17 @@ import org.jooq.DSLContext;
  * <p><b>Leasing.</b> One short transaction, one leaser at a time per table (a transaction-scoped
  * advisory lock), because the position it advances is shared. It first takes due events from the
  * state table (retries, released, requeued, scheduled events that fell due), oldest first, then new
- * events from the log after the position, in {@code (xact_id, seq)} order and only those written by a
- * transaction older than every open one ({@code xact_id < pg_snapshot_xmin(pg_current_snapshot())}):
- * all such transactions have ended, so no event can still appear behind the position. The log read is
- * an index range scan starting at the position over rows that are never updated; its work depends on
- * the batch, not on the history or on what vacuum could not remove. The leased events get a row in the
- * state table (in flight; a new event not yet due gets a pending one) and the position moves on.
+ * events from the log, the way PgQ cuts batches: the position is a transaction snapshot {@code done}
+ * (every event whose transaction it sees has been taken) and, while a lease's limit cuts the work short,
+ * the snapshot {@code upto} being worked through and the last event taken of it. New events are those
+ * whose transaction {@code upto} sees and {@code done} does not: transactions in progress when
+ * {@code done} was taken (its {@code xip} list, looked up by index) and those begun since (an index range
+ * from {@code done}'s {@code xmax}), in {@code (xact_id, seq)} order. A transaction still open is seen by
+ * neither, so its events come in a later snapshot, whatever their sequence: commit-order safe, and a
+ * long writing transaction holds back only its own events. The reads are index scans over rows that are
+ * never updated, starting where the position is; their work depends on the batch, not on the history
+ * or on what vacuum could not remove. The leased events get a row in the state table (in flight; a new
+ * event not yet due gets a pending one) and a row is appended to the position table.
  *
  * <p><b>Marks.</b> Fenced by lease id on the state table, found by primary key: published deletes the
  * state row and appends to the sent table (or, deleting on publish, deletes the log row, behind the
