@@ -85,6 +85,33 @@ public final class PostgresSchema {
     }
 
     /**
+     * Converts an existing table of the default layout ({@link StoreLayout#IN_PLACE}) to the experimental
+     * {@link StoreLayout#APPEND_LOG}, in one transaction. Stop the relays first; producers may keep
+     * appending (they wait for the conversion's table lock). Events in flight become pending again and are
+     * published again (at least once); retries, schedules, dead letters and sent events keep their state.
+     *
+     * @param config the table's configuration with {@code layout(StoreLayout.APPEND_LOG)}
+     * @throws dev.outboxjava.core.InvalidConfigurationException naming {@code layout} when the configuration
+     *                                                            is not for the append-only layout
+     * @throws OutboxStoreException when the conversion fails (nothing is changed then)
+     */
+    public static void convertToAppendLog(DataSource dataSource, PostgresOutboxConfig config) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        if (config.layout() != StoreLayout.APPEND_LOG) {
+            throw new dev.outboxjava.core.InvalidConfigurationException("layout", "converting a table needs the "
+                    + "configuration of its new layout, APPEND_LOG, was " + config.layout());
+        }
+        String ddl = LogLayoutDdl.convertFromInPlace(config.table(), config.notifyChannel(), config.wakeUpMode());
+        try {
+            DdlScripts.applyLocked(dataSource, "outbox-ensure-schema:" + config.tableName(), ddl);
+            log.info("outbox table {} converted to the append-only layout", config.tableName());
+        } catch (SQLException e) {
+            throw new OutboxStoreException("could not convert outbox table " + config.tableName()
+                    + " to the append-only layout: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Creates the table, its indexes and (per the wake-up mode) its trigger if missing, in one
      * transaction.
      *

@@ -132,6 +132,41 @@ public final class LogLayoutDdl {
                 + SchemaDdl.wakeUp(table, channel, wakeUp);
     }
 
+    /**
+     * Converts an in-place table into this layout, in one transaction, with the relay stopped: the table
+     * becomes the log (its rows stay as they are); pending and in-flight events become pending state rows
+     * (in-flight ones are published again: at least once), dead letters failed ones, sent events sent
+     * records; the position starts after every row. Producers may keep running: they wait for the
+     * conversion's lock and their events come after it. The in-place layout's status indexes are dropped.
+     */
+    public static String convertFromInPlace(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
+        String t = table.quoted();
+        return """
+                -- Outbox for Java: converting %1$s from the in-place layout to the append-only layout.
+                -- Waits for the writing transactions in progress; producers wait for this one.
+                LOCK TABLE %2$s IN ACCESS EXCLUSIVE MODE;
+                """.formatted(table.display(), t)
+                + render(table, channel, wakeUp)
+                + """
+
+                INSERT INTO %2$s (id, seq, status, attempts, last_error, next_attempt_at)
+                SELECT id, seq, CASE WHEN status = 'failed' THEN 'failed' ELSE 'pending' END, attempts, last_error,
+                       next_attempt_at
+                  FROM %1$s WHERE status IN ('pending', 'in_flight', 'failed')
+                ON CONFLICT (id) DO NOTHING;
+                INSERT INTO %3$s (id, sent_at, attempts)
+                SELECT id, coalesce(sent_at, created_at), attempts FROM %1$s WHERE status = 'sent'
+                ON CONFLICT (id) DO NOTHING;
+                -- every row so far is accounted for above: the log is read from the next transaction on
+                INSERT INTO %4$s (done, upto, xact_id, seq) VALUES (pg_current_snapshot(), NULL, '0', 0);
+                DROP INDEX IF EXISTS %5$s, %6$s, %7$s, %8$s, %9$s, %10$s, %11$s;
+                """.formatted(t, stateTable(table).quoted(), sentTable(table).quoted(),
+                        positionTable(table).quoted(), table.quotedSibling("_pending_idx"),
+                        table.quotedSibling("_in_flight_idx"), table.quotedSibling("_failed_idx"),
+                        table.quotedSibling("_sent_idx"), table.quotedSibling("_key_guard_idx"),
+                        table.quotedSibling("_key_held_idx"), table.quotedSibling("_key_order_idx"));
+    }
+
     /** How far the log has been read. */
     public static Identifiers.TableName positionTable(Identifiers.TableName table) {
         return sibling(table, "_position");
