@@ -69,10 +69,6 @@ public final class PostgresOutboxConfig {
         this.maximumPoolSize = builder.maximumPoolSize;
         this.ordering = builder.ordering;
         this.layout = builder.layout;
-        if (layout == StoreLayout.APPEND_LOG && ordering.isPerKey()) {
-            throw new InvalidConfigurationException("layout", "the experimental layout APPEND_LOG does not support "
-                    + "per-key ordering yet: use layout IN_PLACE, or ordering none");
-        }
     }
 
     /** The defaults listed in the class description. */
@@ -239,8 +235,8 @@ public final class PostgresOutboxConfig {
 
         /**
          * How the events are kept. Default {@link StoreLayout#IN_PLACE}. {@link StoreLayout#APPEND_LOG} is
-         * experimental: its tables differ (create them with {@link PostgresSchema#ddl}) and it does not
-         * support per-key ordering yet.
+         * experimental: its tables differ (create them with {@link PostgresSchema#ddl}, or convert an existing
+         * table with {@link PostgresSchema#convertToAppendLog}).
          */
         public Builder layout(StoreLayout value) {
             this.layout = Objects.requireNonNull(value, "layout");

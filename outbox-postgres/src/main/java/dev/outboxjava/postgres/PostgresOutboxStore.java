@@ -94,7 +94,8 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
         this.table = new OutboxTable(config.table());
         this.leaseQuery = new LeaseQuery(table);
-        this.orderedLeaseQuery = config.ordering().isPerKey() ? new OrderedLeaseQuery(table, config.ordering()) : null;
+        this.orderedLeaseQuery = config.ordering().isPerKey() && config.layout() == StoreLayout.IN_PLACE
+                ? new OrderedLeaseQuery(table, config.ordering()) : null;
         this.perKeyIndexes = new PerKeyIndexes(config.table());
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
@@ -102,7 +103,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
         this.logLayout = config.layout() == StoreLayout.APPEND_LOG
-                ? new LogLayoutQueries(config.table(), config.completionMode()) : null;
+                ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering()) : null;
     }
 
     /**

@@ -7,7 +7,7 @@ package dev.outboxjava.postgres;
  * (pending, in flight, sent or dead-lettered). {@link #APPEND_LOG} is experimental: it never changes
  * an appended row, reads new events by position and keeps state only for the events that need it,
  * so that a transaction holding back vacuum does not slow the lease down (see
- * {@code docs/design/long-transactions.md}). It does not support per-key ordering yet.
+ * {@code docs/design/long-transactions.md}).
  */
 public enum StoreLayout {
 

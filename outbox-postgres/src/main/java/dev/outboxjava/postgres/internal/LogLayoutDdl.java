@@ -73,6 +73,7 @@ public final class LogLayoutDdl {
                 CREATE TABLE IF NOT EXISTS %7$s (
                     id              uuid        NOT NULL,
                     seq             bigint      NOT NULL,
+                    event_key       text,
                     status          text        NOT NULL,
                     attempts        integer     NOT NULL DEFAULT 0,
                     last_error      text,
@@ -85,6 +86,8 @@ public final class LogLayoutDdl {
                 CREATE INDEX IF NOT EXISTS %10$s ON %7$s (seq, next_attempt_at) WHERE status = 'pending';
                 CREATE INDEX IF NOT EXISTS %11$s ON %7$s (leased_at) WHERE status = 'in_flight';
                 CREATE INDEX IF NOT EXISTS %12$s ON %7$s (seq) WHERE status = 'failed';
+                -- Per-key ordering: the events of a key that hold it back.
+                CREATE INDEX IF NOT EXISTS %18$s ON %7$s (event_key, seq) WHERE event_key IS NOT NULL;
 
                 CREATE TABLE IF NOT EXISTS %13$s (
                     id       uuid        NOT NULL,
@@ -128,7 +131,7 @@ public final class LogLayoutDdl {
                 Identifiers.quote(n + "_state_status_check"), Identifiers.quote(n + "_state_pending_idx"),
                 Identifiers.quote(n + "_state_in_flight_idx"), Identifiers.quote(n + "_state_failed_idx"),
                 sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
-                eventsView(table).quoted(), pendingView(table).quoted())
+                eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"))
                 + SchemaDdl.wakeUp(table, channel, wakeUp);
     }
 
@@ -149,8 +152,8 @@ public final class LogLayoutDdl {
                 + render(table, channel, wakeUp)
                 + """
 
-                INSERT INTO %2$s (id, seq, status, attempts, last_error, next_attempt_at)
-                SELECT id, seq, CASE WHEN status = 'failed' THEN 'failed' ELSE 'pending' END, attempts, last_error,
+                INSERT INTO %2$s (id, seq, event_key, status, attempts, last_error, next_attempt_at)
+                SELECT id, seq, event_key, CASE WHEN status = 'failed' THEN 'failed' ELSE 'pending' END, attempts, last_error,
                        next_attempt_at
                   FROM %1$s WHERE status IN ('pending', 'in_flight', 'failed')
                 ON CONFLICT (id) DO NOTHING;

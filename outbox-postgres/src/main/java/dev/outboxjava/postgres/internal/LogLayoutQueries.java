@@ -66,6 +66,7 @@ public final class LogLayoutQueries {
             + " e.subject, e.data_schema";
 
     private final long advisoryLockKey;
+    private final boolean perKey;
     private final CompletionMode completionMode;
     private final String retryLeaseSql;
     private final String positionSql;
@@ -91,6 +92,16 @@ public final class LogLayoutQueries {
     private final BacklogQuery backlog;
 
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
+        this(table, completionMode, Ordering.none());
+    }
+
+    /**
+     * The statements for a table; under per-key ordering a lease also leaves for later, as pending state
+     * rows, the events whose key an earlier event holds (in flight, waiting for a retry or a schedule, or
+     * dead-lettered when the ordering holds keys). The keys are looked up in the state table only.
+     */
+    public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode, Ordering ordering) {
+        this.perKey = ordering.isPerKey();
         this.advisoryLockKey = ("outbox-log-lease:" + table.display()).hashCode() * 0x9E3779B97F4A7C15L;
         this.completionMode = completionMode;
         String t = table.quoted();
@@ -102,11 +113,16 @@ public final class LogLayoutQueries {
         this.retryLeaseSql = """
                 WITH r AS (
                   UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
-                   WHERE id IN (SELECT id FROM %2$s WHERE status = 'pending' AND next_attempt_at <= ?
-                                 ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
+                   WHERE id IN (SELECT c.id FROM %2$s c WHERE c.status = 'pending' AND c.next_attempt_at <= ?%4$s
+                                 ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)
                   RETURNING id, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
                 SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id
-                """.formatted(t, s, STATE_EVENT_COLUMNS);
+                """.formatted(t, s, STATE_EVENT_COLUMNS, perKey ? """
+
+                                   AND (c.event_key IS NULL OR NOT EXISTS (
+                                        SELECT 1 FROM %1$s b WHERE b.event_key = c.event_key AND b.seq < c.seq
+                                           AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s)))\
+                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "") : "");
         this.positionSql = """
                 SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
                        p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
@@ -129,22 +145,30 @@ public final class LogLayoutQueries {
                     ORDER BY xact_id, seq LIMIT ?)
                   ORDER BY xact_id, seq LIMIT ?),
                 v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
+                g AS (SELECT f.*, %5$s AS lease_it FROM f, v),
                 st AS (
-                  INSERT INTO %2$s (id, seq, status, attempts, next_attempt_at, lease_id, leased_at)
-                  SELECT f.id, f.seq, CASE WHEN f.next_attempt_at <= v.at THEN 'in_flight' ELSE 'pending' END, 0,
-                         f.next_attempt_at, CASE WHEN f.next_attempt_at <= v.at THEN v.lease_id END,
-                         CASE WHEN f.next_attempt_at <= v.at THEN v.at END
-                    FROM f, v
+                  INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, lease_id, leased_at)
+                  SELECT g.id, g.seq, g.event_key, CASE WHEN g.lease_it THEN 'in_flight' ELSE 'pending' END, 0,
+                         g.next_attempt_at, CASE WHEN g.lease_it THEN v.lease_id END,
+                         CASE WHEN g.lease_it THEN v.at END
+                    FROM g, v
                   RETURNING 1),
                 -- the write is joined in so that it runs inside the statement's plan (EXPLAIN counts it)
                 w AS (SELECT count(*) AS written FROM st)
-                SELECT f.id, f.seq, f.type, f.source, f.event_key, f.destination, f.routing_key, f.content_type,
-                       f.payload, f.headers, 'in_flight', 0, f.max_attempts, NULL::text, f.next_attempt_at,
-                       f.created_at, v.at, v.lease_id, NULL::timestamptz, f.subject, f.data_schema,
-                       f.xact_id::text, f.next_attempt_at <= v.at
-                  FROM f, v, w WHERE w.written >= 0
-                 ORDER BY f.xact_id, f.seq
-                """.formatted(t, s, p, logColumns);
+                SELECT g.id, g.seq, g.type, g.source, g.event_key, g.destination, g.routing_key, g.content_type,
+                       g.payload, g.headers, 'in_flight', 0, g.max_attempts, NULL::text, g.next_attempt_at,
+                       g.created_at, v.at, v.lease_id, NULL::timestamptz, g.subject, g.data_schema,
+                       g.xact_id::text, g.lease_it
+                  FROM g, v, w WHERE w.written >= 0
+                 ORDER BY g.xact_id, g.seq
+                """.formatted(t, s, p, logColumns, perKey ? """
+                (f.next_attempt_at <= v.at AND (f.event_key IS NULL OR (
+                   NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
+                                  AND (h.status IN ('in_flight', 'pending')%2$s))
+                   AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
+                                      AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
+                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
+                : "f.next_attempt_at <= v.at");
         this.advanceSql = "INSERT INTO " + p + " (done, upto, xact_id, seq)"
                 + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
@@ -189,7 +213,9 @@ public final class LogLayoutQueries {
         OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
         this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
         this.stateHousekeeping = new HousekeepingQueries(state);
-        this.backlog = new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
+        // per key, the backlog also needs the dead letters, which only the view of every event has
+        this.backlog = perKey ? new BacklogQuery(new OutboxTable(LogLayoutDdl.eventsView(table)), ordering)
+                : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
     }
 
     /** The log read of the lease, to EXPLAIN; bind it with {@link #bindFresh}. */
@@ -221,10 +247,14 @@ public final class LogLayoutQueries {
             OffsetDateTime at = Jdbc.timestamptz(now);
             List<OutboxEvent> events = new ArrayList<>();
             try (PreparedStatement statement = connection.prepareStatement(retryLeaseSql)) {
-                statement.setObject(1, leaseId);
-                statement.setObject(2, at);
-                statement.setObject(3, at);
-                statement.setInt(4, limit);
+                int p = 1;
+                statement.setObject(p++, leaseId);
+                statement.setObject(p++, at);
+                statement.setObject(p++, at);
+                if (perKey) {
+                    statement.setObject(p++, at);
+                }
+                statement.setInt(p, limit);
                 readInto(statement, events);
             }
             // a second round when the first finished its snapshot: the events committed since are taken at once
