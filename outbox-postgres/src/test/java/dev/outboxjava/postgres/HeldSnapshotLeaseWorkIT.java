@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.internal.Identifiers;
@@ -104,6 +105,22 @@ class HeldSnapshotLeaseWorkIT {
         }
     }
 
+    @Test
+    @DisplayName("append-only layout with per-key ordering: the lease's buffers under the held snapshot (printed)")
+    void appendLogPerKeyPrinted() throws Exception {
+        Ordering ordering = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
+        PostgresOutboxStore store = store("held_append_log_keyed", StoreLayout.APPEND_LOG, ordering);
+        try {
+            LogLayoutQueries queries = new LogLayoutQueries(table(store), CompletionMode.KEEP_SENT, ordering);
+            Explained before = relayAndMeasure(store, WARM_UP, () -> logLeaseBuffers(store, queries));
+            Explained after = relayAndMeasure(store, EVENTS, () -> logLeaseBuffers(store, queries));
+            // the held-key lookups walk the dead state entries of each key: they grow with a key's own history
+            report("append-only (per key, 1,000 keys)", before, after);
+        } finally {
+            drop(store);
+        }
+    }
+
     private static void report(String layout, Explained before, Explained after) {
         System.out.printf("%s layout, lease of %d under a held snapshot: after %,d events read %d and wrote %d "
                 + "buffers; after %,d more, read %d and wrote %d%n", layout, BATCH, WARM_UP, before.read(),
@@ -178,10 +195,14 @@ class HeldSnapshotLeaseWorkIT {
             try {
                 Explained total;
                 try (PreparedStatement statement = connection.prepareStatement(explain(queries.retryLeaseSql()))) {
-                    statement.setObject(1, UUID.randomUUID());
-                    statement.setObject(2, now.atOffset(ZoneOffset.UTC));
-                    statement.setObject(3, now.atOffset(ZoneOffset.UTC));
-                    statement.setInt(4, BATCH);
+                    int p = 1;
+                    statement.setObject(p++, UUID.randomUUID());
+                    statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
+                    statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
+                    if (store.config().ordering().isPerKey()) {
+                        statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
+                    }
+                    statement.setInt(p, BATCH);
                     total = buffers(statement);
                 }
                 try (PreparedStatement statement = connection.prepareStatement(explain(queries.positionSql()))) {
@@ -257,8 +278,12 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     private PostgresOutboxStore store(String name, StoreLayout layout) {
+        return store(name, layout, Ordering.none());
+    }
+
+    private PostgresOutboxStore store(String name, StoreLayout layout, Ordering ordering) {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(postgres.schema() + "." + name)
-                .layout(layout).wakeUpMode(WakeUpMode.NONE).build();
+                .layout(layout).ordering(ordering).wakeUpMode(WakeUpMode.NONE).build();
         PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
         store.ensureSchema();
         return store;
