@@ -16,8 +16,9 @@ import dev.outboxjava.postgres.WakeUpMode;
  *   <li>{@code t_state}: the events that are in flight, waiting (for a retry, a schedule, after a
  *       release) or dead-lettered. Small: an event leaves it when it is published.</li>
  *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
- *   <li>{@code t_events} and {@code t_pending}: views giving every event, and the pending ones, the
- *       in-place table's columns, for the operator's queries.</li>
+ *   <li>{@code t_events}, {@code t_pending} and {@code t_waiting}: views giving every event, the pending
+ *       ones, and the pending ones with the dead letters the in-place table's columns, for the operator's
+ *       queries.</li>
  * </ul>
  */
 public final class LogLayoutDdl {
@@ -125,13 +126,25 @@ public final class LogLayoutDdl {
                        e.data_schema
                   FROM %7$s s JOIN %2$s e ON e.id = s.id
                  WHERE s.status = 'pending';
+
+                -- The pending events and the dead letters: what the per-key backlog looks at.
+                CREATE OR REPLACE VIEW %19$s AS
+                SELECT * FROM %17$s
+                UNION ALL
+                SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
+                       e.payload, e.headers, s.status, s.attempts, e.max_attempts, s.last_error,
+                       s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz, e.subject,
+                       e.data_schema
+                  FROM %7$s s JOIN %2$s e ON e.id = s.id
+                 WHERE s.status = 'failed';
                 """.formatted(table.display(), t, Identifiers.quote(n + "_pkey"), Identifiers.quote(n + "_log_idx"),
                 positionTable(table).quoted(), Identifiers.quote(n + "_position_pkey"),
                 stateTable(table).quoted(), Identifiers.quote(n + "_state_pkey"),
                 Identifiers.quote(n + "_state_status_check"), Identifiers.quote(n + "_state_pending_idx"),
                 Identifiers.quote(n + "_state_in_flight_idx"), Identifiers.quote(n + "_state_failed_idx"),
                 sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
-                eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"))
+                eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"),
+                waitingView(table).quoted())
                 + SchemaDdl.wakeUp(table, channel, wakeUp);
     }
 
@@ -195,6 +208,11 @@ public final class LogLayoutDdl {
         return sibling(table, "_pending");
     }
 
+    /** The pending events and the dead letters with the in-place table's columns (the per-key backlog). */
+    public static Identifiers.TableName waitingView(Identifiers.TableName table) {
+        return sibling(table, "_waiting");
+    }
+
     /** Name of the log's position index (plan tests look for it). */
     public static String logIndex(Identifiers.TableName table) {
         return table.table() + "_log_idx";
@@ -202,7 +220,7 @@ public final class LogLayoutDdl {
 
     /** Drops the layout's tables and views (tests). */
     public static String drop(Identifiers.TableName table) {
-        return "DROP VIEW IF EXISTS " + pendingView(table).quoted() + ", " + eventsView(table).quoted() + ";"
+        return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", " + eventsView(table).quoted() + ";"
                 + " DROP TABLE IF EXISTS " + table.quoted() + ", " + positionTable(table).quoted() + ", "
                 + stateTable(table).quoted() + ", " + sentTable(table).quoted();
     }

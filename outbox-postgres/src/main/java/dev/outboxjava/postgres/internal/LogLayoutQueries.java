@@ -213,8 +213,8 @@ public final class LogLayoutQueries {
         OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
         this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
         this.stateHousekeeping = new HousekeepingQueries(state);
-        // per key, the backlog also needs the dead letters, which only the view of every event has
-        this.backlog = perKey ? new BacklogQuery(new OutboxTable(LogLayoutDdl.eventsView(table)), ordering)
+        // per key, the backlog also needs the dead letters (which may hold keys)
+        this.backlog = perKey ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
                 : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
     }
 
