@@ -48,6 +48,7 @@ public final class PostgresOutboxConfig {
     private final CompletionMode completionMode;
     private final int maximumPoolSize;
     private final Ordering ordering;
+    private final StoreLayout layout;
 
     private PostgresOutboxConfig(Builder builder) {
         this.table = Identifiers.tableName("tableName", builder.tableName);
@@ -67,6 +68,7 @@ public final class PostgresOutboxConfig {
         }
         this.maximumPoolSize = builder.maximumPoolSize;
         this.ordering = builder.ordering;
+        this.layout = builder.layout;
     }
 
     /** The defaults listed in the class description. */
@@ -82,7 +84,8 @@ public final class PostgresOutboxConfig {
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
         Builder builder = new Builder().tableName(tableName()).wakeUpMode(wakeUpMode).completionMode(completionMode)
-                .maximumPoolSize(maximumPoolSize).ordering(ordering).notifyMinimumInterval(notifyMinimumInterval);
+                .maximumPoolSize(maximumPoolSize).ordering(ordering).notifyMinimumInterval(notifyMinimumInterval)
+                .layout(layout);
         builder.notifyChannel = notifyChannel;
         return builder;
     }
@@ -125,6 +128,11 @@ public final class PostgresOutboxConfig {
         return ordering;
     }
 
+    /** How the events are kept in the database: {@link StoreLayout#IN_PLACE} unless chosen otherwise. */
+    public StoreLayout layout() {
+        return layout;
+    }
+
     /** Size of the pool the store opens itself from a JDBC URL. */
     public int maximumPoolSize() {
         return maximumPoolSize;
@@ -140,7 +148,7 @@ public final class PostgresOutboxConfig {
         return "PostgresOutboxConfig[tableName=" + tableName() + ", notifyChannel=" + notifyChannel
                 + ", wakeUpMode=" + wakeUpMode + ", notifyMinimumInterval=" + notifyMinimumInterval
                 + ", completionMode=" + completionMode + ", maximumPoolSize=" + maximumPoolSize
-                + ", ordering=" + ordering + "]";
+                + ", ordering=" + ordering + ", layout=" + layout + "]";
     }
 
     private static String defaultChannel(Identifiers.TableName table) {
@@ -157,6 +165,7 @@ public final class PostgresOutboxConfig {
         private CompletionMode completionMode = DEFAULT_COMPLETION_MODE;
         private int maximumPoolSize = DEFAULT_MAXIMUM_POOL_SIZE;
         private Ordering ordering = Ordering.none();
+        private StoreLayout layout = StoreLayout.IN_PLACE;
 
         private Builder() {
         }
@@ -221,6 +230,16 @@ public final class PostgresOutboxConfig {
          */
         public Builder ordering(Ordering value) {
             this.ordering = Objects.requireNonNull(value, "ordering");
+            return this;
+        }
+
+        /**
+         * How the events are kept. Default {@link StoreLayout#IN_PLACE}. {@link StoreLayout#APPEND_LOG} is
+         * experimental: its tables differ (create them with {@link PostgresSchema#ddl}, or convert an existing
+         * table with {@link PostgresSchema#convertToAppendLog}).
+         */
+        public Builder layout(StoreLayout value) {
+            this.layout = Objects.requireNonNull(value, "layout");
             return this;
         }
 

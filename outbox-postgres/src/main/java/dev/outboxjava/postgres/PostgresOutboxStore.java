@@ -16,6 +16,7 @@ import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.HousekeepingQueries;
 import dev.outboxjava.postgres.internal.LeaseQuery;
+import dev.outboxjava.postgres.internal.LogLayoutQueries;
 import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.MarkQueries;
 import dev.outboxjava.postgres.internal.BacklogQuery;
@@ -81,6 +82,8 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     private final OperatorQueries operator;
     private final BacklogQuery backlog;
     private final TransactionalOutbox transactional;
+    /** The experimental append-only layout's statements; {@code null} in the default in-place layout. */
+    private final LogLayoutQueries logLayout;
 
     private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
             PostgresOutboxConfig config) {
@@ -91,13 +94,16 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
         this.table = new OutboxTable(config.table());
         this.leaseQuery = new LeaseQuery(table);
-        this.orderedLeaseQuery = config.ordering().isPerKey() ? new OrderedLeaseQuery(table, config.ordering()) : null;
+        this.orderedLeaseQuery = config.ordering().isPerKey() && config.layout() == StoreLayout.IN_PLACE
+                ? new OrderedLeaseQuery(table, config.ordering()) : null;
         this.perKeyIndexes = new PerKeyIndexes(config.table());
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
         this.operator = new OperatorQueries(table);
         this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
+        this.logLayout = config.layout() == StoreLayout.APPEND_LOG
+                ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering()) : null;
     }
 
     /**
@@ -174,6 +180,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
             return List.of();
         }
         return withConnection("lease up to " + limit + " events", connection -> {
+            if (logLayout != null) {
+                return logLayout.lease(connection, leaseId, limit, now);
+            }
             if (orderedLeaseQuery == null) {
                 return leaseQuery.lease(connection, leaseId, limit, now);
             }
@@ -217,7 +226,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
             return MarkResult.empty(); // no connection taken for nothing
         }
         return withConnection("mark " + eventIds.size() + " events published under lease " + leaseId,
-                connection -> marks.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
+                connection -> logLayout != null
+                        ? logLayout.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now)
+                        : marks.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
     }
 
     @Override
@@ -226,7 +237,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
             return MarkResult.empty(); // no connection taken for nothing
         }
         return withConnection("mark " + retryMarks.size() + " events for retry under lease " + leaseId,
-                connection -> marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks));
+                connection -> logLayout != null
+                        ? logLayout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)
+                        : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks));
     }
 
     @Override
@@ -235,7 +248,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
             return MarkResult.empty(); // no connection taken for nothing
         }
         return withConnection("dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
-                connection -> marks.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks));
+                connection -> logLayout != null
+                        ? logLayout.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)
+                        : marks.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks));
     }
 
     @Override
@@ -244,7 +259,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
             return MarkResult.empty(); // no connection taken for nothing
         }
         return withConnection("release " + eventIds.size() + " events of lease " + leaseId,
-                connection -> marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
+                connection -> logLayout != null
+                        ? logLayout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds)
+                        : marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
     }
 
     @Override
@@ -253,7 +270,8 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         if (limit <= 0) {
             return 0;
         }
-        return run("sweep up to " + limit + " expired leases", () -> housekeeping.sweep(dsl, leasedBefore, limit));
+        return run("sweep up to " + limit + " expired leases", () -> logLayout != null
+                ? logLayout.sweep(dsl, leasedBefore, limit) : housekeeping.sweep(dsl, leasedBefore, limit));
     }
 
     @Override
@@ -262,27 +280,41 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         if (limit <= 0) {
             return 0;
         }
+        if (logLayout != null) {
+            return withConnection("delete up to " + limit + " sent events",
+                    connection -> logLayout.cleanUp(connection, sentBefore, limit));
+        }
         return run("delete up to " + limit + " sent events", () -> housekeeping.cleanUp(dsl, sentBefore, limit));
     }
 
     @Override
     public Map<EventStatus, Long> countByStatus() {
+        if (logLayout != null) {
+            return withConnection("count events by status", logLayout::countByStatus);
+        }
         return run("count events by status", () -> operator.countByStatus(dsl));
     }
 
     @Override
     public Optional<Instant> oldestPendingCreatedAt() {
+        if (logLayout != null) {
+            return withConnection("find the oldest pending event", logLayout::oldestPendingCreatedAt);
+        }
         return run("find the oldest pending event", () -> operator.oldestPendingCreatedAt(dsl));
     }
 
     @Override
     public Backlog backlog(Instant now) {
-        return run("count the pending events by what they wait for", () -> backlog.read(dsl, now));
+        return run("count the pending events by what they wait for",
+                () -> logLayout != null ? logLayout.backlog(dsl, now) : backlog.read(dsl, now));
     }
 
     @Override
     public Optional<OutboxEvent> find(UUID eventId) {
         Objects.requireNonNull(eventId, "eventId");
+        if (logLayout != null) {
+            return withConnection("find event " + eventId, connection -> logLayout.find(connection, eventId));
+        }
         return run("find event " + eventId, () -> operator.find(dsl, eventId));
     }
 
@@ -294,6 +326,9 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         }
         if (limit == 0) {
             return List.of();
+        }
+        if (logLayout != null) {
+            return withConnection("list dead letters", connection -> logLayout.deadLetters(connection, offset, limit));
         }
         return run("list dead letters", () -> operator.deadLetters(dsl, offset, limit));
     }
@@ -307,11 +342,18 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         if (limit == 0) {
             return List.of();
         }
+        if (logLayout != null) {
+            return withConnection("list events waiting for a retry",
+                    connection -> logLayout.retrying(connection, offset, limit));
+        }
         return run("list events waiting for a retry", () -> operator.retrying(dsl, offset, limit));
     }
 
     /** How many events wait for a retry (the whole of what {@link #listRetrying} pages through). */
     public long countRetrying() {
+        if (logLayout != null) {
+            return withConnection("count events waiting for a retry", logLayout::countRetrying);
+        }
         return run("count events waiting for a retry", () -> operator.countRetrying(dsl));
     }
 
@@ -322,6 +364,10 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     public long countPurgeable(EventStatus status, Instant createdBefore) {
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdBefore, "createdBefore");
+        if (logLayout != null) {
+            return withConnection("count " + status.databaseValue() + " events to purge",
+                    connection -> logLayout.countCreatedBefore(connection, status, createdBefore));
+        }
         return run("count " + status.databaseValue() + " events to purge",
                 () -> operator.countCreatedBefore(dsl, status, createdBefore));
     }
@@ -330,6 +376,10 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
         Objects.requireNonNull(selector, "selector");
         Objects.requireNonNull(now, "now");
+        if (logLayout != null) {
+            return withConnection("requeue dead letters (" + selector + ")",
+                    connection -> logLayout.requeue(connection, selector, now));
+        }
         return run("requeue dead letters (" + selector + ")", () -> operator.requeue(dsl, selector, now));
     }
 
@@ -340,6 +390,10 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
             throw new InvalidConfigurationException("status", "only terminal events (sent, failed) can be purged, "
                     + "not " + status);
         }
+        if (logLayout != null) {
+            return withConnection("purge " + status.databaseValue() + " events",
+                    connection -> logLayout.purge(connection, status, createdBefore));
+        }
         return run("purge " + status.databaseValue() + " events",
                 () -> housekeeping.purge(dsl, status, createdBefore));
     }
@@ -347,7 +401,14 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     @Override
     public HealthCheck checkHealth() {
         try {
-            operator.probe(dsl);
+            if (logLayout != null) {
+                withConnection("look for the outbox table", connection -> {
+                    logLayout.probe(connection);
+                    return null;
+                });
+            } else {
+                operator.probe(dsl);
+            }
             String detail = "PostgreSQL reachable, outbox table " + config.tableName() + " present";
             if (orderedLeaseQuery != null) {
                 List<String> missing = withConnection("look for the per-key indexes", perKeyIndexes::missing);

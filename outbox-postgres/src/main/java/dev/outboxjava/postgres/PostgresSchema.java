@@ -2,6 +2,7 @@ package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.postgres.internal.DdlScripts;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.MigrationFiles;
 import dev.outboxjava.postgres.internal.SchemaDdl;
 import java.sql.SQLException;
@@ -65,6 +66,9 @@ public final class PostgresSchema {
      * {@code schema} command).
      */
     public static String ddl(PostgresOutboxConfig config) {
+        if (config.layout() == StoreLayout.APPEND_LOG) {
+            return LogLayoutDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode());
+        }
         return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering());
     }
 
@@ -78,6 +82,33 @@ public final class PostgresSchema {
             resources.addAll(MigrationFiles.OUTBOX_PER_KEY);
         }
         return List.copyOf(resources);
+    }
+
+    /**
+     * Converts an existing table of the default layout ({@link StoreLayout#IN_PLACE}) to the experimental
+     * {@link StoreLayout#APPEND_LOG}, in one transaction. Stop the relays first; producers may keep
+     * appending (they wait for the conversion's table lock). Events in flight become pending again and are
+     * published again (at least once); retries, schedules, dead letters and sent events keep their state.
+     *
+     * @param config the table's configuration with {@code layout(StoreLayout.APPEND_LOG)}
+     * @throws dev.outboxjava.core.InvalidConfigurationException naming {@code layout} when the configuration
+     *                                                            is not for the append-only layout
+     * @throws OutboxStoreException when the conversion fails (nothing is changed then)
+     */
+    public static void convertToAppendLog(DataSource dataSource, PostgresOutboxConfig config) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        if (config.layout() != StoreLayout.APPEND_LOG) {
+            throw new dev.outboxjava.core.InvalidConfigurationException("layout", "converting a table needs the "
+                    + "configuration of its new layout, APPEND_LOG, was " + config.layout());
+        }
+        String ddl = LogLayoutDdl.convertFromInPlace(config.table(), config.notifyChannel(), config.wakeUpMode());
+        try {
+            DdlScripts.applyLocked(dataSource, "outbox-ensure-schema:" + config.tableName(), ddl);
+            log.info("outbox table {} converted to the append-only layout", config.tableName());
+        } catch (SQLException e) {
+            throw new OutboxStoreException("could not convert outbox table " + config.tableName()
+                    + " to the append-only layout: " + e.getMessage(), e);
+        }
     }
 
     /**

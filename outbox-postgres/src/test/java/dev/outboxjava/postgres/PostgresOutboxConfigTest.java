@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
@@ -61,6 +62,17 @@ class PostgresOutboxConfigTest {
         assertThatThrownBy(() -> PostgresOutboxConfig.builder().notifyChannel(name).build())
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("notifyChannel"));
+    }
+
+    @Test
+    @DisplayName("the layout is in place unless the experimental append-only one is chosen")
+    void layout() {
+        assertThat(PostgresOutboxConfig.ofDefaults().layout()).isEqualTo(StoreLayout.IN_PLACE);
+        PostgresOutboxConfig log = PostgresOutboxConfig.builder().layout(StoreLayout.APPEND_LOG).build();
+        assertThat(log.layout()).isEqualTo(StoreLayout.APPEND_LOG);
+        assertThat(log.toBuilder().build().layout()).isEqualTo(StoreLayout.APPEND_LOG);
+        assertThat(PostgresOutboxConfig.builder().layout(StoreLayout.APPEND_LOG)
+                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)).build().ordering().isPerKey()).isTrue();
     }
 
     @Test

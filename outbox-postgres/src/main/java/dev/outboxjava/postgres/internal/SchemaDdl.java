@@ -29,8 +29,6 @@ public final class SchemaDdl {
      * The DDL for a table, with the per-key index when {@code ordering} is per key.
      */
     public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp, Ordering ordering) {
-        String t = table.quoted();
-        String name = table.table();
         StringBuilder sql = new StringBuilder();
         sql.append("-- Outbox for Java: the outbox table ").append(table.display())
                 .append(" (the migrations in ").append(MigrationFiles.OUTBOX_LOCATION).append(").\n");
@@ -43,6 +41,15 @@ public final class SchemaDdl {
                     DROP INDEX IF EXISTS %1$s;
                     """.formatted(table.quotedSibling("_key_order_idx")));
         }
+        sql.append(wakeUp(table, channel, wakeUp));
+        return sql.toString();
+    }
+
+    /** The wake-up trigger's statements: created with {@link WakeUpMode#TRIGGER_NOTIFY}, dropped otherwise. */
+    public static String wakeUp(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
+        String t = table.quoted();
+        String name = table.table();
+        StringBuilder sql = new StringBuilder();
         String trigger = Identifiers.quote(name + "_notify");
         if (wakeUp == WakeUpMode.TRIGGER_NOTIFY) {
             sql.append("""

@@ -1,0 +1,231 @@
+package dev.outboxjava.postgres.internal;
+
+import dev.outboxjava.postgres.WakeUpMode;
+
+/**
+ * The DDL of the experimental append-only layout ({@code StoreLayout.APPEND_LOG}) for one outbox table
+ * {@code t}. Every statement is idempotent.
+ *
+ * <ul>
+ *   <li>{@code t}: the events, as appended, never updated. Same columns as the in-place table, so the
+ *       writer is the same; the status columns keep their appended values and mean nothing here. Read
+ *       by position through the index on {@code (xact_id, seq)}.</li>
+ *   <li>{@code t_position}: append-only, one row per lease that took new events: how far the log has
+ *       been read, as transaction snapshots (see {@link LogLayoutQueries}). The current position is the
+ *       row with the greatest id.</li>
+ *   <li>{@code t_state}: the events that are in flight, waiting (for a retry, a schedule, after a
+ *       release) or dead-lettered. Small: an event leaves it when it is published.</li>
+ *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
+ *   <li>{@code t_events}, {@code t_pending} and {@code t_waiting}: views giving every event, the pending
+ *       ones, and the pending ones with the dead letters the in-place table's columns, for the operator's
+ *       queries.</li>
+ * </ul>
+ */
+public final class LogLayoutDdl {
+
+    private LogLayoutDdl() {
+    }
+
+    /** The DDL for {@code table}, with the wake-up trigger created or dropped. */
+    public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
+        String t = table.quoted();
+        String n = table.table();
+        return """
+                -- Outbox for Java: the outbox table %1$s in the experimental append-only layout.
+                CREATE TABLE IF NOT EXISTS %2$s (
+                    id              uuid        NOT NULL,
+                    seq             bigint      GENERATED ALWAYS AS IDENTITY,
+                    type            text        NOT NULL,
+                    source          text        NOT NULL,
+                    event_key       text,
+                    destination     text        NOT NULL,
+                    routing_key     text        NOT NULL DEFAULT '',
+                    content_type    text        NOT NULL,
+                    payload         bytea       NOT NULL,
+                    headers         jsonb       NOT NULL DEFAULT '{}',
+                    status          text        NOT NULL DEFAULT 'pending',
+                    attempts        integer     NOT NULL DEFAULT 0,
+                    max_attempts    integer     NOT NULL,
+                    last_error      text,
+                    next_attempt_at timestamptz NOT NULL,
+                    created_at      timestamptz NOT NULL,
+                    leased_at       timestamptz,
+                    lease_id        uuid,
+                    sent_at         timestamptz,
+                    xact_id         xid8        NOT NULL DEFAULT pg_current_xact_id(),
+                    subject         text,
+                    data_schema     text,
+                    CONSTRAINT %3$s PRIMARY KEY (id)
+                );
+                -- The lease reads new events by position: transaction, then sequence.
+                CREATE INDEX IF NOT EXISTS %4$s ON %2$s (xact_id, seq);
+
+                -- done: every event whose transaction this snapshot sees has been taken; upto: the snapshot
+                -- being worked through (NULL when none), whose events up to (xact_id, seq) have been taken.
+                CREATE TABLE IF NOT EXISTS %5$s (
+                    id      bigint       GENERATED ALWAYS AS IDENTITY,
+                    done    pg_snapshot  NOT NULL,
+                    upto    pg_snapshot,
+                    xact_id xid8         NOT NULL,
+                    seq     bigint       NOT NULL,
+                    CONSTRAINT %6$s PRIMARY KEY (id)
+                );
+
+                CREATE TABLE IF NOT EXISTS %7$s (
+                    id              uuid        NOT NULL,
+                    seq             bigint      NOT NULL,
+                    event_key       text,
+                    status          text        NOT NULL,
+                    attempts        integer     NOT NULL DEFAULT 0,
+                    last_error      text,
+                    next_attempt_at timestamptz NOT NULL,
+                    leased_at       timestamptz,
+                    lease_id        uuid,
+                    CONSTRAINT %8$s PRIMARY KEY (id),
+                    CONSTRAINT %9$s CHECK (status IN ('pending', 'in_flight', 'failed'))
+                );
+                CREATE INDEX IF NOT EXISTS %10$s ON %7$s (seq, next_attempt_at) WHERE status = 'pending';
+                CREATE INDEX IF NOT EXISTS %11$s ON %7$s (leased_at) WHERE status = 'in_flight';
+                CREATE INDEX IF NOT EXISTS %12$s ON %7$s (seq) WHERE status = 'failed';
+                -- Per-key ordering: the events of a key that hold it back.
+                CREATE INDEX IF NOT EXISTS %18$s ON %7$s (event_key, seq) WHERE event_key IS NOT NULL;
+
+                CREATE TABLE IF NOT EXISTS %13$s (
+                    id       uuid        NOT NULL,
+                    sent_at  timestamptz NOT NULL,
+                    attempts integer     NOT NULL DEFAULT 0,
+                    CONSTRAINT %14$s PRIMARY KEY (id)
+                );
+                CREATE INDEX IF NOT EXISTS %15$s ON %13$s (sent_at);
+
+                CREATE OR REPLACE VIEW %16$s AS
+                SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
+                       e.payload, e.headers,
+                       coalesce(s.status, CASE WHEN d.id IS NOT NULL THEN 'sent' ELSE 'pending' END) AS status,
+                       coalesce(s.attempts, d.attempts, 0) AS attempts, e.max_attempts, s.last_error,
+                       coalesce(s.next_attempt_at, e.next_attempt_at) AS next_attempt_at, e.created_at,
+                       s.leased_at, s.lease_id, d.sent_at, e.subject, e.data_schema
+                  FROM %2$s e LEFT JOIN %7$s s ON s.id = e.id LEFT JOIN %13$s d ON d.id = e.id;
+
+                CREATE OR REPLACE VIEW %17$s AS
+                SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
+                       e.payload, e.headers, 'pending'::text AS status, 0 AS attempts, e.max_attempts,
+                       NULL::text AS last_error, e.next_attempt_at, e.created_at, NULL::timestamptz AS leased_at,
+                       NULL::uuid AS lease_id, NULL::timestamptz AS sent_at, e.subject, e.data_schema
+                  FROM %2$s e,
+                       ((SELECT done, upto, xact_id, seq FROM %5$s ORDER BY id DESC LIMIT 1)
+                         UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
+                 WHERE e.xact_id >= pg_snapshot_xmin(p.done)
+                   AND NOT pg_visible_in_snapshot(e.xact_id, p.done)
+                   AND NOT (p.upto IS NOT NULL AND pg_visible_in_snapshot(e.xact_id, p.upto)
+                            AND (e.xact_id, e.seq) <= (p.xact_id, p.seq))
+                UNION ALL
+                SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
+                       e.payload, e.headers, s.status, s.attempts, e.max_attempts, s.last_error,
+                       s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz, e.subject,
+                       e.data_schema
+                  FROM %7$s s JOIN %2$s e ON e.id = s.id
+                 WHERE s.status = 'pending';
+
+                -- The pending events and the dead letters: what the per-key backlog looks at.
+                CREATE OR REPLACE VIEW %19$s AS
+                SELECT * FROM %17$s
+                UNION ALL
+                SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
+                       e.payload, e.headers, s.status, s.attempts, e.max_attempts, s.last_error,
+                       s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz, e.subject,
+                       e.data_schema
+                  FROM %7$s s JOIN %2$s e ON e.id = s.id
+                 WHERE s.status = 'failed';
+                """.formatted(table.display(), t, Identifiers.quote(n + "_pkey"), Identifiers.quote(n + "_log_idx"),
+                positionTable(table).quoted(), Identifiers.quote(n + "_position_pkey"),
+                stateTable(table).quoted(), Identifiers.quote(n + "_state_pkey"),
+                Identifiers.quote(n + "_state_status_check"), Identifiers.quote(n + "_state_pending_idx"),
+                Identifiers.quote(n + "_state_in_flight_idx"), Identifiers.quote(n + "_state_failed_idx"),
+                sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
+                eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"),
+                waitingView(table).quoted())
+                + SchemaDdl.wakeUp(table, channel, wakeUp);
+    }
+
+    /**
+     * Converts an in-place table into this layout, in one transaction, with the relay stopped: the table
+     * becomes the log (its rows stay as they are); pending and in-flight events become pending state rows
+     * (in-flight ones are published again: at least once), dead letters failed ones, sent events sent
+     * records; the position starts after every row. Producers may keep running: they wait for the
+     * conversion's lock and their events come after it. The in-place layout's status indexes are dropped.
+     */
+    public static String convertFromInPlace(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
+        String t = table.quoted();
+        return """
+                -- Outbox for Java: converting %1$s from the in-place layout to the append-only layout.
+                -- Waits for the writing transactions in progress; producers wait for this one.
+                LOCK TABLE %2$s IN ACCESS EXCLUSIVE MODE;
+                """.formatted(table.display(), t)
+                + render(table, channel, wakeUp)
+                + """
+
+                INSERT INTO %2$s (id, seq, event_key, status, attempts, last_error, next_attempt_at)
+                SELECT id, seq, event_key, CASE WHEN status = 'failed' THEN 'failed' ELSE 'pending' END, attempts, last_error,
+                       next_attempt_at
+                  FROM %1$s WHERE status IN ('pending', 'in_flight', 'failed')
+                ON CONFLICT (id) DO NOTHING;
+                INSERT INTO %3$s (id, sent_at, attempts)
+                SELECT id, coalesce(sent_at, created_at), attempts FROM %1$s WHERE status = 'sent'
+                ON CONFLICT (id) DO NOTHING;
+                -- every row so far is accounted for above: the log is read from the next transaction on
+                INSERT INTO %4$s (done, upto, xact_id, seq) VALUES (pg_current_snapshot(), NULL, '0', 0);
+                DROP INDEX IF EXISTS %5$s, %6$s, %7$s, %8$s, %9$s, %10$s, %11$s;
+                """.formatted(t, stateTable(table).quoted(), sentTable(table).quoted(),
+                        positionTable(table).quoted(), table.quotedSibling("_pending_idx"),
+                        table.quotedSibling("_in_flight_idx"), table.quotedSibling("_failed_idx"),
+                        table.quotedSibling("_sent_idx"), table.quotedSibling("_key_guard_idx"),
+                        table.quotedSibling("_key_held_idx"), table.quotedSibling("_key_order_idx"));
+    }
+
+    /** How far the log has been read. */
+    public static Identifiers.TableName positionTable(Identifiers.TableName table) {
+        return sibling(table, "_position");
+    }
+
+    /** In-flight, waiting and dead-lettered events. */
+    public static Identifiers.TableName stateTable(Identifiers.TableName table) {
+        return sibling(table, "_state");
+    }
+
+    /** Published events (keep-sent mode). */
+    public static Identifiers.TableName sentTable(Identifiers.TableName table) {
+        return sibling(table, "_sent");
+    }
+
+    /** Every event with the in-place table's columns. */
+    public static Identifiers.TableName eventsView(Identifiers.TableName table) {
+        return sibling(table, "_events");
+    }
+
+    /** The pending events with the in-place table's columns. */
+    public static Identifiers.TableName pendingView(Identifiers.TableName table) {
+        return sibling(table, "_pending");
+    }
+
+    /** The pending events and the dead letters with the in-place table's columns (the per-key backlog). */
+    public static Identifiers.TableName waitingView(Identifiers.TableName table) {
+        return sibling(table, "_waiting");
+    }
+
+    /** Name of the log's position index (plan tests look for it). */
+    public static String logIndex(Identifiers.TableName table) {
+        return table.table() + "_log_idx";
+    }
+
+    /** Drops the layout's tables and views (tests). */
+    public static String drop(Identifiers.TableName table) {
+        return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", " + eventsView(table).quoted() + ";"
+                + " DROP TABLE IF EXISTS " + table.quoted() + ", " + positionTable(table).quoted() + ", "
+                + stateTable(table).quoted() + ", " + sentTable(table).quoted();
+    }
+
+    private static Identifiers.TableName sibling(Identifiers.TableName table, String suffix) {
+        return new Identifiers.TableName(table.schema(), table.table() + suffix);
+    }
+}

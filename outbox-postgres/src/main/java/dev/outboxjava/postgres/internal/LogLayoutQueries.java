@@ -1,0 +1,546 @@
+package dev.outboxjava.postgres.internal;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.Backlog;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.MarkResult;
+import dev.outboxjava.core.port.RetryMark;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.jooq.DSLContext;
+
+/**
+ * The statements of the experimental append-only layout ({@link LogLayoutDdl}): an event's row in the
+ * log is never changed, so a transaction that holds back vacuum leaves no dead entries where the lease
+ * reads.
+ *
+ * <p><b>Leasing.</b> One short transaction, one leaser at a time per table (a transaction-scoped
+ * advisory lock), because the position it advances is shared. It first takes due events from the
+ * state table (retries, released, requeued, scheduled events that fell due), oldest first, then new
+ * events from the log, the way PgQ cuts batches: the position is a transaction snapshot {@code done}
+ * (every event whose transaction it sees has been taken) and, while a lease's limit cuts the work short,
+ * the snapshot {@code upto} being worked through and the last event taken of it. New events are those
+ * whose transaction {@code upto} sees and {@code done} does not: transactions in progress when
+ * {@code done} was taken (its {@code xip} list, looked up by index) and those begun since (an index range
+ * from {@code done}'s {@code xmax}), in {@code (xact_id, seq)} order. A transaction still open is seen by
+ * neither, so its events come in a later snapshot, whatever their sequence: commit-order safe, and a
+ * long writing transaction holds back only its own events. The reads are index scans over rows that are
+ * never updated, starting where the position is; their work depends on the batch, not on the history
+ * or on what vacuum could not remove. The leased events get a row in the state table (in flight; a new
+ * event not yet due gets a pending one) and a row is appended to the position table.
+ *
+ * <p><b>Marks.</b> Fenced by lease id on the state table, found by primary key: published deletes the
+ * state row and appends to the sent table (or, deleting on publish, deletes the log row, behind the
+ * position where the lease never reads); retry, dead letter and release update the state row.
+ *
+ * <p>The lease transaction commits asynchronously, as {@link LeaseQuery}'s does, for the same reasons.
+ */
+public final class LogLayoutQueries {
+
+    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + AsyncCommit.FOR_THIS_TRANSACTION;
+    private static final int PURGE_CHUNK = HousekeepingQueries.PURGE_CHUNK;
+
+    /** Log columns ({@code e}) and state columns ({@code s}) in {@link EventRows#COLUMNS}' order. */
+    private static final String STATE_EVENT_COLUMNS = "e.id, e.seq, e.type, e.source, e.event_key, e.destination,"
+            + " e.routing_key, e.content_type, e.payload, e.headers, s.status, s.attempts, e.max_attempts,"
+            + " s.last_error, s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz,"
+            + " e.subject, e.data_schema";
+
+    private final long advisoryLockKey;
+    private final boolean perKey;
+    private final CompletionMode completionMode;
+    private final String retryLeaseSql;
+    private final String positionSql;
+    private final String freshLeaseSql;
+    private final String advanceSql;
+    private final String publishedSql;
+    private final String cleanUpSql;
+    private final String trimPositionsSql;
+    private final String purgeSentSql;
+    private final String purgeFailedSql;
+    private final String countsSql;
+    private final String oldestPendingSql;
+    private final String findSql;
+    private final String deadLettersSql;
+    private final String retryingSql;
+    private final String countRetryingSql;
+    private final String countCreatedBeforeSql;
+    private final String requeueSql;
+    private final String requeueByTypeSql;
+    private final String probeSql;
+    private final MarkQueries stateMarks;
+    private final HousekeepingQueries stateHousekeeping;
+    private final BacklogQuery backlog;
+
+    public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
+        this(table, completionMode, Ordering.none());
+    }
+
+    /**
+     * The statements for a table; under per-key ordering a lease also leaves for later, as pending state
+     * rows, the events whose key an earlier event holds (in flight, waiting for a retry or a schedule, or
+     * dead-lettered when the ordering holds keys). The keys are looked up in the state table only.
+     */
+    public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode, Ordering ordering) {
+        this.perKey = ordering.isPerKey();
+        this.advisoryLockKey = ("outbox-log-lease:" + table.display()).hashCode() * 0x9E3779B97F4A7C15L;
+        this.completionMode = completionMode;
+        String t = table.quoted();
+        String s = LogLayoutDdl.stateTable(table).quoted();
+        String p = LogLayoutDdl.positionTable(table).quoted();
+        String d = LogLayoutDdl.sentTable(table).quoted();
+        String events = LogLayoutDdl.eventsView(table).quoted();
+        String pending = LogLayoutDdl.pendingView(table).quoted();
+        this.retryLeaseSql = """
+                WITH r AS (
+                  UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
+                   WHERE id IN (SELECT c.id FROM %2$s c WHERE c.status = 'pending' AND c.next_attempt_at <= ?%4$s
+                                 ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)
+                  RETURNING id, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
+                SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id
+                """.formatted(t, s, STATE_EVENT_COLUMNS, perKey ? """
+
+                                   AND (c.event_key IS NULL OR NOT EXISTS (
+                                        SELECT 1 FROM %1$s b WHERE b.event_key = c.event_key AND b.seq < c.seq
+                                           AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s)))\
+                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "") : "");
+        this.positionSql = """
+                SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
+                       p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
+                       pg_snapshot_xmax(p.done)::text, pg_snapshot_xmax(coalesce(p.upto, pg_current_snapshot()))::text
+                  FROM ((SELECT done, upto, xact_id, seq FROM %1$s ORDER BY id DESC LIMIT 1)
+                        UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
+                """.formatted(p);
+        String logColumns = "id, seq, type, source, event_key, destination, routing_key, content_type, payload,"
+                + " headers, max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id";
+        this.freshLeaseSql = """
+                WITH f AS (
+                  (SELECT %4$s FROM %1$s
+                    WHERE xact_id = ANY(?::text::xid8[]) AND (xact_id, seq) > (?::text::xid8, ?)
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                    ORDER BY xact_id, seq LIMIT ?)
+                  UNION ALL
+                  (SELECT %4$s FROM %1$s
+                    WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                    ORDER BY xact_id, seq LIMIT ?)
+                  ORDER BY xact_id, seq LIMIT ?),
+                v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
+                g AS (SELECT f.*, %5$s AS lease_it FROM f, v),
+                st AS (
+                  INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, lease_id, leased_at)
+                  SELECT g.id, g.seq, g.event_key, CASE WHEN g.lease_it THEN 'in_flight' ELSE 'pending' END, 0,
+                         g.next_attempt_at, CASE WHEN g.lease_it THEN v.lease_id END,
+                         CASE WHEN g.lease_it THEN v.at END
+                    FROM g, v
+                  RETURNING 1),
+                -- the write is joined in so that it runs inside the statement's plan (EXPLAIN counts it)
+                w AS (SELECT count(*) AS written FROM st)
+                SELECT g.id, g.seq, g.type, g.source, g.event_key, g.destination, g.routing_key, g.content_type,
+                       g.payload, g.headers, 'in_flight', 0, g.max_attempts, NULL::text, g.next_attempt_at,
+                       g.created_at, v.at, v.lease_id, NULL::timestamptz, g.subject, g.data_schema,
+                       g.xact_id::text, g.lease_it
+                  FROM g, v, w WHERE w.written >= 0
+                 ORDER BY g.xact_id, g.seq
+                """.formatted(t, s, p, logColumns, perKey ? """
+                (f.next_attempt_at <= v.at AND (f.event_key IS NULL OR (
+                   NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
+                                  AND (h.status IN ('in_flight', 'pending')%2$s))
+                   AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
+                                      AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
+                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
+                : "f.next_attempt_at <= v.at");
+        this.advanceSql = "INSERT INTO " + p + " (done, upto, xact_id, seq)"
+                + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
+        String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
+        this.publishedSql = completionMode == CompletionMode.DELETE_ON_PUBLISH
+                ? "WITH x AS (" + heldBy + " RETURNING id) DELETE FROM " + t
+                        + " WHERE id IN (SELECT id FROM x) RETURNING id"
+                : "WITH x AS (" + heldBy + " RETURNING id, attempts) INSERT INTO " + d
+                        + " (id, sent_at, attempts) SELECT id, ?, attempts FROM x RETURNING id";
+        this.cleanUpSql = """
+                WITH old AS (SELECT id FROM %2$s WHERE sent_at < ? ORDER BY sent_at LIMIT ? FOR UPDATE SKIP LOCKED),
+                x AS (DELETE FROM %2$s WHERE id IN (SELECT id FROM old) RETURNING id),
+                y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
+                SELECT count(*) FROM x
+                """.formatted(t, d);
+        this.trimPositionsSql = "DELETE FROM " + p + " WHERE id < (SELECT max(id) FROM " + p + ")";
+        String purge = """
+                WITH v AS (SELECT x.id FROM %2$s x JOIN %1$s e ON e.id = x.id WHERE e.created_at < ?%3$s
+                            LIMIT %4$d FOR UPDATE OF x SKIP LOCKED),
+                x AS (DELETE FROM %2$s WHERE id IN (SELECT id FROM v) RETURNING id),
+                y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
+                SELECT count(*) FROM x
+                """;
+        this.purgeSentSql = purge.formatted(t, d, "", PURGE_CHUNK);
+        this.purgeFailedSql = purge.formatted(t, s, " AND x.status = 'failed'", PURGE_CHUNK);
+        this.countsSql = "SELECT (SELECT count(*) FROM " + pending + "),"
+                + " (SELECT count(*) FROM " + s + " WHERE status = 'in_flight'),"
+                + " (SELECT count(*) FROM " + d + "),"
+                + " (SELECT count(*) FROM " + s + " WHERE status = 'failed')";
+        this.oldestPendingSql = "SELECT min(created_at) FROM " + pending;
+        this.findSql = "SELECT " + EventRows.COLUMNS + " FROM " + events + " WHERE id = ?";
+        this.deadLettersSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
+                + " e ON e.id = s.id WHERE s.status = 'failed' ORDER BY s.seq OFFSET ? LIMIT ?";
+        this.retryingSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
+                + " e ON e.id = s.id WHERE s.status = 'pending' AND s.attempts > 0"
+                + " ORDER BY s.next_attempt_at, s.seq OFFSET ? LIMIT ?";
+        this.countRetryingSql = "SELECT count(*) FROM " + s + " WHERE status = 'pending' AND attempts > 0";
+        this.countCreatedBeforeSql = "SELECT count(*) FROM " + events + " WHERE status = ? AND created_at < ?";
+        this.requeueSql = "UPDATE " + s + " AS s SET status = 'pending', attempts = 0, next_attempt_at = ?,"
+                + " lease_id = NULL, leased_at = NULL WHERE s.status = 'failed'";
+        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t + " e WHERE e.id = s.id AND e.type = ?)";
+        this.probeSql = "SELECT 1 FROM " + t + " WHERE false";
+        OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
+        this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
+        this.stateHousekeeping = new HousekeepingQueries(state);
+        // per key, the backlog also needs the dead letters (which may hold keys)
+        this.backlog = perKey ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
+                : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
+    }
+
+    /** The log read of the lease, to EXPLAIN; bind it with {@link #bindFresh}. */
+    public String freshLeaseSql() {
+        return freshLeaseSql;
+    }
+
+    /** The position read of the lease, to EXPLAIN. No binds. */
+    public String positionSql() {
+        return positionSql;
+    }
+
+    /** The state-table read of the lease, to EXPLAIN. Binds: lease id, now, now, limit. */
+    public String retryLeaseSql() {
+        return retryLeaseSql;
+    }
+
+    /** Leases up to {@code limit} events in one short transaction; they come back in sequence order. */
+    public List<OutboxEvent> lease(Connection connection, UUID leaseId, int limit, Instant now) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        if (autoCommit) {
+            connection.setAutoCommit(false);
+        }
+        try {
+            try (PreparedStatement lock = connection.prepareStatement(LOCK_SQL)) {
+                lock.setLong(1, advisoryLockKey);
+                lock.execute();
+            }
+            OffsetDateTime at = Jdbc.timestamptz(now);
+            List<OutboxEvent> events = new ArrayList<>();
+            try (PreparedStatement statement = connection.prepareStatement(retryLeaseSql)) {
+                int p = 1;
+                statement.setObject(p++, leaseId);
+                statement.setObject(p++, at);
+                statement.setObject(p++, at);
+                if (perKey) {
+                    statement.setObject(p++, at);
+                }
+                statement.setInt(p, limit);
+                readInto(statement, events);
+            }
+            // a second round when the first finished its snapshot: the events committed since are taken at once
+            for (int round = 0; round < 2 && events.size() < limit; round++) {
+                Position position = readPosition(connection);
+                int wanted = limit - events.size();
+                Taken taken;
+                try (PreparedStatement statement = connection.prepareStatement(freshLeaseSql)) {
+                    bindFresh(statement, position, leaseId, now, wanted);
+                    taken = readFresh(statement, events);
+                }
+                boolean finished = taken.count() < wanted;
+                if (taken.count() == 0 && !position.started()) {
+                    break; // nothing new: the position stays (no row per empty lease)
+                }
+                try (PreparedStatement statement = connection.prepareStatement(advanceSql)) {
+                    statement.setString(1, finished ? position.upto() : position.done());
+                    statement.setString(2, finished ? null : position.upto());
+                    statement.setString(3, finished ? "0" : taken.lastXact());
+                    statement.setLong(4, finished ? 0 : taken.lastSeq());
+                    statement.executeUpdate();
+                }
+                if (!finished) {
+                    break;
+                }
+            }
+            connection.commit();
+            events.sort(Comparator.comparingLong(OutboxEvent::sequence));
+            return Collections.unmodifiableList(events);
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+            }
+            throw e;
+        } finally {
+            if (autoCommit) {
+                try {
+                    connection.setAutoCommit(true);
+                } catch (SQLException ignored) {
+                    // the connection is broken; the pool discards it
+                }
+            }
+        }
+    }
+
+    /**
+     * Where the log has been read to: {@code done} (every event its snapshot sees is taken) and {@code upto},
+     * the snapshot being worked through (a fresh one when the last lease finished its own), with the
+     * last event taken of it ({@code started}: whether that snapshot was already in use).
+     */
+    public record Position(String done, String upto, boolean started, String lastXact, long lastSeq,
+            String doneXip, String doneXmax, String uptoXmax) {
+    }
+
+    /** Reads the position (in the lease's transaction, under its lock). */
+    public Position readPosition(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(positionSql);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            boolean started = !rs.getBoolean(3);
+            return new Position(rs.getString(1), rs.getString(2), started, started ? rs.getString(4) : "0",
+                    started ? rs.getLong(5) : 0, rs.getString(6), rs.getString(7), rs.getString(8));
+        }
+    }
+
+    /** Binds the log read of a lease ({@link #freshLeaseSql()}); public so that tests can EXPLAIN it. */
+    public void bindFresh(PreparedStatement statement, Position position, UUID leaseId, Instant now, int limit)
+            throws SQLException {
+        // events of transactions in progress when done was taken, then of transactions begun since
+        statement.setString(1, position.doneXip());
+        statement.setString(2, position.lastXact());
+        statement.setLong(3, position.lastSeq());
+        statement.setString(4, position.upto());
+        statement.setInt(5, limit);
+        // one lower bound for the index (two, a scalar and a row, would leave it scanning from the lower one):
+        // the last event taken, or the first transaction that began after done was taken
+        boolean pastDone = Long.parseUnsignedLong(position.lastXact()) >= Long.parseUnsignedLong(position.doneXmax());
+        statement.setString(6, pastDone ? position.lastXact() : position.doneXmax());
+        statement.setLong(7, pastDone ? position.lastSeq() : Long.MIN_VALUE);
+        statement.setString(8, position.uptoXmax());
+        statement.setString(9, position.upto());
+        statement.setInt(10, limit);
+        statement.setInt(11, limit);
+        statement.setObject(12, leaseId);
+        statement.setObject(13, Jdbc.timestamptz(now));
+    }
+
+    private record Taken(int count, String lastXact, long lastSeq) {
+    }
+
+    /** Reads the log rows a lease took: the due ones are leased, all count for the position. */
+    private static Taken readFresh(PreparedStatement statement, List<OutboxEvent> leased) throws SQLException {
+        int count = 0;
+        String lastXact = null;
+        long lastSeq = 0;
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                count++;
+                lastXact = rs.getString(22);
+                lastSeq = rs.getLong(2);
+                if (rs.getBoolean(23)) {
+                    leased.add(EventRows.toEvent(rs));
+                }
+            }
+        }
+        return new Taken(count, lastXact, lastSeq);
+    }
+
+    public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
+            throws SQLException {
+        Set<UUID> ids = new HashSet<>(eventIds);
+        if (ids.isEmpty()) {
+            return MarkResult.empty();
+        }
+        try (PreparedStatement statement = connection.prepareStatement(publishedSql)) {
+            statement.setArray(1, Jdbc.uuidArray(connection, ids));
+            statement.setObject(2, leaseId);
+            if (completionMode != CompletionMode.DELETE_ON_PUBLISH) {
+                statement.setObject(3, Jdbc.timestamptz(now));
+            }
+            Set<UUID> marked = new HashSet<>();
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    marked.add(Jdbc.uuid(rs, 1));
+                }
+            }
+            Set<UUID> lost = new HashSet<>(ids);
+            lost.removeAll(marked);
+            return new MarkResult(marked, lost);
+        }
+    }
+
+    public MarkResult retry(Connection connection, UUID leaseId, Collection<RetryMark> marks) throws SQLException {
+        return stateMarks.retry(connection, leaseId, marks);
+    }
+
+    public MarkResult deadLettered(Connection connection, UUID leaseId, Collection<DeadLetterMark> marks)
+            throws SQLException {
+        return stateMarks.deadLettered(connection, leaseId, marks);
+    }
+
+    public MarkResult released(Connection connection, UUID leaseId, Collection<UUID> eventIds) throws SQLException {
+        return stateMarks.released(connection, leaseId, eventIds);
+    }
+
+    public int sweep(DSLContext dsl, Instant leasedBefore, int limit) {
+        return stateHousekeeping.sweep(dsl, leasedBefore, limit);
+    }
+
+    /** Deletes sent events sent before the cutoff, and the positions behind the current one. */
+    public int cleanUp(Connection connection, Instant sentBefore, int limit) throws SQLException {
+        int deleted;
+        try (PreparedStatement statement = connection.prepareStatement(cleanUpSql)) {
+            statement.setObject(1, Jdbc.timestamptz(sentBefore));
+            statement.setInt(2, limit);
+            deleted = (int) single(statement);
+        }
+        try (PreparedStatement statement = connection.prepareStatement(trimPositionsSql)) {
+            statement.executeUpdate();
+        }
+        return deleted;
+    }
+
+    public long purge(Connection connection, EventStatus status, Instant createdBefore) throws SQLException {
+        String sql = status == EventStatus.SENT ? purgeSentSql : purgeFailedSql;
+        long total = 0;
+        long deleted;
+        do {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setObject(1, Jdbc.timestamptz(createdBefore));
+                deleted = single(statement);
+            }
+            total += deleted;
+        } while (deleted == PURGE_CHUNK);
+        return total;
+    }
+
+    public Map<EventStatus, Long> countByStatus(Connection connection) throws SQLException {
+        Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
+        try (PreparedStatement statement = connection.prepareStatement(countsSql);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            counts.put(EventStatus.PENDING, rs.getLong(1));
+            counts.put(EventStatus.IN_FLIGHT, rs.getLong(2));
+            counts.put(EventStatus.SENT, rs.getLong(3));
+            counts.put(EventStatus.FAILED, rs.getLong(4));
+        }
+        return counts;
+    }
+
+    public Optional<Instant> oldestPendingCreatedAt(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(oldestPendingSql);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return Optional.ofNullable(Jdbc.instant(rs, 1));
+        }
+    }
+
+    public Backlog backlog(DSLContext dsl, Instant now) {
+        return backlog.read(dsl, now);
+    }
+
+    public Optional<OutboxEvent> find(Connection connection, UUID eventId) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(findSql)) {
+            statement.setObject(1, eventId);
+            List<OutboxEvent> found = new ArrayList<>(1);
+            readInto(statement, found);
+            return found.stream().findFirst();
+        }
+    }
+
+    public List<OutboxEvent> deadLetters(Connection connection, int offset, int limit) throws SQLException {
+        return page(connection, deadLettersSql, offset, limit);
+    }
+
+    public List<OutboxEvent> retrying(Connection connection, int offset, int limit) throws SQLException {
+        return page(connection, retryingSql, offset, limit);
+    }
+
+    public long countRetrying(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(countRetryingSql)) {
+            return single(statement);
+        }
+    }
+
+    public long countCreatedBefore(Connection connection, EventStatus status, Instant createdBefore)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(countCreatedBeforeSql)) {
+            statement.setString(1, status.databaseValue());
+            statement.setObject(2, Jdbc.timestamptz(createdBefore));
+            return single(statement);
+        }
+    }
+
+    public int requeue(Connection connection, DeadLetterSelector selector, Instant now) throws SQLException {
+        String sql = requeueSql;
+        if (selector instanceof DeadLetterSelector.ByIds byIds) {
+            if (byIds.ids().isEmpty()) {
+                return 0;
+            }
+            sql += " AND s.id = ANY(?)";
+        } else if (selector instanceof DeadLetterSelector.ByType) {
+            sql = requeueByTypeSql;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setObject(1, Jdbc.timestamptz(now));
+            if (selector instanceof DeadLetterSelector.ByIds byIds) {
+                statement.setArray(2, Jdbc.uuidArray(connection, byIds.ids()));
+            } else if (selector instanceof DeadLetterSelector.ByType byType) {
+                statement.setString(2, byType.type());
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    public void probe(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(probeSql)) {
+            statement.executeQuery().close();
+        }
+    }
+
+    private static List<OutboxEvent> page(Connection connection, String sql, int offset, int limit)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setInt(1, offset);
+            statement.setInt(2, limit);
+            List<OutboxEvent> events = new ArrayList<>();
+            readInto(statement, events);
+            return events;
+        }
+    }
+
+    private static void readInto(PreparedStatement statement, List<OutboxEvent> events) throws SQLException {
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                events.add(EventRows.toEvent(rs));
+            }
+        }
+    }
+
+    private static long single(PreparedStatement statement) throws SQLException {
+        try (ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

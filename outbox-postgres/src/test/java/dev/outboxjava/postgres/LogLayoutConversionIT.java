@@ -1,0 +1,97 @@
+package dev.outboxjava.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.testkit.postgres.PostgresExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A table of the default layout converted to the append-only layout (relay stopped) keeps every event
+ * in its state, and the append-only store goes on from there.
+ */
+class LogLayoutConversionIT {
+
+    @RegisterExtension
+    static final PostgresExtension postgres = new PostgresExtension();
+
+    private final Instant start = Instant.parse("2024-03-01T10:00:00Z");
+    private PostgresOutboxConfig inPlace;
+
+    @AfterEach
+    void drop() {
+        postgres.fixture().execute(LogLayoutDdl.drop(Identifiers.tableName("tableName", inPlace.tableName())));
+    }
+
+    @Test
+    @DisplayName("sent, retrying, dead-lettered, in-flight, pending and scheduled events keep their state and go on")
+    void convertsEveryState() {
+        inPlace = PostgresOutboxConfig.builder().tableName(postgres.schema() + ".converted")
+                .wakeUpMode(WakeUpMode.NONE).build();
+        PostgresOutboxStore before = PostgresOutboxStore.create(postgres.dataSource(), inPlace);
+        before.ensureSchema();
+        List<OutboxEvent> events = List.of(event("a"), event("b"), event("c"), event("d"), event("e"), event("f"));
+        OutboxEvent scheduled = OutboxEvent.builder().clock(Clock.fixed(start, ZoneOffset.UTC)).type("g")
+                .destination("orders").payload(new byte[] {1}).availableAt(start.plus(Duration.ofHours(1))).build();
+        before.transactional().inTransaction(connection -> events);
+        before.transactional().inTransaction(connection -> List.of(scheduled));
+        UUID lease = UUID.randomUUID();
+        assertThat(before.lease(lease, 5, start)).hasSize(5);
+        before.markPublished(lease, List.of(id(events, 0), id(events, 1)), start);
+        before.markRetry(lease, List.of(new RetryMark(id(events, 2), "broker down", start.plusSeconds(60))), start);
+        before.markDeadLettered(lease, List.of(new DeadLetterMark(id(events, 3), "too large")), start);
+        // events.get(4) stays in flight: the relay was stopped before it marked it
+
+        PostgresOutboxConfig appendLog = inPlace.toBuilder().layout(StoreLayout.APPEND_LOG).build();
+        PostgresSchema.convertToAppendLog(postgres.dataSource(), appendLog);
+        PostgresOutboxStore after = PostgresOutboxStore.create(postgres.dataSource(), appendLog);
+
+        assertThat(after.countByStatus()).containsEntry(EventStatus.PENDING, 4L)
+                .containsEntry(EventStatus.IN_FLIGHT, 0L).containsEntry(EventStatus.SENT, 2L)
+                .containsEntry(EventStatus.FAILED, 1L);
+        OutboxEvent sent = after.find(id(events, 0)).orElseThrow();
+        assertThat(sent.status()).isEqualTo(EventStatus.SENT);
+        assertThat(sent.sentAt()).contains(start);
+        assertThat(sent.payload()).isEqualTo("a".getBytes(StandardCharsets.UTF_8));
+        assertThat(after.listRetrying(0, 10)).extracting(OutboxEvent::id).containsExactly(id(events, 2));
+        assertThat(after.listRetrying(0, 10).get(0).lastError()).contains("broker down");
+        assertThat(after.listDeadLetters(0, 10)).extracting(OutboxEvent::id).containsExactly(id(events, 3));
+
+        OutboxEvent appendedAfter = event("h");
+        after.transactional().inTransaction(connection -> List.of(appendedAfter));
+        assertThat(after.lease(UUID.randomUUID(), 10, start)).extracting(OutboxEvent::id)
+                .containsExactly(id(events, 4), id(events, 5), appendedAfter.id());
+        assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60))).extracting(OutboxEvent::id)
+                .containsExactly(id(events, 2));
+        assertThat(after.requeueDeadLetters(DeadLetterSelector.all(), start.plusSeconds(60))).isEqualTo(1);
+        assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60))).extracting(OutboxEvent::id)
+                .containsExactly(id(events, 3));
+        assertThat(after.lease(UUID.randomUUID(), 10, start.plus(Duration.ofHours(1)))).extracting(OutboxEvent::id)
+                .containsExactly(scheduled.id());
+    }
+
+    private OutboxEvent event(String type) {
+        return OutboxEvent.builder().clock(Clock.fixed(start, ZoneOffset.UTC)).type(type).destination("orders")
+                .key(type).payload(type.getBytes(StandardCharsets.UTF_8)).build();
+    }
+
+    private static UUID id(List<OutboxEvent> events, int index) {
+        return events.get(index).id();
+    }
+}
