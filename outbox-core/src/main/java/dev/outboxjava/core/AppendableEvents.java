@@ -15,6 +15,8 @@ public final class AppendableEvents {
     }
 
     /**
+     * Checks {@code events} as a store does before it writes them.
+     *
      * @throws InvalidEventException naming the field ({@code events} for a null list or element)
      *                               when something cannot be appended
      */

@@ -28,7 +28,7 @@ import java.util.UUID;
  * @param routingKey    RabbitMQ routing key (ignored by Kafka); empty when not used
  * @param contentType   media type of the payload, e.g. {@code application/json}
  * @param subject       what the event is about within its source, e.g. an order id (CloudEvents {@code subject})
- * @param dataSchema    absolute URI of the schema the payload adheres to (CloudEvents {@code dataschema})
+ * @param dataSchema    absolute URI of the schema the payload adheres to (the CloudEvents attribute of that name)
  * @param payload       the serialized payload
  * @param headers       extra message headers, sent as-is
  * @param status        where the event is in its life

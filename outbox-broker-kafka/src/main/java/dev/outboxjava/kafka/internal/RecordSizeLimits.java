@@ -19,6 +19,8 @@ public final class RecordSizeLimits {
     }
 
     /**
+     * Checks that {@code max.request.size} and {@code buffer.memory} hold the largest accepted event.
+     *
      * @param effective       the effective producer properties
      * @param maxPayloadBytes the payload limit the events are built with
      * @throws InvalidConfigurationException naming the Kafka property that cannot hold the largest event
