@@ -4,6 +4,7 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.postgres.health.PreparedTransaction;
