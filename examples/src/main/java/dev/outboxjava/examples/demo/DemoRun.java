@@ -15,7 +15,7 @@ import dev.outboxjava.examples.shipping.ShippingTables;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.PostgresSchema;
-import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.relayapp.BrokerKind;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.outboxjava.examples.demo;
 
-import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.relayapp.BrokerKind;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
