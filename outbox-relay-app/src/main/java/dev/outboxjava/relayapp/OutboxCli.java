@@ -1,6 +1,5 @@
 package dev.outboxjava.relayapp;
 
-import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.relayapp.internal.PortInUseException;
@@ -15,13 +14,14 @@ import dev.outboxjava.relayapp.internal.cli.RetriesCommand;
 import dev.outboxjava.relayapp.internal.cli.RunCommand;
 import dev.outboxjava.relayapp.internal.cli.SchemaCommand;
 import dev.outboxjava.relayapp.internal.cli.StatusCommand;
+import dev.outboxjava.worker.InvalidSettingsException;
 import java.sql.SQLException;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The {@code outbox-worker} command line: {@code run}, {@code status}, {@code dead-letters},

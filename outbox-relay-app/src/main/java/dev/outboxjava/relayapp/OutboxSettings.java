@@ -1,11 +1,5 @@
 package dev.outboxjava.relayapp;
 
-import dev.outboxjava.worker.ConfigKey;
-import dev.outboxjava.worker.Durations;
-import dev.outboxjava.worker.HealthConfig;
-import dev.outboxjava.worker.InvalidSettingsException;
-import dev.outboxjava.worker.OutboxWorkerConfig;
-import dev.outboxjava.worker.WakeUpStrategy;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.RetryPolicy;
@@ -14,10 +8,15 @@ import dev.outboxjava.core.relay.CleanerSettings;
 import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.SweeperSettings;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
+import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.worker.Durations;
+import dev.outboxjava.worker.HealthConfig;
+import dev.outboxjava.worker.InvalidSettingsException;
+import dev.outboxjava.worker.OutboxWorkerConfig;
+import dev.outboxjava.worker.WakeUpStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +26,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * Every setting of the standalone worker and the command line, read from a {@link ConfigSource}

@@ -1,14 +1,14 @@
 package dev.outboxjava.relayapp;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.WakeUpStrategy;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import dev.outboxjava.core.port.CompletionMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

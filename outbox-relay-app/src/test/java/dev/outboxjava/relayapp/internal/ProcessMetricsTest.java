@@ -3,8 +3,8 @@ package dev.outboxjava.relayapp.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
-import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.relayapp.HttpConfig;
+import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.OutboxWorker;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;

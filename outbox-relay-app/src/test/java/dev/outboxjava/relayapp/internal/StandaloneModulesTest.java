@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.inject.Guice;
+import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.BrokerConfig;
 import dev.outboxjava.relayapp.BrokerKind;
 import dev.outboxjava.relayapp.ConfigSource;
-import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.relayapp.OutboxSettings;
-import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.worker.InvalidSettingsException;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;

@@ -1,7 +1,5 @@
 package dev.outboxjava.relayapp.observability;
 
-import dev.outboxjava.worker.observability.DatabaseHealthModule;
-import dev.outboxjava.worker.observability.DatabaseHealthMonitor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,10 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorker;
-import dev.outboxjava.relayapp.internal.StandaloneModules;
+import dev.outboxjava.worker.observability.DatabaseHealthModule;
+import dev.outboxjava.worker.observability.DatabaseHealthMonitor;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;

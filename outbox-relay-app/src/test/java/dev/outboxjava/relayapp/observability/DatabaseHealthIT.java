@@ -1,6 +1,5 @@
 package dev.outboxjava.relayapp.observability;
 
-import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,15 +10,16 @@ import com.google.inject.multibindings.OptionalBinder;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.relayapp.OutboxCli;
+import dev.outboxjava.relayapp.internal.SwitchablePublisher;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.worker.HealthConfig;
-import dev.outboxjava.relayapp.OutboxCli;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.WakeUpStrategy;
-import dev.outboxjava.relayapp.internal.SwitchablePublisher;
+import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.relayapp.ConfigSource;
+import dev.outboxjava.relayapp.OutboxSettings;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.InvalidSettingsException;
-import dev.outboxjava.relayapp.OutboxSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

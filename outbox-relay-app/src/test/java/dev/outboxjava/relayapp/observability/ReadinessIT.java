@@ -1,6 +1,5 @@
 package dev.outboxjava.relayapp.observability;
 
-import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,18 +18,19 @@ import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.relayapp.HttpConfig;
 import dev.outboxjava.relayapp.OutboxCli;
+import dev.outboxjava.relayapp.internal.HealthHttpServer;
+import dev.outboxjava.relayapp.internal.StandaloneModules;
+import dev.outboxjava.relayapp.internal.SwitchablePublisher;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.WakeUpStrategy;
-import dev.outboxjava.relayapp.internal.HealthHttpServer;
-import dev.outboxjava.relayapp.internal.StandaloneModules;
-import dev.outboxjava.relayapp.internal.SwitchablePublisher;
+import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;

@@ -1,8 +1,8 @@
 package dev.outboxjava.relayapp.internal.cli;
 
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.internal.Secrets;
+import dev.outboxjava.worker.ConfigKey;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.Optional;

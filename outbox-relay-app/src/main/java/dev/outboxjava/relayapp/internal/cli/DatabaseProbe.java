@@ -1,9 +1,9 @@
 package dev.outboxjava.relayapp.internal.cli;
 
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.relayapp.internal.Secrets;
+import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.worker.InvalidSettingsException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

@@ -10,9 +10,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import picocli.CommandLine.Help;
 import picocli.CommandLine.Help.Column;
 import picocli.CommandLine.Help.TextTable;
+import picocli.CommandLine.Help;
 import picocli.CommandLine.Option;
 
 /**

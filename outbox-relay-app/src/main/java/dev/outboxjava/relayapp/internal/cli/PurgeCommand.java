@@ -2,8 +2,8 @@ package dev.outboxjava.relayapp.internal.cli;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.worker.Durations;
 import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.worker.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
