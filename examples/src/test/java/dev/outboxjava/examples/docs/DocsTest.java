@@ -33,7 +33,7 @@ class DocsTest {
     private static final Path ROOT = Path.of("").toAbsolutePath().resolve("..").normalize();
     private static final Path README = ROOT.resolve("README.md");
     private static final Path DOCS = ROOT.resolve("docs");
-    private static final Path ALERTS = ROOT.resolve("outbox-relay-app/src/main/resources/dashboards/prometheus-alerts.yml");
+    private static final Path ALERTS = ROOT.resolve("outbox-worker/src/main/resources/dashboards/prometheus-alerts.yml");
     /** Inline links {@code [text](target)}; images and reference-style links are not used in these pages. */
     private static final Pattern LINK = Pattern.compile("\\[[^\\]]*]\\(([^)\\s]+)\\)");
     private static final Pattern FENCE = Pattern.compile("^\\s*```.*$");

@@ -1,4 +1,4 @@
-package dev.outboxjava.relayapp.observability;
+package dev.outboxjava.worker.observability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
