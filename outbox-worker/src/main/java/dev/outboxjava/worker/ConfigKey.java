@@ -174,12 +174,12 @@ public enum ConfigKey {
     }
 
     /** Whether a property key lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
-    static boolean isPassThrough(String property) {
+    public static boolean isPassThrough(String property) {
         return PASS_THROUGH_PREFIXES.stream().anyMatch(property::startsWith);
     }
 
     /** Whether an environment variable lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
-    static boolean isPassThroughEnv(String env) {
+    public static boolean isPassThroughEnv(String env) {
         return PASS_THROUGH_PREFIXES.stream().anyMatch(prefix -> env.startsWith(envName(prefix)));
     }
 
