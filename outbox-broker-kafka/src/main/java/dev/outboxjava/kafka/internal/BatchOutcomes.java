@@ -93,8 +93,8 @@ public final class BatchOutcomes {
         if (!outcomes.compareAndSet(index, null, outcome)) {
             return;
         }
-        if (outcome instanceof PublishOutcome.Failed) {
-            holdBack.failed(index);
+        if (outcome instanceof PublishOutcome.Failed failed) {
+            holdBack.failed(index, failed.reason());
         }
         if (missing.decrementAndGet() == 0) {
             List<PublishOutcome> all = new ArrayList<>(eventIds.length);

@@ -164,8 +164,8 @@ public final class BatchPublication {
 
     private void set(int index, PublishOutcome outcome) {
         outcomes[index] = outcome;
-        if (outcome instanceof PublishOutcome.Failed) {
-            holdBack.failed(index);
+        if (outcome instanceof PublishOutcome.Failed failed) {
+            holdBack.failed(index, failed.reason());
         }
     }
 

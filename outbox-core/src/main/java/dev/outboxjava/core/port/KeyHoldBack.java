@@ -30,12 +30,15 @@ public final class KeyHoldBack {
 
     private final UUID[] ids;
     private final String[] keys;
+    /** Why the event at a position failed, once recorded. */
+    private final String[] reasons;
     /** Per key, the position of the earliest event recorded as failed. */
     private final Map<String, Integer> firstFailure = new HashMap<>();
 
     private KeyHoldBack(List<OutboxEvent> batch) {
         this.ids = new UUID[batch.size()];
         this.keys = new String[batch.size()];
+        this.reasons = new String[batch.size()];
         for (int i = 0; i < ids.length; i++) {
             OutboxEvent event = batch.get(i);
             ids[i] = event.id();
@@ -48,10 +51,17 @@ public final class KeyHoldBack {
         return new KeyHoldBack(Objects.requireNonNull(batch, "batch"));
     }
 
-    /** Records that the event at {@code position} failed or was not acknowledged. */
-    public synchronized void failed(int position) {
+    /**
+     * Records that the event at {@code position} failed or was not acknowledged.
+     *
+     * @param reason why, repeated in the reason of the events it holds back
+     */
+    public synchronized void failed(int position, String reason) {
         String key = keys[position];
         if (key != null) {
+            if (reasons[position] == null) {
+                reasons[position] = Objects.requireNonNull(reason, "reason");
+            }
             firstFailure.merge(key, position, Math::min);
         }
     }
@@ -65,7 +75,7 @@ public final class KeyHoldBack {
         String key = keys[position];
         Integer first = key == null ? null : firstFailure.get(key);
         return first == null || first >= position ? Optional.empty()
-                : Optional.of(heldBack(position, first));
+                : Optional.of(heldBack(position, first, reasons[first]));
     }
 
     /**
@@ -81,8 +91,10 @@ public final class KeyHoldBack {
             throw new IllegalArgumentException("expected " + ids.length + " outcomes, got " + outcomes.size());
         }
         Map<String, Integer> first;
+        String[] why;
         synchronized (this) {
             first = new HashMap<>(firstFailure);
+            why = reasons.clone();
         }
         List<PublishOutcome> applied = new ArrayList<>(outcomes.size());
         for (int i = 0; i < ids.length; i++) {
@@ -91,10 +103,13 @@ public final class KeyHoldBack {
             Integer earlier = key == null ? null : first.get(key);
             if (earlier != null && earlier < i) {
                 applied.add(outcome instanceof PublishOutcome.Failed failed && failed.heldBack() ? outcome
-                        : heldBack(i, earlier));
+                        : heldBack(i, earlier, why[earlier]));
             } else {
-                if (key != null && outcome instanceof PublishOutcome.Failed) {
+                if (key != null && outcome instanceof PublishOutcome.Failed failed) {
                     first.merge(key, i, Math::min);
+                    if (why[i] == null) {
+                        why[i] = failed.reason();
+                    }
                 }
                 applied.add(outcome);
             }
@@ -111,8 +126,9 @@ public final class KeyHoldBack {
         return of(batch).apply(inOrder);
     }
 
-    private PublishOutcome heldBack(int position, int earlier) {
+    private PublishOutcome heldBack(int position, int earlier, String earlierReason) {
         return PublishOutcome.heldBack(ids[position], "held back to keep per-key order: the earlier event "
-                + ids[earlier] + " with key '" + keys[position] + "' failed or was not acknowledged in this batch");
+                + ids[earlier] + " with key '" + keys[position] + "' failed or was not acknowledged in this batch"
+                + (earlierReason == null ? "" : " (" + earlierReason + ")"));
     }
 }

@@ -49,7 +49,7 @@ class KeyHoldBackTest {
                 .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
                     assertThat(failed.retryable()).isTrue();
                     assertThat(failed.unroutable()).isFalse();
-                    assertThat(failed.reason()).contains("held back", batch.get(1).id().toString(), "'a'");
+                    assertThat(failed.reason()).contains("held back", batch.get(1).id().toString(), "'a'", "(too large)");
                 });
         assertThat(applied.get(4)).as("no key: never held back").isEqualTo(outcomes.get(4));
         assertThat(applied.get(5)).isEqualTo(outcomes.get(5));
@@ -66,12 +66,13 @@ class KeyHoldBackTest {
         List<OutboxEvent> batch = List.of(event("k"), event("k"), event("k"));
         KeyHoldBack rule = KeyHoldBack.of(batch);
 
-        rule.failed(1);
+        rule.failed(1, "nack");
 
         assertThat(rule.check(0)).isEmpty();
         assertThat(rule.check(1)).as("the failed event itself").isEmpty();
-        assertThat(rule.check(2)).get().matches(KeyHoldBackTest::heldBack);
-        rule.failed(0);
+        assertThat(rule.check(2)).get().matches(KeyHoldBackTest::heldBack).isInstanceOfSatisfying(
+                PublishOutcome.Failed.class, failed -> assertThat(failed.reason()).contains("(nack)"));
+        rule.failed(0, "timeout");
         assertThat(rule.check(1)).get().matches(KeyHoldBackTest::heldBack);
     }
 
@@ -80,7 +81,7 @@ class KeyHoldBackTest {
     void recordedFailuresCount() {
         List<OutboxEvent> batch = List.of(event("k"), event("k"));
         KeyHoldBack rule = KeyHoldBack.of(batch);
-        rule.failed(0);
+        rule.failed(0, "timeout");
 
         List<PublishOutcome> applied = rule.apply(List.of(PublishOutcome.published(batch.get(0).id()),
                 PublishOutcome.published(batch.get(1).id())));
