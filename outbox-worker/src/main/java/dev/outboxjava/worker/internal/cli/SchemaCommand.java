@@ -56,7 +56,7 @@ public final class SchemaCommand implements Callable<Integer> {
         OutboxSettings settings = config.load();
         String tableName = table != null ? table : settings.table();
         PostgresOutboxConfig schema = PostgresOutboxConfig.builder().tableName(tableName)
-                .ordering(settings.worker().relay().ordering())
+                .ordering(settings.worker().relay().ordering()).layout(settings.layout())
                 .wakeUpMode(notifyTrigger ? WakeUpMode.TRIGGER_NOTIFY : PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE)
                 .build();
         PrintWriter out = spec.commandLine().getOut();
