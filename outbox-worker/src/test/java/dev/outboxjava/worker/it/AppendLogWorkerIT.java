@@ -52,6 +52,7 @@ class AppendLogWorkerIT {
                 WorkerProcess.Result applied = WorkerProcess.run("append-log-schema", environment(), COMMAND_TIMEOUT,
                         "schema", "--apply", "--config", config.toString());
                 assertThat(applied.exitCode()).as(applied.output()).isZero();
+                assertThat(applied.output()).contains("outbox.store.layout=append_log");
                 assertThat(tables(postgres, schema)).contains("outbox_events", "outbox_events_state",
                         "outbox_events_sent", "outbox_events_position");
 

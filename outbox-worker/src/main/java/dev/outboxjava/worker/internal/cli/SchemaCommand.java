@@ -73,7 +73,9 @@ public final class SchemaCommand implements Callable<Integer> {
         }
         out.println("outbox table " + tableName + " is in place (" + ConfigKey.ORDERING.property() + "="
                 + (schema.ordering().isPerKey() ? "per_key, with the per-key indexes" : "none")
-                + (notifyTrigger ? ", with the NOTIFY trigger" : ", without a NOTIFY trigger") + ")");
+                + (notifyTrigger ? ", with the NOTIFY trigger" : ", without a NOTIFY trigger") + ", "
+                + ConfigKey.STORE_LAYOUT.property() + "=" + schema.layout().name().toLowerCase(java.util.Locale.ROOT)
+                + ")");
         out.flush();
         return ExitCodes.OK;
     }
