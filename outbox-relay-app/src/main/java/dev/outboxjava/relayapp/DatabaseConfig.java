@@ -1,6 +1,7 @@
 package dev.outboxjava.relayapp;
 
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.StoreLayout;
 import java.util.Objects;
 
 /**
@@ -13,9 +14,10 @@ import java.util.Objects;
  * @param poolSize       most connections the worker opens
  * @param table          the outbox table, {@code table} or {@code schema.table}
  * @param completionMode what happens to a row once its publish is acknowledged
+ * @param layout         how the store keeps its events ({@code outbox.store.layout})
  */
 public record DatabaseConfig(String url, String user, String password, int poolSize, String table,
-        CompletionMode completionMode) {
+        CompletionMode completionMode, StoreLayout layout) {
 
     /** Default pool size: 4. */
     public static final int DEFAULT_POOL_SIZE = 4;
@@ -26,6 +28,13 @@ public record DatabaseConfig(String url, String user, String password, int poolS
         Objects.requireNonNull(password, "password");
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(completionMode, "completionMode");
+        Objects.requireNonNull(layout, "layout");
+    }
+
+    /** In the default layout, {@link StoreLayout#IN_PLACE}. */
+    public DatabaseConfig(String url, String user, String password, int poolSize, String table,
+            CompletionMode completionMode) {
+        this(url, user, password, poolSize, table, completionMode, StoreLayout.IN_PLACE);
     }
 
     /** Never prints the password, neither the setting nor one in the URL. */
@@ -33,6 +42,6 @@ public record DatabaseConfig(String url, String user, String password, int poolS
     public String toString() {
         return "DatabaseConfig[url=" + dev.outboxjava.relayapp.internal.Secrets.maskText(url) + ", user=" + user + ", password=" + (password.isEmpty() ? "" : "***")
                 + ", poolSize=" + poolSize + ", table=" + table + ", completionMode="
-                + completionMode + "]";
+                + completionMode + ", layout=" + layout + "]";
     }
 }

@@ -9,6 +9,7 @@ import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.SweeperSettings;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.worker.ConfigKey;
@@ -51,9 +52,11 @@ public final class OutboxSettings {
     private final String table;
     private final String logLevel;
     private final HealthConfig health;
+    private final StoreLayout layout;
 
     private OutboxSettings(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
-            HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel, HealthConfig health) {
+            HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel, HealthConfig health,
+            StoreLayout layout) {
         this.database = database;
         this.broker = broker;
         this.worker = worker;
@@ -62,6 +65,7 @@ public final class OutboxSettings {
         this.table = table;
         this.logLevel = logLevel;
         this.health = health;
+        this.layout = layout;
     }
 
     /** The settings from the environment variables of this process. */
@@ -113,12 +117,17 @@ public final class OutboxSettings {
                     case "delete_on_publish" -> Optional.of(CompletionMode.DELETE_ON_PUBLISH);
                     default -> Optional.empty();
                 }, "keep_sent, delete_on_publish");
+        StoreLayout layout = reader.choice(ConfigKey.STORE_LAYOUT, StoreLayout.IN_PLACE, value -> switch (value) {
+            case "in_place" -> Optional.of(StoreLayout.IN_PLACE);
+            case "append_log" -> Optional.of(StoreLayout.APPEND_LOG);
+            default -> Optional.empty();
+        }, "in_place, append_log");
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:")) {
             reader.problem(ConfigKey.DB_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:, was '"
                     + Secrets.maskText(url) + "'");
         }
         Optional<DatabaseConfig> database = url.isEmpty() ? Optional.empty()
-                : Optional.of(new DatabaseConfig(url, user, password, poolSize, table, completionMode));
+                : Optional.of(new DatabaseConfig(url, user, password, poolSize, table, completionMode, layout));
 
         Optional<BrokerKind> brokerKind = reader.optionalChoice(ConfigKey.BROKER, BrokerKind::parse, "kafka, rabbitmq");
         String bootstrap = reader.string(ConfigKey.KAFKA_BOOTSTRAP_SERVERS);
@@ -276,7 +285,7 @@ public final class OutboxSettings {
         if (!reader.problems.isEmpty()) {
             throw new InvalidSettingsException(dedupe(reader.problems));
         }
-        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel, health);
+        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel, health, layout);
     }
 
     private static List<InvalidSettingsException.Problem> dedupe(List<InvalidSettingsException.Problem> problems) {
@@ -324,6 +333,11 @@ public final class OutboxSettings {
     /** How the idle relay is woken besides polling. */
     public WakeUpStrategy wakeUp() {
         return wakeUp;
+    }
+
+    /** How the store keeps its events, {@code outbox.store.layout} (also without a database URL, for {@code schema}). */
+    public StoreLayout layout() {
+        return layout;
     }
 
     /** The outbox table (also without a database URL, for {@code schema}). */

@@ -117,6 +117,20 @@ class OutboxCliTest {
     }
 
     @Test
+    void givenTheAppendLogLayout_thenSchemaPrintsThatLayoutsTables(@TempDir Path dir) throws IOException {
+        Path log = dir.resolve("log.properties");
+        Files.writeString(log, "outbox.table=shop.events\noutbox.store.layout=append_log\n");
+
+        assertThat(run("schema", "--config", log.toString())).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+                .contains("\"shop\".\"events_state\"").contains("\"shop\".\"events_sent\"")
+                .contains("\"events_log_idx\"").doesNotContain("\"events_pending_idx\"");
+        out.getBuffer().setLength(0);
+        assertThat(run("schema", "--table", "billing.outbox_events")).isZero();
+        assertThat(out.toString()).as("the default layout").doesNotContain("outbox_events_state");
+    }
+
+    @Test
     void givenSchemaApplyWithoutADatabase_thenTheExitCodeIs2_andTheSettingIsNamed(@TempDir Path dir) throws IOException {
         Path noDatabase = dir.resolve("no-database.properties");
         Files.writeString(noDatabase, "outbox.ordering=per_key\n");

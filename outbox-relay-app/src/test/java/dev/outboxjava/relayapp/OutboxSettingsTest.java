@@ -3,12 +3,15 @@ package dev.outboxjava.relayapp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.relayapp.internal.DataSources;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -197,5 +200,26 @@ class OutboxSettingsTest {
         assertThat(OutboxSettings.load(ConfigSource.map(Map.of())).worker().relay().ordering().isPerKey()).isFalse();
         assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.ordering", "global"))))
                 .hasMessageContaining("outbox.ordering (OUTBOX_ORDERING): must be one of none, per_key");
+    }
+
+    @Test
+    void givenTheStoreLayout_thenTheStoreIsBuiltWithIt_andAnUnknownLayoutIsRefusedByName() {
+        OutboxSettings defaults = OutboxSettings.load(ConfigSource.map(Map.of("outbox.db.url",
+                "jdbc:postgresql://db:5432/app")));
+        assertThat(defaults.layout()).isEqualTo(StoreLayout.IN_PLACE);
+        assertThat(defaults.requireDatabase().layout()).isEqualTo(StoreLayout.IN_PLACE);
+
+        OutboxSettings log = OutboxSettings.load(ConfigSource.environment(Map.of(
+                "OUTBOX_DB_URL", "jdbc:postgresql://db:5432/app", "OUTBOX_STORE_LAYOUT", "APPEND_LOG")));
+        assertThat(log.layout()).isEqualTo(StoreLayout.APPEND_LOG);
+        assertThat(DataSources.storeConfig(log.requireDatabase(), Ordering.none()).layout())
+                .isEqualTo(StoreLayout.APPEND_LOG);
+        assertThat(OutboxSettings.load(ConfigSource.map(Map.of("outbox.store.layout", "append_log"))).layout())
+                .as("without a database URL, for the schema command").isEqualTo(StoreLayout.APPEND_LOG);
+
+        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.store.layout", "append-only"))))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("outbox.store.layout")
+                .hasMessageContaining("must be one of in_place, append_log, was 'append-only'");
     }
 }

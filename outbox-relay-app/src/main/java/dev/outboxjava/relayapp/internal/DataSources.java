@@ -42,6 +42,6 @@ public final class DataSources {
      */
     public static PostgresOutboxConfig storeConfig(DatabaseConfig config, Ordering ordering) {
         return PostgresOutboxConfig.builder().tableName(config.table()).completionMode(config.completionMode())
-                .maximumPoolSize(config.poolSize()).ordering(ordering).build();
+                .maximumPoolSize(config.poolSize()).ordering(ordering).layout(config.layout()).build();
     }
 }

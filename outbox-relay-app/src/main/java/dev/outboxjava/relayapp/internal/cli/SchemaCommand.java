@@ -56,7 +56,7 @@ public final class SchemaCommand implements Callable<Integer> {
         OutboxSettings settings = config.load();
         String tableName = table != null ? table : settings.table();
         PostgresOutboxConfig schema = PostgresOutboxConfig.builder().tableName(tableName)
-                .ordering(settings.worker().relay().ordering())
+                .ordering(settings.worker().relay().ordering()).layout(settings.layout())
                 .wakeUpMode(notifyTrigger ? WakeUpMode.TRIGGER_NOTIFY : PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE)
                 .build();
         PrintWriter out = spec.commandLine().getOut();
@@ -73,7 +73,9 @@ public final class SchemaCommand implements Callable<Integer> {
         }
         out.println("outbox table " + tableName + " is in place (" + ConfigKey.ORDERING.property() + "="
                 + (schema.ordering().isPerKey() ? "per_key, with the per-key indexes" : "none")
-                + (notifyTrigger ? ", with the NOTIFY trigger" : ", without a NOTIFY trigger") + ")");
+                + (notifyTrigger ? ", with the NOTIFY trigger" : ", without a NOTIFY trigger") + ", "
+                + ConfigKey.STORE_LAYOUT.property() + "=" + schema.layout().name().toLowerCase(java.util.Locale.ROOT)
+                + ")");
         out.flush();
         return ExitCodes.OK;
     }
