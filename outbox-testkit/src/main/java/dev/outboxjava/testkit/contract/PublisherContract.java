@@ -49,7 +49,7 @@ public abstract class PublisherContract {
      * Reads what arrived at {@code destination}, waiting until {@code expected} messages arrived or the
      * timeout passed (then returns what arrived), in arrival order. Each message carries every
      * CloudEvents attribute it arrived with in {@link ReceivedMessage#attributes()}
-     * ({@link dev.outboxjava.testkit.BrokerMessages} reads them from Kafka records and AMQP deliveries).
+     * ({@code BrokerMessages} of outbox-testkit-fixtures reads them from Kafka records and AMQP deliveries).
      */
     protected abstract List<ReceivedMessage> consume(String destination, int expected, Duration timeout);
 
