@@ -11,6 +11,8 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
+import dev.outboxjava.worker.it.BrokerInbox;
+import dev.outboxjava.worker.it.OutboxTable;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.worker.it.OutboxTable;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;

@@ -9,6 +9,8 @@ import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
+import dev.outboxjava.worker.it.BrokerInbox;
+import dev.outboxjava.worker.it.OutboxTable;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

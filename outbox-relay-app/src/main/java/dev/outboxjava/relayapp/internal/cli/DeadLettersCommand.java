@@ -3,6 +3,7 @@ package dev.outboxjava.relayapp.internal.cli;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.OutboxSettings;
 import java.io.PrintWriter;
@@ -46,37 +47,20 @@ public final class DeadLettersCommand implements Callable<Integer> {
     @Command(name = "list", mixinStandardHelpOptions = true,
             description = "Lists dead letters, oldest first: id, type, key, destination, attempts, created at, the "
                     + "last error shortened (in full with --format json or 'show'); then how many there are in all.")
-    static final class ListCommand implements Callable<Integer> {
+    static final class ListCommand extends EventListCommand {
 
-        static final List<EventList.Field> FIELDS = List.of(
-                new EventList.Field("ID", event -> event.id().toString()),
-                new EventList.Field("TYPE", event -> EventList.cell(event.type(), EventList.MAX_CELL)),
-                new EventList.Field("KEY", event -> EventList.cell(event.key().orElse("-"), EventList.MAX_CELL)),
-                new EventList.Field("DESTINATION", event -> EventList.cell(event.destination(), EventList.MAX_CELL)),
-                new EventList.Field("ATTEMPTS", event -> event.attempts() + "/" + event.maxAttempts()),
-                new EventList.Field("CREATED", event -> EventList.time(event.createdAt())),
-                new EventList.Field("LAST ERROR", event -> EventList.cell(event.lastError().orElse("-"),
-                        EventList.MAX_ERROR)));
-
-        @Mixin
-        ConfigOptions config;
-
-        @Mixin
-        EventList list;
-
-        @Spec
-        CommandSpec spec;
+        ListCommand() {
+            super("dead letters", "CREATED", OutboxEvent::createdAt);
+        }
 
         @Override
-        public Integer call() {
-            list.requireValid(spec.commandLine());
-            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
-            try (StoreSession session = StoreSession.open(database)) {
-                List<OutboxEvent> page = session.store().listDeadLetters(list.offset, list.limit);
-                long total = session.store().countByStatus().getOrDefault(EventStatus.FAILED, 0L);
-                list.print(spec.commandLine().getOut(), "dead letters", page, total, FIELDS);
-            }
-            return ExitCodes.OK;
+        List<OutboxEvent> page(PostgresOutboxStore store, int offset, int limit) {
+            return store.listDeadLetters(offset, limit);
+        }
+
+        @Override
+        long total(PostgresOutboxStore store) {
+            return store.countByStatus().getOrDefault(EventStatus.FAILED, 0L);
         }
     }
 

@@ -1,12 +1,10 @@
 package dev.outboxjava.relayapp.internal.cli;
 
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.postgres.PostgresOutboxStore;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -32,37 +30,20 @@ public final class RetriesCommand implements Callable<Integer> {
                     + "--format json or 'dead-letters show ID'); then how many wait in all.",
                     "An event leaves this list when a retry succeeds, or becomes a dead letter when its attempts "
                             + "run out."})
-    static final class ListCommand implements Callable<Integer> {
+    static final class ListCommand extends EventListCommand {
 
-        static final List<EventList.Field> FIELDS = List.of(
-                new EventList.Field("ID", event -> event.id().toString()),
-                new EventList.Field("TYPE", event -> EventList.cell(event.type(), EventList.MAX_CELL)),
-                new EventList.Field("KEY", event -> EventList.cell(event.key().orElse("-"), EventList.MAX_CELL)),
-                new EventList.Field("DESTINATION", event -> EventList.cell(event.destination(), EventList.MAX_CELL)),
-                new EventList.Field("ATTEMPTS", event -> event.attempts() + "/" + event.maxAttempts()),
-                new EventList.Field("NEXT ATTEMPT", event -> EventList.time(event.nextAttemptAt())),
-                new EventList.Field("LAST ERROR", event -> EventList.cell(event.lastError().orElse("-"),
-                        EventList.MAX_ERROR)));
-
-        @Mixin
-        ConfigOptions config;
-
-        @Mixin
-        EventList list;
-
-        @Spec
-        CommandSpec spec;
+        ListCommand() {
+            super("events waiting for a retry", "NEXT ATTEMPT", OutboxEvent::nextAttemptAt);
+        }
 
         @Override
-        public Integer call() {
-            list.requireValid(spec.commandLine());
-            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
-            try (StoreSession session = StoreSession.open(database)) {
-                List<OutboxEvent> page = session.store().listRetrying(list.offset, list.limit);
-                long total = session.store().countRetrying();
-                list.print(spec.commandLine().getOut(), "events waiting for a retry", page, total, FIELDS);
-            }
-            return ExitCodes.OK;
+        List<OutboxEvent> page(PostgresOutboxStore store, int offset, int limit) {
+            return store.listRetrying(offset, limit);
+        }
+
+        @Override
+        long total(PostgresOutboxStore store) {
+            return store.countRetrying();
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.outboxjava.relayapp.observability;
+package dev.outboxjava.worker.observability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Assumptions;
  * Without it a test is skipped on a developer's machine, and fails in CI (environment variable
  * {@code CI} set), so the alert and dashboard checks can never be skipped silently there.
  */
-final class Promtool {
+public final class Promtool {
 
     private Promtool() {
     }
 
     /** The executable on the PATH; skips (or, in CI, fails) the calling test when there is none. */
-    static Path require() {
+    public static Path require() {
         Optional<Path> found = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
                 .filter(dir -> !dir.isBlank())
                 .map(dir -> Path.of(dir, "promtool"))
@@ -42,7 +42,7 @@ final class Promtool {
     }
 
     /** Copies a classpath resource into {@code dir} under its file name. */
-    static Path copyResource(String name, Path dir) throws IOException {
+    public static Path copyResource(String name, Path dir) throws IOException {
         try (InputStream in = Promtool.class.getClassLoader().getResourceAsStream(name)) {
             assertThat(in).as(name + " on the classpath").isNotNull();
             Path target = dir.resolve(Path.of(name).getFileName().toString());
@@ -52,7 +52,7 @@ final class Promtool {
     }
 
     /** {@code promtool test rules <file>} in the file's directory; fails the test with promtool's report. */
-    static String testRules(Path testFile) throws IOException, InterruptedException {
+    public static String testRules(Path testFile) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(require().toString(), "test", "rules", testFile.getFileName().toString())
                 .directory(testFile.getParent().toFile()).redirectErrorStream(true).start();
         String output;

@@ -18,14 +18,14 @@ import java.util.Map;
 import java.util.UUID;
 
 /** A fresh outbox table in its own schema of the real PostgreSQL, and the test's view of it. */
-final class OutboxTable implements AutoCloseable {
+public final class OutboxTable implements AutoCloseable {
 
-    final PostgresFixture postgres;
-    final String schema;
-    final String name;
-    final PostgresOutboxStore store;
+    public final PostgresFixture postgres;
+    public final String schema;
+    public final String name;
+    public final PostgresOutboxStore store;
 
-    OutboxTable(PostgresFixture postgres) {
+    public OutboxTable(PostgresFixture postgres) {
         this.postgres = postgres;
         this.schema = postgres.newSchema();
         this.name = schema + ".outbox_events";
@@ -35,7 +35,7 @@ final class OutboxTable implements AutoCloseable {
     }
 
     /** Appends {@code count} events for {@code destination}, committed in transactions of 1,000. */
-    List<UUID> append(int count, String destination, String type) throws SQLException {
+    public List<UUID> append(int count, String destination, String type) throws SQLException {
         OutboxWriter writer = store.writer();
         List<UUID> ids = new ArrayList<>();
         try (Connection connection = postgres.dataSource().getConnection()) {
@@ -50,7 +50,7 @@ final class OutboxTable implements AutoCloseable {
     }
 
     /** New events for orders {@code from} (inclusive) to {@code to} (exclusive), keyed {@code order-(i % 50)}. */
-    List<OutboxEvent> events(int from, int to, String destination, String type) {
+    public List<OutboxEvent> events(int from, int to, String destination, String type) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = from; i < to; i++) {
             events.add(OutboxEvent.builder().type(type).destination(destination).key("order-" + (i % 50))
@@ -61,7 +61,7 @@ final class OutboxTable implements AutoCloseable {
     }
 
     /** {@code SELECT status, count(*)} straight from the table. */
-    Map<EventStatus, Long> countsBySql() throws SQLException {
+    public Map<EventStatus, Long> countsBySql() throws SQLException {
         Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
         for (EventStatus status : EventStatus.values()) {
             counts.put(status, 0L);
@@ -76,7 +76,7 @@ final class OutboxTable implements AutoCloseable {
         return counts;
     }
 
-    long count(EventStatus status) throws SQLException {
+    public long count(EventStatus status) throws SQLException {
         return countsBySql().get(status);
     }
 

@@ -14,14 +14,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Consumes a test queue, remembering the distinct message ids (= event ids) and the total deliveries. */
-final class BrokerInbox implements AutoCloseable {
+public final class BrokerInbox implements AutoCloseable {
 
     private final Connection connection;
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicLong deliveries = new AtomicLong();
     private final List<String> bodies = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
-    BrokerInbox(ConnectionFactory factory, String queue) throws IOException, TimeoutException {
+    public BrokerInbox(ConnectionFactory factory, String queue) throws IOException, TimeoutException {
         this.connection = factory.newConnection("outbox-worker-it-consumer");
         Channel channel = connection.createChannel();
         channel.basicQos(2000);
@@ -38,22 +38,22 @@ final class BrokerInbox implements AutoCloseable {
         });
     }
 
-    int distinct() {
+    public int distinct() {
         return ids.size();
     }
 
-    long deliveries() {
+    public long deliveries() {
         return deliveries.get();
     }
 
     /** Every payload in arrival order (duplicates included). */
-    List<String> bodies() {
+    public List<String> bodies() {
         synchronized (bodies) {
             return List.copyOf(bodies);
         }
     }
 
-    Set<String> ids() {
+    public Set<String> ids() {
         return Set.copyOf(ids);
     }
 

@@ -1,4 +1,4 @@
-package dev.outboxjava.relayapp.it;
+package dev.outboxjava.worker.it;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * While cut, new connections are accepted and closed at once, like a broker that is down; while
  * frozen, connections stay open and nothing is forwarded, like a broker that hangs.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final String targetHost;
@@ -28,12 +28,12 @@ final class TcpProxy implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean frozen;
 
-    TcpProxy(String targetHost, int targetPort) {
+    public TcpProxy(String targetHost, int targetPort) {
         this(0, targetHost, targetPort);
     }
 
     /** A proxy listening on {@code listenPort} (0: any free port), e.g. the port a Kafka broker advertises. */
-    TcpProxy(int listenPort, String targetHost, int targetPort) {
+    public TcpProxy(int listenPort, String targetHost, int targetPort) {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         try {
@@ -46,12 +46,12 @@ final class TcpProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
     /** Closes every forwarded connection and refuses new ones until {@link #restore()}. */
-    void cut() {
+    public void cut() {
         cut = true;
         for (Socket socket : sockets) {
             closeQuietly(socket);
@@ -59,7 +59,7 @@ final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
-    void restore() {
+    public void restore() {
         cut = false;
     }
 
@@ -67,12 +67,12 @@ final class TcpProxy implements AutoCloseable {
      * Keeps every connection open, and accepts new ones, but forwards nothing in either direction until
      * {@link #thaw()}: a broker that still accepts TCP but never answers (frozen, e.g. SIGSTOP).
      */
-    void freeze() {
+    public void freeze() {
         frozen = true;
     }
 
     /** Forwards again what was held while frozen, and everything after. */
-    synchronized void thaw() {
+    public synchronized void thaw() {
         frozen = false;
         notifyAll();
     }
