@@ -11,8 +11,8 @@
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY . .
-RUN mvn -B -q -pl outbox-worker -am package -DskipTests \
- && cp outbox-worker/target/outbox-worker-*-all.jar /src/outbox-worker.jar
+RUN mvn -B -q -pl outbox-relay-app -am package -DskipTests \
+ && cp outbox-relay-app/target/outbox-relay-app-*-all.jar /src/outbox-worker.jar
 
 FROM eclipse-temurin:17-jre
 # curl only serves the HEALTHCHECK below; the JRE image does not ship it.

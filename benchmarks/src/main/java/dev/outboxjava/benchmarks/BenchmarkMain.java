@@ -11,6 +11,7 @@ import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.StoreLayout;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -354,6 +355,34 @@ public final class BenchmarkMain {
             table.target(scenario, "kept up in every " + unit + ": snapshot held", keptUp(held, unit),
                     "no snapshot held: " + keptUp(free, unit), "", "every " + unit, held.firstBehind() < 0,
                     !held.minutes().isEmpty());
+        }
+        layoutsSideBySide(comparisons, options, table);
+    }
+
+    /**
+     * For each completion mode and ordering measured in both layouts, the append-only log's
+     * held-to-not-held ratios beside the in-place layout's.
+     */
+    private static void layoutsSideBySide(List<LongTransactionScenario.Comparison> comparisons,
+            BenchmarkOptions options, ResultTable table) {
+        for (LongTransactionScenario.Comparison log : comparisons) {
+            if (log.layout() != StoreLayout.APPEND_LOG) {
+                continue;
+            }
+            comparisons.stream().filter(c -> c.layout() == StoreLayout.IN_PLACE && c.completion() == log.completion()
+                    && c.ordering() == log.ordering()).findFirst().ifPresent(inPlace -> {
+                        String scenario = String.format(Locale.ROOT, "7 long tx, append log vs in place, %s, %,d/s %ds",
+                                log.setting(), options.steadyRate(), options.heldTime().toSeconds());
+                        double logP99 = log.held().p99Millis() / log.notHeld().p99Millis();
+                        double inPlaceP99 = inPlace.held().p99Millis() / inPlace.notHeld().p99Millis();
+                        table.compare(scenario, "p99 snapshot held / not held", "append log: " + times(logP99),
+                                "in place: " + times(inPlaceP99), times(logP99 / inPlaceP99));
+                        double logDrain = log.held().deliveredShare() / log.notHeld().deliveredShare();
+                        double inPlaceDrain = inPlace.held().deliveredShare() / inPlace.notHeld().deliveredShare();
+                        table.compare(scenario, "delivered while producing, snapshot held / not held",
+                                "append log: " + percent(logDrain), "in place: " + percent(inPlaceDrain),
+                                times(logDrain / inPlaceDrain));
+                    });
         }
     }
 

@@ -3,6 +3,7 @@ package dev.outboxjava.benchmarks;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.StoreLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,12 +43,14 @@ import java.util.TreeMap;
  * @param heldInterval  scenario 7 reports per interval of this length (a minute by default)
  * @param heldCompletions the completion modes scenario 7 measures
  * @param heldOrderings the orderings scenario 7 measures
+ * @param heldLayouts   the store layouts scenario 7 measures, each with and without the held snapshot
  */
 public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
         int batchSize, Duration steadyTime, int steadyRate, Duration producerTime, int producers, long sentRows,
         int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost,
         Map<String, String> kafkaProperties, String kafkaLogDir, boolean kafkaInProcess, Duration heldTime,
-        Duration heldInterval, List<CompletionMode> heldCompletions, List<Ordering.Mode> heldOrderings) {
+        Duration heldInterval, List<CompletionMode> heldCompletions, List<Ordering.Mode> heldOrderings,
+        List<StoreLayout> heldLayouts) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -131,6 +134,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 "  --held-interval-seconds N  scenario 7 reports per N s (default 60; quick 10)",
                 "  --held-completion LIST scenario 7 completion modes: keep-sent,delete (default both)",
                 "  --held-ordering LIST   scenario 7 orderings: none,per_key (default both)",
+                "  --held-layout LIST     scenario 7 store layouts: in_place,append_log or both (default both)",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -148,8 +152,8 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                 producerTime.toSeconds(), sentRows, scenarios.stream().sorted().toList())
                 + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
                 + (kafkaInProcess ? " kafka-broker=in-process" : "")
-                + (runs(7) ? String.format(Locale.ROOT, " held=%ds per %ds %s %s", heldTime.toSeconds(),
-                        heldInterval.toSeconds(), heldCompletions, heldOrderings) : "");
+                + (runs(7) ? String.format(Locale.ROOT, " held=%ds per %ds %s %s %s", heldTime.toSeconds(),
+                        heldInterval.toSeconds(), heldCompletions, heldOrderings, heldLayouts) : "");
     }
 
     /** Mutable values while parsing. */
@@ -176,6 +180,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
         Duration heldInterval = Duration.ofMinutes(1);
         List<CompletionMode> heldCompletions = List.of(CompletionMode.KEEP_SENT, CompletionMode.DELETE_ON_PUBLISH);
         List<Ordering.Mode> heldOrderings = List.of(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
+        List<StoreLayout> heldLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
 
         void set(String name, String value) {
             switch (name) {
@@ -229,6 +234,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
                     }
                     heldOrderings = List.copyOf(new LinkedHashSet<>(chosen));
                 }
+                case "--held-layout" -> heldLayouts = layouts(name, value);
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
                         throw new InvalidConfigurationException(name, "must start with jdbc:postgresql:, was " + value);
@@ -258,7 +264,23 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
             return new BenchmarkOptions(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
                     steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost,
                     Map.copyOf(kafkaProperties), kafkaLogDir, kafkaInProcess, heldTime, heldInterval, heldCompletions,
-                    heldOrderings);
+                    heldOrderings, heldLayouts);
+        }
+
+        private static List<StoreLayout> layouts(String name, String value) {
+            if (value.trim().equals("both")) {
+                return List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
+            }
+            List<StoreLayout> chosen = new ArrayList<>();
+            for (String part : value.split(",")) {
+                chosen.add(switch (part.trim().replace('-', '_')) {
+                    case "in_place" -> StoreLayout.IN_PLACE;
+                    case "append_log" -> StoreLayout.APPEND_LOG;
+                    default -> throw new InvalidConfigurationException(name,
+                            "must be both or list in_place and/or append_log, was " + value);
+                });
+            }
+            return List.copyOf(new LinkedHashSet<>(chosen));
         }
 
         private static int positive(String name, String value) {

@@ -18,6 +18,7 @@ import dev.outboxjava.postgres.OutboxNotificationListener;
 import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
@@ -44,7 +45,7 @@ import javax.sql.DataSource;
 
 /**
  * Scenario 7, a long transaction: the relay at a steady rate into Kafka (as scenario 4, the wake-up
- * by NOTIFY after commit), twice per completion mode and ordering — once while another session holds
+ * by NOTIFY after commit), twice per store layout, completion mode and ordering — once while another session holds
  * a REPEATABLE READ snapshot open, idle in transaction after its first SELECT (a report, a
  * {@code pg_dump}, a forgotten session: vacuum can then remove nothing), and once without. Per
  * interval (a minute by default) it reports commit → consume p50/p99, whether the relay kept up
@@ -70,13 +71,24 @@ public final class LongTransactionScenario {
         }
     }
 
-    /** One completion mode and ordering, without and with the held snapshot. */
-    public record Comparison(CompletionMode completion, Ordering.Mode ordering, Run notHeld, Run held) {
+    /** One store layout, completion mode and ordering, without and with the held snapshot. */
+    public record Comparison(StoreLayout layout, CompletionMode completion, Ordering.Mode ordering, Run notHeld,
+            Run held) {
 
-        /** E.g. {@code keep sent, ordering none}. */
+        /** E.g. {@code in place, keep sent, ordering none}. */
         public String label() {
+            return layoutName(layout) + ", " + setting();
+        }
+
+        /** The completion mode and ordering without the layout, e.g. {@code keep sent, ordering none}. */
+        public String setting() {
             return (completion == CompletionMode.KEEP_SENT ? "keep sent" : "delete on publish") + ", ordering "
                     + (ordering == Ordering.Mode.PER_KEY ? "per_key" : "none");
+        }
+
+        /** {@code in place} or {@code append log}. */
+        public static String layoutName(StoreLayout layout) {
+            return layout == StoreLayout.APPEND_LOG ? "append log" : "in place";
         }
     }
 
@@ -103,34 +115,38 @@ public final class LongTransactionScenario {
     public List<Comparison> run() {
         Duration warmUp = options.heldInterval().compareTo(WARM_UP) < 0 ? options.heldInterval() : WARM_UP;
         Log.line("S7 warm-up: %d s without a held snapshot, not measured", warmUp.toSeconds());
-        run(options.heldCompletions().get(0), options.heldOrderings().get(0), false, warmUp, "warm-up");
+        run(options.heldLayouts().get(0), options.heldCompletions().get(0), options.heldOrderings().get(0), false,
+                warmUp, "warm-up");
         List<Comparison> comparisons = new ArrayList<>();
         int turn = 0;
         for (CompletionMode completion : options.heldCompletions()) {
             for (Ordering.Mode ordering : options.heldOrderings()) {
-                Run notHeld;
-                Run held;
-                if (turn++ % 2 == 0) {
-                    notHeld = run(completion, ordering, false);
-                    held = run(completion, ordering, true);
-                } else {
-                    held = run(completion, ordering, true);
-                    notHeld = run(completion, ordering, false);
+                // the layouts of one setting run one after the other, so that their ratios meet the same machine
+                for (StoreLayout layout : options.heldLayouts()) {
+                    Run notHeld;
+                    Run held;
+                    if (turn++ % 2 == 0) {
+                        notHeld = run(layout, completion, ordering, false);
+                        held = run(layout, completion, ordering, true);
+                    } else {
+                        held = run(layout, completion, ordering, true);
+                        notHeld = run(layout, completion, ordering, false);
+                    }
+                    comparisons.add(new Comparison(layout, completion, ordering, notHeld, held));
                 }
-                comparisons.add(new Comparison(completion, ordering, notHeld, held));
             }
         }
         return comparisons;
     }
 
-    private Run run(CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot) {
-        String label = new Comparison(completion, mode, null, null).label() + (holdSnapshot ? ", snapshot held"
-                : ", no snapshot held");
-        return run(completion, mode, holdSnapshot, options.heldTime(), label);
+    private Run run(StoreLayout layout, CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot) {
+        String label = new Comparison(layout, completion, mode, null, null).label() + (holdSnapshot
+                ? ", snapshot held" : ", no snapshot held");
+        return run(layout, completion, mode, holdSnapshot, options.heldTime(), label);
     }
 
-    private Run run(CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot, Duration duration,
-            String label) {
+    private Run run(StoreLayout layout, CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot,
+            Duration duration, String label) {
         Ordering ordering = mode == Ordering.Mode.PER_KEY ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
                 : Ordering.none();
         String topic = services.newTopic("longtx", 6);
@@ -138,7 +154,7 @@ public final class LongTransactionScenario {
         Duration interval = options.heldInterval().compareTo(duration) > 0 ? duration : options.heldInterval();
         int intervals = (int) Math.max(1, (duration.toNanos() + interval.toNanos() - 1) / interval.toNanos());
         try (HikariDataSource pool = services.newPool("longtx", producers + options.relayThreads() + 4)) {
-            PostgresOutboxStore store = tables.create("longtx", completion, WakeUpMode.NONE, ordering, pool);
+            PostgresOutboxStore store = tables.create("longtx", completion, WakeUpMode.NONE, ordering, layout, pool);
             String table = store.config().tableName();
             BusinessWork business = BusinessWork.create(services);
             OutboxWriter writer = store.writer();
@@ -154,7 +170,7 @@ public final class LongTransactionScenario {
                     Duration.ofSeconds(1), published, sources);
             try (LatencyConsumer consumer = new LatencyConsumer(services.kafkaBootstrapServers(), topic, 6);
                     HeldSnapshot holder = holdSnapshot ? HeldSnapshot.open(services) : null) {
-                MinuteStats.Sample baseline = sample(pool, table, 0);
+                MinuteStats.Sample baseline = sample(pool, layout, table, 0);
                 worker.start();
                 // the intervals start with the producers: the set-up above is no part of the first
                 MinuteStats stats = new MinuteStats(System.nanoTime(), interval.toNanos());
@@ -166,7 +182,7 @@ public final class LongTransactionScenario {
                         while ((wait = stats.end(i) - System.nanoTime()) > 0) {
                             LockSupport.parkNanos(wait);
                         }
-                        stats.sample(i, sample(pool, table, committed.get() - published.published()));
+                        stats.sample(i, sample(pool, layout, table, committed.get() - published.published()));
                     }
                 }, "bench-longtx-sampler");
                 sampler.start();
@@ -268,19 +284,25 @@ public final class LongTransactionScenario {
     }
 
     /**
-     * The statistics counters of the outbox table and its pending index, and the backlog counted by
-     * the benchmark (committed less marked published): counting the table would scan the pending
-     * index and add to the very counters measured.
+     * The statistics counters of the outbox table and the index its lease starts from, and the backlog
+     * counted by the benchmark (committed less marked published): counting the table would scan the
+     * index and add to the very counters measured. In place that is the table and its pending index;
+     * the append-only log's dead tuples are those of the log and its state table (where its status
+     * changes land), its index the log's position index.
      */
-    private static MinuteStats.Sample sample(HikariDataSource pool, String table, long backlog) {
+    private static MinuteStats.Sample sample(HikariDataSource pool, StoreLayout layout, String table, long backlog) {
         String sql = """
-                SELECT coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0),
+                SELECT coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0)
+                       + coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0),
                        coalesce((SELECT idx_tup_read FROM pg_stat_user_indexes WHERE indexrelid = to_regclass(?)), 0),
                        coalesce((SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelid = to_regclass(?)), 0)""";
+        boolean log = layout == StoreLayout.APPEND_LOG;
+        String index = table + (log ? "_log_idx" : "_pending_idx");
         try (Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, table);
-            statement.setString(2, table + "_pending_idx");
-            statement.setString(3, table + "_pending_idx");
+            statement.setString(2, log ? table + "_state" : null);
+            statement.setString(3, index);
+            statement.setString(4, index);
             try (ResultSet rs = statement.executeQuery()) {
                 rs.next();
                 return new MinuteStats.Sample(backlog, rs.getLong(1), rs.getLong(2), rs.getLong(3));

@@ -8,6 +8,7 @@ import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.StoreLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
@@ -95,6 +96,7 @@ class BenchmarkOptionsTest {
         assertThat(defaults.heldCompletions()).containsExactly(CompletionMode.KEEP_SENT,
                 CompletionMode.DELETE_ON_PUBLISH);
         assertThat(defaults.heldOrderings()).containsExactly(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
+        assertThat(defaults.heldLayouts()).containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
 
         BenchmarkOptions chosen = BenchmarkOptions.parse(new String[] {"--scenarios", "7", "--held-seconds", "20",
             "--held-interval-seconds=5", "--held-completion", "delete", "--held-ordering", "per_key"});
@@ -110,5 +112,23 @@ class BenchmarkOptionsTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--held-completion");
         assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--scenarios", "8"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 7");
+    }
+
+    @Test
+    void theLongTransactionScenarioComparesBothLayoutsUnlessOneIsChosen() {
+        assertThat(BenchmarkOptions.parse(new String[] {"--held-layout", "in_place"}).heldLayouts())
+                .containsExactly(StoreLayout.IN_PLACE);
+        BenchmarkOptions log = BenchmarkOptions.parse(new String[] {"--scenarios", "7", "--held-layout=append-log"});
+        assertThat(log.heldLayouts()).containsExactly(StoreLayout.APPEND_LOG);
+        assertThat(log.describe()).contains("[APPEND_LOG]");
+        assertThat(BenchmarkOptions.parse(new String[] {"--held-layout", "both"}).heldLayouts())
+                .containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
+        assertThat(BenchmarkOptions.parse(new String[] {"--held-layout", "append_log,in_place"}).heldLayouts())
+                .containsExactly(StoreLayout.APPEND_LOG, StoreLayout.IN_PLACE);
+        assertThat(BenchmarkOptions.usage()).contains("--held-layout");
+
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--held-layout", "rotated"}))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--held-layout")
+                .hasMessageContaining("append_log");
     }
 }

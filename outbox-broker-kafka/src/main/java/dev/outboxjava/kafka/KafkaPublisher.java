@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * {@code ce_source}, {@code ce_time} = creation time in RFC 3339, {@code ce_specversion} = 1.0,
  * {@code content-type}, {@code ce_partitionkey} when there is a key, {@code ce_subject} and
  * {@code ce_dataschema} when the event has them), followed by the event's
- * own headers (UTF-8). Any CloudEvents SDK consumer reads the events back.
+ * own headers (UTF-8). Any CloudEvents SDK consumer reads the events back. The attributes are those
+ * of {@link dev.outboxjava.core.CloudEventAttributes}, the same as the RabbitMQ publisher writes.
  *
  * <p>{@link #publish} hands the whole batch to the producer on the publisher's sender thread
  * without waiting per record and, by default, has it sent at once rather than after {@code linger.ms}
@@ -53,12 +54,15 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>not retryable: record too large ({@code max.request.size} or the topic's
  *       {@code max.message.bytes}), invalid topic name, authorization or authentication failures,
- *       serialization errors, a record the broker refuses, a source that is not a URI;</li>
+ *       serialization errors, a record the broker refuses, a source that is not a URI, an own header
+ *       named like a CloudEvents header (a stored row written without the event builder);</li>
  *   <li>unroutable ({@link PublishOutcome#unroutable}): a topic that does not exist on a cluster that
  *       does not create topics, found after waiting {@code max.block.ms} for its metadata — retryable,
  *       as the topic may be created, within the retry policy's small budget for unroutable events;</li>
  *   <li>retryable: timeouts (including no acknowledgement within the publish timeout), not enough
  *       replicas, leader changes, network errors, broker not available, and anything unknown.</li>
+ *   <li>held back ({@link PublishOutcome#heldBack}): an earlier event of its key in the batch failed
+ *       or was not acknowledged ({@link dev.outboxjava.core.port.KeyHoldBack}).</li>
  * </ul>
  * {@code publish} never throws: while the cluster is unreachable every event is a retryable
  * failure once {@code max.block.ms} or the publish timeout ran out. A producer that reports a

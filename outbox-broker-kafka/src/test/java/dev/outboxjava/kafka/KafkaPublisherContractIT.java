@@ -60,14 +60,20 @@ class KafkaPublisherContractIT extends PublisherContract {
     static ReceivedMessage received(ConsumerRecord<String, byte[]> record) {
         CloudEvent event = KafkaMessageFactory.createReader(record).toEvent();
         Map<String, String> own = new HashMap<>();
+        Map<String, String> attributes = new HashMap<>();
         for (Header header : record.headers()) {
             String name = header.key().toLowerCase(Locale.ROOT);
-            if (!name.startsWith("ce_") && !name.equals("content-type")) {
-                own.put(header.key(), new String(header.value(), StandardCharsets.UTF_8));
+            String value = new String(header.value(), StandardCharsets.UTF_8);
+            if (name.startsWith("ce_")) {
+                attributes.put(name.substring("ce_".length()), value);
+            } else if (name.equals("content-type")) {
+                attributes.put("datacontenttype", value);
+            } else {
+                own.put(header.key(), value);
             }
         }
         return new ReceivedMessage(event.getId(), event.getType(), event.getSource().toString(),
                 Optional.ofNullable(record.key()), event.getDataContentType(), own,
-                event.getData() == null ? new byte[0] : event.getData().toBytes());
+                event.getData() == null ? new byte[0] : event.getData().toBytes(), attributes);
     }
 }

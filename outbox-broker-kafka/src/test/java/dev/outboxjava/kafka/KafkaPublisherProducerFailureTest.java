@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -116,6 +117,31 @@ class KafkaPublisherProducerFailureTest {
         assertThat(publisher.publish(List.of(event("other")), TIMEOUT).get(10, TimeUnit.SECONDS)).singleElement()
                 .isInstanceOf(PublishOutcome.Published.class);
         assertThat(publisher.producersCreated()).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("an event the broker acknowledged after an earlier event of its key failed is reported held back, not published")
+    void acknowledgedAfterFailureOfItsKeyIsHeldBack() throws Exception {
+        publisher = publisherOver(KafkaPublisherProducerFailureTest::manual);
+        OutboxEvent failing = event("same");
+        OutboxEvent sameKey = event("same");
+        OutboxEvent other = event("other");
+
+        CompletableFuture<List<PublishOutcome>> pending = publisher.publish(List.of(failing, sameKey, other), TIMEOUT);
+        await().until(() -> producers.get(0).history().size() == 3);
+        producers.get(0).errorNext(new RecordTooLargeException("too large"));
+        producers.get(0).completeNext();
+        producers.get(0).completeNext();
+        List<PublishOutcome> outcomes = pending.get(10, TimeUnit.SECONDS);
+
+        assertThat(outcomes.get(0)).isInstanceOfSatisfying(PublishOutcome.Failed.class,
+                failed -> assertThat(failed.heldBack()).isFalse());
+        assertThat(outcomes.get(1)).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+            assertThat(failed.heldBack()).isTrue();
+            assertThat(failed.retryable()).isTrue();
+            assertThat(failed.reason()).contains(failing.id().toString());
+        });
+        assertThat(outcomes.get(2)).isInstanceOf(PublishOutcome.Published.class);
     }
 
     @Test

@@ -38,9 +38,11 @@ import org.slf4j.LoggerFactory;
  * {@code type}. Its headers are the event's own headers plus the CloudEvents attributes in the
  * {@code cloudEvents:} prefix of the CloudEvents AMQP binding: {@code cloudEvents:specversion}
  * ({@code 1.0}), {@code cloudEvents:id}, {@code cloudEvents:source}, {@code cloudEvents:type},
- * {@code cloudEvents:time} (ISO-8601), when the event has a key {@code cloudEvents:partitionkey}
+ * {@code cloudEvents:time} (RFC 3339), when the event has a key {@code cloudEvents:partitionkey}
  * (the CloudEvents partitioning extension), and when it has them {@code cloudEvents:subject} and
- * {@code cloudEvents:dataschema}.
+ * {@code cloudEvents:dataschema}: the attributes of {@link dev.outboxjava.core.CloudEventAttributes},
+ * the same as the Kafka publisher writes. An event whose own header is named like a CloudEvents
+ * header (a stored row written without the event builder) is not sent: it fails, not retryable.
  *
  * <h2>Outcomes</h2>
  * A batch is published on one channel, in order, without waiting in between; the publisher confirms
@@ -57,7 +59,10 @@ import org.slf4j.LoggerFactory;
  *       is checked with a passive declare on a channel of its own before the batch is sent (the answer
  *       is remembered for exchanges that exist), so the events for a missing exchange are never sent
  *       and the 404 that would close the batch's channel — losing the confirms of its neighbours, which
- *       would then be published twice — does not happen.</li>
+ *       would then be published twice — does not happen;</li>
+ *   <li>an earlier event of its key in the batch failed or was not confirmed → held back
+ *       ({@link PublishOutcome#heldBack}, {@link dev.outboxjava.core.port.KeyHoldBack}): not sent if
+ *       that was known in time, and not reported published even if it was confirmed.</li>
  * </ul>
  * {@link #publish} never throws: when RabbitMQ is unreachable every event is a retryable failure,
  * and the client's automatic connection recovery reconnects in the background.

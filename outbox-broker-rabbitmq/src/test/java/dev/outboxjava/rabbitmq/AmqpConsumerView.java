@@ -19,15 +19,21 @@ final class AmqpConsumerView {
         Map<String, Object> raw = delivery.getProperties().getHeaders() != null ? delivery.getProperties().getHeaders()
                 : Map.of();
         Map<String, String> own = new HashMap<>();
+        Map<String, String> attributes = new HashMap<>();
         raw.forEach((name, value) -> {
             if (!name.startsWith("cloudEvents:")) {
                 own.put(name, String.valueOf(value));
+            } else {
+                attributes.put(name.substring("cloudEvents:".length()), String.valueOf(value));
             }
         });
+        if (delivery.getProperties().getContentType() != null) {
+            attributes.put("datacontenttype", delivery.getProperties().getContentType());
+        }
         return new ReceivedMessage(delivery.getProperties().getMessageId(), header(raw, "cloudEvents:type"),
                 header(raw, "cloudEvents:source"), Optional.ofNullable(raw.get("cloudEvents:partitionkey"))
                         .map(String::valueOf),
-                delivery.getProperties().getContentType(), own, delivery.getBody());
+                delivery.getProperties().getContentType(), own, delivery.getBody(), attributes);
     }
 
     /** AMQP strings arrive as the client's LongString; every header we send is a string. */

@@ -26,7 +26,9 @@ import dev.outboxjava.examples.archviolation.ExamplesCycle;
 import dev.outboxjava.kafka.archviolation.KafkaUsingPostgres;
 import dev.outboxjava.postgres.archviolation.PostgresUsingGuice;
 import dev.outboxjava.rabbitmq.archviolation.RabbitMqUsingKafka;
+import dev.outboxjava.worker.archviolation.WorkerBuildingAPool;
 import dev.outboxjava.worker.archviolation.WorkerCycle;
+import dev.outboxjava.worker.archviolation.WorkerUsingRabbitMq;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
@@ -64,9 +66,35 @@ class ArchitectureTest {
 
     /** Dependency injection is the runnable assembly's business. */
     static final ArchRule ONLY_WORKER_AND_EXAMPLES_USE_GUICE = noClasses()
-            .that().resideOutsideOfPackages("dev.outboxjava.worker..", "dev.outboxjava.examples..")
+            .that().resideOutsideOfPackages("dev.outboxjava.worker..", "dev.outboxjava.relayapp..",
+                    "dev.outboxjava.examples..")
             .should().dependOnClassesThat().resideInAPackage("com.google.inject..")
-            .because("only outbox-worker (and the examples) may know Guice: the library must not force a DI framework on the services that use it")
+            .because("only outbox-worker, outbox-relay-app (and the examples) may know Guice: the library must not force a DI framework on the services that use it")
+            .allowEmptyShould(false);
+
+    /** The embeddable worker runs on the application's data source and registry, inside its process. */
+    static final ArchRule WORKER_LEAVES_THE_PROCESS_TO_THE_APPLICATION = noClasses()
+            .that().resideInAPackage("dev.outboxjava.worker..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.outboxjava.relayapp..", "com.zaxxer.hikari..",
+                    "picocli..", "io.micrometer.prometheusmetrics..", "io.prometheus..", "ch.qos.logback..")
+            .because("outbox-worker is embedded in a service that has its own pool, registry, command line and "
+                    + "logging; the standalone process's parts belong to outbox-relay-app")
+            .allowEmptyShould(false);
+
+    /** A Kafka service loads no RabbitMQ class, and the other way round. */
+    static final ArchRule WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE = noClasses()
+            .that().resideInAPackage("dev.outboxjava.worker..")
+            .and().doNotHaveFullyQualifiedName("dev.outboxjava.worker.RabbitMqPublisherModule")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.outboxjava.rabbitmq..", "com.rabbitmq..")
+            .because("outbox-broker-rabbitmq is optional for outbox-worker: a service relaying to Kafka does not have it")
+            .allowEmptyShould(false);
+
+    /** See {@link #WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE}. */
+    static final ArchRule WORKER_TOUCHES_KAFKA_ONLY_IN_ITS_MODULE = noClasses()
+            .that().resideInAPackage("dev.outboxjava.worker..")
+            .and().doNotHaveFullyQualifiedName("dev.outboxjava.worker.KafkaPublisherModule")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.outboxjava.kafka..", "org.apache.kafka..")
+            .because("outbox-broker-kafka is optional for outbox-worker: a service relaying to RabbitMQ does not have it")
             .allowEmptyShould(false);
 
     /** Time comes from an injected clock, so tests control it; nanoTime for durations is fine. */
@@ -111,7 +139,8 @@ class ArchitectureTest {
 
         @ParameterizedTest(name = "{0}")
         @ValueSource(strings = {"dev.outboxjava.core", "dev.outboxjava.postgres", "dev.outboxjava.kafka",
-                "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.testkit", "dev.outboxjava.examples"})
+                "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.relayapp", "dev.outboxjava.testkit",
+                "dev.outboxjava.examples"})
         @DisplayName("sees the classes of every module, so no rule passes for lack of classes")
         void seesEveryModule(String rootPackage) {
             assertThat(PRODUCTION.stream().filter(c -> c.getPackageName().equals(rootPackage)
@@ -184,6 +213,33 @@ class ArchitectureTest {
         void failsOnViolation() {
             assertFailsNaming(ONLY_WORKER_AND_EXAMPLES_USE_GUICE, fixtures(PostgresUsingGuice.class),
                     PostgresUsingGuice.class.getName(), "com.google.inject.Guice");
+        }
+    }
+
+    @Nested
+    @DisplayName("the embeddable worker leaves pool, command line, Prometheus and the other broker to the application")
+    class WorkerIsEmbeddable {
+
+        @Test
+        @DisplayName("holds for the production code")
+        void holds() {
+            WORKER_LEAVES_THE_PROCESS_TO_THE_APPLICATION.check(PRODUCTION);
+            WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE.check(PRODUCTION);
+            WORKER_TOUCHES_KAFKA_ONLY_IN_ITS_MODULE.check(PRODUCTION);
+        }
+
+        @Test
+        @DisplayName("fails on a worker class that builds a Hikari pool")
+        void failsOnPool() {
+            assertFailsNaming(WORKER_LEAVES_THE_PROCESS_TO_THE_APPLICATION, fixtures(WorkerBuildingAPool.class),
+                    WorkerBuildingAPool.class.getName(), "com.zaxxer.hikari.HikariDataSource");
+        }
+
+        @Test
+        @DisplayName("fails on a worker class outside RabbitMqPublisherModule that uses the RabbitMQ client")
+        void failsOnRabbitMqOutsideItsModule() {
+            assertFailsNaming(WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE, fixtures(WorkerUsingRabbitMq.class),
+                    WorkerUsingRabbitMq.class.getName(), "com.rabbitmq.client.ConnectionFactory");
         }
     }
 

@@ -20,7 +20,8 @@ import org.apache.kafka.common.header.Header;
  *         .map(BrokerMessages::fromAmqp).toList();
  * }</pre>
  *
- * Only standard CloudEvents attributes are read, so this is also what any plain consumer sees.
+ * Only standard CloudEvents attributes are read, so this is also what any plain consumer sees; all of
+ * them are in {@link ReceivedMessage#attributes()}, by attribute name.
  */
 public final class BrokerMessages {
 
@@ -40,16 +41,26 @@ public final class BrokerMessages {
         Map<String, Object> raw = delivery.getProperties().getHeaders() != null
                 ? delivery.getProperties().getHeaders() : Map.of();
         Map<String, String> own = new LinkedHashMap<>();
+        Map<String, String> attributes = new LinkedHashMap<>();
         raw.forEach((name, value) -> {
-            if (!name.startsWith(AMQP_PREFIX) && value != null) {
+            if (value == null) {
+                return;
+            }
+            if (name.startsWith(AMQP_PREFIX)) {
+                attributes.put(name.substring(AMQP_PREFIX.length()), value.toString());
+            } else {
                 own.put(name, value.toString()); // AMQP strings arrive as the client's LongString
             }
         });
+        if (delivery.getProperties().getContentType() != null) {
+            attributes.put("datacontenttype", delivery.getProperties().getContentType());
+        }
         String id = Optional.ofNullable(delivery.getProperties().getMessageId())
                 .orElseGet(() -> text(raw.get(AMQP_PREFIX + "id")));
         return new ReceivedMessage(id, text(raw.get(AMQP_PREFIX + "type")), text(raw.get(AMQP_PREFIX + "source")),
                 Optional.ofNullable(raw.get(AMQP_PREFIX + "partitionkey")).map(Object::toString),
-                Optional.ofNullable(delivery.getProperties().getContentType()).orElse(""), own, body(delivery.getBody()));
+                Optional.ofNullable(delivery.getProperties().getContentType()).orElse(""), own, body(delivery.getBody()),
+                attributes);
     }
 
     /**
@@ -72,9 +83,12 @@ public final class BrokerMessages {
         }
         Optional<String> key = Optional.ofNullable(ce.get(KAFKA_PREFIX + "partitionkey"))
                 .or(() -> Optional.ofNullable(record.key()).map(BrokerMessages::keyText));
+        Map<String, String> attributes = new LinkedHashMap<>();
+        ce.forEach((name, value) -> attributes.put(name.equals("content-type") ? "datacontenttype"
+                : name.substring(KAFKA_PREFIX.length()), value));
         return new ReceivedMessage(ce.getOrDefault(KAFKA_PREFIX + "id", ""), ce.getOrDefault(KAFKA_PREFIX + "type", ""),
                 ce.getOrDefault(KAFKA_PREFIX + "source", ""), key, ce.getOrDefault("content-type", ""), own,
-                body(record.value()));
+                body(record.value()), attributes);
     }
 
     private static String keyText(Object key) {

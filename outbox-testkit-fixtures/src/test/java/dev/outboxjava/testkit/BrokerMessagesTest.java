@@ -43,6 +43,8 @@ class BrokerMessagesTest {
         assertThat(message.contentType()).isEqualTo("application/json");
         assertThat(message.headers()).containsExactly(Map.entry("tenant", "acme"));
         assertThat(message.payload()).isEqualTo(PAYLOAD);
+        assertThat(message.attributes()).containsEntry("specversion", "1.0").containsEntry("type", "order.placed")
+                .containsEntry("partitionkey", "order-7").containsEntry("datacontenttype", "application/json");
         assertThat(headers.get("tenant")).isInstanceOf(LongString.class);
     }
 
@@ -63,6 +65,9 @@ class BrokerMessagesTest {
         assertThat(message.contentType()).isEqualTo("application/json");
         assertThat(message.headers()).containsExactly(Map.entry("tenant", "acme"));
         assertThat(message.payload()).isEqualTo(PAYLOAD);
+        assertThat(message.attributes()).containsOnly(Map.entry("id", "id-2"), Map.entry("type", "order.placed"),
+                Map.entry("source", "/orders"), Map.entry("specversion", "1.0"),
+                Map.entry("datacontenttype", "application/json"));
     }
 
     @Test

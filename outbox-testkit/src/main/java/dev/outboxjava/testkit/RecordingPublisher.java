@@ -2,12 +2,15 @@ package dev.outboxjava.testkit;
 
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.ReservedHeaders;
+import dev.outboxjava.core.port.KeyHoldBack;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -38,7 +41,10 @@ public final class RecordingPublisher implements Publisher {
     }
 
     /**
-     * Records the batch in order and acknowledges every event of it. After {@link #close()} nothing is
+     * Records the batch in order and acknowledges every event of it, but for what every publisher
+     * refuses: an event whose own header has a name reserved for the CloudEvents envelope (a row
+     * written without the builder) fails, not retryable, and holds back the later events of its key
+     * ({@link KeyHoldBack}). After {@link #close()} nothing is
      * recorded and every event fails retryably, like a real publisher whose connection is gone.
      */
     @Override
@@ -52,9 +58,22 @@ public final class RecordingPublisher implements Publisher {
             if (!batch.isEmpty()) {
                 batches++;
             }
-            for (OutboxEvent event : batch) {
-                published.add(event);
-                outcomes.add(PublishOutcome.published(event.id()));
+            // the rules every publisher applies: an envelope-named own header is refused, and a failure
+            // holds back the later events of its key
+            KeyHoldBack holdBack = KeyHoldBack.of(batch);
+            for (int i = 0; i < batch.size(); i++) {
+                OutboxEvent event = batch.get(i);
+                Optional<PublishOutcome> heldBack = holdBack.check(i);
+                Optional<String> refused = ReservedHeaders.problem(event.headers());
+                if (heldBack.isPresent()) {
+                    outcomes.add(heldBack.get());
+                } else if (refused.isPresent()) {
+                    holdBack.failed(i, refused.get());
+                    outcomes.add(PublishOutcome.failed(event.id(), refused.get(), false));
+                } else {
+                    published.add(event);
+                    outcomes.add(PublishOutcome.published(event.id()));
+                }
             }
         }
         return CompletableFuture.completedFuture(outcomes);

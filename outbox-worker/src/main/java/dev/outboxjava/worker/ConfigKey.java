@@ -29,6 +29,11 @@ public enum ConfigKey {
     TABLE("outbox.table", "outbox_events", "The outbox table, table or schema.table (lower-case letters, digits, _)."),
     COMPLETION_MODE("outbox.completion.mode", "keep_sent", "keep_sent: keep published events as 'sent' for "
             + "outbox.cleaner.retention; delete_on_publish: delete a row as soon as the broker acknowledged it."),
+    STORE_LAYOUT("outbox.store.layout", "in_place", "in_place: one table, each event's row updated as it moves "
+            + "(the schema tested longest). append_log (experimental): events are only appended and read by position, "
+            + "with side tables for state and sent events, so that a long transaction holding back vacuum (a report, "
+            + "pg_dump, an idle-in-transaction session) does not slow the relay down; it needs its own schema (the "
+            + "schema command prints it)."),
 
     ORDERING("outbox.ordering", "none", "none: publish events as soon as they are due, in any order (fastest); "
             + "per_key: events with the same key reach the broker in append order, one relay at a time per key."),
@@ -174,12 +179,12 @@ public enum ConfigKey {
     }
 
     /** Whether a property key lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
-    static boolean isPassThrough(String property) {
+    public static boolean isPassThrough(String property) {
         return PASS_THROUGH_PREFIXES.stream().anyMatch(property::startsWith);
     }
 
     /** Whether an environment variable lies under one of the {@link #PASS_THROUGH_PREFIXES}. */
-    static boolean isPassThroughEnv(String env) {
+    public static boolean isPassThroughEnv(String env) {
         return PASS_THROUGH_PREFIXES.stream().anyMatch(prefix -> env.startsWith(envName(prefix)));
     }
 

@@ -23,15 +23,17 @@ import java.util.Set;
  * <pre>{@code
  * Injector injector = Guice.createInjector(
  *         new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()),
- *         new PostgresStoreModule(database, WakeUpStrategy.NOTIFY),
+ *         new PostgresStoreModule(dataSource, PostgresOutboxConfig.ofDefaults(), WakeUpStrategy.NOTIFY),
  *         new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers("kafka:9092").build()));
  * OutboxWorker worker = injector.getInstance(OutboxWorker.class);
  * worker.start();
  * }</pre>
  *
+ * <p>{@code dataSource} is the application's own; the worker builds no connection pool.
+ *
  * <p>Needs bindings for {@link OutboxStore} and {@link Publisher}. Optional bindings with defaults
  * you may replace through {@code OptionalBinder}: {@link Clock} (system UTC), {@link MeterRegistry}
- * (a {@link SimpleMeterRegistry}) and an extra {@link RelayListener} (none); more
+ * (a {@link SimpleMeterRegistry}; bind the application's registry) and an extra {@link RelayListener} (none); more
  * {@link ReadinessCheck}s through a {@code Multibinder} (e.g. {@code DatabaseHealthModule}). Provides
  * {@link OutboxWorker} (singleton) and {@link OutboxWakeUp}. Wiring only.
  */

@@ -4,6 +4,7 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import javax.sql.DataSource;
 
@@ -31,8 +32,14 @@ public final class OutboxTables {
     /** A new outbox table in the benchmark schema and a store over it, with the given ordering's indexes. */
     public PostgresOutboxStore create(String prefix, CompletionMode completion, WakeUpMode wakeUp, Ordering ordering,
             DataSource pool) {
+        return create(prefix, completion, wakeUp, ordering, StoreLayout.IN_PLACE, pool);
+    }
+
+    /** A new outbox table of the given layout in the benchmark schema and a store over it. */
+    public PostgresOutboxStore create(String prefix, CompletionMode completion, WakeUpMode wakeUp, Ordering ordering,
+            StoreLayout layout, DataSource pool) {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(services.newTableName(prefix))
-                .completionMode(completion).wakeUpMode(wakeUp).ordering(ordering).build();
+                .completionMode(completion).wakeUpMode(wakeUp).ordering(ordering).layout(layout).build();
         PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
         store.ensureSchema();
         return store;
@@ -40,7 +47,10 @@ public final class OutboxTables {
 
     /** Empties the table (and its dead tuples), e.g. between runs. */
     public void truncate(PostgresOutboxStore store) {
-        services.execute("TRUNCATE " + store.config().tableName());
+        String table = store.config().tableName();
+        services.execute(store.config().layout() == StoreLayout.APPEND_LOG
+                ? "TRUNCATE " + table + ", " + table + "_position, " + table + "_state, " + table + "_sent"
+                : "TRUNCATE " + table);
     }
 
     /** Appends {@code rows} due pending events for {@code destination}, then VACUUM ANALYZE. */

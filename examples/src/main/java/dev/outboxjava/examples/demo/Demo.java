@@ -1,16 +1,16 @@
 package dev.outboxjava.examples.demo;
 
-import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.relayapp.BrokerKind;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The one-command demo: an order service writes orders and their {@code order.placed} events in

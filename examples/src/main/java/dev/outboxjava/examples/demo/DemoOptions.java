@@ -1,6 +1,6 @@
 package dev.outboxjava.examples.demo;
 
-import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.relayapp.BrokerKind;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

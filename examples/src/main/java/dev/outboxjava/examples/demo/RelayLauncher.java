@@ -1,13 +1,13 @@
 package dev.outboxjava.examples.demo;
 
-import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.relayapp.BrokerKind;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -3,12 +3,15 @@ package dev.outboxjava.examples.demo;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Module;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
-import dev.outboxjava.worker.BrokerConfig;
-import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.relayapp.BrokerConfig;
+import dev.outboxjava.relayapp.BrokerKind;
+import dev.outboxjava.relayapp.DatabaseConfig;
+import dev.outboxjava.relayapp.OutboxSettings;
 import dev.outboxjava.worker.KafkaPublisherModule;
-import dev.outboxjava.worker.OutboxSettings;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
@@ -44,10 +47,17 @@ public final class RelayProcess {
 
     /** Builds the worker from the settings with Guice and starts it. */
     static OutboxWorker start(OutboxSettings settings) {
+        DatabaseConfig database = settings.requireDatabase();
         // tag::guice-worker[]
+        HikariDataSource pool = new HikariDataSource();                             // the service's own pool
+        pool.setJdbcUrl(database.url());
+        pool.setUsername(database.user());
+        pool.setPassword(database.password());
+        pool.setMaximumPoolSize(database.poolSize());
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(settings.worker()),                          // relay, sweeper, cleaner
-                new PostgresStoreModule(settings.requireDatabase(), settings.wakeUp()),
+                new PostgresStoreModule(pool, PostgresOutboxConfig.builder().tableName(database.table())
+                        .completionMode(database.completionMode()).build(), settings.wakeUp()),
                 publisherModule(settings.requireBroker()));                          // Kafka or RabbitMQ
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();

@@ -9,7 +9,6 @@ import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -28,11 +27,14 @@ public final class WorkerInCode {
     private WorkerInCode() {
     }
 
-    /** A worker with Guice, configured in code, relaying to Kafka with per-key ordering. */
-    public static OutboxWorker withGuice(String jdbcUrl, String user, String password, String kafka) {
+    /**
+     * A worker with Guice, configured in code, relaying to Kafka with per-key ordering, on the
+     * application's own data source (its pool, or any other {@link DataSource}).
+     */
+    public static OutboxWorker withGuice(DataSource dataSource, String kafka) {
         // tag::worker-in-code[]
-        DatabaseConfig database = new DatabaseConfig(jdbcUrl, user, password,
-                DatabaseConfig.DEFAULT_POOL_SIZE, "outbox_events", CompletionMode.KEEP_SENT);
+        PostgresOutboxConfig table = PostgresOutboxConfig.builder()
+                .tableName("outbox_events").completionMode(CompletionMode.KEEP_SENT).build();
         OutboxWorkerConfig config = OutboxWorkerConfig.custom()
                 .relay(new RelaySettings(1000, Duration.ofSeconds(20))
                         .withOrdering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
@@ -41,7 +43,7 @@ public final class WorkerInCode {
 
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(database, WakeUpStrategy.NOTIFY),   // takes the ordering from config
+                new PostgresStoreModule(dataSource, table, WakeUpStrategy.NOTIFY),   // ordering from config
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka).build()));
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();                                // worker.close() on shutdown

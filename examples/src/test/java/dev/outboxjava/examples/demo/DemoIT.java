@@ -2,7 +2,7 @@ package dev.outboxjava.examples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxjava.worker.BrokerKind;
+import dev.outboxjava.relayapp.BrokerKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -2,9 +2,9 @@ package dev.outboxjava.examples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxjava.worker.BrokerKind;
-import dev.outboxjava.worker.ConfigSource;
-import dev.outboxjava.worker.OutboxSettings;
+import dev.outboxjava.relayapp.BrokerKind;
+import dev.outboxjava.relayapp.ConfigSource;
+import dev.outboxjava.relayapp.OutboxSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -2,21 +2,21 @@ package dev.outboxjava.examples.ordering;
 
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.KeyHoldBack;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
  * Fails a share of publishes the way a real broker client does: an event that fails is not sent,
  * and neither is any later event of its key in the same batch (what the Kafka and RabbitMQ
- * publishers do to keep a key's order). Everything else goes to the real publisher.
+ * publishers do to keep a key's order, {@link KeyHoldBack}). Everything else goes to the real publisher.
  */
 final class FlakyOrderedPublisher implements Publisher {
 
@@ -36,15 +36,16 @@ final class FlakyOrderedPublisher implements Publisher {
     public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
         List<PublishOutcome> failed = new ArrayList<>();
         List<OutboxEvent> toSend = new ArrayList<>();
-        Set<String> failedKeys = new HashSet<>();
+        // the rule every publisher applies: a failure holds back the later events of its key
+        KeyHoldBack holdBack = KeyHoldBack.of(batch);
         synchronized (random) {
-            for (OutboxEvent event : batch) {
-                String key = event.keyOrEmpty();
-                if (failedKeys.contains(key)) {
-                    failed.add(PublishOutcome.failed(event.id(), "held back: an earlier event of key " + key
-                            + " failed in this batch", true));
+            for (int i = 0; i < batch.size(); i++) {
+                OutboxEvent event = batch.get(i);
+                Optional<PublishOutcome> heldBack = holdBack.check(i);
+                if (heldBack.isPresent()) {
+                    failed.add(heldBack.get());
                 } else if (alwaysFails.test(event) || random.nextDouble() < failureRate) {
-                    failedKeys.add(key);
+                    holdBack.failed(i, "injected broker failure");
                     failed.add(PublishOutcome.failed(event.id(), "injected broker failure", true));
                 } else {
                     toSend.add(event);

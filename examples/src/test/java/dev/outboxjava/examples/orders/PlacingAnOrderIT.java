@@ -17,7 +17,6 @@ import dev.outboxjava.testkit.OutboxAssertions;
 import dev.outboxjava.testkit.contract.ReceivedMessage;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -76,8 +75,8 @@ class PlacingAnOrderIT {
         topic = kafka.createTopic("orders", 1);
         worker = Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(100)).build()),
-                new PostgresStoreModule(new DatabaseConfig(postgres.jdbcUrl(), postgres.user(), postgres.password(),
-                        2, schema + ".outbox_events", CompletionMode.KEEP_SENT), WakeUpStrategy.POLLING),
+                new PostgresStoreModule(dataSource, PostgresOutboxConfig.builder().tableName(schema + ".outbox_events")
+                        .completionMode(CompletionMode.KEEP_SENT).build(), WakeUpStrategy.POLLING),
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
                         .build()))
                 .getInstance(OutboxWorker.class);

@@ -1,9 +1,11 @@
 package dev.outboxjava.kafka.internal;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.KeyHoldBack;
 import dev.outboxjava.core.port.PublishOutcome;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,13 +14,17 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The outcomes of one batch, filled in from several threads (the sender, producer callbacks, the
  * timeout): the first outcome recorded for an event wins, and the batch completes when every event
- * has one. Holds the event ids only, not the events, so a long timeout keeps no payloads alive.
+ * has one. Holds the event ids and keys only, not the events, so a long timeout keeps no payloads alive.
+ *
+ * <p>The batch reports under the per-key hold-back rule ({@link KeyHoldBack}): an event after a
+ * failure of its key is reported held back, even when the broker acknowledged it.
  */
 public final class BatchOutcomes {
 
     private final UUID[] eventIds;
     private final AtomicReferenceArray<PublishOutcome> outcomes;
     private final AtomicInteger missing;
+    private final KeyHoldBack holdBack;
     private final CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
 
     public BatchOutcomes(List<OutboxEvent> batch) {
@@ -28,6 +34,7 @@ public final class BatchOutcomes {
         }
         this.outcomes = new AtomicReferenceArray<>(eventIds.length);
         this.missing = new AtomicInteger(eventIds.length);
+        this.holdBack = KeyHoldBack.of(batch);
         if (eventIds.length == 0) {
             result.complete(List.of());
         }
@@ -46,6 +53,16 @@ public final class BatchOutcomes {
     /** The outcome of the event at {@code index}, or {@code null} while it is unknown. */
     public PublishOutcome outcome(int index) {
         return outcomes.get(index);
+    }
+
+    /**
+     * Whether the event at {@code index} is held back by a failure of an earlier event of its key
+     * recorded so far; if so, records it as held back (unless it already has an outcome).
+     */
+    public boolean holdBackIfKeyFailed(int index) {
+        Optional<PublishOutcome> heldBack = holdBack.check(index);
+        heldBack.ifPresent(outcome -> record(index, outcome));
+        return heldBack.isPresent();
     }
 
     /** Records that the event at {@code index} was acknowledged (unless it already has an outcome). */
@@ -73,12 +90,18 @@ public final class BatchOutcomes {
     }
 
     private void record(int index, PublishOutcome outcome) {
-        if (outcomes.compareAndSet(index, null, outcome) && missing.decrementAndGet() == 0) {
+        if (!outcomes.compareAndSet(index, null, outcome)) {
+            return;
+        }
+        if (outcome instanceof PublishOutcome.Failed failed) {
+            holdBack.failed(index, failed.reason());
+        }
+        if (missing.decrementAndGet() == 0) {
             List<PublishOutcome> all = new ArrayList<>(eventIds.length);
             for (int i = 0; i < eventIds.length; i++) {
                 all.add(outcomes.get(i));
             }
-            result.complete(List.copyOf(all));
+            result.complete(holdBack.apply(all));
         }
     }
 }

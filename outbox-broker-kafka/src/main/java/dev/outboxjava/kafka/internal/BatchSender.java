@@ -1,7 +1,6 @@
 package dev.outboxjava.kafka.internal;
 
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.PublishOutcome;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -26,8 +25,9 @@ import org.slf4j.MDC;
  * (at most {@code max.block.ms}) for metadata: a missing topic or an unreachable cluster then fails
  * that topic's events once instead of blocking on every record. The first time a topic is seen, its
  * events are also held back (retryably) until all its partitions are served: Kafka's new-topic race,
- * see {@code checkServed}. An event that fails before it was handed over (retryably) holds back the
- * later events with the same key, so a retry cannot overtake it.
+ * see {@code checkServed}. An event that failed (for whatever reason) before a later event of its
+ * key is handed over holds that event back ({@link dev.outboxjava.core.port.KeyHoldBack}), so a retry
+ * cannot overtake it.
  */
 public final class BatchSender {
 
@@ -78,7 +78,6 @@ public final class BatchSender {
             return;
         }
         Map<String, TopicCheck> topicChecks = new HashMap<>();
-        Map<String, String> heldBackKeys = new HashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             if (outcomes.isDone()) {
                 return;
@@ -95,20 +94,15 @@ public final class BatchSender {
             OutboxEvent event = batch.get(i);
             TopicCheck topic = topicChecks.computeIfAbsent(event.destination(),
                     name -> checkTopic(producer, name, deadlineNanos));
-            String heldBack = event.key().map(heldBackKeys::get).orElse(null);
+            if (outcomes.holdBackIfKeyFailed(i)) {
+                continue;
+            }
             if (!topic.usable() && topic.unroutable()) {
                 outcomes.unroutable(i, topic.problem());
             } else if (!topic.usable()) {
                 outcomes.failed(i, topic.problem(), topic.retryable());
-            } else if (heldBack != null) {
-                outcomes.failed(i, "held back: an earlier event with the same key failed in this batch ("
-                        + heldBack + ")", true);
             } else {
                 sendOne(producer, event, i, outcomes);
-            }
-            PublishOutcome now = outcomes.outcome(i);
-            if (now instanceof PublishOutcome.Failed failed && failed.retryable() && event.key().isPresent()) {
-                heldBackKeys.putIfAbsent(event.key().get(), event.id() + ": " + failed.reason());
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.outboxjava.kafka.internal;
 
+import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.ReservedHeaders;
 import io.cloudevents.CloudEvent;
@@ -20,12 +21,14 @@ import org.apache.kafka.common.header.Headers;
  * value = payload, headers {@code ce_id}, {@code ce_type}, {@code ce_source}, {@code ce_time},
  * {@code ce_specversion}, {@code content-type}, {@code ce_partitionkey} when the event has a key
  * (the CloudEvents partitioning extension), {@code ce_subject} and {@code ce_dataschema} when the
- * event has them, then the event's own headers as UTF-8.
+ * event has them, then the event's own headers as UTF-8: the attributes of
+ * {@link CloudEventAttributes}, with the Kafka binding's {@code ce_} prefix. An event whose own
+ * headers use a reserved name is not published ({@link ReservedHeaders#problem}).
  */
 public final class CloudEventRecords {
 
     /** The CloudEvents partitioning extension: the key the record is partitioned by. */
-    public static final String PARTITION_KEY_EXTENSION = "partitionkey";
+    public static final String PARTITION_KEY_EXTENSION = CloudEventAttributes.PARTITIONKEY;
 
     private CloudEventRecords() {
     }
@@ -34,9 +37,13 @@ public final class CloudEventRecords {
      * The record for {@code event}.
      *
      * @throws UnpublishableEventException when the event cannot be expressed as a CloudEvent (its
-     *                                     source is not a URI reference)
+     *                                     source is not a URI reference, or an own header has a
+     *                                     name reserved for the envelope)
      */
     public static ProducerRecord<String, byte[]> toRecord(OutboxEvent event) {
+        ReservedHeaders.problem(event.headers()).ifPresent(problem -> {
+            throw new UnpublishableEventException(problem);
+        });
         CloudEventBuilder builder = CloudEventBuilder.v1()
                 .withId(event.id().toString())
                 .withType(event.type())
@@ -74,12 +81,7 @@ public final class CloudEventRecords {
     }
 
     private static void addOwnHeaders(Headers headers, Map<String, String> own) {
-        own.forEach((name, value) -> {
-            // The envelope belongs to the publisher; stored rows written before validation existed
-            // must not smuggle a second ce_id or content-type onto the wire.
-            if (!ReservedHeaders.isReserved(name)) {
-                headers.add(name, value.getBytes(StandardCharsets.UTF_8));
-            }
-        });
+        // no own header has a reserved name (checked first), so none collides with the envelope
+        own.forEach((name, value) -> headers.add(name, value.getBytes(StandardCharsets.UTF_8)));
     }
 }

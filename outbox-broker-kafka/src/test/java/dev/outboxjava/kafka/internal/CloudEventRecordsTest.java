@@ -3,6 +3,7 @@ package dev.outboxjava.kafka.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.OutboxEvent;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.KafkaMessageFactory;
@@ -82,20 +83,34 @@ class CloudEventRecordsTest {
     }
 
     @Test
-    @DisplayName("envelope headers in a stored event's own headers are not sent twice")
-    void envelopeNotOverridden() {
+    @DisplayName("a stored event whose own header is named like an envelope header is refused, not sent with the header dropped")
+    void envelopeHeaderRefused() {
         OutboxEvent stored = OutboxEvent.restore().id(UUID.randomUUID()).type("t").source("/s").destination("d")
-                .key(Optional.empty()).headers(Map.of("ce_id", "forged", "content-type", "text/plain", "ok", "1",
-                        "cloudEvents_type", "forged"))
+                .key(Optional.empty()).headers(Map.of("cloudEvents_type", "forged", "ok", "1"))
                 .nextAttemptAt(CREATED).createdAt(CREATED).build();
 
-        ProducerRecord<String, byte[]> record = CloudEventRecords.toRecord(stored);
+        assertThatThrownBy(() -> CloudEventRecords.toRecord(stored)).isInstanceOf(UnpublishableEventException.class)
+                .hasMessageContaining("'cloudEvents_type'").hasMessageContaining("reserved");
+    }
 
-        assertThat(record.headers().headers("ce_id")).hasSize(1);
-        assertThat(header(record, "ce_id")).isEqualTo(stored.id().toString());
-        assertThat(record.headers().headers("content-type")).hasSize(1);
-        assertThat(header(record, "ok")).isEqualTo("1");
-        assertThat(record.headers().lastHeader("cloudEvents_type")).isNull();
+    @Test
+    @DisplayName("the ce_ headers are exactly the core's CloudEvents attributes of the event, content type as content-type")
+    void headersAreTheCoreAttributes() {
+        OutboxEvent event = OutboxEvent.restore().id(UUID.randomUUID()).type("order.placed").source("/orders")
+                .destination("orders").key(Optional.of("order-7")).subject(Optional.of("order/7"))
+                .dataSchema(Optional.of("https://schemas.example/order/1")).contentType("application/json")
+                .headers(Map.of("tenant", "acme")).nextAttemptAt(CREATED).createdAt(CREATED.plusNanos(120_000_000))
+                .build();
+
+        ProducerRecord<String, byte[]> record = CloudEventRecords.toRecord(event);
+
+        Map<String, String> expected = new java.util.LinkedHashMap<>();
+        CloudEventAttributes.of(event).forEach((name, value) -> expected.put(
+                name.equals(CloudEventAttributes.DATACONTENTTYPE) ? "content-type" : "ce_" + name, value));
+        expected.put("tenant", "acme");
+        Map<String, String> written = new java.util.LinkedHashMap<>();
+        record.headers().forEach(h -> written.put(h.key(), new String(h.value(), java.nio.charset.StandardCharsets.UTF_8)));
+        assertThat(written).containsExactlyInAnyOrderEntriesOf(expected);
     }
 
     @Test

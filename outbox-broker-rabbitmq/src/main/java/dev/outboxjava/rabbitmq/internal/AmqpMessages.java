@@ -1,6 +1,7 @@
 package dev.outboxjava.rabbitmq.internal;
 
 import com.rabbitmq.client.AMQP;
+import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.ReservedHeaders;
 import java.nio.charset.StandardCharsets;
@@ -11,23 +12,25 @@ import java.util.Optional;
 
 /**
  * Maps an outbox event to AMQP 0-9-1 message properties: persistent delivery, {@code message_id} =
- * event id, content type, timestamp, type, and the CloudEvents attributes as {@code cloudEvents:}
- * headers (the prefix of the CloudEvents AMQP binding) after the event's own headers.
+ * event id, content type, timestamp, type, and the CloudEvents attributes of
+ * {@link CloudEventAttributes} as {@code cloudEvents:} headers (the prefix of the CloudEvents AMQP
+ * binding; {@code datacontenttype} is the {@code content_type} property) after the event's own
+ * headers. An event whose own headers use a reserved name is not encoded ({@link #encodingProblem}).
  */
 public final class AmqpMessages {
 
     /** Header prefix of the CloudEvents AMQP protocol binding. */
     public static final String CLOUD_EVENTS_PREFIX = "cloudEvents:";
-    public static final String CE_ID = CLOUD_EVENTS_PREFIX + "id";
-    public static final String CE_SOURCE = CLOUD_EVENTS_PREFIX + "source";
-    public static final String CE_TYPE = CLOUD_EVENTS_PREFIX + "type";
-    public static final String CE_SPECVERSION = CLOUD_EVENTS_PREFIX + "specversion";
-    public static final String CE_TIME = CLOUD_EVENTS_PREFIX + "time";
-    public static final String CE_SUBJECT = CLOUD_EVENTS_PREFIX + "subject";
-    public static final String CE_DATASCHEMA = CLOUD_EVENTS_PREFIX + "dataschema";
+    public static final String CE_ID = CLOUD_EVENTS_PREFIX + CloudEventAttributes.ID;
+    public static final String CE_SOURCE = CLOUD_EVENTS_PREFIX + CloudEventAttributes.SOURCE;
+    public static final String CE_TYPE = CLOUD_EVENTS_PREFIX + CloudEventAttributes.TYPE;
+    public static final String CE_SPECVERSION = CLOUD_EVENTS_PREFIX + CloudEventAttributes.SPECVERSION;
+    public static final String CE_TIME = CLOUD_EVENTS_PREFIX + CloudEventAttributes.TIME;
+    public static final String CE_SUBJECT = CLOUD_EVENTS_PREFIX + CloudEventAttributes.SUBJECT;
+    public static final String CE_DATASCHEMA = CLOUD_EVENTS_PREFIX + CloudEventAttributes.DATASCHEMA;
     /** The CloudEvents partitioning extension: carries the event key. */
-    public static final String CE_PARTITIONKEY = CLOUD_EVENTS_PREFIX + "partitionkey";
-    public static final String SPEC_VERSION = "1.0";
+    public static final String CE_PARTITIONKEY = CLOUD_EVENTS_PREFIX + CloudEventAttributes.PARTITIONKEY;
+    public static final String SPEC_VERSION = CloudEventAttributes.SPEC_VERSION;
     /** AMQP delivery mode 2: the broker writes the message to disk on durable queues. */
     public static final int PERSISTENT = 2;
 
@@ -38,13 +41,15 @@ public final class AmqpMessages {
     }
 
     /**
-     * Why {@code event} cannot be written as an AMQP 0-9-1 message, if it cannot: a name over 255
+     * Why {@code event} cannot be written as an AMQP 0-9-1 message, if it cannot: an own header with a
+     * name reserved for the CloudEvents envelope ({@link ReservedHeaders#problem}), or a name over 255
      * UTF-8 bytes (the event builder counts characters, AMQP counts bytes). Such an event can never be
      * published, so it is failed before it reaches the channel, whose confirm numbering a failed
      * encoding would upset.
      */
     public static Optional<String> encodingProblem(OutboxEvent event) {
-        return tooLong("destination (exchange)", event.destination())
+        return ReservedHeaders.problem(event.headers())
+                .or(() -> tooLong("destination (exchange)", event.destination()))
                 .or(() -> tooLong("routing key", event.routingKey()))
                 .or(() -> tooLong("type", event.type()))
                 .or(() -> tooLong("content type", event.contentType()));
@@ -63,23 +68,15 @@ public final class AmqpMessages {
     /** The properties and headers of {@code event}'s message. */
     public static AMQP.BasicProperties propertiesOf(OutboxEvent event) {
         String id = event.id().toString();
-        // sized so that the event's headers and the 8 CloudEvents attributes fit without a resize
-        Map<String, Object> headers = new LinkedHashMap<>((event.headers().size() + 8) * 4 / 3 + 1);
-        // The envelope belongs to the publisher: a row inserted by other means than the builder
-        // must not carry a second cloudEvents_id or ce_type to consumers that read either prefix.
-        event.headers().forEach((name, value) -> {
-            if (!ReservedHeaders.isReserved(name)) {
-                headers.put(name, value);
+        // sized so that the event's headers and the CloudEvents attributes fit without a resize
+        Map<String, Object> headers = new LinkedHashMap<>((event.headers().size() + 9) * 4 / 3 + 1);
+        // No own header has a reserved name (encodingProblem), so none is dropped or overwritten here.
+        headers.putAll(event.headers());
+        CloudEventAttributes.of(event).forEach((name, value) -> {
+            if (!name.equals(CloudEventAttributes.DATACONTENTTYPE)) {
+                headers.put(CLOUD_EVENTS_PREFIX + name, value);
             }
         });
-        headers.put(CE_SPECVERSION, SPEC_VERSION);
-        headers.put(CE_ID, id);
-        headers.put(CE_SOURCE, event.source());
-        headers.put(CE_TYPE, event.type());
-        headers.put(CE_TIME, event.createdAt().toString());
-        event.key().ifPresent(key -> headers.put(CE_PARTITIONKEY, key));
-        event.subject().ifPresent(subject -> headers.put(CE_SUBJECT, subject));
-        event.dataSchema().ifPresent(schema -> headers.put(CE_DATASCHEMA, schema));
         return new AMQP.BasicProperties.Builder()
                 .deliveryMode(PERSISTENT)
                 .messageId(id)

@@ -1,6 +1,7 @@
 package dev.outboxjava.rabbitmq.internal;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.KeyHoldBack;
 import dev.outboxjava.core.port.PublishOutcome;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,6 +16,10 @@ import java.util.UUID;
  * batch), which of the events sent in the current round are still unconfirmed, and which were lost
  * with their channel. Written by the channel's listener threads and the publishing thread; every
  * method is synchronized on this object, and the publishing thread waits on it.
+ *
+ * <p>The batch reports under the per-key hold-back rule ({@link KeyHoldBack}): an event after a
+ * failure of its key is not sent once that failure is known, and is reported held back even when
+ * the broker confirmed it.
  */
 public final class BatchPublication {
 
@@ -23,6 +28,7 @@ public final class BatchPublication {
     private final String[] returnReasons;
     private final boolean[] nacked;
     private final Map<UUID, Integer> indexById = new HashMap<>();
+    private final KeyHoldBack holdBack;
     private final List<Integer> lost = new ArrayList<>();
     private int unconfirmed;
     private boolean finished;
@@ -32,6 +38,7 @@ public final class BatchPublication {
         this.outcomes = new PublishOutcome[events.size()];
         this.returnReasons = new String[events.size()];
         this.nacked = new boolean[events.size()];
+        this.holdBack = KeyHoldBack.of(this.events);
         for (int i = events.size() - 1; i >= 0; i--) {
             indexById.put(events.get(i).id(), i);
         }
@@ -58,8 +65,8 @@ public final class BatchPublication {
     synchronized void acked(int index) {
         if (!finished && outcomes[index] == null) {
             UUID id = events.get(index).id();
-            outcomes[index] = returnReasons[index] != null ? PublishOutcome.unroutable(id, returnReasons[index])
-                    : PublishOutcome.published(id);
+            set(index, returnReasons[index] != null ? PublishOutcome.unroutable(id, returnReasons[index])
+                    : PublishOutcome.published(id));
         }
         settle();
     }
@@ -67,9 +74,9 @@ public final class BatchPublication {
     synchronized void nacked(int index) {
         if (!finished && outcomes[index] == null) {
             OutboxEvent event = events.get(index);
-            outcomes[index] = returnReasons[index] != null ? PublishOutcome.unroutable(event.id(), returnReasons[index])
+            set(index, returnReasons[index] != null ? PublishOutcome.unroutable(event.id(), returnReasons[index])
                     : PublishOutcome.failed(event.id(), "RabbitMQ refused the event (negative publisher confirm) for "
-                            + "exchange '" + event.destination() + "' and routing key '" + event.routingKey() + "'", true);
+                            + "exchange '" + event.destination() + "' and routing key '" + event.routingKey() + "'", true));
             nacked[index] = true;
         }
         settle();
@@ -86,7 +93,7 @@ public final class BatchPublication {
         }
         returnReasons[index] = reason;
         if (nacked[index]) {
-            outcomes[index] = PublishOutcome.unroutable(eventId, reason);
+            set(index, PublishOutcome.unroutable(eventId, reason));
         }
     }
 
@@ -132,43 +139,57 @@ public final class BatchPublication {
     /** Records a failure unless the event already has an outcome. */
     public synchronized void fail(int index, String reason, boolean retryable) {
         if (!finished && outcomes[index] == null) {
-            outcomes[index] = PublishOutcome.failed(events.get(index).id(), reason, retryable);
+            set(index, PublishOutcome.failed(events.get(index).id(), reason, retryable));
         }
     }
 
     /** Records that the event's destination does not exist or routes it nowhere, unless it has an outcome. */
     public synchronized void unroutable(int index, String reason) {
         if (!finished && outcomes[index] == null) {
-            outcomes[index] = PublishOutcome.unroutable(events.get(index).id(), reason);
+            set(index, PublishOutcome.unroutable(events.get(index).id(), reason));
         }
     }
 
-    /** The earliest failed event with this key before {@code index}, if any (per-key order). */
-    public synchronized Optional<OutboxEvent> earlierFailureOfKey(int index) {
-        Optional<String> key = events.get(index).key();
-        if (key.isEmpty()) {
-            return Optional.empty();
+    /**
+     * Whether the event at {@code index} is held back by a known failure of an earlier event of its
+     * key; if so, records it as held back (unless it already has an outcome), and it is not sent.
+     */
+    public synchronized boolean holdBackIfKeyFailed(int index) {
+        Optional<PublishOutcome> heldBack = holdBack.check(index);
+        if (heldBack.isPresent() && !finished && outcomes[index] == null) {
+            outcomes[index] = heldBack.get();
         }
-        for (int i = 0; i < index; i++) {
-            if (outcomes[i] instanceof PublishOutcome.Failed && events.get(i).key().equals(key)) {
-                return Optional.of(events.get(i));
-            }
+        return heldBack.isPresent();
+    }
+
+    private void set(int index, PublishOutcome outcome) {
+        outcomes[index] = outcome;
+        if (outcome instanceof PublishOutcome.Failed failed) {
+            holdBack.failed(index, failed.reason());
         }
-        return Optional.empty();
     }
 
     public synchronized boolean isFinished() {
         return finished;
     }
 
-    /** Ends the publication: events without an outcome fail with {@code unresolvedReason} (retryable). */
+    /**
+     * Ends the publication: events without an outcome fail with {@code unresolvedReason} (retryable),
+     * and the hold-back rule is applied to the whole batch.
+     */
     public synchronized List<PublishOutcome> finish(String unresolvedReason) {
         for (int i = 0; i < outcomes.length; i++) {
             if (outcomes[i] == null) {
-                outcomes[i] = PublishOutcome.failed(events.get(i).id(), unresolvedReason, true);
+                set(i, PublishOutcome.failed(events.get(i).id(), unresolvedReason, true));
             }
         }
-        finished = true;
+        if (!finished) {
+            finished = true;
+            List<PublishOutcome> applied = holdBack.apply(Arrays.asList(outcomes));
+            for (int i = 0; i < outcomes.length; i++) {
+                outcomes[i] = applied.get(i);
+            }
+        }
         return List.copyOf(Arrays.asList(outcomes));
     }
 }

@@ -29,7 +29,7 @@ import org.slf4j.MDC;
  * deleted after it was checked), the events it had not confirmed are sorted out: the destinations
  * are checked again, events for a missing exchange fail as unroutable, and the rest are published
  * again, in batch order, on a fresh channel. An event whose key already failed earlier in the batch
- * is held back rather than overtaking it. Any other channel or connection loss fails the
+ * is held back rather than overtaking it ({@link dev.outboxjava.core.port.KeyHoldBack}). Any other channel or connection loss fails the
  * unconfirmed events as retryable.
  */
 public final class BatchSender {
@@ -116,11 +116,11 @@ public final class BatchSender {
         List<Integer> routable = new ArrayList<>(publication.size());
         for (int index = 0; index < publication.size(); index++) {
             OutboxEvent event = publication.event(index);
-            Optional<OutboxEvent> earlier = publication.earlierFailureOfKey(index);
+            if (publication.holdBackIfKeyFailed(index)) {
+                continue;
+            }
             if (missing.contains(event.destination())) {
                 publication.unroutable(index, missingExchange(event.destination(), "passive declare: 404 NOT_FOUND"));
-            } else if (earlier.isPresent()) {
-                publication.fail(index, heldBack(earlier.get(), event), true);
             } else {
                 routable.add(index);
             }
@@ -131,11 +131,6 @@ public final class BatchSender {
     private String missingExchange(String exchange, String brokerSaid) {
         return "exchange '" + exchange + "' does not exist in virtual host '" + virtualHost + "' (RabbitMQ: "
                 + brokerSaid + "); declare it, or fix the event's destination";
-    }
-
-    private static String heldBack(OutboxEvent earlier, OutboxEvent event) {
-        return "held back to keep per-key order: the earlier event " + earlier.id() + " with key '"
-                + event.keyOrEmpty() + "' failed in this batch";
     }
 
     /**
@@ -171,11 +166,11 @@ public final class BatchSender {
         List<Integer> again = new ArrayList<>();
         for (int index : unresolved) {
             OutboxEvent event = publication.event(index);
-            Optional<OutboxEvent> earlier = publication.earlierFailureOfKey(index);
+            if (publication.holdBackIfKeyFailed(index)) {
+                continue;
+            }
             if (missing.contains(event.destination())) {
                 publication.unroutable(index, missingExchange(event.destination(), "404 " + brokerText));
-            } else if (earlier.isPresent()) {
-                publication.fail(index, heldBack(earlier.get(), event), true);
             } else {
                 again.add(index);
             }

@@ -93,6 +93,9 @@ public final class ConfirmingChannel {
             if (publication.isFinished() || System.nanoTime() - deadlineNanos > 0) {
                 return indices.subList(i, indices.size());
             }
+            if (publication.holdBackIfKeyFailed(index)) {
+                continue;
+            }
             OutboxEvent event = publication.event(index);
             Optional<String> unencodable = AmqpMessages.encodingProblem(event);
             if (unencodable.isPresent()) {

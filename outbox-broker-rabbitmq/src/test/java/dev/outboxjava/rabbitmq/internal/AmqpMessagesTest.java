@@ -3,6 +3,7 @@ package dev.outboxjava.rabbitmq.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
+import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.time.ManualClock;
 import java.util.Date;
@@ -32,24 +33,43 @@ class AmqpMessagesTest {
                 .containsEntry("cloudEvents:id", event.id().toString())
                 .containsEntry("cloudEvents:source", "/orders")
                 .containsEntry("cloudEvents:type", "order.placed")
-                .containsEntry("cloudEvents:time", event.createdAt().toString())
+                .containsEntry("cloudEvents:time", CloudEventAttributes.of(event).get(CloudEventAttributes.TIME))
                 .containsEntry("cloudEvents:partitionkey", "order-1")
                 .containsEntry("tenant", "acme");
     }
 
     @Test
-    @DisplayName("a stored event's own headers named like CloudEvents attributes do not reach the message")
-    void spoofedAttributesDropped() {
+    @DisplayName("a stored event whose own header is named like a CloudEvents attribute cannot be encoded (not dropped, not overwritten)")
+    void spoofedAttributesRefused() {
         OutboxEvent stored = OutboxEvent.restore().id(java.util.UUID.randomUUID()).type("order.placed").source("/orders")
                 .destination("orders").nextAttemptAt(clock.instant()).createdAt(clock.instant())
-                .headers(java.util.Map.of("cloudEvents_id", "forged", "cloudEvents_type", "forged", "ce_source", "forged",
-                        "tenant", "acme"))
+                .headers(java.util.Map.of("ce_source", "forged", "tenant", "acme"))
                 .build();
 
-        assertThat(AmqpMessages.propertiesOf(stored).getHeaders())
-                .doesNotContainKeys("cloudEvents_id", "cloudEvents_type", "ce_source")
-                .containsEntry("cloudEvents:type", "order.placed")
-                .containsEntry("tenant", "acme");
+        assertThat(AmqpMessages.encodingProblem(stored)).get().asString().contains("'ce_source'").contains("reserved");
+    }
+
+    @Test
+    @DisplayName("the cloudEvents: headers are exactly the core's CloudEvents attributes of the event, content type as the property")
+    void headersAreTheCoreAttributes() {
+        OutboxEvent event = OutboxEvent.restore().id(java.util.UUID.randomUUID()).type("order.placed").source("/orders")
+                .destination("orders").key(java.util.Optional.of("order-7")).subject(java.util.Optional.of("order/7"))
+                .dataSchema(java.util.Optional.of("https://schemas.example/order/1")).contentType("application/json")
+                .headers(java.util.Map.of("tenant", "acme")).nextAttemptAt(clock.instant())
+                .createdAt(clock.instant().plusNanos(120_000_000)).build();
+
+        AMQP.BasicProperties properties = AmqpMessages.propertiesOf(event);
+
+        java.util.Map<String, Object> expected = new java.util.LinkedHashMap<>();
+        CloudEventAttributes.of(event).forEach((name, value) -> {
+            if (!name.equals(CloudEventAttributes.DATACONTENTTYPE)) {
+                expected.put("cloudEvents:" + name, value);
+            }
+        });
+        expected.put("tenant", "acme");
+        assertThat(properties.getHeaders()).containsExactlyInAnyOrderEntriesOf(expected);
+        assertThat(properties.getContentType()).isEqualTo("application/json");
+        assertThat(AmqpMessages.encodingProblem(event)).isEmpty();
     }
 
     @Test

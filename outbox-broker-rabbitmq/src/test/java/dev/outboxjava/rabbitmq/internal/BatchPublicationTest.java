@@ -70,12 +70,35 @@ class BatchPublicationTest {
     }
 
     @Test
-    @DisplayName("a failure of a key is found for later events of the same key only")
+    @DisplayName("a failure of a key holds back later events of the same key only")
     void earlierFailureOfKey() {
         publication.fail(0, "boom", true);
-        assertThat(publication.earlierFailureOfKey(2)).contains(events.get(0));
-        assertThat(publication.earlierFailureOfKey(1)).isEmpty();
-        assertThat(publication.earlierFailureOfKey(3)).isEmpty();
+        assertThat(publication.holdBackIfKeyFailed(2)).isTrue();
+        assertThat(publication.holdBackIfKeyFailed(1)).isFalse();
+        assertThat(publication.holdBackIfKeyFailed(3)).isFalse();
+    }
+
+    @Test
+    @DisplayName("an event confirmed after an earlier event of its key was nacked is reported held back, not published")
+    void confirmedAfterNackOfItsKeyIsHeldBack() {
+        for (int i = 0; i < events.size(); i++) {
+            publication.sent(i);
+        }
+        publication.acked(3);
+        publication.acked(2);
+        publication.acked(1);
+        publication.nacked(0);
+
+        List<PublishOutcome> outcomes = publication.finish("timeout");
+
+        assertThat(outcomes.get(0)).isInstanceOfSatisfying(PublishOutcome.Failed.class,
+                failed -> assertThat(failed.heldBack()).isFalse());
+        assertThat(outcomes.get(2)).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+            assertThat(failed.heldBack()).isTrue();
+            assertThat(failed.reason()).contains(events.get(0).id().toString());
+        });
+        assertThat(outcomes.get(1)).isInstanceOf(PublishOutcome.Published.class);
+        assertThat(outcomes.get(3)).isInstanceOf(PublishOutcome.Published.class);
     }
 
     @Test

@@ -26,6 +26,16 @@ public sealed interface PublishOutcome {
         return new Failed(eventId, reason, true, true);
     }
 
+    /**
+     * The event was held back by {@link KeyHoldBack}: an earlier event of its key in the same batch
+     * failed or was not acknowledged. Whether or not the broker took it, it does not count as
+     * published; it goes back to pending untried (no attempt spent) and is published again after
+     * the event that held it back.
+     */
+    static PublishOutcome heldBack(UUID eventId, String reason) {
+        return new Failed(eventId, reason, true, false, true);
+    }
+
     /** The broker acknowledged the event. */
     record Published(UUID eventId) implements PublishOutcome {
         public Published {
@@ -41,11 +51,19 @@ public sealed interface PublishOutcome {
      *                   invalid destination, not authorized)
      * @param unroutable whether the destination does not exist or routes the event nowhere; such an
      *                   event is dead-lettered after {@link dev.outboxjava.core.RetryPolicy#unroutableMaxAttempts()}
+     * @param heldBack   whether the event was only held back behind an earlier event of its key
+     *                   ({@link KeyHoldBack}); the relay returns it to pending without spending an attempt
      */
-    record Failed(UUID eventId, String reason, boolean retryable, boolean unroutable) implements PublishOutcome {
+    record Failed(UUID eventId, String reason, boolean retryable, boolean unroutable, boolean heldBack)
+            implements PublishOutcome {
         public Failed {
             Objects.requireNonNull(eventId, "eventId");
             Objects.requireNonNull(reason, "reason");
+        }
+
+        /** A failure of the event itself, about routing or not. */
+        public Failed(UUID eventId, String reason, boolean retryable, boolean unroutable) {
+            this(eventId, reason, retryable, unroutable, false);
         }
 
         /** A failure that is not about routing. */

@@ -13,6 +13,11 @@ import java.util.concurrent.CompletableFuture;
  * RabbitMQ publisher confirms). One bad event never fails the batch: it gets its own
  * {@link PublishOutcome.Failed} and the others go on. Implementations never throw from
  * {@link #publish}: a broker outage is a retryable failure for each event.
+ *
+ * <p>Within a batch, events of one key keep their order under the {@link KeyHoldBack} rule: once an
+ * event with a key failed or was not acknowledged, the later events of that key are not handed to
+ * the broker, and are reported {@link PublishOutcome#heldBack held back} (never published) even if
+ * the broker took them. Events of other keys go on.
  */
 public interface Publisher extends AutoCloseable {
 

@@ -5,6 +5,7 @@ import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.RetryDecision;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.KeyHoldBack;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
@@ -311,22 +312,22 @@ public final class Relay {
     }
 
     /**
-     * Decides each event's mark. With per-key ordering only the acknowledged run of a key before its
-     * first failure counts as sent; the failure is retried or dead-lettered, and every later event of
-     * that key goes back to pending untried (whatever its own outcome), so the key resumes in order.
+     * Decides each event's mark. With per-key ordering the {@link KeyHoldBack} rule applies: only the
+     * acknowledged run of a key before its first failure counts as sent; the failure is retried or
+     * dead-lettered, and every later event of that key goes back to pending untried (whatever its own
+     * outcome), so the key resumes in order. An event the publisher held back was never tried, so it
+     * goes back untried under any ordering.
      */
     private Sorted sort(List<OutboxEvent> batch, Map<UUID, PublishOutcome> outcomes, Instant now) {
         Sorted sorted = new Sorted();
-        boolean perKey = settings.ordering().isPerKey();
-        Set<String> keysWithFailure = new HashSet<>();
-        for (OutboxEvent event : batch) {
-            if (perKey && event.key().isPresent() && keysWithFailure.contains(event.key().get())) {
+        List<PublishOutcome> decided = settings.ordering().isPerKey() ? KeyHoldBack.apply(batch, outcomes)
+                : batch.stream().map(event -> outcomes.get(event.id())).toList();
+        for (int i = 0; i < batch.size(); i++) {
+            OutboxEvent event = batch.get(i);
+            PublishOutcome outcome = decided.get(i);
+            if (outcome instanceof PublishOutcome.Failed failed && failed.heldBack()) {
                 sorted.released.add(event.id());
-                continue;
-            }
-            PublishOutcome outcome = outcomes.get(event.id());
-            if (outcome instanceof PublishOutcome.Failed failed) {
-                event.key().ifPresent(keysWithFailure::add);
+            } else if (outcome instanceof PublishOutcome.Failed failed) {
                 RetryDecision decision = retryPolicy.decide(event, failed.retryable(), failed.unroutable(), now);
                 if (decision.isDeadLetter()) {
                     sorted.deadLetters.add(new DeadLetterMark(event.id(), failed.reason()));

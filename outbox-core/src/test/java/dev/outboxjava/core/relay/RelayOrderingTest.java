@@ -66,6 +66,47 @@ class RelayOrderingTest {
     }
 
     @Test
+    @DisplayName("an event acknowledged after its key's failure in the same batch is not marked sent: it goes back untried after the failure")
+    void acknowledgedAfterFailureGoesBackUntried() {
+        InMemoryOutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
+        OutboxEvent a1 = event("a", 1);
+        OutboxEvent a2 = event("a", 2);
+        store.append(a1, a2);
+        ScriptedPublisher publisher = new ScriptedPublisher()
+                .thenRespond(a1.id(), ScriptedPublisher.Response.notRetryable("too large"));
+
+        RelayResult result = relay(store, publisher, Ordering.AfterDeadLetter.HOLD_KEY).runOnce();
+
+        assertThat(result.published()).isZero();
+        assertThat(result.released()).isEqualTo(1);
+        OutboxEvent released = store.find(a2.id()).orElseThrow();
+        assertThat(released.status()).isEqualTo(EventStatus.PENDING);
+        assertThat(released.attempts()).isZero();
+    }
+
+    @Test
+    @DisplayName("without per-key ordering, an event the publisher held back goes back untried, spending no attempt")
+    void heldBackByPublisherWithoutOrdering() {
+        InMemoryOutboxStore store = new InMemoryOutboxStore(CompletionMode.KEEP_SENT, Ordering.none());
+        OutboxEvent a1 = event("a", 1);
+        OutboxEvent a2 = event("a", 2);
+        store.append(a1, a2);
+        ScriptedPublisher publisher = new ScriptedPublisher()
+                .thenRespond(a1.id(), ScriptedPublisher.Response.retryable("broker hiccup"))
+                .thenRespond(a2.id(), ScriptedPublisher.Response.heldBack("held back behind " + a1.id()));
+        Relay relay = new Relay(store, publisher, new RelaySettings(100, Duration.ofSeconds(5)), retry, clock,
+                RelayListener.NONE);
+
+        RelayResult result = relay.runOnce();
+
+        assertThat(result.retried()).isEqualTo(1);
+        assertThat(result.released()).isEqualTo(1);
+        OutboxEvent released = store.find(a2.id()).orElseThrow();
+        assertThat(released.status()).isEqualTo(EventStatus.PENDING);
+        assertThat(released.attempts()).as("a held-back event was never tried").isZero();
+    }
+
+    @Test
     @DisplayName("under random failures every key reaches the broker complete and in order; a poisoned key stops at its head")
     void randomFailuresKeepOrder() {
         InMemoryOutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);

@@ -47,6 +47,10 @@ final class ScriptedPublisher implements Publisher {
             return new Response(id -> Optional.of(PublishOutcome.unroutable(id, reason)));
         }
 
+        static Response heldBack(String reason) {
+            return new Response(id -> Optional.of(PublishOutcome.heldBack(id, reason)));
+        }
+
         static Response omitted() {
             return new Response(id -> Optional.empty());
         }

@@ -25,7 +25,7 @@ public final class RelayProcess implements RelayHandle {
 
     private static final Logger LOG = LoggerFactory.getLogger(RelayProcess.class);
     /** The worker's command-line entry point, used when no shaded jar is given. */
-    public static final String WORKER_MAIN_CLASS = "dev.outboxjava.worker.OutboxCli";
+    public static final String WORKER_MAIN_CLASS = "dev.outboxjava.relayapp.OutboxCli";
     /** System property naming the worker's shaded jar; when absent, this JVM's class path is used. */
     public static final String WORKER_JAR_PROPERTY = "outbox.worker.jar";
     /** What the worker logs when a mark is refused because the lease was lost. */
@@ -43,7 +43,7 @@ public final class RelayProcess implements RelayHandle {
 
     /**
      * The command that runs the worker's relay: {@code java -jar <outbox.worker.jar> run} when the system
-     * property is set, else {@code java -cp <this JVM's class path> dev.outboxjava.worker.OutboxCli run}
+     * property is set, else {@code java -cp <this JVM's class path> dev.outboxjava.relayapp.OutboxCli run}
      * (the worker must then be on the class path). Small heap, C1 only, serial GC: relays are many and
      * machines small.
      */
@@ -53,7 +53,7 @@ public final class RelayProcess implements RelayHandle {
         if (jar != null && !jar.isBlank()) {
             if (!Files.isRegularFile(Path.of(jar))) {
                 throw new IllegalStateException("system property " + WORKER_JAR_PROPERTY + " names " + jar
-                        + ", which does not exist: build the worker (mvn -pl outbox-worker -am package) or unset it");
+                        + ", which does not exist: build the worker (mvn -pl outbox-relay-app -am package) or unset it");
             }
             command.addAll(List.of("-jar", jar));
         } else {

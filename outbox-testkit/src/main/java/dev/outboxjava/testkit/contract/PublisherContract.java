@@ -7,8 +7,11 @@ import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +47,9 @@ public abstract class PublisherContract {
 
     /**
      * Reads what arrived at {@code destination}, waiting until {@code expected} messages arrived or the
-     * timeout passed (then returns what arrived), in arrival order.
+     * timeout passed (then returns what arrived), in arrival order. Each message carries every
+     * CloudEvents attribute it arrived with in {@link ReceivedMessage#attributes()}
+     * ({@code BrokerMessages} of outbox-testkit-fixtures reads them from Kafka records and AMQP deliveries).
      */
     protected abstract List<ReceivedMessage> consume(String destination, int expected, Duration timeout);
 
@@ -163,6 +168,83 @@ public abstract class PublisherContract {
             assertThat(received).extracting(ReceivedMessage::id).containsExactly(event.id().toString(),
                     event.id().toString());
             assertThat(UUID.fromString(received.get(0).id())).isEqualTo(event.id());
+        }
+    }
+
+    @Nested
+    @DisplayName("the CloudEvents envelope")
+    class Envelope {
+
+        @Test
+        @DisplayName("every CloudEvents attribute arrives under its own name, and the event's own headers arrive exactly as appended")
+        void everyAttribute() throws Exception {
+            String destination = newDestination();
+            OutboxEvent event = OutboxEvent.builder().type("order.placed").source("/orders-service").key("order-7")
+                    .destination(destination).routingKey(routingKey()).contentType("application/json")
+                    .subject("order/7").dataSchema("https://schemas.example.com/order/1")
+                    .payload("{\"total\":12.5}".getBytes(StandardCharsets.UTF_8)).header("tenant", "acme")
+                    .header("trace.id", "t-1").build();
+
+            assertThat(publish(List.of(event))).singleElement().isInstanceOf(PublishOutcome.Published.class);
+            List<ReceivedMessage> received = consume(destination, 1, Duration.ofSeconds(30));
+
+            assertThat(received).hasSize(1);
+            Map<String, String> attributes = received.get(0).attributes();
+            assertThat(attributes)
+                    .containsEntry("id", event.id().toString())
+                    .containsEntry("source", "/orders-service")
+                    .containsEntry("specversion", "1.0")
+                    .containsEntry("type", "order.placed")
+                    .containsEntry("subject", "order/7")
+                    .containsEntry("dataschema", "https://schemas.example.com/order/1")
+                    .containsEntry("partitionkey", "order-7")
+                    .containsKeys("time", "datacontenttype");
+            assertThat(attributes.get("datacontenttype")).startsWith("application/json");
+            assertThat(OffsetDateTime.parse(attributes.get("time")).toInstant()).isEqualTo(event.createdAt());
+            assertThat(received.get(0).headers()).as("the event's own headers, none dropped, none added")
+                    .containsExactlyInAnyOrderEntriesOf(Map.of("tenant", "acme", "trace.id", "t-1"));
+        }
+    }
+
+    @Nested
+    @DisplayName("the per-key hold-back rule")
+    class HoldBack {
+
+        @Test
+        @DisplayName("an event that fails holds back the later events of its key only: reported held back, not delivered; "
+                + "an own header named like an envelope header fails the event, naming the header")
+        void failureHoldsBackItsKeyOnly() throws Exception {
+            String destination = newDestination();
+            OutboxEvent before = event(destination, "k", 0);
+            Instant now = Instant.now();
+            // only a row written without the builder can carry such a header; the builder refuses it
+            OutboxEvent failing = OutboxEvent.restore().id(UUID.randomUUID()).type("order.placed")
+                    .source("/contract-test").key(Optional.of("k")).destination(destination).routingKey(routingKey())
+                    .payload("{}".getBytes(StandardCharsets.UTF_8)).headers(Map.of("ce_type", "forged"))
+                    .nextAttemptAt(now).createdAt(now).build();
+            OutboxEvent after = event(destination, "k", 2);
+            OutboxEvent otherKey = event(destination, "other", 3);
+            OutboxEvent noKey = event(destination, null, 4);
+
+            Map<UUID, PublishOutcome> outcomes = publish(List.of(before, failing, after, otherKey, noKey)).stream()
+                    .collect(Collectors.toMap(PublishOutcome::eventId, Function.identity()));
+
+            assertThat(outcomes.get(before.id())).isInstanceOf(PublishOutcome.Published.class);
+            assertThat(outcomes.get(failing.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                assertThat(failed.retryable()).isFalse();
+                assertThat(failed.heldBack()).isFalse();
+                assertThat(failed.reason()).contains("'ce_type'");
+            });
+            assertThat(outcomes.get(after.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                assertThat(failed.heldBack()).isTrue();
+                assertThat(failed.retryable()).isTrue();
+                assertThat(failed.reason()).contains(failing.id().toString());
+            });
+            assertThat(outcomes.get(otherKey.id())).isInstanceOf(PublishOutcome.Published.class);
+            assertThat(outcomes.get(noKey.id())).isInstanceOf(PublishOutcome.Published.class);
+            // asks for one more than should arrive, so a delivered held-back or failed event would be seen
+            assertThat(consume(destination, 4, Duration.ofSeconds(10))).extracting(ReceivedMessage::id)
+                    .containsExactlyInAnyOrder(before.id().toString(), otherKey.id().toString(), noKey.id().toString());
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.outboxjava.testkit.contract;
 
+import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.testkit.RecordingPublisher;
@@ -34,6 +35,6 @@ class RecordingPublisherContractTest extends PublisherContract {
 
     static ReceivedMessage asReceived(OutboxEvent event) {
         return new ReceivedMessage(event.id().toString(), event.type(), event.source(), event.key(),
-                event.contentType(), event.headers(), event.payload());
+                event.contentType(), event.headers(), event.payload(), CloudEventAttributes.of(event));
     }
 }

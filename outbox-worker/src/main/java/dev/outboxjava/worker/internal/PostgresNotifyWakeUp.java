@@ -1,27 +1,28 @@
 package dev.outboxjava.worker.internal;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.postgres.OutboxNotificationListener;
-import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.worker.OutboxWakeUp;
 import dev.outboxjava.worker.WakeUpSource;
 import jakarta.inject.Inject;
 import java.util.Objects;
 
-/** Wakes the relay on the outbox table's NOTIFY, through the store module's {@link OutboxNotificationListener}. */
+/**
+ * Wakes the relay on the outbox table's NOTIFY, through an {@link OutboxNotificationListener} on the
+ * store's data source (any data source whose connections unwrap to pgjdbc's {@code PGConnection}).
+ */
 public final class PostgresNotifyWakeUp implements WakeUpSource {
 
-    private final HikariDataSource dataSource;
-    private final PostgresOutboxConfig config;
+    private final PostgresOutboxStore store;
 
     @Inject
-    public PostgresNotifyWakeUp(HikariDataSource dataSource, PostgresOutboxConfig config) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.config = Objects.requireNonNull(config, "config");
+    public PostgresNotifyWakeUp(PostgresOutboxStore store) {
+        this.store = Objects.requireNonNull(store, "store");
     }
 
     @Override
     public AutoCloseable start(OutboxWakeUp wakeUp) {
-        return OutboxNotificationListener.builder(dataSource, config.notifyChannel(), wakeUp::signal).start();
+        return OutboxNotificationListener.builder(store.dataSource(), store.config().notifyChannel(), wakeUp::signal)
+                .start();
     }
 }

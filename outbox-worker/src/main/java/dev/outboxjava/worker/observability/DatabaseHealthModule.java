@@ -4,10 +4,9 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.ReadinessCheck;
@@ -36,9 +35,10 @@ public final class DatabaseHealthModule extends AbstractModule {
 
     @Provides
     @Singleton
-    DatabaseHealthMonitor monitor(OutboxStore store, HikariDataSource dataSource, DatabaseConfig database, Clock clock,
+    DatabaseHealthMonitor monitor(OutboxStore store, PostgresOutboxStore postgres, Clock clock,
             MeterRegistry registry, OutboxWorkerConfig worker) {
-        PostgresHealthProbe probe = PostgresHealthProbe.create(dataSource, database.table(), health.inboxTable());
+        PostgresHealthProbe probe = PostgresHealthProbe.create(postgres.dataSource(), postgres.config().tableName(),
+                health.inboxTable());
         return new DatabaseHealthMonitor(store, probe, health, clock, registry, worker.metricsPollInterval());
     }
 }

@@ -5,11 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.inject.Guice;
 import dev.outboxjava.core.HealthCheck;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
@@ -18,6 +16,7 @@ import dev.outboxjava.worker.RabbitMqPublisherModule;
 import dev.outboxjava.worker.WakeUpStrategy;
 import java.time.Duration;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -55,11 +54,10 @@ class BrokerReadinessIT {
             String uri = rabbit.uri().replace("@" + rabbit.host() + ":" + rabbit.port() + "/",
                     "@127.0.0.1:" + proxy.port() + "/");
             assertThat(uri).contains(":" + proxy.port() + "/");
-            DatabaseConfig database = new DatabaseConfig(postgres.jdbcUrl(), postgres.user(), postgres.password(), 2,
-                    table.name, CompletionMode.KEEP_SENT);
+            DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
             OutboxWorker worker = Guice.createInjector(
                     new OutboxWorkerModule(OutboxWorkerConfig.custom().maxBrokerOutage(Duration.ofSeconds(2)).build()),
-                    new PostgresStoreModule(database, WakeUpStrategy.POLLING),
+                    new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING),
                     new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(uri)
                             .connectionName("broker-readiness-it-" + UUID.randomUUID().toString().substring(0, 8))
                             .build()))

@@ -6,14 +6,12 @@ import com.google.inject.Guice;
 import com.google.inject.Module;
 import com.rabbitmq.client.Delivery;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -31,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -74,11 +73,10 @@ class CloudEventsAttributesIT {
     }
 
     private OutboxWorker worker(Module publisher) {
-        DatabaseConfig database = new DatabaseConfig(postgres.jdbcUrl(), postgres.user(), postgres.password(), 4,
-                table.name, CompletionMode.KEEP_SENT);
+        DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, WakeUpStrategy.POLLING), publisher)
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING), publisher)
                 .getInstance(OutboxWorker.class);
     }
 

@@ -7,14 +7,12 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresSchema;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.OutboxWakeUp;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -27,6 +25,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,11 +73,10 @@ class GuiceWorkerIT {
     }
 
     private Injector injector(WakeUpStrategy wakeUp) {
-        DatabaseConfig database = new DatabaseConfig(postgres.jdbcUrl(), postgres.user(), postgres.password(), 4,
-                table.name, CompletionMode.KEEP_SENT);
+        DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofHours(1)).build()),
-                new PostgresStoreModule(database, wakeUp),
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), wakeUp),
                 new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
                         .connectionName("outbox-worker-guice-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));

@@ -8,9 +8,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
-import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.RelaySettings;
@@ -18,10 +17,8 @@ import dev.outboxjava.core.relay.SweeperSettings;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
-import dev.outboxjava.worker.internal.DataSources;
 import dev.outboxjava.worker.internal.LogCapture;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -55,10 +52,10 @@ class MarkRetryDatabaseBlipIT {
         try (OutboxTable table = new OutboxTable(postgres);
                 TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
             List<java.util.UUID> ids = table.append(100, "orders", "order.placed");
-            DatabaseConfig config = new DatabaseConfig("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
-                    postgres.user(), postgres.password(), 4, table.name, CompletionMode.KEEP_SENT);
-            HikariDataSource pool = pool(config);
-            PostgresOutboxStore store = PostgresOutboxStore.create(pool, DataSources.storeConfig(config, Ordering.none()));
+            HikariDataSource pool = pool("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
+                    postgres.user(), postgres.password());
+            PostgresOutboxStore store = PostgresOutboxStore.create(pool,
+                    PlainDataSources.keepSent(table.name).toBuilder().ordering(Ordering.none()).build());
             BlipAfterAck publisher = new BlipAfterAck(proxy);
             OutboxWorker worker = OutboxWorker.builder().store(store).publisher(publisher).meterRegistry(registry)
                     .closeOnShutdown(List.of(pool))
@@ -86,16 +83,16 @@ class MarkRetryDatabaseBlipIT {
     }
 
     /**
-     * The worker's own pool, except that a connection is awaited for 250 ms instead of 5 s: so the mark
+     * A pool like the relay application's, except that a connection is awaited for 250 ms instead of 5 s: so the mark
      * fails while the database is away (rather than the pool absorbing a blip shorter than its wait),
      * whichever connection it gets.
      */
-    private static HikariDataSource pool(DatabaseConfig config) {
+    private static HikariDataSource pool(String url, String user, String password) {
         HikariConfig hikari = new HikariConfig();
-        hikari.setJdbcUrl(config.url());
-        hikari.setUsername(config.user());
-        hikari.setPassword(config.password());
-        hikari.setMaximumPoolSize(config.poolSize());
+        hikari.setJdbcUrl(url);
+        hikari.setUsername(user);
+        hikari.setPassword(password);
+        hikari.setMaximumPoolSize(4);
         hikari.setMinimumIdle(1);
         hikari.setConnectionTimeout(250);
         hikari.setInitializationFailTimeout(-1);

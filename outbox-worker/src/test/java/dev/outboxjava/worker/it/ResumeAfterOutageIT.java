@@ -7,7 +7,6 @@ import ch.qos.logback.classic.Level;
 import com.google.inject.Guice;
 import com.google.inject.Module;
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
@@ -15,7 +14,6 @@ import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -37,6 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -110,10 +109,9 @@ class ResumeAfterOutageIT {
     }
 
     private OutboxWorker worker(String databaseUrl, Module publisher) {
-        DatabaseConfig database = new DatabaseConfig(databaseUrl, postgres.user(), postgres.password(), 4,
-                table.name, CompletionMode.KEEP_SENT);
+        DataSource database = PlainDataSources.simple(databaseUrl, postgres.user(), postgres.password());
         return Guice.createInjector(new OutboxWorkerModule(config()),
-                new PostgresStoreModule(database, WakeUpStrategy.POLLING), publisher).getInstance(OutboxWorker.class);
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING), publisher).getInstance(OutboxWorker.class);
     }
 
     private RabbitMqPublisherModule rabbitMq(int port) {

@@ -9,13 +9,11 @@ import com.google.inject.Injector;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
@@ -29,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,13 +90,12 @@ class UnroutableDestinationIT {
             table.store.writer().append(connection, all);
             connection.commit();
         }
-        DatabaseConfig database = new DatabaseConfig(postgres.jdbcUrl(), postgres.user(), postgres.password(), 4,
-                table.name, CompletionMode.KEEP_SENT);
+        DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200))
                         .retryPolicy(RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).jitter(0).build())
                         .build()),
-                new PostgresStoreModule(database, WakeUpStrategy.POLLING),
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING),
                 new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
                         .connectionName("outbox-worker-unroutable-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));

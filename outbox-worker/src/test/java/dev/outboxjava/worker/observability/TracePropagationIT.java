@@ -7,7 +7,6 @@ import com.google.inject.Guice;
 import com.google.inject.Module;
 import com.rabbitmq.client.Delivery;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
@@ -17,7 +16,6 @@ import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.DatabaseConfig;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -25,6 +23,7 @@ import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
 import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.worker.it.PlainDataSources;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -48,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterEach;
@@ -136,11 +136,10 @@ class TracePropagationIT {
     }
 
     private OutboxWorker worker(Module publisherModule) {
-        DatabaseConfig database = new DatabaseConfig(postgres.jdbcUrl(), postgres.user(), postgres.password(), 4, table,
-                CompletionMode.KEEP_SENT);
+        DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, WakeUpStrategy.POLLING), publisherModule)
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table), WakeUpStrategy.POLLING), publisherModule)
                 .getInstance(OutboxWorker.class);
     }
 

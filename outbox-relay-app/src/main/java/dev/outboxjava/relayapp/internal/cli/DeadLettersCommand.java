@@ -1,0 +1,206 @@
+package dev.outboxjava.relayapp.internal.cli;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.relayapp.DatabaseConfig;
+import dev.outboxjava.relayapp.OutboxSettings;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code dead-letters list|show|requeue}: look at events that were given up on, and send them again. */
+@Command(name = "dead-letters", mixinStandardHelpOptions = true,
+        description = "Lists, shows and requeues dead letters (events in state 'failed').",
+        subcommands = {DeadLettersCommand.ListCommand.class, DeadLettersCommand.ShowCommand.class, DeadLettersCommand.RequeueCommand.class})
+public final class DeadLettersCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCodes.USAGE;
+    }
+
+    /** {@code dead-letters list}. */
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Lists dead letters, oldest first: id, type, key, destination, attempts, created at, the "
+                    + "last error shortened (in full with --format json or 'show'); then how many there are in all.")
+    static final class ListCommand implements Callable<Integer> {
+
+        static final List<EventList.Field> FIELDS = List.of(
+                new EventList.Field("ID", event -> event.id().toString()),
+                new EventList.Field("TYPE", event -> EventList.cell(event.type(), EventList.MAX_CELL)),
+                new EventList.Field("KEY", event -> EventList.cell(event.key().orElse("-"), EventList.MAX_CELL)),
+                new EventList.Field("DESTINATION", event -> EventList.cell(event.destination(), EventList.MAX_CELL)),
+                new EventList.Field("ATTEMPTS", event -> event.attempts() + "/" + event.maxAttempts()),
+                new EventList.Field("CREATED", event -> EventList.time(event.createdAt())),
+                new EventList.Field("LAST ERROR", event -> EventList.cell(event.lastError().orElse("-"),
+                        EventList.MAX_ERROR)));
+
+        @Mixin
+        ConfigOptions config;
+
+        @Mixin
+        EventList list;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            list.requireValid(spec.commandLine());
+            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
+            try (StoreSession session = StoreSession.open(database)) {
+                List<OutboxEvent> page = session.store().listDeadLetters(list.offset, list.limit);
+                long total = session.store().countByStatus().getOrDefault(EventStatus.FAILED, 0L);
+                list.print(spec.commandLine().getOut(), "dead letters", page, total, FIELDS);
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    /** {@code dead-letters show <id>}. */
+    @Command(name = "show", mixinStandardHelpOptions = true,
+            description = "Shows one event (any state) with its headers, last error and payload.")
+    static final class ShowCommand implements Callable<Integer> {
+
+        @Mixin
+        ConfigOptions config;
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "ID", description = "The event id (a UUID).")
+        UUID id;
+
+        @Override
+        public Integer call() {
+            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
+            try (StoreSession session = StoreSession.open(database)) {
+                Optional<OutboxEvent> found = session.store().find(id);
+                if (found.isEmpty()) {
+                    spec.commandLine().getErr().println("no event with id " + id + " in table " + database.table());
+                    return ExitCodes.FAILED;
+                }
+                OutboxEvent event = found.get();
+                PrintWriter out = spec.commandLine().getOut();
+                out.printf("%-16s %s%n", "id", event.id());
+                out.printf("%-16s %s%n", "status", event.status().databaseValue());
+                out.printf("%-16s %s%n", "type", event.type());
+                out.printf("%-16s %s%n", "source", event.source());
+                out.printf("%-16s %s%n", "key", event.key().orElse("-"));
+                out.printf("%-16s %s%n", "destination", event.destination());
+                out.printf("%-16s %s%n", "routing_key", event.routingKey().isEmpty() ? "-" : event.routingKey());
+                out.printf("%-16s %s%n", "content_type", event.contentType());
+                out.printf("%-16s %d/%d%n", "attempts", event.attempts(), event.maxAttempts());
+                out.printf("%-16s %s%n", "created_at", event.createdAt());
+                out.printf("%-16s %s%n", "next_attempt_at", event.nextAttemptAt());
+                out.printf("%-16s %s%n", "last_error", event.lastError().orElse("-"));
+                event.headers().forEach((name, value) -> out.printf("%-16s %s=%s%n", "header", name, value));
+                out.printf("%-16s %d bytes%n", "payload_size", event.payloadSize());
+                out.printf("%-16s %s%n", "payload", printable(event.payload()));
+                out.flush();
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    /** {@code dead-letters requeue}. */
+    @Command(name = "requeue", mixinStandardHelpOptions = true,
+            description = {"Moves dead letters back to pending, due now, attempts reset; the relay sends them again.",
+                    "With --id, every id must be a dead letter: otherwise each wrong one is named, nothing is "
+                            + "requeued, and the exit code is 1."})
+    static final class RequeueCommand implements Callable<Integer> {
+
+        @Mixin
+        ConfigOptions config;
+
+        @Spec
+        CommandSpec spec;
+
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Selection selection;
+
+        static final class Selection {
+            @Option(names = "--id", paramLabel = "ID", description = "These dead letters (repeatable).")
+            List<UUID> ids;
+
+            @Option(names = "--type", paramLabel = "TYPE", description = "Every dead letter of this event type.")
+            String type;
+
+            @Option(names = "--all", description = "Every dead letter.")
+            boolean all;
+        }
+
+        @Override
+        public Integer call() {
+            DeadLetterSelector selector;
+            String what;
+            Set<UUID> ids = Set.of();
+            if (selection.ids != null && !selection.ids.isEmpty()) {
+                ids = new LinkedHashSet<>(selection.ids);
+                selector = DeadLetterSelector.byIds(ids);
+                what = ids.size() + " given id(s)";
+            } else if (selection.type != null) {
+                selector = DeadLetterSelector.byType(selection.type);
+                what = "type " + selection.type;
+            } else {
+                selector = DeadLetterSelector.all();
+                what = "all";
+            }
+            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
+            try (StoreSession session = StoreSession.open(database)) {
+                List<String> notDead = new ArrayList<>();
+                for (UUID id : ids) {
+                    session.store().find(id).ifPresentOrElse(event -> {
+                        if (event.status() != EventStatus.FAILED) {
+                            notDead.add(id + " is " + event.status().databaseValue() + ", not a dead letter");
+                        }
+                    }, () -> notDead.add("no event with id " + id + " in table " + database.table()));
+                }
+                if (!notDead.isEmpty()) {
+                    PrintWriter err = spec.commandLine().getErr();
+                    notDead.forEach(err::println);
+                    err.println("nothing requeued: every given id must be a dead letter");
+                    err.flush();
+                    return ExitCodes.FAILED;
+                }
+                int requeued = session.store().requeueDeadLetters(selector, Clock.systemUTC().instant());
+                spec.commandLine().getOut().printf("requeued %d dead letter(s) (%s)%n", requeued, what);
+                spec.commandLine().getOut().flush();
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    static String printable(byte[] payload) {
+        try {
+            String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(payload)).toString();
+            return text;
+        } catch (CharacterCodingException e) {
+            return "base64:" + Base64.getEncoder().encodeToString(payload);
+        }
+    }
+}

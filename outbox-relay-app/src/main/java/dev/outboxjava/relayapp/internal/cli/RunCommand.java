@@ -1,0 +1,120 @@
+package dev.outboxjava.relayapp.internal.cli;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Stage;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.relayapp.BrokerConfig;
+import dev.outboxjava.relayapp.DatabaseConfig;
+import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.internal.HealthHttpServer;
+import dev.outboxjava.relayapp.internal.Secrets;
+import dev.outboxjava.relayapp.internal.StandaloneModules;
+import dev.outboxjava.worker.Durations;
+import dev.outboxjava.worker.OutboxWorker;
+import dev.outboxjava.worker.internal.Backoff;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code run}: the worker process, until SIGTERM / SIGINT. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Runs the relay, sweeper and cleaner until SIGTERM or SIGINT, serving /metrics, /health and "
+                + "/health/ready on outbox.http.port.",
+                "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
+                "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
+                + "exiting; a login or database name the server refuses ends it with exit code 3.",
+                "On SIGTERM it stops leasing, lets batches in flight finish within outbox.shutdown.timeout, "
+                + "releases what is unfinished, and exits."})
+public final class RunCommand implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+
+    @Mixin
+    ConfigOptions config;
+
+    @Option(names = "--ensure-schema", description = "Create the outbox table, indexes and trigger if missing.")
+    boolean ensureSchema;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE, OutboxSettings.Requirement.BROKER);
+        DatabaseConfig database = settings.requireDatabase();
+        BrokerConfig broker = settings.requireBroker();
+
+        PrometheusMeterRegistry registry = StandaloneModules.prometheus();
+        Injector injector = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry));
+        OutboxWorker worker = injector.getInstance(OutboxWorker.class);
+        CountDownLatch stopping = new CountDownLatch(1);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Optional<HealthHttpServer> http = Optional.empty();
+        try {
+            if (settings.http().enabled()) {
+                http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker));
+                // without the URL's parameters: they may hold a password, and the endpoint may be public
+                http.get().starting("the database at " + database.url().replaceFirst("\\?.*", ""));
+            }
+            Optional<HealthHttpServer> server = http;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                stopping.countDown();
+                try {
+                    worker.close();
+                    server.ifPresent(HealthHttpServer::close);
+                } finally {
+                    stopped.countDown();
+                }
+            }, "outbox-shutdown"));
+            if (!awaitDatabase(database, stopping)) {
+                stopped.await(); // SIGTERM while waiting: nothing started, nothing to finish
+                return ExitCodes.OK;
+            }
+            if (ensureSchema) {
+                injector.getInstance(PostgresOutboxStore.class).ensureSchema();
+                log.info("outbox table {} present (created if it was missing)", database.table());
+            } else {
+                DatabaseProbe.requireOutboxTable(database);
+            }
+            log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
+            worker.start();
+            server.ifPresent(HealthHttpServer::started);
+        } catch (RuntimeException e) {
+            if (stopping.getCount() == 0) {
+                stopped.await(); // stopped while starting: the shutdown hook closed the worker under us
+                return ExitCodes.OK;
+            }
+            worker.close();
+            http.ifPresent(HealthHttpServer::close);
+            throw e;
+        }
+        stopped.await();
+        return ExitCodes.OK;
+    }
+
+    /**
+     * Waits, without exiting, until the database accepts a connection: a database restarting while
+     * the process starts is routine, and a supervisor restarting a process that exits at once soon
+     * gives up. Settings the database refuses (login, database name) end the start at once.
+     *
+     * @return false when a stop was requested first
+     */
+    private static boolean awaitDatabase(DatabaseConfig database, CountDownLatch stopping) throws InterruptedException {
+        long started = System.nanoTime();
+        boolean[] waited = {false};
+        boolean reachable = DatabaseProbe.awaitReachable(database, Backoff.DEFAULT_PROBE_INTERVAL, stopping, e -> {
+            waited[0] = true;
+            log.warn("{}; waiting for it: trying again every {}, not ready (/health/ready answers 503) until it "
+                    + "answers", e.getMessage(), Durations.format(Backoff.DEFAULT_PROBE_INTERVAL));
+        });
+        if (reachable && waited[0]) {
+            log.info("database at {} reachable after {} ms of waiting; starting", Secrets.maskText(database.url()),
+                    (System.nanoTime() - started) / 1_000_000);
+        }
+        return reachable;
+    }
+}

@@ -1,0 +1,131 @@
+package dev.outboxjava.relayapp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The same standalone jar with {@code OUTBOX_BROKER=kafka}: swapping brokers is one setting. The
+ * Kafka broker runs in this test JVM (KRaft, from the testkit) and is stopped for 10 s mid-drain
+ * and restarted on the same port: the worker backs off, logs the outage once, and drains.
+ */
+@DisplayName("The standalone worker process with Kafka")
+class KafkaWorkerProcessIT {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaWorkerProcessIT.class);
+
+    private static PostgresFixture postgres;
+    private static EmbeddedKafkaBroker kafka;
+
+    @BeforeAll
+    static void services() {
+        postgres = PostgresFixture.shared();
+        kafka = EmbeddedKafkaBroker.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        kafka.close();
+    }
+
+    @Test
+    @DisplayName("a 10 s Kafka outage mid-drain: backs off, logs it once, drains every event after the restart")
+    void ridesOutAKafkaOutage() throws Exception {
+        String topic = "worker-it-" + UUID.randomUUID().toString().substring(0, 8);
+        kafka.createTopic(topic, 3);
+        Set<String> received = ConcurrentHashMap.newKeySet();
+        AtomicBoolean consuming = new AtomicBoolean(true);
+        Thread consumer = new Thread(() -> consume(topic, received, consuming), "kafka-it-consumer");
+        consumer.start();
+        try (OutboxTable table = new OutboxTable(postgres)) {
+            List<UUID> ids = table.append(5000, topic, "order.placed");
+            Map<String, String> env = new HashMap<>();
+            env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+            env.put("OUTBOX_DB_URL", postgres.jdbcUrl());
+            env.put("OUTBOX_DB_USER", postgres.user());
+            env.put("OUTBOX_DB_PASSWORD", postgres.password());
+            env.put("OUTBOX_TABLE", table.name);
+            env.put("OUTBOX_BROKER", "kafka");
+            env.put("OUTBOX_KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+            env.put("OUTBOX_RELAY_BATCH_SIZE", "100");
+            env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", "5s");
+            env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", "15s");
+            env.put("OUTBOX_BACKOFF_MAX", "2s");
+            env.put("OUTBOX_HTTP_PORT", "0");
+            try (WorkerProcess worker = WorkerProcess.start("kafka-outage", env, "run")) {
+                await().atMost(Duration.ofMinutes(3)).until(() -> received.size() >= 500 || !worker.isAlive());
+                assertThat(worker.isAlive()).as(worker.output()).isTrue();
+
+                kafka.stop();
+                Thread.sleep(10_000); // the outage
+                assertThat(worker.isAlive()).isTrue();
+                kafka.restart();
+
+                Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
+                await().atMost(Duration.ofMinutes(3)).untilAsserted(() ->
+                        assertThat(received).as("worker log:\n%s", worker.output()).containsAll(expected));
+                await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 5000);
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("broker available again") >= 1);
+                log.info("outage log lines:\n{}", worker.output().lines()
+                        .filter(line -> line.contains("worker.outage")).collect(Collectors.joining("\n")));
+
+                assertThat(worker.linesContaining("broker unavailable, backing off")).isEqualTo(1);
+                assertThat(worker.linesContaining("broker available again")).isEqualTo(1);
+                assertThat(table.count(EventStatus.FAILED)).isZero();
+                worker.terminate();
+                worker.waitFor(Duration.ofSeconds(20));
+                assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
+            }
+        } finally {
+            consuming.set(false);
+            consumer.join(30_000);
+        }
+    }
+
+    private static void consume(String topic, Set<String> received, AtomicBoolean consuming) {
+        Properties properties = new Properties();
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "worker-it-" + UUID.randomUUID());
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            while (consuming.get()) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    Header id = record.headers().lastHeader("ce_id");
+                    if (id != null) {
+                        received.add(new String(id.value(), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("test consumer stopped: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package dev.outboxjava.relayapp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
+import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The standalone jar started while its database is down (a proxy in front of the shared PostgreSQL
+ * that refuses this worker's connections): it waits, live and not ready, instead of exiting, and
+ * relays once the database answers. Settings the database refuses still end the start at once.
+ */
+@DisplayName("The standalone worker started while its database is down")
+class StartDuringDatabaseOutageIT {
+
+    private static PostgresFixture postgres;
+    private static RabbitMqFixture rabbit;
+
+    private OutboxTable table;
+    private RabbitMqDestination destination;
+    private BrokerInbox inbox;
+
+    @BeforeAll
+    static void services() {
+        postgres = PostgresFixture.shared();
+        rabbit = RabbitMqFixture.start();
+    }
+
+    @AfterAll
+    static void stopServices() {
+        rabbit.close();
+    }
+
+    @BeforeEach
+    void freshTableAndQueue() throws Exception {
+        table = new OutboxTable(postgres);
+        destination = rabbit.createDestination("start-outage-it");
+        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
+    }
+
+    @AfterEach
+    void cleanUp() throws IOException {
+        inbox.close();
+        rabbit.delete(destination);
+        table.close();
+    }
+
+    private Map<String, String> environment(String databaseUrl, int httpPort) {
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("OUTBOX_DB_URL", databaseUrl);
+        env.put("OUTBOX_DB_USER", postgres.user());
+        env.put("OUTBOX_DB_PASSWORD", postgres.password());
+        env.put("OUTBOX_TABLE", table.name);
+        env.put("OUTBOX_BROKER", "rabbitmq");
+        env.put("OUTBOX_RABBITMQ_URI", rabbit.uri());
+        env.put("OUTBOX_SHUTDOWN_TIMEOUT", "5s");
+        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
+        env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
+        return env;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** The status of {@code path}, or -1 while nothing answers on the port yet. */
+    private static int status(int port, String path) {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    @Test
+    @DisplayName("waits live and not ready, logs once that it waits, and relays once the database answers")
+    void waitsForTheDatabaseThenRelays() throws Exception {
+        List<UUID> ids = table.append(200, destination.exchange(), "order.placed");
+        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+        int httpPort = freePort();
+        try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
+            proxy.cut(); // the database is down before the worker starts
+            Map<String, String> env = environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
+                    httpPort);
+            try (WorkerProcess worker = WorkerProcess.start("start-during-database-outage", env, "run")) {
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                    assertThat(worker.isAlive()).as("worker alive; log:\n%s", worker.output()).isTrue();
+                    assertThat(status(httpPort, "/health")).as("live while it waits").isEqualTo(200);
+                });
+                // a process that gave up would be gone by now: the probe fails within a second
+                await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                    assertThat(worker.isAlive()).as("still waiting; log:\n%s", worker.output()).isTrue();
+                    assertThat(status(httpPort, "/health/ready")).as("not ready while it waits").isEqualTo(503);
+                    assertThat(status(httpPort, "/health")).isEqualTo(200);
+                });
+                assertThat(inbox.distinct()).isZero();
+                assertThat(worker.linesContaining("waiting for it")).as(worker.output()).isEqualTo(1);
+
+                proxy.restore();
+
+                await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                    assertThat(worker.isAlive()).as("worker alive; log:\n%s", worker.output()).isTrue();
+                    assertThat(inbox.ids()).containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
+                });
+                await().atMost(Duration.ofSeconds(30)).until(() -> status(httpPort, "/health/ready") == 200);
+                await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.SENT) == ids.size());
+                assertThat(worker.output()).contains("reachable after").contains("outbox worker started");
+                assertThat(worker.linesContaining("waiting for it")).isEqualTo(1);
+                worker.terminate();
+                worker.waitFor(Duration.ofSeconds(20));
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a database the server does not have ends the start at once with exit code 3: waiting cannot fix it")
+    void exitsForSettingsTheDatabaseRefuses() {
+        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+        String missing = "jdbc:postgresql://" + database.getHost() + ":" + (database.getPort() == -1 ? 5432
+                : database.getPort()) + "/no_such_database_" + UUID.randomUUID().toString().substring(0, 8);
+
+        WorkerProcess.Result result = WorkerProcess.run("start-with-missing-database", environment(missing, 0),
+                Duration.ofSeconds(60), "run");
+
+        assertThat(result.exitCode()).as(result.output()).isEqualTo(3);
+        assertThat(result.output()).contains("does not exist").doesNotContain("waiting for it");
+    }
+
+    @Test
+    @DisplayName("SIGTERM while it waits for the database ends it promptly")
+    void stopsWhileWaiting() throws Exception {
+        int httpPort = freePort();
+        try (TcpProxy proxy = new TcpProxy("127.0.0.1", 5432)) {
+            proxy.cut();
+            URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+            Map<String, String> env = environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
+                    httpPort);
+            try (WorkerProcess worker = WorkerProcess.start("stop-while-waiting", env, "run")) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> worker.linesContaining("waiting for it") == 1
+                        || !worker.isAlive());
+                assertThat(worker.isAlive()).as(worker.output()).isTrue();
+
+                worker.terminate();
+
+                worker.waitFor(Duration.ofSeconds(20));
+            }
+        }
+    }
+}

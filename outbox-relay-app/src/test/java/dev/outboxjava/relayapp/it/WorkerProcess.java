@@ -1,0 +1,179 @@
+package dev.outboxjava.relayapp.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The shaded worker jar started as a separate OS process ({@code java -jar ...}), with a clean
+ * environment holding only the given {@code OUTBOX_*} settings. Its output goes to a log file under
+ * {@code target/it-logs} so a failure can be read afterwards.
+ */
+final class WorkerProcess implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+
+    private WorkerProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    private static Path privateJar;
+
+    /**
+     * A private copy of the shaded jar built by {@code package} (Failsafe passes its path). Copied once
+     * per test JVM and checked to be complete, because other builds in the same reactor may repackage
+     * {@code target/*-all.jar} while these tests run.
+     */
+    static synchronized Path jar() {
+        if (privateJar != null) {
+            return privateJar;
+        }
+        String path = System.getProperty("outbox.worker.jar");
+        if (path == null) {
+            throw new IllegalStateException("system property outbox.worker.jar is not set: run the ITs with "
+                    + "'mvn verify' (Failsafe sets it to target/outbox-worker-<version>-all.jar)");
+        }
+        Path jar = Path.of(path);
+        for (int attempt = 1; attempt <= 20; attempt++) {
+            try {
+                Path copy = Files.createTempFile("outbox-worker-it-", ".jar");
+                copy.toFile().deleteOnExit();
+                Files.copy(jar, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                if (isComplete(copy)) {
+                    privateJar = copy;
+                    return copy;
+                }
+                Files.deleteIfExists(copy);
+            } catch (IOException e) {
+                // missing or being rewritten: try again
+            }
+            try {
+                Thread.sleep(3000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new IllegalStateException("shaded jar " + jar + " is missing or incomplete: run 'mvn package' first");
+    }
+
+    private static boolean isComplete(Path jar) {
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+            return List.of("dev/outboxjava/relayapp/OutboxCli.class", "picocli/CommandLine.class",
+                    "org/postgresql/Driver.class", "META-INF/services/java.sql.Driver",
+                    "com/rabbitmq/client/ConnectionFactory.class",
+                    "org/apache/kafka/clients/producer/KafkaProducer.class")
+                    .stream().allMatch(name -> zip.getEntry(name) != null);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static WorkerProcess start(String name, Map<String, String> environment, String... args) {
+        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-jar", jar().toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().clear();
+        builder.environment().putAll(environment);
+        Path log = logFile(name);
+        builder.redirectErrorStream(true).redirectOutput(log.toFile());
+        try {
+            return new WorkerProcess(builder.start(), log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Runs a CLI command to completion and returns its exit code and output. */
+    static Result run(String name, Map<String, String> environment, Duration timeout, String... args) {
+        try (WorkerProcess process = start(name, environment, args)) {
+            int code = process.waitFor(timeout);
+            return new Result(code, process.output());
+        }
+    }
+
+    record Result(int exitCode, String output) {
+    }
+
+    private static String javaExecutable() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static Path logFile(String name) {
+        try {
+            Path dir = Path.of("target", "it-logs");
+            Files.createDirectories(dir);
+            return dir.resolve(name + "-" + System.nanoTime() + ".log");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGTERM. */
+    void terminate() {
+        process.destroy();
+    }
+
+    /** SIGKILL. */
+    void kill() {
+        process.destroyForcibly();
+    }
+
+    /** Waits for the exit; fails if it does not come within {@code timeout}. */
+    int waitFor(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("worker process " + process.pid() + " did not exit within " + timeout
+                        + "; its log:\n" + output());
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /** Everything the process printed so far. */
+    String output() {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** How many output lines contain {@code text}. */
+    long linesContaining(String text) {
+        return output().lines().filter(line -> line.contains(text)).count();
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
