@@ -338,7 +338,7 @@ class DocsTest {
         return pages;
     }
 
-    /** The pages of docs/; docs/incoming holds notes not yet folded in, and is not part of the reference. */
+    /** The reference pages at the top of docs/ (design notes live in docs/design/). */
     private static List<Path> docsPages() {
         try (Stream<Path> files = Files.list(DOCS)) {
             return files.filter(file -> file.toString().endsWith(".md")).sorted().toList();

@@ -97,7 +97,7 @@ class ReadmeSnippetsTest {
         assertThat(missing).as("artifactIds in the README that are not modules").isEmpty();
     }
 
-    /** The top-level README, every page under docs/ (incoming notes aside) and this module's README. */
+    /** The top-level README, every page at the top of docs/ and this module's README. */
     private static List<Path> documents() {
         List<Path> docs = new ArrayList<>(List.of(TOP_README, MODULE.resolve("README.md")));
         try (Stream<Path> pages = Files.list(DOCS_DIRECTORY)) {
