@@ -61,11 +61,19 @@ public final class DeliveryChecker {
 
         Map<UUID, Integer> deliveries = new HashMap<>();
         Map<String, Long> highestSequenceByKey = new HashMap<>();
+        Map<String, UUID> highestIdByKey = new HashMap<>();
+        Map<UUID, Integer> firstPosition = new HashMap<>();
+        List<String> reorderedSample = new java.util.ArrayList<>();
+        int position = 0;
         long phantom = 0;
         long reordered = 0;
         for (ReceivedMessage message : received) {
+            position++;
             UUID id = parse(message.id());
             int count = deliveries.merge(id == null ? new UUID(0, 0) : id, 1, Integer::sum);
+            if (count == 1 && id != null) {
+                firstPosition.put(id, position);
+            }
             if (id == null || !committed.contains(id)) {
                 if (count == 1) {
                     phantom++;
@@ -79,8 +87,15 @@ public final class DeliveryChecker {
                     long highest = highestSequenceByKey.getOrDefault(key.get(), Long.MIN_VALUE);
                     if (event.sequence() < highest) {
                         reordered++;
+                        if (reorderedSample.size() < 10) {
+                            UUID overtaking = highestIdByKey.get(key.get());
+                            reorderedSample.add(describe(id, event, position, exposure, leaseLost) + " after "
+                                    + describe(overtaking, stored.get(overtaking), firstPosition.get(overtaking),
+                                            exposure, leaseLost));
+                        }
                     } else {
                         highestSequenceByKey.put(key.get(), event.sequence());
+                        highestIdByKey.put(key.get(), id);
                     }
                 }
             }
@@ -115,7 +130,17 @@ public final class DeliveryChecker {
         return new FaultReport(committed.size(), rolledBack.size(), faults.size(), byKind, lost, phantom,
                 perKey ? OptionalLong.of(reordered) : OptionalLong.empty(), duplicates, unexplained,
                 byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L), byStatus.getOrDefault(EventStatus.PENDING, 0L),
-                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample, causes);
+                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample, causes,
+                reorderedSample);
+    }
+
+    /** One event of a reordered pair, with what may explain it. */
+    private static String describe(UUID id, OutboxTableProbe.StoredEvent event, Integer position,
+            Map<UUID, FaultKind> exposure, Set<UUID> leaseLost) {
+        return "{id " + id + ", key " + event.key().orElse("-") + ", seq " + event.sequence() + ", attempts "
+                + event.attempts() + ", first delivered at message " + position
+                + (exposure.containsKey(id) ? ", in flight at " + exposure.get(id) : "")
+                + (leaseLost.contains(id) ? ", lease lost" : "") + "}";
     }
 
     private static UUID parse(String id) {
