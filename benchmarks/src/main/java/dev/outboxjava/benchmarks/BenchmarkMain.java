@@ -9,6 +9,7 @@ import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
@@ -133,6 +134,10 @@ public final class BenchmarkMain {
                 Log.line("S6 table growth");
                 growth(new TableGrowthScenario(services, tables, options).run(), options, table);
             }
+            if (options.runs(8)) {
+                Log.line("S8 scale-out: relay processes, and threads x batch, each beside the ceiling");
+                scaleOut(new ScaleOutScenario(services, tables, brokers, options).run(ceiling), table);
+            }
             if (options.runs(7)) {
                 Log.line("S7 long transaction: %d s per run, with and without a held snapshot",
                         options.heldTime().toSeconds());
@@ -187,6 +192,44 @@ public final class BenchmarkMain {
                 table.info(scenario, figure, value);
             }
         }
+    }
+
+    private static void scaleOut(List<ScaleOutScenario.Drain> drains, ResultTable table) {
+        String scenario = "8 scale-out (Kafka, keep sent)";
+        String reference = "ceiling SQL drained just before, same table (median of per-run ratios)";
+        Map<ScaleOutScenario.Shape, ScaleOutScenario.Drain> byShape = drains.stream()
+                .collect(Collectors.toMap(ScaleOutScenario.Drain::shape, drain -> drain));
+        for (ScaleOutScenario.Drain drain : drains) {
+            ScaleOutScenario.Shape shape = drain.shape();
+            table.compare(scenario, "worker -> Kafka, " + shape.label(), rate(drain.rowsPerSecond()), reference,
+                    percent(drain.shareOfCeiling()));
+        }
+        for (ScaleOutScenario.Drain drain : drains) {
+            ScaleOutScenario.Shape shape = drain.shape();
+            if (shape.ordering() != Ordering.Mode.PER_KEY) {
+                continue;
+            }
+            ScaleOutScenario.Drain unordered = byShape.get(new ScaleOutScenario.Shape(shape.processes(),
+                    shape.threads(), shape.batchSize(), Ordering.Mode.NONE));
+            if (unordered != null) {
+                double cost = 1 - drain.shareOfCeiling() / unordered.shareOfCeiling();
+                table.target(scenario, "per-key ordering's cost, " + shape.processes() + " relay process"
+                        + (shape.processes() == 1 ? "" : "es"), rate(drain.rowsPerSecond()), "ordering none: "
+                        + rate(unordered.rowsPerSecond()), percent(cost), "<= 20 %", cost <= 0.20, true);
+            }
+        }
+        drains.stream().filter(drain -> drain.shape().processes() == 1 && drain.shape().isLibraryDefault()
+                && drain.shape().ordering() == Ordering.Mode.NONE).findFirst().ifPresent(defaults -> {
+                    ScaleOutScenario.Drain best = drains.stream()
+                            .filter(drain -> drain.shape().processes() == 1 && drain.shape().ordering() == Ordering.Mode.NONE)
+                            .max(java.util.Comparator.comparingDouble(ScaleOutScenario.Drain::shareOfCeiling))
+                            .orElse(defaults);
+                    table.target(scenario, "the library's defaults (" + defaults.shape().threads() + " thread x batch "
+                            + defaults.shape().batchSize() + ") drain fastest of the choices, one relay process",
+                            percent(defaults.shareOfCeiling()) + " of ceiling", "best: " + best.shape().label() + ", "
+                            + percent(best.shareOfCeiling()), times(defaults.shareOfCeiling() / best.shareOfCeiling()),
+                            "1.00x", best == defaults, true);
+                });
     }
 
     private static void steady(SteadyStateScenario.Result result, BenchmarkOptions options, ResultTable table) {
@@ -480,8 +523,8 @@ public final class BenchmarkMain {
 
     /**
      * slf4j-simple at WARN, on standard error, and no jOOQ banner, unless set on the command line:
-     * for this JVM and the broker's ({@link KafkaBrokerProcess}), whose standard output carries its
-     * ready line.
+     * for this JVM, the relay JVMs of scenario 8 and the broker's ({@link KafkaBrokerProcess}), whose
+     * standard output carries their ready lines.
      */
     public static void quietLogging() {
         // the library's INFO lines (worker started/stopped, publisher started) would bury the figures;

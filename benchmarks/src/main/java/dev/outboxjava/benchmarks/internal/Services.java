@@ -89,6 +89,11 @@ public final class Services implements AutoCloseable {
         return "outbox-benchmarks-" + runId + "-";
     }
 
+    /** The benchmark database's JDBC URL (user postgres), for the relay JVMs of scenario 8. */
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
     /** The shared pool. */
     public HikariDataSource dataSource() {
         return pool;
