@@ -42,12 +42,12 @@ public final class BenchmarkMain {
         quietLogging();
         GcPauses.recordThisJvm();
         if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-            System.out.println(BenchmarkOptions.usage());
+            System.out.println(BenchmarkConfig.usage());
             return;
         }
-        BenchmarkOptions options;
+        BenchmarkConfig options;
         try {
-            options = BenchmarkOptions.parse(args);
+            options = BenchmarkConfig.parse(args);
         } catch (InvalidConfigurationException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -68,7 +68,7 @@ public final class BenchmarkMain {
     }
 
     /** Runs the chosen scenarios and returns the table (the machine facts go to {@code out} first). */
-    public static ResultTable run(BenchmarkOptions options, PrintStream out) throws Exception {
+    public static ResultTable run(BenchmarkConfig options, PrintStream out) throws Exception {
         ResultTable table = new ResultTable();
         long started = System.nanoTime();
         CpuBreakdown wholeRun = CpuBreakdown.start();
@@ -150,7 +150,7 @@ public final class BenchmarkMain {
     }
 
     private static void drains(WorkerDrainScenario scenario3, Map<WorkerDrainScenario.Variant, Double> drains,
-            CeilingScenario.Result ceiling, double blog, BenchmarkOptions options, ResultTable table) {
+            CeilingScenario.Result ceiling, double blog, BenchmarkConfig options, ResultTable table) {
         String scenario = "3 worker drain";
         Map<WorkerDrainScenario.Variant, Double> adjacent = scenario3.ratioToAdjacentCeiling();
         for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
@@ -232,7 +232,7 @@ public final class BenchmarkMain {
                 });
     }
 
-    private static void steady(SteadyStateScenario.Result result, BenchmarkOptions options, ResultTable table) {
+    private static void steady(SteadyStateScenario.Result result, BenchmarkConfig options, ResultTable table) {
         String scenario = "4 steady " + String.format(Locale.ROOT, "%,d/s %dx%ds", options.steadyRate(),
                 options.runs(), options.steadyTime().toSeconds());
         for (Map.Entry<SteadyStateScenario.WakeUp, List<SteadyStateScenario.Latency>> entry
@@ -324,7 +324,7 @@ public final class BenchmarkMain {
     }
 
     /** Scenario 5's rows: the library's transactions beside the hand-written INSERT's of the same rounds. */
-    static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkOptions options,
+    static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkConfig options,
             ResultTable table) {
         String scenario = "5 producer overhead";
         List<Double> business = tps.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY);
@@ -349,7 +349,7 @@ public final class BenchmarkMain {
     }
 
     /** Scenario 6's row: the lease on the grown table beside the lease on the empty one, per run. */
-    static void growth(TableGrowthScenario.Result result, BenchmarkOptions options, ResultTable table) {
+    static void growth(TableGrowthScenario.Result result, BenchmarkConfig options, ResultTable table) {
         String scenario = "6 table growth";
         String empty = String.format(Locale.ROOT, "%.2f ms", Stats.median(result.emptyMillis()));
         List<Double> ratios = new ArrayList<>();
@@ -367,7 +367,7 @@ public final class BenchmarkMain {
      * the same interval without it, then the whole run against the goal (p99 at most twice, at least
      * 80 % of the events delivered while producing, kept up in every interval).
      */
-    static void longTransaction(List<LongTransactionScenario.Comparison> comparisons, BenchmarkOptions options,
+    static void longTransaction(List<LongTransactionScenario.Comparison> comparisons, BenchmarkConfig options,
             ResultTable table) {
         long seconds = options.heldInterval().toSeconds();
         String unit = seconds == 60 ? "minute" : seconds + " s";
@@ -407,7 +407,7 @@ public final class BenchmarkMain {
      * held-to-not-held ratios beside the in-place layout's.
      */
     private static void layoutsSideBySide(List<LongTransactionScenario.Comparison> comparisons,
-            BenchmarkOptions options, ResultTable table) {
+            BenchmarkConfig options, ResultTable table) {
         for (LongTransactionScenario.Comparison log : comparisons) {
             if (log.layout() != StoreLayout.APPEND_LOG) {
                 continue;

@@ -9,8 +9,8 @@ import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.ProducerLoad;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.WorkerRun;
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.ForwardingOutboxStore;
 import dev.outboxjava.core.port.OutboxStore;
@@ -98,9 +98,9 @@ public final class LongTransactionScenario {
     private final Services services;
     private final OutboxTables tables;
     private final Brokers brokers;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public LongTransactionScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkOptions options) {
+    public LongTransactionScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.brokers = brokers;

@@ -9,7 +9,7 @@ import dev.outboxjava.benchmarks.internal.SqlDrainers;
 import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -46,7 +46,7 @@ public final class ScaleOutScenario {
 
         /** Whether the threads and batch are the library's defaults. */
         public boolean isLibraryDefault() {
-            return threads == OutboxWorkerConfig.DEFAULT_RELAY_THREADS && batchSize == RelaySettings.DEFAULT_BATCH_SIZE;
+            return threads == OutboxWorkerConfig.DEFAULT_RELAY_THREADS && batchSize == RelayConfig.DEFAULT_BATCH_SIZE;
         }
     }
 
@@ -62,9 +62,9 @@ public final class ScaleOutScenario {
     private final Services services;
     private final OutboxTables tables;
     private final Brokers brokers;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public ScaleOutScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkOptions options) {
+    public ScaleOutScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.brokers = brokers;
@@ -74,7 +74,7 @@ public final class ScaleOutScenario {
     /** The shapes measured: the scale-out with the library's defaults, then one process with other choices. */
     static List<Shape> shapes() {
         int threads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
-        int batch = RelaySettings.DEFAULT_BATCH_SIZE;
+        int batch = RelayConfig.DEFAULT_BATCH_SIZE;
         List<Shape> shapes = new ArrayList<>();
         for (Ordering.Mode ordering : Ordering.Mode.values()) {
             for (int processes : new int[] {1, 2, 4}) {

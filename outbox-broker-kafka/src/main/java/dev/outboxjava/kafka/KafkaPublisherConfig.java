@@ -2,7 +2,7 @@ package dev.outboxjava.kafka;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.kafka.internal.ProducerSettings;
+import dev.outboxjava.kafka.internal.ProducerProperties;
 import dev.outboxjava.kafka.internal.RecordSizeLimits;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -119,12 +119,12 @@ public final class KafkaPublisherConfig {
 
     /** The bootstrap servers, as given. */
     public String bootstrapServers() {
-        return (String) producerProperties.get(ProducerSettings.BOOTSTRAP_SERVERS);
+        return (String) producerProperties.get(ProducerProperties.BOOTSTRAP_SERVERS);
     }
 
     /** The effective {@code max.block.ms}. */
     public Duration maxBlock() {
-        return Duration.ofMillis(ProducerSettings.maxBlockMillis(producerProperties));
+        return Duration.ofMillis(ProducerProperties.maxBlockMillis(producerProperties));
     }
 
     /** How long {@link KafkaPublisher#checkHealth()} waits for the cluster to answer. */
@@ -149,7 +149,7 @@ public final class KafkaPublisherConfig {
 
     @Override
     public String toString() {
-        return "KafkaPublisherConfig" + ProducerSettings.loggable(producerProperties)
+        return "KafkaPublisherConfig" + ProducerProperties.loggable(producerProperties)
                 + (flushEachBatch ? "" : " (flushEachBatch=false)");
     }
 
@@ -166,7 +166,7 @@ public final class KafkaPublisherConfig {
 
         /** The Kafka {@code bootstrap.servers}, e.g. {@code broker1:9092,broker2:9092}. Required. */
         public Builder bootstrapServers(String value) {
-            return property(ProducerSettings.BOOTSTRAP_SERVERS, value);
+            return property(ProducerProperties.BOOTSTRAP_SERVERS, value);
         }
 
         /**
@@ -244,7 +244,7 @@ public final class KafkaPublisherConfig {
                 throw new InvalidConfigurationException("maxPayloadBytes", "must not be negative, was "
                         + maxPayloadBytes);
             }
-            Map<String, Object> effective = ProducerSettings.effective(properties);
+            Map<String, Object> effective = ProducerProperties.effective(properties);
             RecordSizeLimits.check(effective, maxPayloadBytes);
             return new KafkaPublisherConfig(effective, healthCheckTimeout, closeTimeout, flushEachBatch,
                     maxPayloadBytes);

@@ -3,13 +3,13 @@ package dev.outboxjava.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.inbox.InboxResult;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
@@ -145,7 +145,7 @@ class FlywayMigrationsIT {
 
         List<UUID> appended = placeOrders(store, 3);
         RecordingPublisher publisher = new RecordingPublisher();
-        Relay relay = new Relay(store, publisher, new RelaySettings(100, Duration.ofSeconds(10), config.ordering()),
+        Relay relay = new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(10), config.ordering()),
                 RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
         for (int tick = 0; tick < 10 && publisher.published().size() < appended.size(); tick++) {
             relay.runOnce();

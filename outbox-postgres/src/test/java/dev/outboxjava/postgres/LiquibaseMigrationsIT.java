@@ -2,12 +2,12 @@ package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
@@ -98,7 +98,7 @@ class LiquibaseMigrationsIT {
             connection.commit();
         }
         RecordingPublisher publisher = new RecordingPublisher();
-        new Relay(store, publisher, new RelaySettings(10, Duration.ofSeconds(10), perKey.ordering()),
+        new Relay(store, publisher, new RelayConfig(10, Duration.ofSeconds(10), perKey.ordering()),
                 RetryPolicy.ofDefaults(), clock, RelayListener.NONE).runOnce();
         assertThat(publisher.published()).extracting(OutboxEvent::id).containsExactly(placed.id());
     }

@@ -59,8 +59,10 @@ public enum ConfigKey {
             + "acknowledgements; must be below outbox.sweeper.lease.timeout."),
     RELAY_POLL_INTERVAL("outbox.relay.poll.interval", "1s", "How long an idle relay waits before polling again "
             + "when no wake-up arrives."),
-    RELAY_WAKEUP("outbox.relay.wakeup", "notify", "notify: LISTEN on the table's channel (producers' after-commit notifications or a trigger) and wake at once; "
-            + "polling: poll on outbox.relay.poll.interval only."),
+    RELAY_WAKEUP("outbox.relay.wakeup", "notify_after_commit", "How an idle relay learns of new events besides "
+            + "polling. notify_after_commit: producers notify the table's channel after commit, the relay LISTENs and "
+            + "wakes at once; trigger_notify: the same, notified by a trigger that run --ensure-schema creates; "
+            + "none: poll on outbox.relay.poll.interval only."),
 
     RETRY_INITIAL_DELAY("outbox.retry.initial.delay", "1s", "Delay before an event's first retry."),
     RETRY_MULTIPLIER("outbox.retry.multiplier", "2.0", "Growth factor between an event's retry delays (>= 1)."),

@@ -4,17 +4,17 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.worker.WakeUpStrategy;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -35,15 +35,15 @@ public final class WorkerInCode {
         // tag::worker-in-code[]
         PostgresOutboxConfig table = PostgresOutboxConfig.builder()
                 .tableName("outbox_events").completionMode(CompletionMode.KEEP_SENT).build();
-        OutboxWorkerConfig config = OutboxWorkerConfig.custom()
-                .relay(new RelaySettings(1000, Duration.ofSeconds(20))
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder()
+                .relay(new RelayConfig(1000, Duration.ofSeconds(20))
                         .withOrdering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
                 .relayThreads(2)
                 .build();                              // invalid values fail here, each by its name
 
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(dataSource, table, WakeUpStrategy.NOTIFY),   // ordering from config
+                new PostgresStoreModule(dataSource, table),   // ordering from config
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka).build()));
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();                                // worker.close() on shutdown

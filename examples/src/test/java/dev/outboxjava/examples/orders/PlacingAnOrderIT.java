@@ -11,6 +11,7 @@ import dev.outboxjava.examples.orders.OrdersModule.Persistence;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresSchema;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.testkit.BrokerInbox;
 import dev.outboxjava.testkit.EventFilter;
 import dev.outboxjava.testkit.OutboxAssertions;
@@ -22,7 +23,6 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.worker.WakeUpStrategy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -74,9 +74,9 @@ class PlacingAnOrderIT {
         PostgresSchema.apply(dataSource, outboxConfig(schema));
         topic = kafka.createTopic("orders", 1);
         worker = Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(100)).build()),
+                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(100)).build()),
                 new PostgresStoreModule(dataSource, PostgresOutboxConfig.builder().tableName(schema + ".outbox_events")
-                        .completionMode(CompletionMode.KEEP_SENT).build(), WakeUpStrategy.POLLING),
+                        .completionMode(CompletionMode.KEEP_SENT).wakeUpMode(WakeUpMode.NONE).build()),
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
                         .build()))
                 .getInstance(OutboxWorker.class);

@@ -10,15 +10,15 @@ import com.google.inject.multibindings.OptionalBinder;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.OutboxCli;
+import dev.outboxjava.relayapp.internal.cli.ExitCodes;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.worker.WakeUpStrategy;
-import dev.outboxjava.relayapp.internal.cli.ExitCodes;
 import dev.outboxjava.worker.internal.SwitchablePublisher;
 import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -66,14 +66,14 @@ class DatabaseHealthIT {
     }
 
     private OutboxWorker worker(HealthConfig health) {
-        OutboxWorkerConfig config = OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200))
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
                 .metricsPollInterval(POLL).maxBrokerOutage(Duration.ZERO)
-                .retryPolicy(RetryPolicy.custom().initialDelay(Duration.ofMillis(300)).multiplier(1.0)
+                .retryPolicy(RetryPolicy.builder().initialDelay(Duration.ofMillis(300)).multiplier(1.0)
                         .maxDelay(Duration.ofMillis(300)).jitter(0).build())
                 .build();
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(database.dataSource, database.storeConfig(), WakeUpStrategy.POLLING),
+                new PostgresStoreModule(database.dataSource, database.storeConfig().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
                 new DatabaseHealthModule(health),
                 new AbstractModule() {
                     @Override

@@ -6,7 +6,7 @@ import com.google.inject.Stage;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.BrokerConfig;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
@@ -44,7 +44,7 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE, OutboxSettings.Requirement.BROKER);
+        RelayAppConfig settings = config.load(RelayAppConfig.Requirement.DATABASE, RelayAppConfig.Requirement.BROKER);
         DatabaseConfig database = settings.requireDatabase();
         BrokerConfig broker = settings.requireBroker();
 

@@ -20,11 +20,11 @@ import java.util.Optional;
  * @param timeout      how long nothing may move (no order written, no event published or consumed)
  *                     before the demo gives up
  */
-public record DemoOptions(BrokerKind broker, Optional<String> dbUrl, String dbUser, String dbPassword,
+public record DemoConfig(BrokerKind broker, Optional<String> dbUrl, String dbUser, String dbPassword,
         Optional<String> kafka, Optional<String> rabbitMqUri, int orders, int threads, double killAt,
         Duration timeout) {
 
-    public DemoOptions {
+    public DemoConfig {
         Objects.requireNonNull(broker, "broker");
         Objects.requireNonNull(dbUrl, "dbUrl");
         Objects.requireNonNull(dbUser, "dbUser");
@@ -44,8 +44,8 @@ public record DemoOptions(BrokerKind broker, Optional<String> dbUrl, String dbUs
     }
 
     /** Embedded everything, {@code orders} orders from {@code threads} threads. */
-    public static DemoOptions embedded(BrokerKind broker, int orders, int threads) {
-        return new DemoOptions(broker, Optional.empty(), "postgres", "postgres", Optional.empty(), Optional.empty(),
+    public static DemoConfig embedded(BrokerKind broker, int orders, int threads) {
+        return new DemoConfig(broker, Optional.empty(), "postgres", "postgres", Optional.empty(), Optional.empty(),
                 orders, threads, 0.3, Duration.ofSeconds(90));
     }
 }

@@ -4,12 +4,13 @@ import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.core.relay.CleanerSettings;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.CleanerConfig;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.worker.ConfigKey;
@@ -17,7 +18,6 @@ import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
-import dev.outboxjava.worker.WakeUpStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +38,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * listing them. Whether the database and broker are required depends on the command, so those are
  * checked by {@link #requireDatabase()} and {@link #requireBroker()}.
  */
-public final class OutboxSettings {
+public final class RelayAppConfig {
 
     private static final String DATABASE_HINT = "the database of the outbox table, e.g. "
             + "jdbc:postgresql://127.0.0.1:5432/app";
@@ -48,14 +48,14 @@ public final class OutboxSettings {
     private final Optional<BrokerConfig> broker;
     private final OutboxWorkerConfig worker;
     private final HttpConfig http;
-    private final WakeUpStrategy wakeUp;
+    private final WakeUpMode wakeUp;
     private final String table;
     private final String logLevel;
     private final HealthConfig health;
     private final StoreLayout layout;
 
-    private OutboxSettings(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
-            HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel, HealthConfig health,
+    private RelayAppConfig(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
+            HttpConfig http, WakeUpMode wakeUp, String table, String logLevel, HealthConfig health,
             StoreLayout layout) {
         this.database = database;
         this.broker = broker;
@@ -69,7 +69,7 @@ public final class OutboxSettings {
     }
 
     /** The settings from the environment variables of this process. */
-    public static OutboxSettings fromEnvironment() {
+    public static RelayAppConfig fromEnvironment() {
         return load(ConfigSource.environment());
     }
 
@@ -78,7 +78,7 @@ public final class OutboxSettings {
      *
      * @throws InvalidSettingsException listing every problem, each naming its key
      */
-    public static OutboxSettings load(ConfigSource source) {
+    public static RelayAppConfig load(ConfigSource source) {
         return load(source, new Requirement[0]);
     }
 
@@ -96,7 +96,7 @@ public final class OutboxSettings {
      *
      * @throws InvalidSettingsException listing every problem, each naming its key
      */
-    public static OutboxSettings load(ConfigSource source, Requirement... required) {
+    public static RelayAppConfig load(ConfigSource source, Requirement... required) {
         Reader reader = new Reader(source);
         source.unknownKeys().forEach(unknown -> reader.problems.add(new InvalidSettingsException.Problem(unknown,
                 "unknown setting; known keys are listed by 'outbox-worker keys' and in docs/configuration.md (typo?)")));
@@ -169,7 +169,7 @@ public final class OutboxSettings {
         }
         if (brokerKind.orElse(null) == BrokerKind.RABBITMQ && rabbitUri.matches("(?i)amqps?://.*")) {
             try {
-                RabbitMqPublisherConfig.custom().uri(rabbitUri).connectionName(connectionName)
+                RabbitMqPublisherConfig.builder().uri(rabbitUri).connectionName(connectionName)
                         .properties(rabbitProperties).build();
             } catch (InvalidConfigurationException e) {
                 String setting = e.setting().replaceFirst("^rabbitmq\\.", "");
@@ -189,7 +189,7 @@ public final class OutboxSettings {
         Optional<BrokerConfig> broker = brokerKind.map(kind -> new BrokerConfig(kind, bootstrap, clientId, rabbitUri,
                 connectionName, kafkaProperties, rabbitProperties));
 
-        int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelaySettings.MAX_BATCH_SIZE);
+        int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelayConfig.MAX_BATCH_SIZE);
         Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
         Ordering.Mode orderingMode = reader.choice(ConfigKey.ORDERING, Ordering.Mode.NONE, value -> switch (value) {
             case "none" -> Optional.of(Ordering.Mode.NONE);
@@ -203,27 +203,27 @@ public final class OutboxSettings {
                     default -> Optional.empty();
                 }, "hold_key, continue");
         Ordering ordering = new Ordering(orderingMode, afterDeadLetter);
-        RelaySettings relay = reader.build(ConfigKey.RELAY_PUBLISH_TIMEOUT,
-                () -> new RelaySettings(batchSize, publishTimeout, ordering), RelaySettings.ofDefaults());
+        RelayConfig relay = reader.build(ConfigKey.RELAY_PUBLISH_TIMEOUT,
+                () -> new RelayConfig(batchSize, publishTimeout, ordering), RelayConfig.ofDefaults());
         Duration initialDelay = reader.duration(ConfigKey.RETRY_INITIAL_DELAY);
         double multiplier = reader.decimal(ConfigKey.RETRY_MULTIPLIER);
         Duration maxDelay = reader.duration(ConfigKey.RETRY_MAX_DELAY);
         double jitter = reader.decimal(ConfigKey.RETRY_JITTER);
         int unroutableMaxAttempts = reader.integer(ConfigKey.RETRY_UNROUTABLE_MAX_ATTEMPTS, 1, 1000);
-        RetryPolicy retryPolicy = reader.build(ConfigKey.RETRY_INITIAL_DELAY, () -> RetryPolicy.custom()
+        RetryPolicy retryPolicy = reader.build(ConfigKey.RETRY_INITIAL_DELAY, () -> RetryPolicy.builder()
                 .initialDelay(initialDelay).multiplier(multiplier).maxDelay(maxDelay).jitter(jitter)
                 .unroutableMaxAttempts(unroutableMaxAttempts).build(),
                 RetryPolicy.ofDefaults());
         Duration leaseTimeout = reader.duration(ConfigKey.SWEEPER_LEASE_TIMEOUT);
         int sweepChunk = reader.integer(ConfigKey.SWEEPER_CHUNK_SIZE, 1, 100_000);
-        SweeperSettings sweeper = reader.build(ConfigKey.SWEEPER_LEASE_TIMEOUT, () -> new SweeperSettings(leaseTimeout,
-                sweepChunk, SweeperSettings.DEFAULT_MAX_CHUNKS_PER_TICK), SweeperSettings.ofDefaults());
+        SweeperConfig sweeper = reader.build(ConfigKey.SWEEPER_LEASE_TIMEOUT, () -> new SweeperConfig(leaseTimeout,
+                sweepChunk, SweeperConfig.DEFAULT_MAX_CHUNKS_PER_TICK), SweeperConfig.ofDefaults());
         Duration retention = reader.duration(ConfigKey.CLEANER_RETENTION);
         int cleanChunk = reader.integer(ConfigKey.CLEANER_CHUNK_SIZE, 1, 100_000);
-        CleanerSettings cleaner = reader.build(ConfigKey.CLEANER_RETENTION, () -> new CleanerSettings(retention,
-                cleanChunk, CleanerSettings.DEFAULT_MAX_CHUNKS_PER_TICK), CleanerSettings.ofDefaults());
+        CleanerConfig cleaner = reader.build(ConfigKey.CLEANER_RETENTION, () -> new CleanerConfig(retention,
+                cleanChunk, CleanerConfig.DEFAULT_MAX_CHUNKS_PER_TICK), CleanerConfig.ofDefaults());
 
-        OutboxWorkerConfig.Builder workerBuilder = OutboxWorkerConfig.custom()
+        OutboxWorkerConfig.Builder workerBuilder = OutboxWorkerConfig.builder()
                 .relay(relay)
                 .relayThreads(reader.integer(ConfigKey.RELAY_THREADS, 1, OutboxWorkerConfig.MAX_RELAY_THREADS))
                 .pollInterval(reader.duration(ConfigKey.RELAY_POLL_INTERVAL))
@@ -245,18 +245,19 @@ public final class OutboxSettings {
         } catch (InvalidSettingsException e) {
             reader.problems.addAll(e.problems());
         }
-        WakeUpStrategy wakeUp = reader.choice(ConfigKey.RELAY_WAKEUP, WakeUpStrategy.NOTIFY, value -> switch (value) {
-            case "notify" -> Optional.of(WakeUpStrategy.NOTIFY);
-            case "polling" -> Optional.of(WakeUpStrategy.POLLING);
+        WakeUpMode wakeUp = reader.choice(ConfigKey.RELAY_WAKEUP, WakeUpMode.NOTIFY_AFTER_COMMIT, value -> switch (value) {
+            case "notify_after_commit" -> Optional.of(WakeUpMode.NOTIFY_AFTER_COMMIT);
+            case "trigger_notify" -> Optional.of(WakeUpMode.TRIGGER_NOTIFY);
+            case "none" -> Optional.of(WakeUpMode.NONE);
             default -> Optional.empty();
-        }, "notify, polling");
+        }, "notify_after_commit, trigger_notify, none");
         String logLevel = reader.choice(ConfigKey.LOG_LEVEL, "info", value -> switch (value) {
             case "error", "warn", "info", "debug", "trace" -> Optional.of(value);
             default -> Optional.empty();
         }, "error, warn, info, debug, trace");
-        if (wakeUp == WakeUpStrategy.NOTIFY && poolSize < 2) {
-            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least 2 when " + ConfigKey.RELAY_WAKEUP.property()
-                    + "=notify: the LISTEN connection is held for good, the loops need another");
+        if (wakeUp != WakeUpMode.NONE && poolSize < 2) {
+            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least 2 unless " + ConfigKey.RELAY_WAKEUP.property()
+                    + "=none: the LISTEN connection is held for good, the loops need another");
         }
         HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
@@ -285,7 +286,7 @@ public final class OutboxSettings {
         if (!reader.problems.isEmpty()) {
             throw new InvalidSettingsException(dedupe(reader.problems));
         }
-        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel, health, layout);
+        return new RelayAppConfig(database, broker, worker, http, wakeUp, table, logLevel, health, layout);
     }
 
     private static List<InvalidSettingsException.Problem> dedupe(List<InvalidSettingsException.Problem> problems) {
@@ -330,8 +331,12 @@ public final class OutboxSettings {
         return http;
     }
 
-    /** How the idle relay is woken besides polling. */
-    public WakeUpStrategy wakeUp() {
+    /**
+     * How the idle relay is woken besides polling: it LISTENs on the table's channel unless this is
+     * {@link WakeUpMode#NONE}; {@code run --ensure-schema} creates the NOTIFY trigger with
+     * {@link WakeUpMode#TRIGGER_NOTIFY}.
+     */
+    public WakeUpMode wakeUp() {
         return wakeUp;
     }
 

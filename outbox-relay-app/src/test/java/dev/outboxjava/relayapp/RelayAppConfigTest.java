@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.relayapp.internal.DataSources;
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
-import dev.outboxjava.worker.WakeUpStrategy;
-import dev.outboxjava.postgres.StoreLayout;
-import dev.outboxjava.relayapp.internal.DataSources;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 @DisplayName("Worker settings")
-class OutboxSettingsTest {
+class RelayAppConfigTest {
 
     @Test
     void givenNothingSet_thenEveryDefaultOfTheTableApplies() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of()));
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of()));
 
         assertThat(settings.database()).isEmpty();
         assertThat(settings.broker()).isEmpty();
@@ -36,18 +36,18 @@ class OutboxSettingsTest {
         assertThat(settings.worker().sweeper().leaseTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(settings.worker().cleaner().retention()).isEqualTo(Duration.ofDays(7));
         assertThat(settings.http().port()).isEqualTo(8080);
-        assertThat(settings.wakeUp()).isEqualTo(WakeUpStrategy.NOTIFY);
+        assertThat(settings.wakeUp()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);
         assertThat(settings.table()).isEqualTo("outbox_events");
         assertThat(settings.worker().retryPolicy().unroutableMaxAttempts()).isEqualTo(3);
     }
 
     @Test
     void givenTheUnroutableBudget_thenTheRetryPolicyHasIt_andAValueBelowOneIsRefusedByName() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "5")));
         assertThat(settings.worker().retryPolicy().unroutableMaxAttempts()).isEqualTo(5);
 
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of(
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "0"))))
                 .hasMessageContaining("OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS");
     }
@@ -67,7 +67,7 @@ class OutboxSettingsTest {
 
     @Test
     void givenEnvironmentVariables_thenTheyAreReadThroughTheTable() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_DB_URL", "jdbc:postgresql://db:5432/app",
                 "OUTBOX_BROKER", "kafka",
                 "OUTBOX_KAFKA_BOOTSTRAP_SERVERS", "kafka:9092",
@@ -93,7 +93,7 @@ class OutboxSettingsTest {
         ConfigSource source = ConfigSource.environment(Map.of("OUTBOX_RELAY_BATCH_SIZE", "200"))
                 .overriding(ConfigSource.file(file));
 
-        OutboxSettings settings = OutboxSettings.load(source);
+        RelayAppConfig settings = RelayAppConfig.load(source);
 
         assertThat(settings.requireDatabase().url()).isEqualTo("jdbc:postgresql://file:5432/app");
         assertThat(settings.worker().relay().batchSize()).isEqualTo(200);
@@ -102,7 +102,7 @@ class OutboxSettingsTest {
 
     @Test
     void givenAnUnknownEnvironmentVariable_thenStartingFailsNamingIt_butTestkitVariablesAreIgnored() {
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of(
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_RELAY_BATCHSIZE", "10", "OUTBOX_TEST_POSTGRES_URL", "jdbc:postgresql://x/y"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("OUTBOX_RELAY_BATCHSIZE: unknown setting")
@@ -111,7 +111,7 @@ class OutboxSettingsTest {
 
     @Test
     void givenAnUnknownProperty_thenStartingFailsNamingIt() {
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.relay.thread", "2"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.relay.thread", "2"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.relay.thread: unknown setting");
     }
@@ -119,7 +119,7 @@ class OutboxSettingsTest {
     @Test
     void givenSeveralInvalidValues_thenEveryProblemIsReportedAtOnce_eachNamingItsKey() {
         InvalidSettingsException failure = (InvalidSettingsException) org.assertj.core.api.Assertions.catchThrowable(
-                () -> OutboxSettings.load(ConfigSource.map(Map.of(
+                () -> RelayAppConfig.load(ConfigSource.map(Map.of(
                         "outbox.relay.batch.size", "lots",
                         "outbox.relay.threads", "0",
                         "outbox.relay.publish.timeout", "soon",
@@ -141,7 +141,7 @@ class OutboxSettingsTest {
 
     @Test
     void givenALeaseTimeoutNotAboveThePublishTimeout_thenTheCrossCheckFails() {
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of(
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of(
                 "outbox.relay.publish.timeout", "1m", "outbox.sweeper.lease.timeout", "1m"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.sweeper.lease.timeout (OUTBOX_SWEEPER_LEASE_TIMEOUT): must be longer "
@@ -150,14 +150,14 @@ class OutboxSettingsTest {
 
     @Test
     void givenKafkaWithoutBootstrapServers_thenTheMissingKeyIsNamed() {
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.broker", "kafka"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.broker", "kafka"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.kafka.bootstrap.servers (OUTBOX_KAFKA_BOOTSTRAP_SERVERS): is required");
     }
 
     @Test
     void givenNoDatabaseUrl_whenACommandNeedsTheDatabase_thenTheErrorNamesTheKey() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.map(Map.of()));
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.map(Map.of()));
 
         assertThatThrownBy(settings::requireDatabase).isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.db.url (OUTBOX_DB_URL): is required");
@@ -184,7 +184,7 @@ class OutboxSettingsTest {
 
     @Test
     void givenTheWorkerConfigBuilder_thenItValidatesEveryValueAtOnce() {
-        assertThatThrownBy(() -> OutboxWorkerConfig.custom().relayThreads(0).pollInterval(Duration.ZERO)
+        assertThatThrownBy(() -> OutboxWorkerConfig.builder().relayThreads(0).pollInterval(Duration.ZERO)
                 .backoffInitial(Duration.ofSeconds(10)).backoffMax(Duration.ofSeconds(1)).build())
                 .isInstanceOf(InvalidSettingsException.class)
                 .satisfies(e -> assertThat(((InvalidSettingsException) e).problems()).hasSize(3));
@@ -192,32 +192,32 @@ class OutboxSettingsTest {
 
     @Test
     void givenPerKeyOrdering_thenTheRelaySettingsCarryIt_andABadValueIsNamed() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_ORDERING", "per_key", "OUTBOX_ORDERING_AFTER_DEAD_LETTER", "continue")));
 
         assertThat(settings.worker().relay().ordering()).isEqualTo(
                 dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE));
-        assertThat(OutboxSettings.load(ConfigSource.map(Map.of())).worker().relay().ordering().isPerKey()).isFalse();
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.ordering", "global"))))
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of())).worker().relay().ordering().isPerKey()).isFalse();
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.ordering", "global"))))
                 .hasMessageContaining("outbox.ordering (OUTBOX_ORDERING): must be one of none, per_key");
     }
 
     @Test
     void givenTheStoreLayout_thenTheStoreIsBuiltWithIt_andAnUnknownLayoutIsRefusedByName() {
-        OutboxSettings defaults = OutboxSettings.load(ConfigSource.map(Map.of("outbox.db.url",
+        RelayAppConfig defaults = RelayAppConfig.load(ConfigSource.map(Map.of("outbox.db.url",
                 "jdbc:postgresql://db:5432/app")));
         assertThat(defaults.layout()).isEqualTo(StoreLayout.IN_PLACE);
         assertThat(defaults.requireDatabase().layout()).isEqualTo(StoreLayout.IN_PLACE);
 
-        OutboxSettings log = OutboxSettings.load(ConfigSource.environment(Map.of(
+        RelayAppConfig log = RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_DB_URL", "jdbc:postgresql://db:5432/app", "OUTBOX_STORE_LAYOUT", "APPEND_LOG")));
         assertThat(log.layout()).isEqualTo(StoreLayout.APPEND_LOG);
-        assertThat(DataSources.storeConfig(log.requireDatabase(), Ordering.none()).layout())
+        assertThat(DataSources.storeConfig(log.requireDatabase(), Ordering.none(), WakeUpMode.NONE).layout())
                 .isEqualTo(StoreLayout.APPEND_LOG);
-        assertThat(OutboxSettings.load(ConfigSource.map(Map.of("outbox.store.layout", "append_log"))).layout())
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.store.layout", "append_log"))).layout())
                 .as("without a database URL, for the schema command").isEqualTo(StoreLayout.APPEND_LOG);
 
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.store.layout", "append-only"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.store.layout", "append-only"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.store.layout")
                 .hasMessageContaining("must be one of in_place, append_log, was 'append-only'");

@@ -19,7 +19,7 @@ import java.util.Locale;
  * @param drainTimeout  how long the relays may take to drain after the producers are done
  * @param ordering      the relays' ordering (see {@link #current(String)})
  */
-record FaultRunSettings(String name, int events, int eventsPerSecond, int minFaults, int maxFaults, Duration maxPause,
+record FaultRunConfig(String name, int events, int eventsPerSecond, int minFaults, int maxFaults, Duration maxPause,
         Duration drainTimeout, Ordering ordering) {
 
     static final String RUN_PROPERTY = "outbox.faults.run";
@@ -30,12 +30,12 @@ record FaultRunSettings(String name, int events, int eventsPerSecond, int minFau
      * worker has no ordering setting yet) and RabbitMQ unordered (the worker's own processes), so a default
      * run checks per-key order and exercises the worker.
      */
-    static FaultRunSettings current(String broker) {
+    static FaultRunConfig current(String broker) {
         String run = System.getProperty(RUN_PROPERTY, "ci").toLowerCase(Locale.ROOT);
-        FaultRunSettings base = switch (run) {
-            case "ci" -> new FaultRunSettings("ci", 1_500, 60, 6, 6, Duration.ofSeconds(2), Duration.ofMinutes(3),
+        FaultRunConfig base = switch (run) {
+            case "ci" -> new FaultRunConfig("ci", 1_500, 60, 6, 6, Duration.ofSeconds(2), Duration.ofMinutes(3),
                     Ordering.none());
-            case "long" -> new FaultRunSettings("long", 100_000, 250, 60, 1_000, Duration.ofSeconds(4),
+            case "long" -> new FaultRunConfig("long", 100_000, 250, 60, 1_000, Duration.ofSeconds(4),
                     Duration.ofMinutes(15), Ordering.none());
             default -> throw new IllegalArgumentException(RUN_PROPERTY + " must be ci or long, was " + run);
         };
@@ -49,7 +49,7 @@ record FaultRunSettings(String name, int events, int eventsPerSecond, int minFau
             default -> throw new IllegalArgumentException("outbox.faults.ordering must be none or per_key, was "
                     + orderingName);
         };
-        return new FaultRunSettings(base.name(), events, base.eventsPerSecond(), minFaults,
+        return new FaultRunConfig(base.name(), events, base.eventsPerSecond(), minFaults,
                 Math.max(minFaults, base.maxFaults()), base.maxPause(), base.drainTimeout(), ordering);
     }
 }

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * anything it prints: logs at debug level, {@code config}, {@code status}, and its error messages.
  */
 @DisplayName("Broker client settings and secrets in the standalone worker")
-class BrokerSettingsAndSecretsIT {
+class BrokerConfigAndSecretsIT {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
 

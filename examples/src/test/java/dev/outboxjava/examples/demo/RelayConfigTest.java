@@ -4,18 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.relayapp.BrokerKind;
 import dev.outboxjava.relayapp.ConfigSource;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 @DisplayName("The demo's relay settings")
-class RelaySettingsTest {
+class RelayConfigTest {
 
     @Test
     @DisplayName("are accepted by the worker: every key is known and every value valid (Kafka)")
     void kafkaSettingsLoad() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(RelayLauncher.settings(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(RelayLauncher.settings(
                 "jdbc:postgresql://127.0.0.1:5432/demo", "postgres", "postgres", "outbox_demo_1", BrokerKind.KAFKA,
                 "127.0.0.1:9092", "", "relay-test")));
 
@@ -27,7 +27,7 @@ class RelaySettingsTest {
     @Test
     @DisplayName("are accepted by the worker for RabbitMQ, and the lease timeout lets a new relay take over within seconds")
     void rabbitMqSettingsLoad() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(RelayLauncher.settings(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(RelayLauncher.settings(
                 "jdbc:postgresql://127.0.0.1:5432/demo?ssl=false", "postgres", "postgres", "outbox_demo_2",
                 BrokerKind.RABBITMQ, "", "amqp://guest:guest@127.0.0.1:5672/%2F", "relay-test")));
 

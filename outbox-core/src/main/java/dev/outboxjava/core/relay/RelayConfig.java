@@ -20,7 +20,7 @@ import java.util.Objects;
  *                         below the sweeper's lease timeout: a mark that arrives after the lease expired
  *                         is refused (fenced), so it does no harm, but it no longer prevents the duplicate.
  */
-public record RelaySettings(int batchSize, Duration publishTimeout, Ordering ordering, Duration markRetryTimeout) {
+public record RelayConfig(int batchSize, Duration publishTimeout, Ordering ordering, Duration markRetryTimeout) {
 
     public static final int DEFAULT_BATCH_SIZE = 500;
     public static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(30);
@@ -29,7 +29,7 @@ public record RelaySettings(int batchSize, Duration publishTimeout, Ordering ord
     /** Largest batch accepted; bigger ones make the lease statement and the mark arrays unwieldy. */
     public static final int MAX_BATCH_SIZE = 10_000;
 
-    public RelaySettings {
+    public RelayConfig {
         Objects.requireNonNull(publishTimeout, "publishTimeout");
         Objects.requireNonNull(ordering, "ordering");
         Objects.requireNonNull(markRetryTimeout, "markRetryTimeout");
@@ -47,26 +47,26 @@ public record RelaySettings(int batchSize, Duration publishTimeout, Ordering ord
     }
 
     /** Relaying with the given batch size, publish timeout and ordering, and the default mark retry timeout. */
-    public RelaySettings(int batchSize, Duration publishTimeout, Ordering ordering) {
+    public RelayConfig(int batchSize, Duration publishTimeout, Ordering ordering) {
         this(batchSize, publishTimeout, ordering, DEFAULT_MARK_RETRY_TIMEOUT);
     }
 
     /** Unordered relaying with the given batch size and publish timeout. */
-    public RelaySettings(int batchSize, Duration publishTimeout) {
+    public RelayConfig(int batchSize, Duration publishTimeout) {
         this(batchSize, publishTimeout, Ordering.none());
     }
 
-    public static RelaySettings ofDefaults() {
-        return new RelaySettings(DEFAULT_BATCH_SIZE, DEFAULT_PUBLISH_TIMEOUT);
+    public static RelayConfig ofDefaults() {
+        return new RelayConfig(DEFAULT_BATCH_SIZE, DEFAULT_PUBLISH_TIMEOUT);
     }
 
     /** These settings with another ordering. */
-    public RelaySettings withOrdering(Ordering value) {
-        return new RelaySettings(batchSize, publishTimeout, value, markRetryTimeout);
+    public RelayConfig withOrdering(Ordering value) {
+        return new RelayConfig(batchSize, publishTimeout, value, markRetryTimeout);
     }
 
     /** These settings with another {@link #markRetryTimeout()}. */
-    public RelaySettings withMarkRetryTimeout(Duration value) {
-        return new RelaySettings(batchSize, publishTimeout, ordering, value);
+    public RelayConfig withMarkRetryTimeout(Duration value) {
+        return new RelayConfig(batchSize, publishTimeout, ordering, value);
     }
 }

@@ -12,13 +12,13 @@ import java.util.Objects;
  * @param chunkSize    events reclaimed per statement; default {@value #DEFAULT_CHUNK_SIZE}
  * @param maxChunksPerTick statements per tick at most; default {@value #DEFAULT_MAX_CHUNKS_PER_TICK}
  */
-public record SweeperSettings(Duration leaseTimeout, int chunkSize, int maxChunksPerTick) {
+public record SweeperConfig(Duration leaseTimeout, int chunkSize, int maxChunksPerTick) {
 
     public static final Duration DEFAULT_LEASE_TIMEOUT = Duration.ofMinutes(2);
     public static final int DEFAULT_CHUNK_SIZE = 1000;
     public static final int DEFAULT_MAX_CHUNKS_PER_TICK = 10;
 
-    public SweeperSettings {
+    public SweeperConfig {
         Objects.requireNonNull(leaseTimeout, "leaseTimeout");
         if (leaseTimeout.isNegative() || leaseTimeout.isZero()) {
             throw new InvalidConfigurationException("sweeper.leaseTimeout", "must be positive, was " + leaseTimeout);
@@ -32,7 +32,7 @@ public record SweeperSettings(Duration leaseTimeout, int chunkSize, int maxChunk
         }
     }
 
-    public static SweeperSettings ofDefaults() {
-        return new SweeperSettings(DEFAULT_LEASE_TIMEOUT, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_CHUNKS_PER_TICK);
+    public static SweeperConfig ofDefaults() {
+        return new SweeperConfig(DEFAULT_LEASE_TIMEOUT, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_CHUNKS_PER_TICK);
     }
 }

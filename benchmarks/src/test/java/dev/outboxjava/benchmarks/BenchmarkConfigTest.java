@@ -15,11 +15,11 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class BenchmarkOptionsTest {
+class BenchmarkConfigTest {
 
     @Test
     void quickStartsFromTheSmallerRunAndLaterOptionsOverrideIt() {
-        BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--sent-rows", "5000", "--quick",
+        BenchmarkConfig options = BenchmarkConfig.parse(new String[] {"--sent-rows", "5000", "--quick",
             "--scenarios=1,6"});
 
         assertThat(options.runs()).isEqualTo(1);
@@ -30,14 +30,14 @@ class BenchmarkOptionsTest {
 
     @Test
     void defaultsRunEveryScenarioAtFullSize() {
-        BenchmarkOptions options = BenchmarkOptions.parse(new String[0]);
+        BenchmarkConfig options = BenchmarkConfig.parse(new String[0]);
 
         assertThat(options.backlog()).isEqualTo(200_000);
         assertThat(options.steadyRate()).isEqualTo(2_000);
         // 60 s of steady state per wake-up, as three runs of 20 s
         assertThat(options.runs()).isEqualTo(3);
         assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(20));
-        assertThat(BenchmarkOptions.parse(new String[] {"--steady-seconds", "60"}).steadyTime())
+        assertThat(BenchmarkConfig.parse(new String[] {"--steady-seconds", "60"}).steadyTime())
                 .isEqualTo(Duration.ofSeconds(60));
         assertThat(options.sentRows()).isEqualTo(10_000_000L);
         assertThat(options.scenarios()).containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6);
@@ -45,51 +45,51 @@ class BenchmarkOptionsTest {
 
     @Test
     void theBrokerLogGoesWhereItIsToldElseToMemoryWhenThereIsRoom(@TempDir Path dir) {
-        BenchmarkOptions told = BenchmarkOptions.parse(new String[] {"--kafka-log-dir", dir.toString()});
+        BenchmarkConfig told = BenchmarkConfig.parse(new String[] {"--kafka-log-dir", dir.toString()});
 
         assertThat(Services.kafkaLogParent(told.kafkaLogDir())).isEqualTo(dir);
-        assertThat(BenchmarkOptions.parse(new String[0]).kafkaLogDir()).isEmpty();
+        assertThat(BenchmarkConfig.parse(new String[0]).kafkaLogDir()).isEmpty();
         assertThat(Services.kafkaLogParent("")).isIn(Path.of("/dev/shm"), Path.of(System.getProperty("java.io.tmpdir")));
     }
 
     @Test
     void theKafkaBrokerRunsInAJvmOfItsOwnUnlessToldInProcess() {
-        assertThat(BenchmarkOptions.parse(new String[0]).kafkaInProcess()).isFalse();
-        assertThat(BenchmarkOptions.parse(new String[] {"--kafka-broker", "own-jvm"}).kafkaInProcess()).isFalse();
-        BenchmarkOptions inProcess = BenchmarkOptions.parse(new String[] {"--kafka-broker=in-process"});
+        assertThat(BenchmarkConfig.parse(new String[0]).kafkaInProcess()).isFalse();
+        assertThat(BenchmarkConfig.parse(new String[] {"--kafka-broker", "own-jvm"}).kafkaInProcess()).isFalse();
+        BenchmarkConfig inProcess = BenchmarkConfig.parse(new String[] {"--kafka-broker=in-process"});
         assertThat(inProcess.kafkaInProcess()).isTrue();
         assertThat(inProcess.describe()).contains("kafka-broker=in-process");
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--kafka-broker", "docker"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--kafka-broker", "docker"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--kafka-broker").hasMessageContaining("own-jvm or in-process");
     }
 
     @Test
     void kafkaPropertiesRepeatAndTheLastValueOfANameWins() {
-        BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--kafka-property", "linger.ms=0",
+        BenchmarkConfig options = BenchmarkConfig.parse(new String[] {"--kafka-property", "linger.ms=0",
             "--kafka-property=compression.type=zstd", "--kafka-property", "linger.ms=2"});
 
         assertThat(options.kafkaProperties()).containsOnly(entry("linger.ms", "2"), entry("compression.type", "zstd"));
         assertThat(options.describe()).contains("kafka={compression.type=zstd, linger.ms=2}");
-        assertThat(BenchmarkOptions.parse(new String[0]).kafkaProperties()).isEmpty();
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--kafka-property", "linger.ms"}))
+        assertThat(BenchmarkConfig.parse(new String[0]).kafkaProperties()).isEmpty();
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--kafka-property", "linger.ms"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--kafka-property")
                 .hasMessageContaining("NAME=VALUE");
     }
 
     @Test
     void anUnusableValueIsRefusedNamingTheOption() {
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--runs", "zero"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--runs", "zero"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--runs");
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--scenarios", "8"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "8"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 7");
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--warp"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--warp"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--warp");
     }
 
     @Test
     void theLongTransactionScenarioRunsOnlyWhenNamedTenMinutesPerRunForEveryCompletionAndOrdering() {
-        BenchmarkOptions defaults = BenchmarkOptions.parse(new String[0]);
+        BenchmarkConfig defaults = BenchmarkConfig.parse(new String[0]);
         assertThat(defaults.runs(7)).isFalse();
         assertThat(defaults.heldTime()).isEqualTo(Duration.ofMinutes(10));
         assertThat(defaults.heldInterval()).isEqualTo(Duration.ofMinutes(1));
@@ -98,7 +98,7 @@ class BenchmarkOptionsTest {
         assertThat(defaults.heldOrderings()).containsExactly(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
         assertThat(defaults.heldLayouts()).containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
 
-        BenchmarkOptions chosen = BenchmarkOptions.parse(new String[] {"--scenarios", "7", "--held-seconds", "20",
+        BenchmarkConfig chosen = BenchmarkConfig.parse(new String[] {"--scenarios", "7", "--held-seconds", "20",
             "--held-interval-seconds=5", "--held-completion", "delete", "--held-ordering", "per_key"});
         assertThat(chosen.scenarios()).containsExactly(7);
         assertThat(chosen.heldTime()).isEqualTo(Duration.ofSeconds(20));
@@ -106,28 +106,28 @@ class BenchmarkOptionsTest {
         assertThat(chosen.heldCompletions()).containsExactly(CompletionMode.DELETE_ON_PUBLISH);
         assertThat(chosen.heldOrderings()).containsExactly(Ordering.Mode.PER_KEY);
         assertThat(chosen.describe()).contains("held=20s per 5s");
-        assertThat(BenchmarkOptions.parse(new String[] {"--quick"}).heldTime()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(BenchmarkConfig.parse(new String[] {"--quick"}).heldTime()).isEqualTo(Duration.ofSeconds(60));
 
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--held-completion", "keep"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--held-completion", "keep"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--held-completion");
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--scenarios", "8"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "8"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 7");
     }
 
     @Test
     void theLongTransactionScenarioComparesBothLayoutsUnlessOneIsChosen() {
-        assertThat(BenchmarkOptions.parse(new String[] {"--held-layout", "in_place"}).heldLayouts())
+        assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "in_place"}).heldLayouts())
                 .containsExactly(StoreLayout.IN_PLACE);
-        BenchmarkOptions log = BenchmarkOptions.parse(new String[] {"--scenarios", "7", "--held-layout=append-log"});
+        BenchmarkConfig log = BenchmarkConfig.parse(new String[] {"--scenarios", "7", "--held-layout=append-log"});
         assertThat(log.heldLayouts()).containsExactly(StoreLayout.APPEND_LOG);
         assertThat(log.describe()).contains("[APPEND_LOG]");
-        assertThat(BenchmarkOptions.parse(new String[] {"--held-layout", "both"}).heldLayouts())
+        assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "both"}).heldLayouts())
                 .containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
-        assertThat(BenchmarkOptions.parse(new String[] {"--held-layout", "append_log,in_place"}).heldLayouts())
+        assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "append_log,in_place"}).heldLayouts())
                 .containsExactly(StoreLayout.APPEND_LOG, StoreLayout.IN_PLACE);
-        assertThat(BenchmarkOptions.usage()).contains("--held-layout");
+        assertThat(BenchmarkConfig.usage()).contains("--held-layout");
 
-        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--held-layout", "rotated"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--held-layout", "rotated"}))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--held-layout")
                 .hasMessageContaining("append_log");
     }

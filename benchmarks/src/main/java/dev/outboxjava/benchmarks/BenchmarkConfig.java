@@ -15,7 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * What one benchmark run does, from the command line. {@link #defaults()} is the full size the
+ * What one benchmark run does, from the command line. {@link #ofDefaults()} is the full size the
  * targets are set for (the steady state's 60 s per wake-up as three runs of 20 s, whose median is
  * reported); {@code --quick} is the same shape, smaller and shorter.
  *
@@ -45,7 +45,7 @@ import java.util.TreeMap;
  * @param heldOrderings the orderings scenario 7 measures
  * @param heldLayouts   the store layouts scenario 7 measures, each with and without the held snapshot
  */
-public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
+public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
         int batchSize, Duration steadyTime, int steadyRate, Duration producerTime, int producers, long sentRows,
         int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost,
         Map<String, String> kafkaProperties, String kafkaLogDir, boolean kafkaInProcess, Duration heldTime,
@@ -59,12 +59,12 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
     public static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test";
 
     /** The full run: the sizes the targets are set for. */
-    public static BenchmarkOptions defaults() {
+    public static BenchmarkConfig ofDefaults() {
         return new Values().toOptions();
     }
 
     /** A smaller, shorter run with the same shape ({@code --quick}). */
-    public static BenchmarkOptions quick() {
+    public static BenchmarkConfig quick() {
         return quickValues().toOptions();
     }
 
@@ -87,7 +87,7 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
      *
      * @throws InvalidConfigurationException naming the option when a value is unusable
      */
-    public static BenchmarkOptions parse(String[] args) {
+    public static BenchmarkConfig parse(String[] args) {
         Values v = List.of(args).contains("--quick") ? quickValues() : new Values();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -260,8 +260,8 @@ public record BenchmarkOptions(int runs, int backlog, int searchBacklog, Duratio
             }
         }
 
-        BenchmarkOptions toOptions() {
-            return new BenchmarkOptions(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
+        BenchmarkConfig toOptions() {
+            return new BenchmarkConfig(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
                     steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost,
                     Map.copyOf(kafkaProperties), kafkaLogDir, kafkaInProcess, heldTime, heldInterval, heldCompletions,
                     heldOrderings, heldLayouts);

@@ -15,13 +15,13 @@ import java.util.Objects;
  * @param chunkSize        records deleted per statement; default {@value #DEFAULT_CHUNK_SIZE}
  * @param maxChunksPerTick statements per tick at most; default {@value #DEFAULT_MAX_CHUNKS_PER_TICK}
  */
-public record InboxCleanerSettings(Duration retention, int chunkSize, int maxChunksPerTick) {
+public record InboxCleanerConfig(Duration retention, int chunkSize, int maxChunksPerTick) {
 
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(14);
     public static final int DEFAULT_CHUNK_SIZE = 5000;
     public static final int DEFAULT_MAX_CHUNKS_PER_TICK = 20;
 
-    public InboxCleanerSettings {
+    public InboxCleanerConfig {
         Objects.requireNonNull(retention, "retention");
         if (retention.isNegative() || retention.isZero()) {
             throw new InvalidConfigurationException("inbox.retention", "must be positive (it is the window in which "
@@ -36,12 +36,12 @@ public record InboxCleanerSettings(Duration retention, int chunkSize, int maxChu
         }
     }
 
-    public static InboxCleanerSettings ofDefaults() {
-        return new InboxCleanerSettings(DEFAULT_RETENTION, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_CHUNKS_PER_TICK);
+    public static InboxCleanerConfig ofDefaults() {
+        return new InboxCleanerConfig(DEFAULT_RETENTION, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_CHUNKS_PER_TICK);
     }
 
     /** These settings with another retention. */
-    public InboxCleanerSettings withRetention(Duration value) {
-        return new InboxCleanerSettings(value, chunkSize, maxChunksPerTick);
+    public InboxCleanerConfig withRetention(Duration value) {
+        return new InboxCleanerConfig(value, chunkSize, maxChunksPerTick);
     }
 }

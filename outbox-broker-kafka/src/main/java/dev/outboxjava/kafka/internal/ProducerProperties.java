@@ -22,14 +22,14 @@ import org.slf4j.LoggerFactory;
  * values over them, the library's forced values last; refuses whatever could lose or reorder
  * events, naming the Kafka property.
  */
-public final class ProducerSettings {
+public final class ProducerProperties {
 
     public static final String BOOTSTRAP_SERVERS = ProducerConfig.BOOTSTRAP_SERVERS_CONFIG;
 
-    private static final Logger log = LoggerFactory.getLogger(ProducerSettings.class);
+    private static final Logger log = LoggerFactory.getLogger(ProducerProperties.class);
     private static final ConfigDef PRODUCER_CONFIG = ProducerConfig.configDef();
 
-    private ProducerSettings() {
+    private ProducerProperties() {
     }
 
     /**
@@ -45,7 +45,7 @@ public final class ProducerSettings {
         }
         refuseOwnedByLibrary(userProperties);
         refuseUnsafeDelivery(userProperties);
-        userProperties.forEach(ProducerSettings::checkKafkaAcceptsValue);
+        userProperties.forEach(ProducerProperties::checkKafkaAcceptsValue);
 
         Map<String, Object> effective = new LinkedHashMap<>();
         effective.put(ProducerConfig.LINGER_MS_CONFIG, KafkaPublisherConfig.DEFAULT_LINGER_MS);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.relayapp.ConfigSource;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.InvalidSettingsException;
 import java.time.Duration;
@@ -15,12 +15,12 @@ import org.junit.jupiter.api.Test;
 
 /** The observability keys are read and validated like every other worker setting. */
 @DisplayName("Health and log-summary settings")
-class HealthSettingsTest {
+class HealthConfigTest {
 
     @Test
     @DisplayName("defaults: 5m lag, 10m open transaction, inbox outbox_inbox, summary every 60s")
     void defaults() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of()));
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of()));
         assertThat(settings.health()).isEqualTo(HealthConfig.ofDefaults());
         assertThat(settings.worker().logSummaryInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(settings.worker().maxBrokerOutage()).isEqualTo(Duration.ofSeconds(30));
@@ -29,11 +29,11 @@ class HealthSettingsTest {
     @Test
     @DisplayName("the broker outage readiness tolerates: from the environment, 0s allowed, never negative")
     void maxBrokerOutage() {
-        assertThat(OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "0s")))
+        assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "0s")))
                 .worker().maxBrokerOutage()).isZero();
-        assertThat(OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "2m")))
+        assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "2m")))
                 .worker().maxBrokerOutage()).isEqualTo(Duration.ofMinutes(2));
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of(
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "-5s"))))
                 .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems())
                         .extracting(InvalidSettingsException.Problem::key)
@@ -43,7 +43,7 @@ class HealthSettingsTest {
     @Test
     @DisplayName("values from the environment; 0s switches a threshold off; inbox table none")
     void values() {
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_HEALTH_MAX_LAG", "30s", "OUTBOX_HEALTH_MAX_XMIN_AGE", "0s", "OUTBOX_HEALTH_INBOX_TABLE", "none",
                 "OUTBOX_LOG_SUMMARY_INTERVAL", "0s")));
         assertThat(settings.health()).isEqualTo(new HealthConfig(Duration.ofSeconds(30), Duration.ZERO, Optional.empty()));
@@ -53,7 +53,7 @@ class HealthSettingsTest {
     @Test
     @DisplayName("bad values are reported together, each by its key")
     void badValues() {
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of(
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
                 "OUTBOX_HEALTH_MAX_LAG", "soon", "OUTBOX_HEALTH_MAX_XMIN_AGE", "10 minutes",
                 "OUTBOX_HEALTH_INBOX_TABLE", "Inbox; drop table x", "OUTBOX_LOG_SUMMARY_INTERVAL", "often"))))
                 .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems())

@@ -11,13 +11,13 @@ import java.util.Objects;
  * @param chunkSize        rows deleted per statement; default {@value #DEFAULT_CHUNK_SIZE}
  * @param maxChunksPerTick statements per tick at most; default {@value #DEFAULT_MAX_CHUNKS_PER_TICK}
  */
-public record CleanerSettings(Duration retention, int chunkSize, int maxChunksPerTick) {
+public record CleanerConfig(Duration retention, int chunkSize, int maxChunksPerTick) {
 
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(7);
     public static final int DEFAULT_CHUNK_SIZE = 5000;
     public static final int DEFAULT_MAX_CHUNKS_PER_TICK = 20;
 
-    public CleanerSettings {
+    public CleanerConfig {
         Objects.requireNonNull(retention, "retention");
         if (retention.isNegative()) {
             throw new InvalidConfigurationException("cleaner.retention", "must not be negative, was " + retention);
@@ -31,7 +31,7 @@ public record CleanerSettings(Duration retention, int chunkSize, int maxChunksPe
         }
     }
 
-    public static CleanerSettings ofDefaults() {
-        return new CleanerSettings(DEFAULT_RETENTION, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_CHUNKS_PER_TICK);
+    public static CleanerConfig ofDefaults() {
+        return new CleanerConfig(DEFAULT_RETENTION, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_CHUNKS_PER_TICK);
     }
 }
