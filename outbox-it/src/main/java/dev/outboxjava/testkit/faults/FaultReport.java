@@ -16,8 +16,9 @@ import java.util.UUID;
  * @param lost                   committed events never delivered
  * @param phantom                delivered events that were never committed (rolled back or unknown)
  * @param reordered              with per-key ordering: events whose first delivery came after the first
- *                               delivery of a later event (by sequence) of the same key; empty when order
- *                               was not checked (ordering NONE)
+ *                               delivery of a later event (by sequence) of the same key whose write theirs
+ *                               happened before (same transaction, or committed before it began writing);
+ *                               empty when order was not checked (ordering NONE)
  * @param duplicates             deliveries beyond the first, over all events
  * @param unexplainedDuplicates  duplicates of events that were never in flight while a fault struck
  * @param stuck                  events still in flight once the sweeper has run
