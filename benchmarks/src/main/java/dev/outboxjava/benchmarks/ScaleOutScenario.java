@@ -58,6 +58,11 @@ public final class ScaleOutScenario {
     private static final int DEFAULT_CEILING_BATCH = 1000;
     private static final int DEFAULT_CEILING_DRAINERS = 2;
     private static final Duration FIRST_PUBLISH_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * The shortest drain window: a relay process's figure includes its producer's first requests and
+     * the other processes joining, which a few seconds' window would weigh too much.
+     */
+    private static final Duration MIN_WINDOW = Duration.ofSeconds(20);
 
     private final Services services;
     private final OutboxTables tables;
@@ -113,7 +118,7 @@ public final class ScaleOutScenario {
                             options.drainWindow());
                     tables.truncate(store);
                     tables.loadPending(store, options.backlog(), topic);
-                    double rate = drain(shape, store, pool);
+                    double rate = drain(shape, store, pool, topic);
                     rates.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate);
                     shares.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate / sql);
                     Log.line("S8 run %d: %s: %,.0f rows/s; ceiling SQL just before on the same table %,.0f rows/s "
@@ -132,13 +137,13 @@ public final class ScaleOutScenario {
      * the first event marked published (a new JVM's first lease and its producer's first metadata request
      * are a start-up cost, not the relay's rate) until the backlog is empty or the drain window ends.
      */
-    private double drain(Shape shape, PostgresOutboxStore store, HikariDataSource pool) {
+    private double drain(Shape shape, PostgresOutboxStore store, HikariDataSource pool, String topic) {
         String table = store.config().tableName();
         List<RelayProcess> relays = new ArrayList<>();
         try {
             for (int i = 0; i < shape.processes(); i++) {
                 relays.add(RelayProcess.start(new RelayProcess.Settings(services.jdbcUrl(), table,
-                        store.config().ordering(), services.kafkaBootstrapServers(), shape.threads(),
+                        store.config().ordering(), services.kafkaBootstrapServers(), topic, shape.threads(),
                         shape.batchSize(), options.kafkaProperties())));
             }
             relays.forEach(RelayProcess::go);
@@ -152,7 +157,7 @@ public final class ScaleOutScenario {
             }
             long start = System.nanoTime();
             long left = remaining(pool, table, false);
-            long deadline = start + options.drainWindow().toNanos();
+            long deadline = start + Math.max(options.drainWindow().toNanos(), MIN_WINDOW.toNanos());
             while (System.nanoTime() < deadline && remaining(pool, table, true) > 0) {
                 Thread.sleep(20);
             }
