@@ -26,6 +26,7 @@ import dev.outboxjava.examples.archviolation.ExamplesCycle;
 import dev.outboxjava.kafka.archviolation.KafkaUsingPostgres;
 import dev.outboxjava.postgres.archviolation.PostgresUsingGuice;
 import dev.outboxjava.rabbitmq.archviolation.RabbitMqUsingKafka;
+import dev.outboxjava.relayapp.archviolation.RelayAppUsingWorkerInternals;
 import dev.outboxjava.worker.archviolation.WorkerBuildingAPool;
 import dev.outboxjava.worker.archviolation.WorkerCycle;
 import dev.outboxjava.worker.archviolation.WorkerUsingRabbitMq;
@@ -103,6 +104,18 @@ class ArchitectureTest {
             .should().callMethodWhere(readsTheSystemClock())
             .orShould().callConstructorWhere(createsADateOfNow())
             .because("all times come from an injectable java.time.Clock, so tests control time instead of sleeping; pass the clock instead")
+            .allowEmptyShould(false);
+
+    /**
+     * An {@code internal} package is not API: only classes under the package that holds it (its
+     * module's base package, e.g. {@code dev.outboxjava.worker} for {@code dev.outboxjava.worker.internal})
+     * may use it.
+     */
+    static final ArchRule INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE = classes()
+            .that().resideInAPackage("dev.outboxjava..")
+            .should(useNoInternalPackageOfAnotherModule())
+            .because("internal packages may change in any release; a type another module needs belongs in the "
+                    + "API package (docs/architecture.md)")
             .allowEmptyShould(false);
 
     /** The top-level packages (one per module) form no cycle. */
@@ -272,6 +285,24 @@ class ArchitectureTest {
     }
 
     @Nested
+    @DisplayName("an internal package is used only inside its own module")
+    class InternalsStayInternal {
+
+        @Test
+        @DisplayName("holds for the production code")
+        void holds() {
+            INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE.check(PRODUCTION);
+        }
+
+        @Test
+        @DisplayName("fails on a relay-application class that uses the worker's internal Backoff")
+        void failsOnViolation() {
+            assertFailsNaming(INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE, fixtures(RelayAppUsingWorkerInternals.class),
+                    RelayAppUsingWorkerInternals.class.getName(), "dev.outboxjava.worker.internal.Backoff");
+        }
+    }
+
+    @Nested
     @DisplayName("the top-level packages form no cycle")
     class NoCycles {
 
@@ -304,6 +335,32 @@ class ArchitectureTest {
                 for (Dependency dependency : item.getDirectDependenciesFromSelf()) {
                     Optional<String> target = adapterOf(dependency.getTargetClass());
                     if (target.isPresent() && !target.equals(own)) {
+                        events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
+                    }
+                }
+            }
+        };
+    }
+
+    /** The package an internal package belongs to ({@code a.b} for {@code a.b.internal.c}), if it is one. */
+    static Optional<String> baseOfInternal(String packageName) {
+        List<String> segments = List.of(packageName.split("\\."));
+        int internal = segments.indexOf("internal");
+        return internal < 1 ? Optional.empty() : Optional.of(String.join(".", segments.subList(0, internal)));
+    }
+
+    private static ArchCondition<JavaClass> useNoInternalPackageOfAnotherModule() {
+        return new ArchCondition<>("use no internal package outside their own base package") {
+            @Override
+            public void check(JavaClass item, ConditionEvents events) {
+                String own = item.getPackageName();
+                for (Dependency dependency : item.getDirectDependenciesFromSelf()) {
+                    JavaClass target = dependency.getTargetClass().getBaseComponentType();
+                    if (!target.getPackageName().startsWith("dev.outboxjava.")) {
+                        continue;
+                    }
+                    Optional<String> base = baseOfInternal(target.getPackageName());
+                    if (base.isPresent() && !own.equals(base.get()) && !own.startsWith(base.get() + ".")) {
                         events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
                     }
                 }

@@ -183,6 +183,26 @@ class RelayAppConfigTest {
     }
 
     @Test
+    void givenDurationsTooLongForTheLoops_thenEachIsASettingsErrorNamingItsKey() {
+        InvalidSettingsException failure = (InvalidSettingsException) org.assertj.core.api.Assertions.catchThrowable(
+                () -> RelayAppConfig.load(ConfigSource.map(Map.of(
+                        "outbox.relay.poll.interval", "9999999999999999d",      // overflows Duration itself
+                        "outbox.cleaner.retention", "106751991167301d",         // a Duration, but not in nanoseconds
+                        "outbox.backoff.max", "PT9999999999999999H",             // ISO-8601, overflows Duration
+                        "outbox.shutdown.timeout", "99999999999999999999s"))));  // not even a long
+
+        assertThat(failure.problems()).extracting(InvalidSettingsException.Problem::key).containsExactlyInAnyOrder(
+                "outbox.relay.poll.interval (OUTBOX_RELAY_POLL_INTERVAL)",
+                "outbox.cleaner.retention (OUTBOX_CLEANER_RETENTION)",
+                "outbox.backoff.max (OUTBOX_BACKOFF_MAX)",
+                "outbox.shutdown.timeout (OUTBOX_SHUTDOWN_TIMEOUT)");
+        assertThat(failure.problems()).extracting(InvalidSettingsException.Problem::reason)
+                .allSatisfy(reason -> assertThat(reason).contains("is too long; a duration must be at most 106751d"));
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.cleaner.retention", "106751d"))).worker()
+                .cleaner().retention()).isEqualTo(Duration.ofDays(106_751));
+    }
+
+    @Test
     void givenTheWorkerConfigBuilder_thenItValidatesEveryValueAtOnce() {
         assertThatThrownBy(() -> OutboxWorkerConfig.builder().relayThreads(0).pollInterval(Duration.ZERO)
                 .backoffInitial(Duration.ofSeconds(10)).backoffMax(Duration.ofSeconds(1)).build())

@@ -12,8 +12,8 @@ import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.OutboxWorker;
-import dev.outboxjava.worker.internal.Backoff;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +35,8 @@ import picocli.CommandLine.Option;
 public final class RunCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+    /** How often a start that waits for the database tries again: it starts within about a second of it answering. */
+    private static final Duration DATABASE_PROBE_INTERVAL = Duration.ofMillis(500);
 
     @Mixin
     ConfigOptions config;
@@ -106,10 +108,10 @@ public final class RunCommand implements Callable<Integer> {
     private static boolean awaitDatabase(DatabaseConfig database, CountDownLatch stopping) throws InterruptedException {
         long started = System.nanoTime();
         boolean[] waited = {false};
-        boolean reachable = DatabaseProbe.awaitReachable(database, Backoff.DEFAULT_PROBE_INTERVAL, stopping, e -> {
+        boolean reachable = DatabaseProbe.awaitReachable(database, DATABASE_PROBE_INTERVAL, stopping, e -> {
             waited[0] = true;
             log.warn("{}; waiting for it: trying again every {}, not ready (/health/ready answers 503) until it "
-                    + "answers", e.getMessage(), Durations.format(Backoff.DEFAULT_PROBE_INTERVAL));
+                    + "answers", e.getMessage(), Durations.format(DATABASE_PROBE_INTERVAL));
         });
         if (reachable && waited[0]) {
             log.info("database at {} reachable after {} ms of waiting; starting", Secrets.maskText(database.url()),
