@@ -53,10 +53,12 @@ public final class OutboxSettings {
     private final String logLevel;
     private final HealthConfig health;
     private final StoreLayout layout;
+    private final ConsoleConfig console;
 
     private OutboxSettings(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
             HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel, HealthConfig health,
-            StoreLayout layout) {
+            StoreLayout layout, ConsoleConfig console) {
+        this.console = console;
         this.database = database;
         this.broker = broker;
         this.worker = worker;
@@ -282,10 +284,17 @@ public final class OutboxSettings {
         if (requirements.contains(Requirement.BROKER) && brokerKind.isEmpty()) {
             reader.problems.add(missing(ConfigKey.BROKER, BROKER_HINT).problems().get(0));
         }
+        ConsoleConfig console = new ConsoleConfig(reader.bool(ConfigKey.CONSOLE_ENABLED),
+                reader.string(ConfigKey.CONSOLE_HOST), reader.integer(ConfigKey.CONSOLE_PORT, 1, 65_535),
+                Optional.of(reader.string(ConfigKey.CONSOLE_ADMIN_TOKEN)));
+        if (console.enabled() && http.enabled() && console.port() == http.port()) {
+            reader.problem(ConfigKey.CONSOLE_PORT, "must differ from " + ConfigKey.HTTP_PORT.property() + " ("
+                    + http.port() + "): the console has its own listener");
+        }
         if (!reader.problems.isEmpty()) {
             throw new InvalidSettingsException(dedupe(reader.problems));
         }
-        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel, health, layout);
+        return new OutboxSettings(database, broker, worker, http, wakeUp, table, logLevel, health, layout, console);
     }
 
     private static List<InvalidSettingsException.Problem> dedupe(List<InvalidSettingsException.Problem> problems) {
@@ -325,7 +334,12 @@ public final class OutboxSettings {
         return worker;
     }
 
-    /** The HTTP server's settings. */
+    /** The web console's settings. */
+    public ConsoleConfig console() {
+        return console;
+    }
+
+    /** Where {@code /metrics} and {@code /health} are served. */
     public HttpConfig http() {
         return http;
     }
