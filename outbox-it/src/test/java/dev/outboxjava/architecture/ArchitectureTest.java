@@ -19,6 +19,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.EvaluationResult;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.outboxjava.console.archviolation.ConsoleUsingJdbc;
 import dev.outboxjava.core.archviolation.CoreReadingSystemTime;
 import dev.outboxjava.core.archviolation.CoreUsingInjectedClock;
 import dev.outboxjava.core.archviolation.CoreUsingJooq;
@@ -98,6 +99,15 @@ class ArchitectureTest {
             .because("outbox-broker-kafka is optional for outbox-worker: a service relaying to RabbitMQ does not have it")
             .allowEmptyShould(false);
 
+    /** The web console repairs through the store's operator API, which audits every change. */
+    static final ArchRule CONSOLE_GOES_THROUGH_THE_OPERATOR_API = noClasses()
+            .that().resideInAPackage("dev.outboxjava.console..")
+            .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..", "org.jooq..",
+                    "org.postgresql..", "dev.outboxjava.postgres..", "dev.outboxjava.worker..", "com.google.inject..")
+            .because("the console reads and writes only through the store's operator API (OperatorStore), never "
+                    + "its own SQL, so every repair is audited and works on every store")
+            .allowEmptyShould(false);
+
     /** Time comes from an injected clock, so tests control it; nanoTime for durations is fine. */
     static final ArchRule CORE_NEVER_READS_THE_TIME_DIRECTLY = noClasses()
             .that().resideInAPackage(CORE)
@@ -152,7 +162,8 @@ class ArchitectureTest {
 
         @ParameterizedTest(name = "{0}")
         @ValueSource(strings = {"dev.outboxjava.core", "dev.outboxjava.postgres", "dev.outboxjava.kafka",
-                "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.relayapp", "dev.outboxjava.testkit",
+                "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.relayapp", "dev.outboxjava.console",
+                "dev.outboxjava.testkit",
                 "dev.outboxjava.examples"})
         @DisplayName("sees the classes of every module, so no rule passes for lack of classes")
         void seesEveryModule(String rootPackage) {
@@ -208,6 +219,24 @@ class ArchitectureTest {
         void failsOnRabbitToKafka() {
             assertFailsNaming(ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER, fixtures(RabbitMqUsingKafka.class),
                     RabbitMqUsingKafka.class.getName(), "dev.outboxjava.kafka.KafkaPublisher");
+        }
+    }
+
+    @Nested
+    @DisplayName("the console goes through the store's operator API")
+    class ConsoleUsesTheOperatorApi {
+
+        @Test
+        @DisplayName("holds for the production code")
+        void holds() {
+            CONSOLE_GOES_THROUGH_THE_OPERATOR_API.check(PRODUCTION);
+        }
+
+        @Test
+        @DisplayName("fails on a console class that runs its own SQL")
+        void failsOnViolation() {
+            assertFailsNaming(CONSOLE_GOES_THROUGH_THE_OPERATOR_API, fixtures(ConsoleUsingJdbc.class),
+                    ConsoleUsingJdbc.class.getName(), "javax.sql.DataSource");
         }
     }
 

@@ -33,10 +33,12 @@ public final class RelayAppConfig {
     private final String logLevel;
     private final HealthConfig health;
     private final StoreLayout layout;
+    private final ConsoleConfig console;
 
     private RelayAppConfig(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
             HttpConfig http, WakeUpMode wakeUp, String table, String logLevel, HealthConfig health,
-            StoreLayout layout) {
+            StoreLayout layout, ConsoleConfig console) {
+        this.console = console;
         this.database = database;
         this.broker = broker;
         this.worker = worker;
@@ -90,6 +92,13 @@ public final class RelayAppConfig {
         HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
         HealthConfig health = HealthReader.read(reader);
+        ConsoleConfig console = new ConsoleConfig(reader.bool(ConfigKey.CONSOLE_ENABLED),
+                reader.string(ConfigKey.CONSOLE_HOST), reader.integer(ConfigKey.CONSOLE_PORT, 1, 65_535),
+                Optional.of(reader.string(ConfigKey.CONSOLE_ADMIN_TOKEN)));
+        if (console.enabled() && http.enabled() && console.port() == http.port()) {
+            reader.problem(ConfigKey.CONSOLE_PORT, "must differ from " + ConfigKey.HTTP_PORT.property() + " ("
+                    + http.port() + "): the console has its own listener");
+        }
 
         List<Requirement> requirements = List.of(required);
         if (requirements.contains(Requirement.DATABASE) && store.config().isEmpty()) {
@@ -100,7 +109,7 @@ public final class RelayAppConfig {
         }
         reader.throwIfProblems();
         return new RelayAppConfig(store.config(), broker, worker, http, wakeUp, store.table(), logLevel, health,
-                store.layout());
+                store.layout(), console);
     }
 
     /** {@code outbox.relay.wakeup}, and the pool it needs: the LISTEN connection is held for good. */
@@ -151,7 +160,12 @@ public final class RelayAppConfig {
         return worker;
     }
 
-    /** The HTTP server's settings. */
+    /** The web console's settings. */
+    public ConsoleConfig console() {
+        return console;
+    }
+
+    /** Where {@code /metrics} and {@code /health} are served. */
     public HttpConfig http() {
         return http;
     }

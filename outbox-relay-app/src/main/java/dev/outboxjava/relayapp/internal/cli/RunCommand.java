@@ -9,7 +9,9 @@ import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.Secrets;
+import dev.outboxjava.relayapp.internal.StandaloneConsole;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
+import java.util.concurrent.atomic.AtomicReference;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.OutboxWorker;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -26,7 +28,8 @@ import picocli.CommandLine.Option;
 /** {@code run}: the worker process, until SIGTERM / SIGINT. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Runs the relay, sweeper and cleaner until SIGTERM or SIGINT, serving /metrics, /health and "
-                + "/health/ready on outbox.http.port.",
+                + "/health/ready on outbox.http.port, and the web console on outbox.console.port when "
+                + "outbox.console.enabled.",
                 "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
                 "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
                 + "exiting; a login or database name the server refuses ends it with exit code 3.",
@@ -56,6 +59,7 @@ public final class RunCommand implements Callable<Integer> {
         CountDownLatch stopping = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         Optional<HealthHttpServer> http = Optional.empty();
+        AtomicReference<Optional<StandaloneConsole>> console = new AtomicReference<>(Optional.empty());
         try {
             if (settings.http().enabled()) {
                 http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker));
@@ -66,6 +70,7 @@ public final class RunCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 stopping.countDown();
                 try {
+                    console.get().ifPresent(StandaloneConsole::close);
                     worker.close();
                     server.ifPresent(HealthHttpServer::close);
                 } finally {
@@ -85,11 +90,14 @@ public final class RunCommand implements Callable<Integer> {
             log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
             worker.start();
             server.ifPresent(HealthHttpServer::started);
+            console.set(StandaloneConsole.startIfEnabled(settings, injector.getInstance(PostgresOutboxStore.class),
+                    registry));
         } catch (RuntimeException e) {
             if (stopping.getCount() == 0) {
                 stopped.await(); // stopped while starting: the shutdown hook closed the worker under us
                 return ExitCodes.OK;
             }
+            console.get().ifPresent(StandaloneConsole::close);
             worker.close();
             http.ifPresent(HealthHttpServer::close);
             throw e;
