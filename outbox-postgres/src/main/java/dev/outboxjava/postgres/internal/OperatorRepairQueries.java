@@ -43,6 +43,8 @@ public final class OperatorRepairQueries {
     private final String auditTable;
     private final Ordering ordering;
     private final String pendingView;
+    /** Where in-flight events are: the state and lease tables' view in the append-only layout. */
+    private final String inFlight;
 
     public OperatorRepairQueries(Identifiers.TableName table, boolean appendLog, Ordering ordering) {
         this.log = appendLog;
@@ -57,6 +59,8 @@ public final class OperatorRepairQueries {
                 + (appendLog ? "NULL::timestamptz" : "e.sent_at") + ", e.subject, e.data_schema";
         this.auditTable = table.quotedSibling(MigrationFiles.AUDIT_SUFFIX);
         this.pendingView = LogLayoutDdl.pendingView(table).quoted();
+        this.inFlight = appendLog ? LogLayoutDdl.inFlightView(table).quoted()
+                : "(SELECT id, lease_id, leased_at FROM " + eventTable + " WHERE status = 'in_flight')";
     }
 
     /** The alias of the state columns. */
@@ -249,7 +253,8 @@ public final class OperatorRepairQueries {
     public List<DestinationCounts> countByDestination(Connection connection, int limit) throws SQLException {
         String rows = log
                 ? "SELECT destination, status FROM " + pendingViewOf() + " UNION ALL SELECT e.destination, st.status"
-                        + " FROM " + from + " WHERE st.status IN ('in_flight', 'failed')"
+                        + " FROM " + from + " WHERE st.status = 'failed' UNION ALL SELECT e.destination, 'in_flight'"
+                        + " FROM " + inFlight + " f JOIN " + eventTable + " e ON e.id = f.id"
                 : "SELECT destination, status FROM " + eventTable + " WHERE status IN ('pending', 'in_flight', 'failed')";
         String sql = "SELECT destination, count(*) FILTER (WHERE status = 'pending'),"
                 + " count(*) FILTER (WHERE status = 'in_flight'), count(*) FILTER (WHERE status = 'failed')"
@@ -267,8 +272,8 @@ public final class OperatorRepairQueries {
     }
 
     public List<ActiveLease> activeLeases(Connection connection, int limit) throws SQLException {
-        String sql = "SELECT lease_id, count(*), min(leased_at) FROM " + stateTable
-                + " WHERE status = 'in_flight' GROUP BY lease_id ORDER BY min(leased_at) LIMIT ?";
+        String sql = "SELECT lease_id, count(*), min(leased_at) FROM " + inFlight
+                + " f GROUP BY lease_id ORDER BY min(leased_at) LIMIT ?";
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setInt(1, limit);
             List<ActiveLease> leases = new ArrayList<>();
