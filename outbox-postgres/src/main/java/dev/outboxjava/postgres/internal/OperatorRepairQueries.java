@@ -121,11 +121,17 @@ public final class OperatorRepairQueries {
         }
     }
 
-    public long count(Connection connection, DeadLetterFilter filter) throws SQLException {
+    /** Counts up to {@code upTo} matches (a bounded count stays cheap however many rows match). */
+    public long count(Connection connection, DeadLetterFilter filter, long upTo) throws SQLException {
         Where where = where(filter);
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT count(*) FROM " + from + " WHERE " + where.sql())) {
-            bind(connection, statement, 1, where.binds());
+        boolean bounded = upTo < Long.MAX_VALUE;
+        try (PreparedStatement statement = connection.prepareStatement(bounded
+                ? "SELECT count(*) FROM (SELECT 1 FROM " + from + " WHERE " + where.sql() + " LIMIT ?) c"
+                : "SELECT count(*) FROM " + from + " WHERE " + where.sql())) {
+            int p = bind(connection, statement, 1, where.binds());
+            if (bounded) {
+                statement.setLong(p, upTo);
+            }
             return single(statement);
         }
     }
