@@ -94,10 +94,22 @@ public final class OperatorRepairQueries {
         filter.createdFrom().ifPresent(v -> {
             sql.append(" AND e.created_at >= ?");
             binds.add(v);
+            if (!log) {
+                // redundant (it selects nothing more, nothing less) but it lets the page's scan in sequence order
+                // start at the first dead letter of the range, found through the creation-time index
+                sql.append(" AND e.seq >= (SELECT min(r.seq) FROM ").append(eventTable)
+                        .append(" r WHERE r.status = 'failed' AND r.created_at >= ?)");
+                binds.add(v);
+            }
         });
         filter.createdBefore().ifPresent(v -> {
             sql.append(" AND e.created_at < ?");
             binds.add(v);
+            if (!log) {
+                sql.append(" AND e.seq <= (SELECT max(r.seq) FROM ").append(eventTable)
+                        .append(" r WHERE r.status = 'failed' AND r.created_at < ?)");
+                binds.add(v);
+            }
         });
         return new Where(sql.toString(), binds);
     }
