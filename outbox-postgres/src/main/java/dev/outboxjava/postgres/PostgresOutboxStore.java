@@ -421,10 +421,13 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     }
 
     @Override
-    public long countDeadLetters(DeadLetterFilter filter) {
+    public long countDeadLetters(DeadLetterFilter filter, long upTo) {
         Objects.requireNonNull(filter, "filter");
+        if (upTo < 1) {
+            return 0;
+        }
         return withConnection("count dead letters (" + filter.describe() + ")",
-                connection -> repairs.count(connection, filter));
+                connection -> repairs.count(connection, filter, upTo));
     }
 
     @Override
@@ -484,7 +487,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     /** Where the audit table comes from, for the message of a failure that may be its absence. */
     private String auditHint() {
         return " (the audit table " + config.tableName() + "_audit is created by ensureSchema() or the migrations in "
-                + PostgresSchema.AUDIT_MIGRATIONS_LOCATION + ")";
+                + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")";
     }
 
     private static void requirePositive(int limit) {

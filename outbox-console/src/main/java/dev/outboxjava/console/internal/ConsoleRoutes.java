@@ -43,6 +43,8 @@ public final class ConsoleRoutes {
     private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
     private static final String COOKIE = "outbox_console_session";
     private static final int PAGE_SIZE = 50;
+    /** The list counts its matches up to here (an exact count of a million rows costs a second). */
+    private static final long COUNT_LIMIT = 10_000;
     private static final String CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
             + "frame-ancestors 'none'; base-uri 'none'";
     private static final String CSS = readCss();
@@ -315,7 +317,9 @@ public final class ConsoleRoutes {
             return;
         }
         EventPage page = operator.findDeadLetters(form.filter(), form.after(), PAGE_SIZE);
-        long total = operator.countDeadLetters(form.filter());
+        long counted = operator.countDeadLetters(form.filter(), COUNT_LIMIT);
+        String total = counted >= COUNT_LIMIT ? String.format(java.util.Locale.ROOT, "%,d or more", COUNT_LIMIT)
+                : Long.toString(counted);
         Instant now = clock.instant();
         Optional<Sessions.Session> session = session(ctx);
         html.append("<p id=\"match-count\">").append(total).append(" dead letter(s) match (")
@@ -346,11 +350,11 @@ public final class ConsoleRoutes {
         if (session.isPresent()) {
             html.append("<div class=\"actions\"><button type=\"submit\" name=\"scope\" value=\"selected\" id=\"requeue-selected\">"
                     + "Requeue selected</button><button type=\"submit\" name=\"scope\" value=\"matching\" id=\"requeue-matching\">"
-                    + "Requeue all ").append(total).append(" matching</button><button type=\"submit\" class=\"danger\" "
+                    + "Requeue all matching (").append(total).append(")</button><button type=\"submit\" class=\"danger\" "
                     + "formaction=\"").append(base).append("/dead-letters/purge\" name=\"scope\" value=\"selected\" "
                     + "id=\"purge-selected\">Purge selected…</button><button type=\"submit\" class=\"danger\" formaction=\"")
                     .append(base).append("/dead-letters/purge\" name=\"scope\" value=\"matching\" id=\"purge-matching\">"
-                            + "Purge all ").append(total).append(" matching…</button></div></form>");
+                            + "Purge all matching (").append(total).append(")…</button></div></form>");
         } else if (sessions.writable()) {
             html.append("<p class=\"hint\"><a href=\"").append(base).append("/login\">Sign in</a> to requeue, purge or edit.</p>");
         }

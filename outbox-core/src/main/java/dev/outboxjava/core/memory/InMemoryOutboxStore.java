@@ -334,10 +334,10 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     }
 
     @Override
-    public synchronized long countDeadLetters(DeadLetterFilter filter) {
+    public synchronized long countDeadLetters(DeadLetterFilter filter, long upTo) {
         checkAvailable();
         return bySequence.values().stream()
-                .filter(event -> event.status() == EventStatus.FAILED && filter.matches(event)).count();
+                .filter(event -> event.status() == EventStatus.FAILED && filter.matches(event)).limit(upTo).count();
     }
 
     @Override

@@ -27,7 +27,17 @@ public interface OperatorStore {
     EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit);
 
     /** How many dead letters match {@code filter}. */
-    long countDeadLetters(DeadLetterFilter filter);
+    default long countDeadLetters(DeadLetterFilter filter) {
+        return countDeadLetters(filter, Long.MAX_VALUE);
+    }
+
+    /**
+     * How many dead letters match {@code filter}, counting no further than {@code upTo}: a page that
+     * says "10,000 or more" need not count a million rows.
+     *
+     * @return the count, or {@code upTo} when at least that many match
+     */
+    long countDeadLetters(DeadLetterFilter filter, long upTo);
 
     /**
      * Moves the dead letters that match {@code filter} back to pending, due at {@code now}, attempts

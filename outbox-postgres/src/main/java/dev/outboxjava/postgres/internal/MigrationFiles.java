@@ -23,8 +23,11 @@ public final class MigrationFiles {
     public static final String OUTBOX_PER_KEY_LOCATION = ROOT + "outbox-per-key";
     /** The inbox table's versioned migrations. */
     public static final String INBOX_LOCATION = ROOT + "inbox";
-    /** The operator audit table's versioned migrations (named after the outbox table, suffix {@code _audit}). */
-    public static final String OUTBOX_AUDIT_LOCATION = ROOT + "outbox-audit";
+    /**
+     * What the operator API needs, in versioned migrations: the audit table (named after the outbox table,
+     * suffix {@code _audit}) and the dead-letter filters' indexes on the outbox table.
+     */
+    public static final String OUTBOX_OPERATOR_LOCATION = ROOT + "outbox-operator";
 
     /** Placeholder for the outbox table's name in {@link #OUTBOX_LOCATION} and {@link #OUTBOX_PER_KEY_LOCATION}. */
     public static final String OUTBOX_TABLE_PLACEHOLDER = "outbox_table";
@@ -38,9 +41,10 @@ public final class MigrationFiles {
     /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
     public static final List<String> OUTBOX_PER_KEY = List.of(
             OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");
-    /** The operator audit table's versioned migrations, in version order. */
-    public static final List<String> OUTBOX_AUDIT = List.of(
-            OUTBOX_AUDIT_LOCATION + "/V1__create_operator_audit_table.sql");
+    /** The operator API's versioned migrations, in version order. */
+    public static final List<String> OUTBOX_OPERATOR = List.of(
+            OUTBOX_OPERATOR_LOCATION + "/V1__create_operator_audit_table.sql",
+            OUTBOX_OPERATOR_LOCATION + "/V2__dead_letter_filter_indexes.sql");
     /** The inbox table's versioned migrations, in version order. */
     public static final List<String> INBOX = List.of(
             INBOX_LOCATION + "/V1__create_inbox_table.sql");

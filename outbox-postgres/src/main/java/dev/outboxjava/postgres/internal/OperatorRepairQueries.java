@@ -98,10 +98,22 @@ public final class OperatorRepairQueries {
         filter.createdFrom().ifPresent(v -> {
             sql.append(" AND e.created_at >= ?");
             binds.add(v);
+            if (!log) {
+                // redundant (it selects nothing more, nothing less) but it lets the page's scan in sequence order
+                // start at the first dead letter of the range, found through the creation-time index
+                sql.append(" AND e.seq >= (SELECT min(r.seq) FROM ").append(eventTable)
+                        .append(" r WHERE r.status = 'failed' AND r.created_at >= ?)");
+                binds.add(v);
+            }
         });
         filter.createdBefore().ifPresent(v -> {
             sql.append(" AND e.created_at < ?");
             binds.add(v);
+            if (!log) {
+                sql.append(" AND e.seq <= (SELECT max(r.seq) FROM ").append(eventTable)
+                        .append(" r WHERE r.status = 'failed' AND r.created_at < ?)");
+                binds.add(v);
+            }
         });
         return new Where(sql.toString(), binds);
     }
@@ -125,11 +137,17 @@ public final class OperatorRepairQueries {
         }
     }
 
-    public long count(Connection connection, DeadLetterFilter filter) throws SQLException {
+    /** Counts up to {@code upTo} matches (a bounded count stays cheap however many rows match). */
+    public long count(Connection connection, DeadLetterFilter filter, long upTo) throws SQLException {
         Where where = where(filter);
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT count(*) FROM " + from + " WHERE " + where.sql())) {
-            bind(connection, statement, 1, where.binds());
+        boolean bounded = upTo < Long.MAX_VALUE;
+        try (PreparedStatement statement = connection.prepareStatement(bounded
+                ? "SELECT count(*) FROM (SELECT 1 FROM " + from + " WHERE " + where.sql() + " LIMIT ?) c"
+                : "SELECT count(*) FROM " + from + " WHERE " + where.sql())) {
+            int p = bind(connection, statement, 1, where.binds());
+            if (bounded) {
+                statement.setLong(p, upTo);
+            }
             return single(statement);
         }
     }

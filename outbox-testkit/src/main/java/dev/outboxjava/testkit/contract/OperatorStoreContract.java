@@ -146,6 +146,8 @@ public abstract class OperatorStoreContract {
                     OptionalLong.empty(), 10))).containsExactly(e.get(0).id(), e.get(4).id());
             assertThat(operator.countDeadLetters(any.withType("order.placed"))).isEqualTo(3);
             assertThat(operator.countDeadLetters(any.withType("no.such.type"))).isZero();
+            assertThat(operator.countDeadLetters(any, 2)).as("a bounded count stops at its bound").isEqualTo(2);
+            assertThat(operator.countDeadLetters(any, 10)).isEqualTo(5);
         }
 
         @Test
