@@ -7,6 +7,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
@@ -396,6 +397,11 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         }
         return run("purge " + status.databaseValue() + " events",
                 () -> housekeeping.purge(dsl, status, createdBefore));
+    }
+
+    @Override
+    public Ordering ordering() {
+        return config.ordering();
     }
 
     @Override

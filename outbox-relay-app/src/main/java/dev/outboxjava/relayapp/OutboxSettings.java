@@ -9,15 +9,16 @@ import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.SweeperSettings;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.worker.ConnectionBudget;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
-import dev.outboxjava.worker.WakeUpStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,14 +49,14 @@ public final class OutboxSettings {
     private final Optional<BrokerConfig> broker;
     private final OutboxWorkerConfig worker;
     private final HttpConfig http;
-    private final WakeUpStrategy wakeUp;
+    private final WakeUpMode wakeUp;
     private final String table;
     private final String logLevel;
     private final HealthConfig health;
     private final StoreLayout layout;
 
     private OutboxSettings(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
-            HttpConfig http, WakeUpStrategy wakeUp, String table, String logLevel, HealthConfig health,
+            HttpConfig http, WakeUpMode wakeUp, String table, String logLevel, HealthConfig health,
             StoreLayout layout) {
         this.database = database;
         this.broker = broker;
@@ -196,7 +197,7 @@ public final class OutboxSettings {
             case "per_key" -> Optional.of(Ordering.Mode.PER_KEY);
             default -> Optional.empty();
         }, "none, per_key");
-        Ordering.AfterDeadLetter afterDeadLetter = reader.choice(ConfigKey.ORDERING_AFTER_DEAD_LETTER,
+        Ordering.AfterDeadLetter afterDeadLetter = reader.choice(ConfigKey.AFTER_DEAD_LETTER,
                 Ordering.AfterDeadLetter.HOLD_KEY, value -> switch (value) {
                     case "hold_key" -> Optional.of(Ordering.AfterDeadLetter.HOLD_KEY);
                     case "continue" -> Optional.of(Ordering.AfterDeadLetter.CONTINUE);
@@ -245,18 +246,21 @@ public final class OutboxSettings {
         } catch (InvalidSettingsException e) {
             reader.problems.addAll(e.problems());
         }
-        WakeUpStrategy wakeUp = reader.choice(ConfigKey.RELAY_WAKEUP, WakeUpStrategy.NOTIFY, value -> switch (value) {
-            case "notify" -> Optional.of(WakeUpStrategy.NOTIFY);
-            case "polling" -> Optional.of(WakeUpStrategy.POLLING);
+        WakeUpMode wakeUp = reader.choice(ConfigKey.RELAY_WAKEUP, WakeUpMode.NOTIFY_AFTER_COMMIT, value -> switch (value) {
+            case "notify" -> Optional.of(WakeUpMode.NOTIFY_AFTER_COMMIT);
+            case "polling" -> Optional.of(WakeUpMode.NONE);
             default -> Optional.empty();
         }, "notify, polling");
         String logLevel = reader.choice(ConfigKey.LOG_LEVEL, "info", value -> switch (value) {
             case "error", "warn", "info", "debug", "trace" -> Optional.of(value);
             default -> Optional.empty();
         }, "error, warn, info, debug, trace");
-        if (wakeUp == WakeUpStrategy.NOTIFY && poolSize < 2) {
-            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least 2 when " + ConfigKey.RELAY_WAKEUP.property()
-                    + "=notify: the LISTEN connection is held for good, the loops need another");
+        if (poolSize < ConnectionBudget.needed(worker, wakeUp)) {
+            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least " + ConnectionBudget.needed(worker, wakeUp) + ": "
+                    + ConfigKey.RELAY_THREADS.property() + "=" + worker.relayThreads() + " relay thread(s) hold one "
+                    + "connection each" + (wakeUp.listens() ? ", and with " + ConfigKey.RELAY_WAKEUP.property()
+                    + "=notify the LISTEN connection is held for good" : "") + "; lower the relay threads or "
+                    + "enlarge the pool");
         }
         HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
@@ -331,7 +335,7 @@ public final class OutboxSettings {
     }
 
     /** How the idle relay is woken besides polling. */
-    public WakeUpStrategy wakeUp() {
+    public WakeUpMode wakeUp() {
         return wakeUp;
     }
 

@@ -9,7 +9,7 @@ import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.relayapp.internal.DataSources;
 import java.io.IOException;
@@ -36,7 +36,7 @@ class OutboxSettingsTest {
         assertThat(settings.worker().sweeper().leaseTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(settings.worker().cleaner().retention()).isEqualTo(Duration.ofDays(7));
         assertThat(settings.http().port()).isEqualTo(8080);
-        assertThat(settings.wakeUp()).isEqualTo(WakeUpStrategy.NOTIFY);
+        assertThat(settings.wakeUp()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);
         assertThat(settings.table()).isEqualTo("outbox_events");
         assertThat(settings.worker().retryPolicy().unroutableMaxAttempts()).isEqualTo(3);
     }
@@ -193,7 +193,7 @@ class OutboxSettingsTest {
     @Test
     void givenPerKeyOrdering_thenTheRelaySettingsCarryIt_andABadValueIsNamed() {
         OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
-                "OUTBOX_ORDERING", "per_key", "OUTBOX_ORDERING_AFTER_DEAD_LETTER", "continue")));
+                "OUTBOX_ORDERING", "per_key", "OUTBOX_AFTER_DEAD_LETTER", "continue")));
 
         assertThat(settings.worker().relay().ordering()).isEqualTo(
                 dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE));

@@ -23,7 +23,7 @@ import java.util.Set;
  * <pre>{@code
  * Injector injector = Guice.createInjector(
  *         new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()),
- *         new PostgresStoreModule(dataSource, PostgresOutboxConfig.ofDefaults(), WakeUpStrategy.NOTIFY),
+ *         new PostgresStoreModule(dataSource, PostgresOutboxConfig.ofDefaults()),
  *         new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers("kafka:9092").build()));
  * OutboxWorker worker = injector.getInstance(OutboxWorker.class);
  * worker.start();

@@ -57,7 +57,7 @@ public final class RelayProcess {
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(settings.worker()),                          // relay, sweeper, cleaner
                 new PostgresStoreModule(pool, PostgresOutboxConfig.builder().tableName(database.table())
-                        .completionMode(database.completionMode()).build(), settings.wakeUp()),
+                        .completionMode(database.completionMode()).wakeUpMode(settings.wakeUp()).build()),
                 publisherModule(settings.requireBroker()));                          // Kafka or RabbitMQ
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();

@@ -14,7 +14,7 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -43,7 +43,7 @@ public final class WorkerInCode {
 
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(dataSource, table, WakeUpStrategy.NOTIFY),   // ordering from config
+                new PostgresStoreModule(dataSource, table),   // ordering from config
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka).build()));
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();                                // worker.close() on shutdown

@@ -22,7 +22,7 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -76,7 +76,7 @@ class PlacingAnOrderIT {
         worker = Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(100)).build()),
                 new PostgresStoreModule(dataSource, PostgresOutboxConfig.builder().tableName(schema + ".outbox_events")
-                        .completionMode(CompletionMode.KEEP_SENT).build(), WakeUpStrategy.POLLING),
+                        .completionMode(CompletionMode.KEEP_SENT).build().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
                         .build()))
                 .getInstance(OutboxWorker.class);

@@ -313,6 +313,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
     }
 
     @Override
+    public Ordering ordering() {
+        return ordering;
+    }
+
+    @Override
     public HealthCheck checkHealth() {
         return available ? HealthCheck.up("in-memory store") : HealthCheck.down("in-memory store marked unavailable");
     }

@@ -49,8 +49,8 @@ public final class StandaloneModules {
         HikariDataSource pool = DataSources.pool(database);
         return List.of(
                 new OutboxWorkerModule(settings.worker()),
-                new PostgresStoreModule(pool, DataSources.storeConfig(database, settings.worker().relay().ordering()),
-                        settings.wakeUp()),
+                new PostgresStoreModule(pool, DataSources.storeConfig(database, settings.worker().relay().ordering())
+                        .toBuilder().wakeUpMode(settings.wakeUp()).build()),
                 brokerModule(settings.requireBroker(), settings.worker().relayThreads()),
                 new dev.outboxjava.worker.observability.DatabaseHealthModule(settings.health()),
                 new AbstractModule() {

@@ -17,7 +17,7 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.internal.cli.ExitCodes;
 import dev.outboxjava.worker.internal.SwitchablePublisher;
 import dev.outboxjava.worker.observability.DatabaseHealthModule;
@@ -73,7 +73,7 @@ class DatabaseHealthIT {
                 .build();
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(database.dataSource, database.storeConfig(), WakeUpStrategy.POLLING),
+                new PostgresStoreModule(database.dataSource, database.storeConfig().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
                 new DatabaseHealthModule(health),
                 new AbstractModule() {
                     @Override

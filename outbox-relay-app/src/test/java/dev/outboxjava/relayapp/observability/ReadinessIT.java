@@ -28,7 +28,7 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.SwitchablePublisher;
 import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -95,7 +95,7 @@ class ReadinessIT {
                 .relay(RelaySettings.ofDefaults().withOrdering(ordering)).build();
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(database.dataSource, database.storeConfig(), WakeUpStrategy.POLLING),
+                new PostgresStoreModule(database.dataSource, database.storeConfig().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
                 new DatabaseHealthModule(defaults()),
                 new AbstractModule() {
                     @Override

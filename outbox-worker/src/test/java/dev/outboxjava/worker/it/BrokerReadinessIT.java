@@ -13,7 +13,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -57,7 +57,7 @@ class BrokerReadinessIT {
             DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
             OutboxWorker worker = Guice.createInjector(
                     new OutboxWorkerModule(OutboxWorkerConfig.custom().maxBrokerOutage(Duration.ofSeconds(2)).build()),
-                    new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING),
+                    new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
                     new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(uri)
                             .connectionName("broker-readiness-it-" + UUID.randomUUID().toString().substring(0, 8))
                             .build()))

@@ -18,7 +18,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import java.net.URI;
@@ -76,7 +76,7 @@ class CloudEventsAttributesIT {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING), publisher)
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()), publisher)
                 .getInstance(OutboxWorker.class);
     }
 

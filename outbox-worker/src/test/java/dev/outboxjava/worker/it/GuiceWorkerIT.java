@@ -19,7 +19,6 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.worker.WakeUpStrategy;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -72,11 +71,11 @@ class GuiceWorkerIT {
         table.close();
     }
 
-    private Injector injector(WakeUpStrategy wakeUp) {
+    private Injector injector(WakeUpMode wakeUp) {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofHours(1)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), wakeUp),
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(wakeUp).build()),
                 new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
                         .connectionName("outbox-worker-guice-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));
@@ -90,7 +89,7 @@ class GuiceWorkerIT {
     @Test
     @DisplayName("an appender in the same JVM wakes the idle relay with OutboxWakeUp after its commit")
     void inProcessWakeUp() throws Exception {
-        Injector injector = injector(WakeUpStrategy.POLLING);
+        Injector injector = injector(WakeUpMode.IN_PROCESS);
         List<UUID> before = table.append(10, destination.exchange(), "order.placed");
         try (OutboxWorker worker = injector.getInstance(OutboxWorker.class)) {
             worker.start();
@@ -123,7 +122,7 @@ class GuiceWorkerIT {
 
     /** Starts a NOTIFY-listening worker whose poll interval is an hour, appends once it idles, awaits delivery. */
     private void assertIdleRelayWokenBy(Callable<List<UUID>> append) throws Exception {
-        Injector injector = injector(WakeUpStrategy.NOTIFY);
+        Injector injector = injector(WakeUpMode.NOTIFY_AFTER_COMMIT);
         try (OutboxWorker worker = injector.getInstance(OutboxWorker.class)) {
             worker.start();
             await().atMost(Duration.ofSeconds(30)).until(worker::isRunning);

@@ -19,7 +19,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -79,7 +79,7 @@ public final class OneBrokerScenario implements Callable<List<String>> {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (OutboxWorker worker = Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(dataSource, PlainDataSources.keepSent(table.name), WakeUpStrategy.NOTIFY),
+                new PostgresStoreModule(dataSource, PlainDataSources.keepSent(table.name)),
                 publisher.get(),
                 new AbstractModule() {
                     @Override

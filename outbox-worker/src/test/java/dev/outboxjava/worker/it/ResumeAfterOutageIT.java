@@ -20,7 +20,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.LogCapture;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -111,7 +111,7 @@ class ResumeAfterOutageIT {
     private OutboxWorker worker(String databaseUrl, Module publisher) {
         DataSource database = PlainDataSources.simple(databaseUrl, postgres.user(), postgres.password());
         return Guice.createInjector(new OutboxWorkerModule(config()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING), publisher).getInstance(OutboxWorker.class);
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()), publisher).getInstance(OutboxWorker.class);
     }
 
     private RabbitMqPublisherModule rabbitMq(int port) {

@@ -19,7 +19,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.LogCapture;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -95,7 +95,7 @@ class UnroutableDestinationIT {
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200))
                         .retryPolicy(RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).jitter(0).build())
                         .build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name), WakeUpStrategy.POLLING),
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
                 new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
                         .connectionName("outbox-worker-unroutable-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));

@@ -22,7 +22,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.worker.WakeUpStrategy;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.it.PlainDataSources;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -139,7 +139,7 @@ class TracePropagationIT {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table), WakeUpStrategy.POLLING), publisherModule)
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table).toBuilder().wakeUpMode(WakeUpMode.NONE).build()), publisherModule)
                 .getInstance(OutboxWorker.class);
     }
 
