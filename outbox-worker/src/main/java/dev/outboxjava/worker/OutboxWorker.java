@@ -484,11 +484,15 @@ public final class OutboxWorker implements AutoCloseable {
          *         (checked by {@link #build()})
          */
         public Builder postgres(DataSource dataSource, PostgresOutboxConfig value) {
-            PostgresOutboxStore postgres = PostgresOutboxStore.create(dataSource, value);
-            this.store = postgres;
-            this.postgresPool = ConnectionBudget.poolSize(dataSource);
-            this.postgresWakeUp = value.wakeUpMode();
-            this.wakeUpSources.add(PostgresWakeUps.forStore(postgres));
+            return postgres(PostgresOutboxStore.create(dataSource, value));
+        }
+
+        /** As {@link #postgres(DataSource, PostgresOutboxConfig)}, with a store already created. */
+        public Builder postgres(PostgresOutboxStore value) {
+            this.store = Objects.requireNonNull(value, "store");
+            this.postgresPool = ConnectionBudget.poolSize(value.dataSource());
+            this.postgresWakeUp = value.config().wakeUpMode();
+            this.wakeUpSources.add(PostgresWakeUps.forStore(value));
             return this;
         }
 
