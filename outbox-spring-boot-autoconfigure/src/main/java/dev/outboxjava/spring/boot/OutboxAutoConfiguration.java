@@ -50,7 +50,7 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnClass(PostgresOutboxStore.class)
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(OutboxProperties.class)
-@Import({OutboxSchemaConfiguration.class, OutboxPublisherConfiguration.class, OutboxTracingConfiguration.class})
+@Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class})
 public class OutboxAutoConfiguration {
 
     /** The store's configuration, shared by {@link SpringOutbox} and the relay. */
@@ -90,6 +90,7 @@ public class OutboxAutoConfiguration {
     /** The relay, sweeper and cleaner of this instance; off with {@code outbox.relay.enabled=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "outbox.relay.enabled", havingValue = "true", matchIfMissing = true)
+    @Import(OutboxPublisherConfiguration.class)
     static class RelayConfiguration {
 
         @Bean(destroyMethod = "close")
