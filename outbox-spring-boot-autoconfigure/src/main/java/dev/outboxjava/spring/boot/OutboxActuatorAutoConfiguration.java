@@ -3,6 +3,7 @@ package dev.outboxjava.spring.boot;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.worker.OutboxWorker;
 import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -38,8 +39,9 @@ public class OutboxActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        OutboxEndpoint outboxEndpoint(PostgresOutboxStore store) {
-            return new OutboxEndpoint(store, Clock.systemUTC());
+        OutboxEndpoint outboxEndpoint(PostgresOutboxStore store, ObjectProvider<OutboxWorker> worker) {
+            return new OutboxEndpoint(store, Clock.systemUTC(),
+                    () -> worker.ifAvailable(running -> running.wakeUp().signal()));
         }
     }
 }

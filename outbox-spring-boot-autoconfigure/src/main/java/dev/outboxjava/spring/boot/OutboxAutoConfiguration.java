@@ -100,7 +100,8 @@ public class OutboxAutoConfiguration {
             Publisher broker = publisher.getIfAvailable(() -> {
                 throw new OutboxException("the outbox relay needs a broker: add outbox-broker-kafka and "
                         + "spring-boot-starter-kafka (spring.kafka.*), or outbox-broker-rabbitmq and "
-                        + "spring-boot-starter-amqp (spring.rabbitmq.*); or set outbox.relay.enabled=false when "
+                        + "spring-boot-starter-amqp (spring.rabbitmq.*); with both on the classpath, choose one with "
+                        + "outbox.broker=kafka or outbox.broker=rabbitmq; or set outbox.relay.enabled=false when "
                         + "another instance relays this service's events");
             });
             MeterRegistry meters = registry.getIfAvailable(SimpleMeterRegistry::new);

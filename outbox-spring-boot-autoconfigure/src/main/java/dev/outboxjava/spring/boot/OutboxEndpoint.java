@@ -43,10 +43,16 @@ public class OutboxEndpoint {
 
     private final PostgresOutboxStore store;
     private final Clock clock;
+    private final Runnable wakeUp;
 
-    public OutboxEndpoint(PostgresOutboxStore store, Clock clock) {
+    /**
+     * @param wakeUp run after a requeue, so that this instance's relay publishes the requeued events at
+     *               once instead of at its next poll
+     */
+    public OutboxEndpoint(PostgresOutboxStore store, Clock clock, Runnable wakeUp) {
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp");
     }
 
     /** Events per status and the oldest pending event's creation time. */
@@ -99,7 +105,11 @@ public class OutboxEndpoint {
                 } else {
                     throw new IllegalArgumentException("requeue needs id, type or all=true");
                 }
-                result.put("requeued", store.requeueDeadLetters(selector, clock.instant()));
+                int requeued = store.requeueDeadLetters(selector, clock.instant());
+                if (requeued > 0) {
+                    wakeUp.run();
+                }
+                result.put("requeued", requeued);
             }
             case "purge" -> {
                 if (status == null || createdBefore == null) {

@@ -15,16 +15,16 @@ import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The relay's {@link Publisher} from the application's own broker settings: {@code spring.kafka.*}
  * (bootstrap servers, TLS, SASL, client tuning) or Spring AMQP's connection factory
- * ({@code spring.rabbitmq.*}). With both broker modules on the classpath, {@code outbox.broker} picks
- * one. The worker closes the publisher.
+ * ({@code spring.rabbitmq.*}). With both broker modules on the classpath, {@code outbox.broker} must
+ * pick one ({@link OnBrokerCondition}). The worker closes the publisher.
  */
 @Configuration(proxyBeanMethods = false)
 class OutboxPublisherConfiguration {
@@ -37,7 +37,7 @@ class OutboxPublisherConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({KafkaPublisher.class, KafkaProperties.class})
-    @ConditionalOnProperty(name = "outbox.broker", havingValue = "kafka", matchIfMissing = true)
+    @Conditional(OnBrokerCondition.Kafka.class)
     static class Kafka {
 
         @Bean(destroyMethod = "")
@@ -59,7 +59,7 @@ class OutboxPublisherConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({RabbitMqPublisher.class, AbstractConnectionFactory.class})
-    @ConditionalOnProperty(name = "outbox.broker", havingValue = "rabbitmq", matchIfMissing = true)
+    @Conditional(OnBrokerCondition.RabbitMq.class)
     static class RabbitMq {
 
         @Bean(destroyMethod = "")

@@ -49,7 +49,7 @@ class OutboxAutoConfigurationTest {
                     KafkaAutoConfiguration.class, OutboxAutoConfiguration.class, OutboxActuatorAutoConfiguration.class))
             .withPropertyValues("spring.datasource.url=" + postgres.jdbcUrl(),
                     "spring.datasource.username=" + postgres.user(), "spring.datasource.password=" + postgres.password(),
-                    "spring.kafka.bootstrap-servers=127.0.0.1:1", "outbox.table=" + schema + ".outbox_events",
+                    "spring.kafka.bootstrap-servers=127.0.0.1:1", "outbox.broker=kafka", "outbox.table=" + schema + ".outbox_events",
                     "outbox.schema.initialize=true", "outbox.relay.shutdown-timeout=0s");
 
     @AfterEach
@@ -115,6 +115,15 @@ class OutboxAutoConfigurationTest {
                 .withPropertyValues("outbox.broker=rabbitmq", "spring.rabbitmq.host=127.0.0.1")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RabbitMqPublisher.class)
                         .doesNotHaveBean(KafkaPublisher.class));
+    }
+
+    @Test
+    @DisplayName("with both brokers and no outbox.broker: a start failure that asks for it, not a silent pick")
+    void bothBrokersUnchosen() {
+        runner.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class))
+                .withPropertyValues("spring.rabbitmq.host=127.0.0.1", "outbox.broker=")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("outbox.broker=kafka or outbox.broker=rabbitmq"));
     }
 
     @Test
