@@ -191,6 +191,16 @@ class OutboxSettingsTest {
     }
 
     @Test
+    void givenMoreRelayThreadsThanThePoolHolds_thenThePoolSizeIsRefusedNamingBothSettings() {
+        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.relay.threads", "4",
+                "outbox.db.pool.size", "4"))))
+                .hasMessageContaining("outbox.db.pool.size (OUTBOX_DB_POOL_SIZE): must be at least 5")
+                .hasMessageContaining("outbox.relay.threads=4");
+        assertThat(OutboxSettings.load(ConfigSource.map(Map.of("outbox.relay.threads", "4", "outbox.db.pool.size",
+                "4", "outbox.relay.wakeup", "polling"))).worker().relayThreads()).isEqualTo(4);
+    }
+
+    @Test
     void givenPerKeyOrdering_thenTheRelaySettingsCarryIt_andABadValueIsNamed() {
         OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of(
                 "OUTBOX_ORDERING", "per_key", "OUTBOX_AFTER_DEAD_LETTER", "continue")));
