@@ -276,6 +276,7 @@ public final class BenchmarkMain {
         SteadyStateScenario.WakeUp defaultWakeUp = switch (PostgresOutboxConfig.DEFAULT_WAKE_UP_MODE) {
             case NOTIFY_AFTER_COMMIT -> SteadyStateScenario.WakeUp.NOTIFY_AFTER_COMMIT;
             case TRIGGER_NOTIFY -> SteadyStateScenario.WakeUp.TRIGGER_NOTIFY;
+            case IN_PROCESS -> SteadyStateScenario.WakeUp.IN_PROCESS_SIGNAL;
             case NONE -> SteadyStateScenario.WakeUp.POLLING_ONLY;
         };
         List<Double> polling = result.producerTps().get(SteadyStateScenario.WakeUp.POLLING_ONLY);

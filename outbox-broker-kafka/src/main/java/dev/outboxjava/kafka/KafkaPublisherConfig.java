@@ -119,7 +119,11 @@ public final class KafkaPublisherConfig {
 
     /** The bootstrap servers, as given. */
     public String bootstrapServers() {
-        return (String) producerProperties.get(ProducerProperties.BOOTSTRAP_SERVERS);
+        // Kafka takes a list as well as a comma-separated string (Spring Boot's KafkaProperties hands a list)
+        Object servers = producerProperties.get(ProducerProperties.BOOTSTRAP_SERVERS);
+        return servers instanceof java.util.Collection<?> list
+                ? list.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))
+                : String.valueOf(servers);
     }
 
     /** The effective {@code max.block.ms}. */

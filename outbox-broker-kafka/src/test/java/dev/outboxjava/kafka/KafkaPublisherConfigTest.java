@@ -16,6 +16,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class KafkaPublisherConfigTest {
 
+    @Test
+    @DisplayName("takes the bootstrap servers as a list, as Spring Boot's KafkaProperties hands them")
+    void bootstrapServersAsAList() {
+        KafkaPublisherConfig config = KafkaPublisherConfig.builder()
+                .property("bootstrap.servers", java.util.List.of("kafka-1:9092", "kafka-2:9092")).build();
+
+        assertThat(config.bootstrapServers()).isEqualTo("kafka-1:9092,kafka-2:9092");
+    }
+
+
     private static KafkaPublisherConfig.Builder valid() {
         return KafkaPublisherConfig.builder().bootstrapServers("broker:9092");
     }

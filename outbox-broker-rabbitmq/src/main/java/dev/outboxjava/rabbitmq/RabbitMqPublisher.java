@@ -96,9 +96,25 @@ public final class RabbitMqPublisher implements Publisher {
      * publisher keeps trying, and {@link #checkHealth()} reports it).
      */
     public RabbitMqPublisher(RabbitMqPublisherConfig config) {
+        this(config, connectionFactory(config), config.describeBroker());
+    }
+
+    /**
+     * Creates a publisher that reaches RabbitMQ with the application's own connection settings: a copy
+     * of {@code applicationFactory} (host, port, credentials, virtual host, TLS, heartbeat and timeouts
+     * as the application configured them, e.g. Spring AMQP's {@code getRabbitConnectionFactory()} built
+     * from {@code spring.rabbitmq.*}), with automatic recovery switched on and the recovery interval of
+     * {@code config}. The broker settings of {@code config} (URI, host, credentials, client properties)
+     * are not used; its connection name, confirm timeout and batch limits are. The application's factory
+     * itself is not changed. The publisher opens its own connection from the copy.
+     */
+    public RabbitMqPublisher(RabbitMqPublisherConfig config, ConnectionFactory applicationFactory) {
+        this(config, copyOf(applicationFactory, config), describe(applicationFactory));
+    }
+
+    private RabbitMqPublisher(RabbitMqPublisherConfig config, ConnectionFactory factory, String broker) {
         this.config = Objects.requireNonNull(config, "config");
-        this.connections = new ConnectionManager(connectionFactory(config), config.connectionName(),
-                config.describeBroker(), config.recoveryInterval());
+        this.connections = new ConnectionManager(factory, config.connectionName(), broker, config.recoveryInterval());
         this.channels = new ChannelPool(connections);
         this.sender = new BatchSender(channels, connections, config.virtualHost());
         ThreadPoolExecutor pool = new ThreadPoolExecutor(config.maxConcurrentBatches(), config.maxConcurrentBatches(),
@@ -132,6 +148,19 @@ public final class RabbitMqPublisher implements Publisher {
         factory.setRequestedHeartbeat((int) config.heartbeat().toSeconds());
         factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
         return factory;
+    }
+
+    private static ConnectionFactory copyOf(ConnectionFactory applicationFactory, RabbitMqPublisherConfig config) {
+        ConnectionFactory copy = Objects.requireNonNull(applicationFactory, "applicationFactory").clone();
+        copy.setAutomaticRecoveryEnabled(true);
+        copy.setTopologyRecoveryEnabled(false);
+        copy.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
+        return copy;
+    }
+
+    private static String describe(ConnectionFactory factory) {
+        return factory.getHost() + ":" + factory.getPort() + " (virtual host '" + factory.getVirtualHost() + "', user '"
+                + factory.getUsername() + "'" + (factory.isSSL() ? ", TLS" : "") + ")";
     }
 
     /** The client properties through amqp-client's own configurator, then what the publisher must own. */

@@ -7,6 +7,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
@@ -494,6 +495,11 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, was " + limit);
         }
+    }
+
+    @Override
+    public Ordering ordering() {
+        return config.ordering();
     }
 
     @Override

@@ -1,11 +1,13 @@
 package dev.outboxjava.postgres;
 
 /**
- * How an idle relay learns that new events were appended. Polling on the relay's interval always
- * runs as well: it is the source of truth, a wake-up only shortens the wait. Relays in another
- * process LISTEN on {@link PostgresOutboxConfig#notifyChannel()} in both NOTIFY modes
- * ({@link OutboxNotificationListener}); the modes differ in who sends the notification and what it
- * costs the producers.
+ * How an idle relay learns that new events were appended: ONE setting, read by the producer side
+ * ({@link TransactionalOutbox}, the schema's trigger) and by the worker (whether it LISTENs, what it
+ * expects). Polling on the relay's interval always runs as well: it is the source of truth, a
+ * wake-up only shortens the wait. Relays LISTEN on {@link PostgresOutboxConfig#notifyChannel()} in
+ * both NOTIFY modes ({@link OutboxNotificationListener}); the modes differ in who sends the
+ * notification and what it costs the producers. A worker whose wake-up never arrives (appends made
+ * without the signal the mode expects) says so once in its log.
  */
 public enum WakeUpMode {
     /**
@@ -25,8 +27,20 @@ public enum WakeUpMode {
      */
     TRIGGER_NOTIFY,
     /**
-     * No trigger and no notification: the relay finds new events by polling, or the application
-     * signals it in-process when appender and relay share a JVM. Latency up to one poll interval.
+     * Appender and relay share a JVM: after each commit that appended events the application signals
+     * the worker's in-process wake-up ({@code OutboxWorker.wakeUp().signal()}; the Spring Boot starter
+     * does it for you). No notification through the database, no trigger, no listening connection:
+     * the cheapest wake-up, but relays in other processes only poll.
      */
-    NONE
+    IN_PROCESS,
+    /**
+     * No trigger and no notification: the relay finds new events by polling. Latency up to one poll
+     * interval.
+     */
+    NONE;
+
+    /** Whether relays LISTEN on the table's channel in this mode. */
+    public boolean listens() {
+        return this == NOTIFY_AFTER_COMMIT || this == TRIGGER_NOTIFY;
+    }
 }

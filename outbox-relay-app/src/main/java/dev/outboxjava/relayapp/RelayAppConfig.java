@@ -3,6 +3,7 @@ package dev.outboxjava.relayapp;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.worker.ConnectionBudget;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -84,7 +85,7 @@ public final class RelayAppConfig {
         DatabaseReader.Section store = DatabaseReader.read(reader);
         Optional<BrokerConfig> broker = BrokerReader.read(reader);
         OutboxWorkerConfig worker = WorkerReader.read(reader);
-        WakeUpMode wakeUp = wakeUp(reader, store.poolSize());
+        WakeUpMode wakeUp = wakeUp(reader, worker, store.poolSize());
         String logLevel = reader.choice(ConfigKey.LOG_LEVEL, "info", value -> switch (value) {
             case "error", "warn", "info", "debug", "trace" -> Optional.of(value);
             default -> Optional.empty();
@@ -112,17 +113,24 @@ public final class RelayAppConfig {
                 store.layout(), console);
     }
 
-    /** {@code outbox.relay.wakeup}, and the pool it needs: the LISTEN connection is held for good. */
-    private static WakeUpMode wakeUp(ConfigReader reader, int poolSize) {
+    /**
+     * {@code outbox.relay.wakeup}, and the pool the worker needs: a connection per relay thread, and the
+     * LISTEN connection, held for good, when the wake-up listens.
+     */
+    private static WakeUpMode wakeUp(ConfigReader reader, OutboxWorkerConfig worker, int poolSize) {
         WakeUpMode wakeUp = reader.choice(ConfigKey.RELAY_WAKEUP, WakeUpMode.NOTIFY_AFTER_COMMIT, value -> switch (value) {
             case "notify_after_commit" -> Optional.of(WakeUpMode.NOTIFY_AFTER_COMMIT);
             case "trigger_notify" -> Optional.of(WakeUpMode.TRIGGER_NOTIFY);
             case "none" -> Optional.of(WakeUpMode.NONE);
             default -> Optional.empty();
         }, "notify_after_commit, trigger_notify, none");
-        if (wakeUp != WakeUpMode.NONE && poolSize < 2) {
-            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least 2 unless " + ConfigKey.RELAY_WAKEUP.property()
-                    + "=none: the LISTEN connection is held for good, the loops need another");
+        int needed = ConnectionBudget.needed(worker, wakeUp);
+        if (poolSize < needed) {
+            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least " + needed + ": "
+                    + ConfigKey.RELAY_THREADS.property() + "=" + worker.relayThreads() + " relay thread(s) hold one "
+                    + "connection each" + (wakeUp.listens() ? ", and the LISTEN connection of "
+                    + ConfigKey.RELAY_WAKEUP.property() + " is held for good" : "")
+                    + "; lower the relay threads or enlarge the pool");
         }
         return wakeUp;
     }

@@ -60,7 +60,7 @@ final class WorkerReader {
             case "per_key" -> Optional.of(Ordering.Mode.PER_KEY);
             default -> Optional.empty();
         }, "none, per_key");
-        Ordering.AfterDeadLetter afterDeadLetter = reader.choice(ConfigKey.ORDERING_AFTER_DEAD_LETTER,
+        Ordering.AfterDeadLetter afterDeadLetter = reader.choice(ConfigKey.AFTER_DEAD_LETTER,
                 Ordering.AfterDeadLetter.HOLD_KEY, value -> switch (value) {
                     case "hold_key" -> Optional.of(Ordering.AfterDeadLetter.HOLD_KEY);
                     case "continue" -> Optional.of(Ordering.AfterDeadLetter.CONTINUE);

@@ -12,6 +12,9 @@ import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
+import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.relayapp.internal.DataSources;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -211,9 +214,19 @@ class RelayAppConfigTest {
     }
 
     @Test
+    void givenMoreRelayThreadsThanThePoolHolds_thenThePoolSizeIsRefusedNamingBothSettings() {
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.relay.threads", "4",
+                "outbox.db.pool.size", "4"))))
+                .hasMessageContaining("outbox.db.pool.size (OUTBOX_DB_POOL_SIZE): must be at least 5")
+                .hasMessageContaining("outbox.relay.threads=4");
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.relay.threads", "4", "outbox.db.pool.size",
+                "4", "outbox.relay.wakeup", "none"))).worker().relayThreads()).isEqualTo(4);
+    }
+
+    @Test
     void givenPerKeyOrdering_thenTheRelaySettingsCarryIt_andABadValueIsNamed() {
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_ORDERING", "per_key", "OUTBOX_ORDERING_AFTER_DEAD_LETTER", "continue")));
+                "OUTBOX_ORDERING", "per_key", "OUTBOX_AFTER_DEAD_LETTER", "continue")));
 
         assertThat(settings.worker().relay().ordering()).isEqualTo(
                 dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE));

@@ -37,7 +37,7 @@ public enum ConfigKey {
 
     ORDERING("outbox.ordering", "none", "none: publish events as soon as they are due, in any order (fastest); "
             + "per_key: events with the same key reach the broker in append order, one relay at a time per key."),
-    ORDERING_AFTER_DEAD_LETTER("outbox.ordering.after.dead.letter", "hold_key", "With outbox.ordering=per_key: "
+    AFTER_DEAD_LETTER("outbox.after.dead.letter", "hold_key", "With outbox.ordering=per_key: "
             + "hold_key keeps a dead letter's later events of the same key back until an operator requeues or purges "
             + "it; continue goes on with the key's next event."),
 

@@ -2,6 +2,7 @@ package dev.outboxjava.worker;
 
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
@@ -15,12 +16,16 @@ import dev.outboxjava.worker.internal.CompositeRelayListener;
 import dev.outboxjava.worker.internal.LeaseTrackingStore;
 import dev.outboxjava.worker.internal.LoopThread;
 import dev.outboxjava.worker.internal.MetricsRelayListener;
+import dev.outboxjava.worker.internal.MissedWakeUps;
 import dev.outboxjava.worker.internal.OutageTracker;
 import dev.outboxjava.worker.internal.PeriodicStep;
 import dev.outboxjava.worker.internal.RelayStep;
 import dev.outboxjava.worker.internal.WakeUpSignal;
 import dev.outboxjava.worker.observability.RelaySummaryListener;
 import dev.outboxjava.worker.observability.Tracing;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -32,6 +37,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +59,10 @@ import org.slf4j.LoggerFactory;
  * {@link OutboxWorkerConfig#shutdownTimeout()}, releases what is still unfinished back to pending
  * (attempts unchanged, nothing reported as a failure or a lost lease), then closes the publisher,
  * the wake-up sources and the resources handed to it. The whole close takes at most the shutdown
- * timeout plus about 1.5 s, whatever the broker does. Both {@link #start()} and {@link #close()}
- * are idempotent and thread-safe.
+ * timeout plus about 1.5 s, whatever the broker does. {@link #stop()} does the same for the loops
+ * and the wake-up sources but keeps the publisher and the resources open, so that {@link #start()}
+ * can run the worker again (a container's stop/start lifecycle). {@link #start()}, {@link #stop()}
+ * and {@link #close()} are idempotent and thread-safe.
  */
 public final class OutboxWorker implements AutoCloseable {
 
@@ -72,12 +80,13 @@ public final class OutboxWorker implements AutoCloseable {
     /** The least a publisher gets to close when the loops used up the shutdown timeout. */
     private static final Duration MIN_PUBLISHER_CLOSE = Duration.ofMillis(500);
 
-    private enum State { NEW, RUNNING, CLOSED }
+    private enum State { NEW, RUNNING, STOPPED, CLOSED }
 
     private final OutboxStore store;
     private final LeaseTrackingStore leases;
     private final Publisher publisher;
     private final OutboxWorkerConfig config;
+    private final MissedWakeUps missedWakeUps;
     private final Clock clock;
     private final MeterRegistry registry;
     private final RelayListener extraListener;
@@ -93,19 +102,37 @@ public final class OutboxWorker implements AutoCloseable {
     private State state = State.NEW;
     /** Shared by the relay threads; null until started. */
     private Relay relay;
+    /** Registered once: a gauge registered again in the same registry keeps the first state object. */
+    private BacklogGauges gauges;
 
     private OutboxWorker(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store (bind an OutboxStore, e.g. install PostgresStoreModule)");
         this.publisher = Objects.requireNonNull(builder.publisher,
                 "publisher (bind a Publisher, e.g. install KafkaPublisherModule or RabbitMqPublisherModule)");
         this.leases = new LeaseTrackingStore(store, wakeUp::leaseStarting, wakeUp::leaseReturned);
-        this.config = builder.config;
         this.clock = builder.clock;
         this.registry = builder.registry;
         this.extraListener = builder.listener;
         this.wakeUpSources = List.copyOf(builder.wakeUpSources);
         this.resources = List.copyOf(builder.resources);
         this.readinessChecks = List.copyOf(builder.readinessChecks);
+        Ordering relayOrdering = builder.config.relay().ordering();
+        if (!relayOrdering.equals(store.ordering())) {
+            if (relayOrdering.isPerKey()) {
+                throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
+                        ConfigKey.ORDERING.displayName(), "the relay's ordering (" + relayOrdering + ") differs "
+                        + "from its store's (" + store.ordering() + "): set it once, on the store's configuration "
+                        + "(PostgresOutboxConfig.ordering), which the relay follows")));
+            }
+            this.config = builder.config.toBuilder().relay(builder.config.relay().withOrdering(store.ordering()))
+                    .build();
+        } else {
+            this.config = builder.config;
+        }
+        String expected = wakeUpSources.stream().map(WakeUpSource::expects).filter(text -> !text.isEmpty())
+                .collect(java.util.stream.Collectors.joining(" or "));
+        this.missedWakeUps = expected.isEmpty() ? MissedWakeUps.none()
+                : MissedWakeUps.expecting(expected, config.pollInterval());
     }
 
     /** Starts a worker without Guice. */
@@ -139,7 +166,8 @@ public final class OutboxWorker implements AutoCloseable {
     }
 
     /**
-     * Starts the loops and the wake-up sources. Calling it again while running does nothing.
+     * Starts the loops and the wake-up sources, also after {@link #stop()}. Calling it again while
+     * running does nothing.
      *
      * @throws OutboxException when the worker was already closed
      */
@@ -148,8 +176,13 @@ public final class OutboxWorker implements AutoCloseable {
             return;
         }
         if (state == State.CLOSED) {
-            throw new OutboxException("this OutboxWorker is closed; create a new one (a new injector) to start again");
+            throw new OutboxException("this OutboxWorker is closed (its publisher too); create a new one to start "
+                    + "again, or use stop() instead of close() to pause it");
         }
+        relayLoops.clear();
+        otherLoops.clear();
+        startedSources.clear();
+        wakeUp.reopen();
         Backoff backoff = new Backoff(config.backoffInitial(), config.backoffMax());
         OutageTracker storeOutage = new OutageTracker("database", false, Clock.systemUTC());
         OutageTracker brokerOutage = new OutageTracker("broker", false, Clock.systemUTC());
@@ -164,7 +197,8 @@ public final class OutboxWorker implements AutoCloseable {
         for (int i = 1; i <= config.relayThreads(); i++) {
             String name = "relay-" + i;
             relayLoops.add(new LoopThread(new RelayStep(name, relay, publisher, leases, config.pollInterval(), backoff,
-                    storeOutage, brokerOutage, new OutageTracker(name + " loop", true, Clock.systemUTC())), wakeUp));
+                    storeOutage, brokerOutage, new OutageTracker(name + " loop", true, Clock.systemUTC()),
+                    missedWakeUps, clock), wakeUp));
         }
         Sweeper sweeper = new Sweeper(store, config.sweeper(), clock);
         otherLoops.add(periodic("sweeper", sweeper::runOnce, config.sweepInterval(), backoff, storeOutage));
@@ -172,7 +206,9 @@ public final class OutboxWorker implements AutoCloseable {
             Cleaner cleaner = new Cleaner(store, config.cleaner(), clock);
             otherLoops.add(periodic("cleaner", cleaner::runOnce, config.cleanInterval(), backoff, storeOutage));
         }
-        BacklogGauges gauges = new BacklogGauges(store, clock, registry);
+        if (gauges == null) {
+            gauges = new BacklogGauges(store, clock, registry);
+        }
         otherLoops.add(periodic("gauges", gauges::poll, config.metricsPollInterval(), backoff, storeOutage));
 
         relayLoops.forEach(LoopThread::start);
@@ -265,6 +301,24 @@ public final class OutboxWorker implements AutoCloseable {
 
     /**
      * Stops leasing, waits up to the shutdown timeout for batches in flight, gives up what is still
+     * unfinished (its events go back to pending untried) and stops the wake-up sources, within the
+     * shutdown timeout plus about 1.5 s; the publisher and the resources stay open, and
+     * {@link #start()} runs the worker again. Does nothing unless the worker is running.
+     */
+    public synchronized void stop() {
+        if (state != State.RUNNING) {
+            return;
+        }
+        long started = System.nanoTime();
+        long deadline = started + config.shutdownTimeout().toNanos();
+        int released = stopLoops(deadline, deadline + AFTER_TIMEOUT_GRACE.toNanos());
+        state = State.STOPPED;
+        log.info("outbox worker stopped in {} ms{}; it can be started again", (System.nanoTime() - started) / 1_000_000,
+                released > 0 ? " (" + released + " event(s) released)" : "");
+    }
+
+    /**
+     * Stops leasing, waits up to the shutdown timeout for batches in flight, gives up what is still
      * unfinished (its events go back to pending untried), and closes the publisher, the wake-up
      * sources and the given resources, all within the shutdown timeout plus about 1.5 s whatever the
      * broker does: the publisher gets what is left of the shutdown timeout (at least 0.5 s), not its
@@ -280,10 +334,23 @@ public final class OutboxWorker implements AutoCloseable {
         long started = System.nanoTime();
         long deadline = started + config.shutdownTimeout().toNanos();
         long lastMoment = deadline + AFTER_TIMEOUT_GRACE.toNanos();
-        if (wasRunning) {
-            log.info("outbox worker stopping: no new leases; batches in flight get up to {}",
-                    Durations.format(config.shutdownTimeout()));
+        int released = wasRunning ? stopLoops(deadline, lastMoment) : 0;
+        long now = System.nanoTime();
+        long publisherBudget = Math.min(Math.max(deadline - now, MIN_PUBLISHER_CLOSE.toNanos()), lastMoment - now);
+        closeWithin(publisher, Duration.ofNanos(Math.max(0, publisherBudget)));
+        for (AutoCloseable resource : resources) {
+            closeWithin(resource, Duration.ofNanos(Math.max(0, lastMoment - System.nanoTime())));
         }
+        if (wasRunning) {
+            log.info("outbox worker stopped in {} ms{}", (System.nanoTime() - started) / 1_000_000,
+                    released > 0 ? " (" + released + " event(s) released)" : "");
+        }
+    }
+
+    /** Ends the loops and the started sources by {@code deadline} (nanoTime), giving up batches by {@code lastMoment}. */
+    private int stopLoops(long deadline, long lastMoment) {
+        log.info("outbox worker stopping: no new leases; batches in flight get up to {}",
+                Durations.format(config.shutdownTimeout()));
         closeQuietly(startedSources);
         relayLoops.forEach(LoopThread::requestStop);
         otherLoops.forEach(LoopThread::requestStop);
@@ -303,16 +370,7 @@ public final class OutboxWorker implements AutoCloseable {
             }
             released += leases.releaseOutstanding(clock.instant());
         }
-        long now = System.nanoTime();
-        long publisherBudget = Math.min(Math.max(deadline - now, MIN_PUBLISHER_CLOSE.toNanos()), lastMoment - now);
-        closeWithin(publisher, Duration.ofNanos(Math.max(0, publisherBudget)));
-        for (AutoCloseable resource : resources) {
-            closeWithin(resource, Duration.ofNanos(Math.max(0, lastMoment - System.nanoTime())));
-        }
-        if (wasRunning) {
-            log.info("outbox worker stopped in {} ms{}", (System.nanoTime() - started) / 1_000_000,
-                    released > 0 ? " (" + released + " event(s) released)" : "");
-        }
+        return released;
     }
 
     /**
@@ -403,6 +461,8 @@ public final class OutboxWorker implements AutoCloseable {
         private final List<WakeUpSource> wakeUpSources = new ArrayList<>();
         private final List<AutoCloseable> resources = new ArrayList<>();
         private final List<ReadinessCheck> readinessChecks = new ArrayList<>();
+        private java.util.OptionalInt postgresPool = java.util.OptionalInt.empty();
+        private WakeUpMode postgresWakeUp = WakeUpMode.NONE;
 
         private Builder() {
         }
@@ -410,6 +470,29 @@ public final class OutboxWorker implements AutoCloseable {
         /** Where the events are. Required. */
         public Builder store(OutboxStore value) {
             this.store = Objects.requireNonNull(value, "store");
+            return this;
+        }
+
+        /**
+         * The events are in PostgreSQL: a {@link PostgresOutboxStore} on the application's data source,
+         * with the SAME configuration the application appends with, and the wake-up its
+         * {@linkplain PostgresOutboxConfig#wakeUpMode() wake-up mode} implies (a LISTEN, or in-process
+         * signals to {@link OutboxWorker#wakeUp()}). The relay follows the configuration's ordering. The
+         * data source stays the application's (not closed by the worker).
+         *
+         * @throws InvalidSettingsException when the data source is a pool too small for the relay threads
+         *         (checked by {@link #build()})
+         */
+        public Builder postgres(DataSource dataSource, PostgresOutboxConfig value) {
+            return postgres(PostgresOutboxStore.create(dataSource, value));
+        }
+
+        /** As {@link #postgres(DataSource, PostgresOutboxConfig)}, with a store already created. */
+        public Builder postgres(PostgresOutboxStore value) {
+            this.store = Objects.requireNonNull(value, "store");
+            this.postgresPool = ConnectionBudget.poolSize(value.dataSource());
+            this.postgresWakeUp = value.config().wakeUpMode();
+            this.wakeUpSources.add(PostgresWakeUps.forStore(value));
             return this;
         }
 
@@ -461,7 +544,15 @@ public final class OutboxWorker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Assembles the worker.
+         *
+         * @throws InvalidSettingsException when the relay's ordering contradicts the store's, or the
+         *         store's pool is too small for the relay threads
+         */
         public OutboxWorker build() {
+            postgresPool.ifPresent(size -> ConnectionBudget.check(config, postgresWakeUp, size,
+                    "the data source's maximum pool size"));
             return new OutboxWorker(this);
         }
     }

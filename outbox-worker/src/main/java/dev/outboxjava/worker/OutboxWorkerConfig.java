@@ -94,6 +94,15 @@ public final class OutboxWorkerConfig {
         return new Builder();
     }
 
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        return builder().relay(relay).relayThreads(relayThreads).pollInterval(pollInterval).retryPolicy(retryPolicy)
+                .sweeper(sweeper).sweepInterval(sweepInterval).cleanerEnabled(cleanerEnabled).cleaner(cleaner)
+                .cleanInterval(cleanInterval).backoffInitial(backoffInitial).backoffMax(backoffMax)
+                .shutdownTimeout(shutdownTimeout).metricsPollInterval(metricsPollInterval)
+                .logSummaryInterval(logSummaryInterval).maxBrokerOutage(maxBrokerOutage);
+    }
+
     /** Batch size and publish timeout of a relay tick. */
     public RelayConfig relay() {
         return relay;

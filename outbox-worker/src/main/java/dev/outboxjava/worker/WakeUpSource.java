@@ -14,4 +14,12 @@ public interface WakeUpSource {
      * @return stops listening when closed
      */
     AutoCloseable start(OutboxWakeUp wakeUp);
+
+    /**
+     * What signals this source passes on, for the worker's warning when they never come (see
+     * {@link OutboxWorker}): e.g. "a NOTIFY on channel outbox_events after each commit".
+     */
+    default String expects() {
+        return "signals from " + getClass().getSimpleName();
+    }
 }

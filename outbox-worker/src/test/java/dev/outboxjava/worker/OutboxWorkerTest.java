@@ -123,6 +123,50 @@ class OutboxWorkerTest {
     }
 
     @Test
+    void givenAStoppedWorker_whenStartedAgain_thenItPublishesWhatCameMeanwhile_withThePublisherKeptOpen() {
+        worker(FaultyPublisher.wrapping(recording), config());
+        append(5);
+        worker.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(EventStatus.SENT) == 5);
+
+        worker.stop();
+        worker.stop();
+        assertThat(worker.isRunning()).isFalse();
+        assertThat(recording.isClosed()).as("stop keeps the publisher for the next start").isFalse();
+        append(3);
+        worker.wakeUp().signal();
+        assertThat(count(EventStatus.PENDING)).as("a stopped worker leases nothing").isEqualTo(3);
+
+        worker.start();
+        assertThat(worker.isRunning()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(EventStatus.SENT) == 8);
+        append(3);
+        worker.wakeUp().signal();
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(EventStatus.SENT) == 11);
+        assertThat(registry.counter("outbox.events.published").count()).isEqualTo(11);
+    }
+
+    @Test
+    void givenARelayOrderingThatContradictsTheStores_whenBuilt_thenItNamesTheOrderingSetting() {
+        assertThatThrownBy(() -> OutboxWorker.builder().store(store).publisher(recording)
+                .config(config().relay(new RelayConfig(50, Duration.ofSeconds(30),
+                        dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))
+                        .build()).build())
+                .isInstanceOf(InvalidSettingsException.class).hasMessageContaining("outbox.ordering")
+                .hasMessageContaining("PostgresOutboxConfig.ordering");
+    }
+
+    @Test
+    void givenAStoreWithPerKeyOrdering_whenTheRelayLeavesItAtNone_thenTheRelayFollowsTheStore() {
+        dev.outboxjava.core.Ordering perKey = dev.outboxjava.core.Ordering.perKey(
+                dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE);
+        InMemoryOutboxStore ordered = new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey);
+        worker = OutboxWorker.builder().store(ordered).publisher(recording).config(config().build()).build();
+
+        assertThat(worker.config().relay().ordering()).isEqualTo(perKey);
+    }
+
+    @Test
     void givenStartAndCloseCalledTwice_thenBothAreIdempotent_andTheWorkerCannotBeRestarted() {
         worker(FaultyPublisher.wrapping(recording), config());
         worker.start();

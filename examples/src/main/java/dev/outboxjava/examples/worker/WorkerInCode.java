@@ -15,6 +15,7 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.time.Duration;
 import javax.sql.DataSource;
 

@@ -23,6 +23,7 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -474,6 +474,11 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     }
 
     @Override
+    public Ordering ordering() {
+        return ordering;
+    }
+
+    @Override
     public HealthCheck checkHealth() {
         return available ? HealthCheck.up("in-memory store") : HealthCheck.down("in-memory store marked unavailable");
     }

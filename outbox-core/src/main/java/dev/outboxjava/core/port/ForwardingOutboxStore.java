@@ -107,4 +107,9 @@ public abstract class ForwardingOutboxStore implements OutboxStore {
     public HealthCheck checkHealth() {
         return delegate().checkHealth();
     }
+
+    @Override
+    public dev.outboxjava.core.Ordering ordering() {
+        return delegate().ordering();
+    }
 }

@@ -3,6 +3,7 @@ package dev.outboxjava.core.port;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.Ordering;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -116,4 +117,12 @@ public interface OutboxStore {
 
     /** Whether the store can reach its database now. */
     HealthCheck checkHealth();
+
+    /**
+     * The ordering this store leases in. The relay holds back events of a key within a batch by the
+     * same ordering, so a worker takes it from its store. Default {@link Ordering#none()}.
+     */
+    default Ordering ordering() {
+        return Ordering.none();
+    }
 }

@@ -383,6 +383,11 @@ public final class Relay {
             return leaseId;
         }
 
+        /** The events leased, as the lease returned them. */
+        public List<OutboxEvent> events() {
+            return events;
+        }
+
         /** Events leased. */
         public int size() {
             return events.size();

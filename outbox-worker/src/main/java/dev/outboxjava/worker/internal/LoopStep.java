@@ -73,6 +73,13 @@ public interface LoopStep {
     /** Runs one step. */
     Next step();
 
+    /**
+     * Told how the idle wait before the next step ended (a wake-up, or its full interval); only
+     * after a {@link Next#wakeable() wakeable} wait.
+     */
+    default void waited(boolean woken) {
+    }
+
     /** Called once when the loop stops, after its last step: finish what a step left under way. */
     default void finish() {
     }

@@ -133,7 +133,7 @@ public final class LoopThread {
                     continue;
                 }
                 if (next.wakeable()) {
-                    wakeUp.await(next.delay());
+                    step.waited(wakeUp.await(next.delay()));
                 } else if (next.probe() != null) {
                     backOff(next.delay(), next.probe());
                 } else {

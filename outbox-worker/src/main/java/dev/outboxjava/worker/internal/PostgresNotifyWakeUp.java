@@ -25,4 +25,10 @@ public final class PostgresNotifyWakeUp implements WakeUpSource {
         return OutboxNotificationListener.builder(store.dataSource(), store.config().notifyChannel(), wakeUp::signal)
                 .start();
     }
+
+    @Override
+    public String expects() {
+        return "a NOTIFY on channel " + store.config().notifyChannel() + " after each commit that appends (wake-up mode "
+                + store.config().wakeUpMode() + ")";
+    }
 }

@@ -4,7 +4,10 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayResult;
+import dev.outboxjava.core.OutboxEvent;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -42,9 +45,29 @@ public final class RelayStep implements LoopStep {
     private boolean storeFailed;
     /** A full batch handed to the publisher and not completed yet. */
     private Relay.Batch inFlight;
+    private final MissedWakeUps missedWakeUps;
+    private final Clock clock;
+    /** When the last idle wait began; null while draining. */
+    private Instant idleSince;
+    /** Whether the last idle wait ran its full interval (no wake-up came). */
+    private boolean polled;
 
     public RelayStep(String name, Relay relay, Publisher publisher, LeaseTrackingStore leases, Duration pollInterval,
             Backoff backoff, OutageTracker storeOutage, OutageTracker brokerOutage, OutageTracker bug) {
+        this(name, relay, publisher, leases, pollInterval, backoff, storeOutage, brokerOutage, bug,
+                MissedWakeUps.none(), Clock.systemUTC());
+    }
+
+    /**
+     * @param missedWakeUps told when a poll finds events appended during the wait, which the expected
+     *                      wake-up should have announced
+     * @param clock         the clock the events' creation times are compared with
+     */
+    public RelayStep(String name, Relay relay, Publisher publisher, LeaseTrackingStore leases, Duration pollInterval,
+            Backoff backoff, OutageTracker storeOutage, OutageTracker brokerOutage, OutageTracker bug,
+            MissedWakeUps missedWakeUps, Clock clock) {
+        this.missedWakeUps = Objects.requireNonNull(missedWakeUps, "missedWakeUps");
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.name = Objects.requireNonNull(name, "name");
         this.relay = Objects.requireNonNull(relay, "relay");
         this.publisher = Objects.requireNonNull(publisher, "publisher");
@@ -72,6 +95,10 @@ public final class RelayStep implements LoopStep {
             }
         }
         Relay.Batch leased;
+        Instant waitBegan = idleSince;
+        boolean afterPoll = polled;
+        idleSince = null;
+        polled = false;
         try {
             leased = relay.leaseAndPublish();
         } catch (Throwable failure) {
@@ -79,6 +106,9 @@ public final class RelayStep implements LoopStep {
             failed(failure);
             completeInFlight();
             return pause();
+        }
+        if (afterPoll && waitBegan != null) {
+            missedWakeUps.polled(appendedSince(leased, waitBegan));
         }
         boolean hadInFlight = inFlight != null;
         Optional<RelayResult> previous = completeInFlight();
@@ -95,6 +125,25 @@ public final class RelayStep implements LoopStep {
             return Next.MORE_WORK;
         }
         return complete(leased).map(this::next).orElseGet(this::pause);
+    }
+
+    @Override
+    public void waited(boolean woken) {
+        polled = !woken;
+        if (woken) {
+            missedWakeUps.woken();
+        }
+    }
+
+    /** Events of the batch appended after {@code since} for their first attempt: a wake-up should have announced them. */
+    private static int appendedSince(Relay.Batch batch, Instant since) {
+        int count = 0;
+        for (OutboxEvent event : batch.events()) {
+            if (event.attempts() == 0 && event.createdAt().isAfter(since)) {
+                count++;
+            }
+        }
+        return count;
     }
 
     /** Completes the batch left in flight when the loop stops. */
@@ -131,7 +180,11 @@ public final class RelayStep implements LoopStep {
         if (brokerWentDown(result)) {
             return brokerPause();
         }
-        return result.leased() >= relay.settings().batchSize() ? Next.MORE_WORK : Next.idle(pollInterval);
+        if (result.leased() >= relay.settings().batchSize()) {
+            return Next.MORE_WORK;
+        }
+        idleSince = clock.instant();
+        return Next.idle(pollInterval);
     }
 
     /** Whether this result shows a broker outage (it took nothing and its health check fails); tracks recovery. */

@@ -55,7 +55,18 @@ public final class WakeUpSignal implements OutboxWakeUp {
         }
     }
 
-    /** Shutdown: ends every wait, now and from now on. */
+    /** A new start after {@link #close()}: waits wait again. */
+    public void reopen() {
+        lock.lock();
+        try {
+            closed = false;
+            helpWanted = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Shutdown: ends every wait, now and from now on (until {@link #reopen()}). */
     public void close() {
         lock.lock();
         try {

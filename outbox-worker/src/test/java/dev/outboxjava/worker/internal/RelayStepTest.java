@@ -63,6 +63,67 @@ class RelayStepTest {
         return store.countByStatus().get(status);
     }
 
+    private RelayStep expectingWakeUps(MissedWakeUps missed) {
+        Relay relay = new Relay(leases, publisher, new RelayConfig(10, Duration.ofSeconds(1)),
+                RetryPolicy.builder().jitter(0).build(), clock, RelayListener.NONE);
+        return new RelayStep("relay-1", relay, publisher, leases, POLL, new Backoff(Duration.ofMillis(500),
+                Duration.ofSeconds(4)), storeOutage, brokerOutage, new OutageTracker("relay-1 loop", true, clock),
+                missed, clock);
+    }
+
+    /** An idle wait that ran out while {@code appended} events were committed, then the next step. */
+    private void pollFinding(RelayStep relayStep, int appended) {
+        clock.advance(Duration.ofMillis(500));
+        append(appended);
+        relayStep.waited(false);
+        clock.advance(Duration.ofMillis(500));
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+    }
+
+    @Test
+    void givenAnExpectedWakeUpThatNeverComes_whenPollsKeepFindingNewEvents_thenItIsLoggedOnceAtWarn() {
+        MissedWakeUps missed = MissedWakeUps.expecting("a NOTIFY on channel outbox_events", POLL);
+        RelayStep relayStep = expectingWakeUps(missed);
+        try (LogCapture warnings = new LogCapture(MissedWakeUps.class.getName())) {
+            assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+            for (int i = 1; i < MissedWakeUps.WARN_AFTER; i++) {
+                pollFinding(relayStep, 2);
+            }
+            assertThat(missed.warned()).as("fewer polls than the threshold prove nothing").isFalse();
+
+            pollFinding(relayStep, 2);
+            pollFinding(relayStep, 2);
+
+            assertThat(warnings.atLeast(Level.WARN)).singleElement().asString()
+                    .contains("a NOTIFY on channel outbox_events").contains("no wake-up announced");
+        }
+    }
+
+    @Test
+    void givenWakeUpsThatArrive_whenAPollAlsoFindsAnEvent_thenNothingIsLogged() {
+        MissedWakeUps missed = MissedWakeUps.expecting("a NOTIFY on channel outbox_events", POLL);
+        RelayStep relayStep = expectingWakeUps(missed);
+        relayStep.step();
+        for (int i = 0; i < 2 * MissedWakeUps.WARN_AFTER; i++) {
+            pollFinding(relayStep, 1);
+            append(1);
+            relayStep.waited(true);
+            relayStep.step();
+        }
+        assertThat(missed.warned()).isFalse();
+    }
+
+    @Test
+    void givenPollingOnly_whenPollsFindNewEvents_thenNothingIsLogged() {
+        MissedWakeUps missed = MissedWakeUps.none();
+        RelayStep relayStep = expectingWakeUps(missed);
+        relayStep.step();
+        for (int i = 0; i < 2 * MissedWakeUps.WARN_AFTER; i++) {
+            pollFinding(relayStep, 1);
+        }
+        assertThat(missed.warned()).isFalse();
+    }
+
     @Test
     void givenAFullBatch_whenStepping_thenItRunsAgainAtOnce_andWaitsForThePollIntervalWhenTheBatchIsShort() {
         append(15);

@@ -14,6 +14,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;

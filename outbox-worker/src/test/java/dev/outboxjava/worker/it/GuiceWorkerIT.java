@@ -89,7 +89,7 @@ class GuiceWorkerIT {
     @Test
     @DisplayName("an appender in the same JVM wakes the idle relay with OutboxWakeUp after its commit")
     void inProcessWakeUp() throws Exception {
-        Injector injector = injector(WakeUpMode.NONE);
+        Injector injector = injector(WakeUpMode.IN_PROCESS);
         List<UUID> before = table.append(10, destination.exchange(), "order.placed");
         try (OutboxWorker worker = injector.getInstance(OutboxWorker.class)) {
             worker.start();

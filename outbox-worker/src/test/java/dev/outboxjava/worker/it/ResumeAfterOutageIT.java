@@ -21,6 +21,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.LogCapture;
 import java.net.URI;
 import java.net.URLEncoder;

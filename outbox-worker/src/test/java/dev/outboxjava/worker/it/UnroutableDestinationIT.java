@@ -20,6 +20,7 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.LogCapture;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;

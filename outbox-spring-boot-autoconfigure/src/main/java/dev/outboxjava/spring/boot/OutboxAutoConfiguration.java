@@ -1,0 +1,122 @@
+package dev.outboxjava.spring.boot;
+
+import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.postgres.OutboxNotifier;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.worker.OutboxWorker;
+import dev.outboxjava.worker.OutboxWorkerConfig;
+import dev.outboxjava.worker.observability.DatabaseHealthMonitor;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The outbox on the application's own beans: its {@link DataSource} (appends join Spring's
+ * transaction, the relay leases from the same pool), its {@link MeterRegistry}, its broker settings,
+ * and {@code outbox.*} properties ({@link OutboxProperties}). Each bean backs off when the application
+ * defines one of the same type.
+ *
+ * <p>Beans: {@link PostgresOutboxConfig} (the one configuration of both sides), {@link PostgresOutboxStore},
+ * {@link SpringOutbox} (what the application calls), and unless {@code outbox.relay.enabled=false} an
+ * {@link OutboxWorker} started after the context is refreshed and stopped before the data source closes
+ * ({@link OutboxWorkerLifecycle}).
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+        "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+        "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+        "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"})
+@ConditionalOnClass(PostgresOutboxStore.class)
+@ConditionalOnBean(DataSource.class)
+@EnableConfigurationProperties(OutboxProperties.class)
+@Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class})
+public class OutboxAutoConfiguration {
+
+    /** The store's configuration, shared by {@link SpringOutbox} and the relay. */
+    @Bean
+    @ConditionalOnMissingBean
+    PostgresOutboxConfig outboxConfig(OutboxProperties properties) {
+        return properties.postgres();
+    }
+
+    /**
+     * The store on the application's data source; its migrations (Flyway) or its opt-in schema
+     * initialisation have run before it is used.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    PostgresOutboxStore outboxStore(DataSource dataSource, PostgresOutboxConfig config,
+            ObjectProvider<OutboxSchemaReady> schema) {
+        schema.ifAvailable(ready -> { });
+        return PostgresOutboxStore.create(dataSource, config);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SpringOutbox springOutbox(DataSource dataSource, PostgresOutboxStore store, ObjectProvider<OutboxWorker> worker,
+            ObjectProvider<OutboxTraceContext> traceContext) {
+        WakeUpMode mode = store.config().wakeUpMode();
+        Optional<OutboxNotifier> notifier = store.transactional().notifier();
+        Runnable afterCommit = mode == WakeUpMode.NONE ? () -> { } : () -> {
+            // this instance's relay at once; other instances through the notification (NOTIFY_AFTER_COMMIT)
+            notifier.ifPresent(OutboxNotifier::signal);
+            worker.ifAvailable(running -> running.wakeUp().signal());
+        };
+        OutboxTraceContext trace = traceContext.getIfAvailable(() -> OutboxTraceContext.NONE);
+        return new SpringOutbox(dataSource, store.writer(), afterCommit, trace::addTo);
+    }
+
+    /** The relay, sweeper and cleaner of this instance; off with {@code outbox.relay.enabled=false}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "outbox.relay.enabled", havingValue = "true", matchIfMissing = true)
+    @Import(OutboxPublisherConfiguration.class)
+    static class RelayConfiguration {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        OutboxWorker outboxWorker(PostgresOutboxStore store, ObjectProvider<Publisher> publisher,
+                OutboxProperties properties, ObjectProvider<MeterRegistry> registry) {
+            Publisher broker = publisher.getIfAvailable(() -> {
+                throw new OutboxException("the outbox relay needs a broker: add outbox-broker-kafka and "
+                        + "spring-boot-starter-kafka (spring.kafka.*), or outbox-broker-rabbitmq and "
+                        + "spring-boot-starter-amqp (spring.rabbitmq.*); with both on the classpath, choose one with "
+                        + "outbox.broker=kafka or outbox.broker=rabbitmq; or set outbox.relay.enabled=false when "
+                        + "another instance relays this service's events");
+            });
+            MeterRegistry meters = registry.getIfAvailable(SimpleMeterRegistry::new);
+            OutboxWorkerConfig config = properties.worker();
+            DatabaseHealthMonitor lag = new DatabaseHealthMonitor(store, PostgresHealthProbe.create(store.dataSource(),
+                    store.config().tableName(), Optional.empty()), properties.healthConfig(), Clock.systemUTC(),
+                    meters, config.metricsPollInterval());
+            return OutboxWorker.builder().postgres(store).publisher(broker).config(config).meterRegistry(meters)
+                    .readinessChecks(List.of(lag)).build();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxWorkerLifecycle outboxWorkerLifecycle(OutboxWorker worker) {
+            return new OutboxWorkerLifecycle(worker);
+        }
+    }
+}

@@ -1,0 +1,481 @@
+package dev.outboxjava.spring.boot;
+
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.RetryPolicy;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.relay.CleanerConfig;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.worker.HealthConfig;
+import dev.outboxjava.worker.OutboxWorkerConfig;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+/**
+ * The {@code outbox.*} properties of a Spring Boot application: one tree, kebab-case, from which both
+ * the appending side and the relay are configured. Spring Boot validates them when it binds them: an
+ * unusable value stops the application at start with the property's name and the reason.
+ *
+ * <pre>
+ * outbox:
+ *   table: billing.outbox_events
+ *   ordering:
+ *     mode: per-key
+ *   relay:
+ *     threads: 2
+ * </pre>
+ */
+@ConfigurationProperties("outbox")
+public class OutboxProperties implements Validator {
+
+    private static final Pattern TABLE = Pattern.compile("([a-z_][a-z0-9_]*\\.)?[a-z_][a-z0-9_]*");
+
+    /** The outbox table, "table" or "schema.table": lower-case letters, digits and '_'. */
+    private String table = PostgresOutboxConfig.DEFAULT_TABLE_NAME;
+
+    /**
+     * What happens to a row once the broker acknowledged it: keep-sent keeps it as 'sent' for
+     * outbox.cleaner.retention; delete-on-publish deletes it at once.
+     */
+    private CompletionMode completionMode = CompletionMode.KEEP_SENT;
+
+    /**
+     * How an idle relay learns of new events besides polling. notify-after-commit (the default): after
+     * each commit that appended, a NOTIFY wakes the relays of every instance (the relay holds one pooled
+     * connection for LISTEN). in-process: only this instance's relay is woken, without the database.
+     * trigger-notify: a trigger on the table notifies (costs producer throughput). none: polling only.
+     */
+    private WakeUpMode wakeUp = WakeUpMode.NOTIFY_AFTER_COMMIT;
+
+    /** Which broker the relay publishes to when both broker modules are on the classpath: kafka or rabbitmq. */
+    private Broker broker;
+
+    private final OrderingProperties ordering = new OrderingProperties();
+    private final Relay relay = new Relay();
+    private final Retry retry = new Retry();
+    private final Sweeper sweeper = new Sweeper();
+    private final Cleaner cleaner = new Cleaner();
+    private final Health health = new Health();
+    private final Schema schema = new Schema();
+
+    /** The broker the relay publishes to. */
+    public enum Broker {
+        /** Kafka, with the application's spring.kafka.* producer settings. */
+        KAFKA,
+        /** RabbitMQ, with the application's spring.rabbitmq.* connection settings. */
+        RABBITMQ
+    }
+
+    /** Per-key ordering. */
+    public static class OrderingProperties {
+        /** none: events go out as soon as they are due, in any order; per-key: events of one key reach the broker in append order. */
+        private Ordering.Mode mode = Ordering.Mode.NONE;
+        /** With per-key ordering, what a dead letter does to the later events of its key: hold-key keeps them back until an operator requeues or purges it; continue goes on. */
+        private Ordering.AfterDeadLetter afterDeadLetter = Ordering.AfterDeadLetter.HOLD_KEY;
+
+        public Ordering.Mode getMode() {
+            return mode;
+        }
+
+        public void setMode(Ordering.Mode mode) {
+            this.mode = mode;
+        }
+
+        public Ordering.AfterDeadLetter getAfterDeadLetter() {
+            return afterDeadLetter;
+        }
+
+        public void setAfterDeadLetter(Ordering.AfterDeadLetter afterDeadLetter) {
+            this.afterDeadLetter = afterDeadLetter;
+        }
+    }
+
+    /** The relay of this instance. */
+    public static class Relay {
+        /** Whether this instance runs the relay, sweeper and cleaner; false for a write-only service whose events another instance relays. */
+        private boolean enabled = true;
+        /** Relay threads (1-64); each holds one pooled connection while it leases or marks. */
+        private int threads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
+        /** Events leased per relay tick (1-10000). */
+        private int batchSize = RelayConfig.DEFAULT_BATCH_SIZE;
+        /** How long a batch may wait for the broker's acknowledgements; below outbox.sweeper.lease-timeout. */
+        private Duration publishTimeout = RelayConfig.DEFAULT_PUBLISH_TIMEOUT;
+        /** How long an idle relay waits for a wake-up before polling again. */
+        private Duration pollInterval = OutboxWorkerConfig.DEFAULT_POLL_INTERVAL;
+        /** On shutdown, how long batches in flight may take to finish; unfinished events go back to pending. */
+        private Duration shutdownTimeout = OutboxWorkerConfig.DEFAULT_SHUTDOWN_TIMEOUT;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getThreads() {
+            return threads;
+        }
+
+        public void setThreads(int threads) {
+            this.threads = threads;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getPublishTimeout() {
+            return publishTimeout;
+        }
+
+        public void setPublishTimeout(Duration publishTimeout) {
+            this.publishTimeout = publishTimeout;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    /** When failed publishes are retried. */
+    public static class Retry {
+        /** Delay before an event's first retry. */
+        private Duration initialDelay = RetryPolicy.DEFAULT_INITIAL_DELAY;
+        /** Growth factor between an event's retry delays (at least 1). */
+        private double multiplier = 2.0;
+        /** Longest delay between an event's retries. */
+        private Duration maxDelay = RetryPolicy.DEFAULT_MAX_DELAY;
+        /** Random spread of retry delays, 0 (none) to 1. */
+        private double jitter = 0.2;
+
+        public Duration getInitialDelay() {
+            return initialDelay;
+        }
+
+        public void setInitialDelay(Duration initialDelay) {
+            this.initialDelay = initialDelay;
+        }
+
+        public double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMaxDelay() {
+            return maxDelay;
+        }
+
+        public void setMaxDelay(Duration maxDelay) {
+            this.maxDelay = maxDelay;
+        }
+
+        public double getJitter() {
+            return jitter;
+        }
+
+        public void setJitter(double jitter) {
+            this.jitter = jitter;
+        }
+    }
+
+    /** The sweeper, which returns the events of a relay that died to pending. */
+    public static class Sweeper {
+        /** A lease older than this is presumed abandoned and its events go back to pending. */
+        private Duration leaseTimeout = SweeperConfig.DEFAULT_LEASE_TIMEOUT;
+        /** How often the sweeper looks for abandoned leases. */
+        private Duration interval = OutboxWorkerConfig.DEFAULT_SWEEP_INTERVAL;
+
+        public Duration getLeaseTimeout() {
+            return leaseTimeout;
+        }
+
+        public void setLeaseTimeout(Duration leaseTimeout) {
+            this.leaseTimeout = leaseTimeout;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+    }
+
+    /** The cleaner, which deletes old sent events. */
+    public static class Cleaner {
+        /** Whether this instance deletes old sent events. */
+        private boolean enabled = true;
+        /** How long sent events are kept. */
+        private Duration retention = CleanerConfig.DEFAULT_RETENTION;
+        /** How often the cleaner runs. */
+        private Duration interval = OutboxWorkerConfig.DEFAULT_CLEAN_INTERVAL;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+    }
+
+    /** When the outbox health indicator reports DOWN. */
+    public static class Health {
+        /** DOWN when an event the relay could publish now has waited longer than this; 0s = never. */
+        private Duration maxLag = HealthConfig.DEFAULT_MAX_LAG;
+        /** DOWN when the broker has failed its health check for longer than this; 0s = at the first failure. */
+        private Duration maxBrokerOutage = OutboxWorkerConfig.DEFAULT_MAX_BROKER_OUTAGE;
+        /** DOWN when a transaction of the database has been open longer than this; 0s = never. */
+        private Duration maxXminAge = HealthConfig.DEFAULT_MAX_XMIN_AGE;
+
+        public Duration getMaxLag() {
+            return maxLag;
+        }
+
+        public void setMaxLag(Duration maxLag) {
+            this.maxLag = maxLag;
+        }
+
+        public Duration getMaxBrokerOutage() {
+            return maxBrokerOutage;
+        }
+
+        public void setMaxBrokerOutage(Duration maxBrokerOutage) {
+            this.maxBrokerOutage = maxBrokerOutage;
+        }
+
+        public Duration getMaxXminAge() {
+            return maxXminAge;
+        }
+
+        public void setMaxXminAge(Duration maxXminAge) {
+            this.maxXminAge = maxXminAge;
+        }
+    }
+
+    /** Creating the outbox table. */
+    public static class Schema {
+        /**
+         * Whether the outbox's own migrations run beside the application's when Flyway is on the classpath
+         * (history table outbox_schema_history).
+         */
+        private boolean flyway = true;
+        /** Without Flyway: whether the table and its indexes are created at start when missing (off by default). */
+        private boolean initialize;
+
+        public boolean isFlyway() {
+            return flyway;
+        }
+
+        public void setFlyway(boolean flyway) {
+            this.flyway = flyway;
+        }
+
+        public boolean isInitialize() {
+            return initialize;
+        }
+
+        public void setInitialize(boolean initialize) {
+            this.initialize = initialize;
+        }
+    }
+
+    public String getTable() {
+        return table;
+    }
+
+    public void setTable(String table) {
+        this.table = table;
+    }
+
+    public CompletionMode getCompletionMode() {
+        return completionMode;
+    }
+
+    public void setCompletionMode(CompletionMode completionMode) {
+        this.completionMode = completionMode;
+    }
+
+    public WakeUpMode getWakeUp() {
+        return wakeUp;
+    }
+
+    public void setWakeUp(WakeUpMode wakeUp) {
+        this.wakeUp = wakeUp;
+    }
+
+    public Broker getBroker() {
+        return broker;
+    }
+
+    public void setBroker(Broker broker) {
+        this.broker = broker;
+    }
+
+    public OrderingProperties getOrdering() {
+        return ordering;
+    }
+
+    public Relay getRelay() {
+        return relay;
+    }
+
+    public Retry getRetry() {
+        return retry;
+    }
+
+    public Sweeper getSweeper() {
+        return sweeper;
+    }
+
+    public Cleaner getCleaner() {
+        return cleaner;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    public Schema getSchema() {
+        return schema;
+    }
+
+    /** The store's configuration, shared by the appending side and the relay. */
+    public PostgresOutboxConfig postgres() {
+        return PostgresOutboxConfig.builder().tableName(table).completionMode(completionMode).wakeUpMode(wakeUp)
+                .ordering(ordering()).build();
+    }
+
+    /** The ordering of the store and the relay. */
+    public Ordering ordering() {
+        return new Ordering(ordering.mode, ordering.afterDeadLetter);
+    }
+
+    /** The loops' configuration. */
+    public OutboxWorkerConfig worker() {
+        return OutboxWorkerConfig.builder()
+                .relay(new RelayConfig(relay.batchSize, relay.publishTimeout, ordering()))
+                .relayThreads(relay.threads).pollInterval(relay.pollInterval).shutdownTimeout(relay.shutdownTimeout)
+                .retryPolicy(RetryPolicy.builder().initialDelay(retry.initialDelay).multiplier(retry.multiplier)
+                        .maxDelay(retry.maxDelay).jitter(retry.jitter).build())
+                .sweeper(new SweeperConfig(sweeper.leaseTimeout, SweeperConfig.ofDefaults().chunkSize(),
+                        SweeperConfig.ofDefaults().maxChunksPerTick()))
+                .sweepInterval(sweeper.interval)
+                .cleanerEnabled(cleaner.enabled)
+                .cleaner(new CleanerConfig(cleaner.retention, CleanerConfig.ofDefaults().chunkSize(),
+                        CleanerConfig.ofDefaults().maxChunksPerTick()))
+                .cleanInterval(cleaner.interval)
+                .maxBrokerOutage(health.maxBrokerOutage)
+                .build();
+    }
+
+    /** The readiness thresholds of the database signals. */
+    public HealthConfig healthConfig() {
+        return new HealthConfig(health.maxLag, health.maxXminAge, Optional.empty());
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+        return OutboxProperties.class.isAssignableFrom(type);
+    }
+
+    /** Checks every value before anything is built, naming the property in each error. */
+    @Override
+    public void validate(Object target, Errors errors) {
+        OutboxProperties p = (OutboxProperties) target;
+        if (p.table == null || !TABLE.matcher(p.table).matches()) {
+            errors.rejectValue("table", "outbox.table", "must be table or schema.table of lower-case letters, digits "
+                    + "and '_', was '" + p.table + "'");
+        }
+        if (p.relay.threads < 1 || p.relay.threads > OutboxWorkerConfig.MAX_RELAY_THREADS) {
+            errors.rejectValue("relay.threads", "outbox.relay.threads", "must be between 1 and "
+                    + OutboxWorkerConfig.MAX_RELAY_THREADS + ", was " + p.relay.threads);
+        }
+        if (p.relay.batchSize < 1 || p.relay.batchSize > RelayConfig.MAX_BATCH_SIZE) {
+            errors.rejectValue("relay.batchSize", "outbox.relay.batch-size", "must be between 1 and "
+                    + RelayConfig.MAX_BATCH_SIZE + ", was " + p.relay.batchSize);
+        }
+        positive(errors, "relay.publishTimeout", p.relay.publishTimeout);
+        positive(errors, "relay.pollInterval", p.relay.pollInterval);
+        positive(errors, "retry.initialDelay", p.retry.initialDelay);
+        positive(errors, "sweeper.interval", p.sweeper.interval);
+        positive(errors, "cleaner.interval", p.cleaner.interval);
+        positive(errors, "cleaner.retention", p.cleaner.retention);
+        notNegative(errors, "relay.shutdownTimeout", p.relay.shutdownTimeout);
+        notNegative(errors, "health.maxLag", p.health.maxLag);
+        notNegative(errors, "health.maxBrokerOutage", p.health.maxBrokerOutage);
+        notNegative(errors, "health.maxXminAge", p.health.maxXminAge);
+        if (p.retry.multiplier < 1) {
+            errors.rejectValue("retry.multiplier", "outbox.retry.multiplier", "must be at least 1, was "
+                    + p.retry.multiplier);
+        }
+        if (p.retry.jitter < 0 || p.retry.jitter > 1) {
+            errors.rejectValue("retry.jitter", "outbox.retry.jitter", "must be between 0 and 1, was " + p.retry.jitter);
+        }
+        if (p.retry.maxDelay != null && p.retry.initialDelay != null && p.retry.maxDelay.compareTo(p.retry.initialDelay) < 0) {
+            errors.rejectValue("retry.maxDelay", "outbox.retry.max-delay", "must be at least outbox.retry.initial-delay ("
+                    + p.retry.initialDelay + "), was " + p.retry.maxDelay);
+        }
+        if (p.sweeper.leaseTimeout != null && p.relay.publishTimeout != null
+                && p.sweeper.leaseTimeout.compareTo(p.relay.publishTimeout) <= 0) {
+            errors.rejectValue("sweeper.leaseTimeout", "outbox.sweeper.lease-timeout", "must be longer than "
+                    + "outbox.relay.publish-timeout (" + p.relay.publishTimeout + "), was " + p.sweeper.leaseTimeout
+                    + ": otherwise the sweeper reclaims batches still being published and they go out twice");
+        }
+    }
+
+    private static void positive(Errors errors, String field, Duration value) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            errors.rejectValue(field, "outbox." + field, "must be a positive duration, was " + value);
+        }
+    }
+
+    private static void notNegative(Errors errors, String field, Duration value) {
+        if (value == null || value.isNegative()) {
+            errors.rejectValue(field, "outbox." + field, "must not be negative, was " + value);
+        }
+    }
+}

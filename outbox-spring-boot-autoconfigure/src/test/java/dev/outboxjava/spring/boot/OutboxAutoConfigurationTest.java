@@ -1,0 +1,231 @@
+package dev.outboxjava.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.PublishOutcome;
+import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.kafka.KafkaPublisher;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.rabbitmq.RabbitMqPublisher;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.worker.OutboxWorker;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.tracing.Tracer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Every condition and back-off of the auto-configuration, one context each, on the real database. */
+@DisplayName("The outbox auto-configuration")
+class OutboxAutoConfigurationTest {
+
+    private static final PostgresFixture postgres = PostgresFixture.shared();
+
+    private final String schema = postgres.newSchema();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+                    KafkaAutoConfiguration.class, OutboxAutoConfiguration.class, OutboxActuatorAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=" + postgres.jdbcUrl(),
+                    "spring.datasource.username=" + postgres.user(), "spring.datasource.password=" + postgres.password(),
+                    "spring.kafka.bootstrap-servers=127.0.0.1:1", "outbox.broker=kafka", "outbox.table=" + schema + ".outbox_events",
+                    "outbox.schema.initialize=true", "outbox.relay.shutdown-timeout=0s");
+
+    @AfterEach
+    void dropSchema() {
+        postgres.dropSchema(schema);
+    }
+
+    @Test
+    @DisplayName("with a DataSource and spring.kafka.*: the appender, the store, a Kafka publisher and a started worker")
+    void kafkaService() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(SpringOutbox.class).hasSingleBean(PostgresOutboxStore.class)
+                    .hasSingleBean(KafkaPublisher.class).hasSingleBean(OutboxWorker.class)
+                    .hasSingleBean(OutboxWorkerLifecycle.class).hasSingleBean(OutboxHealthIndicator.class)
+                    .hasSingleBean(OutboxEndpoint.class).doesNotHaveBean(RabbitMqPublisher.class);
+            assertThat(context.getBean(OutboxWorker.class).isRunning()).as("started with the context").isTrue();
+            assertThat(context.getBean(PostgresOutboxConfig.class).tableName()).isEqualTo(schema + ".outbox_events");
+        });
+    }
+
+    @Test
+    @DisplayName("without a DataSource: nothing")
+    void noDataSource() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(OutboxAutoConfiguration.class,
+                OutboxActuatorAutoConfiguration.class)).run(context -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(SpringOutbox.class).doesNotHaveBean(OutboxWorker.class)
+                .doesNotHaveBean(OutboxEndpoint.class));
+    }
+
+    @Test
+    @DisplayName("with outbox.relay.enabled=false: the appender without a relay (a write-only service)")
+    void writeOnly() {
+        runner.withPropertyValues("outbox.relay.enabled=false").run(context -> assertThat(context).hasNotFailed()
+                .hasSingleBean(SpringOutbox.class).doesNotHaveBean(OutboxWorker.class)
+                .doesNotHaveBean(OutboxWorkerLifecycle.class).doesNotHaveBean(OutboxHealthIndicator.class)
+                .doesNotHaveBean(Publisher.class));
+    }
+
+    @Test
+    @DisplayName("backs off for the application's own Publisher, configuration and appender")
+    void backsOff() {
+        runner.withUserConfiguration(OwnBeans.class).run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(KafkaPublisher.class);
+            assertThat(context.getBean(Publisher.class)).isSameAs(context.getBean(OwnBeans.class).publisher);
+            assertThat(context.getBean(OutboxWorker.class).publisher()).isSameAs(context.getBean(Publisher.class));
+            assertThat(context.getBean(PostgresOutboxConfig.class).notifyChannel()).isEqualTo("own_channel");
+        });
+    }
+
+    @Test
+    @DisplayName("puts its meters into the application's MeterRegistry")
+    void applicationRegistry() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context.getBean(OutboxWorker.class).meterRegistry()).isSameAs(context.getBean(MeterRegistry.class));
+            assertThat(context.getBean(MeterRegistry.class).find("outbox.events.published").counter()).isNotNull();
+        });
+    }
+
+    @Test
+    @DisplayName("with both brokers and outbox.broker=rabbitmq: the RabbitMQ publisher on Spring AMQP's connection factory")
+    void rabbitmqChosen() {
+        runner.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class))
+                .withPropertyValues("outbox.broker=rabbitmq", "spring.rabbitmq.host=127.0.0.1")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RabbitMqPublisher.class)
+                        .doesNotHaveBean(KafkaPublisher.class));
+    }
+
+    @Test
+    @DisplayName("with both brokers and no outbox.broker: a start failure that asks for it, not a silent pick")
+    void bothBrokersUnchosen() {
+        runner.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class))
+                .withPropertyValues("spring.rabbitmq.host=127.0.0.1", "outbox.broker=")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("outbox.broker=kafka or outbox.broker=rabbitmq"));
+    }
+
+    @Test
+    @DisplayName("without a broker module, a relay is a start failure that says what to add")
+    void noBroker() {
+        runner.withClassLoader(new FilteredClassLoader(KafkaPublisher.class, RabbitMqPublisher.class))
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("add outbox-broker-kafka").hasMessageContaining("outbox.relay.enabled=false"));
+    }
+
+    @Test
+    @DisplayName("refuses an unusable property at start, naming it")
+    void invalidProperty() {
+        runner.withPropertyValues("outbox.relay.threads=0", "outbox.sweeper.lease-timeout=5s")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().satisfies(cause ->
+                        assertThat(cause.toString()).contains("relay.threads").contains("must be between 1 and 64")
+                                .contains("sweeper.leaseTimeout").contains("outbox.relay.publish-timeout")));
+    }
+
+    @Test
+    @DisplayName("refuses more relay threads than the application's pool can serve")
+    void poolTooSmall() {
+        runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=2", "outbox.relay.threads=2")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("outbox.relay.threads").hasMessageContaining("maximum pool size is 2"));
+    }
+
+    @Test
+    @DisplayName("with Flyway: the outbox's migrations run beside the application's, in a history of their own")
+    void flyway() {
+        runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
+                .withPropertyValues("outbox.schema.initialize=false", "spring.flyway.schemas=" + schema,
+                        "spring.flyway.locations=classpath:db/shop")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(OutboxSchemaReady.class);
+                    assertThat(context.getBean(OutboxSchemaReady.class).how()).contains("Flyway");
+                    assertThat(tables()).contains("orders", "outbox_events", "outbox_schema_history",
+                            "flyway_schema_history");
+                });
+    }
+
+    @Test
+    @DisplayName("without the actuator on the classpath: no health indicator, no endpoint")
+    void noActuator() {
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class,
+                org.springframework.boot.actuate.endpoint.annotation.Endpoint.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OutboxHealthIndicator.class)
+                        .doesNotHaveBean(OutboxEndpoint.class).hasSingleBean(OutboxWorker.class));
+    }
+
+    @Test
+    @DisplayName("with Micrometer Tracing: appended events carry the current span's traceparent")
+    void tracing() {
+        runner.withBean(Tracer.class, () -> Tracer.NOOP).run(context -> {
+            assertThat(context).hasSingleBean(OutboxTraceContext.class);
+            OutboxTraceContext fixed = () -> "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+            OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+            assertThat(fixed.addTo(List.of(event)).get(0).headers())
+                    .containsEntry("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        });
+    }
+
+    private List<String> tables() {
+        try (var connection = postgres.openConnection();
+                var rows = connection.createStatement().executeQuery("SELECT table_name FROM information_schema.tables "
+                        + "WHERE table_schema = '" + schema + "'")) {
+            List<String> names = new java.util.ArrayList<>();
+            while (rows.next()) {
+                names.add(rows.getString(1));
+            }
+            return names;
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans {
+        final Publisher publisher = new Publisher() {
+            @Override
+            public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
+                return CompletableFuture.completedFuture(batch.stream().map(e -> PublishOutcome.published(e.id())).toList());
+            }
+
+            @Override
+            public HealthCheck checkHealth() {
+                return HealthCheck.up("own");
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+
+        @Bean
+        Publisher ownPublisher() {
+            return publisher;
+        }
+
+        @Bean
+        PostgresOutboxConfig ownConfig(OutboxProperties properties) {
+            return properties.postgres().toBuilder().notifyChannel("own_channel").build();
+        }
+    }
+}

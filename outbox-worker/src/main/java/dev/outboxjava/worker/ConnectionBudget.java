@@ -1,0 +1,61 @@
+package dev.outboxjava.worker;
+
+import dev.outboxjava.postgres.WakeUpMode;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.OptionalInt;
+import javax.sql.DataSource;
+
+/**
+ * The connections a worker holds at once: one per relay thread (a relay thread keeps one while it
+ * leases or marks) plus one held for good by the LISTEN wake-up. A pool smaller than that makes relay
+ * threads wait for each other's connections instead of draining, so it is refused at start.
+ */
+public final class ConnectionBudget {
+
+    private static final String HIKARI_POOL = "com.zaxxer.hikari.HikariDataSource";
+
+    private ConnectionBudget() {
+    }
+
+    /** Connections the worker may hold at the same time. */
+    public static int needed(OutboxWorkerConfig config, WakeUpMode wakeUp) {
+        return config.relayThreads() + (wakeUp.listens() ? 1 : 0);
+    }
+
+    /**
+     * Checks that a pool of {@code poolSize} connections can serve the worker.
+     *
+     * @param poolSetting the setting that sizes the pool, for the message (e.g. {@code spring.datasource.hikari.maximum-pool-size})
+     * @throws InvalidSettingsException naming the relay threads and the pool setting
+     */
+    public static void check(OutboxWorkerConfig config, WakeUpMode wakeUp, int poolSize, String poolSetting) {
+        int needed = needed(config, wakeUp);
+        if (poolSize < needed) {
+            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
+                    ConfigKey.RELAY_THREADS.displayName(), "is " + config.relayThreads() + (wakeUp.listens()
+                            ? ", plus the LISTEN connection of wake-up mode " + wakeUp : "") + ": the worker needs "
+                            + needed + " connections at once, but " + poolSetting + " is " + poolSize
+                            + "; lower the relay threads or enlarge the pool")));
+        }
+    }
+
+    /**
+     * The most connections {@code dataSource} hands out, when it says (a HikariCP pool, also behind a
+     * wrapping proxy such as Spring's); empty for a data source that does not.
+     */
+    public static OptionalInt poolSize(DataSource dataSource) {
+        try {
+            // by name: the worker does not depend on HikariCP, the application's pool may be one
+            Class<?> hikari = Class.forName(HIKARI_POOL, false, dataSource.getClass().getClassLoader());
+            if (dataSource.isWrapperFor(hikari)) {
+                Object pool = dataSource.unwrap(hikari);
+                return OptionalInt.of((Integer) hikari.getMethod("getMaximumPoolSize").invoke(pool));
+            }
+        } catch (SQLException | ReflectiveOperationException | RuntimeException
+                | LinkageError e) {
+            // a data source that cannot tell, or no HikariCP on the classpath: nothing to check
+        }
+        return OptionalInt.empty();
+    }
+}
