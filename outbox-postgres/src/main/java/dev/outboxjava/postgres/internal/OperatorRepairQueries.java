@@ -84,7 +84,8 @@ public final class OperatorRepairQueries {
             binds.add(v);
         });
         filter.key().ifPresent(v -> {
-            sql.append(" AND e.event_key = ?");
+            // the state table of the append-only layout carries the key, with an index
+            sql.append(" AND ").append(st()).append(".event_key = ?");
             binds.add(v);
         });
         filter.errorContains().ifPresent(v -> {
