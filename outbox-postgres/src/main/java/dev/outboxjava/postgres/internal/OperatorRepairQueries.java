@@ -98,7 +98,9 @@ public final class OperatorRepairQueries {
             if (!log) {
                 // redundant (it selects nothing more, nothing less) but it lets the page's scan in sequence order
                 // start at the first dead letter of the range, found through the creation-time index
-                sql.append(" AND e.seq >= (SELECT min(r.seq) FROM ").append(eventTable)
+                // (seq + 0: the minimum is taken over the range's creation-time index entries, not by walking the
+                // sequence index from its start until the first row of the range)
+                sql.append(" AND e.seq >= (SELECT min(r.seq + 0) FROM ").append(eventTable)
                         .append(" r WHERE r.status = 'failed' AND r.created_at >= ?)");
                 binds.add(v);
             }
@@ -106,11 +108,6 @@ public final class OperatorRepairQueries {
         filter.createdBefore().ifPresent(v -> {
             sql.append(" AND e.created_at < ?");
             binds.add(v);
-            if (!log) {
-                sql.append(" AND e.seq <= (SELECT max(r.seq) FROM ").append(eventTable)
-                        .append(" r WHERE r.status = 'failed' AND r.created_at < ?)");
-                binds.add(v);
-            }
         });
         return new Where(sql.toString(), binds);
     }
