@@ -94,6 +94,18 @@ class FlywayMigrationsIT {
         // end::flyway-outbox[]
     }
 
+    /** The operator API's Flyway (audit table, dead-letter indexes), configured exactly as the documentation says. */
+    private Flyway operator(String table) {
+        // tag::flyway-operator[]
+        return Flyway.configure().dataSource(dataSource)
+                .locations(PostgresSchema.OPERATOR_MIGRATIONS_LOCATION)
+                .table(PostgresSchema.OPERATOR_HISTORY_TABLE)
+                .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
+                .baselineOnMigrate(true).baselineVersion("0")
+                .load();
+        // end::flyway-operator[]
+    }
+
     /** The inbox's Flyway, configured exactly as the documentation says. */
     private Flyway inbox(String table) {
         return Flyway.configure().dataSource(dataSource)
@@ -201,6 +213,8 @@ class FlywayMigrationsIT {
         }
         Flyway.configure().configuration(outbox("shop_events", perKey).getConfiguration())
                 .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
+        Flyway.configure().configuration(operator("shop_events").getConfiguration())
+                .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
         Flyway.configure().configuration(inbox("shop_inbox").getConfiguration())
                 .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
         PostgresOutboxConfig.Builder config = PostgresOutboxConfig.builder()
@@ -218,6 +232,8 @@ class FlywayMigrationsIT {
                 .isEqualTo(perKey);
         assertThat(byFlyway).isEqualTo(database.describe("by_ddl", "shop_events"));
         assertThat(database.describe("by_flyway", "shop_inbox")).isEqualTo(database.describe("by_ddl", "shop_inbox"));
+        assertThat(database.describe("by_flyway", "shop_events_audit"))
+                .isEqualTo(database.describe("by_ddl", "shop_events_audit")).isNotEmpty();
     }
 
     /** Inserts {@code count} orders and their events in one transaction, as an application does. */

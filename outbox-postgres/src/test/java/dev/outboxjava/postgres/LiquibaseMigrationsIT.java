@@ -72,7 +72,8 @@ class LiquibaseMigrationsIT {
         update();
         update();
 
-        assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-table-2", "outbox-per-key-indexes", "outbox-inbox-table-1");
+        assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-table-2", "outbox-per-key-indexes", "outbox-operator-1",
+                "outbox-operator-2", "outbox-inbox-table-1");
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA by_ddl");
         }
@@ -83,6 +84,8 @@ class LiquibaseMigrationsIT {
                 .ensureSchema();
         assertThat(database.describe("public", "outbox_events")).isEqualTo(database.describe("by_ddl", "outbox_events"));
         assertThat(database.describe("public", "outbox_inbox")).isEqualTo(database.describe("by_ddl", "outbox_inbox"));
+        assertThat(database.describe("public", "outbox_events_audit"))
+                .isEqualTo(database.describe("by_ddl", "outbox_events_audit"));
 
         PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, perKey);
         assertThat(store.checkHealth().healthy()).as(store.checkHealth().detail()).isTrue();

@@ -88,7 +88,8 @@ public final class OperatorRepairQueries {
             binds.add(v);
         });
         filter.key().ifPresent(v -> {
-            sql.append(" AND e.event_key = ?");
+            // the state table of the append-only layout carries the key, with an index
+            sql.append(" AND ").append(st()).append(".event_key = ?");
             binds.add(v);
         });
         filter.errorContains().ifPresent(v -> {
@@ -101,7 +102,9 @@ public final class OperatorRepairQueries {
             if (!log) {
                 // redundant (it selects nothing more, nothing less) but it lets the page's scan in sequence order
                 // start at the first dead letter of the range, found through the creation-time index
-                sql.append(" AND e.seq >= (SELECT min(r.seq) FROM ").append(eventTable)
+                // (seq + 0: the minimum is taken over the range's creation-time index entries, not by walking the
+                // sequence index from its start until the first row of the range)
+                sql.append(" AND e.seq >= (SELECT min(r.seq + 0) FROM ").append(eventTable)
                         .append(" r WHERE r.status = 'failed' AND r.created_at >= ?)");
                 binds.add(v);
             }
@@ -109,11 +112,6 @@ public final class OperatorRepairQueries {
         filter.createdBefore().ifPresent(v -> {
             sql.append(" AND e.created_at < ?");
             binds.add(v);
-            if (!log) {
-                sql.append(" AND e.seq <= (SELECT max(r.seq) FROM ").append(eventTable)
-                        .append(" r WHERE r.status = 'failed' AND r.created_at < ?)");
-                binds.add(v);
-            }
         });
         return new Where(sql.toString(), binds);
     }

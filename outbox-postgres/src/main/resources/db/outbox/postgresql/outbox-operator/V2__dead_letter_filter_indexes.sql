@@ -5,4 +5,5 @@
 CREATE INDEX IF NOT EXISTS "${outbox_table}_dl_type_idx" ON "${outbox_table}" (type, seq) WHERE status = 'failed';
 CREATE INDEX IF NOT EXISTS "${outbox_table}_dl_dest_idx" ON "${outbox_table}" (destination, seq)
     WHERE status = 'failed';
-CREATE INDEX IF NOT EXISTS "${outbox_table}_dl_created_idx" ON "${outbox_table}" (created_at) WHERE status = 'failed';
+CREATE INDEX IF NOT EXISTS "${outbox_table}_dl_created_idx" ON "${outbox_table}" (created_at, seq)
+    WHERE status = 'failed';
