@@ -74,16 +74,30 @@ public final class CrashCheck {
             Instance first = Instance.start(jdbcUrl, kafka.bootstrapServers(), 1);
             AtomicInteger accepted = new AtomicInteger();
             await(first);
-            place(first, orders / 2, accepted);
-            out.println("instance #1: " + accepted.get() + " orders accepted; pending events now: "
+            // orders keep coming in while instance #1 is killed: requests and the relay are cut off mid-way
+            java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread load = new Thread(() -> {
+                try {
+                    place(first, Integer.MAX_VALUE, accepted, killed);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "orders-to-instance-1");
+            load.start();
+            while (accepted.get() < orders / 2) {
+                Thread.sleep(10);
+            }
+            out.println("instance #1: " + accepted.get() + " orders accepted; events not yet sent: "
                     + count(jdbcUrl, "SELECT count(*) FROM outbox_events WHERE status <> 'sent'")
-                    + "; killing it with SIGKILL");
+                    + "; killing it with SIGKILL while orders keep coming");
             first.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            killed.set(true);
+            load.join();
 
             Instance second = Instance.start(jdbcUrl, kafka.bootstrapServers(), 2);
             try {
                 await(second);
-                place(second, orders - orders / 2, accepted);
+                place(second, Math.max(0, orders - accepted.get()), accepted, new java.util.concurrent.atomic.AtomicBoolean());
                 out.println("instance #2: " + accepted.get() + " orders accepted in all; waiting for the events");
                 int committed = (int) count(jdbcUrl, "SELECT count(*) FROM orders");
                 Set<String> expected = orderIds(jdbcUrl);
@@ -143,13 +157,17 @@ public final class CrashCheck {
         throw new IllegalStateException("instance did not start within 3 minutes; see " + instance.log);
     }
 
-    /** Places orders from four threads; a failed request is not retried (its order may or may not have committed). */
-    private void place(Instance instance, int count, AtomicInteger accepted) throws InterruptedException {
+    /**
+     * Places up to {@code count} orders from four threads until {@code stop}; a failed request is not
+     * retried (its order may or may not have committed).
+     */
+    private void place(Instance instance, int count, AtomicInteger accepted,
+            java.util.concurrent.atomic.AtomicBoolean stop) throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             Thread thread = new Thread(() -> {
-                while (next.getAndIncrement() < count) {
+                while (!stop.get() && next.getAndIncrement() < count) {
                     HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.port + "/orders"))
                             .header("content-type", "application/json").timeout(Duration.ofSeconds(10))
                             .POST(HttpRequest.BodyPublishers.ofString(
