@@ -41,11 +41,14 @@ public final class TransactionalOutbox implements AutoCloseable {
     private final DataSource dataSource;
     private final OutboxWriter writer;
     private final Optional<OutboxNotifier> notifier;
+    private final Runnable afterCommit;
 
-    private TransactionalOutbox(DataSource dataSource, OutboxWriter writer, Optional<OutboxNotifier> notifier) {
+    private TransactionalOutbox(DataSource dataSource, OutboxWriter writer, Optional<OutboxNotifier> notifier,
+            Runnable afterCommit) {
         this.dataSource = dataSource;
         this.writer = writer;
         this.notifier = notifier;
+        this.afterCommit = afterCommit;
     }
 
     /**
@@ -59,7 +62,17 @@ public final class TransactionalOutbox implements AutoCloseable {
                 ? Optional.of(OutboxNotifier.builder(dataSource, config.notifyChannel())
                         .minimumInterval(config.notifyMinimumInterval()).start())
                 : Optional.empty();
-        return new TransactionalOutbox(dataSource, OutboxWriter.create(config), notifier);
+        return new TransactionalOutbox(dataSource, OutboxWriter.create(config), notifier, () -> { });
+    }
+
+    /**
+     * The same helper, also running {@code action} after each commit that appended events — with
+     * {@link WakeUpMode#IN_PROCESS}, the worker's in-process wake-up: {@code afterCommit(worker.wakeUp()::signal)}.
+     * It shares this helper's notifier (closing either stops it).
+     */
+    public TransactionalOutbox afterCommit(Runnable action) {
+        Objects.requireNonNull(action, "action");
+        return new TransactionalOutbox(dataSource, writer, notifier, action);
     }
 
     /** The notifier signalled after each commit, when the wake-up mode is {@link WakeUpMode#NOTIFY_AFTER_COMMIT}. */
@@ -94,6 +107,7 @@ public final class TransactionalOutbox implements AutoCloseable {
                 connection.commit();
                 if (!appended.isEmpty()) {
                     notifier.ifPresent(OutboxNotifier::signal);
+                    afterCommit.run();
                 }
                 return appended;
             } catch (RuntimeException | Error e) {

@@ -9,13 +9,13 @@ import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.TransactionalOutbox;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -34,17 +34,19 @@ public final class WorkerInCode {
      */
     public static OutboxWorker withGuice(DataSource dataSource, String kafka) {
         // tag::worker-in-code[]
-        PostgresOutboxConfig table = PostgresOutboxConfig.builder()
-                .tableName("outbox_events").completionMode(CompletionMode.KEEP_SENT).build();
+        PostgresOutboxConfig outbox = PostgresOutboxConfig.builder()   // ONE configuration, appender and worker
+                .tableName("outbox_events").completionMode(CompletionMode.KEEP_SENT)
+                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
+                .wakeUpMode(WakeUpMode.NOTIFY_AFTER_COMMIT)
+                .build();
         OutboxWorkerConfig config = OutboxWorkerConfig.builder()
-                .relay(new RelayConfig(1000, Duration.ofSeconds(20))
-                        .withOrdering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
+                .relay(new RelayConfig(1000, Duration.ofSeconds(20)))  // the ordering is the store's
                 .relayThreads(2)
                 .build();                              // invalid values fail here, each by its name
 
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(dataSource, table),   // ordering from config
+                new PostgresStoreModule(dataSource, outbox),   // table, ordering, wake-up: LISTEN here
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka).build()));
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();                                // worker.close() on shutdown
@@ -52,19 +54,22 @@ public final class WorkerInCode {
         return worker;
     }
 
-    /** A worker without Guice, on your own data source; it polls for new events. */
-    public static OutboxWorker withoutGuice(DataSource dataSource, String kafka) {
+    /** A worker without Guice, on your own data source, woken in-process by the appender's commits. */
+    public static TransactionalOutbox withoutGuice(DataSource dataSource, String kafka) {
         // tag::worker-without-guice[]
-        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, PostgresOutboxConfig.ofDefaults());
+        PostgresOutboxConfig outbox = PostgresOutboxConfig.builder()   // the appender's configuration too
+                .wakeUpMode(WakeUpMode.IN_PROCESS).build();         // appender and relay share this JVM
         KafkaPublisher publisher = KafkaPublisher.create(
                 KafkaPublisherConfig.builder().bootstrapServers(kafka).build());
         OutboxWorker worker = OutboxWorker.builder()
-                .store(store)
+                .postgres(dataSource, outbox)          // the store, and the wake-up its mode implies
                 .publisher(publisher)
                 .config(OutboxWorkerConfig.ofDefaults())
                 .build();
         worker.start();                                // worker.close() also closes the publisher
+        TransactionalOutbox appender = TransactionalOutbox.create(dataSource, outbox)
+                .afterCommit(worker.wakeUp()::signal);  // each commit that appends wakes the relay
         // end::worker-without-guice[]
-        return worker;
+        return appender;
     }
 }

@@ -40,7 +40,12 @@ class DocsTest {
     private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.*?)\\s*#*\\s*$");
     private static final Pattern ALERT = Pattern.compile("^\\s*-\\s*alert:\\s*(\\w+)\\s*$");
     /** A setting or meter named in the text: {@code `outbox.relay.batch.size`}, {@code `outbox.events.held`}. */
-    private static final Pattern OUTBOX_NAME = Pattern.compile("`(outbox\\.[a-z0-9_]+(?:\\.[a-z0-9_]+)*)");
+    private static final Pattern OUTBOX_NAME = Pattern.compile("`(outbox\\.[a-z0-9_-]+(?:\\.[a-z0-9_-]+)*)");
+    /**
+     * The Spring Boot starter's {@code outbox.*} properties (kebab-case): the table of docs/spring-boot.md,
+     * which outbox-spring-boot-autoconfigure's PropertiesPageTest keeps equal to the generated metadata.
+     */
+    private static final Pattern STARTER_PROPERTY = Pattern.compile("^\\| `(outbox\\.[a-z0-9.-]+)` \\|", Pattern.MULTILINE);
     private static final Pattern ENV_NAME = Pattern.compile("\\b(OUTBOX_[A-Z0-9_]+)");
     private static final Pattern STRING_LITERAL = Pattern.compile("\"(outbox\\.[a-z0-9_.]+)\"");
 
@@ -92,6 +97,10 @@ class DocsTest {
     @DisplayName("names only settings, environment variables and meters that the code defines")
     void namesExist() {
         Set<String> known = new LinkedHashSet<>(outboxNamesInSources());
+        Matcher starter = STARTER_PROPERTY.matcher(read(ROOT.resolve("docs/spring-boot.md")));
+        while (starter.find()) {
+            known.add(starter.group(1));
+        }
         Set<String> env = new LinkedHashSet<>();
         Arrays.stream(ConfigKey.values()).forEach(key -> {
             known.add(key.property());

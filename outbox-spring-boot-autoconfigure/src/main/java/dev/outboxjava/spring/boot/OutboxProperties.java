@@ -34,10 +34,13 @@ import org.springframework.validation.Validator;
 @ConfigurationProperties("outbox")
 public class OutboxProperties implements Validator {
 
+    // Defaults are literals, equal to the library's (OutboxPropertiesTest): the configuration processor
+    // records literals in the metadata, which IDEs and docs/spring-boot.md show.
+
     private static final Pattern TABLE = Pattern.compile("([a-z_][a-z0-9_]*\\.)?[a-z_][a-z0-9_]*");
 
     /** The outbox table, "table" or "schema.table": lower-case letters, digits and '_'. */
-    private String table = PostgresOutboxConfig.DEFAULT_TABLE_NAME;
+    private String table = "outbox_events";
 
     /**
      * What happens to a row once the broker acknowledged it: keep-sent keeps it as 'sent' for
@@ -101,15 +104,15 @@ public class OutboxProperties implements Validator {
         /** Whether this instance runs the relay, sweeper and cleaner; false for a write-only service whose events another instance relays. */
         private boolean enabled = true;
         /** Relay threads (1-64); each holds one pooled connection while it leases or marks. */
-        private int threads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
+        private int threads = 1;
         /** Events leased per relay tick (1-10000). */
-        private int batchSize = RelayConfig.DEFAULT_BATCH_SIZE;
+        private int batchSize = 500;
         /** How long a batch may wait for the broker's acknowledgements; below outbox.sweeper.lease-timeout. */
-        private Duration publishTimeout = RelayConfig.DEFAULT_PUBLISH_TIMEOUT;
+        private Duration publishTimeout = Duration.ofSeconds(30);
         /** How long an idle relay waits for a wake-up before polling again. */
-        private Duration pollInterval = OutboxWorkerConfig.DEFAULT_POLL_INTERVAL;
+        private Duration pollInterval = Duration.ofSeconds(1);
         /** On shutdown, how long batches in flight may take to finish; unfinished events go back to pending. */
-        private Duration shutdownTimeout = OutboxWorkerConfig.DEFAULT_SHUTDOWN_TIMEOUT;
+        private Duration shutdownTimeout = Duration.ofSeconds(10);
 
         public boolean isEnabled() {
             return enabled;
@@ -163,11 +166,11 @@ public class OutboxProperties implements Validator {
     /** When failed publishes are retried. */
     public static class Retry {
         /** Delay before an event's first retry. */
-        private Duration initialDelay = RetryPolicy.DEFAULT_INITIAL_DELAY;
+        private Duration initialDelay = Duration.ofSeconds(1);
         /** Growth factor between an event's retry delays (at least 1). */
         private double multiplier = 2.0;
         /** Longest delay between an event's retries. */
-        private Duration maxDelay = RetryPolicy.DEFAULT_MAX_DELAY;
+        private Duration maxDelay = Duration.ofMinutes(5);
         /** Random spread of retry delays, 0 (none) to 1. */
         private double jitter = 0.2;
 
@@ -207,9 +210,9 @@ public class OutboxProperties implements Validator {
     /** The sweeper, which returns the events of a relay that died to pending. */
     public static class Sweeper {
         /** A lease older than this is presumed abandoned and its events go back to pending. */
-        private Duration leaseTimeout = SweeperConfig.DEFAULT_LEASE_TIMEOUT;
+        private Duration leaseTimeout = Duration.ofMinutes(2);
         /** How often the sweeper looks for abandoned leases. */
-        private Duration interval = OutboxWorkerConfig.DEFAULT_SWEEP_INTERVAL;
+        private Duration interval = Duration.ofSeconds(30);
 
         public Duration getLeaseTimeout() {
             return leaseTimeout;
@@ -233,9 +236,9 @@ public class OutboxProperties implements Validator {
         /** Whether this instance deletes old sent events. */
         private boolean enabled = true;
         /** How long sent events are kept. */
-        private Duration retention = CleanerConfig.DEFAULT_RETENTION;
+        private Duration retention = Duration.ofDays(7);
         /** How often the cleaner runs. */
-        private Duration interval = OutboxWorkerConfig.DEFAULT_CLEAN_INTERVAL;
+        private Duration interval = Duration.ofMinutes(5);
 
         public boolean isEnabled() {
             return enabled;
@@ -265,11 +268,11 @@ public class OutboxProperties implements Validator {
     /** When the outbox health indicator reports DOWN. */
     public static class Health {
         /** DOWN when an event the relay could publish now has waited longer than this; 0s = never. */
-        private Duration maxLag = HealthConfig.DEFAULT_MAX_LAG;
+        private Duration maxLag = Duration.ofMinutes(5);
         /** DOWN when the broker has failed its health check for longer than this; 0s = at the first failure. */
-        private Duration maxBrokerOutage = OutboxWorkerConfig.DEFAULT_MAX_BROKER_OUTAGE;
+        private Duration maxBrokerOutage = Duration.ofSeconds(30);
         /** DOWN when a transaction of the database has been open longer than this; 0s = never. */
-        private Duration maxXminAge = HealthConfig.DEFAULT_MAX_XMIN_AGE;
+        private Duration maxXminAge = Duration.ofMinutes(10);
 
         public Duration getMaxLag() {
             return maxLag;
