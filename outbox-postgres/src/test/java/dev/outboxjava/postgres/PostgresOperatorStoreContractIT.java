@@ -14,27 +14,20 @@ class PostgresOperatorStoreContractIT extends OperatorStoreContract {
     @RegisterExtension
     static final PostgresExtension postgres = new PostgresExtension();
 
-    private static int tables;
+    private static final ContractTables tables = new ContractTables(postgres, "operator", StoreLayout.IN_PLACE);
 
     @Override
     protected OutboxStore newStore(Ordering ordering) {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".operator_" + (++tables))
-                .ordering(ordering)
-                .build();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
-        store.ensureSchema();
-        return store;
+        return tables.create(ordering);
     }
 
     @Override
     protected void append(OutboxStore store, List<OutboxEvent> events) {
-        ((PostgresOutboxStore) store).transactional().inTransaction(connection -> events);
+        ContractTables.append(store, events);
     }
 
     @Override
     protected void destroy(OutboxStore store) {
-        String table = ((PostgresOutboxStore) store).config().tableName();
-        postgres.fixture().execute("DROP TABLE " + table + ", " + table + "_audit");
+        tables.drop(store);
     }
 }
