@@ -21,7 +21,7 @@ class PostgresLogLayoutOperatorStoreContractIT extends OperatorStoreContract {
     @Override
     protected OutboxStore newStore(Ordering ordering) {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".log_operator_" + (++tables))
+                .tableName(postgres.schema() + ".log_operator_" + ++tables)
                 .layout(StoreLayout.APPEND_LOG)
                 .ordering(ordering)
                 .build();

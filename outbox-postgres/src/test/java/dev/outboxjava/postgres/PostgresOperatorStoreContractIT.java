@@ -19,7 +19,7 @@ class PostgresOperatorStoreContractIT extends OperatorStoreContract {
     @Override
     protected OutboxStore newStore(Ordering ordering) {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".operator_" + (++tables))
+                .tableName(postgres.schema() + ".operator_" + ++tables)
                 .ordering(ordering)
                 .build();
         PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
