@@ -19,7 +19,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.function.Supplier;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -133,10 +132,11 @@ public final class DeadLetterListingBenchmark {
             for (Object[] c : cases) {
                 DeadLetterFilter filter = (DeadLetterFilter) c[1];
                 OptionalLong after = (OptionalLong) c[2];
-                double[] page = time(() -> store.findDeadLetters(filter, after, PAGE));
+                double[] page = time(() -> store.findDeadLetters(filter, after, PAGE).events());
                 long[] counted = new long[1];
                 double[] count = time(() -> counted[0] = store.countDeadLetters(filter));
-                double[] bounded = time(() -> store.countDeadLetters(filter, 10_000));
+                long[] bound = new long[1];
+                double[] bounded = time(() -> bound[0] = store.countDeadLetters(filter, 10_000));
                 System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %,d |%n", c[0], page[0], page[1],
                         bounded[0], count[0], counted[0]);
             }
@@ -171,13 +171,13 @@ public final class DeadLetterListingBenchmark {
     }
 
     /** Median and worst of {@link #RUNS} runs after two warm-up runs, in milliseconds. */
-    private static double[] time(Supplier<Object> query) {
-        query.get();
-        query.get();
+    private static double[] time(Runnable query) {
+        query.run();
+        query.run();
         double[] ms = new double[RUNS];
         for (int i = 0; i < RUNS; i++) {
             long start = System.nanoTime();
-            query.get();
+            query.run();
             ms[i] = (System.nanoTime() - start) / 1e6;
         }
         Arrays.sort(ms);

@@ -68,7 +68,8 @@ public final class ActivitySampler implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
             });
-            executor.scheduleAtFixedRate(this::sampleQuietly, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            // the task catches its own failures; the future only matters to cancel it, which shutdownNow does
+            var unused = executor.scheduleAtFixedRate(this::sampleQuietly, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         }
         return this;
     }

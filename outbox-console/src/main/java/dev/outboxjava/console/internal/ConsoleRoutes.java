@@ -226,10 +226,6 @@ public final class ConsoleRoutes {
         return "<input type=\"hidden\" name=\"csrf\" value=\"" + Html.text(session.csrfToken()) + "\">";
     }
 
-    private boolean canAct(Context ctx) {
-        return session(ctx).isPresent();
-    }
-
     // ---------------------------------------------------------------- overview
 
     private String overview() {

@@ -39,7 +39,7 @@ final class Browser {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,1000", "--lang=en");
+                "--window-size=1280,1300", "--lang=en");
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
                 .usingAnyFreePort().build();
         ChromeDriver driver = new ChromeDriver(service, options);
