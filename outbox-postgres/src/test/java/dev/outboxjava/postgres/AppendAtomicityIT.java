@@ -57,6 +57,22 @@ class AppendAtomicityIT {
     }
 
     @Test
+    @DisplayName("TransactionalOutbox.afterCommit runs once per commit that appended, never after a rollback")
+    void afterCommitRunsOnlyAfterACommitThatAppended() {
+        java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+        TransactionalOutbox outbox = store.transactional().afterCommit(woken::incrementAndGet);
+
+        outbox.inTransaction(connection -> List.of(OutboxEvent.builder().type("order.placed").destination("orders")
+                .payload(new byte[] {1}).clock(clock).build()));
+        outbox.inTransaction(connection -> List.of());
+        assertThatThrownBy(() -> outbox.inTransaction(connection -> {
+            throw new IllegalStateException("declined");
+        })).hasMessage("declined");
+
+        assertThat(woken).hasValue(1);
+    }
+
+    @Test
     @DisplayName("JDBC: domain row and events commit together")
     void jdbcCommit() throws SQLException {
         UUID order = UUID.randomUUID();

@@ -230,11 +230,15 @@ public final class OutboxWorker implements AutoCloseable {
         }
         state = State.RUNNING;
         log.info("outbox worker started: {} relay thread(s), batch size {}, ordering {}, publish timeout {}, "
-                + "poll interval {}, lease timeout {}, cleaner {}", config.relayThreads(), config.relay().batchSize(),
+                + "poll interval {}, lease timeout {}, cleaner {}, meters in {}", config.relayThreads(),
+                config.relay().batchSize(),
                 config.relay().ordering().isPerKey() ? "per key" : "none",
                 Durations.format(config.relay().publishTimeout()), Durations.format(config.pollInterval()),
                 Durations.format(config.sweeper().leaseTimeout()), config.cleanerEnabled()
-                        ? "retention " + Durations.format(config.cleaner().retention()) : "off");
+                        ? "retention " + Durations.format(config.cleaner().retention()) : "off",
+                registry instanceof SimpleMeterRegistry
+                        ? "a SimpleMeterRegistry (in memory: pass the application's registry to export them)"
+                        : registry.getClass().getSimpleName());
     }
 
     private LoopThread periodic(String name, java.util.function.IntSupplier tick, Duration interval, Backoff backoff,

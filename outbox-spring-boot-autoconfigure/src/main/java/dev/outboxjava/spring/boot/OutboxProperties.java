@@ -306,7 +306,12 @@ public class OutboxProperties implements Validator {
          * (history table outbox_schema_history).
          */
         private boolean flyway = true;
-        /** Without Flyway: whether the table and its indexes are created at start when missing (off by default). */
+        /**
+         * Whether the outbox's changelog runs beside the application's when Liquibase is on the classpath
+         * (changelog tables outbox_databasechangelog and outbox_databasechangeloglock).
+         */
+        private boolean liquibase = true;
+        /** Without Flyway or Liquibase: whether the table and its indexes are created at start when missing. */
         private boolean initialize;
 
         public boolean isFlyway() {
@@ -315,6 +320,14 @@ public class OutboxProperties implements Validator {
 
         public void setFlyway(boolean flyway) {
             this.flyway = flyway;
+        }
+
+        public boolean isLiquibase() {
+            return liquibase;
+        }
+
+        public void setLiquibase(boolean liquibase) {
+            this.liquibase = liquibase;
         }
 
         public boolean isInitialize() {

@@ -5,7 +5,10 @@ import dev.outboxjava.postgres.PostgresSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.sql.Connection;
+import java.sql.Statement;
 import javax.sql.DataSource;
+import liquibase.integration.spring.SpringLiquibase;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,11 +18,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * Puts the outbox table in place: with the application's Flyway, the outbox's own migrations run right
  * after the application's (history table {@value PostgresSchema#HISTORY_TABLE}, so the two histories
- * never mix); without Flyway, {@code outbox.schema.initialize=true} creates the table if missing.
+ * never mix); with its Liquibase, the outbox's changelog runs right after the application's, with
+ * changelog tables of its own; with neither, {@code outbox.schema.initialize=true} creates the table if
+ * missing.
  */
 @Configuration(proxyBeanMethods = false)
 class OutboxSchemaConfiguration {
@@ -41,8 +47,7 @@ class OutboxSchemaConfiguration {
             if (config.ordering().isPerKey()) {
                 locations.add(PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
             }
-            String table = config.schemaName().map(schema -> config.tableName().substring(schema.length() + 1))
-                    .orElse(config.tableName());
+            String table = unqualified(config);
             FluentConfiguration outbox = Flyway.configure()
                     .dataSource(dataSource)
                     .locations(locations.toArray(String[]::new))
@@ -54,6 +59,48 @@ class OutboxSchemaConfiguration {
             outbox.load().migrate();
             return new OutboxSchemaReady("Flyway (history table " + PostgresSchema.HISTORY_TABLE + ")");
         }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(SpringLiquibase.class)
+    @ConditionalOnBean(SpringLiquibase.class)
+    @ConditionalOnProperty(name = "outbox.schema.liquibase", havingValue = "true", matchIfMissing = true)
+    static class LiquibaseMigrations {
+
+        /** The outbox's changelog, run by a Liquibase of its own with its own changelog tables. */
+        static final String CHANGELOG = "classpath:db/outbox/spring-boot/liquibase-outbox.xml";
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxSchemaReady outboxSchemaReady(DataSource dataSource, PostgresOutboxConfig config,
+                ResourceLoader resources, ObjectProvider<SpringLiquibase> applicationMigrations) throws Exception {
+            // the application's changelog first, as its own Liquibase runs it
+            applicationMigrations.ifAvailable(ran -> { });
+            SpringLiquibase outbox = new SpringLiquibase();
+            outbox.setDataSource(dataSource);
+            outbox.setResourceLoader(resources);
+            outbox.setChangeLog(CHANGELOG);
+            outbox.setDatabaseChangeLogTable("outbox_databasechangelog");
+            outbox.setDatabaseChangeLogLockTable("outbox_databasechangeloglock");
+            outbox.setChangeLogParameters(Map.of("outbox_table", unqualified(config),
+                    "outbox_per_key", Boolean.toString(config.ordering().isPerKey())));
+            if (config.schemaName().isPresent()) {
+                String schema = config.schemaName().get();
+                try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+                    // validated identifier (PostgresOutboxConfig): lower-case letters, digits and '_'
+                    statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+                }
+                outbox.setDefaultSchema(schema);
+                outbox.setLiquibaseSchema(schema);
+            }
+            outbox.afterPropertiesSet();
+            return new OutboxSchemaReady("Liquibase (changelog tables outbox_databasechangelog)");
+        }
+    }
+
+    static String unqualified(PostgresOutboxConfig config) {
+        return config.schemaName().map(schema -> config.tableName().substring(schema.length() + 1))
+                .orElse(config.tableName());
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -29,6 +29,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
@@ -166,6 +167,26 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
+    @DisplayName("with Liquibase: the outbox's changelog runs beside the application's, in changelog tables of its own")
+    void liquibase() {
+        runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
+                .withPropertyValues("outbox.schema.initialize=false", "outbox.ordering.mode=per-key",
+                        "spring.liquibase.change-log=classpath:db/shop-liquibase/changelog.xml",
+                        "spring.liquibase.default-schema=" + schema, "spring.liquibase.liquibase-schema=" + schema)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(OutboxSchemaReady.class);
+                    assertThat(context.getBean(OutboxSchemaReady.class).how()).contains("Liquibase");
+                    assertThat(tables()).contains("orders", "outbox_events", "databasechangelog",
+                            "outbox_databasechangelog");
+                    assertThat(indexes()).contains("outbox_events_key_guard_idx", "outbox_events_key_held_idx");
+                    OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+                    context.getBean(org.springframework.transaction.support.TransactionTemplate.class)
+                            .executeWithoutResult(status -> context.getBean(SpringOutbox.class).append(event));
+                    assertThat(context.getBean(PostgresOutboxStore.class).find(event.id())).isPresent();
+                });
+    }
+
+    @Test
     @DisplayName("without the actuator on the classpath: no health indicator, no endpoint")
     void noActuator() {
         runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class,
@@ -186,10 +207,17 @@ class OutboxAutoConfigurationTest {
         });
     }
 
+    private List<String> indexes() {
+        return names("SELECT indexname FROM pg_indexes WHERE schemaname = '" + schema + "'");
+    }
+
     private List<String> tables() {
+        return names("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + schema + "'");
+    }
+
+    private List<String> names(String sql) {
         try (var connection = postgres.openConnection();
-                var rows = connection.createStatement().executeQuery("SELECT table_name FROM information_schema.tables "
-                        + "WHERE table_schema = '" + schema + "'")) {
+                var rows = connection.createStatement().executeQuery(sql)) {
             List<String> names = new java.util.ArrayList<>();
             while (rows.next()) {
                 names.add(rows.getString(1));
