@@ -21,7 +21,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.containers.PostgreSQLContainer;
+import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -94,7 +94,7 @@ public final class PostgresFixture implements AutoCloseable {
             return announce(new PostgresFixture(ServiceOrigin.EXPLICIT, explicit.get(), user, password, null));
         }
         if (DockerAvailability.isAvailable()) {
-            PostgreSQLContainer<?> container = new PostgreSQLContainer<>(DockerImageName.parse(CONTAINER_IMAGE));
+            PostgreSQLContainer container = new PostgreSQLContainer(DockerImageName.parse(CONTAINER_IMAGE));
             container.start();
             return announce(new PostgresFixture(ServiceOrigin.TESTCONTAINERS, container.getJdbcUrl(),
                     container.getUsername(), container.getPassword(), container::stop));
