@@ -21,6 +21,7 @@ import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.testkit.RecordingPublisher;
+import dev.outboxjava.worker.internal.InProcessWakeUp;
 import dev.outboxjava.worker.internal.PostgresNotifyWakeUp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -67,8 +68,9 @@ class OutboxWorkerModuleTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(WakeUpMode.class)
-    @DisplayName("the PostgreSQL store module adds the LISTEN wake-up unless the store's wake-up mode is NONE")
-    void givenTheStoresWakeUpMode_thenTheRelayListensUnlessItIsNone(WakeUpMode mode) {
+    @DisplayName("the PostgreSQL store module adds the wake-up of the store's mode: a LISTEN in both NOTIFY modes, "
+            + "in-process signals expected, or nothing to listen to or expect")
+    void givenTheStoresWakeUpMode_thenTheRelayGetsThatWakeUp(WakeUpMode mode) {
         Injector injector = Guice.createInjector(new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()),
                 new PostgresStoreModule(new PGSimpleDataSource(), PostgresOutboxConfig.builder().wakeUpMode(mode).build()),
                 new AbstractModule() {
@@ -80,10 +82,15 @@ class OutboxWorkerModuleTest {
 
         Set<WakeUpSource> sources = injector.getInstance(Key.get(new TypeLiteral<Set<WakeUpSource>>() { }));
 
-        if (mode == WakeUpMode.NONE) {
-            assertThat(sources).isEmpty();
+        WakeUpSource source = sources.iterator().next();
+        assertThat(sources).hasSize(1);
+        if (mode.listens()) {
+            assertThat(source).isInstanceOf(PostgresNotifyWakeUp.class);
+        } else if (mode == WakeUpMode.IN_PROCESS) {
+            assertThat(source).isInstanceOf(InProcessWakeUp.class);
         } else {
-            assertThat(sources).singleElement().isInstanceOf(PostgresNotifyWakeUp.class);
+            assertThat(source).isNotInstanceOfAny(PostgresNotifyWakeUp.class, InProcessWakeUp.class);
+            assertThat(source.expects()).as("a mode that expects nothing").isEmpty();
         }
         assertThat(injector.getInstance(PostgresOutboxConfig.class).wakeUpMode()).isEqualTo(mode);
     }
