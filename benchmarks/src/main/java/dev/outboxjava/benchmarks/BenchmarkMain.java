@@ -9,6 +9,7 @@ import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
@@ -41,12 +42,12 @@ public final class BenchmarkMain {
         quietLogging();
         GcPauses.recordThisJvm();
         if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-            System.out.println(BenchmarkOptions.usage());
+            System.out.println(BenchmarkConfig.usage());
             return;
         }
-        BenchmarkOptions options;
+        BenchmarkConfig options;
         try {
-            options = BenchmarkOptions.parse(args);
+            options = BenchmarkConfig.parse(args);
         } catch (InvalidConfigurationException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -67,7 +68,7 @@ public final class BenchmarkMain {
     }
 
     /** Runs the chosen scenarios and returns the table (the machine facts go to {@code out} first). */
-    public static ResultTable run(BenchmarkOptions options, PrintStream out) throws Exception {
+    public static ResultTable run(BenchmarkConfig options, PrintStream out) throws Exception {
         ResultTable table = new ResultTable();
         long started = System.nanoTime();
         CpuBreakdown wholeRun = CpuBreakdown.start();
@@ -133,6 +134,10 @@ public final class BenchmarkMain {
                 Log.line("S6 table growth");
                 growth(new TableGrowthScenario(services, tables, options).run(), options, table);
             }
+            if (options.runs(8)) {
+                Log.line("S8 scale-out: relay processes, and threads x batch, each beside the ceiling");
+                scaleOut(new ScaleOutScenario(services, tables, brokers, options).run(ceiling), table);
+            }
             if (options.runs(7)) {
                 Log.line("S7 long transaction: %d s per run, with and without a held snapshot",
                         options.heldTime().toSeconds());
@@ -145,7 +150,7 @@ public final class BenchmarkMain {
     }
 
     private static void drains(WorkerDrainScenario scenario3, Map<WorkerDrainScenario.Variant, Double> drains,
-            CeilingScenario.Result ceiling, double blog, BenchmarkOptions options, ResultTable table) {
+            CeilingScenario.Result ceiling, double blog, BenchmarkConfig options, ResultTable table) {
         String scenario = "3 worker drain";
         Map<WorkerDrainScenario.Variant, Double> adjacent = scenario3.ratioToAdjacentCeiling();
         for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
@@ -189,7 +194,45 @@ public final class BenchmarkMain {
         }
     }
 
-    private static void steady(SteadyStateScenario.Result result, BenchmarkOptions options, ResultTable table) {
+    private static void scaleOut(List<ScaleOutScenario.Drain> drains, ResultTable table) {
+        String scenario = "8 scale-out (Kafka, keep sent)";
+        String reference = "ceiling SQL drained just before, same table (median of per-run ratios)";
+        Map<ScaleOutScenario.Shape, ScaleOutScenario.Drain> byShape = drains.stream()
+                .collect(Collectors.toMap(ScaleOutScenario.Drain::shape, drain -> drain));
+        for (ScaleOutScenario.Drain drain : drains) {
+            ScaleOutScenario.Shape shape = drain.shape();
+            table.compare(scenario, "worker -> Kafka, " + shape.label(), rate(drain.rowsPerSecond()), reference,
+                    percent(drain.shareOfCeiling()));
+        }
+        for (ScaleOutScenario.Drain drain : drains) {
+            ScaleOutScenario.Shape shape = drain.shape();
+            if (shape.ordering() != Ordering.Mode.PER_KEY) {
+                continue;
+            }
+            ScaleOutScenario.Drain unordered = byShape.get(new ScaleOutScenario.Shape(shape.processes(),
+                    shape.threads(), shape.batchSize(), Ordering.Mode.NONE));
+            if (unordered != null) {
+                double cost = 1 - drain.shareOfCeiling() / unordered.shareOfCeiling();
+                table.target(scenario, "per-key ordering's cost, " + shape.processes() + " relay process"
+                        + (shape.processes() == 1 ? "" : "es"), rate(drain.rowsPerSecond()), "ordering none: "
+                        + rate(unordered.rowsPerSecond()), percent(cost), "<= 20 %", cost <= 0.20, true);
+            }
+        }
+        drains.stream().filter(drain -> drain.shape().processes() == 1 && drain.shape().isLibraryDefault()
+                && drain.shape().ordering() == Ordering.Mode.NONE).findFirst().ifPresent(defaults -> {
+                    ScaleOutScenario.Drain best = drains.stream()
+                            .filter(drain -> drain.shape().processes() == 1 && drain.shape().ordering() == Ordering.Mode.NONE)
+                            .max(java.util.Comparator.comparingDouble(ScaleOutScenario.Drain::shareOfCeiling))
+                            .orElse(defaults);
+                    table.target(scenario, "the library's defaults (" + defaults.shape().threads() + " thread x batch "
+                            + defaults.shape().batchSize() + ") drain fastest of the choices, one relay process",
+                            percent(defaults.shareOfCeiling()) + " of ceiling", "best: " + best.shape().label() + ", "
+                            + percent(best.shareOfCeiling()), times(defaults.shareOfCeiling() / best.shareOfCeiling()),
+                            "1.00x", best == defaults, true);
+                });
+    }
+
+    private static void steady(SteadyStateScenario.Result result, BenchmarkConfig options, ResultTable table) {
         String scenario = "4 steady " + String.format(Locale.ROOT, "%,d/s %dx%ds", options.steadyRate(),
                 options.runs(), options.steadyTime().toSeconds());
         for (Map.Entry<SteadyStateScenario.WakeUp, List<SteadyStateScenario.Latency>> entry
@@ -282,7 +325,7 @@ public final class BenchmarkMain {
     }
 
     /** Scenario 5's rows: the library's transactions beside the hand-written INSERT's of the same rounds. */
-    static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkOptions options,
+    static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkConfig options,
             ResultTable table) {
         String scenario = "5 producer overhead";
         List<Double> business = tps.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY);
@@ -307,7 +350,7 @@ public final class BenchmarkMain {
     }
 
     /** Scenario 6's row: the lease on the grown table beside the lease on the empty one, per run. */
-    static void growth(TableGrowthScenario.Result result, BenchmarkOptions options, ResultTable table) {
+    static void growth(TableGrowthScenario.Result result, BenchmarkConfig options, ResultTable table) {
         String scenario = "6 table growth";
         String empty = String.format(Locale.ROOT, "%.2f ms", Stats.median(result.emptyMillis()));
         List<Double> ratios = new ArrayList<>();
@@ -325,7 +368,7 @@ public final class BenchmarkMain {
      * the same interval without it, then the whole run against the goal (p99 at most twice, at least
      * 80 % of the events delivered while producing, kept up in every interval).
      */
-    static void longTransaction(List<LongTransactionScenario.Comparison> comparisons, BenchmarkOptions options,
+    static void longTransaction(List<LongTransactionScenario.Comparison> comparisons, BenchmarkConfig options,
             ResultTable table) {
         long seconds = options.heldInterval().toSeconds();
         String unit = seconds == 60 ? "minute" : seconds + " s";
@@ -365,7 +408,7 @@ public final class BenchmarkMain {
      * held-to-not-held ratios beside the in-place layout's.
      */
     private static void layoutsSideBySide(List<LongTransactionScenario.Comparison> comparisons,
-            BenchmarkOptions options, ResultTable table) {
+            BenchmarkConfig options, ResultTable table) {
         for (LongTransactionScenario.Comparison log : comparisons) {
             if (log.layout() != StoreLayout.APPEND_LOG) {
                 continue;
@@ -481,8 +524,8 @@ public final class BenchmarkMain {
 
     /**
      * slf4j-simple at WARN, on standard error, and no jOOQ banner, unless set on the command line:
-     * for this JVM and the broker's ({@link KafkaBrokerProcess}), whose standard output carries its
-     * ready line.
+     * for this JVM, the relay JVMs of scenario 8 and the broker's ({@link KafkaBrokerProcess}), whose
+     * standard output carries their ready lines.
      */
     public static void quietLogging() {
         // the library's INFO lines (worker started/stopped, publisher started) would bury the figures;

@@ -39,9 +39,9 @@ public final class BlogBaselineScenario {
 
     private final Services services;
     private final OutboxTables tables;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public BlogBaselineScenario(Services services, OutboxTables tables, BenchmarkOptions options) {
+    public BlogBaselineScenario(Services services, OutboxTables tables, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.options = options;

@@ -53,10 +53,10 @@ public final class CeilingScenario {
 
     private final Services services;
     private final OutboxTables tables;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
     private String keepCpu = "";
 
-    public CeilingScenario(Services services, OutboxTables tables, BenchmarkOptions options) {
+    public CeilingScenario(Services services, OutboxTables tables, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.options = options;

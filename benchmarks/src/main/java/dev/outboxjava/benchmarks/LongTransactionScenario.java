@@ -9,8 +9,8 @@ import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.ProducerLoad;
 import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.benchmarks.internal.WorkerRun;
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.ForwardingOutboxStore;
 import dev.outboxjava.core.port.OutboxStore;
@@ -98,9 +98,9 @@ public final class LongTransactionScenario {
     private final Services services;
     private final OutboxTables tables;
     private final Brokers brokers;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public LongTransactionScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkOptions options) {
+    public LongTransactionScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.brokers = brokers;
@@ -293,6 +293,7 @@ public final class LongTransactionScenario {
     private static MinuteStats.Sample sample(HikariDataSource pool, StoreLayout layout, String table, long backlog) {
         String sql = """
                 SELECT coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0)
+                       + coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0)
                        + coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0),
                        coalesce((SELECT idx_tup_read FROM pg_stat_user_indexes WHERE indexrelid = to_regclass(?)), 0),
                        coalesce((SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelid = to_regclass(?)), 0)""";
@@ -301,8 +302,9 @@ public final class LongTransactionScenario {
         try (Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, table);
             statement.setString(2, log ? table + "_state" : null);
-            statement.setString(3, index);
+            statement.setString(3, log ? table + "_lease" : null);
             statement.setString(4, index);
+            statement.setString(5, index);
             try (ResultSet rs = statement.executeQuery()) {
                 rs.next();
                 return new MinuteStats.Sample(backlog, rs.getLong(1), rs.getLong(2), rs.getLong(3));

@@ -38,9 +38,9 @@ public final class ProducerOverheadScenario {
     private final Map<Mode, List<Double>> cpuMicros = new EnumMap<>(Mode.class);
     private final Services services;
     private final OutboxTables tables;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public ProducerOverheadScenario(Services services, OutboxTables tables, BenchmarkOptions options) {
+    public ProducerOverheadScenario(Services services, OutboxTables tables, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.options = options;
@@ -81,12 +81,12 @@ public final class ProducerOverheadScenario {
     }
 
     /** Rounds: 48 per run (144 by default), each giving every mode one phase. */
-    static int rounds(BenchmarkOptions options) {
+    static int rounds(BenchmarkConfig options) {
         return options.runs() * 48;
     }
 
     /** Each mode's phase of a round: a sixteenth of {@code --producer-seconds}, at least 100 ms. */
-    static Duration phase(BenchmarkOptions options) {
+    static Duration phase(BenchmarkConfig options) {
         return Duration.ofMillis(Math.max(100, options.producerTime().toMillis() / 16));
     }
 

@@ -104,9 +104,9 @@ public final class SteadyStateScenario {
     private final Services services;
     private final OutboxTables tables;
     private final Brokers brokers;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public SteadyStateScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkOptions options) {
+    public SteadyStateScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.brokers = brokers;
@@ -226,7 +226,7 @@ public final class SteadyStateScenario {
     }
 
     /** Twice the saturating producers: a paced producer that falls behind must have company to catch up. */
-    static int pacedProducers(BenchmarkOptions options) {
+    static int pacedProducers(BenchmarkConfig options) {
         return options.producers() * 2;
     }
 
@@ -355,12 +355,12 @@ public final class SteadyStateScenario {
      * of a few percent is a difference between two noisy rates; the median of many close pairs
      * narrows it more than a few far apart.
      */
-    static int producerCostRounds(BenchmarkOptions options) {
+    static int producerCostRounds(BenchmarkConfig options) {
         return options.runs() * 32;
     }
 
     /** Each wake-up's phase of a producer-cost round: as long as scenario 5's. */
-    static Duration producerCostPhase(BenchmarkOptions options) {
+    static Duration producerCostPhase(BenchmarkConfig options) {
         return ProducerOverheadScenario.phase(options);
     }
 

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Scenario 6, table growth: the store's lease statement (a batch of {@link BenchmarkOptions#batchSize()})
- * on a table with no sent rows and on one with {@link BenchmarkOptions#sentRows()} sent rows older
+ * Scenario 6, table growth: the store's lease statement (a batch of {@link BenchmarkConfig#batchSize()})
+ * on a table with no sent rows and on one with {@link BenchmarkConfig#sentRows()} sent rows older
  * than the pending ones, both vacuumed and analysed. Leases alternate between the two tables (so load
  * spikes hit both); one connection per table, so the driver's server-prepared (generic) plan is what
  * most leases use.
@@ -33,9 +33,9 @@ public final class TableGrowthScenario {
 
     private final Services services;
     private final OutboxTables tables;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public TableGrowthScenario(Services services, OutboxTables tables, BenchmarkOptions options) {
+    public TableGrowthScenario(Services services, OutboxTables tables, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.options = options;

@@ -48,9 +48,9 @@ public final class WorkerDrainScenario {
     private final Services services;
     private final OutboxTables tables;
     private final Brokers brokers;
-    private final BenchmarkOptions options;
+    private final BenchmarkConfig options;
 
-    public WorkerDrainScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkOptions options) {
+    public WorkerDrainScenario(Services services, OutboxTables tables, Brokers brokers, BenchmarkConfig options) {
         this.services = services;
         this.tables = tables;
         this.brokers = brokers;

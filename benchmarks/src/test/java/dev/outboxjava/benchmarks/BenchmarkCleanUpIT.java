@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class BenchmarkCleanUpIT {
 
-    private static final String JDBC_URL = BenchmarkOptions.DEFAULT_JDBC_URL;
+    private static final String JDBC_URL = BenchmarkConfig.DEFAULT_JDBC_URL;
 
     @Test
     void aRunStoppedMidLoadDropsItsSchema() throws Exception {

@@ -21,7 +21,7 @@ class BenchmarkSmokeIT {
     void tableGrowthScenarioRunsAndPrintsARowWithAVerdict() throws Exception {
         // The benchmarks run against a real local database only (no container or embedded fallback).
         assumeTrue(LocalPort.isOpen("127.0.0.1", 5432, 1_000), "no PostgreSQL on 127.0.0.1:5432");
-        BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--quick", "--scenarios", "6",
+        BenchmarkConfig options = BenchmarkConfig.parse(new String[] {"--quick", "--scenarios", "6",
             "--sent-rows", "2000", "--batch-size", "10"});
         ByteArrayOutputStream header = new ByteArrayOutputStream();
 
@@ -38,7 +38,7 @@ class BenchmarkSmokeIT {
     void longTransactionScenarioRunsEachLayoutWithAndWithoutTheHeldSnapshotAndSetsTheirRatiosSideBySide()
             throws Exception {
         assumeTrue(LocalPort.isOpen("127.0.0.1", 5432, 1_000), "no PostgreSQL on 127.0.0.1:5432");
-        BenchmarkOptions options = BenchmarkOptions.parse(new String[] {"--scenarios", "7", "--held-seconds", "5",
+        BenchmarkConfig options = BenchmarkConfig.parse(new String[] {"--scenarios", "7", "--held-seconds", "5",
             "--held-interval-seconds", "5", "--held-completion", "keep-sent", "--held-ordering", "none", "--rate",
             "500", "--relay-threads", "2", "--kafka-broker", "in-process"});
 

@@ -29,7 +29,7 @@ class LongTransactionRowsTest {
         ResultTable table = new ResultTable();
 
         BenchmarkMain.longTransaction(List.of(new LongTransactionScenario.Comparison(StoreLayout.IN_PLACE,
-                CompletionMode.KEEP_SENT, Ordering.Mode.NONE, notHeld, held)), BenchmarkOptions.parse(new String[] {"--scenarios", "7",
+                CompletionMode.KEEP_SENT, Ordering.Mode.NONE, notHeld, held)), BenchmarkConfig.parse(new String[] {"--scenarios", "7",
                     "--held-seconds", "120"}), table);
 
         assertThat(table.details()).extracting(ResultTable.Detail::value).containsExactly("not held",
@@ -73,7 +73,7 @@ class LongTransactionRowsTest {
 
         BenchmarkMain.longTransaction(List.of(new LongTransactionScenario.Comparison(StoreLayout.APPEND_LOG,
                 CompletionMode.DELETE_ON_PUBLISH, Ordering.Mode.PER_KEY, run, run)),
-                BenchmarkOptions.parse(new String[] {"--held-interval-seconds", "10"}), table);
+                BenchmarkConfig.parse(new String[] {"--held-interval-seconds", "10"}), table);
 
         assertThat(table.rows().get(0).figure()).isEqualTo("10 s 1: snapshot held");
         assertThat(table.rows().get(0).scenario()).contains("append log, delete on publish, ordering per_key");
@@ -94,7 +94,7 @@ class LongTransactionRowsTest {
                         Ordering.Mode.NONE, fast, log),
                 new LongTransactionScenario.Comparison(StoreLayout.APPEND_LOG, CompletionMode.KEEP_SENT,
                         Ordering.Mode.PER_KEY, fast, log)),
-                BenchmarkOptions.parse(new String[] {"--held-seconds", "60"}), table);
+                BenchmarkConfig.parse(new String[] {"--held-seconds", "60"}), table);
 
         assertThat(table.rows()).extracting(ResultTable.Row::scenario).contains(
                 "7 long tx, in place, keep sent, ordering none, 2,000/s 60s",

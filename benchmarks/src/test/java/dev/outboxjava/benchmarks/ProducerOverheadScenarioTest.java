@@ -9,11 +9,11 @@ class ProducerOverheadScenarioTest {
 
     @Test
     void theModesTakeTurnsIn48RoundsOfShortPhasesPerRun() {
-        BenchmarkOptions defaults = BenchmarkOptions.parse(new String[0]);
+        BenchmarkConfig defaults = BenchmarkConfig.parse(new String[0]);
 
         assertThat(ProducerOverheadScenario.rounds(defaults)).isEqualTo(144);
         assertThat(ProducerOverheadScenario.phase(defaults)).isEqualTo(Duration.ofMillis(250));
-        assertThat(ProducerOverheadScenario.rounds(BenchmarkOptions.parse(new String[] {"--runs", "1"})))
+        assertThat(ProducerOverheadScenario.rounds(BenchmarkConfig.parse(new String[] {"--runs", "1"})))
                 .isEqualTo(48);
     }
 }

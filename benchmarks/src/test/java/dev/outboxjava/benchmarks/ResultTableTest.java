@@ -73,7 +73,7 @@ class ResultTableTest {
         ResultTable table = new ResultTable();
         // per run: 31 / 29 / 33 ms empty, 28 / 30 / 33 ms grown: ratios 0.90 / 1.03 / 1.00, median 1.00
         BenchmarkMain.growth(new TableGrowthScenario.Result(List.of(31.0, 29.0, 33.0), List.of(28.0, 30.0, 33.0),
-                10_000_000L, 90), BenchmarkOptions.parse(new String[0]), table);
+                10_000_000L, 90), BenchmarkConfig.parse(new String[0]), table);
 
         assertThat(table.rows()).singleElement().satisfies(row -> {
             assertThat(row.figure()).isEqualTo("lease of 1000, 10,000,000 sent rows");
@@ -92,7 +92,7 @@ class ResultTableTest {
                 ProducerOverheadScenario.Mode.BUSINESS_ONLY, List.of(3000.0, 3000.0, 3000.0),
                 ProducerOverheadScenario.Mode.LIBRARY_APPEND, List.of(2000.0, 2000.0, 1800.0),
                 ProducerOverheadScenario.Mode.HAND_INSERT, List.of(2000.0, 2080.0, 2000.0)),
-                BenchmarkOptions.parse(new String[0]), table);
+                BenchmarkConfig.parse(new String[0]), table);
 
         ResultTable.Row library = table.rows().stream().filter(row -> row.figure().contains("OutboxWriter"))
                 .findFirst().orElseThrow();

@@ -35,14 +35,14 @@ class SteadyStateScenarioTest {
 
     @Test
     void theCostIsMeasuredIn32RoundsOfShortPhasesPerRun() {
-        BenchmarkOptions defaults = BenchmarkOptions.parse(new String[0]);
-        BenchmarkOptions quick = BenchmarkOptions.parse(new String[] {"--quick"});
+        BenchmarkConfig defaults = BenchmarkConfig.parse(new String[0]);
+        BenchmarkConfig quick = BenchmarkConfig.parse(new String[] {"--quick"});
 
         assertThat(SteadyStateScenario.producerCostRounds(defaults)).isEqualTo(96);
         assertThat(SteadyStateScenario.producerCostPhase(defaults)).isEqualTo(Duration.ofMillis(250));
-        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkOptions.parse(new String[] {"--producer-seconds", "10"})))
+        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkConfig.parse(new String[] {"--producer-seconds", "10"})))
                 .isEqualTo(Duration.ofMillis(625));
-        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkOptions.parse(new String[] {"--producer-seconds", "1"})))
+        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkConfig.parse(new String[] {"--producer-seconds", "1"})))
                 .as("never shorter than 100 ms").isEqualTo(Duration.ofMillis(100));
         assertThat(SteadyStateScenario.producerCostRounds(quick)).isEqualTo(32);
     }

@@ -9,7 +9,7 @@ import dev.outboxjava.kafka.internal.BatchOutcomes;
 import dev.outboxjava.kafka.internal.BatchSender;
 import dev.outboxjava.kafka.internal.ClusterProbe;
 import dev.outboxjava.kafka.internal.ProducerLifecycle;
-import dev.outboxjava.kafka.internal.ProducerSettings;
+import dev.outboxjava.kafka.internal.ProducerProperties;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +94,7 @@ public final class KafkaPublisher implements Publisher {
             Function<Map<String, Object>, Producer<String, byte[]>> producerFactory) {
         this.config = config;
         this.producers = new ProducerLifecycle(producerFactory, config.producerProperties());
-        this.probe = new ClusterProbe(ProducerSettings.adminProperties(config.producerProperties()),
+        this.probe = new ClusterProbe(ProducerProperties.adminProperties(config.producerProperties()),
                 config.bootstrapServers());
         this.sender = new BatchSender(producers, probe, config.maxBlock(), config.healthCheckTimeout());
         int instance = INSTANCES.incrementAndGet();

@@ -2,7 +2,7 @@ package dev.outboxjava.kafka;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.kafka.internal.ProducerSettings;
+import dev.outboxjava.kafka.internal.ProducerProperties;
 import dev.outboxjava.kafka.internal.RecordSizeLimits;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -120,7 +120,7 @@ public final class KafkaPublisherConfig {
     /** The bootstrap servers, as given. */
     public String bootstrapServers() {
         // Kafka takes a list as well as a comma-separated string (Spring Boot's KafkaProperties hands a list)
-        Object servers = producerProperties.get(ProducerSettings.BOOTSTRAP_SERVERS);
+        Object servers = producerProperties.get(ProducerProperties.BOOTSTRAP_SERVERS);
         return servers instanceof java.util.Collection<?> list
                 ? list.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))
                 : String.valueOf(servers);
@@ -128,7 +128,7 @@ public final class KafkaPublisherConfig {
 
     /** The effective {@code max.block.ms}. */
     public Duration maxBlock() {
-        return Duration.ofMillis(ProducerSettings.maxBlockMillis(producerProperties));
+        return Duration.ofMillis(ProducerProperties.maxBlockMillis(producerProperties));
     }
 
     /** How long {@link KafkaPublisher#checkHealth()} waits for the cluster to answer. */
@@ -153,7 +153,7 @@ public final class KafkaPublisherConfig {
 
     @Override
     public String toString() {
-        return "KafkaPublisherConfig" + ProducerSettings.loggable(producerProperties)
+        return "KafkaPublisherConfig" + ProducerProperties.loggable(producerProperties)
                 + (flushEachBatch ? "" : " (flushEachBatch=false)");
     }
 
@@ -170,7 +170,7 @@ public final class KafkaPublisherConfig {
 
         /** The Kafka {@code bootstrap.servers}, e.g. {@code broker1:9092,broker2:9092}. Required. */
         public Builder bootstrapServers(String value) {
-            return property(ProducerSettings.BOOTSTRAP_SERVERS, value);
+            return property(ProducerProperties.BOOTSTRAP_SERVERS, value);
         }
 
         /**
@@ -248,7 +248,7 @@ public final class KafkaPublisherConfig {
                 throw new InvalidConfigurationException("maxPayloadBytes", "must not be negative, was "
                         + maxPayloadBytes);
             }
-            Map<String, Object> effective = ProducerSettings.effective(properties);
+            Map<String, Object> effective = ProducerProperties.effective(properties);
             RecordSizeLimits.check(effective, maxPayloadBytes);
             return new KafkaPublisherConfig(effective, healthCheckTimeout, closeTimeout, flushEachBatch,
                     maxPayloadBytes);

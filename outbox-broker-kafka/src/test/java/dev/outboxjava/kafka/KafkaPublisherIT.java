@@ -9,8 +9,8 @@ import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import io.cloudevents.CloudEvent;
@@ -297,8 +297,8 @@ class KafkaPublisherIT {
         store.append(lost, fine);
         List<PublishOutcome.Failed> failures = new ArrayList<>();
         Relay relay = new Relay(store, publisher,
-                RelaySettings.ofDefaults(),
-                RetryPolicy.custom().jitter(0).build(), clock,
+                RelayConfig.ofDefaults(),
+                RetryPolicy.builder().jitter(0).build(), clock,
                 new RelayListener() {
                     @Override
                     public void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {

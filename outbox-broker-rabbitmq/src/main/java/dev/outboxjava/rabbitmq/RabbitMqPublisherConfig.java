@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * How a {@link RabbitMqPublisher} reaches RabbitMQ and how long it waits for it.
  *
  * <pre>{@code
- * RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom()
+ * RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder()
  *         .uri("amqp://orders:secret@rabbit.internal:5672/%2F")
  *         .connectionName("orders-outbox-relay")
  *         .build();
@@ -121,13 +121,13 @@ public final class RabbitMqPublisherConfig {
     }
 
     /** Starts a configuration from the defaults (a broker on {@code localhost:5672} as {@code guest}). */
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 
     /** Every default: {@code amqp://guest:guest@localhost:5672/}. */
     public static RabbitMqPublisherConfig ofDefaults() {
-        return custom().build();
+        return builder().build();
     }
 
     /** The broker host. */

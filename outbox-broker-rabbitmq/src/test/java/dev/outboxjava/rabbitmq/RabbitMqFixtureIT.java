@@ -6,8 +6,8 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outboxjava.testkit.fixture.DockerAvailability;
 import dev.outboxjava.testkit.fixture.LocalPort;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +23,7 @@ class RabbitMqFixtureIT {
     @AfterEach
     void clearSettings() {
         System.clearProperty(RabbitMqFixture.URI_PROPERTY);
-        System.clearProperty(ServiceSettings.SKIP_LOCAL);
+        System.clearProperty(ServiceConfig.SKIP_LOCAL);
     }
 
     @Test
@@ -41,8 +41,8 @@ class RabbitMqFixtureIT {
     @Test
     @DisplayName("without settings and Docker, the local RabbitMQ on 5672 is used")
     void localBroker() {
-        Assumptions.assumeTrue(ServiceSettings.lookup(RabbitMqFixture.URI_PROPERTY).isEmpty()
-                && !ServiceSettings.isTrue(ServiceSettings.SKIP_LOCAL) && !DockerAvailability.isAvailable()
+        Assumptions.assumeTrue(ServiceConfig.lookup(RabbitMqFixture.URI_PROPERTY).isEmpty()
+                && !ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL) && !DockerAvailability.isAvailable()
                 && LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500),
                 "needs a RabbitMQ on 127.0.0.1:5672, no Docker and no explicit setting");
         try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
@@ -75,7 +75,7 @@ class RabbitMqFixtureIT {
     @Test
     @DisplayName("with local services skipped, an embedded broker is started and stopped on close")
     void embeddedStartsAndStops() {
-        System.setProperty(ServiceSettings.SKIP_LOCAL, "true");
+        System.setProperty(ServiceConfig.SKIP_LOCAL, "true");
         int port;
         try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
             assertThat(rabbit.origin()).isEqualTo(ServiceOrigin.EMBEDDED);

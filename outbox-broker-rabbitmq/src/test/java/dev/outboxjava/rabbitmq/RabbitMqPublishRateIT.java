@@ -32,7 +32,7 @@ class RabbitMqPublishRateIT {
     @Test
     void printsThePublishRateOfTenThousandOneKilobyteEvents() throws Exception {
         try (RabbitMqFixture rabbit = RabbitMqFixture.start();
-                RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+                RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                         .connectionName("outbox-rate-it-" + UUID.randomUUID()).build())) {
             byte[] payload = new byte[1024];
             ThreadLocalRandom.current().nextBytes(payload);

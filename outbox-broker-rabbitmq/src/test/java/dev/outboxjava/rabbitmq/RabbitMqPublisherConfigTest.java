@@ -27,7 +27,7 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("a URI sets host, port, virtual host and credentials")
     void uri() {
-        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom()
+        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder()
                 .uri("amqp://orders:s3cret@rabbit.internal:5673/shop%2Fprod").build();
         assertThat(config.host()).isEqualTo("rabbit.internal");
         assertThat(config.port()).isEqualTo(5673);
@@ -40,7 +40,7 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("a URI together with host settings is rejected, naming rabbitmq.uri")
     void uriAndPieces() {
-        assertThatThrownBy(() -> RabbitMqPublisherConfig.custom().uri("amqp://localhost").port(5673).build())
+        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder().uri("amqp://localhost").port(5673).build())
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("rabbitmq.uri"))
                 .hasMessageContaining("port");
@@ -49,7 +49,7 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("an unparseable URI is rejected, naming rabbitmq.uri")
     void badUri() {
-        assertThatThrownBy(() -> RabbitMqPublisherConfig.custom().uri("http://localhost").build())
+        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder().uri("http://localhost").build())
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("rabbitmq.uri"));
     }
@@ -57,7 +57,7 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("amqps:// connects with TLS on 5671, validating the certificate and the host name")
     void amqps() {
-        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom().uri("amqps://rabbit.internal").build();
+        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder().uri("amqps://rabbit.internal").build();
         assertThat(config.tls()).isTrue();
         assertThat(config.port()).isEqualTo(5671);
         assertThat(config.clientProperties()).containsEntry("ssl.validate.server.certificate", "true")
@@ -69,7 +69,7 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("client properties override the URI and reach the connection factory; the password is never shown")
     void clientProperties() {
-        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom()
+        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder()
                 .uri("amqp://nobody:wrong@rabbit.internal:5672/%2F")
                 .property("username", "orders").property("password", "s3cret").property("virtual.host", "shop")
                 .property("connection.heartbeat", "7").property("connection.channel.max", "64")
@@ -92,45 +92,45 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("unknown client settings, the ones the publisher owns, and values the client rejects are refused by name")
     void refusedClientProperties() {
-        assertSetting(RabbitMqPublisherConfig.custom().property("conection.heartbeat", "7"),
+        assertSetting(RabbitMqPublisherConfig.builder().property("conection.heartbeat", "7"),
                 "rabbitmq.conection.heartbeat");
-        assertSetting(RabbitMqPublisherConfig.custom().property("topology.recovery.enabled", "true"),
+        assertSetting(RabbitMqPublisherConfig.builder().property("topology.recovery.enabled", "true"),
                 "rabbitmq.topology.recovery.enabled");
-        assertSetting(RabbitMqPublisherConfig.custom().property("connection.recovery.enabled", "false"),
+        assertSetting(RabbitMqPublisherConfig.builder().property("connection.recovery.enabled", "false"),
                 "rabbitmq.connection.recovery.enabled");
-        assertSetting(RabbitMqPublisherConfig.custom().property("connection.heartbeat", "often"),
+        assertSetting(RabbitMqPublisherConfig.builder().property("connection.heartbeat", "often"),
                 "rabbitmq.connection.heartbeat");
-        assertSetting(RabbitMqPublisherConfig.custom().property("ssl.enabled", "true")
+        assertSetting(RabbitMqPublisherConfig.builder().property("ssl.enabled", "true")
                 .property("ssl.trust.store", "/no/such/trust.p12"), "rabbitmq.ssl");
     }
 
     @Test
     @DisplayName("each unusable value is rejected, naming its setting")
     void invalidValues() {
-        assertSetting(RabbitMqPublisherConfig.custom().port(0), "rabbitmq.port");
-        assertSetting(RabbitMqPublisherConfig.custom().host(" "), "rabbitmq.host");
-        assertSetting(RabbitMqPublisherConfig.custom().virtualHost(""), "rabbitmq.virtualHost");
-        assertSetting(RabbitMqPublisherConfig.custom().username(""), "rabbitmq.username");
-        assertSetting(RabbitMqPublisherConfig.custom().connectionName(""), "rabbitmq.connectionName");
-        assertSetting(RabbitMqPublisherConfig.custom().confirmTimeout(Duration.ZERO), "rabbitmq.confirmTimeout");
-        assertSetting(RabbitMqPublisherConfig.custom().connectionTimeout(Duration.ofSeconds(-1)),
+        assertSetting(RabbitMqPublisherConfig.builder().port(0), "rabbitmq.port");
+        assertSetting(RabbitMqPublisherConfig.builder().host(" "), "rabbitmq.host");
+        assertSetting(RabbitMqPublisherConfig.builder().virtualHost(""), "rabbitmq.virtualHost");
+        assertSetting(RabbitMqPublisherConfig.builder().username(""), "rabbitmq.username");
+        assertSetting(RabbitMqPublisherConfig.builder().connectionName(""), "rabbitmq.connectionName");
+        assertSetting(RabbitMqPublisherConfig.builder().confirmTimeout(Duration.ZERO), "rabbitmq.confirmTimeout");
+        assertSetting(RabbitMqPublisherConfig.builder().connectionTimeout(Duration.ofSeconds(-1)),
                 "rabbitmq.connectionTimeout");
-        assertSetting(RabbitMqPublisherConfig.custom().recoveryInterval(Duration.ZERO), "rabbitmq.recoveryInterval");
-        assertSetting(RabbitMqPublisherConfig.custom().heartbeat(Duration.ofSeconds(-1)), "rabbitmq.heartbeat");
-        assertSetting(RabbitMqPublisherConfig.custom().maxConcurrentBatches(0), "rabbitmq.maxConcurrentBatches");
-        assertSetting(RabbitMqPublisherConfig.custom().maxConcurrentBatches(65), "rabbitmq.maxConcurrentBatches");
+        assertSetting(RabbitMqPublisherConfig.builder().recoveryInterval(Duration.ZERO), "rabbitmq.recoveryInterval");
+        assertSetting(RabbitMqPublisherConfig.builder().heartbeat(Duration.ofSeconds(-1)), "rabbitmq.heartbeat");
+        assertSetting(RabbitMqPublisherConfig.builder().maxConcurrentBatches(0), "rabbitmq.maxConcurrentBatches");
+        assertSetting(RabbitMqPublisherConfig.builder().maxConcurrentBatches(65), "rabbitmq.maxConcurrentBatches");
     }
 
     @Test
     @DisplayName("a frame limit too small for the properties of the largest accepted event is refused, naming "
             + "connection.frame.max and the size it needs; no limit (0) and the broker's default pass")
     void frameMaxHoldsTheLargestEvent() {
-        assertThatThrownBy(() -> RabbitMqPublisherConfig.custom().property("connection.frame.max", "4096").build())
+        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder().property("connection.frame.max", "4096").build())
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("rabbitmq.connection.frame.max"))
                 .hasMessageContaining("4096").hasMessageContaining("at least 65536");
-        RabbitMqPublisherConfig.custom().property("connection.frame.max", "0").build();
-        RabbitMqPublisherConfig.custom().property("connection.frame.max", "131072").build();
+        RabbitMqPublisherConfig.builder().property("connection.frame.max", "0").build();
+        RabbitMqPublisherConfig.builder().property("connection.frame.max", "131072").build();
     }
 
     private static void assertSetting(RabbitMqPublisherConfig.Builder builder, String setting) {

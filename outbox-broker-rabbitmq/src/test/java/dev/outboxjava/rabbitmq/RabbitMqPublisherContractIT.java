@@ -23,7 +23,7 @@ class RabbitMqPublisherContractIT extends PublisherContract {
     @BeforeAll
     static void start() {
         rabbit = RabbitMqFixture.start();
-        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                 .connectionName("outbox-contract-it-" + UUID.randomUUID()).build());
     }
 

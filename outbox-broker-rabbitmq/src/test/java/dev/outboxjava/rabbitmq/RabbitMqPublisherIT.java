@@ -10,9 +10,9 @@ import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
@@ -57,7 +57,7 @@ class RabbitMqPublisherIT {
     }
 
     private static RabbitMqPublisher newPublisher(String connectionName) {
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                 .connectionName(connectionName).recoveryInterval(Duration.ofSeconds(1)).build());
     }
 
@@ -237,10 +237,10 @@ class RabbitMqPublisherIT {
             OutboxEvent event = OutboxEvent.builder().type("order.placed").destination(unbound).routingKey("no.route")
                     .payload(new byte[] {1}).maxAttempts(10).clock(clock).build();
             store.append(List.of(event));
-            RetryPolicy policy = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
+            RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
 
             try (RabbitMqPublisher publisher = newPublisher(uniqueName("relay"))) {
-                Relay relay = new Relay(store, publisher, new RelaySettings(10, TIMEOUT), policy, clock,
+                Relay relay = new Relay(store, publisher, new RelayConfig(10, TIMEOUT), policy, clock,
                         RelayListener.NONE);
                 RelayResult first = relay.runOnce();
                 assertThat(first.retried()).isEqualTo(1);
@@ -442,8 +442,8 @@ class RabbitMqPublisherIT {
                 }
             };
             try (RabbitMqPublisher publisher = newPublisher(uniqueName("relay-missing"))) {
-                Relay relay = new Relay(store, publisher, new RelaySettings(10, TIMEOUT),
-                        RetryPolicy.custom().jitter(0).build(), clock, listener);
+                Relay relay = new Relay(store, publisher, new RelayConfig(10, TIMEOUT),
+                        RetryPolicy.builder().jitter(0).build(), clock, listener);
                 for (int attempt = 0; attempt < 3; attempt++) {
                     relay.runOnce();
                     clock.advance(Duration.ofMinutes(1));
@@ -539,7 +539,7 @@ class RabbitMqPublisherIT {
             try (ServerSocket socket = new ServerSocket(0)) {
                 closedPort = socket.getLocalPort();
             }
-            RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom().host("127.0.0.1").port(closedPort)
+            RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder().host("127.0.0.1").port(closedPort)
                     .connectionName(uniqueName("unreachable")).connectionTimeout(Duration.ofSeconds(2)).build();
             try (RabbitMqPublisher publisher = new RabbitMqPublisher(config)) {
                 List<OutboxEvent> batch = List.of(event("anywhere", "rk", "k", 1), event("anywhere", "rk", null, 2));

@@ -7,8 +7,8 @@ import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.testkit.contract.PublisherContract;
 import dev.outboxjava.testkit.contract.ReceivedMessage;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import java.nio.charset.StandardCharsets;
@@ -40,10 +40,10 @@ class RabbitMqPublisherOnEmbeddedQpidIT extends PublisherContract {
 
     @BeforeAll
     static void start() {
-        previousSkipLocal = System.getProperty(ServiceSettings.SKIP_LOCAL);
-        System.setProperty(ServiceSettings.SKIP_LOCAL, "true");
+        previousSkipLocal = System.getProperty(ServiceConfig.SKIP_LOCAL);
+        System.setProperty(ServiceConfig.SKIP_LOCAL, "true");
         rabbit = RabbitMqFixture.start();
-        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                 .connectionName("outbox-qpid-it-" + UUID.randomUUID()).build());
     }
 
@@ -54,9 +54,9 @@ class RabbitMqPublisherOnEmbeddedQpidIT extends PublisherContract {
             rabbit.close();
         } finally {
             if (previousSkipLocal == null) {
-                System.clearProperty(ServiceSettings.SKIP_LOCAL);
+                System.clearProperty(ServiceConfig.SKIP_LOCAL);
             } else {
-                System.setProperty(ServiceSettings.SKIP_LOCAL, previousSkipLocal);
+                System.setProperty(ServiceConfig.SKIP_LOCAL, previousSkipLocal);
             }
         }
     }

@@ -69,7 +69,7 @@ class RabbitMqPublisherTlsIT {
             String queue = channel.queueDeclare().getQueue();
             channel.queueBind(queue, exchange, "");
 
-            RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom().uri(amqps())
+            RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder().uri(amqps())
                     .connectionName("outbox-tls-it")
                     .property("ssl.trust.store", certificate.trustStore().toString())
                     .property("ssl.trust.store.password", PASSWORD)
@@ -93,7 +93,7 @@ class RabbitMqPublisherTlsIT {
     @Test
     @DisplayName("without a trust store for its self-signed certificate, the broker is refused: certificates are validated")
     void refusesAnUntrustedCertificate() throws Exception {
-        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.custom().uri(amqps())
+        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder().uri(amqps())
                 .connectionName("outbox-tls-untrusted-it").build();
         try (RabbitMqPublisher publisher = new RabbitMqPublisher(config)) {
             OutboxEvent event = OutboxEvent.builder().type("order.placed").source("/orders").destination("anything")

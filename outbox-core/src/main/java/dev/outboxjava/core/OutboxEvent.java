@@ -168,6 +168,13 @@ public record OutboxEvent(
                 leaseId, sentAt, sequence);
     }
 
+    /** This event with its payload and headers replaced (an operator's edit); nothing is re-validated. */
+    public OutboxEvent withContent(byte[] newPayload, Map<String, String> newHeaders) {
+        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
+                newPayload, newHeaders, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
+                leaseId, sentAt, sequence);
+    }
+
     /** This event with a store-assigned sequence. */
     public OutboxEvent withSequence(long newSequence) {
         return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,

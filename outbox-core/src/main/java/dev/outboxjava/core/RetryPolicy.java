@@ -19,7 +19,7 @@ import java.util.random.RandomGenerator;
  * within seconds instead of after the whole backoff.
  *
  * <pre>{@code
- * RetryPolicy policy = RetryPolicy.custom()
+ * RetryPolicy policy = RetryPolicy.builder()
  *         .initialDelay(Duration.ofMillis(500))
  *         .maxDelay(Duration.ofMinutes(2))
  *         .build();
@@ -56,11 +56,11 @@ public final class RetryPolicy {
 
     /** The policy with every default. */
     public static RetryPolicy ofDefaults() {
-        return custom().build();
+        return builder().build();
     }
 
     /** Starts a policy from the defaults. */
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 

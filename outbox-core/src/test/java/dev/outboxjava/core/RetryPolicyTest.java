@@ -27,7 +27,7 @@ class RetryPolicyTest {
         @Test
         @DisplayName("without jitter is exactly initial × multiplier^(n-1), capped at the maximum")
         void exactWithoutJitter() {
-            RetryPolicy policy = RetryPolicy.custom().initialDelay(Duration.ofMillis(100)).multiplier(3)
+            RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofMillis(100)).multiplier(3)
                     .maxDelay(Duration.ofSeconds(5)).jitter(0).build();
 
             assertThat(policy.delayAfter(1)).isEqualTo(Duration.ofMillis(100));
@@ -41,7 +41,7 @@ class RetryPolicyTest {
         @Test
         @DisplayName("with a multiplier of 1 is constant")
         void constantWithMultiplierOne() {
-            RetryPolicy policy = RetryPolicy.custom().initialDelay(Duration.ofSeconds(2)).multiplier(1).jitter(0)
+            RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(2)).multiplier(1).jitter(0)
                     .build();
             for (int n = 1; n <= 50; n++) {
                 assertThat(policy.delayAfter(n)).isEqualTo(Duration.ofSeconds(2));
@@ -55,7 +55,7 @@ class RetryPolicyTest {
             Duration initial = Duration.ofMillis(250);
             double multiplier = 2.0;
             Duration max = Duration.ofMinutes(1);
-            RetryPolicy policy = RetryPolicy.custom().initialDelay(initial).multiplier(multiplier).maxDelay(max)
+            RetryPolicy policy = RetryPolicy.builder().initialDelay(initial).multiplier(multiplier).maxDelay(max)
                     .jitter(jitter).seed(42).build();
 
             for (int n = 1; n <= 40; n++) {
@@ -73,7 +73,7 @@ class RetryPolicyTest {
         @Test
         @DisplayName("jitter actually spreads the delays of one attempt")
         void jitterSpreads() {
-            RetryPolicy policy = RetryPolicy.custom().jitter(0.5).seed(1).build();
+            RetryPolicy policy = RetryPolicy.builder().jitter(0.5).seed(1).build();
             List<Duration> delays = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 delays.add(policy.delayAfter(3));
@@ -84,15 +84,15 @@ class RetryPolicyTest {
         @Test
         @DisplayName("is the same sequence for two policies with the same seed")
         void deterministicUnderSeed() {
-            assertThat(sequence(RetryPolicy.custom().seed(7).build()))
-                    .isEqualTo(sequence(RetryPolicy.custom().seed(7).build()));
+            assertThat(sequence(RetryPolicy.builder().seed(7).build()))
+                    .isEqualTo(sequence(RetryPolicy.builder().seed(7).build()));
         }
 
         @Test
         @DisplayName("differs for two policies with different seeds")
         void differentSeedsDiffer() {
-            assertThat(sequence(RetryPolicy.custom().seed(7).build()))
-                    .isNotEqualTo(sequence(RetryPolicy.custom().seed(8).build()));
+            assertThat(sequence(RetryPolicy.builder().seed(7).build()))
+                    .isNotEqualTo(sequence(RetryPolicy.builder().seed(8).build()));
         }
 
         @Test
@@ -133,7 +133,7 @@ class RetryPolicyTest {
     class Validation {
 
         private void assertRejected(UnaryOperator<RetryPolicy.Builder> change, String setting, String reason) {
-            assertThatThrownBy(() -> change.apply(RetryPolicy.custom()).build())
+            assertThatThrownBy(() -> change.apply(RetryPolicy.builder()).build())
                     .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
                         assertThat(e.setting()).isEqualTo(setting);
                         assertThat(e.getMessage()).contains("'" + setting + "'", reason);
@@ -179,7 +179,7 @@ class RetryPolicyTest {
     class Decide {
 
         private final ManualClock clock = new ManualClock(NOW);
-        private final RetryPolicy policy = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
+        private final RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
 
         private OutboxEvent leasedEvent(int attempts, int maxAttempts) {
             OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0])
@@ -228,7 +228,7 @@ class RetryPolicyTest {
     @DisplayName("for an unroutable destination")
     class UnroutableBudget {
 
-        private final RetryPolicy policy = RetryPolicy.custom().unroutableMaxAttempts(3).jitter(0).build();
+        private final RetryPolicy policy = RetryPolicy.builder().unroutableMaxAttempts(3).jitter(0).build();
         private final ManualClock clock = new ManualClock(NOW);
 
         private OutboxEvent leasedEvent(int attempts, int maxAttempts) {
@@ -251,7 +251,7 @@ class RetryPolicyTest {
         @DisplayName("defaults to 3 and refuses less than 1, naming the setting")
         void defaultsAndValidation() {
             assertThat(RetryPolicy.ofDefaults().unroutableMaxAttempts()).isEqualTo(3);
-            assertThatThrownBy(() -> RetryPolicy.custom().unroutableMaxAttempts(0).build())
+            assertThatThrownBy(() -> RetryPolicy.builder().unroutableMaxAttempts(0).build())
                     .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("unroutableMaxAttempts");
         }
     }

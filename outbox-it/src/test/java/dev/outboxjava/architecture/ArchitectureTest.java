@@ -19,6 +19,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.EvaluationResult;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.outboxjava.console.archviolation.ConsoleUsingJdbc;
 import dev.outboxjava.core.archviolation.CoreReadingSystemTime;
 import dev.outboxjava.core.archviolation.CoreUsingInjectedClock;
 import dev.outboxjava.core.archviolation.CoreUsingJooq;
@@ -26,6 +27,7 @@ import dev.outboxjava.examples.archviolation.ExamplesCycle;
 import dev.outboxjava.kafka.archviolation.KafkaUsingPostgres;
 import dev.outboxjava.postgres.archviolation.PostgresUsingGuice;
 import dev.outboxjava.rabbitmq.archviolation.RabbitMqUsingKafka;
+import dev.outboxjava.relayapp.archviolation.RelayAppUsingWorkerInternals;
 import dev.outboxjava.worker.archviolation.WorkerBuildingAPool;
 import dev.outboxjava.worker.archviolation.WorkerCycle;
 import dev.outboxjava.worker.archviolation.WorkerUsingRabbitMq;
@@ -97,12 +99,33 @@ class ArchitectureTest {
             .because("outbox-broker-kafka is optional for outbox-worker: a service relaying to RabbitMQ does not have it")
             .allowEmptyShould(false);
 
+    /** The web console repairs through the store's operator API, which audits every change. */
+    static final ArchRule CONSOLE_GOES_THROUGH_THE_OPERATOR_API = noClasses()
+            .that().resideInAPackage("dev.outboxjava.console..")
+            .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..", "org.jooq..",
+                    "org.postgresql..", "dev.outboxjava.postgres..", "dev.outboxjava.worker..", "com.google.inject..")
+            .because("the console reads and writes only through the store's operator API (OperatorStore), never "
+                    + "its own SQL, so every repair is audited and works on every store")
+            .allowEmptyShould(false);
+
     /** Time comes from an injected clock, so tests control it; nanoTime for durations is fine. */
     static final ArchRule CORE_NEVER_READS_THE_TIME_DIRECTLY = noClasses()
             .that().resideInAPackage(CORE)
             .should().callMethodWhere(readsTheSystemClock())
             .orShould().callConstructorWhere(createsADateOfNow())
             .because("all times come from an injectable java.time.Clock, so tests control time instead of sleeping; pass the clock instead")
+            .allowEmptyShould(false);
+
+    /**
+     * An {@code internal} package is not API: only classes under the package that holds it (its
+     * module's base package, e.g. {@code dev.outboxjava.worker} for {@code dev.outboxjava.worker.internal})
+     * may use it.
+     */
+    static final ArchRule INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE = classes()
+            .that().resideInAPackage("dev.outboxjava..")
+            .should(useNoInternalPackageOfAnotherModule())
+            .because("internal packages may change in any release; a type another module needs belongs in the "
+                    + "API package (docs/architecture.md)")
             .allowEmptyShould(false);
 
     /** The top-level packages (one per module) form no cycle. */
@@ -139,7 +162,8 @@ class ArchitectureTest {
 
         @ParameterizedTest(name = "{0}")
         @ValueSource(strings = {"dev.outboxjava.core", "dev.outboxjava.postgres", "dev.outboxjava.kafka",
-                "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.relayapp", "dev.outboxjava.testkit",
+                "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.relayapp", "dev.outboxjava.console",
+                "dev.outboxjava.testkit",
                 "dev.outboxjava.examples"})
         @DisplayName("sees the classes of every module, so no rule passes for lack of classes")
         void seesEveryModule(String rootPackage) {
@@ -195,6 +219,24 @@ class ArchitectureTest {
         void failsOnRabbitToKafka() {
             assertFailsNaming(ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER, fixtures(RabbitMqUsingKafka.class),
                     RabbitMqUsingKafka.class.getName(), "dev.outboxjava.kafka.KafkaPublisher");
+        }
+    }
+
+    @Nested
+    @DisplayName("the console goes through the store's operator API")
+    class ConsoleUsesTheOperatorApi {
+
+        @Test
+        @DisplayName("holds for the production code")
+        void holds() {
+            CONSOLE_GOES_THROUGH_THE_OPERATOR_API.check(PRODUCTION);
+        }
+
+        @Test
+        @DisplayName("fails on a console class that runs its own SQL")
+        void failsOnViolation() {
+            assertFailsNaming(CONSOLE_GOES_THROUGH_THE_OPERATOR_API, fixtures(ConsoleUsingJdbc.class),
+                    ConsoleUsingJdbc.class.getName(), "javax.sql.DataSource");
         }
     }
 
@@ -272,6 +314,24 @@ class ArchitectureTest {
     }
 
     @Nested
+    @DisplayName("an internal package is used only inside its own module")
+    class InternalsStayInternal {
+
+        @Test
+        @DisplayName("holds for the production code")
+        void holds() {
+            INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE.check(PRODUCTION);
+        }
+
+        @Test
+        @DisplayName("fails on a relay-application class that uses the worker's internal Backoff")
+        void failsOnViolation() {
+            assertFailsNaming(INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE, fixtures(RelayAppUsingWorkerInternals.class),
+                    RelayAppUsingWorkerInternals.class.getName(), "dev.outboxjava.worker.internal.Backoff");
+        }
+    }
+
+    @Nested
     @DisplayName("the top-level packages form no cycle")
     class NoCycles {
 
@@ -304,6 +364,32 @@ class ArchitectureTest {
                 for (Dependency dependency : item.getDirectDependenciesFromSelf()) {
                     Optional<String> target = adapterOf(dependency.getTargetClass());
                     if (target.isPresent() && !target.equals(own)) {
+                        events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
+                    }
+                }
+            }
+        };
+    }
+
+    /** The package an internal package belongs to ({@code a.b} for {@code a.b.internal.c}), if it is one. */
+    static Optional<String> baseOfInternal(String packageName) {
+        List<String> segments = List.of(packageName.split("\\."));
+        int internal = segments.indexOf("internal");
+        return internal < 1 ? Optional.empty() : Optional.of(String.join(".", segments.subList(0, internal)));
+    }
+
+    private static ArchCondition<JavaClass> useNoInternalPackageOfAnotherModule() {
+        return new ArchCondition<>("use no internal package outside their own base package") {
+            @Override
+            public void check(JavaClass item, ConditionEvents events) {
+                String own = item.getPackageName();
+                for (Dependency dependency : item.getDirectDependenciesFromSelf()) {
+                    JavaClass target = dependency.getTargetClass().getBaseComponentType();
+                    if (!target.getPackageName().startsWith("dev.outboxjava.")) {
+                        continue;
+                    }
+                    Optional<String> base = baseOfInternal(target.getPackageName());
+                    if (base.isPresent() && !own.equals(base.get()) && !own.startsWith(base.get() + ".")) {
                         events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
                     }
                 }

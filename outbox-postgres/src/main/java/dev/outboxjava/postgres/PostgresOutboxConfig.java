@@ -226,7 +226,7 @@ public final class PostgresOutboxConfig {
          * Per-key ordering: with {@link Ordering.Mode#PER_KEY} a lease takes, per key, only the events
          * no earlier event of the key holds back, and never an event whose transaction is younger than
          * an open one (commit-order guard). Default {@link Ordering#none()}. The relay's
-         * {@code RelaySettings} must carry the same ordering.
+         * {@code RelayConfig} must carry the same ordering.
          */
         public Builder ordering(Ordering value) {
             this.ordering = Objects.requireNonNull(value, "ordering");

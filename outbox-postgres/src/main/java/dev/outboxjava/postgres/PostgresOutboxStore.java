@@ -13,6 +13,16 @@ import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DestinationCounts;
+import dev.outboxjava.core.port.EventEdit;
+import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.HeldKey;
+import dev.outboxjava.core.port.OperatorStore;
+import dev.outboxjava.postgres.internal.OperatorRepairQueries;
+import java.util.OptionalLong;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.HousekeepingQueries;
@@ -64,7 +74,7 @@ import org.slf4j.LoggerFactory;
  * Failures are {@link dev.outboxjava.core.OutboxStoreException}s naming the table and the attempt.
  * Thread-safe.
  */
-public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
+public final class PostgresOutboxStore implements OutboxStore, OperatorStore, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresOutboxStore.class);
 
@@ -85,6 +95,7 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
     private final TransactionalOutbox transactional;
     /** The experimental append-only layout's statements; {@code null} in the default in-place layout. */
     private final LogLayoutQueries logLayout;
+    private final OperatorRepairQueries repairs;
 
     private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
             PostgresOutboxConfig config) {
@@ -105,6 +116,8 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         this.transactional = TransactionalOutbox.create(dataSource, config);
         this.logLayout = config.layout() == StoreLayout.APPEND_LOG
                 ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering()) : null;
+        this.repairs = new OperatorRepairQueries(config.table(), config.layout() == StoreLayout.APPEND_LOG,
+                config.ordering());
     }
 
     /**
@@ -397,6 +410,91 @@ public final class PostgresOutboxStore implements OutboxStore, AutoCloseable {
         }
         return run("purge " + status.databaseValue() + " events",
                 () -> housekeeping.purge(dsl, status, createdBefore));
+    }
+
+    @Override
+    public EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit) {
+        Objects.requireNonNull(filter, "filter");
+        Objects.requireNonNull(after, "after");
+        requirePositive(limit);
+        return withConnection("find dead letters (" + filter.describe() + ")",
+                connection -> repairs.find(connection, filter, after, limit));
+    }
+
+    @Override
+    public long countDeadLetters(DeadLetterFilter filter, long upTo) {
+        Objects.requireNonNull(filter, "filter");
+        if (upTo < 1) {
+            return 0;
+        }
+        return withConnection("count dead letters (" + filter.describe() + ")",
+                connection -> repairs.count(connection, filter, upTo));
+    }
+
+    @Override
+    public long requeueDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
+        Objects.requireNonNull(filter, "filter");
+        Objects.requireNonNull(actor, "actor");
+        Objects.requireNonNull(now, "now");
+        return withConnection("requeue dead letters (" + filter.describe() + ")" + auditHint(),
+                connection -> repairs.requeue(connection, filter, actor, now));
+    }
+
+    @Override
+    public long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
+        Objects.requireNonNull(filter, "filter");
+        Objects.requireNonNull(actor, "actor");
+        Objects.requireNonNull(now, "now");
+        return withConnection("purge dead letters (" + filter.describe() + ")" + auditHint(),
+                connection -> repairs.purge(connection, filter, actor, now));
+    }
+
+    @Override
+    public Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor, Instant now) {
+        Objects.requireNonNull(eventId, "eventId");
+        Objects.requireNonNull(actor, "actor");
+        Objects.requireNonNull(now, "now");
+        edit.requireValid();
+        return withConnection("edit and requeue dead letter " + eventId + auditHint(),
+                connection -> repairs.editAndRequeue(connection, eventId, edit, actor, now));
+    }
+
+    @Override
+    public List<HeldKey> heldKeys(int limit) {
+        requirePositive(limit);
+        return withConnection("list held keys", connection -> repairs.heldKeys(connection, limit));
+    }
+
+    @Override
+    public List<DestinationCounts> countByDestination(int limit) {
+        requirePositive(limit);
+        return withConnection("count events by destination", connection -> repairs.countByDestination(connection, limit));
+    }
+
+    @Override
+    public List<ActiveLease> activeLeases(int limit) {
+        requirePositive(limit);
+        return withConnection("list the leases held", connection -> repairs.activeLeases(connection, limit));
+    }
+
+    @Override
+    public List<AuditEntry> auditTrail(OptionalLong before, int limit) {
+        Objects.requireNonNull(before, "before");
+        requirePositive(limit);
+        return withConnection("read the operator audit trail" + auditHint(),
+                connection -> repairs.auditTrail(connection, before, limit));
+    }
+
+    /** Where the audit table comes from, for the message of a failure that may be its absence. */
+    private String auditHint() {
+        return " (the audit table " + config.tableName() + "_audit is created by ensureSchema() or the migrations in "
+                + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")";
+    }
+
+    private static void requirePositive(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+        }
     }
 
     @Override

@@ -47,6 +47,15 @@ public final class PostgresSchema {
     public static final String MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_LOCATION;
     /** Flyway location of the per-key ordering indexes (one repeatable migration); add it when ordering per key. */
     public static final String PER_KEY_MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_PER_KEY_LOCATION;
+    /**
+     * Flyway location of what the operator API ({@link dev.outboxjava.core.port.OperatorStore}, the web
+     * console) needs: the audit table {@code <table>_audit} (who requeued, purged or edited what, and when)
+     * and the indexes of the dead-letter filters. Give it a history table of its own
+     * ({@link #OPERATOR_HISTORY_TABLE}) and the same {@link #TABLE_PLACEHOLDER}.
+     */
+    public static final String OPERATOR_MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_OPERATOR_LOCATION;
+    /** The Flyway history table suggested for {@link #OPERATOR_MIGRATIONS_LOCATION}. */
+    public static final String OPERATOR_HISTORY_TABLE = "outbox_operator_schema_history";
     /** The placeholder (Flyway) or changelog property (Liquibase) that names the table in the migrations. */
     public static final String TABLE_PLACEHOLDER = MigrationFiles.OUTBOX_TABLE_PLACEHOLDER;
     /**
@@ -66,10 +75,14 @@ public final class PostgresSchema {
      * {@code schema} command).
      */
     public static String ddl(PostgresOutboxConfig config) {
+        String audit = "\n-- The operator API's audit table and indexes (the migrations in " + MigrationFiles.OUTBOX_OPERATOR_LOCATION + ").\n"
+                + MigrationFiles.render(MigrationFiles.OUTBOX_OPERATOR, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+                        config.table());
         if (config.layout() == StoreLayout.APPEND_LOG) {
-            return LogLayoutDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode());
+            return LogLayoutDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode()) + audit;
         }
-        return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering());
+        return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering())
+                + audit;
     }
 
     /**

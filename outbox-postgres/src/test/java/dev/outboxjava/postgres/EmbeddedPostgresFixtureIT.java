@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.time.ManualClock;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import java.util.List;
 import java.util.UUID;
@@ -19,8 +19,8 @@ class EmbeddedPostgresFixtureIT {
     @Test
     @DisplayName("with local services skipped the fixture starts an embedded PostgreSQL the store works on")
     void embedded() {
-        String previous = System.getProperty(ServiceSettings.SKIP_LOCAL);
-        System.setProperty(ServiceSettings.SKIP_LOCAL, "true");
+        String previous = System.getProperty(ServiceConfig.SKIP_LOCAL);
+        System.setProperty(ServiceConfig.SKIP_LOCAL, "true");
         try (PostgresFixture postgres = PostgresFixture.start()) {
             assertThat(postgres.origin()).isEqualTo(ServiceOrigin.EMBEDDED);
             PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(),
@@ -37,9 +37,9 @@ class EmbeddedPostgresFixtureIT {
             assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, 3L);
         } finally {
             if (previous == null) {
-                System.clearProperty(ServiceSettings.SKIP_LOCAL);
+                System.clearProperty(ServiceConfig.SKIP_LOCAL);
             } else {
-                System.setProperty(ServiceSettings.SKIP_LOCAL, previous);
+                System.setProperty(ServiceConfig.SKIP_LOCAL, previous);
             }
         }
     }

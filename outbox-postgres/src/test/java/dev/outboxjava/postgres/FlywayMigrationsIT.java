@@ -3,13 +3,13 @@ package dev.outboxjava.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.inbox.InboxResult;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
@@ -94,6 +94,18 @@ class FlywayMigrationsIT {
         // end::flyway-outbox[]
     }
 
+    /** The operator API's Flyway (audit table, dead-letter indexes), configured exactly as the documentation says. */
+    private Flyway operator(String table) {
+        // tag::flyway-operator[]
+        return Flyway.configure().dataSource(dataSource)
+                .locations(PostgresSchema.OPERATOR_MIGRATIONS_LOCATION)
+                .table(PostgresSchema.OPERATOR_HISTORY_TABLE)
+                .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
+                .baselineOnMigrate(true).baselineVersion("0")
+                .load();
+        // end::flyway-operator[]
+    }
+
     /** The inbox's Flyway, configured exactly as the documentation says. */
     private Flyway inbox(String table) {
         return Flyway.configure().dataSource(dataSource)
@@ -145,7 +157,7 @@ class FlywayMigrationsIT {
 
         List<UUID> appended = placeOrders(store, 3);
         RecordingPublisher publisher = new RecordingPublisher();
-        Relay relay = new Relay(store, publisher, new RelaySettings(100, Duration.ofSeconds(10), config.ordering()),
+        Relay relay = new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(10), config.ordering()),
                 RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
         for (int tick = 0; tick < 10 && publisher.published().size() < appended.size(); tick++) {
             relay.runOnce();
@@ -201,6 +213,8 @@ class FlywayMigrationsIT {
         }
         Flyway.configure().configuration(outbox("shop_events", perKey).getConfiguration())
                 .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
+        Flyway.configure().configuration(operator("shop_events").getConfiguration())
+                .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
         Flyway.configure().configuration(inbox("shop_inbox").getConfiguration())
                 .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
         PostgresOutboxConfig.Builder config = PostgresOutboxConfig.builder()
@@ -218,6 +232,8 @@ class FlywayMigrationsIT {
                 .isEqualTo(perKey);
         assertThat(byFlyway).isEqualTo(database.describe("by_ddl", "shop_events"));
         assertThat(database.describe("by_flyway", "shop_inbox")).isEqualTo(database.describe("by_ddl", "shop_inbox"));
+        assertThat(database.describe("by_flyway", "shop_events_audit"))
+                .isEqualTo(database.describe("by_ddl", "shop_events_audit")).isNotEmpty();
     }
 
     /** Inserts {@code count} orders and their events in one transaction, as an application does. */

@@ -95,11 +95,11 @@ class HeldSnapshotLeaseWorkIT {
             Explained before = relayAndMeasure(store, WARM_UP, () -> logLeaseBuffers(store, queries));
             Explained after = relayAndMeasure(store, EVENTS, () -> logLeaseBuffers(store, queries));
             report("append-only", before, after);
-            // flat: an index page boundary may cost a buffer or two, never one per 100 events relayed
+            // flat: an index page boundary may cost a few buffers, never one per lease of 100 events relayed
             assertThat(after.read()).as("buffers the append-only lease read after %d more events", EVENTS)
-                    .isLessThanOrEqualTo(before.read() + 3);
+                    .isLessThanOrEqualTo(before.read() + 5);
             assertThat(after.written()).as("buffers the append-only lease wrote after %d more events", EVENTS)
-                    .isLessThanOrEqualTo(before.written() + before.written() / 10);
+                    .isLessThanOrEqualTo(before.written() + 5);
         } finally {
             drop(store);
         }

@@ -8,9 +8,9 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.RecordingPublisher;
 import java.nio.file.Path;
@@ -42,7 +42,7 @@ class LeaseUndoIT {
     }
 
     private Relay relay(PostgresOutboxStore store, RecordingPublisher broker) {
-        return new Relay(store, broker, new RelaySettings(100, Duration.ofSeconds(10)), RetryPolicy.ofDefaults(), clock,
+        return new Relay(store, broker, new RelayConfig(100, Duration.ofSeconds(10)), RetryPolicy.ofDefaults(), clock,
                 RelayListener.NONE);
     }
 

@@ -2,12 +2,12 @@ package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
@@ -72,7 +72,8 @@ class LiquibaseMigrationsIT {
         update();
         update();
 
-        assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-table-2", "outbox-per-key-indexes", "outbox-inbox-table-1");
+        assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-table-2", "outbox-per-key-indexes", "outbox-operator-1",
+                "outbox-operator-2", "outbox-inbox-table-1");
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA by_ddl");
         }
@@ -83,6 +84,8 @@ class LiquibaseMigrationsIT {
                 .ensureSchema();
         assertThat(database.describe("public", "outbox_events")).isEqualTo(database.describe("by_ddl", "outbox_events"));
         assertThat(database.describe("public", "outbox_inbox")).isEqualTo(database.describe("by_ddl", "outbox_inbox"));
+        assertThat(database.describe("public", "outbox_events_audit"))
+                .isEqualTo(database.describe("by_ddl", "outbox_events_audit"));
 
         PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, perKey);
         assertThat(store.checkHealth().healthy()).as(store.checkHealth().detail()).isTrue();
@@ -98,7 +101,7 @@ class LiquibaseMigrationsIT {
             connection.commit();
         }
         RecordingPublisher publisher = new RecordingPublisher();
-        new Relay(store, publisher, new RelaySettings(10, Duration.ofSeconds(10), perKey.ordering()),
+        new Relay(store, publisher, new RelayConfig(10, Duration.ofSeconds(10), perKey.ordering()),
                 RetryPolicy.ofDefaults(), clock, RelayListener.NONE).runOnce();
         assertThat(publisher.published()).extracting(OutboxEvent::id).containsExactly(placed.id());
     }

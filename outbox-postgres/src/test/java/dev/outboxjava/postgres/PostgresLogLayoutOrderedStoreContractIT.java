@@ -3,8 +3,6 @@ package dev.outboxjava.postgres;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.OutboxStore;
-import dev.outboxjava.postgres.internal.Identifiers;
-import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.testkit.contract.OrderedOutboxStoreContract;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.util.List;
@@ -16,28 +14,20 @@ class PostgresLogLayoutOrderedStoreContractIT extends OrderedOutboxStoreContract
     @RegisterExtension
     static final PostgresExtension postgres = new PostgresExtension();
 
-    private static int tables;
+    private static final ContractTables tables = new ContractTables(postgres, "log_ordered", StoreLayout.APPEND_LOG);
 
     @Override
     protected OutboxStore newStore(Ordering ordering) {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".log_ordered_" + (++tables))
-                .ordering(ordering)
-                .layout(StoreLayout.APPEND_LOG)
-                .build();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
-        store.ensureSchema();
-        return store;
+        return tables.create(ordering);
     }
 
     @Override
     protected void append(OutboxStore store, List<OutboxEvent> events) {
-        ((PostgresOutboxStore) store).transactional().inTransaction(connection -> events);
+        ContractTables.append(store, events);
     }
 
     @Override
     protected void destroy(OutboxStore store) {
-        String table = ((PostgresOutboxStore) store).config().tableName();
-        postgres.fixture().execute(LogLayoutDdl.drop(Identifiers.tableName("tableName", table)));
+        tables.drop(store);
     }
 }

@@ -1,9 +1,8 @@
 package dev.outboxjava.postgres;
 
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.OutboxStore;
-import dev.outboxjava.postgres.internal.Identifiers;
-import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.testkit.contract.OutboxStoreContract;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.util.List;
@@ -18,27 +17,20 @@ class PostgresLogLayoutStoreContractIT extends OutboxStoreContract {
     @RegisterExtension
     static final PostgresExtension postgres = new PostgresExtension();
 
-    private static int tables;
+    private static final ContractTables tables = new ContractTables(postgres, "log_outbox", StoreLayout.APPEND_LOG);
 
     @Override
     protected OutboxStore newStore() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".log_outbox_" + (++tables))
-                .layout(StoreLayout.APPEND_LOG)
-                .build();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
-        store.ensureSchema();
-        return store;
+        return tables.create(Ordering.none());
     }
 
     @Override
     protected void append(OutboxStore store, List<OutboxEvent> events) {
-        ((PostgresOutboxStore) store).transactional().inTransaction(connection -> events);
+        ContractTables.append(store, events);
     }
 
     @Override
     protected void destroy(OutboxStore store) {
-        String table = ((PostgresOutboxStore) store).config().tableName();
-        postgres.fixture().execute(LogLayoutDdl.drop(Identifiers.tableName("tableName", table)));
+        tables.drop(store);
     }
 }

@@ -14,26 +14,20 @@ class PostgresOrderedOutboxStoreContractIT extends OrderedOutboxStoreContract {
     @RegisterExtension
     static final PostgresExtension postgres = new PostgresExtension();
 
-    private static int tables;
+    private static final ContractTables tables = new ContractTables(postgres, "ordered", StoreLayout.IN_PLACE);
 
     @Override
     protected OutboxStore newStore(Ordering ordering) {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".ordered_" + (++tables))
-                .ordering(ordering)
-                .build();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
-        store.ensureSchema();
-        return store;
+        return tables.create(ordering);
     }
 
     @Override
     protected void append(OutboxStore store, List<OutboxEvent> events) {
-        ((PostgresOutboxStore) store).transactional().inTransaction(connection -> events);
+        ContractTables.append(store, events);
     }
 
     @Override
     protected void destroy(OutboxStore store) {
-        postgres.fixture().execute("DROP TABLE " + ((PostgresOutboxStore) store).config().tableName());
+        tables.drop(store);
     }
 }

@@ -1,5 +1,6 @@
 package dev.outboxjava.postgres;
 
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.testkit.contract.OutboxStoreContract;
@@ -13,25 +14,20 @@ class PostgresOutboxStoreContractIT extends OutboxStoreContract {
     @RegisterExtension
     static final PostgresExtension postgres = new PostgresExtension();
 
-    private static int tables;
+    private static final ContractTables tables = new ContractTables(postgres, "outbox", StoreLayout.IN_PLACE);
 
     @Override
     protected OutboxStore newStore() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".outbox_" + (++tables))
-                .build();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
-        store.ensureSchema();
-        return store;
+        return tables.create(Ordering.none());
     }
 
     @Override
     protected void append(OutboxStore store, List<OutboxEvent> events) {
-        ((PostgresOutboxStore) store).transactional().inTransaction(connection -> events);
+        ContractTables.append(store, events);
     }
 
     @Override
     protected void destroy(OutboxStore store) {
-        postgres.fixture().execute("DROP TABLE " + ((PostgresOutboxStore) store).config().tableName());
+        tables.drop(store);
     }
 }

@@ -63,10 +63,11 @@ class OutboxCliTest {
         Path file = dir.resolve("outbox.properties");
         Files.writeString(file, "outbox.db.url=jdbc:postgresql://db/app?password=hunter2\noutbox.db.password=hunter2\n"
                 + "outbox.broker=kafka\noutbox.kafka.bootstrap.servers=k:9092\noutbox.kafka.ssl.key.password=hunter2\n"
-                + "outbox.kafka.linger.ms=20\n");
+                + "outbox.kafka.linger.ms=20\noutbox.console.admin.token=hunter2\n");
 
         assertThat(run("config", "--config", file.toString())).as(err.toString()).isZero();
         assertThat(out.toString()).doesNotContain("hunter2")
+                .containsPattern("outbox.console.admin.token\\s+\\*\\*\\*")
                 .containsPattern("outbox.db.url\\s+jdbc:postgresql://db/app\\?password=\\*\\*\\*")
                 .containsPattern("outbox.db.password\\s+\\*\\*\\*")
                 .containsPattern("outbox.kafka.ssl.key.password\\s+\\*\\*\\*")

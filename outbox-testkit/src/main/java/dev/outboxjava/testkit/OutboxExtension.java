@@ -4,10 +4,10 @@ import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.Sweeper;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.core.time.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,12 +26,12 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *   <li>{@link RecordingPublisher} — the "broker": records what was published</li>
  *   <li>{@link FaultyPublisher} — wraps that recording publisher, no faults until scripted</li>
  *   <li>{@link Relay} — over the store and the FAULTY publisher (so scripted faults reach it), the manual
- *       clock, a batch of {@value RelaySettings#DEFAULT_BATCH_SIZE}, a publish timeout of
+ *       clock, a batch of {@value RelayConfig#DEFAULT_BATCH_SIZE}, a publish timeout of
  *       {@link #PUBLISH_TIMEOUT}, a retry policy of 1 s doubling without jitter, and no retry of a
  *       failed mark (a store made unavailable fails the tick at once, as a crashed relay would, instead
- *       of the test waiting out {@link RelaySettings#markRetryTimeout()} in real time)</li>
+ *       of the test waiting out {@link RelayConfig#markRetryTimeout()} in real time)</li>
  *   <li>{@link Sweeper} — over the store and the manual clock, with the default settings
- *       (lease timeout {@link SweeperSettings#DEFAULT_LEASE_TIMEOUT})</li>
+ *       (lease timeout {@link SweeperConfig#DEFAULT_LEASE_TIMEOUT})</li>
  * </ul>
  *
  * <pre>{@code
@@ -93,11 +93,11 @@ public final class OutboxExtension implements ParameterResolver {
         final InMemoryOutboxStore store = new InMemoryOutboxStore();
         final RecordingPublisher recording = new RecordingPublisher();
         final FaultyPublisher faulty = FaultyPublisher.wrapping(recording);
-        final Relay relay = new Relay(store, faulty, new RelaySettings(RelaySettings.DEFAULT_BATCH_SIZE, PUBLISH_TIMEOUT)
+        final Relay relay = new Relay(store, faulty, new RelayConfig(RelayConfig.DEFAULT_BATCH_SIZE, PUBLISH_TIMEOUT)
                 .withMarkRetryTimeout(Duration.ZERO),
-                RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).multiplier(2).jitter(0).build(), clock,
+                RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).multiplier(2).jitter(0).build(), clock,
                 RelayListener.NONE);
-        final Sweeper sweeper = new Sweeper(store, SweeperSettings.ofDefaults(), clock);
+        final Sweeper sweeper = new Sweeper(store, SweeperConfig.ofDefaults(), clock);
 
         /** Releases publishes a test left hanging, so no future outlives its test. */
         @Override

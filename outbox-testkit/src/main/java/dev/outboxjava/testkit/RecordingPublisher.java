@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  *
  * <pre>{@code
  * RecordingPublisher publisher = new RecordingPublisher();
- * Relay relay = new Relay(store, publisher, RelaySettings.ofDefaults(), RetryPolicy.ofDefaults(), clock,
+ * Relay relay = new Relay(store, publisher, RelayConfig.ofDefaults(), RetryPolicy.ofDefaults(), clock,
  *         RelayListener.NONE);
  * relay.runOnce();
  * assertThat(publisher.ofType("order.placed")).hasSize(1);

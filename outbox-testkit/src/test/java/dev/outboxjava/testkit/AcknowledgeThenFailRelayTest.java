@@ -11,7 +11,7 @@ import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayResult;
 import dev.outboxjava.core.relay.Sweeper;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.core.time.ManualClock;
 import java.time.Duration;
 import java.util.List;
@@ -77,7 +77,7 @@ class AcknowledgeThenFailRelayTest {
         assertThat(relay.runOnce().leased()).as("an in-flight event is not leased again before its lease expires")
                 .isZero();
 
-        clock.advance(SweeperSettings.DEFAULT_LEASE_TIMEOUT.plusSeconds(1));
+        clock.advance(SweeperConfig.DEFAULT_LEASE_TIMEOUT.plusSeconds(1));
         assertThat(sweeper.runOnce()).isEqualTo(1);
         relay.runOnce();
 

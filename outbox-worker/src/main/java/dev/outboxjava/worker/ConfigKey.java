@@ -59,8 +59,10 @@ public enum ConfigKey {
             + "acknowledgements; must be below outbox.sweeper.lease.timeout."),
     RELAY_POLL_INTERVAL("outbox.relay.poll.interval", "1s", "How long an idle relay waits before polling again "
             + "when no wake-up arrives."),
-    RELAY_WAKEUP("outbox.relay.wakeup", "notify", "notify: LISTEN on the table's channel (producers' after-commit notifications or a trigger) and wake at once; "
-            + "polling: poll on outbox.relay.poll.interval only."),
+    RELAY_WAKEUP("outbox.relay.wakeup", "notify_after_commit", "How an idle relay learns of new events besides "
+            + "polling. notify_after_commit: producers notify the table's channel after commit, the relay LISTENs and "
+            + "wakes at once; trigger_notify: the same, notified by a trigger that run --ensure-schema creates; "
+            + "none: poll on outbox.relay.poll.interval only."),
 
     RETRY_INITIAL_DELAY("outbox.retry.initial.delay", "1s", "Delay before an event's first retry."),
     RETRY_MULTIPLIER("outbox.retry.multiplier", "2.0", "Growth factor between an event's retry delays (>= 1)."),
@@ -101,6 +103,17 @@ public enum ConfigKey {
     HTTP_PORT("outbox.http.port", "8080", "Port of /metrics, /health and /health/ready in the standalone "
             + "process; 0 = no HTTP server."),
     HTTP_HOST("outbox.http.host", "0.0.0.0", "Address the HTTP server binds to."),
+    CONSOLE_ENABLED("outbox.console.enabled", "false", "Serves the operator's web console (docs/console.md) at "
+            + "http://<outbox.console.host>:<outbox.console.port>/console in the standalone process: events per state "
+            + "and destination, dead letters to find, requeue, purge or edit, retries, held keys, the audit trail."),
+    CONSOLE_HOST("outbox.console.host", "127.0.0.1", "Address the web console binds to: loopback, so only this "
+            + "machine reaches it (through an SSH tunnel or kubectl port-forward); bind wider only behind a proxy "
+            + "that authenticates."),
+    CONSOLE_PORT("outbox.console.port", "8081", "Port of the web console (apart from outbox.http.port, whose "
+            + "probes and metrics must stay reachable from outside)."),
+    CONSOLE_ADMIN_TOKEN("outbox.console.admin.token", "", "The admin credential an operator signs in to the web "
+            + "console with to requeue, purge or edit dead letters; empty = the console is read-only. A secret: "
+            + "shown masked everywhere."),
     LOG_SUMMARY_INTERVAL("outbox.log.summary.interval", "60s", "How often each relay logs one summary line "
             + "(published, retried, dead-lettered, lease lost, lag) instead of a line per event; 0s = off."),
     LOG_LEVEL("outbox.log.level", "info", "Log level of the standalone process: error, warn, info, debug or trace.");

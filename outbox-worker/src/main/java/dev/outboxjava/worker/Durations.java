@@ -13,6 +13,8 @@ import java.util.regex.Pattern;
 public final class Durations {
 
     private static final Pattern SIMPLE = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+    /** The longest duration accepted: whole days whose nanoseconds still fit a {@code long}. */
+    private static final Duration MAX = Duration.ofDays(Duration.ofNanos(Long.MAX_VALUE).toDays());
 
     private Durations() {
     }
@@ -20,35 +22,52 @@ public final class Durations {
     /**
      * Parses a duration.
      *
-     * @throws IllegalArgumentException with a message listing the accepted forms
+     * @throws IllegalArgumentException with a message listing the accepted forms, or saying that the
+     *                                  duration is longer than a duration can be here (about 292 years,
+     *                                  the nanoseconds a {@code long} holds)
      */
     public static Duration parse(String text) {
         String trimmed = text.trim().toLowerCase(Locale.ROOT);
         Matcher matcher = SIMPLE.matcher(trimmed);
         if (matcher.matches()) {
-            long amount;
             try {
-                amount = Long.parseLong(matcher.group(1));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + text + "' is too large");
+                long amount = Long.parseLong(matcher.group(1));
+                return bounded(text, switch (matcher.group(2)) {
+                    case "ms" -> Duration.ofMillis(amount);
+                    case "s" -> Duration.ofSeconds(amount);
+                    case "m" -> Duration.ofMinutes(amount);
+                    case "h" -> Duration.ofHours(amount);
+                    default -> Duration.ofDays(amount);
+                });
+            } catch (NumberFormatException | ArithmeticException e) {
+                throw tooLong(text);
             }
-            return switch (matcher.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                case "h" -> Duration.ofHours(amount);
-                default -> Duration.ofDays(amount);
-            };
         }
         if (trimmed.startsWith("p")) {
             try {
-                return Duration.parse(trimmed.toUpperCase(Locale.ROOT));
+                return bounded(text, Duration.parse(trimmed.toUpperCase(Locale.ROOT)));
             } catch (DateTimeParseException e) {
+                if (e.getCause() instanceof ArithmeticException) {
+                    throw tooLong(text);
+                }
                 // fall through to the message below
             }
         }
         throw new IllegalArgumentException("'" + text + "' is not a duration; use a whole number with a unit "
                 + "(500ms, 30s, 2m, 1h, 7d) or ISO-8601 (PT30S)");
+    }
+
+    /** A duration whose nanoseconds fit a long, so the loops can wait for it without overflowing. */
+    private static Duration bounded(String text, Duration duration) {
+        if (duration.compareTo(MAX) > 0 || duration.compareTo(MAX.negated()) < 0) {
+            throw tooLong(text);
+        }
+        return duration;
+    }
+
+    private static IllegalArgumentException tooLong(String text) {
+        return new IllegalArgumentException("'" + text + "' is too long; a duration must be at most "
+                + MAX.toDays() + "d (about 292 years)");
     }
 
     /** Formats in the shortest exact unit: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 7d}. */

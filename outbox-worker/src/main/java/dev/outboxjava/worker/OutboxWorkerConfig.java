@@ -1,9 +1,9 @@
 package dev.outboxjava.worker;
 
 import dev.outboxjava.core.RetryPolicy;
-import dev.outboxjava.core.relay.CleanerSettings;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.CleanerConfig;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,12 +12,12 @@ import java.util.Objects;
 /**
  * How the worker's loops run: the relay (batch size, threads, publish timeout, poll interval, retry
  * policy), the sweeper, the cleaner, the outage backoff, the shutdown bound and the gauge refresh.
- * The tick settings themselves are the core's {@link RelaySettings}, {@link SweeperSettings},
- * {@link CleanerSettings} and {@link RetryPolicy}.
+ * The tick settings themselves are the core's {@link RelayConfig}, {@link SweeperConfig},
+ * {@link CleanerConfig} and {@link RetryPolicy}.
  *
  * <pre>{@code
- * OutboxWorkerConfig config = OutboxWorkerConfig.custom()
- *         .relay(new RelaySettings(1000, Duration.ofSeconds(20)))
+ * OutboxWorkerConfig config = OutboxWorkerConfig.builder()
+ *         .relay(new RelayConfig(1000, Duration.ofSeconds(20)))
  *         .relayThreads(2)
  *         .build();
  * }</pre>
@@ -50,14 +50,14 @@ public final class OutboxWorkerConfig {
     /** Default longest broker outage readiness tolerates: 30 s. */
     public static final Duration DEFAULT_MAX_BROKER_OUTAGE = Duration.ofSeconds(30);
 
-    private final RelaySettings relay;
+    private final RelayConfig relay;
     private final int relayThreads;
     private final Duration pollInterval;
     private final RetryPolicy retryPolicy;
-    private final SweeperSettings sweeper;
+    private final SweeperConfig sweeper;
     private final Duration sweepInterval;
     private final boolean cleanerEnabled;
-    private final CleanerSettings cleaner;
+    private final CleanerConfig cleaner;
     private final Duration cleanInterval;
     private final Duration backoffInitial;
     private final Duration backoffMax;
@@ -86,17 +86,17 @@ public final class OutboxWorkerConfig {
 
     /** Every default. */
     public static OutboxWorkerConfig ofDefaults() {
-        return custom().build();
+        return builder().build();
     }
 
     /** Starts from the defaults. */
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
-        return custom().relay(relay).relayThreads(relayThreads).pollInterval(pollInterval).retryPolicy(retryPolicy)
+        return builder().relay(relay).relayThreads(relayThreads).pollInterval(pollInterval).retryPolicy(retryPolicy)
                 .sweeper(sweeper).sweepInterval(sweepInterval).cleanerEnabled(cleanerEnabled).cleaner(cleaner)
                 .cleanInterval(cleanInterval).backoffInitial(backoffInitial).backoffMax(backoffMax)
                 .shutdownTimeout(shutdownTimeout).metricsPollInterval(metricsPollInterval)
@@ -104,7 +104,7 @@ public final class OutboxWorkerConfig {
     }
 
     /** Batch size and publish timeout of a relay tick. */
-    public RelaySettings relay() {
+    public RelayConfig relay() {
         return relay;
     }
 
@@ -124,7 +124,7 @@ public final class OutboxWorkerConfig {
     }
 
     /** Lease timeout and chunking of the sweeper. */
-    public SweeperSettings sweeper() {
+    public SweeperConfig sweeper() {
         return sweeper;
     }
 
@@ -139,7 +139,7 @@ public final class OutboxWorkerConfig {
     }
 
     /** Retention and chunking of the cleaner. */
-    public CleanerSettings cleaner() {
+    public CleanerConfig cleaner() {
         return cleaner;
     }
 
@@ -192,14 +192,14 @@ public final class OutboxWorkerConfig {
 
     /** Builds an {@link OutboxWorkerConfig}. */
     public static final class Builder {
-        private RelaySettings relay = RelaySettings.ofDefaults();
+        private RelayConfig relay = RelayConfig.ofDefaults();
         private int relayThreads = DEFAULT_RELAY_THREADS;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
         private RetryPolicy retryPolicy = RetryPolicy.ofDefaults();
-        private SweeperSettings sweeper = SweeperSettings.ofDefaults();
+        private SweeperConfig sweeper = SweeperConfig.ofDefaults();
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
         private boolean cleanerEnabled = true;
-        private CleanerSettings cleaner = CleanerSettings.ofDefaults();
+        private CleanerConfig cleaner = CleanerConfig.ofDefaults();
         private Duration cleanInterval = DEFAULT_CLEAN_INTERVAL;
         private Duration backoffInitial = DEFAULT_BACKOFF_INITIAL;
         private Duration backoffMax = DEFAULT_BACKOFF_MAX;
@@ -211,8 +211,8 @@ public final class OutboxWorkerConfig {
         private Builder() {
         }
 
-        /** Batch size and publish timeout of a relay tick. Default {@link RelaySettings#ofDefaults()} (500, 30 s). */
-        public Builder relay(RelaySettings value) {
+        /** Batch size and publish timeout of a relay tick. Default {@link RelayConfig#ofDefaults()} (500, 30 s). */
+        public Builder relay(RelayConfig value) {
             this.relay = Objects.requireNonNull(value, "relay");
             return this;
         }
@@ -235,8 +235,8 @@ public final class OutboxWorkerConfig {
             return this;
         }
 
-        /** Lease timeout and chunking of the sweeper. Default {@link SweeperSettings#ofDefaults()} (lease timeout 2 min). */
-        public Builder sweeper(SweeperSettings value) {
+        /** Lease timeout and chunking of the sweeper. Default {@link SweeperConfig#ofDefaults()} (lease timeout 2 min). */
+        public Builder sweeper(SweeperConfig value) {
             this.sweeper = Objects.requireNonNull(value, "sweeper");
             return this;
         }
@@ -253,8 +253,8 @@ public final class OutboxWorkerConfig {
             return this;
         }
 
-        /** Retention and chunking of the cleaner. Default {@link CleanerSettings#ofDefaults()} (7 days). */
-        public Builder cleaner(CleanerSettings value) {
+        /** Retention and chunking of the cleaner. Default {@link CleanerConfig#ofDefaults()} (7 days). */
+        public Builder cleaner(CleanerConfig value) {
             this.cleaner = Objects.requireNonNull(value, "cleaner");
             return this;
         }

@@ -21,7 +21,7 @@ class ConnectionBudgetTest {
             OutboxWorker.Builder builder = OutboxWorker.builder()
                     .postgres(pool, PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.NOTIFY_AFTER_COMMIT).build())
                     .publisher(new RecordingPublisher())
-                    .config(OutboxWorkerConfig.custom().relayThreads(2).build());
+                    .config(OutboxWorkerConfig.builder().relayThreads(2).build());
 
             assertThatThrownBy(builder::build).isInstanceOf(InvalidSettingsException.class)
                     .hasMessageContaining("outbox.relay.threads").hasMessageContaining("maximum pool size is 2")
@@ -36,7 +36,7 @@ class ConnectionBudgetTest {
                 OutboxWorker worker = OutboxWorker.builder()
                         .postgres(pool, PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.IN_PROCESS).build())
                         .publisher(new RecordingPublisher())
-                        .config(OutboxWorkerConfig.custom().relayThreads(2).build()).build()) {
+                        .config(OutboxWorkerConfig.builder().relayThreads(2).build()).build()) {
             assertThat(worker.config().relayThreads()).isEqualTo(2);
         }
     }

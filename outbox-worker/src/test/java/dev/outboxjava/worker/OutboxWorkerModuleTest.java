@@ -8,6 +8,8 @@ import com.google.inject.AbstractModule;
 import com.google.inject.CreationException;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
+import com.google.inject.Key;
+import com.google.inject.TypeLiteral;
 import com.google.inject.ProvisionException;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
@@ -16,13 +18,20 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.testkit.RecordingPublisher;
+import dev.outboxjava.worker.internal.PostgresNotifyWakeUp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 @DisplayName("The Guice modules")
 class OutboxWorkerModuleTest {
@@ -54,6 +63,29 @@ class OutboxWorkerModuleTest {
         assertThat(injector.getInstance(OutboxWorker.class)).isSameAs(worker);
         assertThat(injector.getInstance(OutboxWakeUp.class)).isSameAs(worker.wakeUp());
         assertThat(publisher.isClosed()).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(WakeUpMode.class)
+    @DisplayName("the PostgreSQL store module adds the LISTEN wake-up unless the store's wake-up mode is NONE")
+    void givenTheStoresWakeUpMode_thenTheRelayListensUnlessItIsNone(WakeUpMode mode) {
+        Injector injector = Guice.createInjector(new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()),
+                new PostgresStoreModule(new PGSimpleDataSource(), PostgresOutboxConfig.builder().wakeUpMode(mode).build()),
+                new AbstractModule() {
+                    @Override
+                    protected void configure() {
+                        bind(Publisher.class).toInstance(publisher);
+                    }
+                });
+
+        Set<WakeUpSource> sources = injector.getInstance(Key.get(new TypeLiteral<Set<WakeUpSource>>() { }));
+
+        if (mode == WakeUpMode.NONE) {
+            assertThat(sources).isEmpty();
+        } else {
+            assertThat(sources).singleElement().isInstanceOf(PostgresNotifyWakeUp.class);
+        }
+        assertThat(injector.getInstance(PostgresOutboxConfig.class).wakeUpMode()).isEqualTo(mode);
     }
 
     @Test

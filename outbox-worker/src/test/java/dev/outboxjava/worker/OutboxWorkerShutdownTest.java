@@ -10,7 +10,7 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
-import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.testkit.FaultyPublisher;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.internal.LogCapture;
@@ -20,8 +20,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -46,7 +46,7 @@ class OutboxWorkerShutdownTest {
 
     private OutboxWorker worker(Publisher publisher, Duration shutdownTimeout) {
         worker = OutboxWorker.builder().store(store).publisher(publisher).meterRegistry(registry)
-                .config(OutboxWorkerConfig.custom().relay(new RelaySettings(50, Duration.ofSeconds(30)))
+                .config(OutboxWorkerConfig.builder().relay(new RelayConfig(50, Duration.ofSeconds(30)))
                         .pollInterval(Duration.ofHours(1)).sweepInterval(Duration.ofHours(1))
                         .shutdownTimeout(shutdownTimeout).build())
                 .build();

@@ -10,7 +10,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
-import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.FaultyPublisher;
 import dev.outboxjava.testkit.RecordingPublisher;
@@ -48,7 +48,7 @@ class OutboxWorkerTest {
     }
 
     private static OutboxWorkerConfig.Builder config() {
-        return OutboxWorkerConfig.custom().relay(new RelaySettings(50, Duration.ofSeconds(30)))
+        return OutboxWorkerConfig.builder().relay(new RelayConfig(50, Duration.ofSeconds(30)))
                 .pollInterval(Duration.ofHours(1)).sweepInterval(Duration.ofHours(1))
                 .shutdownTimeout(Duration.ofMillis(300));
     }
@@ -149,7 +149,7 @@ class OutboxWorkerTest {
     @Test
     void givenARelayOrderingThatContradictsTheStores_whenBuilt_thenItNamesTheOrderingSetting() {
         assertThatThrownBy(() -> OutboxWorker.builder().store(store).publisher(recording)
-                .config(config().relay(new RelaySettings(50, Duration.ofSeconds(30),
+                .config(config().relay(new RelayConfig(50, Duration.ofSeconds(30),
                         dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))
                         .build()).build())
                 .isInstanceOf(InvalidSettingsException.class).hasMessageContaining("outbox.ordering")

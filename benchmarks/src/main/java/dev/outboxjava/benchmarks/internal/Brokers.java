@@ -65,7 +65,7 @@ public final class Brokers {
             kafkaProperties.forEach(config::property);
             return KafkaPublisher.create(config.build());
         }
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.custom().host(services.rabbitHost()).port(5672)
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().host(services.rabbitHost()).port(5672)
                 .username("guest").password("guest")
                 .connectionName("outbox-benchmarks-relay-" + services.schema() + "-" + connections.incrementAndGet())
                 .build());

@@ -130,7 +130,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      * This JVM's class path for the child: {@code java.class.path} (the benchmark jar, whose manifest
      * names its {@code lib/} jars), and the URLs of a class loader in between (Maven's {@code exec:java}).
      */
-    private static String classPath() {
+    static String classPath() {
         Set<String> entries = new LinkedHashSet<>(List.of(System.getProperty("java.class.path")
                 .split(java.io.File.pathSeparator)));
         for (ClassLoader loader = KafkaBrokerProcess.class.getClassLoader(); loader != null; loader = loader.getParent()) {

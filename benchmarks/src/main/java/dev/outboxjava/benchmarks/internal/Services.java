@@ -6,7 +6,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.outboxjava.benchmarks.BenchmarkOptions;
+import dev.outboxjava.benchmarks.BenchmarkConfig;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.kafka.KafkaTopics;
 import java.io.IOException;
@@ -89,6 +89,11 @@ public final class Services implements AutoCloseable {
         return "outbox-benchmarks-" + runId + "-";
     }
 
+    /** The benchmark database's JDBC URL (user postgres), for the relay JVMs of scenario 8. */
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
     /** The shared pool. */
     public HikariDataSource dataSource() {
         return pool;
@@ -115,7 +120,7 @@ public final class Services implements AutoCloseable {
 
     /**
      * Where the benchmark's Kafka broker keeps its log: {@code configured} when set, else {@code /dev/shm} (a
-     * memory file system) when it has {@link BenchmarkOptions#MEMORY_LOG_MIN_FREE_GIB} GiB free, else
+     * memory file system) when it has {@link BenchmarkConfig#MEMORY_LOG_MIN_FREE_GIB} GiB free, else
      * the temporary directory. In memory, because here the broker shares one disk with PostgreSQL:
      * its log — about 3 GB over a full run, written back by the kernel — slows the database's WAL
      * flushes, so every drain after the first broker traffic would measure the shared disk as well
@@ -128,7 +133,7 @@ public final class Services implements AutoCloseable {
         Path memory = Path.of("/dev/shm");
         try {
             if (Files.isDirectory(memory) && Files.isWritable(memory) && Files.getFileStore(memory).getUsableSpace()
-                    >= BenchmarkOptions.MEMORY_LOG_MIN_FREE_GIB * (1L << 30)) {
+                    >= BenchmarkConfig.MEMORY_LOG_MIN_FREE_GIB * (1L << 30)) {
                 return memory;
             }
         } catch (IOException e) {

@@ -1,11 +1,11 @@
 package dev.outboxjava.benchmarks.internal;
 
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.WakeUpSource;
@@ -43,8 +43,8 @@ public final class WorkerRun {
     /** The same with the given ordering (the store's must be the same). */
     public static OutboxWorker worker(OutboxStore store, Publisher publisher, int threads, int batchSize,
             Ordering ordering, Duration pollInterval, RelayListener listener, List<WakeUpSource> wakeUps) {
-        OutboxWorkerConfig config = OutboxWorkerConfig.custom()
-                .relay(new RelaySettings(batchSize, Duration.ofSeconds(30), ordering))
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder()
+                .relay(new RelayConfig(batchSize, Duration.ofSeconds(30), ordering))
                 .relayThreads(threads)
                 .pollInterval(pollInterval)
                 .cleanerEnabled(false)

@@ -6,11 +6,11 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * The one-command demo: an order service writes orders and their {@code order.placed} events in
@@ -86,9 +86,9 @@ public final class Demo implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--broker must be kafka or rabbitmq, was '" + broker + "'");
         };
-        DemoOptions options;
+        DemoConfig options;
         try {
-            options = new DemoOptions(kind, Optional.ofNullable(dbUrl), dbUser, dbPassword,
+            options = new DemoConfig(kind, Optional.ofNullable(dbUrl), dbUser, dbPassword,
                     Optional.ofNullable(kafka), Optional.ofNullable(rabbitMqUri), orders, threads, killAt,
                     Duration.ofSeconds(timeoutSeconds));
         } catch (IllegalArgumentException e) {

@@ -6,7 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.examples.shipping.RabbitMqEventStream;
 import dev.outboxjava.relayapp.BrokerKind;
 import dev.outboxjava.testkit.fixture.LocalPort;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.kafka.KafkaTopics;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
@@ -67,7 +67,7 @@ final class DemoEnvironment implements AutoCloseable {
     }
 
     /** Starts or finds the database and the broker, printing where each came from and how long it took. */
-    static DemoEnvironment start(DemoOptions options, PrintStream out) {
+    static DemoEnvironment start(DemoConfig options, PrintStream out) {
         DemoEnvironment environment = new DemoEnvironment(options.broker());
         // Both start at once: on a small machine each takes seconds.
         CompletableFuture<Void> broker = CompletableFuture.runAsync(() -> {
@@ -92,7 +92,7 @@ final class DemoEnvironment implements AutoCloseable {
         }
     }
 
-    private void startDatabase(DemoOptions options, PrintStream out) {
+    private void startDatabase(DemoConfig options, PrintStream out) {
         long started = System.nanoTime();
         String origin;
         if (options.dbUrl().isPresent()) {
@@ -135,7 +135,7 @@ final class DemoEnvironment implements AutoCloseable {
         out.printf("database: %s, schema %s (ready in %s)%n", origin, schema, Progress.seconds(started));
     }
 
-    private void startKafka(DemoOptions options, PrintStream out) {
+    private void startKafka(DemoConfig options, PrintStream out) {
         long started = System.nanoTime();
         String origin;
         if (options.kafka().isPresent()) {
@@ -159,7 +159,7 @@ final class DemoEnvironment implements AutoCloseable {
                 Progress.seconds(started));
     }
 
-    private void startRabbitMq(DemoOptions options, PrintStream out) {
+    private void startRabbitMq(DemoConfig options, PrintStream out) {
         long started = System.nanoTime();
         String origin;
         if (options.rabbitMqUri().isPresent()) {
@@ -171,7 +171,7 @@ final class DemoEnvironment implements AutoCloseable {
                 throw new IllegalArgumentException("--rabbitmq-uri is not a usable AMQP URI: " + e.getMessage(), e);
             }
             origin = "RabbitMQ at " + rabbitMqFactory.getHost() + ":" + rabbitMqFactory.getPort();
-        } else if (!ServiceSettings.isTrue(ServiceSettings.SKIP_LOCAL)
+        } else if (!ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL)
                 && LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500)) {
             rabbitMqUri = "amqp://guest:guest@" + RabbitMqFixture.LOCAL_HOST + ":" + RabbitMqFixture.LOCAL_PORT + "/%2F";
             rabbitMqFactory = new ConnectionFactory();

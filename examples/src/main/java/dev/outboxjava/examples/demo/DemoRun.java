@@ -4,8 +4,8 @@ import com.google.inject.Guice;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.examples.orders.OrderService;
 import dev.outboxjava.examples.orders.OrderTables;
-import dev.outboxjava.examples.orders.OrdersModule.Persistence;
 import dev.outboxjava.examples.orders.OrdersModule;
+import dev.outboxjava.examples.orders.OrdersModule.Persistence;
 import dev.outboxjava.examples.shipping.EventStream;
 import dev.outboxjava.examples.shipping.KafkaEventStream;
 import dev.outboxjava.examples.shipping.RabbitMqEventStream;
@@ -47,10 +47,10 @@ public final class DemoRun {
     /** How long the kill waits for a batch to be in flight before it strikes anyway. */
     private static final long KILL_WINDOW_NANOS = 5_000_000_000L;
 
-    private final DemoOptions options;
+    private final DemoConfig options;
     private final PrintStream out;
 
-    public DemoRun(DemoOptions options, PrintStream out) {
+    public DemoRun(DemoConfig options, PrintStream out) {
         this.options = options;
         this.out = out;
     }

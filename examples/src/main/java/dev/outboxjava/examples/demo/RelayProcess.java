@@ -10,7 +10,7 @@ import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.BrokerConfig;
 import dev.outboxjava.relayapp.BrokerKind;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerModule;
@@ -34,7 +34,7 @@ public final class RelayProcess {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "examples-logback.xml");
         }
-        OutboxSettings settings = OutboxSettings.fromEnvironment();
+        RelayAppConfig settings = RelayAppConfig.fromEnvironment();
         OutboxWorker worker = start(settings);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -46,7 +46,7 @@ public final class RelayProcess {
     }
 
     /** Builds the worker from the settings with Guice and starts it. */
-    static OutboxWorker start(OutboxSettings settings) {
+    static OutboxWorker start(RelayAppConfig settings) {
         DatabaseConfig database = settings.requireDatabase();
         // tag::guice-worker[]
         HikariDataSource pool = new HikariDataSource();                             // the service's own pool
@@ -73,7 +73,7 @@ public final class RelayProcess {
                     .property("client.id", broker.kafkaClientId())
                     .build());
         }
-        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
+        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
                 .uri(broker.rabbitMqUri())
                 .connectionName(broker.rabbitMqConnectionName())
                 .build());

@@ -4,10 +4,11 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.TransactionalOutbox;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.KafkaPublisherModule;
@@ -38,8 +39,8 @@ public final class WorkerInCode {
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
                 .wakeUpMode(WakeUpMode.NOTIFY_AFTER_COMMIT)
                 .build();
-        OutboxWorkerConfig config = OutboxWorkerConfig.custom()
-                .relay(new RelaySettings(1000, Duration.ofSeconds(20)))  // the ordering is the store's
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder()
+                .relay(new RelayConfig(1000, Duration.ofSeconds(20)))  // the ordering is the store's
                 .relayThreads(2)
                 .build();                              // invalid values fail here, each by its name
 

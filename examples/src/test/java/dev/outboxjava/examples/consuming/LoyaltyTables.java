@@ -6,8 +6,8 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.examples.orders.OrderEvents;
 import dev.outboxjava.examples.orders.OrderPlaced;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
@@ -67,7 +67,7 @@ final class LoyaltyTables {
 
     /** One relay pass: publishes every pending event and marks it sent. */
     void relay(Publisher publisher) {
-        new Relay(store, publisher, new RelaySettings(500, Duration.ofSeconds(30)), RetryPolicy.ofDefaults(),
+        new Relay(store, publisher, new RelayConfig(500, Duration.ofSeconds(30)), RetryPolicy.ofDefaults(),
                 Clock.systemUTC(), RelayListener.NONE).runOnce();
     }
 

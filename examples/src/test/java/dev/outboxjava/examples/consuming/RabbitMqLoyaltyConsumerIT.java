@@ -147,7 +147,7 @@ class RabbitMqLoyaltyConsumerIT {
     }
 
     private static RabbitMqPublisher publisher() {
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                 .connectionName("outbox-loyalty-recipe-relay-" + UUID.randomUUID()).build());
     }
 

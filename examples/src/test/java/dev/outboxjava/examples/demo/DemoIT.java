@@ -24,7 +24,7 @@ class DemoIT {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8);
 
-        DemoSummary summary = new DemoRun(DemoOptions.embedded(broker, 600, 2), out).run();
+        DemoSummary summary = new DemoRun(DemoConfig.embedded(broker, 600, 2), out).run();
 
         String printed = output.toString(StandardCharsets.UTF_8);
         System.out.println(printed);

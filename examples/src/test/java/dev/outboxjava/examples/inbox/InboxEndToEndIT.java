@@ -11,10 +11,10 @@ import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.Sweeper;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
@@ -160,7 +160,7 @@ class InboxEndToEndIT {
     void rabbitMq() throws Exception {
         RabbitMqDestination destination = rabbit.createDestination("inbox-e2e");
         List<OutboxEvent> events = placeOrders(destination.exchange(), "order.placed");
-        relayWithFailures(new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+        relayWithFailures(new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                 .connectionName("outbox-inbox-e2e-relay-" + UUID.randomUUID()).build()));
 
         RabbitMqInbox<Connection> rabbitInbox = RabbitMqInbox.of(inbox, CONSUMER);
@@ -214,16 +214,16 @@ class InboxEndToEndIT {
         RelayKilledBeforeMark killable = new RelayKilledBeforeMark(store);
         try (FaultyPublisher publisher = FaultyPublisher.wrapping(broker)) {
             // a killed relay does not try its mark again
-            Relay relay = new Relay(killable, publisher, new RelaySettings(500, Duration.ofSeconds(30))
+            Relay relay = new Relay(killable, publisher, new RelayConfig(500, Duration.ofSeconds(30))
                     .withMarkRetryTimeout(Duration.ZERO),
                     RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
-            Sweeper sweeper = new Sweeper(store, SweeperSettings.ofDefaults(), clock);
+            Sweeper sweeper = new Sweeper(store, SweeperConfig.ofDefaults(), clock);
 
             killable.kill();
             assertThatThrownBy(relay::runOnce).isInstanceOf(OutboxStoreException.class).hasMessageContaining("killed");
             assertThat(store.countByStatus()).containsEntry(EventStatus.IN_FLIGHT, (long) EVENTS);
 
-            clock.advance(SweeperSettings.DEFAULT_LEASE_TIMEOUT.plusSeconds(1));
+            clock.advance(SweeperConfig.DEFAULT_LEASE_TIMEOUT.plusSeconds(1));
             assertThat(sweeper.runOnce()).isEqualTo(EVENTS);
 
             publisher.acknowledgeThenFail(ACKNOWLEDGED_THEN_FAILED);

@@ -3,11 +3,11 @@ package dev.outboxjava.examples.ordering;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.Sweeper;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
@@ -43,9 +43,9 @@ public final class OrderedRelayProcess {
                 KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(args[4]).build()), 0.05,
                 event -> event.keyOrEmpty().equals(poisonKey) && "0".equals(new String(event.payload()).split(":")[1]),
                 seed);
-        RetryPolicy retry = RetryPolicy.custom().initialDelay(Duration.ofMillis(20)).maxDelay(Duration.ofMillis(200))
+        RetryPolicy retry = RetryPolicy.builder().initialDelay(Duration.ofMillis(20)).maxDelay(Duration.ofMillis(200))
                 .build();
-        RelaySettings settings = new RelaySettings(200, Duration.ofSeconds(20), ordering);
+        RelayConfig settings = new RelayConfig(200, Duration.ofSeconds(20), ordering);
         java.util.concurrent.atomic.LongAdder ticks = new java.util.concurrent.atomic.LongAdder();
         java.util.concurrent.atomic.LongAdder leased = new java.util.concurrent.atomic.LongAdder();
         java.util.concurrent.atomic.LongAdder tickNanos = new java.util.concurrent.atomic.LongAdder();
@@ -58,7 +58,7 @@ public final class OrderedRelayProcess {
             }
         };
         Relay relay = new Relay(store, publisher, settings, retry, Clock.systemUTC(), progress);
-        Sweeper sweeper = new Sweeper(store, new SweeperSettings(Duration.ofSeconds(60), 1000, 10),
+        Sweeper sweeper = new Sweeper(store, new SweeperConfig(Duration.ofSeconds(60), 1000, 10),
                 Clock.systemUTC());
 
         List<Thread> loops = new ArrayList<>();

@@ -11,6 +11,7 @@ import dev.outboxjava.examples.orders.OrdersModule.Persistence;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresSchema;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.testkit.BrokerInbox;
 import dev.outboxjava.testkit.EventFilter;
 import dev.outboxjava.testkit.OutboxAssertions;
@@ -74,9 +75,9 @@ class PlacingAnOrderIT {
         PostgresSchema.apply(dataSource, outboxConfig(schema));
         topic = kafka.createTopic("orders", 1);
         worker = Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(100)).build()),
+                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(100)).build()),
                 new PostgresStoreModule(dataSource, PostgresOutboxConfig.builder().tableName(schema + ".outbox_events")
-                        .completionMode(CompletionMode.KEEP_SENT).build().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
+                        .completionMode(CompletionMode.KEEP_SENT).wakeUpMode(WakeUpMode.NONE).build()),
                 new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
                         .build()))
                 .getInstance(OutboxWorker.class);

@@ -7,8 +7,8 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.examples.orders.OrderPlaced;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
@@ -119,7 +119,7 @@ class RegistryPayloadIT {
             OrderPlaced order = order();
             OutboxEvent appended = append(RegistryFramedAvro.placed(destination.exchange(), order, everyByteValue(),
                     SCHEMA_ID));
-            try (RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.custom()
+            try (RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
                     .uri(rabbit.uri()).connectionName("outbox-registry-payload-" + UUID.randomUUID()).build())) {
                 relay(publisher);
             }
@@ -145,7 +145,7 @@ class RegistryPayloadIT {
     }
 
     private void relay(Publisher publisher) {
-        new Relay(store, publisher, new RelaySettings(100, Duration.ofSeconds(30)), RetryPolicy.ofDefaults(),
+        new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(30)), RetryPolicy.ofDefaults(),
                 Clock.systemUTC(), RelayListener.NONE).runOnce();
     }
 

@@ -25,7 +25,7 @@ import org.apache.kafka.common.header.Headers;
  * {@link CloudEventAttributes}, with the Kafka binding's {@code ce_} prefix. An event whose own
  * headers use a reserved name is not published ({@link ReservedHeaders#problem}).
  */
-public final class CloudEventRecords {
+final class CloudEventRecords {
 
     /** The CloudEvents partitioning extension: the key the record is partitioned by. */
     public static final String PARTITION_KEY_EXTENSION = CloudEventAttributes.PARTITIONKEY;

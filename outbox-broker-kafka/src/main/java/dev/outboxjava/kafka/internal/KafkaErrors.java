@@ -25,7 +25,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * before the event is dead-lettered, a wrong "not retryable" dead-letters an event a passing
  * outage would have let through.
  */
-public final class KafkaErrors {
+final class KafkaErrors {
 
     private KafkaErrors() {
     }

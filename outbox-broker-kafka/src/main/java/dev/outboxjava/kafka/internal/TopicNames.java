@@ -3,7 +3,7 @@ package dev.outboxjava.kafka.internal;
 import java.util.regex.Pattern;
 
 /** Kafka's rule for topic names, so an invalid destination fails before it reaches the producer. */
-public final class TopicNames {
+final class TopicNames {
 
     /** The rule in words, for failure reasons. */
     public static final String RULE = "a Kafka topic name has 1-249 characters from a-z, A-Z, 0-9, '.', '_' and '-', "

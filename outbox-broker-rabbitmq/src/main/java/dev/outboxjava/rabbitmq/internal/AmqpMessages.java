@@ -17,7 +17,7 @@ import java.util.Optional;
  * binding; {@code datacontenttype} is the {@code content_type} property) after the event's own
  * headers. An event whose own headers use a reserved name is not encoded ({@link #encodingProblem}).
  */
-public final class AmqpMessages {
+final class AmqpMessages {
 
     /** Header prefix of the CloudEvents AMQP protocol binding. */
     public static final String CLOUD_EVENTS_PREFIX = "cloudEvents:";

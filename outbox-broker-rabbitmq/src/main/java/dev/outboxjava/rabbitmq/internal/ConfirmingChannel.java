@@ -26,7 +26,7 @@ import java.util.UUID;
  * channel whose tag sequence could be upset (a publish that failed half-way) is aborted, never
  * reused.
  */
-public final class ConfirmingChannel {
+final class ConfirmingChannel {
 
     private final Channel channel;
     /** Guards the round below; taken by the publishing thread and the connection's listener thread. */

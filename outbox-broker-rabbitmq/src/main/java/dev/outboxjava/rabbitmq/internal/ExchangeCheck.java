@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * soon as it is declared. An exchange that disappears after it was remembered still yields a 404 on
  * the batch's channel; {@link #forget} then drops it from memory.
  */
-public final class ExchangeCheck {
+final class ExchangeCheck {
 
     private static final int NOT_FOUND = 404;
 

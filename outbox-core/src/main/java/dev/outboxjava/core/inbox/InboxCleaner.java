@@ -11,17 +11,17 @@ import org.slf4j.LoggerFactory;
  * statement holds locks or bloats WAL for long. Has no thread of its own; schedule
  * {@link #runOnce()} (e.g. hourly) next to the consumer.
  *
- * <p>The retention is the deduplication window: see {@link InboxCleanerSettings#retention()}.
+ * <p>The retention is the deduplication window: see {@link InboxCleanerConfig#retention()}.
  */
 public final class InboxCleaner {
 
     private static final Logger log = LoggerFactory.getLogger(InboxCleaner.class);
 
     private final Inbox<?> inbox;
-    private final InboxCleanerSettings settings;
+    private final InboxCleanerConfig settings;
     private final Clock clock;
 
-    public InboxCleaner(Inbox<?> inbox, InboxCleanerSettings settings, Clock clock) {
+    public InboxCleaner(Inbox<?> inbox, InboxCleanerConfig settings, Clock clock) {
         this.inbox = Objects.requireNonNull(inbox, "inbox");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");

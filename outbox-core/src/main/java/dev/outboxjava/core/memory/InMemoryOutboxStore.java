@@ -11,6 +11,15 @@ import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DestinationCounts;
+import dev.outboxjava.core.port.EventEdit;
+import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.HeldKey;
+import dev.outboxjava.core.port.OperatorStore;
+import java.util.OptionalLong;
 import dev.outboxjava.core.port.RetryMark;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,13 +41,14 @@ import java.util.function.Predicate;
  * same contract suite): for unit tests of code around the outbox, and for the core's own tests.
  * Not durable, obviously. Thread-safe (one lock; speed is not its point).
  */
-public final class InMemoryOutboxStore implements OutboxStore {
+public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
 
     private final TreeMap<Long, OutboxEvent> bySequence = new TreeMap<>();
     private final Map<UUID, Long> sequenceById = new java.util.HashMap<>();
     private final CompletionMode completionMode;
     private final Ordering ordering;
     private long nextSequence = 1;
+    private final List<AuditEntry> audit = new ArrayList<>();
     private volatile boolean available = true;
 
     public InMemoryOutboxStore() {
@@ -310,6 +320,157 @@ public final class InMemoryOutboxStore implements OutboxStore {
                 && event.createdAt().isBefore(createdBefore), Integer.MAX_VALUE);
         purged.forEach(event -> remove(event.id()));
         return purged.size();
+    }
+
+    @Override
+    public synchronized EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit) {
+        checkAvailable();
+        requirePositive(limit);
+        long from = after.isPresent() ? after.getAsLong() + 1 : Long.MIN_VALUE;
+        List<OutboxEvent> fetched = bySequence.tailMap(from, true).values().stream()
+                .filter(event -> event.status() == EventStatus.FAILED && filter.matches(event))
+                .limit(limit + 1L).toList();
+        return EventPage.of(fetched, limit);
+    }
+
+    @Override
+    public synchronized long countDeadLetters(DeadLetterFilter filter, long upTo) {
+        checkAvailable();
+        return bySequence.values().stream()
+                .filter(event -> event.status() == EventStatus.FAILED && filter.matches(event)).limit(upTo).count();
+    }
+
+    @Override
+    public synchronized long requeueDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
+        checkAvailable();
+        List<OutboxEvent> requeued = select(event -> event.status() == EventStatus.FAILED && filter.matches(event),
+                Integer.MAX_VALUE);
+        requeued.forEach(event -> put(requeued(event, now)));
+        audit(now, actor, AuditEntry.REQUEUE, filter.describe(), requeued.size(), Optional.empty(), Optional.empty(),
+                Map.of());
+        return requeued.size();
+    }
+
+    @Override
+    public synchronized long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
+        checkAvailable();
+        List<OutboxEvent> purged = select(event -> event.status() == EventStatus.FAILED && filter.matches(event),
+                Integer.MAX_VALUE);
+        purged.forEach(event -> remove(event.id()));
+        audit(now, actor, AuditEntry.PURGE, filter.describe(), purged.size(), Optional.empty(), Optional.empty(),
+                Map.of());
+        return purged.size();
+    }
+
+    @Override
+    public synchronized Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor,
+            Instant now) {
+        checkAvailable();
+        edit.requireValid();
+        Optional<OutboxEvent> found = find(eventId).filter(event -> event.status() == EventStatus.FAILED);
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        OutboxEvent original = found.get();
+        OutboxEvent edited = requeued(original.withContent(edit.payload(), edit.headers()), now);
+        put(edited);
+        audit(now, actor, AuditEntry.EDIT_REQUEUE, "id=" + eventId, 1, Optional.of(eventId),
+                Optional.of(original.payload()), original.headers());
+        return Optional.of(edited);
+    }
+
+    @Override
+    public synchronized List<HeldKey> heldKeys(int limit) {
+        checkAvailable();
+        requirePositive(limit);
+        if (!ordering.isPerKey()) {
+            return List.of();
+        }
+        Map<String, OutboxEvent> holders = new java.util.LinkedHashMap<>();
+        Map<String, Long> waiting = new java.util.HashMap<>();
+        for (OutboxEvent event : bySequence.values()) {
+            if (event.key().isEmpty()) {
+                continue;
+            }
+            String key = event.key().get();
+            if (holders.containsKey(key)) {
+                if (event.status() == EventStatus.PENDING) {
+                    waiting.merge(key, 1L, Long::sum);
+                }
+            } else if ((event.status() == EventStatus.PENDING && event.attempts() > 0)
+                    || (event.status() == EventStatus.FAILED && ordering.deadLetterHoldsKey())) {
+                holders.put(key, event);
+            }
+        }
+        return holders.entrySet().stream().filter(entry -> waiting.containsKey(entry.getKey()))
+                .map(entry -> new HeldKey(entry.getKey(), entry.getValue(), waiting.get(entry.getKey())))
+                .limit(limit).toList();
+    }
+
+    @Override
+    public synchronized List<DestinationCounts> countByDestination(int limit) {
+        checkAvailable();
+        requirePositive(limit);
+        Map<String, long[]> counts = new TreeMap<>();
+        for (OutboxEvent event : bySequence.values()) {
+            int index = switch (event.status()) {
+                case PENDING -> 0;
+                case IN_FLIGHT -> 1;
+                case FAILED -> 2;
+                case SENT -> -1;
+            };
+            if (index >= 0) {
+                counts.computeIfAbsent(event.destination(), d -> new long[3])[index]++;
+            }
+        }
+        return counts.entrySet().stream()
+                .map(entry -> new DestinationCounts(entry.getKey(), entry.getValue()[0], entry.getValue()[1],
+                        entry.getValue()[2]))
+                .sorted(Comparator.comparingLong((DestinationCounts c) -> -(c.pending() + c.inFlight() + c.failed())))
+                .limit(limit).toList();
+    }
+
+    @Override
+    public synchronized List<ActiveLease> activeLeases(int limit) {
+        checkAvailable();
+        requirePositive(limit);
+        Map<UUID, ActiveLease> leases = new java.util.LinkedHashMap<>();
+        for (OutboxEvent event : bySequence.values()) {
+            if (event.status() == EventStatus.IN_FLIGHT) {
+                UUID leaseId = event.leaseId().orElseThrow();
+                Instant at = event.leasedAt().orElseThrow();
+                leases.merge(leaseId, new ActiveLease(leaseId, 1, at), (a, b) -> new ActiveLease(leaseId,
+                        a.events() + 1, a.leasedAt().isBefore(at) ? a.leasedAt() : at));
+            }
+        }
+        return leases.values().stream().sorted(Comparator.comparing(ActiveLease::leasedAt)).limit(limit).toList();
+    }
+
+    @Override
+    public synchronized List<AuditEntry> auditTrail(OptionalLong before, int limit) {
+        checkAvailable();
+        requirePositive(limit);
+        List<AuditEntry> newestFirst = new ArrayList<>(audit);
+        java.util.Collections.reverse(newestFirst);
+        return newestFirst.stream().filter(entry -> before.isEmpty() || entry.id() < before.getAsLong())
+                .limit(limit).toList();
+    }
+
+    private static OutboxEvent requeued(OutboxEvent event, Instant now) {
+        return event.withDelivery(event.status().checkTransition(event.id(), EventStatus.PENDING), 0,
+                event.lastError(), now, Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    private void audit(Instant at, String actor, String action, String selection, long affected,
+            Optional<UUID> eventId, Optional<byte[]> originalPayload, Map<String, String> originalHeaders) {
+        audit.add(new AuditEntry(audit.size() + 1L, at, java.util.Objects.requireNonNull(actor, "actor"), action,
+                selection, affected, eventId, originalPayload, originalHeaders));
+    }
+
+    private static void requirePositive(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+        }
     }
 
     @Override

@@ -16,10 +16,10 @@ public final class Cleaner {
     private static final Logger log = LoggerFactory.getLogger(Cleaner.class);
 
     private final OutboxStore store;
-    private final CleanerSettings settings;
+    private final CleanerConfig settings;
     private final Clock clock;
 
-    public Cleaner(OutboxStore store, CleanerSettings settings, Clock clock) {
+    public Cleaner(OutboxStore store, CleanerConfig settings, Clock clock) {
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");

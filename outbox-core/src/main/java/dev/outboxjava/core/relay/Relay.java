@@ -50,7 +50,7 @@ import org.slf4j.MDC;
  * event in flight, and the outcomes of a batch are marked before its events could be leased again.
  *
  * <p>A mark that the store fails (a database blip) is tried again under the same lease, with backoff,
- * for up to {@link RelaySettings#markRetryTimeout()}: the batch's events were published, and giving
+ * for up to {@link RelayConfig#markRetryTimeout()}: the batch's events were published, and giving
  * the mark up would have them published again once their lease expires.
  *
  * <p>On shutdown, {@link #abandonInFlight()} ends every wait: batches still awaiting the broker go
@@ -67,7 +67,7 @@ public final class Relay {
 
     private final OutboxStore store;
     private final Publisher publisher;
-    private final RelaySettings settings;
+    private final RelayConfig settings;
     private final RetryPolicy retryPolicy;
     private final Clock clock;
     private final RelayListener listener;
@@ -75,7 +75,7 @@ public final class Relay {
     private final CompletableFuture<Void> abandoned = new CompletableFuture<>();
     private final UnroutableWarnings unroutable;
 
-    public Relay(OutboxStore store, Publisher publisher, RelaySettings settings, RetryPolicy retryPolicy,
+    public Relay(OutboxStore store, Publisher publisher, RelayConfig settings, RetryPolicy retryPolicy,
             Clock clock, RelayListener listener) {
         this.store = Objects.requireNonNull(store, "store");
         this.publisher = Objects.requireNonNull(publisher, "publisher");
@@ -86,7 +86,7 @@ public final class Relay {
         this.unroutable = new UnroutableWarnings(clock, retryPolicy);
     }
 
-    public RelaySettings settings() {
+    public RelayConfig settings() {
         return settings;
     }
 
@@ -158,7 +158,7 @@ public final class Relay {
      *
      * @return what the tick did
      * @throws dev.outboxjava.core.OutboxStoreException when a mark still fails after
-     *         {@link RelaySettings#markRetryTimeout()} (or once the relay is abandoned); the events stay
+     *         {@link RelayConfig#markRetryTimeout()} (or once the relay is abandoned); the events stay
      *         in flight until the sweeper returns them
      */
     public RelayResult complete(Batch batch) {
@@ -410,7 +410,7 @@ public final class Relay {
 
     /**
      * Runs the mark statements of one batch, trying a statement that the store failed again under the
-     * same lease while the batch's retry time lasts ({@link RelaySettings#markRetryTimeout()}, counted
+     * same lease while the batch's retry time lasts ({@link RelayConfig#markRetryTimeout()}, counted
      * from the first failure). Fencing keeps a repeated statement harmless: one whose first try did
      * commit before its answer was lost finds its events already changed and changes nothing; those
      * events are taken as marked, since the mark that changed them was this relay's own.

@@ -17,10 +17,10 @@ public final class Sweeper {
     private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
 
     private final OutboxStore store;
-    private final SweeperSettings settings;
+    private final SweeperConfig settings;
     private final Clock clock;
 
-    public Sweeper(OutboxStore store, SweeperSettings settings, Clock clock) {
+    public Sweeper(OutboxStore store, SweeperConfig settings, Clock clock) {
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");

@@ -61,8 +61,8 @@ final class UnroutableWarnings {
             Relay.withMdc(event, "unroutable", () -> log.warn("destination '{}' is unroutable, event {} not "
                     + "published: {}. Each such event is dead-lettered after {} attempt(s) ({}; "
                     + "RetryPolicy.unroutableMaxAttempts in code). {} more such failure(s) for this destination "
-                    + "since the last warning; next warning in {} at the earliest",
-                    destination, event.id(), failure.reason(), budget, SETTING, suppressed[0], INTERVAL));
+                    + "since the last warning; next warning in {} s at the earliest",
+                    destination, event.id(), failure.reason(), budget, SETTING, suppressed[0], INTERVAL.toSeconds()));
             return true;
         }
         return false;

@@ -23,7 +23,7 @@ class InboxCleanerTest {
         }
         clock.advance(Duration.ofDays(2));
         inbox.process("c", "recent", key -> { });
-        InboxCleaner cleaner = new InboxCleaner(inbox, new InboxCleanerSettings(Duration.ofDays(1), 2, 3), clock);
+        InboxCleaner cleaner = new InboxCleaner(inbox, new InboxCleanerConfig(Duration.ofDays(1), 2, 3), clock);
 
         assertThat(cleaner.runOnce()).isEqualTo(6);
         assertThat(cleaner.runOnce()).isEqualTo(1);
@@ -34,10 +34,10 @@ class InboxCleanerTest {
     @Test
     @DisplayName("refuses a zero retention and empty chunks, naming the setting")
     void validation() {
-        assertThatThrownBy(() -> new InboxCleanerSettings(Duration.ZERO, 1, 1))
+        assertThatThrownBy(() -> new InboxCleanerConfig(Duration.ZERO, 1, 1))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("inbox.retention");
-        assertThatThrownBy(() -> new InboxCleanerSettings(Duration.ofDays(1), 0, 1))
+        assertThatThrownBy(() -> new InboxCleanerConfig(Duration.ofDays(1), 0, 1))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("inbox.cleanupChunkSize");
-        assertThat(InboxCleanerSettings.ofDefaults().retention()).isEqualTo(Duration.ofDays(14));
+        assertThat(InboxCleanerConfig.ofDefaults().retention()).isEqualTo(Duration.ofDays(14));
     }
 }

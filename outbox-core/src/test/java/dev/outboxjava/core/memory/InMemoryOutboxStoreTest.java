@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
@@ -17,10 +18,9 @@ import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.time.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -325,7 +325,7 @@ class InMemoryOutboxStoreTest {
                 public void close() {
                 }
             };
-            Relay relay = new Relay(deleting, acknowledgeAll, new RelaySettings(10, Duration.ofMillis(50)),
+            Relay relay = new Relay(deleting, acknowledgeAll, new RelayConfig(10, Duration.ofMillis(50)),
                     RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
 
             RelayResult result = relay.runOnce();

@@ -17,9 +17,9 @@ import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -154,10 +154,10 @@ class OutboxStateMachinePropertyTest {
             this.random = new Random(seed);
             this.ordering = orderingFor(seed);
             this.store = new InMemoryOutboxStore(CompletionMode.KEEP_SENT, ordering);
-            this.retryPolicy = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).multiplier(2)
+            this.retryPolicy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).multiplier(2)
                     .maxDelay(Duration.ofSeconds(30)).jitter(0.3).seed(seed).build();
             this.publisher = new RandomPublisher(new Random(seed * 31 + 7));
-            this.relay = new Relay(store, publisher, new RelaySettings(4, Duration.ofMillis(50), ordering), retryPolicy, clock,
+            this.relay = new Relay(store, publisher, new RelayConfig(4, Duration.ofMillis(50), ordering), retryPolicy, clock,
                     listener);
         }
 

@@ -24,7 +24,7 @@ class CleanerTest {
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
     private final RecordingStore recording = new RecordingStore(store);
-    private final Cleaner cleaner = new Cleaner(recording, new CleanerSettings(RETENTION, 2, 2), clock);
+    private final Cleaner cleaner = new Cleaner(recording, new CleanerConfig(RETENTION, 2, 2), clock);
 
     private List<OutboxEvent> append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
@@ -103,14 +103,14 @@ class CleanerTest {
     @Test
     @DisplayName("settings default to 7 days' retention and reject bad values naming the setting")
     void settings() {
-        assertThat(CleanerSettings.ofDefaults().retention()).isEqualTo(Duration.ofDays(7));
-        assertThatThrownBy(() -> new CleanerSettings(Duration.ofSeconds(-1), 1, 1))
+        assertThat(CleanerConfig.ofDefaults().retention()).isEqualTo(Duration.ofDays(7));
+        assertThatThrownBy(() -> new CleanerConfig(Duration.ofSeconds(-1), 1, 1))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("cleaner.retention"));
-        assertThatThrownBy(() -> new CleanerSettings(Duration.ZERO, 0, 1))
+        assertThatThrownBy(() -> new CleanerConfig(Duration.ZERO, 0, 1))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("cleaner.chunkSize"));
-        assertThatThrownBy(() -> new CleanerSettings(Duration.ZERO, 1, 0))
+        assertThatThrownBy(() -> new CleanerConfig(Duration.ZERO, 1, 0))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("cleaner.maxChunksPerTick"));
     }

@@ -26,7 +26,7 @@ class RelayAbandonTest {
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
     private final RecordingListener listener = new RecordingListener();
     private final List<CompletableFuture<List<PublishOutcome>>> publishes = new ArrayList<>();
-    private final Relay relay = new Relay(store, new HangingPublisher(publishes), new RelaySettings(10, PUBLISH_TIMEOUT),
+    private final Relay relay = new Relay(store, new HangingPublisher(publishes), new RelayConfig(10, PUBLISH_TIMEOUT),
             RetryPolicy.ofDefaults(), clock, listener);
 
     private List<OutboxEvent> append(int count) {

@@ -38,7 +38,7 @@ class RelayMarkRetryTest {
     private final RecordingListener listener = new RecordingListener();
 
     private Relay relay(Duration markRetryTimeout) {
-        return new Relay(store, publisher, new RelaySettings(10, PUBLISH_TIMEOUT).withMarkRetryTimeout(markRetryTimeout),
+        return new Relay(store, publisher, new RelayConfig(10, PUBLISH_TIMEOUT).withMarkRetryTimeout(markRetryTimeout),
                 RetryPolicy.ofDefaults(), clock, listener);
     }
 
@@ -153,8 +153,8 @@ class RelayMarkRetryTest {
     @Test
     @DisplayName("settings: default to 10 s and reject a negative timeout, naming relay.markRetryTimeout")
     void settings() {
-        assertThat(RelaySettings.ofDefaults().markRetryTimeout()).isEqualTo(Duration.ofSeconds(10));
-        assertThatThrownBy(() -> RelaySettings.ofDefaults().withMarkRetryTimeout(Duration.ofMillis(-1)))
+        assertThat(RelayConfig.ofDefaults().markRetryTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThatThrownBy(() -> RelayConfig.ofDefaults().withMarkRetryTimeout(Duration.ofMillis(-1)))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("relay.markRetryTimeout"));
     }

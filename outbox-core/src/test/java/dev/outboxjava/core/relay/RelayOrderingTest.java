@@ -22,14 +22,14 @@ import org.junit.jupiter.api.Test;
 class RelayOrderingTest {
 
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
-    private final RetryPolicy retry = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
+    private final RetryPolicy retry = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
 
     private InMemoryOutboxStore store(Ordering.AfterDeadLetter afterDeadLetter) {
         return new InMemoryOutboxStore(CompletionMode.KEEP_SENT, Ordering.perKey(afterDeadLetter));
     }
 
     private Relay relay(InMemoryOutboxStore store, ScriptedPublisher publisher, Ordering.AfterDeadLetter after) {
-        return new Relay(store, publisher, new RelaySettings(100, Duration.ofSeconds(5), Ordering.perKey(after)),
+        return new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(5), Ordering.perKey(after)),
                 retry, clock, RelayListener.NONE);
     }
 
@@ -94,7 +94,7 @@ class RelayOrderingTest {
         ScriptedPublisher publisher = new ScriptedPublisher()
                 .thenRespond(a1.id(), ScriptedPublisher.Response.retryable("broker hiccup"))
                 .thenRespond(a2.id(), ScriptedPublisher.Response.heldBack("held back behind " + a1.id()));
-        Relay relay = new Relay(store, publisher, new RelaySettings(100, Duration.ofSeconds(5)), retry, clock,
+        Relay relay = new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(5)), retry, clock,
                 RelayListener.NONE);
 
         RelayResult result = relay.runOnce();

@@ -24,10 +24,10 @@ class RelayPipelineTest {
 
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
     private final HeldPublisher publisher = new HeldPublisher();
-    private final RetryPolicy retry = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
+    private final RetryPolicy retry = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
 
     private Relay relay(InMemoryOutboxStore store, Ordering ordering) {
-        return new Relay(store, publisher, new RelaySettings(3, Duration.ofSeconds(5), ordering), retry, clock,
+        return new Relay(store, publisher, new RelayConfig(3, Duration.ofSeconds(5), ordering), retry, clock,
                 RelayListener.NONE);
     }
 

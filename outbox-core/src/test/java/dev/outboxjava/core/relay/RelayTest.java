@@ -36,12 +36,12 @@ class RelayTest {
     private final ScriptedPublisher publisher = new ScriptedPublisher();
     private final RecordingListener listener = new RecordingListener();
     /** No jitter, so the next attempt times are exact: 1 s, 2 s, 4 s, ... */
-    private final RetryPolicy retryPolicy = RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).multiplier(2)
+    private final RetryPolicy retryPolicy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).multiplier(2)
             .maxDelay(Duration.ofMinutes(1)).jitter(0).build();
     private final Relay relay = relay(publisher);
 
     private Relay relay(Publisher with) {
-        return new Relay(store, with, new RelaySettings(10, PUBLISH_TIMEOUT), retryPolicy, clock, listener);
+        return new Relay(store, with, new RelayConfig(10, PUBLISH_TIMEOUT), retryPolicy, clock, listener);
     }
 
     private OutboxEvent append(int maxAttempts) {
@@ -414,7 +414,7 @@ class RelayTest {
     class LeaseLost {
 
         private final UUID otherLease = UUID.randomUUID();
-        private final Sweeper sweeper = new Sweeper(store, new SweeperSettings(LEASE_TIMEOUT, 100, 1), clock);
+        private final Sweeper sweeper = new Sweeper(store, new SweeperConfig(LEASE_TIMEOUT, 100, 1), clock);
 
         private void takeOverDuringPublish() {
             publisher.duringPublish(batch -> {
@@ -494,16 +494,16 @@ class RelayTest {
         @Test
         @DisplayName("default to batches of 500 and a 30 s publish timeout")
         void defaults() {
-            assertThat(RelaySettings.ofDefaults()).isEqualTo(new RelaySettings(500, Duration.ofSeconds(30)));
+            assertThat(RelayConfig.ofDefaults()).isEqualTo(new RelayConfig(500, Duration.ofSeconds(30)));
         }
 
         @Test
         @DisplayName("reject a batch size outside 1..10000, naming relay.batchSize")
         void badBatchSize() {
-            assertThatThrownBy(() -> new RelaySettings(0, Duration.ofSeconds(1)))
+            assertThatThrownBy(() -> new RelayConfig(0, Duration.ofSeconds(1)))
                     .isInstanceOfSatisfying(InvalidConfigurationException.class,
                             e -> assertThat(e.setting()).isEqualTo("relay.batchSize"));
-            assertThatThrownBy(() -> new RelaySettings(10_001, Duration.ofSeconds(1)))
+            assertThatThrownBy(() -> new RelayConfig(10_001, Duration.ofSeconds(1)))
                     .isInstanceOfSatisfying(InvalidConfigurationException.class,
                             e -> assertThat(e.setting()).isEqualTo("relay.batchSize"));
         }
@@ -511,7 +511,7 @@ class RelayTest {
         @Test
         @DisplayName("reject a publish timeout that is not positive, naming relay.publishTimeout")
         void badTimeout() {
-            assertThatThrownBy(() -> new RelaySettings(10, Duration.ZERO))
+            assertThatThrownBy(() -> new RelayConfig(10, Duration.ZERO))
                     .isInstanceOfSatisfying(InvalidConfigurationException.class,
                             e -> assertThat(e.setting()).isEqualTo("relay.publishTimeout"));
         }

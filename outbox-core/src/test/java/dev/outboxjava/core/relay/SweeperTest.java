@@ -25,7 +25,7 @@ class SweeperTest {
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
     private final RecordingStore recording = new RecordingStore(store);
-    private final Sweeper sweeper = new Sweeper(recording, new SweeperSettings(LEASE_TIMEOUT, 10, 2), clock);
+    private final Sweeper sweeper = new Sweeper(recording, new SweeperConfig(LEASE_TIMEOUT, 10, 2), clock);
 
     private List<OutboxEvent> append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
@@ -72,7 +72,7 @@ class SweeperTest {
         clock.advance(LEASE_TIMEOUT.plusSeconds(1));
         sweeper.runOnce();
 
-        Relay relay = new Relay(store, new ScriptedPublisher(), new RelaySettings(10, Duration.ofMillis(50)),
+        Relay relay = new Relay(store, new ScriptedPublisher(), new RelayConfig(10, Duration.ofMillis(50)),
                 RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
 
         assertThat(relay.runOnce().published()).isEqualTo(1);
@@ -140,14 +140,14 @@ class SweeperTest {
     @Test
     @DisplayName("settings default to a 2 min lease timeout and reject bad values naming the setting")
     void settings() {
-        assertThat(SweeperSettings.ofDefaults().leaseTimeout()).isEqualTo(Duration.ofMinutes(2));
-        assertThatThrownBy(() -> new SweeperSettings(Duration.ZERO, 1, 1))
+        assertThat(SweeperConfig.ofDefaults().leaseTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> new SweeperConfig(Duration.ZERO, 1, 1))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("sweeper.leaseTimeout"));
-        assertThatThrownBy(() -> new SweeperSettings(Duration.ofSeconds(1), 0, 1))
+        assertThatThrownBy(() -> new SweeperConfig(Duration.ofSeconds(1), 0, 1))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("sweeper.chunkSize"));
-        assertThatThrownBy(() -> new SweeperSettings(Duration.ofSeconds(1), 1, 0))
+        assertThatThrownBy(() -> new SweeperConfig(Duration.ofSeconds(1), 1, 0))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("sweeper.maxChunksPerTick"));
     }

@@ -128,6 +128,7 @@ public final class ContinuousProducer implements AutoCloseable {
     private void transaction(List<OutboxEvent> events, boolean rollback) {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
+            long beganWriting = System.nanoTime();
             try {
                 appender.append(connection, events);
             } catch (SQLException | RuntimeException e) {
@@ -143,7 +144,7 @@ public final class ContinuousProducer implements AutoCloseable {
             }
             try {
                 connection.commit();
-                ledger.committed(events);
+                ledger.committed(events, beganWriting, System.nanoTime());
             } catch (SQLException e) {
                 ledger.uncertain(events);
                 failed(e, false);

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -19,11 +20,13 @@ import java.util.UUID;
  *   <li><b>lost</b>: committed (per the producers, or found in the table for a commit of unknown outcome)
  *       and never delivered;</li>
  *   <li><b>phantom</b>: delivered, but never committed — rolled back on purpose, or unknown;</li>
- *   <li><b>reordered</b> (per-key ordering only): for each key, the events in the order of their
- *       <em>first</em> delivery must have increasing sequences. First deliveries, because that is what a
- *       consumer that drops duplicates by id sees; a duplicate may arrive after later events of its key (a
- *       relay that died after the broker's acknowledgement is re-published after the sweeper reclaims it),
- *       which at-least-once delivery allows;</li>
+ *   <li><b>reordered</b> (per-key ordering only): two events of a key whose writes happened one after the
+ *       other — in the same transaction, or in a transaction that had committed before the other began
+ *       writing — must be delivered in sequence order, judged on <em>first</em> deliveries, because that
+ *       is what a consumer that drops duplicates by id sees; a duplicate may arrive after later events of
+ *       its key (a relay that died after the broker's acknowledgement is re-published after the sweeper
+ *       reclaims it), which at-least-once delivery allows. Events of overlapping transactions that share
+ *       no lock have no order to keep: either may come first;</li>
  *   <li><b>duplicates</b>: deliveries beyond the first. Each must be explained, by one of the three ways
  *       at-least-once delivery repeats an event: the event was in flight while a relay crashed
  *       ({@link ExposureLog}: it was sampled in flight during a fault window); a relay reported its mark as
@@ -60,12 +63,19 @@ public final class DeliveryChecker {
         }
 
         Map<UUID, Integer> deliveries = new HashMap<>();
-        Map<String, Long> highestSequenceByKey = new HashMap<>();
+        Map<String, TreeMap<Long, UUID>> deliveredByKey = new HashMap<>();
+        Map<UUID, Integer> firstPosition = new HashMap<>();
+        List<String> reorderedSample = new java.util.ArrayList<>();
+        int position = 0;
         long phantom = 0;
         long reordered = 0;
         for (ReceivedMessage message : received) {
+            position++;
             UUID id = parse(message.id());
             int count = deliveries.merge(id == null ? new UUID(0, 0) : id, 1, Integer::sum);
+            if (count == 1 && id != null) {
+                firstPosition.put(id, position);
+            }
             if (id == null || !committed.contains(id)) {
                 if (count == 1) {
                     phantom++;
@@ -76,12 +86,19 @@ public final class DeliveryChecker {
                 OutboxTableProbe.StoredEvent event = stored.get(id);
                 Optional<String> key = event != null ? event.key() : message.key();
                 if (key.isPresent() && event != null) {
-                    long highest = highestSequenceByKey.getOrDefault(key.get(), Long.MIN_VALUE);
-                    if (event.sequence() < highest) {
-                        reordered++;
-                    } else {
-                        highestSequenceByKey.put(key.get(), event.sequence());
+                    TreeMap<Long, UUID> delivered = deliveredByKey.computeIfAbsent(key.get(), k -> new TreeMap<>());
+                    for (UUID later : delivered.tailMap(event.sequence(), false).values()) {
+                        if (mustPrecede(ledger, id, later)) {
+                            reordered++;
+                            if (reorderedSample.size() < 10) {
+                                reorderedSample.add(describe(id, event, position, exposure, leaseLost) + " after "
+                                        + describe(later, stored.get(later), firstPosition.get(later), exposure,
+                                                leaseLost));
+                            }
+                            break;
+                        }
                     }
+                    delivered.put(event.sequence(), id);
                 }
             }
         }
@@ -115,7 +132,25 @@ public final class DeliveryChecker {
         return new FaultReport(committed.size(), rolledBack.size(), faults.size(), byKind, lost, phantom,
                 perKey ? OptionalLong.of(reordered) : OptionalLong.empty(), duplicates, unexplained,
                 byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L), byStatus.getOrDefault(EventStatus.PENDING, 0L),
-                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample, causes);
+                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample, causes,
+                reorderedSample);
+    }
+
+    /** Whether {@code earlier}'s write happened before {@code later}'s, so it must be delivered first. */
+    private static boolean mustPrecede(ProducerLedger ledger, UUID earlier, UUID later) {
+        Optional<ProducerLedger.Transaction> first = ledger.transactionOf(earlier);
+        Optional<ProducerLedger.Transaction> second = ledger.transactionOf(later);
+        return first.isPresent() && second.isPresent()
+                && (first.get().id() == second.get().id() || first.get().happenedBefore(second.get()));
+    }
+
+    /** One event of a reordered pair, with what may explain it. */
+    private static String describe(UUID id, OutboxTableProbe.StoredEvent event, Integer position,
+            Map<UUID, FaultKind> exposure, Set<UUID> leaseLost) {
+        return "{id " + id + ", key " + event.key().orElse("-") + ", seq " + event.sequence() + ", attempts "
+                + event.attempts() + ", first delivered at message " + position
+                + (exposure.containsKey(id) ? ", in flight at " + exposure.get(id) : "")
+                + (leaseLost.contains(id) ? ", lease lost" : "") + "}";
     }
 
     private static UUID parse(String id) {

@@ -16,8 +16,9 @@ import java.util.UUID;
  * @param lost                   committed events never delivered
  * @param phantom                delivered events that were never committed (rolled back or unknown)
  * @param reordered              with per-key ordering: events whose first delivery came after the first
- *                               delivery of a later event (by sequence) of the same key; empty when order
- *                               was not checked (ordering NONE)
+ *                               delivery of a later event (by sequence) of the same key whose write theirs
+ *                               happened before (same transaction, or committed before it began writing);
+ *                               empty when order was not checked (ordering NONE)
  * @param duplicates             deliveries beyond the first, over all events
  * @param unexplainedDuplicates  duplicates of events that were never in flight while a fault struck
  * @param stuck                  events still in flight once the sweeper has run
@@ -27,16 +28,19 @@ import java.util.UUID;
  * @param unexplainedSample      up to 20 ids of unexplained duplicates, for the investigation
  * @param duplicateCauses        duplicates by what explains them (in flight at a fault of a kind, lease lost,
  *                               publish failed and retried, unexplained)
+ * @param reorderedSample        up to 10 reordered events, each with the later event delivered before it
  */
 public record FaultReport(long events, long rolledBack, int faults, Map<FaultKind, Integer> faultsByKind, long lost,
         long phantom, OptionalLong reordered, long duplicates, long unexplainedDuplicates, long stuck, long pending,
-        long deadLettered, long leaseLost, List<UUID> unexplainedSample, Map<String, Long> duplicateCauses) {
+        long deadLettered, long leaseLost, List<UUID> unexplainedSample, Map<String, Long> duplicateCauses,
+        List<String> reorderedSample) {
 
     public FaultReport {
         faultsByKind = Map.copyOf(Objects.requireNonNull(faultsByKind, "faultsByKind"));
         Objects.requireNonNull(reordered, "reordered");
         unexplainedSample = List.copyOf(unexplainedSample);
         duplicateCauses = Map.copyOf(duplicateCauses);
+        reorderedSample = List.copyOf(reorderedSample);
     }
 
     /**
@@ -62,6 +66,7 @@ public record FaultReport(long events, long rolledBack, int faults, Map<FaultKin
                 + new java.util.TreeMap<>(duplicateCauses) + "), lease-lost marks "
                 + leaseLost + (unexplainedSample.isEmpty() ? "" : " (unexplained e.g. " + unexplainedSample + ")")
                 + ", pending " + pending + ", dead-lettered " + deadLettered + ", per-key order "
-                + (reordered.isPresent() ? "checked" : "not checked (ordering NONE)");
+                + (reordered.isPresent() ? "checked" : "not checked (ordering NONE)")
+                + (reorderedSample.isEmpty() ? "" : "; reordered e.g. " + reorderedSample);
     }
 }

@@ -6,11 +6,11 @@ import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.relay.Sweeper;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.testkit.FaultyPublisher;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -51,7 +51,7 @@ public final class InJvmRelay implements RelayHandle {
      * @param threads       relay threads
      * @param clock         its clock (the harness skews it for the clock-skew fault)
      */
-    public record Options(RelaySettings relay, RetryPolicy retryPolicy, SweeperSettings sweeper, Duration sweepInterval,
+    public record Options(RelayConfig relay, RetryPolicy retryPolicy, SweeperConfig sweeper, Duration sweepInterval,
             Duration idlePause, int threads, Clock clock) {
 
         public Options {

@@ -11,8 +11,8 @@ import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.TransactionalOutbox;
@@ -139,15 +139,15 @@ class BadInputIT {
     }
 
     @Test
-    @DisplayName("a relay batch larger than RelaySettings.MAX_BATCH_SIZE is refused, naming relay.batchSize")
+    @DisplayName("a relay batch larger than RelayConfig.MAX_BATCH_SIZE is refused, naming relay.batchSize")
     void batchTooLarge() {
-        assertThatThrownBy(() -> new RelaySettings(RelaySettings.MAX_BATCH_SIZE + 1, Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> new RelayConfig(RelayConfig.MAX_BATCH_SIZE + 1, Duration.ofSeconds(5)))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .satisfies(e -> assertThat(((InvalidConfigurationException) e).setting()).isEqualTo("relay.batchSize"));
-        assertThatThrownBy(() -> new RelaySettings(0, Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> new RelayConfig(0, Duration.ofSeconds(5)))
                 .isInstanceOf(InvalidConfigurationException.class);
-        assertThat(new RelaySettings(RelaySettings.MAX_BATCH_SIZE, Duration.ofSeconds(5)).batchSize())
-                .isEqualTo(RelaySettings.MAX_BATCH_SIZE);
+        assertThat(new RelayConfig(RelayConfig.MAX_BATCH_SIZE, Duration.ofSeconds(5)).batchSize())
+                .isEqualTo(RelayConfig.MAX_BATCH_SIZE);
     }
 
     @Test
@@ -196,7 +196,7 @@ class BadInputIT {
         RecordingPublisher broker = new RecordingPublisher();
         FaultyPublisher publisher = FaultyPublisher.wrapping(broker)
                 .failType("payment.requested", FaultyPublisher.Failure.PERMANENT);
-        Relay relay = new Relay(store, publisher, new RelaySettings(40, Duration.ofSeconds(5)), RetryPolicy.ofDefaults(),
+        Relay relay = new Relay(store, publisher, new RelayConfig(40, Duration.ofSeconds(5)), RetryPolicy.ofDefaults(),
                 Clock.systemUTC(), RelayListener.NONE);
         while (store.countByStatus().get(EventStatus.FAILED) < events) {
             relay.runOnce();

@@ -33,9 +33,19 @@ class DeliveryCheckerTest {
     private final List<InjectedFault> faults = List.of(
             new InjectedFault(FaultKind.RELAY_KILL, "kill", Instant.EPOCH, Duration.ZERO));
 
+    /** An event of a transaction of its own, which committed before the next sequence's began writing. */
     private OutboxEvent committed(String key, long sequence) {
+        return committed(key, sequence, 10 * sequence, 10 * sequence + 5);
+    }
+
+    private OutboxEvent committed(String key, long sequence, long beganWriting, long committedAt) {
+        OutboxEvent event = event(key, sequence);
+        ledger.committed(List.of(event), beganWriting, committedAt);
+        return event;
+    }
+
+    private OutboxEvent event(String key, long sequence) {
         OutboxEvent event = OutboxEvent.builder().type("t").destination("d").key(key).payload(new byte[0]).build();
-        ledger.committed(List.of(event));
         stored.put(event.id(), new StoredEvent(Optional.of(key), sequence, EventStatus.SENT, 0));
         return event;
     }
@@ -108,6 +118,27 @@ class DeliveryCheckerTest {
         assertThat(report.duplicates()).isEqualTo(1);
         assertThat(report.unexplainedDuplicates()).isZero();
         assertThat(check(Set.of(first.id()), false).reordered()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("per-key order binds events whose writes happened one after the other: the same transaction, or one "
+            + "committed before the other began writing; overlapping transactions may come in either order")
+    void orderFollowsHappenedBefore() {
+        OutboxEvent fromB = event("a", 2); // B began writing first ...
+        OutboxEvent fromA = committed("a", 1, 20, 40); // ... A, overlapping it, took the earlier sequence
+        ledger.committed(List.of(fromB), 10, 30);
+        OutboxEvent inB1 = event("b", 3);
+        OutboxEvent inB2 = event("b", 4);
+        ledger.committed(List.of(inB1, inB2), 50, 60);
+        OutboxEvent after = committed("c", 6, 70, 80);
+        OutboxEvent before = committed("c", 5, 61, 65);
+        deliver(fromB);
+        deliver(fromA); // overlapping transactions: either order
+        deliver(inB2);
+        deliver(inB1); // the same transaction: reordered
+        deliver(after);
+        deliver(before); // committed before the other began writing: reordered
+        assertThat(check(Set.of(), true).reordered()).hasValue(2);
     }
 
     @Test

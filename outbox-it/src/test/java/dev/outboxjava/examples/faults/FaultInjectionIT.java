@@ -3,9 +3,9 @@ package dev.outboxjava.examples.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.outboxjava.testkit.fixture.ServiceOrigin;
 import dev.outboxjava.testkit.faults.FaultKind;
 import dev.outboxjava.testkit.faults.FaultReport;
+import dev.outboxjava.testkit.fixture.ServiceOrigin;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import java.util.Arrays;
@@ -46,7 +46,7 @@ class FaultInjectionIT {
     @DisplayName("Kafka (in-process broker stopped and restarted): every committed event delivered, no phantom, per-key order kept, none stuck")
     void kafka() throws Exception {
         try (KafkaUnderTest kafka = new KafkaUnderTest()) {
-            verify(new FaultScenario(postgres, kafka, FaultRunSettings.current("kafka"), seed()).run(), "kafka");
+            verify(new FaultScenario(postgres, kafka, FaultRunConfig.current("kafka"), seed()).run(), "kafka");
         }
     }
 
@@ -58,7 +58,7 @@ class FaultInjectionIT {
             assumeTrue(rabbit.origin() == ServiceOrigin.LOCAL || rabbit.origin() == ServiceOrigin.EXPLICIT,
                     "needs a RabbitMQ node that rabbitmqctl can reach, found " + rabbit.origin());
             try (RabbitMqUnderTest broker = new RabbitMqUnderTest(rabbit)) {
-                verify(new FaultScenario(postgres, broker, FaultRunSettings.current("rabbitmq"), seed()).run(), "rabbitmq");
+                verify(new FaultScenario(postgres, broker, FaultRunConfig.current("rabbitmq"), seed()).run(), "rabbitmq");
             }
         } finally {
             rabbit.close();

@@ -5,8 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.Publisher;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
@@ -51,9 +51,9 @@ public final class FaultRelayMain {
                 PostgresOutboxConfig.builder().tableName(env("FAULTS_TABLE")).ordering(ordering).build());
         Duration publishTimeout = Duration.ofMillis(Long.parseLong(env("FAULTS_PUBLISH_TIMEOUT_MS")));
         InJvmRelay.Options options = new InJvmRelay.Options(
-                new RelaySettings(Integer.parseInt(env("FAULTS_BATCH_SIZE")), publishTimeout, ordering),
-                RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
-                new SweeperSettings(Duration.ofMillis(Long.parseLong(env("FAULTS_LEASE_TIMEOUT_MS"))), 1_000, 10),
+                new RelayConfig(Integer.parseInt(env("FAULTS_BATCH_SIZE")), publishTimeout, ordering),
+                RetryPolicy.builder().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
+                new SweeperConfig(Duration.ofMillis(Long.parseLong(env("FAULTS_LEASE_TIMEOUT_MS"))), 1_000, 10),
                 Duration.ofSeconds(1), Duration.ofMillis(200), Integer.parseInt(env("FAULTS_THREADS")),
                 Clock.systemUTC());
         InJvmRelay relay = InJvmRelay.start(name, store, publisher(name), options, List.of(store, pool));
@@ -73,7 +73,7 @@ public final class FaultRelayMain {
             return KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(env("FAULTS_KAFKA_BOOTSTRAP_SERVERS"))
                     .property("client.id", "faults-" + name).property("max.block.ms", 2_000).build());
         }
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(env("FAULTS_RABBITMQ_URI"))
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(env("FAULTS_RABBITMQ_URI"))
                 .connectionName(env("FAULTS_RABBITMQ_CONNECTION_NAME")).recoveryInterval(Duration.ofSeconds(1)).build());
     }
 

@@ -4,8 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.RetryPolicy;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
@@ -69,11 +69,11 @@ final class FaultScenario {
 
     private final PostgresFixture postgres;
     private final BrokerUnderTest broker;
-    private final FaultRunSettings settings;
+    private final FaultRunConfig settings;
     private final Random random;
     private final AtomicInteger inJvmRelays = new AtomicInteger();
 
-    FaultScenario(PostgresFixture postgres, BrokerUnderTest broker, FaultRunSettings settings, long seed) {
+    FaultScenario(PostgresFixture postgres, BrokerUnderTest broker, FaultRunConfig settings, long seed) {
         this.postgres = postgres;
         this.broker = broker;
         this.settings = settings;
@@ -139,9 +139,9 @@ final class FaultScenario {
     private List<FaultInjector> injectors(PostgresOutboxConfig config, RelayFleet fleet, ExposureLog exposure,
             String schema, List<InJvmRelay> started, Supplier<RelayProcess> haltingRelays) {
         InJvmRelay.Options options = new InJvmRelay.Options(
-                new RelaySettings(BATCH_SIZE, LEASE_TIMEOUT.minusMillis(500), settings.ordering()),
-                RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
-                new SweeperSettings(LEASE_TIMEOUT, 1_000, 10), Duration.ofSeconds(1), Duration.ofMillis(200), 1,
+                new RelayConfig(BATCH_SIZE, LEASE_TIMEOUT.minusMillis(500), settings.ordering()),
+                RetryPolicy.builder().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
+                new SweeperConfig(LEASE_TIMEOUT, 1_000, 10), Duration.ofSeconds(1), Duration.ofMillis(200), 1,
                 Clock.systemUTC());
         Supplier<InJvmRelay> relays = () -> inJvmRelay(config, options, schema, started);
         Duration within = Duration.ofSeconds(60);

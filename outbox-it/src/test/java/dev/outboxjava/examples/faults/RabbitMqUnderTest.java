@@ -49,7 +49,7 @@ final class RabbitMqUnderTest implements BrokerUnderTest {
 
     @Override
     public Publisher newPublisher(String relayName) {
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.custom().uri(fixture.uri())
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(fixture.uri())
                 .connectionName(connectionPrefix + "-" + relayName).recoveryInterval(Duration.ofSeconds(1)).build());
     }
 

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.outboxjava.testkit.fixture.DockerAvailability;
 import dev.outboxjava.testkit.fixture.LocalPort;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 class FixtureResolutionIT {
 
     private static void assumeNothingConfigured(String property) {
-        assumeFalse(ServiceSettings.lookup(property).isPresent(), property + " is set");
-        assumeFalse(ServiceSettings.isTrue(ServiceSettings.SKIP_LOCAL), "outbox.test.skip-local is set");
+        assumeFalse(ServiceConfig.lookup(property).isPresent(), property + " is set");
+        assumeFalse(ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL), "outbox.test.skip-local is set");
         assumeFalse(DockerAvailability.isAvailable(), "a Docker engine is reachable: Testcontainers wins");
     }
 
@@ -110,7 +110,7 @@ class FixtureResolutionIT {
             // "elsewhere": a second broker on an ephemeral port, whose virtual host is named "default"
             RabbitMqFixture elsewhere;
             try (TemporarySystemProperties properties = new TemporarySystemProperties()
-                    .set(ServiceSettings.SKIP_LOCAL, "true")) {
+                    .set(ServiceConfig.SKIP_LOCAL, "true")) {
                 elsewhere = RabbitMqFixture.start();
             }
             try (elsewhere) {

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.outboxjava.testkit.fixture.DockerAvailability;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
@@ -27,7 +27,7 @@ class SkipLocalFallbackIT {
 
     @BeforeAll
     static void onlyWithSkipLocal() {
-        assumeTrue(ServiceSettings.isTrue(ServiceSettings.SKIP_LOCAL),
+        assumeTrue(ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL),
                 "runs in the skip-local-fallback execution (-Doutbox.test.skip-local=true)");
     }
 

@@ -58,7 +58,7 @@
  * {@link dev.outboxjava.postgres.inbox.PostgresInbox#cleanUp}, which uses the
  * {@code processed_at} index:
  * <pre>{@code
- * InboxCleaner cleaner = new InboxCleaner(inbox, InboxCleanerSettings.ofDefaults(), Clock.systemUTC());
+ * InboxCleaner cleaner = new InboxCleaner(inbox, InboxCleanerConfig.ofDefaults(), Clock.systemUTC());
  * scheduler.scheduleWithFixedDelay(cleaner::runOnce, 1, 60, TimeUnit.MINUTES);
  * }</pre>
  * <b>Caveat:</b> a duplicate that arrives after its record was deleted is NOT recognised and runs the

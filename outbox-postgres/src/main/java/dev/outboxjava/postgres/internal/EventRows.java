@@ -33,7 +33,7 @@ import org.jooq.JSONB;
 import org.jooq.Record;
 
 /** Maps table rows to {@link OutboxEvent}s. */
-public final class EventRows {
+final class EventRows {
 
     /**
      * Every column, quoted, in {@link OutboxTable#ALL}'s order: the list a hot-path statement selects or

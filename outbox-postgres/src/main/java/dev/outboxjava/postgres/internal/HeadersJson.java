@@ -11,7 +11,7 @@ import java.util.Map;
  * Event headers to and from the {@code headers jsonb} column (a flat JSON object of strings), as the
  * column's text. Most events carry no headers: {@code {}} takes a fast path both ways, without Jackson.
  */
-public final class HeadersJson {
+final class HeadersJson {
 
     /** The text of no headers; what PostgreSQL prints for an empty jsonb object, too. */
     public static final String EMPTY = "{}";

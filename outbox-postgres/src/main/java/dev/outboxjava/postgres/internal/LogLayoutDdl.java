@@ -13,12 +13,16 @@ import dev.outboxjava.postgres.WakeUpMode;
  *   <li>{@code t_position}: append-only, one row per lease that took new events: how far the log has
  *       been read, as transaction snapshots (see {@link LogLayoutQueries}). The current position is the
  *       row with the greatest id.</li>
- *   <li>{@code t_state}: the events that are in flight, waiting (for a retry, a schedule, after a
- *       release) or dead-lettered. Small: an event leaves it when it is published.</li>
+ *   <li>{@code t_state}: the events that are waiting (for a retry, a schedule, after a release) or
+ *       dead-lettered, and those leased again from it (in flight). Small: an event leaves it when it is
+ *       published.</li>
+ *   <li>{@code t_lease}: new events in flight, one row per lease (their ids and keys), so that a
+ *       published batch leaves one dead row instead of one per event; a lease whose events do not all
+ *       get published is moved into {@code t_state} first, event by event.</li>
  *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
  *   <li>{@code t_events}, {@code t_pending} and {@code t_waiting}: views giving every event, the pending
  *       ones, and the pending ones with the dead letters the in-place table's columns, for the operator's
- *       queries.</li>
+ *       queries; {@code t_in_flight}: every event in flight, from both tables.</li>
  * </ul>
  */
 public final class LogLayoutDdl {
@@ -98,14 +102,32 @@ public final class LogLayoutDdl {
                 );
                 CREATE INDEX IF NOT EXISTS %15$s ON %13$s (sent_at);
 
+                -- New events in flight, one row per lease: a published batch leaves one dead row, not one per event.
+                CREATE TABLE IF NOT EXISTS %20$s (
+                    lease_id  uuid        NOT NULL,
+                    leased_at timestamptz NOT NULL,
+                    ids       uuid[]      NOT NULL,
+                    keys      text[]      NOT NULL,
+                    CONSTRAINT %21$s PRIMARY KEY (lease_id)
+                );
+
+                -- Every event in flight: leased again from the state table, or new in a lease row.
+                CREATE OR REPLACE VIEW %22$s AS
+                SELECT id, lease_id, leased_at FROM %7$s WHERE status = 'in_flight'
+                UNION ALL
+                SELECT x.id, l.lease_id, l.leased_at FROM %20$s l, unnest(l.ids) AS x(id);
+
                 CREATE OR REPLACE VIEW %16$s AS
                 SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
                        e.payload, e.headers,
-                       coalesce(s.status, CASE WHEN d.id IS NOT NULL THEN 'sent' ELSE 'pending' END) AS status,
+                       coalesce(s.status, CASE WHEN f.id IS NOT NULL THEN 'in_flight'
+                                               WHEN d.id IS NOT NULL THEN 'sent' ELSE 'pending' END) AS status,
                        coalesce(s.attempts, d.attempts, 0) AS attempts, e.max_attempts, s.last_error,
                        coalesce(s.next_attempt_at, e.next_attempt_at) AS next_attempt_at, e.created_at,
-                       s.leased_at, s.lease_id, d.sent_at, e.subject, e.data_schema
-                  FROM %2$s e LEFT JOIN %7$s s ON s.id = e.id LEFT JOIN %13$s d ON d.id = e.id;
+                       coalesce(s.leased_at, f.leased_at) AS leased_at, coalesce(s.lease_id, f.lease_id) AS lease_id,
+                       d.sent_at, e.subject, e.data_schema
+                  FROM %2$s e LEFT JOIN %7$s s ON s.id = e.id LEFT JOIN %13$s d ON d.id = e.id
+                  LEFT JOIN (SELECT x.id, l.lease_id, l.leased_at FROM %20$s l, unnest(l.ids) AS x(id)) f ON f.id = e.id;
 
                 CREATE OR REPLACE VIEW %17$s AS
                 SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
@@ -144,7 +166,8 @@ public final class LogLayoutDdl {
                 Identifiers.quote(n + "_state_in_flight_idx"), Identifiers.quote(n + "_state_failed_idx"),
                 sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
                 eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"),
-                waitingView(table).quoted())
+                waitingView(table).quoted(), leaseTable(table).quoted(), Identifiers.quote(n + "_lease_pkey"),
+                inFlightView(table).quoted())
                 + SchemaDdl.wakeUp(table, channel, wakeUp);
     }
 
@@ -193,6 +216,16 @@ public final class LogLayoutDdl {
         return sibling(table, "_state");
     }
 
+    /** New events in flight, one row per lease. */
+    public static Identifiers.TableName leaseTable(Identifiers.TableName table) {
+        return sibling(table, "_lease");
+    }
+
+    /** Every event in flight (id, lease id, leased at), from the state and lease tables. */
+    public static Identifiers.TableName inFlightView(Identifiers.TableName table) {
+        return sibling(table, "_in_flight");
+    }
+
     /** Published events (keep-sent mode). */
     public static Identifiers.TableName sentTable(Identifiers.TableName table) {
         return sibling(table, "_sent");
@@ -220,9 +253,10 @@ public final class LogLayoutDdl {
 
     /** Drops the layout's tables and views (tests). */
     public static String drop(Identifiers.TableName table) {
-        return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", " + eventsView(table).quoted() + ";"
+        return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", "
+                + eventsView(table).quoted() + ", " + inFlightView(table).quoted() + ";"
                 + " DROP TABLE IF EXISTS " + table.quoted() + ", " + positionTable(table).quoted() + ", "
-                + stateTable(table).quoted() + ", " + sentTable(table).quoted();
+                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted();
     }
 
     private static Identifiers.TableName sibling(Identifiers.TableName table, String suffix) {

@@ -45,12 +45,16 @@ import org.jooq.DSLContext;
  * neither, so its events come in a later snapshot, whatever their sequence: commit-order safe, and a
  * long writing transaction holds back only its own events. The reads are index scans over rows that are
  * never updated, starting where the position is; their work depends on the batch, not on the history
- * or on what vacuum could not remove. The leased events get a row in the state table (in flight; a new
- * event not yet due gets a pending one) and a row is appended to the position table.
+ * or on what vacuum could not remove. The new events leased get one row together in the lease table (a
+ * new event not yet due, or held behind its key, gets a pending state row) and a row is appended to
+ * the position table.
  *
- * <p><b>Marks.</b> Fenced by lease id on the state table, found by primary key: published deletes the
- * state row and appends to the sent table (or, deleting on publish, deletes the log row, behind the
- * position where the lease never reads); retry, dead letter and release update the state row.
+ * <p><b>Marks.</b> Fenced by lease id. A lease row whose events are all published is deleted and its
+ * events appended to the sent table (or, deleting on publish, their log rows deleted, behind the
+ * position where the lease never reads) in one statement: one dead row per batch under a held horizon.
+ * Any other outcome first moves the lease row's events into the state table as in-flight rows of the
+ * same lease; there, found by primary key, published deletes the state row and retry, dead letter and
+ * release update it. The sweeper moves expired lease rows the same way before it sweeps.
  *
  * <p>The lease transaction commits asynchronously, as {@link LeaseQuery}'s does, for the same reasons.
  */
@@ -73,6 +77,9 @@ public final class LogLayoutQueries {
     private final String freshLeaseSql;
     private final String advanceSql;
     private final String publishedSql;
+    private final String publishedLeaseSql;
+    private final String materializeLeaseSql;
+    private final String materializeExpiredSql;
     private final String cleanUpSql;
     private final String trimPositionsSql;
     private final String purgeSentSql;
@@ -98,7 +105,8 @@ public final class LogLayoutQueries {
     /**
      * The statements for a table; under per-key ordering a lease also leaves for later, as pending state
      * rows, the events whose key an earlier event holds (in flight, waiting for a retry or a schedule, or
-     * dead-lettered when the ordering holds keys). The keys are looked up in the state table only.
+     * dead-lettered when the ordering holds keys). The keys are looked up in the state and lease tables,
+     * never in the log.
      */
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode, Ordering ordering) {
         this.perKey = ordering.isPerKey();
@@ -110,6 +118,10 @@ public final class LogLayoutQueries {
         String d = LogLayoutDdl.sentTable(table).quoted();
         String events = LogLayoutDdl.eventsView(table).quoted();
         String pending = LogLayoutDdl.pendingView(table).quoted();
+        String l = LogLayoutDdl.leaseTable(table).quoted();
+        String inFlight = LogLayoutDdl.inFlightView(table).quoted();
+        // the keys of the new events in flight, gathered once per statement (a hashed lookup per candidate)
+        String leasedKeys = "(SELECT unnest(lk.keys) FROM " + l + " lk)";
         this.retryLeaseSql = """
                 WITH r AS (
                   UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
@@ -119,10 +131,10 @@ public final class LogLayoutQueries {
                 SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id
                 """.formatted(t, s, STATE_EVENT_COLUMNS, perKey ? """
 
-                                   AND (c.event_key IS NULL OR NOT EXISTS (
+                                   AND (c.event_key IS NULL OR (c.event_key NOT IN %3$s AND NOT EXISTS (
                                         SELECT 1 FROM %1$s b WHERE b.event_key = c.event_key AND b.seq < c.seq
-                                           AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s)))\
-                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "") : "");
+                                           AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s))))\
+                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "", leasedKeys) : "");
         this.positionSql = """
                 SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
                        p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
@@ -147,14 +159,18 @@ public final class LogLayoutQueries {
                 v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
                 g AS (SELECT f.*, %5$s AS lease_it FROM f, v),
                 st AS (
-                  INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, lease_id, leased_at)
-                  SELECT g.id, g.seq, g.event_key, CASE WHEN g.lease_it THEN 'in_flight' ELSE 'pending' END, 0,
-                         g.next_attempt_at, CASE WHEN g.lease_it THEN v.lease_id END,
-                         CASE WHEN g.lease_it THEN v.at END
-                    FROM g, v
+                  INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at)
+                  SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at FROM g WHERE NOT g.lease_it
                   RETURNING 1),
-                -- the write is joined in so that it runs inside the statement's plan (EXPLAIN counts it)
-                w AS (SELECT count(*) AS written FROM st)
+                lt AS (
+                  INSERT INTO %6$s (lease_id, leased_at, ids, keys)
+                  SELECT v.lease_id, v.at, array_agg(g.id),
+                         coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}')
+                    FROM g, v WHERE g.lease_it GROUP BY v.lease_id, v.at
+                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids, keys = %6$s.keys || excluded.keys
+                  RETURNING 1),
+                -- the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
+                w AS (SELECT (SELECT count(*) FROM st) + (SELECT count(*) FROM lt) AS written)
                 SELECT g.id, g.seq, g.type, g.source, g.event_key, g.destination, g.routing_key, g.content_type,
                        g.payload, g.headers, 'in_flight', 0, g.max_attempts, NULL::text, g.next_attempt_at,
                        g.created_at, v.at, v.lease_id, NULL::timestamptz, g.subject, g.data_schema,
@@ -163,15 +179,30 @@ public final class LogLayoutQueries {
                  ORDER BY g.xact_id, g.seq
                 """.formatted(t, s, p, logColumns, perKey ? """
                 (f.next_attempt_at <= v.at AND (f.event_key IS NULL OR (
-                   NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
+                   f.event_key NOT IN %3$s
+                   AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
                                   AND (h.status IN ('in_flight', 'pending')%2$s))
                    AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
                                       AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
-                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
-                : "f.next_attempt_at <= v.at");
+                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "", leasedKeys)
+                : "f.next_attempt_at <= v.at", l);
         this.advanceSql = "INSERT INTO " + p + " (done, upto, xact_id, seq)"
                 + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
+        // a whole lease row published: one statement, one dead row
+        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ? RETURNING ids) "
+                + (completionMode == CompletionMode.DELETE_ON_PUBLISH
+                        ? "DELETE FROM " + t + " WHERE id IN (SELECT unnest(ids) FROM x) RETURNING id"
+                        : "INSERT INTO " + d + " (id, sent_at, attempts) SELECT unnest(ids), ?, 0 FROM x RETURNING id");
+        // anything else: the lease's events become in-flight state rows, which the marks then update
+        String materialize = """
+                INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, lease_id, leased_at)
+                SELECT e.id, e.seq, e.event_key, 'in_flight', 0, e.next_attempt_at, x.lease_id, x.leased_at
+                  FROM x, unnest(x.ids) AS u(id) JOIN %1$s e ON e.id = u.id
+                """.formatted(t, s);
+        this.materializeLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? RETURNING *) " + materialize;
+        this.materializeExpiredSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id IN (SELECT lease_id FROM " + l
+                + " WHERE leased_at < ? ORDER BY leased_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *) " + materialize;
         this.publishedSql = completionMode == CompletionMode.DELETE_ON_PUBLISH
                 ? "WITH x AS (" + heldBy + " RETURNING id) DELETE FROM " + t
                         + " WHERE id IN (SELECT id FROM x) RETURNING id"
@@ -194,7 +225,7 @@ public final class LogLayoutQueries {
         this.purgeSentSql = purge.formatted(t, d, "", PURGE_CHUNK);
         this.purgeFailedSql = purge.formatted(t, s, " AND x.status = 'failed'", PURGE_CHUNK);
         this.countsSql = "SELECT (SELECT count(*) FROM " + pending + "),"
-                + " (SELECT count(*) FROM " + s + " WHERE status = 'in_flight'),"
+                + " (SELECT count(*) FROM " + inFlight + "),"
                 + " (SELECT count(*) FROM " + d + "),"
                 + " (SELECT count(*) FROM " + s + " WHERE status = 'failed')";
         this.oldestPendingSql = "SELECT min(created_at) FROM " + pending;
@@ -365,9 +396,49 @@ public final class LogLayoutQueries {
         return new Taken(count, lastXact, lastSeq);
     }
 
+    /**
+     * Marks events published: a lease row whose events are all among them in one statement (the common
+     * case), the rest through the state table (events leased from it, or of a lease row moved into it).
+     */
     public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
             throws SQLException {
         Set<UUID> ids = new HashSet<>(eventIds);
+        if (ids.isEmpty()) {
+            return MarkResult.empty();
+        }
+        Set<UUID> fromLease = new HashSet<>();
+        try (PreparedStatement statement = connection.prepareStatement(publishedLeaseSql)) {
+            statement.setObject(1, leaseId);
+            statement.setArray(2, Jdbc.uuidArray(connection, ids));
+            if (completionMode != CompletionMode.DELETE_ON_PUBLISH) {
+                statement.setObject(3, Jdbc.timestamptz(now));
+            }
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    fromLease.add(Jdbc.uuid(rs, 1));
+                }
+            }
+        }
+        if (fromLease.isEmpty()) {
+            materialize(connection, leaseId);
+        }
+        ids.removeAll(fromLease);
+        MarkResult rest = publishedFromState(connection, leaseId, ids, now);
+        Set<UUID> marked = new HashSet<>(rest.marked());
+        marked.addAll(fromLease);
+        return new MarkResult(marked, rest.leaseLost());
+    }
+
+    /** Moves a lease row's events into the state table as in-flight rows of the same lease (none: nothing). */
+    private void materialize(Connection connection, UUID leaseId) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(materializeLeaseSql)) {
+            statement.setObject(1, leaseId);
+            statement.executeUpdate();
+        }
+    }
+
+    private MarkResult publishedFromState(Connection connection, UUID leaseId, Set<UUID> ids, Instant now)
+            throws SQLException {
         if (ids.isEmpty()) {
             return MarkResult.empty();
         }
@@ -390,19 +461,36 @@ public final class LogLayoutQueries {
     }
 
     public MarkResult retry(Connection connection, UUID leaseId, Collection<RetryMark> marks) throws SQLException {
+        if (!marks.isEmpty()) {
+            materialize(connection, leaseId);
+        }
         return stateMarks.retry(connection, leaseId, marks);
     }
 
     public MarkResult deadLettered(Connection connection, UUID leaseId, Collection<DeadLetterMark> marks)
             throws SQLException {
+        if (!marks.isEmpty()) {
+            materialize(connection, leaseId);
+        }
         return stateMarks.deadLettered(connection, leaseId, marks);
     }
 
     public MarkResult released(Connection connection, UUID leaseId, Collection<UUID> eventIds) throws SQLException {
+        if (!eventIds.isEmpty()) {
+            materialize(connection, leaseId);
+        }
         return stateMarks.released(connection, leaseId, eventIds);
     }
 
+    /** Expired lease rows into the state table first, then expired in-flight state rows back to pending. */
     public int sweep(DSLContext dsl, Instant leasedBefore, int limit) {
+        dsl.connection(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(materializeExpiredSql)) {
+                statement.setObject(1, Jdbc.timestamptz(leasedBefore));
+                statement.setInt(2, limit);
+                statement.executeUpdate();
+            }
+        });
         return stateHousekeeping.sweep(dsl, leasedBefore, limit);
     }
 

@@ -23,6 +23,11 @@ public final class MigrationFiles {
     public static final String OUTBOX_PER_KEY_LOCATION = ROOT + "outbox-per-key";
     /** The inbox table's versioned migrations. */
     public static final String INBOX_LOCATION = ROOT + "inbox";
+    /**
+     * What the operator API needs, in versioned migrations: the audit table (named after the outbox table,
+     * suffix {@code _audit}) and the dead-letter filters' indexes on the outbox table.
+     */
+    public static final String OUTBOX_OPERATOR_LOCATION = ROOT + "outbox-operator";
 
     /** Placeholder for the outbox table's name in {@link #OUTBOX_LOCATION} and {@link #OUTBOX_PER_KEY_LOCATION}. */
     public static final String OUTBOX_TABLE_PLACEHOLDER = "outbox_table";
@@ -36,9 +41,16 @@ public final class MigrationFiles {
     /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
     public static final List<String> OUTBOX_PER_KEY = List.of(
             OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");
+    /** The operator API's versioned migrations, in version order. */
+    public static final List<String> OUTBOX_OPERATOR = List.of(
+            OUTBOX_OPERATOR_LOCATION + "/V1__create_operator_audit_table.sql",
+            OUTBOX_OPERATOR_LOCATION + "/V2__dead_letter_filter_indexes.sql");
     /** The inbox table's versioned migrations, in version order. */
     public static final List<String> INBOX = List.of(
             INBOX_LOCATION + "/V1__create_inbox_table.sql");
+
+    /** What the audit table's name adds to the outbox table's. */
+    public static final String AUDIT_SUFFIX = "_audit";
 
     private MigrationFiles() {
     }
@@ -47,7 +59,8 @@ public final class MigrationFiles {
      * The files' text for one table, concatenated: {@code "${placeholder}"} (a reference to the table)
      * becomes the quoted, possibly schema-qualified name; {@code ${placeholder}} inside another quoted
      * identifier (an index or constraint name, which PostgreSQL places in the table's schema) becomes
-     * the bare table name.
+     * the bare table name; {@code "${placeholder}_audit"} (the audit table) becomes the quoted audit table
+     * in the outbox table's schema.
      */
     public static String render(List<String> resources, String placeholder, Identifiers.TableName table) {
         String token = "${" + placeholder + "}";
@@ -57,6 +70,7 @@ public final class MigrationFiles {
                 sql.append('\n');
             }
             sql.append(DdlScripts.resource(resource)
+                    .replace('"' + token + AUDIT_SUFFIX + '"', table.quotedSibling(AUDIT_SUFFIX))
                     .replace('"' + token + '"', table.quoted())
                     .replace(token, table.table()));
         }

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.inbox.InboxCleaner;
-import dev.outboxjava.core.inbox.InboxCleanerSettings;
+import dev.outboxjava.core.inbox.InboxCleanerConfig;
 import dev.outboxjava.core.inbox.InboxResult;
 import dev.outboxjava.core.inbox.InboxWork;
 import dev.outboxjava.core.time.ManualClock;
@@ -272,7 +272,7 @@ class PostgresInboxIT {
         assertThat(inbox.isProcessed(CONSUMER, "old-1")).isFalse();
         assertThat(inbox.isProcessed(CONSUMER, "old-2")).isTrue();
 
-        InboxCleaner cleaner = new InboxCleaner(inbox, new InboxCleanerSettings(Duration.ofDays(14), 2, 10), clock);
+        InboxCleaner cleaner = new InboxCleaner(inbox, new InboxCleanerConfig(Duration.ofDays(14), 2, 10), clock);
         assertThat(cleaner.runOnce()).isEqualTo(3);
         assertThat(records()).isEqualTo(1);
         assertThat(inbox.isProcessed(CONSUMER, "recent")).isTrue();

@@ -26,6 +26,8 @@ class MigrationFilesTest {
         assertThat(MigrationFiles.OUTBOX).isEqualTo(filesIn(MigrationFiles.OUTBOX_LOCATION));
         assertThat(MigrationFiles.OUTBOX_PER_KEY).isEqualTo(filesIn(MigrationFiles.OUTBOX_PER_KEY_LOCATION));
         assertThat(MigrationFiles.INBOX).isEqualTo(filesIn(MigrationFiles.INBOX_LOCATION));
+        assertThat(MigrationFiles.OUTBOX_OPERATOR).isEqualTo(filesIn(MigrationFiles.OUTBOX_OPERATOR_LOCATION));
+        assertThat(MigrationFiles.OUTBOX_OPERATOR).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.OUTBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.INBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.OUTBOX_PER_KEY).allMatch(file -> file.matches(".*/R__[a-z0-9_]+\\.sql"));
@@ -66,7 +68,7 @@ class MigrationFilesTest {
             assertThat(entries.filter(Files::isRegularFile).toList()).as("files directly under the root").isEmpty();
         }
         for (String location : List.of(MigrationFiles.OUTBOX_LOCATION, MigrationFiles.OUTBOX_PER_KEY_LOCATION,
-                MigrationFiles.INBOX_LOCATION)) {
+                MigrationFiles.INBOX_LOCATION, MigrationFiles.OUTBOX_OPERATOR_LOCATION)) {
             try (Stream<Path> entries = Files.list(directory(location))) {
                 assertThat(entries.filter(Files::isDirectory).toList()).as(location).isEmpty();
             }
@@ -80,6 +82,15 @@ class MigrationFilesTest {
                 Identifiers.tableName("table", "billing.events"));
         assertThat(sql).contains("CREATE INDEX IF NOT EXISTS \"events_key_guard_idx\" ON \"billing\".\"events\" ")
                 .doesNotContain("${");
+    }
+
+    @Test
+    @DisplayName("the audit table lies in the outbox table's schema, its constraint named after it")
+    void renderAudit() {
+        String sql = MigrationFiles.render(MigrationFiles.OUTBOX_OPERATOR, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+                Identifiers.tableName("table", "billing.events"));
+        assertThat(sql).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_audit\" (")
+                .contains("CONSTRAINT \"events_audit_pkey\" PRIMARY KEY (id)").doesNotContain("${");
     }
 
     private static List<String> filesIn(String location) throws IOException, URISyntaxException {

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import java.util.concurrent.TimeUnit;
 
@@ -38,10 +39,11 @@ public final class DataSources {
 
     /**
      * The store's configuration. The ordering is the relay's, so store and relay always agree; the
-     * worker does not create the schema (the wake-up mode is the schema's and the producers' business).
+     * wake-up mode decides whether the relay LISTENs and whether {@code ensureSchema} creates the trigger.
      */
-    public static PostgresOutboxConfig storeConfig(DatabaseConfig config, Ordering ordering) {
+    public static PostgresOutboxConfig storeConfig(DatabaseConfig config, Ordering ordering, WakeUpMode wakeUp) {
         return PostgresOutboxConfig.builder().tableName(config.table()).completionMode(config.completionMode())
-                .maximumPoolSize(config.poolSize()).ordering(ordering).layout(config.layout()).build();
+                .maximumPoolSize(config.poolSize()).ordering(ordering).layout(config.layout()).wakeUpMode(wakeUp)
+                .build();
     }
 }

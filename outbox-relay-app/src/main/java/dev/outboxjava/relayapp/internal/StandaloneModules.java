@@ -9,7 +9,7 @@ import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.BrokerConfig;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
@@ -42,15 +42,15 @@ public final class StandaloneModules {
      * configured table): every worker of a table exports the same table-wide figures, and dashboards and
      * alerts take one of them per table ({@code max by (table)}) instead of adding them up.
      */
-    public static List<Module> forSettings(OutboxSettings settings, PrometheusMeterRegistry registry) {
+    public static List<Module> forSettings(RelayAppConfig settings, PrometheusMeterRegistry registry) {
         DatabaseConfig database = settings.requireDatabase();
         registry.config().meterFilter(tableTag(database.table()));
         // the process's own pool, closed by the worker's close() after the loops and the wake-up released it
         HikariDataSource pool = DataSources.pool(database);
         return List.of(
                 new OutboxWorkerModule(settings.worker()),
-                new PostgresStoreModule(pool, DataSources.storeConfig(database, settings.worker().relay().ordering())
-                        .toBuilder().wakeUpMode(settings.wakeUp()).build()),
+                new PostgresStoreModule(pool, DataSources.storeConfig(database, settings.worker().relay().ordering(),
+                        settings.wakeUp())),
                 brokerModule(settings.requireBroker(), settings.worker().relayThreads()),
                 new dev.outboxjava.worker.observability.DatabaseHealthModule(settings.health()),
                 new AbstractModule() {
@@ -119,7 +119,7 @@ public final class StandaloneModules {
                     .bootstrapServers(broker.kafkaBootstrapServers())
                     .property("client.id", broker.kafkaClientId())
                     .build());
-            case RABBITMQ -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
+            case RABBITMQ -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
                     .uri(broker.rabbitMqUri())
                     .connectionName(broker.rabbitMqConnectionName())
                     .properties(broker.rabbitMqProperties())

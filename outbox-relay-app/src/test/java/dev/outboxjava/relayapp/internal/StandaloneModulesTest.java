@@ -9,7 +9,7 @@ import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.BrokerConfig;
 import dev.outboxjava.relayapp.BrokerKind;
 import dev.outboxjava.relayapp.ConfigSource;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.InvalidSettingsException;
 import java.time.Duration;
 import java.util.Map;
@@ -31,7 +31,7 @@ class StandaloneModulesTest {
     @Test
     @DisplayName("hands every OUTBOX_KAFKA_* / OUTBOX_RABBITMQ_* client setting to the publisher's configuration")
     void clientSettingsReachThePublisherConfiguration() {
-        OutboxSettings kafka = OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "kafka",
+        RelayAppConfig kafka = RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "kafka",
                 "OUTBOX_KAFKA_BOOTSTRAP_SERVERS", "k1:9092", "OUTBOX_KAFKA_MAX_BLOCK_MS", "4000",
                 "OUTBOX_KAFKA_SECURITY_PROTOCOL", "SASL_SSL", "OUTBOX_KAFKA_SASL_MECHANISM", "PLAIN")));
         KafkaPublisherConfig producer = Guice.createInjector(StandaloneModules.brokerModule(kafka.requireBroker(), 1))
@@ -40,7 +40,7 @@ class StandaloneModulesTest {
                 .containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "PLAIN")
                 .containsEntry("bootstrap.servers", "k1:9092");
 
-        OutboxSettings rabbit = OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "rabbitmq",
+        RelayAppConfig rabbit = RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "rabbitmq",
                 "OUTBOX_RABBITMQ_URI", "amqp://nobody:x@rabbit:5672/%2F", "OUTBOX_RABBITMQ_USERNAME", "orders",
                 "OUTBOX_RABBITMQ_PASSWORD", "s3cret", "OUTBOX_RABBITMQ_VIRTUAL_HOST", "shop",
                 "OUTBOX_RABBITMQ_CONNECTION_HEARTBEAT", "7")));
@@ -56,17 +56,17 @@ class StandaloneModulesTest {
     @Test
     @DisplayName("refuses, naming the key, client settings that do not exist or that the library must own")
     void refusedClientSettings() {
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "kafka",
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "kafka",
                 "OUTBOX_KAFKA_BOOTSTRAP_SERVERS", "k1:9092", "OUTBOX_KAFKA_MAX_BLOK_MS", "4000",
                 "OUTBOX_RELAY_BATCH_SIZE", "0"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.kafka.max.blok.ms (OUTBOX_KAFKA_MAX_BLOK_MS): is not a Kafka producer")
                 .hasMessageContaining("OUTBOX_RELAY_BATCH_SIZE");
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.map(Map.of("outbox.broker", "kafka",
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.broker", "kafka",
                 "outbox.kafka.bootstrap.servers", "k1:9092", "outbox.kafka.enable.idempotence", "false"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.kafka.enable.idempotence (OUTBOX_KAFKA_ENABLE_IDEMPOTENCE)");
-        assertThatThrownBy(() -> OutboxSettings.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "rabbitmq",
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "rabbitmq",
                 "OUTBOX_RABBITMQ_CONNECTION_RECOVERY_ENABLED", "false"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("OUTBOX_RABBITMQ_CONNECTION_RECOVERY_ENABLED");

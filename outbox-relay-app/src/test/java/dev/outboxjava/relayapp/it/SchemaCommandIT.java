@@ -12,7 +12,7 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.OutboxCli;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import java.io.IOException;
@@ -120,7 +120,7 @@ class SchemaCommandIT {
         Path file = settings(dir, "per_key");
         Files.writeString(file, "outbox.broker=rabbitmq\noutbox.rabbitmq.uri=amqp://127.0.0.1:5672\n",
                 StandardOpenOption.APPEND);
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(Map.of()).overriding(ConfigSource.file(file)));
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of()).overriding(ConfigSource.file(file)));
         Injector injector = Guice.createInjector(Stage.DEVELOPMENT,
                 StandaloneModules.forSettings(settings, StandaloneModules.prometheus()));
         HikariDataSource pool = injector.getInstance(HikariDataSource.class);

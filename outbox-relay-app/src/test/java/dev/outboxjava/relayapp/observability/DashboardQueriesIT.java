@@ -16,7 +16,7 @@ import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.HttpConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -104,10 +104,10 @@ class DashboardQueriesIT {
                 "OUTBOX_BROKER", "rabbitmq",
                 "OUTBOX_RABBITMQ_URI", rabbit.uri(),
                 "OUTBOX_RABBITMQ_CONNECTION_NAME", "dashboard-it-" + name,
-                "OUTBOX_RELAY_WAKEUP", "polling",
+                "OUTBOX_RELAY_WAKEUP", "none",
                 "OUTBOX_METRICS_POLL_INTERVAL", "100ms",
                 "OUTBOX_HEALTH_INBOX_TABLE", database.inboxTable);
-        OutboxSettings settings = OutboxSettings.load(ConfigSource.environment(environment));
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(environment));
         PrometheusMeterRegistry registry = StandaloneModules.prometheus();
         opened.add(registry::close);
         OutboxWorker worker = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry))

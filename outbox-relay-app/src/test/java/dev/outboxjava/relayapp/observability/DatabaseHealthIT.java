@@ -10,7 +10,9 @@ import com.google.inject.multibindings.OptionalBinder;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.OutboxCli;
+import dev.outboxjava.relayapp.internal.cli.ExitCodes;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorker;
@@ -66,9 +68,9 @@ class DatabaseHealthIT {
     }
 
     private OutboxWorker worker(HealthConfig health) {
-        OutboxWorkerConfig config = OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200))
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
                 .metricsPollInterval(POLL).maxBrokerOutage(Duration.ZERO)
-                .retryPolicy(RetryPolicy.custom().initialDelay(Duration.ofMillis(300)).multiplier(1.0)
+                .retryPolicy(RetryPolicy.builder().initialDelay(Duration.ofMillis(300)).multiplier(1.0)
                         .maxDelay(Duration.ofMillis(300)).jitter(0).build())
                 .build();
         Injector injector = Guice.createInjector(

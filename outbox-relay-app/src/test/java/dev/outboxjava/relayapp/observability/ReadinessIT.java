@@ -15,9 +15,10 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.port.RetryMark;
-import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.HttpConfig;
 import dev.outboxjava.relayapp.OutboxCli;
 import dev.outboxjava.relayapp.internal.HealthHttpServer;
@@ -90,9 +91,9 @@ class ReadinessIT {
     }
 
     private OutboxWorker worker(Ordering ordering) {
-        OutboxWorkerConfig config = OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200))
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
                 .metricsPollInterval(Duration.ofMillis(100))
-                .relay(RelaySettings.ofDefaults().withOrdering(ordering)).build();
+                .relay(RelayConfig.ofDefaults().withOrdering(ordering)).build();
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
                 new PostgresStoreModule(database.dataSource, database.storeConfig().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),

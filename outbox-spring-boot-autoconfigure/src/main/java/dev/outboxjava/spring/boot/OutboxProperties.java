@@ -3,9 +3,9 @@ package dev.outboxjava.spring.boot;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.core.relay.CleanerSettings;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.CleanerConfig;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.HealthConfig;
@@ -412,17 +412,17 @@ public class OutboxProperties implements Validator {
 
     /** The loops' configuration. */
     public OutboxWorkerConfig worker() {
-        return OutboxWorkerConfig.custom()
-                .relay(new RelaySettings(relay.batchSize, relay.publishTimeout, ordering()))
+        return OutboxWorkerConfig.builder()
+                .relay(new RelayConfig(relay.batchSize, relay.publishTimeout, ordering()))
                 .relayThreads(relay.threads).pollInterval(relay.pollInterval).shutdownTimeout(relay.shutdownTimeout)
-                .retryPolicy(RetryPolicy.custom().initialDelay(retry.initialDelay).multiplier(retry.multiplier)
+                .retryPolicy(RetryPolicy.builder().initialDelay(retry.initialDelay).multiplier(retry.multiplier)
                         .maxDelay(retry.maxDelay).jitter(retry.jitter).build())
-                .sweeper(new SweeperSettings(sweeper.leaseTimeout, SweeperSettings.ofDefaults().chunkSize(),
-                        SweeperSettings.ofDefaults().maxChunksPerTick()))
+                .sweeper(new SweeperConfig(sweeper.leaseTimeout, SweeperConfig.ofDefaults().chunkSize(),
+                        SweeperConfig.ofDefaults().maxChunksPerTick()))
                 .sweepInterval(sweeper.interval)
                 .cleanerEnabled(cleaner.enabled)
-                .cleaner(new CleanerSettings(cleaner.retention, CleanerSettings.ofDefaults().chunkSize(),
-                        CleanerSettings.ofDefaults().maxChunksPerTick()))
+                .cleaner(new CleanerConfig(cleaner.retention, CleanerConfig.ofDefaults().chunkSize(),
+                        CleanerConfig.ofDefaults().maxChunksPerTick()))
                 .cleanInterval(cleaner.interval)
                 .maxBrokerOutage(health.maxBrokerOutage)
                 .build();
@@ -450,9 +450,9 @@ public class OutboxProperties implements Validator {
             errors.rejectValue("relay.threads", "outbox.relay.threads", "must be between 1 and "
                     + OutboxWorkerConfig.MAX_RELAY_THREADS + ", was " + p.relay.threads);
         }
-        if (p.relay.batchSize < 1 || p.relay.batchSize > RelaySettings.MAX_BATCH_SIZE) {
+        if (p.relay.batchSize < 1 || p.relay.batchSize > RelayConfig.MAX_BATCH_SIZE) {
             errors.rejectValue("relay.batchSize", "outbox.relay.batch-size", "must be between 1 and "
-                    + RelaySettings.MAX_BATCH_SIZE + ", was " + p.relay.batchSize);
+                    + RelayConfig.MAX_BATCH_SIZE + ", was " + p.relay.batchSize);
         }
         positive(errors, "relay.publishTimeout", p.relay.publishTimeout);
         positive(errors, "relay.pollInterval", p.relay.pollInterval);

@@ -1,8 +1,8 @@
 package dev.outboxjava.testkit.kafka;
 
 import dev.outboxjava.testkit.fixture.DockerAvailability;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,13 +93,13 @@ public final class KafkaFixture implements AutoCloseable {
      * @throws IllegalStateException when the chosen cluster cannot be started
      */
     public static KafkaFixture start() {
-        Optional<String> explicit = ServiceSettings.lookup(BOOTSTRAP_SERVERS_PROPERTY);
+        Optional<String> explicit = ServiceConfig.lookup(BOOTSTRAP_SERVERS_PROPERTY);
         if (explicit.isPresent()) {
             log.info("Kafka fixture: using the cluster from {} at {}", BOOTSTRAP_SERVERS_PROPERTY, explicit.get());
             return new KafkaFixture(ServiceOrigin.EXPLICIT, explicit.get(), null, null);
         }
         if (DockerAvailability.isAvailable()) {
-            String image = ServiceSettings.lookup(IMAGE_PROPERTY).orElse(DEFAULT_DOCKER_IMAGE);
+            String image = ServiceConfig.lookup(IMAGE_PROPERTY).orElse(DEFAULT_DOCKER_IMAGE);
             KafkaContainer container = new KafkaContainer(DockerImageName.parse(image)
                     .asCompatibleSubstituteFor("apache/kafka"));
             container.start();

@@ -4,8 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.testkit.fixture.DockerAvailability;
 import dev.outboxjava.testkit.fixture.LocalPort;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,7 +21,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.containers.PostgreSQLContainer;
+import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -87,19 +87,19 @@ public final class PostgresFixture implements AutoCloseable {
 
     /** Finds or starts a database (see the class description). */
     public static PostgresFixture start() {
-        Optional<String> explicit = ServiceSettings.lookup(URL_PROPERTY);
+        Optional<String> explicit = ServiceConfig.lookup(URL_PROPERTY);
         if (explicit.isPresent()) {
-            String user = ServiceSettings.lookup(USER_PROPERTY).orElse("postgres");
-            String password = ServiceSettings.lookup(PASSWORD_PROPERTY).orElse("postgres");
+            String user = ServiceConfig.lookup(USER_PROPERTY).orElse("postgres");
+            String password = ServiceConfig.lookup(PASSWORD_PROPERTY).orElse("postgres");
             return announce(new PostgresFixture(ServiceOrigin.EXPLICIT, explicit.get(), user, password, null));
         }
         if (DockerAvailability.isAvailable()) {
-            PostgreSQLContainer<?> container = new PostgreSQLContainer<>(DockerImageName.parse(CONTAINER_IMAGE));
+            PostgreSQLContainer container = new PostgreSQLContainer(DockerImageName.parse(CONTAINER_IMAGE));
             container.start();
             return announce(new PostgresFixture(ServiceOrigin.TESTCONTAINERS, container.getJdbcUrl(),
                     container.getUsername(), container.getPassword(), container::stop));
         }
-        if (!ServiceSettings.isTrue(ServiceSettings.SKIP_LOCAL)) {
+        if (!ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL)) {
             Optional<PostgresFixture> local = local();
             if (local.isPresent()) {
                 return announce(local.get());

@@ -10,8 +10,8 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import dev.outboxjava.testkit.fixture.DockerAvailability;
 import dev.outboxjava.testkit.fixture.LocalPort;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
-import dev.outboxjava.testkit.fixture.ServiceSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLEncoder;
@@ -32,7 +32,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.containers.RabbitMQContainer;
+import org.testcontainers.rabbitmq.RabbitMQContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -98,7 +98,7 @@ public final class RabbitMqFixture implements AutoCloseable {
      * @throws IllegalStateException when the chosen broker cannot be reached or started
      */
     public static RabbitMqFixture start() {
-        var explicit = ServiceSettings.lookup(URI_PROPERTY);
+        var explicit = ServiceConfig.lookup(URI_PROPERTY);
         if (explicit.isPresent()) {
             ConnectionFactory factory = factory();
             try {
@@ -121,7 +121,7 @@ public final class RabbitMqFixture implements AutoCloseable {
             log.info("RabbitMQ fixture: started a Testcontainers {} at {}", DOCKER_IMAGE, describe(factory));
             return new RabbitMqFixture(ServiceOrigin.TESTCONTAINERS, factory, container::stop);
         }
-        if (!ServiceSettings.isTrue(ServiceSettings.SKIP_LOCAL) && LocalPort.isOpen(LOCAL_HOST, LOCAL_PORT, 500)) {
+        if (!ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL) && LocalPort.isOpen(LOCAL_HOST, LOCAL_PORT, 500)) {
             ConnectionFactory factory = factory();
             factory.setHost(LOCAL_HOST);
             factory.setPort(LOCAL_PORT);

@@ -6,8 +6,8 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.EventFilter;
 import dev.outboxjava.testkit.OutboxAssertions;
@@ -23,7 +23,7 @@ class FakesExampleTest {
         ManualClock clock = ManualClock.startingAtEpochOf2024();
         InMemoryOutboxStore store = new InMemoryOutboxStore();
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = new Relay(store, broker, RelaySettings.ofDefaults(), RetryPolicy.ofDefaults(), clock,
+        Relay relay = new Relay(store, broker, RelayConfig.ofDefaults(), RetryPolicy.ofDefaults(), clock,
                 RelayListener.NONE);
 
         new OrderService(store::append, clock).placeOrder("order-7");

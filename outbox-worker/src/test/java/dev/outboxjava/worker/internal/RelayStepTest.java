@@ -12,8 +12,8 @@ import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,8 +44,8 @@ class RelayStepTest {
     }
 
     private RelayStep step(Publisher using) {
-        Relay relay = new Relay(leases, using, new RelaySettings(10, Duration.ofSeconds(1)),
-                RetryPolicy.custom().jitter(0).build(), clock, RelayListener.NONE);
+        Relay relay = new Relay(leases, using, new RelayConfig(10, Duration.ofSeconds(1)),
+                RetryPolicy.builder().jitter(0).build(), clock, RelayListener.NONE);
         return new RelayStep("relay-1", relay, using, leases, POLL, new Backoff(Duration.ofMillis(500),
                 Duration.ofSeconds(4)), storeOutage, brokerOutage, new OutageTracker("relay-1 loop", true, clock));
     }
@@ -64,8 +64,8 @@ class RelayStepTest {
     }
 
     private RelayStep expectingWakeUps(MissedWakeUps missed) {
-        Relay relay = new Relay(leases, publisher, new RelaySettings(10, Duration.ofSeconds(1)),
-                RetryPolicy.custom().jitter(0).build(), clock, RelayListener.NONE);
+        Relay relay = new Relay(leases, publisher, new RelayConfig(10, Duration.ofSeconds(1)),
+                RetryPolicy.builder().jitter(0).build(), clock, RelayListener.NONE);
         return new RelayStep("relay-1", relay, publisher, leases, POLL, new Backoff(Duration.ofMillis(500),
                 Duration.ofSeconds(4)), storeOutage, brokerOutage, new OutageTracker("relay-1 loop", true, clock),
                 missed, clock);

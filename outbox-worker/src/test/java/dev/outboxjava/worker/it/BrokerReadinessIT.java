@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.inject.Guice;
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
@@ -56,9 +57,9 @@ class BrokerReadinessIT {
             assertThat(uri).contains(":" + proxy.port() + "/");
             DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
             OutboxWorker worker = Guice.createInjector(
-                    new OutboxWorkerModule(OutboxWorkerConfig.custom().maxBrokerOutage(Duration.ofSeconds(2)).build()),
-                    new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
-                    new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(uri)
+                    new OutboxWorkerModule(OutboxWorkerConfig.builder().maxBrokerOutage(Duration.ofSeconds(2)).build()),
+                    new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)),
+                    new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(uri)
                             .connectionName("broker-readiness-it-" + UUID.randomUUID().toString().substring(0, 8))
                             .build()))
                     .getInstance(OutboxWorker.class);

@@ -7,6 +7,7 @@ import com.google.inject.Module;
 import com.rabbitmq.client.Delivery;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -75,8 +76,8 @@ class CloudEventsAttributesIT {
     private OutboxWorker worker(Module publisher) {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()), publisher)
+                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200)).build()),
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)), publisher)
                 .getInstance(OutboxWorker.class);
     }
 
@@ -111,7 +112,7 @@ class CloudEventsAttributesIT {
         try {
             List<OutboxEvent> events = appendTwo(destination.exchange());
             List<Delivery> received;
-            try (OutboxWorker worker = worker(new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
+            try (OutboxWorker worker = worker(new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
                     .uri(rabbit.uri()).connectionName("outbox-ce-attributes-" + UUID.randomUUID()).build()))) {
                 worker.start();
                 received = rabbit.receive(destination, 2, Duration.ofSeconds(60));

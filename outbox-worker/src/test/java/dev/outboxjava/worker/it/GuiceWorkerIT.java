@@ -74,9 +74,9 @@ class GuiceWorkerIT {
     private Injector injector(WakeUpMode wakeUp) {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofHours(1)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(wakeUp).build()),
-                new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofHours(1)).build()),
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, wakeUp)),
+                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                         .connectionName("outbox-worker-guice-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));
     }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
@@ -42,8 +42,8 @@ class KafkaOutageShutdownIT {
                     .build();
             assertThat(kafkaConfig.closeTimeout()).isEqualTo(Duration.ofSeconds(10));
             OutboxWorker worker = OutboxWorker.builder().store(table.store).publisher(KafkaPublisher.create(kafkaConfig))
-                    .config(OutboxWorkerConfig.custom().relay(new RelaySettings(100, Duration.ofSeconds(60)))
-                            .sweeper(new SweeperSettings(Duration.ofMinutes(2), 1000, 10))
+                    .config(OutboxWorkerConfig.builder().relay(new RelayConfig(100, Duration.ofSeconds(60)))
+                            .sweeper(new SweeperConfig(Duration.ofMinutes(2), 1000, 10))
                             .pollInterval(Duration.ofMillis(200)).shutdownTimeout(SHUTDOWN_TIMEOUT).build())
                     .build();
             try {

@@ -12,8 +12,8 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
-import dev.outboxjava.core.relay.RelaySettings;
-import dev.outboxjava.core.relay.SweeperSettings;
+import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -59,8 +59,8 @@ class MarkRetryDatabaseBlipIT {
             BlipAfterAck publisher = new BlipAfterAck(proxy);
             OutboxWorker worker = OutboxWorker.builder().store(store).publisher(publisher).meterRegistry(registry)
                     .closeOnShutdown(List.of(pool))
-                    .config(OutboxWorkerConfig.custom().relay(new RelaySettings(100, Duration.ofSeconds(2)))
-                            .sweeper(new SweeperSettings(LEASE_TIMEOUT, 1000, 10)).sweepInterval(Duration.ofMillis(500))
+                    .config(OutboxWorkerConfig.builder().relay(new RelayConfig(100, Duration.ofSeconds(2)))
+                            .sweeper(new SweeperConfig(LEASE_TIMEOUT, 1000, 10)).sweepInterval(Duration.ofMillis(500))
                             .pollInterval(Duration.ofMillis(200)).backoffInitial(Duration.ofMillis(100))
                             .backoffMax(Duration.ofMillis(500)).build())
                     .build();

@@ -8,6 +8,7 @@ import com.google.inject.Module;
 import com.google.inject.multibindings.OptionalBinder;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -60,7 +61,7 @@ public final class OneBrokerScenario implements Callable<List<String>> {
                     RabbitMqDestination destination = rabbit.createDestination("one-broker");
                     try {
                         relay(report, postgres, table, destination.exchange(), () -> new RabbitMqPublisherModule(
-                                RabbitMqPublisherConfig.custom().uri(rabbit.uri()).connectionName("one-broker-it-"
+                                RabbitMqPublisherConfig.builder().uri(rabbit.uri()).connectionName("one-broker-it-"
                                         + UUID.randomUUID().toString().substring(0, 8)).build()));
                         report.add("received: " + rabbit.receive(destination.queue(), EVENTS, Duration.ofMinutes(1))
                                 .size());
@@ -78,8 +79,8 @@ public final class OneBrokerScenario implements Callable<List<String>> {
         DataSource dataSource = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (OutboxWorker worker = Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(dataSource, PlainDataSources.keepSent(table.name)),
+                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200)).build()),
+                new PostgresStoreModule(dataSource, PlainDataSources.keepSent(table.name, WakeUpMode.NOTIFY_AFTER_COMMIT)),
                 publisher.get(),
                 new AbstractModule() {
                     @Override

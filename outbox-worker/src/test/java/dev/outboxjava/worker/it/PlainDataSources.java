@@ -2,6 +2,7 @@ package dev.outboxjava.worker.it;
 
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.WakeUpMode;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /** The application's side of an embedded worker in tests: a plain pgjdbc data source, no pool. */
@@ -24,5 +25,10 @@ public final class PlainDataSources {
     /** The store settings for {@code table}, keeping sent rows (tests count them). */
     public static PostgresOutboxConfig keepSent(String table) {
         return PostgresOutboxConfig.builder().tableName(table).completionMode(CompletionMode.KEEP_SENT).build();
+    }
+
+    /** {@link #keepSent(String)} with the given wake-up ({@link WakeUpMode#NONE}: the relay only polls). */
+    public static PostgresOutboxConfig keepSent(String table, WakeUpMode wakeUp) {
+        return keepSent(table).toBuilder().wakeUpMode(wakeUp).build();
     }
 }

@@ -7,8 +7,9 @@ import ch.qos.logback.classic.Level;
 import com.google.inject.Guice;
 import com.google.inject.Module;
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.core.relay.RelaySettings;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -102,7 +103,7 @@ class ResumeAfterOutageIT {
     }
 
     private static OutboxWorkerConfig config() {
-        return OutboxWorkerConfig.custom().relay(new RelaySettings(100, Duration.ofSeconds(5)))
+        return OutboxWorkerConfig.builder().relay(new RelayConfig(100, Duration.ofSeconds(5)))
                 .pollInterval(Duration.ofMillis(200)).backoffInitial(BACKOFF).backoffMax(BACKOFF)
                 .sweepInterval(Duration.ofHours(1)).metricsPollInterval(Duration.ofHours(1)).cleanerEnabled(false)
                 .shutdownTimeout(Duration.ofSeconds(5)).build();
@@ -111,13 +112,13 @@ class ResumeAfterOutageIT {
     private OutboxWorker worker(String databaseUrl, Module publisher) {
         DataSource database = PlainDataSources.simple(databaseUrl, postgres.user(), postgres.password());
         return Guice.createInjector(new OutboxWorkerModule(config()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()), publisher).getInstance(OutboxWorker.class);
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)), publisher).getInstance(OutboxWorker.class);
     }
 
     private RabbitMqPublisherModule rabbitMq(int port) {
         String uri = "amqp://" + rabbit.username() + ":" + rabbit.password() + "@" + rabbit.host() + ":" + port + "/"
                 + URLEncoder.encode(rabbit.virtualHost(), StandardCharsets.UTF_8);
-        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(uri)
+        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(uri)
                 .connectionName("outbox-resume-it-" + UUID.randomUUID().toString().substring(0, 8)).build());
     }
 
@@ -166,7 +167,7 @@ class ResumeAfterOutageIT {
         URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort());
                 OutboxWorker worker = worker("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
-                        new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+                        new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                                 .connectionName("outbox-resume-it-db").build()))) {
             List<UUID> before = table.append(10, destination.exchange(), "order.placed");
             worker.start();

@@ -10,6 +10,7 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
@@ -92,11 +93,11 @@ class UnroutableDestinationIT {
         }
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         Injector injector = Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200))
-                        .retryPolicy(RetryPolicy.custom().initialDelay(Duration.ofMillis(200)).jitter(0).build())
+                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
+                        .retryPolicy(RetryPolicy.builder().initialDelay(Duration.ofMillis(200)).jitter(0).build())
                         .build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name).toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
-                new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom().uri(rabbit.uri())
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)),
+                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
                         .connectionName("outbox-worker-unroutable-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));
 

@@ -40,7 +40,7 @@ public final class NoOpenTelemetryScenario implements Callable<List<String>> {
                     .build());
         }
         try (OutboxWorker worker = OutboxWorker.builder().store(store).publisher(recording)
-                .config(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(50)).build()).build()) {
+                .config(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(50)).build()).build()) {
             worker.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> recording.published().size() >= 10);
         }

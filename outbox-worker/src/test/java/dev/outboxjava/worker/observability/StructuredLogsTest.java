@@ -9,9 +9,9 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.relay.RelaySettings;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.OutboxWorker;
@@ -49,7 +49,7 @@ class StructuredLogsTest {
             SwitchablePublisher publisher = new SwitchablePublisher();
             publisher.setDown(true);
             ManualClock clock = new ManualClock(Instant.now().plusSeconds(1));
-            Relay relay = new Relay(store, publisher, RelaySettings.ofDefaults(), RetryPolicy.custom()
+            Relay relay = new Relay(store, publisher, RelayConfig.ofDefaults(), RetryPolicy.builder()
                     .initialDelay(Duration.ofSeconds(1)).jitter(0).build(), clock, RelayListener.NONE);
 
             relay.runOnce();
@@ -113,7 +113,7 @@ class StructuredLogsTest {
         }
         try (LogCapture logs = new LogCapture(RelaySummaryListener.class.getName());
                 OutboxWorker worker = OutboxWorker.builder().store(store).publisher(new RecordingPublisher())
-                        .config(OutboxWorkerConfig.custom().logSummaryInterval(Duration.ofMillis(200))
+                        .config(OutboxWorkerConfig.builder().logSummaryInterval(Duration.ofMillis(200))
                                 .pollInterval(Duration.ofMillis(50)).build()).build()) {
             worker.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> logs.atLeast(Level.INFO).stream()

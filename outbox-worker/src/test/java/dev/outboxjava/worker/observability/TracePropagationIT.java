@@ -11,6 +11,7 @@ import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -138,8 +139,8 @@ class TracePropagationIT {
     private OutboxWorker worker(Module publisherModule) {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.custom().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table).toBuilder().wakeUpMode(WakeUpMode.NONE).build()), publisherModule)
+                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200)).build()),
+                new PostgresStoreModule(database, PlainDataSources.keepSent(table, WakeUpMode.NONE)), publisherModule)
                 .getInstance(OutboxWorker.class);
     }
 
@@ -202,7 +203,7 @@ class TracePropagationIT {
             RabbitMqDestination destination = rabbit.createDestination("trace-it");
             UUID[] ids = new UUID[2];
             SpanContext producer = appendInSpan(destination.exchange(), ids);
-            try (OutboxWorker worker = worker(new RabbitMqPublisherModule(RabbitMqPublisherConfig.custom()
+            try (OutboxWorker worker = worker(new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
                     .uri(rabbit.uri()).connectionName("outbox-trace-it-" + UUID.randomUUID().toString().substring(0, 8))
                     .build()))) {
                 worker.start();

@@ -1,7 +1,7 @@
 package dev.outboxjava.relayapp.internal.cli;
 
 import dev.outboxjava.relayapp.ConfigSource;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -23,8 +23,8 @@ public final class ConfigOptions {
      * The settings from the file (if any) and the environment; the environment wins. Settings the
      * command needs are checked in the same pass, so one run reports every problem.
      */
-    public OutboxSettings load(OutboxSettings.Requirement... required) {
-        OutboxSettings settings = OutboxSettings.load(source(), required);
+    public RelayAppConfig load(RelayAppConfig.Requirement... required) {
+        RelayAppConfig settings = RelayAppConfig.load(source(), required);
         LogLevel.apply(settings.logLevel());
         return settings;
     }

@@ -5,7 +5,7 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -80,7 +80,7 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
+            DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
             try (StoreSession session = StoreSession.open(database)) {
                 Optional<OutboxEvent> found = session.store().find(id);
                 if (found.isEmpty()) {
@@ -153,7 +153,7 @@ public final class DeadLettersCommand implements Callable<Integer> {
                 selector = DeadLetterSelector.all();
                 what = "all";
             }
-            DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
+            DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
             try (StoreSession session = StoreSession.open(database)) {
                 List<String> notDead = new ArrayList<>();
                 for (UUID id : ids) {

@@ -3,7 +3,7 @@ package dev.outboxjava.relayapp.internal.cli;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -58,7 +58,7 @@ abstract class EventListCommand implements Callable<Integer> {
     @Override
     public final Integer call() {
         list.requireValid(spec.commandLine());
-        DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
+        DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
         try (StoreSession session = StoreSession.open(database)) {
             List<OutboxEvent> page = page(session.store(), list.offset, list.limit);
             long total = total(session.store());

@@ -2,7 +2,7 @@ package dev.outboxjava.relayapp.internal.cli;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.Durations;
 import java.time.Clock;
 import java.time.Duration;
@@ -53,7 +53,7 @@ public final class PurgeCommand implements Callable<Integer> {
         if (olderThan.isNegative()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--older-than must not be negative");
         }
-        DatabaseConfig database = config.load(OutboxSettings.Requirement.DATABASE).requireDatabase();
+        DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
         try (StoreSession session = StoreSession.open(database)) {
             Instant before = Clock.systemUTC().instant().minus(olderThan);
             if (dryRun) {

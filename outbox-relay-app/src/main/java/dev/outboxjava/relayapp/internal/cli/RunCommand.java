@@ -6,14 +6,16 @@ import com.google.inject.Stage;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.BrokerConfig;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.Secrets;
+import dev.outboxjava.relayapp.internal.StandaloneConsole;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
+import java.util.concurrent.atomic.AtomicReference;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.OutboxWorker;
-import dev.outboxjava.worker.internal.Backoff;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -26,7 +28,8 @@ import picocli.CommandLine.Option;
 /** {@code run}: the worker process, until SIGTERM / SIGINT. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Runs the relay, sweeper and cleaner until SIGTERM or SIGINT, serving /metrics, /health and "
-                + "/health/ready on outbox.http.port.",
+                + "/health/ready on outbox.http.port, and the web console on outbox.console.port when "
+                + "outbox.console.enabled.",
                 "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
                 "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
                 + "exiting; a login or database name the server refuses ends it with exit code 3.",
@@ -35,6 +38,8 @@ import picocli.CommandLine.Option;
 public final class RunCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+    /** How often a start that waits for the database tries again: it starts within about a second of it answering. */
+    private static final Duration DATABASE_PROBE_INTERVAL = Duration.ofMillis(500);
 
     @Mixin
     ConfigOptions config;
@@ -44,7 +49,7 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE, OutboxSettings.Requirement.BROKER);
+        RelayAppConfig settings = config.load(RelayAppConfig.Requirement.DATABASE, RelayAppConfig.Requirement.BROKER);
         DatabaseConfig database = settings.requireDatabase();
         BrokerConfig broker = settings.requireBroker();
 
@@ -54,6 +59,7 @@ public final class RunCommand implements Callable<Integer> {
         CountDownLatch stopping = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         Optional<HealthHttpServer> http = Optional.empty();
+        AtomicReference<Optional<StandaloneConsole>> console = new AtomicReference<>(Optional.empty());
         try {
             if (settings.http().enabled()) {
                 http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker));
@@ -64,6 +70,7 @@ public final class RunCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 stopping.countDown();
                 try {
+                    console.get().ifPresent(StandaloneConsole::close);
                     worker.close();
                     server.ifPresent(HealthHttpServer::close);
                 } finally {
@@ -83,11 +90,14 @@ public final class RunCommand implements Callable<Integer> {
             log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
             worker.start();
             server.ifPresent(HealthHttpServer::started);
+            console.set(StandaloneConsole.startIfEnabled(settings, injector.getInstance(PostgresOutboxStore.class),
+                    registry));
         } catch (RuntimeException e) {
             if (stopping.getCount() == 0) {
                 stopped.await(); // stopped while starting: the shutdown hook closed the worker under us
                 return ExitCodes.OK;
             }
+            console.get().ifPresent(StandaloneConsole::close);
             worker.close();
             http.ifPresent(HealthHttpServer::close);
             throw e;
@@ -106,10 +116,10 @@ public final class RunCommand implements Callable<Integer> {
     private static boolean awaitDatabase(DatabaseConfig database, CountDownLatch stopping) throws InterruptedException {
         long started = System.nanoTime();
         boolean[] waited = {false};
-        boolean reachable = DatabaseProbe.awaitReachable(database, Backoff.DEFAULT_PROBE_INTERVAL, stopping, e -> {
+        boolean reachable = DatabaseProbe.awaitReachable(database, DATABASE_PROBE_INTERVAL, stopping, e -> {
             waited[0] = true;
             log.warn("{}; waiting for it: trying again every {}, not ready (/health/ready answers 503) until it "
-                    + "answers", e.getMessage(), Durations.format(Backoff.DEFAULT_PROBE_INTERVAL));
+                    + "answers", e.getMessage(), Durations.format(DATABASE_PROBE_INTERVAL));
         });
         if (reachable && waited[0]) {
             log.info("database at {} reachable after {} ms of waiting; starting", Secrets.maskText(database.url()),

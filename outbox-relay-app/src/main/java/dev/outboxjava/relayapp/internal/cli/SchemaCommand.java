@@ -5,7 +5,7 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresSchema;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.DataSources;
 import dev.outboxjava.worker.ConfigKey;
 import java.io.PrintWriter;
@@ -53,7 +53,7 @@ public final class SchemaCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        OutboxSettings settings = config.load();
+        RelayAppConfig settings = config.load();
         String tableName = table != null ? table : settings.table();
         PostgresOutboxConfig schema = PostgresOutboxConfig.builder().tableName(tableName)
                 .ordering(settings.worker().relay().ordering()).layout(settings.layout())

@@ -9,7 +9,7 @@ import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.postgres.health.PreparedTransaction;
 import dev.outboxjava.postgres.health.ReplicationSlotHold;
 import dev.outboxjava.relayapp.DatabaseConfig;
-import dev.outboxjava.relayapp.OutboxSettings;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.observability.DatabaseSignals;
 import java.io.PrintWriter;
@@ -47,7 +47,7 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        OutboxSettings settings = config.load(OutboxSettings.Requirement.DATABASE);
+        RelayAppConfig settings = config.load(RelayAppConfig.Requirement.DATABASE);
         DatabaseConfig database = settings.requireDatabase();
         try (StoreSession session = StoreSession.open(database, settings.worker().relay().ordering())) {
             Map<EventStatus, Long> counts = session.store().countByStatus();

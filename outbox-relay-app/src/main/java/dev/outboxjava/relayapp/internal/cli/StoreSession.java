@@ -5,6 +5,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.internal.DataSources;
 import dev.outboxjava.worker.ConfigKey;
@@ -30,7 +31,7 @@ final class StoreSession implements AutoCloseable {
         DatabaseProbe.requireOutboxTable(config);
         HikariDataSource dataSource = DataSources.pool(new DatabaseConfig(config.url(), config.user(),
                 config.password(), Math.min(2, config.poolSize()), config.table(), config.completionMode()));
-        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, ordering));
+        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, ordering, WakeUpMode.NONE));
         HealthCheck health = store.checkHealth();
         if (!health.healthy()) {
             dataSource.close();

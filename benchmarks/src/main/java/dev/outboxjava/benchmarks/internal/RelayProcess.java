@@ -1,0 +1,229 @@
+package dev.outboxjava.benchmarks.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.kafka.KafkaPublisher;
+import dev.outboxjava.kafka.KafkaPublisherConfig;
+import dev.outboxjava.postgres.OutboxWriter;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.worker.OutboxWorker;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A relay in a JVM of its own, as a second or fourth replica of a service runs one: its own pool,
+ * Kafka producer and {@link OutboxWorker} on a table the parent created and filled. Before it reports
+ * ready it drains a warm-up table of its own (a new JVM's first seconds are spent compiling); it starts
+ * its worker when the parent writes {@code go}, so every replica starts draining at the same moment,
+ * and stops when its standard input ends.
+ */
+public final class RelayProcess implements AutoCloseable {
+
+    private static final int START_TIMEOUT_SECONDS = 120;
+    private static final int STOP_TIMEOUT_SECONDS = 60;
+
+    /** What one relay process runs; {@code topic} receives its warm-up events. */
+    public record Settings(String jdbcUrl, String table, Ordering ordering, String bootstrapServers, String topic,
+            int threads, int batchSize, Map<String, String> kafkaProperties) {
+    }
+
+    /** Events a relay JVM drains from a table of its own before it reports ready, so its code is compiled. */
+    static final int WARM_UP_EVENTS = 20_000;
+    private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
+
+    private final Process process;
+
+    private RelayProcess(Process process) {
+        this.process = process;
+    }
+
+    /** Starts a relay JVM and waits until its worker is built (not started: see {@link #go()}). */
+    public static RelayProcess start(Settings settings) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
+                "java").toString()));
+        command.add("-Xmx512m");
+        command.add("-cp");
+        command.add(KafkaBrokerProcess.classPath());
+        command.add(RelayProcess.class.getName());
+        command.add(settings.jdbcUrl());
+        command.add(settings.table());
+        command.add(settings.ordering().isPerKey() ? "per_key" : "none");
+        command.add(settings.bootstrapServers());
+        command.add(settings.topic());
+        command.add(String.valueOf(settings.threads()));
+        command.add(String.valueOf(settings.batchSize()));
+        settings.kafkaProperties().forEach((name, value) -> command.add(name + "=" + value));
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a relay JVM: " + command.get(0), e);
+        }
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        Thread output = new Thread(() -> {
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    if (line.equals("ready")) {
+                        ready.complete(null);
+                    }
+                }
+            } catch (IOException e) {
+                ready.completeExceptionally(e);
+            }
+            ready.completeExceptionally(new IllegalStateException("the relay JVM ended before it was ready"));
+        }, "relay-jvm-output");
+        output.setDaemon(true);
+        output.start();
+        try {
+            ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return new RelayProcess(process);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IllegalStateException("interrupted while a relay JVM started", e);
+        } catch (ExecutionException | TimeoutException e) {
+            process.destroyForcibly();
+            throw new IllegalStateException("the relay JVM (pid " + process.pid() + ") did not report ready within "
+                    + START_TIMEOUT_SECONDS + " s; its output is above", e);
+        }
+    }
+
+    /** Starts the worker. */
+    public void go() {
+        try {
+            OutputStream in = process.getOutputStream();
+            in.write("go\n".getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("the relay JVM (pid " + process.pid() + ") is gone", e);
+        }
+    }
+
+    /** Ends the relay's standard input (it closes its worker), then waits for it to exit. */
+    @Override
+    public void close() {
+        try {
+            process.getOutputStream().close();
+            if (!process.waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (IOException e) {
+            process.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    /**
+     * The relay JVM: {@code jdbcUrl table none|per_key bootstrapServers topic threads batchSize
+     * [kafkaProperty=value...]}.
+     */
+    public static void main(String[] args) throws IOException {
+        dev.outboxjava.benchmarks.BenchmarkMain.quietLogging();
+        String table = args[1];
+        Ordering ordering = args[2].equals("per_key") ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
+                : Ordering.none();
+        String topic = args[4];
+        int threads = Integer.parseInt(args[5]);
+        int batchSize = Integer.parseInt(args[6]);
+        HikariConfig poolConfig = new HikariConfig();
+        poolConfig.setJdbcUrl(args[0]);
+        poolConfig.setUsername("postgres");
+        poolConfig.setPassword("");
+        poolConfig.setMaximumPoolSize(threads * 2 + 2);
+        poolConfig.setPoolName("relay-process");
+        KafkaPublisherConfig.Builder kafka = KafkaPublisherConfig.builder().bootstrapServers(args[3]);
+        for (int i = 7; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            kafka.property(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
+        try (HikariDataSource pool = new HikariDataSource(poolConfig)) {
+            warmUp(pool, table + "_warmup_" + ProcessHandle.current().pid(), ordering, topic, kafka, threads,
+                    batchSize);
+            PostgresOutboxStore store = PostgresOutboxStore.create(pool, config(table, ordering));
+            WorkerRun.PublishedCounter counter = new WorkerRun.PublishedCounter();
+            // polls often: the parent fills the table before "go", so the poll interval only matters at the end
+            try (OutboxWorker worker = WorkerRun.worker(store, KafkaPublisher.create(kafka.build()), threads,
+                    batchSize, ordering, Duration.ofMillis(50), counter, List.of())) {
+                BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                System.out.println("ready");
+                System.out.flush();
+                for (String line = stdin.readLine(); line != null; line = stdin.readLine()) {
+                    if (line.equals("go")) {
+                        worker.start();
+                    }
+                }
+            }
+        }
+    }
+
+    private static PostgresOutboxConfig config(String table, Ordering ordering) {
+        return PostgresOutboxConfig.builder().tableName(table).completionMode(CompletionMode.KEEP_SENT)
+                .wakeUpMode(WakeUpMode.NONE).ordering(ordering).build();
+    }
+
+    /** Drains {@link #WARM_UP_EVENTS} from a table of its own into {@code topic}, then drops the table. */
+    private static void warmUp(HikariDataSource pool, String table, Ordering ordering, String topic,
+            KafkaPublisherConfig.Builder kafka, int threads, int batchSize) {
+        PostgresOutboxConfig config = config(table, ordering);
+        PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
+        store.ensureSchema();
+        try {
+            OutboxWriter writer = OutboxWriter.create(config);
+            byte[] payload = new byte[OutboxTables.PAYLOAD_BYTES];
+            try (Connection connection = pool.getConnection()) {
+                connection.setAutoCommit(false);
+                List<OutboxEvent> events = new ArrayList<>(WARM_UP_EVENTS);
+                for (int i = 0; i < WARM_UP_EVENTS; i++) {
+                    events.add(OutboxEvent.builder().type("bench.warmup").key("key-" + (i % 1000)).destination(topic)
+                            .payload(payload).build());
+                }
+                writer.append(connection, events);
+                connection.commit();
+            }
+            WorkerRun.PublishedCounter counter = new WorkerRun.PublishedCounter();
+            try (OutboxWorker worker = WorkerRun.worker(store, KafkaPublisher.create(kafka.build()), threads, batchSize,
+                    ordering, Duration.ofMillis(50), counter, List.of())) {
+                worker.start();
+                long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
+                while (counter.published() < WARM_UP_EVENTS && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot fill the warm-up table " + table, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+                statement.execute("DROP TABLE IF EXISTS " + table);
+            } catch (SQLException e) {
+                System.err.println("cannot drop the warm-up table " + table + ": " + e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package dev.outboxjava.console;
+
+import dev.outboxjava.console.internal.ConsoleRoutes;
+import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.port.OperatorStore;
+import dev.outboxjava.core.port.OutboxStore;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The operator's web console: what is stuck, why and since when, and its repair.
+ *
+ * <p>Pages (under {@link #basePath()}, default {@value #DEFAULT_BASE_PATH}): the overview (events per
+ * state and per destination, the oldest eligible and oldest pending event, published per second and
+ * pending over the last hour, the leases held now, database health), dead letters (filter, page, open
+ * one, requeue, purge, edit and requeue), events waiting for a retry with the keys held behind a
+ * failed event, and the audit trail. It reads and writes only through the store's operator API
+ * ({@link OperatorStore}); every repair is recorded in the store's audit trail with the operator's name.
+ *
+ * <p><b>Security.</b> Without an admin credential the console is read-only: it shows, and refuses every
+ * change. With one, an operator signs in with it (compared in constant time) and gets a session cookie
+ * (HttpOnly, SameSite=Strict); every change also needs the session's CSRF token, which the pages' forms
+ * carry. Nothing secret and no payload ever travels in a URL. Every value shown is escaped: payloads,
+ * headers, keys and errors are untrusted input. Pages send a Content-Security-Policy that allows no
+ * script at all. Serve it on a loopback address unless a proxy in front authenticates.
+ *
+ * <pre>{@code
+ * OutboxConsole console = OutboxConsole.builder(store)        // a PostgresOutboxStore
+ *         .adminCredential(System.getenv("OUTBOX_CONSOLE_ADMIN_TOKEN"))
+ *         .build();
+ * try (ConsoleServer server = console.start("127.0.0.1", 8081)) { ... }   // or console.mount(javalinConfig)
+ * }</pre>
+ */
+public final class OutboxConsole {
+
+    /** Where the pages are served unless told otherwise. */
+    public static final String DEFAULT_BASE_PATH = "/console";
+    /** The largest request body accepted (an edited payload with its headers). */
+    public static final long MAX_REQUEST_BYTES = 2L * 1024 * 1024;
+
+    private final ConsoleRoutes routes;
+    private final String basePath;
+
+    private OutboxConsole(Builder builder) {
+        this.basePath = builder.basePath;
+        this.routes = new ConsoleRoutes(builder.store, builder.operator, builder.basePath, builder.adminCredential,
+                builder.clock, builder.sampler, builder.healthSignals, builder.processFacts);
+    }
+
+    /**
+     * A builder over a store that offers both the relay's and the operator's ports, such as
+     * {@code PostgresOutboxStore} or {@code InMemoryOutboxStore}.
+     */
+    public static <S extends OutboxStore & OperatorStore> Builder builder(S store) {
+        return new Builder(store, store);
+    }
+
+    /** Where the pages are served, e.g. {@code /console}. */
+    public String basePath() {
+        return basePath;
+    }
+
+    /** Whether changes are allowed (an admin credential is configured). */
+    public boolean writable() {
+        return routes.writable();
+    }
+
+    /**
+     * Adds the console's routes, under {@link #basePath()}, to a Javalin application being configured:
+     * the way to serve it beside an application's own endpoints.
+     */
+    public void mount(JavalinConfig config) {
+        config.http.maxRequestSize = Math.max(config.http.maxRequestSize, MAX_REQUEST_BYTES);
+        routes.register(config.routes);
+    }
+
+    /**
+     * Serves the console on its own Javalin server.
+     *
+     * @param host the address to bind; a loopback address ({@code 127.0.0.1}) keeps it on this machine
+     * @param port the TCP port; 0 picks a free one ({@link ConsoleServer#port()})
+     */
+    public ConsoleServer start(String host, int port) {
+        Javalin app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.jetty.host = host;
+            config.jetty.port = port;
+            mount(config);
+        });
+        try {
+            app.start();
+        } catch (RuntimeException e) {
+            throw new InvalidConfigurationException("console port", "cannot serve the console on " + host + ":" + port
+                    + ": " + e.getMessage() + " (choose a free port)");
+        }
+        return new ConsoleServer(app, host, basePath);
+    }
+
+    /** Settings of a console; {@link #build()} validates them. */
+    public static final class Builder {
+        private final OutboxStore store;
+        private final OperatorStore operator;
+        private String basePath = DEFAULT_BASE_PATH;
+        private Optional<String> adminCredential = Optional.empty();
+        private Clock clock = Clock.systemUTC();
+        private Optional<ActivitySampler> sampler = Optional.empty();
+        private Supplier<List<HealthSignal>> healthSignals = List::of;
+        private Supplier<Map<String, String>> processFacts = Map::of;
+
+        private Builder(OutboxStore store, OperatorStore operator) {
+            this.store = Objects.requireNonNull(store, "store");
+            this.operator = Objects.requireNonNull(operator, "operator");
+        }
+
+        /** The path the pages live under. Default {@value OutboxConsole#DEFAULT_BASE_PATH}; starts with '/'. */
+        public Builder basePath(String value) {
+            this.basePath = Objects.requireNonNull(value, "basePath");
+            return this;
+        }
+
+        /**
+         * The admin credential an operator signs in with to make changes. Default: none, and the console
+         * is read-only. Null or empty means none.
+         */
+        public Builder adminCredential(String value) {
+            this.adminCredential = Optional.ofNullable(value).filter(v -> !v.isEmpty());
+            return this;
+        }
+
+        /** The clock of the repairs' times and of the ages shown. Default: the system clock (UTC). */
+        public Builder clock(Clock value) {
+            this.clock = Objects.requireNonNull(value, "clock");
+            return this;
+        }
+
+        /** The sampler whose history the overview charts. Default: none (no charts). */
+        public Builder sampler(ActivitySampler value) {
+            this.sampler = Optional.of(value);
+            return this;
+        }
+
+        /** The database health signals the overview shows, read at each view. Default: none. */
+        public Builder healthSignals(Supplier<List<HealthSignal>> value) {
+            this.healthSignals = Objects.requireNonNull(value, "healthSignals");
+            return this;
+        }
+
+        /** Facts about the process serving the console (pid, relay threads, last lease), read at each view. */
+        public Builder processFacts(Supplier<Map<String, String>> value) {
+            this.processFacts = Objects.requireNonNull(value, "processFacts");
+            return this;
+        }
+
+        /**
+         * The console.
+         *
+         * @throws InvalidConfigurationException naming {@code basePath} when it does not start with '/' or
+         *                                       ends with one
+         */
+        public OutboxConsole build() {
+            if (!basePath.matches("(/[A-Za-z0-9._-]+)+")) {
+                throw new InvalidConfigurationException("basePath", "must look like /console (segments of letters, "
+                        + "digits, '.', '_' or '-', no trailing '/'), was '" + basePath + "'");
+            }
+            return new OutboxConsole(this);
+        }
+    }
+}

@@ -1,0 +1,688 @@
+package dev.outboxjava.console.internal;
+
+import dev.outboxjava.console.ActivitySampler;
+import dev.outboxjava.console.HealthSignal;
+import dev.outboxjava.core.CloudEventAttributes;
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.InvalidEventException;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.core.port.Backlog;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DestinationCounts;
+import dev.outboxjava.core.port.EventEdit;
+import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.HeldKey;
+import dev.outboxjava.core.port.OperatorStore;
+import dev.outboxjava.core.port.OutboxStore;
+import io.javalin.http.Context;
+import io.javalin.router.JavalinDefaultRoutingApi;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The console's pages and actions. Every page is rendered here, every value through {@link Html#text}. */
+public final class ConsoleRoutes {
+
+    private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
+    private static final String COOKIE = "outbox_console_session";
+    private static final int PAGE_SIZE = 50;
+    /** The list counts its matches up to here (an exact count of a million rows costs a second). */
+    private static final long COUNT_LIMIT = 10_000;
+    private static final String CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+            + "frame-ancestors 'none'; base-uri 'none'";
+    private static final String CSS = readCss();
+
+    private final OutboxStore store;
+    private final OperatorStore operator;
+    private final String base;
+    private final Sessions sessions;
+    private final Clock clock;
+    private final Optional<ActivitySampler> sampler;
+    private final Supplier<List<HealthSignal>> healthSignals;
+    private final Supplier<Map<String, String>> processFacts;
+    /** One message to show after a redirect, per session. */
+    private final Map<String, String> flash = new java.util.concurrent.ConcurrentHashMap<>();
+
+    public ConsoleRoutes(OutboxStore store, OperatorStore operator, String base, Optional<String> adminCredential,
+            Clock clock, Optional<ActivitySampler> sampler, Supplier<List<HealthSignal>> healthSignals,
+            Supplier<Map<String, String>> processFacts) {
+        this.store = store;
+        this.operator = operator;
+        this.base = base;
+        this.sessions = new Sessions(adminCredential, clock);
+        this.clock = clock;
+        this.sampler = sampler;
+        this.healthSignals = healthSignals;
+        this.processFacts = processFacts;
+    }
+
+    public boolean writable() {
+        return sessions.writable();
+    }
+
+    /** Adds the routes. */
+    public void register(JavalinDefaultRoutingApi routes) {
+        routes.before(base + "/*", this::headers);
+        routes.before(base, this::headers);
+        routes.get(base, ctx -> page(ctx, "overview", "Overview", overview()));
+        routes.get(base + "/style.css", ctx -> ctx.contentType("text/css").result(CSS));
+        routes.get(base + "/dead-letters", this::deadLetters);
+        routes.get(base + "/dead-letters/{id}", this::deadLetter);
+        routes.post(base + "/dead-letters/requeue", ctx -> act(ctx, this::requeue));
+        routes.post(base + "/dead-letters/purge", ctx -> act(ctx, this::purge));
+        routes.post(base + "/dead-letters/{id}/edit", ctx -> act(ctx, this::edit));
+        routes.get(base + "/retrying", ctx -> page(ctx, "retrying", "Retrying and held keys", retrying(ctx)));
+        routes.get(base + "/audit", ctx -> page(ctx, "audit", "Audit", audit(ctx)));
+        routes.get(base + "/login", ctx -> page(ctx, "login", "Sign in", loginForm(Optional.empty())));
+        routes.post(base + "/login", this::login);
+        routes.post(base + "/logout", this::logout);
+    }
+
+    private void headers(Context ctx) {
+        ctx.header("Content-Security-Policy", CSP);
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("Referrer-Policy", "no-referrer");
+        ctx.header("Cache-Control", "no-store");
+        ctx.header("X-Frame-Options", "DENY");
+    }
+
+    // ---------------------------------------------------------------- sessions and actions
+
+    private Optional<Sessions.Session> session(Context ctx) {
+        return sessions.find(ctx.cookie(COOKIE));
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void run(Context ctx, Sessions.Session session) throws Exception;
+    }
+
+    /** Runs a change only with a session (the admin credential) and its CSRF token; refuses otherwise. */
+    private void act(Context ctx, Action action) throws Exception {
+        if (!sessions.writable()) {
+            refuse(ctx, 403, "The console is read-only: no admin credential is configured "
+                    + "(outbox.console.admin.token). Nothing was changed.");
+            return;
+        }
+        Optional<Sessions.Session> session = session(ctx);
+        if (session.isEmpty()) {
+            refuse(ctx, 401, "Sign in with the admin credential to make changes. Nothing was changed.");
+            return;
+        }
+        if (!Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
+            refuse(ctx, 403, "The form's security token is missing or stale (reload the page and try again). "
+                    + "Nothing was changed.");
+            return;
+        }
+        try {
+            action.run(ctx, session.get());
+        } catch (OutboxException e) {
+            log.warn("console action by {} failed: {}", session.get().operator(), e.getMessage());
+            refuse(ctx, e instanceof InvalidEventException ? 400 : 500, "Nothing was changed: " + e.getMessage());
+        }
+    }
+
+    private void refuse(Context ctx, int status, String message) {
+        ctx.status(status);
+        page(ctx, "", "Not done", "<div class=\"problem\" id=\"problem\">" + Html.text(message) + "</div>"
+                + "<p><a href=\"" + base + "/dead-letters\">Back to the dead letters</a></p>");
+    }
+
+    private void redirectWith(Context ctx, Sessions.Session session, String path, String message) {
+        flash.put(session.id(), message);
+        ctx.redirect(path, io.javalin.http.HttpStatus.SEE_OTHER);
+    }
+
+    private String takeFlash(Context ctx) {
+        return session(ctx).map(s -> flash.remove(s.id())).map(message -> "<div class=\"notice\" id=\"notice\">"
+                + Html.text(message) + "</div>").orElse("");
+    }
+
+    private void login(Context ctx) {
+        String name = Optional.ofNullable(ctx.formParam("operator")).orElse("").trim();
+        if (name.isEmpty() || name.length() > 100) {
+            name = "admin";
+        }
+        Optional<Sessions.Session> session = sessions.signIn(ctx.formParam("credential"), name + " (console)");
+        if (session.isEmpty()) {
+            log.warn("console sign-in refused from {}", ctx.ip());
+            ctx.status(401);
+            page(ctx, "login", "Sign in", loginForm(Optional.of(sessions.writable()
+                    ? "That is not the admin credential." : "The console is read-only: no admin credential is configured.")));
+            return;
+        }
+        ctx.header("Set-Cookie", COOKIE + "=" + session.get().id() + "; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age="
+                + Sessions.LIFETIME.toSeconds());
+        log.info("console: {} signed in", session.get().operator());
+        ctx.redirect(base, io.javalin.http.HttpStatus.SEE_OTHER);
+    }
+
+    private void logout(Context ctx) {
+        Optional<Sessions.Session> session = session(ctx);
+        if (session.isPresent() && Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
+            sessions.signOut(session.get().id());
+        }
+        ctx.header("Set-Cookie", COOKIE + "=; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age=0");
+        ctx.redirect(base, io.javalin.http.HttpStatus.SEE_OTHER);
+    }
+
+    private String loginForm(Optional<String> problem) {
+        return problem.map(p -> "<div class=\"problem\" id=\"problem\">" + Html.text(p) + "</div>").orElse("")
+                + (sessions.writable() ? "" : "<p>No admin credential is configured: the console is read-only.</p>")
+                + "<form method=\"post\" action=\"" + base + "/login\" id=\"login\">"
+                + "<p><label>Your name (for the audit trail) <input name=\"operator\" id=\"operator\" maxlength=\"100\"></label></p>"
+                + "<p><label>Admin credential <input type=\"password\" name=\"credential\" id=\"credential\" "
+                + "autocomplete=\"current-password\"></label></p>"
+                + "<p><button type=\"submit\" id=\"sign-in\">Sign in</button></p></form>";
+    }
+
+    // ---------------------------------------------------------------- layout
+
+    private void page(Context ctx, String current, String title, String body) {
+        Optional<Sessions.Session> session = session(ctx);
+        StringBuilder html = new StringBuilder(8192);
+        html.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
+                .append(Html.text(title)).append(" · Outbox console</title><link rel=\"stylesheet\" href=\"")
+                .append(base).append("/style.css\"></head><body><header><strong>Outbox console</strong>");
+        String[][] nav = {{"overview", "", "Overview"}, {"dead-letters", "/dead-letters", "Dead letters"},
+            {"retrying", "/retrying", "Retrying"}, {"audit", "/audit", "Audit"}};
+        for (String[] item : nav) {
+            html.append("<a href=\"").append(base).append(item[1]).append("\" id=\"nav-").append(item[0]).append("\"")
+                    .append(item[0].equals(current) ? " class=\"current\"" : "").append(">").append(item[2]).append("</a>");
+        }
+        html.append("<span class=\"who\">");
+        if (session.isPresent()) {
+            html.append("signed in as ").append(Html.text(session.get().operator())).append(" <form method=\"post\" action=\"")
+                    .append(base).append("/logout\">").append(csrf(session.get()))
+                    .append("<button type=\"submit\" id=\"sign-out\">Sign out</button></form>");
+        } else if (sessions.writable()) {
+            html.append("read-only · <a href=\"").append(base).append("/login\" id=\"nav-login\">sign in to make changes</a>");
+        } else {
+            html.append("read-only (no admin credential configured)");
+        }
+        html.append("</span></header><main><h1>").append(Html.text(title)).append("</h1>").append(takeFlash(ctx))
+                .append(body).append("</main></body></html>");
+        ctx.html(html.toString());
+    }
+
+    private static String csrf(Sessions.Session session) {
+        return "<input type=\"hidden\" name=\"csrf\" value=\"" + Html.text(session.csrfToken()) + "\">";
+    }
+
+    // ---------------------------------------------------------------- overview
+
+    private String overview() {
+        Instant now = clock.instant();
+        Map<EventStatus, Long> counts = store.countByStatus();
+        Backlog backlog = store.backlog(now);
+        Optional<Instant> oldestPending = store.oldestPendingCreatedAt();
+        StringBuilder html = new StringBuilder("<div class=\"cards\" id=\"status-counts\">");
+        for (EventStatus status : EventStatus.values()) {
+            html.append("<div class=\"card\"><div class=\"label\">").append(status.databaseValue())
+                    .append("</div><div class=\"value\" id=\"count-").append(status.databaseValue()).append("\">")
+                    .append(counts.getOrDefault(status, 0L)).append("</div></div>");
+        }
+        html.append("</div><h2>Waiting</h2><table id=\"backlog\"><tr><th>eligible now</th><td class=\"num\" id=\"eligible\">")
+                .append(backlog.eligible()).append("</td></tr><tr><th>oldest eligible event due since</th><td>")
+                .append(Html.time(backlog.oldestEligibleSince(), now)).append("</td></tr><tr><th>waiting for a retry</th>")
+                .append("<td class=\"num\">").append(backlog.retrying()).append("</td></tr><tr><th>scheduled for later</th>")
+                .append("<td class=\"num\">").append(backlog.scheduled()).append("</td></tr><tr><th>held behind their key</th>")
+                .append("<td class=\"num\">").append(backlog.held()).append("</td></tr><tr><th>oldest pending event (any)</th><td>")
+                .append(Html.time(oldestPending, now)).append("</td></tr></table>");
+        sampler.ifPresent(s -> {
+            List<ActivitySampler.Sample> samples = s.samples();
+            html.append("<h2>Last hour</h2><div class=\"charts\">")
+                    .append(Charts.line("chart-published", "published per second",
+                            samples.stream().map(ActivitySampler.Sample::publishedPerSecond).toList()))
+                    .append(Charts.line("chart-pending", "pending",
+                            samples.stream().map(x -> (double) x.pending()).toList()))
+                    .append("</div>");
+        });
+        html.append("<h2>Per destination</h2><table id=\"destinations\"><tr><th>destination</th><th>pending</th>"
+                + "<th>in flight</th><th>dead letters</th></tr>");
+        List<DestinationCounts> destinations = operator.countByDestination(50);
+        for (DestinationCounts d : destinations) {
+            html.append("<tr><td>").append(Html.text(d.destination())).append("</td><td class=\"num\">").append(d.pending())
+                    .append("</td><td class=\"num\">").append(d.inFlight()).append("</td><td class=\"num\"><a href=\"")
+                    .append(base).append("/dead-letters?destination=").append(Html.url(d.destination())).append("\">")
+                    .append(d.failed()).append("</a></td></tr>");
+        }
+        if (destinations.isEmpty()) {
+            html.append("<tr><td colspan=\"4\">nothing unfinished</td></tr>");
+        }
+        html.append("</table><h2>Leases held now</h2><table id=\"leases\"><tr><th>lease</th><th>events</th><th>leased at</th></tr>");
+        List<ActiveLease> leases = operator.activeLeases(20);
+        for (ActiveLease lease : leases) {
+            html.append("<tr><td>").append(lease.leaseId()).append("</td><td class=\"num\">").append(lease.events())
+                    .append("</td><td>").append(Html.time(lease.leasedAt(), now)).append("</td></tr>");
+        }
+        if (leases.isEmpty()) {
+            html.append("<tr><td colspan=\"3\">none: no relay holds a batch now</td></tr>");
+        }
+        html.append("</table>");
+        Map<String, String> facts = processFacts.get();
+        if (!facts.isEmpty()) {
+            html.append("<h2>This worker</h2><table id=\"process\">");
+            facts.forEach((name, value) -> html.append("<tr><th>").append(Html.text(name)).append("</th><td>")
+                    .append(Html.text(value)).append("</td></tr>"));
+            html.append("</table>");
+        }
+        List<HealthSignal> signals = healthSignals.get();
+        if (!signals.isEmpty()) {
+            html.append("<h2>Database health</h2><table id=\"health\"><tr><th>signal</th><th>value</th><th>threshold</th>"
+                    + "<th></th></tr>");
+            for (HealthSignal signal : signals) {
+                html.append("<tr><td>").append(Html.text(signal.name())).append("</td><td>").append(Html.text(signal.value()))
+                        .append("</td><td>").append(Html.text(signal.threshold())).append("</td><td class=\"")
+                        .append(signal.ok() ? "good\">ok" : "bad\">over").append("</td></tr>");
+            }
+            html.append("</table>");
+        }
+        return html.toString();
+    }
+
+    // ---------------------------------------------------------------- dead letters
+
+    private void deadLetters(Context ctx) {
+        FilterForm form = FilterForm.read(ctx::queryParam);
+        StringBuilder html = new StringBuilder();
+        html.append("<form method=\"get\" action=\"").append(base).append("/dead-letters\" class=\"filter\" id=\"filter\">")
+                .append(form.inputs(false)).append("<button type=\"submit\" id=\"apply-filter\">Filter</button> <a href=\"")
+                .append(base).append("/dead-letters\">clear</a></form>");
+        if (!form.problems().isEmpty()) {
+            ctx.status(400);
+            html.append(problems(form.problems()));
+            page(ctx, "dead-letters", "Dead letters", html.toString());
+            return;
+        }
+        EventPage page = operator.findDeadLetters(form.filter(), form.after(), PAGE_SIZE);
+        long counted = operator.countDeadLetters(form.filter(), COUNT_LIMIT);
+        String total = counted >= COUNT_LIMIT ? String.format(java.util.Locale.ROOT, "%,d or more", COUNT_LIMIT)
+                : Long.toString(counted);
+        Instant now = clock.instant();
+        Optional<Sessions.Session> session = session(ctx);
+        html.append("<p id=\"match-count\">").append(total).append(" dead letter(s) match (")
+                .append(Html.text(form.filter().describe())).append(")</p>");
+        if (session.isPresent()) {
+            html.append("<form method=\"post\" action=\"").append(base).append("/dead-letters/requeue\" id=\"selection\">")
+                    .append(csrf(session.get())).append(form.inputs(true));
+        }
+        html.append("<table id=\"dead-letters\"><tr>").append(session.isPresent() ? "<th></th>" : "")
+                .append("<th>id</th><th>type</th><th>key</th><th>destination</th><th>attempts</th><th>created</th>"
+                        + "<th>last error</th></tr>");
+        for (OutboxEvent event : page.events()) {
+            html.append("<tr data-id=\"").append(event.id()).append("\">");
+            if (session.isPresent()) {
+                html.append("<td><input type=\"checkbox\" name=\"id\" value=\"").append(event.id()).append("\"></td>");
+            }
+            html.append("<td><a href=\"").append(base).append("/dead-letters/").append(event.id()).append("\">")
+                    .append(event.id()).append("</a></td><td>").append(Html.text(event.type())).append("</td><td>")
+                    .append(Html.text(event.key().orElse("–"))).append("</td><td>").append(Html.text(event.destination()))
+                    .append("</td><td class=\"num\">").append(event.attempts()).append("/").append(event.maxAttempts())
+                    .append("</td><td>").append(Html.time(event.createdAt(), now)).append("</td><td>")
+                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120))).append("</td></tr>");
+        }
+        if (page.events().isEmpty()) {
+            html.append("<tr><td colspan=\"8\">no dead letters match</td></tr>");
+        }
+        html.append("</table>");
+        if (session.isPresent()) {
+            html.append("<div class=\"actions\"><button type=\"submit\" name=\"scope\" value=\"selected\" id=\"requeue-selected\">"
+                    + "Requeue selected</button><button type=\"submit\" name=\"scope\" value=\"matching\" id=\"requeue-matching\">"
+                    + "Requeue all matching (").append(total).append(")</button><button type=\"submit\" class=\"danger\" "
+                    + "formaction=\"").append(base).append("/dead-letters/purge\" name=\"scope\" value=\"selected\" "
+                    + "id=\"purge-selected\">Purge selected…</button><button type=\"submit\" class=\"danger\" formaction=\"")
+                    .append(base).append("/dead-letters/purge\" name=\"scope\" value=\"matching\" id=\"purge-matching\">"
+                            + "Purge all matching (").append(total).append(")…</button></div></form>");
+        } else if (sessions.writable()) {
+            html.append("<p class=\"hint\"><a href=\"").append(base).append("/login\">Sign in</a> to requeue, purge or edit.</p>");
+        }
+        page.next().ifPresent(next -> html.append("<p><a id=\"next-page\" href=\"").append(base).append("/dead-letters?")
+                .append(form.query()).append(form.query().isEmpty() ? "" : "&").append("after=").append(next)
+                .append("\">next page →</a></p>"));
+        if (form.after().isPresent()) {
+            html.append("<p><a href=\"").append(base).append("/dead-letters?").append(form.query())
+                    .append("\">← first page</a></p>");
+        }
+        page(ctx, "dead-letters", "Dead letters", html.toString());
+    }
+
+    private String problems(List<String> problems) {
+        StringBuilder html = new StringBuilder("<div class=\"problem\" id=\"problem\">Nothing was done: ");
+        html.append(Html.text(String.join("; ", problems))).append("</div>");
+        return html.toString();
+    }
+
+    /** The filter of an action form: the selected ids, or everything that matches the filter fields. */
+    private Optional<DeadLetterFilter> actionFilter(Context ctx, List<String> problems) {
+        FilterForm form = FilterForm.read(ctx::formParam);
+        problems.addAll(form.problems());
+        String scope = Optional.ofNullable(ctx.formParam("scope")).orElse("");
+        DeadLetterFilter filter = form.filter();
+        if ("selected".equals(scope)) {
+            Set<UUID> ids = FilterForm.ids(ctx.formParams("id"), problems);
+            if (ids.isEmpty() && problems.isEmpty()) {
+                problems.add("no dead letter is selected");
+            }
+            filter = filter.withIds(ids);
+        } else if (!"matching".equals(scope)) {
+            problems.add("unknown action scope '" + Html.shorten(scope, 40) + "'");
+        }
+        return problems.isEmpty() ? Optional.of(filter) : Optional.empty();
+    }
+
+    private void requeue(Context ctx, Sessions.Session session) {
+        List<String> problems = new ArrayList<>();
+        Optional<DeadLetterFilter> filter = actionFilter(ctx, problems);
+        if (filter.isEmpty()) {
+            ctx.status(400);
+            page(ctx, "dead-letters", "Dead letters", problems(problems));
+            return;
+        }
+        long requeued = operator.requeueDeadLetters(filter.get(), session.operator(), clock.instant());
+        log.info("console: {} requeued {} dead letter(s) ({})", session.operator(), requeued, filter.get().describe());
+        redirectWith(ctx, session, base + "/dead-letters", "Requeued " + requeued + " dead letter(s) ("
+                + filter.get().describe() + "). The relay sends them again.");
+    }
+
+    private void purge(Context ctx, Sessions.Session session) {
+        List<String> problems = new ArrayList<>();
+        Optional<DeadLetterFilter> filter = actionFilter(ctx, problems);
+        if (filter.isEmpty()) {
+            ctx.status(400);
+            page(ctx, "dead-letters", "Dead letters", problems(problems));
+            return;
+        }
+        if (!"yes".equals(ctx.formParam("confirm"))) {
+            long count = operator.countDeadLetters(filter.get());
+            StringBuilder html = new StringBuilder("<div class=\"problem\" id=\"confirm-text\">Delete ")
+                    .append(count).append(" dead letter(s) (").append(Html.text(filter.get().describe()))
+                    .append(") for good? They cannot be requeued afterwards.</div><form method=\"post\" action=\"")
+                    .append(base).append("/dead-letters/purge\" id=\"confirm-purge\">").append(csrf(session))
+                    .append(FilterForm.read(ctx::formParam).inputs(true))
+                    .append("<input type=\"hidden\" name=\"scope\" value=\"").append(Html.text(ctx.formParam("scope")))
+                    .append("\">");
+            for (String id : ctx.formParams("id")) {
+                html.append("<input type=\"hidden\" name=\"id\" value=\"").append(Html.text(id)).append("\">");
+            }
+            html.append("<input type=\"hidden\" name=\"confirm\" value=\"yes\"><button type=\"submit\" class=\"danger\" "
+                    + "id=\"confirm\">Purge ").append(count).append("</button> <a href=\"").append(base)
+                    .append("/dead-letters\" id=\"cancel\">Cancel</a></form>");
+            page(ctx, "dead-letters", "Purge dead letters?", html.toString());
+            return;
+        }
+        long purged = operator.purgeDeadLetters(filter.get(), session.operator(), clock.instant());
+        log.info("console: {} purged {} dead letter(s) ({})", session.operator(), purged, filter.get().describe());
+        redirectWith(ctx, session, base + "/dead-letters", "Purged " + purged + " dead letter(s) ("
+                + filter.get().describe() + ").");
+    }
+
+    private Optional<UUID> pathId(Context ctx) {
+        try {
+            return Optional.of(UUID.fromString(ctx.pathParam("id")));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private void deadLetter(Context ctx) {
+        Optional<UUID> id = pathId(ctx);
+        Optional<OutboxEvent> found = id.flatMap(store::find);
+        if (found.isEmpty()) {
+            ctx.status(404);
+            page(ctx, "dead-letters", "No such event", "<div class=\"problem\" id=\"problem\">"
+                    + (id.isEmpty() ? "That is not an event id." : "No event with id " + id.get() + ".")
+                    + "</div><p><a href=\"" + base + "/dead-letters\">Back to the dead letters</a></p>");
+            return;
+        }
+        page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(), Optional.empty()));
+    }
+
+    private String eventDetail(Context ctx, OutboxEvent event, Optional<String> problem) {
+        Instant now = clock.instant();
+        StringBuilder html = new StringBuilder();
+        problem.ifPresent(p -> html.append("<div class=\"problem\" id=\"problem\">").append(Html.text(p)).append("</div>"));
+        html.append("<table id=\"event\">");
+        row(html, "status", "<span id=\"event-status\">" + event.status().databaseValue() + "</span>");
+        row(html, "type", Html.text(event.type()));
+        row(html, "key", Html.text(event.key().orElse("–")));
+        row(html, "destination", Html.text(event.destination()));
+        row(html, "routing key", Html.text(event.routingKey().isEmpty() ? "–" : event.routingKey()));
+        row(html, "attempts", event.attempts() + " of " + event.maxAttempts());
+        row(html, "created", Html.time(event.createdAt(), now));
+        row(html, "next attempt", Html.time(event.nextAttemptAt(), now));
+        row(html, "sequence", Long.toString(event.sequence()));
+        html.append("</table><h2>Attempts</h2><p>").append(event.attempts()).append(" attempt(s) failed")
+                .append(event.status() == EventStatus.FAILED ? "; the event was given up on after the last one." : ".")
+                .append(" The store keeps the error of the last attempt:</p><pre id=\"last-error\">")
+                .append(Html.text(event.lastError().orElse("(none)"))).append("</pre>");
+        html.append("<h2>CloudEvents attributes</h2><table id=\"cloudevents\">");
+        Map<String, String> attributes = cloudEvents(event);
+        attributes.forEach((name, value) -> row(html, Html.text(name), Html.text(value)));
+        html.append("</table><h2>Headers</h2><table id=\"headers\">");
+        if (event.headers().isEmpty()) {
+            html.append("<tr><td>none</td></tr>");
+        }
+        event.headers().forEach((name, value) -> row(html, Html.text(name), Html.text(value)));
+        html.append("</table><h2>Payload</h2>").append(PayloadView.render(event.payload()));
+        Optional<Sessions.Session> session = session(ctx);
+        if (event.status() == EventStatus.FAILED && session.isPresent()) {
+            String single = "<input type=\"hidden\" name=\"scope\" value=\"selected\"><input type=\"hidden\" name=\"id\" "
+                    + "value=\"" + event.id() + "\">";
+            html.append("<div class=\"actions\"><form method=\"post\" action=\"").append(base)
+                    .append("/dead-letters/requeue\">").append(csrf(session.get())).append(single)
+                    .append("<button type=\"submit\" id=\"requeue-one\">Requeue</button></form><form method=\"post\" action=\"")
+                    .append(base).append("/dead-letters/purge\">").append(csrf(session.get())).append(single)
+                    .append("<button type=\"submit\" class=\"danger\" id=\"purge-one\">Purge…</button></form></div>");
+            Optional<String> text = PayloadView.utf8(event.payload());
+            html.append("<h2>Edit and requeue</h2>");
+            if (text.isEmpty()) {
+                html.append("<p class=\"hint\">The payload is not UTF-8 text: it cannot be edited here.</p>");
+            } else {
+                StringBuilder headerLines = new StringBuilder();
+                event.headers().forEach((name, value) -> headerLines.append(name).append(": ").append(value).append('\n'));
+                html.append("<form method=\"post\" action=\"").append(base).append("/dead-letters/").append(event.id())
+                        .append("/edit\" id=\"edit\">").append(csrf(session.get()))
+                        .append("<p><label>Payload<br><textarea name=\"payload\" id=\"edit-payload\" rows=\"12\">")
+                        .append(Html.text(text.get())).append("</textarea></label></p><p><label>Headers, one "
+                                + "<code>name: value</code> a line<br><textarea name=\"headers\" id=\"edit-headers\" rows=\"4\">")
+                        .append(Html.text(headerLines.toString())).append("</textarea></label></p><p class=\"hint\">The "
+                                + "original payload and headers are kept in the audit trail.</p>"
+                                + "<button type=\"submit\" id=\"edit-requeue\">Save and requeue</button></form>");
+            }
+        } else if (event.status() == EventStatus.FAILED && sessions.writable()) {
+            html.append("<p class=\"hint\"><a href=\"").append(base).append("/login\">Sign in</a> to requeue, purge or "
+                    + "edit this dead letter.</p>");
+        }
+        return html.toString();
+    }
+
+    private static Map<String, String> cloudEvents(OutboxEvent event) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        attributes.put("id", event.id().toString());
+        attributes.put("source", event.source());
+        attributes.put("type", event.type());
+        attributes.put("specversion", CloudEventAttributes.SPEC_VERSION);
+        attributes.put("datacontenttype", event.contentType());
+        attributes.put("time", event.createdAt().toString());
+        event.subject().ifPresent(subject -> attributes.put("subject", subject));
+        event.dataSchema().ifPresent(schema -> attributes.put("dataschema", schema));
+        return attributes;
+    }
+
+    private static void row(StringBuilder html, String name, String valueHtml) {
+        html.append("<tr><th>").append(name).append("</th><td>").append(valueHtml).append("</td></tr>");
+    }
+
+    private void edit(Context ctx, Sessions.Session session) {
+        Optional<UUID> id = pathId(ctx);
+        Optional<OutboxEvent> found = id.flatMap(store::find);
+        if (found.isEmpty()) {
+            refuse(ctx, 404, "No such event; nothing was changed.");
+            return;
+        }
+        String payload = Optional.ofNullable(ctx.formParam("payload")).orElse("");
+        List<String> problems = new ArrayList<>();
+        Map<String, String> headers = parseHeaders(Optional.ofNullable(ctx.formParam("headers")).orElse(""), problems);
+        if (!problems.isEmpty()) {
+            ctx.status(400);
+            page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(),
+                    Optional.of("Nothing was changed: " + String.join("; ", problems))));
+            return;
+        }
+        Optional<OutboxEvent> edited;
+        try {
+            edited = operator.editAndRequeue(found.get().id(),
+                    new EventEdit(payload.getBytes(StandardCharsets.UTF_8), headers), session.operator(), clock.instant());
+        } catch (InvalidEventException e) {
+            ctx.status(400);
+            page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(),
+                    Optional.of("Nothing was changed: " + e.getMessage())));
+            return;
+        }
+        if (edited.isEmpty()) {
+            refuse(ctx, 409, "Event " + found.get().id() + " is no longer a dead letter (it is "
+                    + store.find(found.get().id()).map(e -> e.status().databaseValue()).orElse("gone")
+                    + "); nothing was changed.");
+            return;
+        }
+        log.info("console: {} edited and requeued dead letter {}", session.operator(), found.get().id());
+        redirectWith(ctx, session, base + "/dead-letters/" + found.get().id(), "Saved and requeued; the original "
+                + "payload and headers are in the audit trail.");
+    }
+
+    /** {@code name: value} lines; blank lines are skipped. */
+    static Map<String, String> parseHeaders(String text, List<String> problems) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        int number = 0;
+        for (String line : text.split("\r?\n", -1)) {
+            number++;
+            if (line.isBlank()) {
+                continue;
+            }
+            int colon = line.indexOf(':');
+            if (colon <= 0) {
+                problems.add("header line " + number + " is not 'name: value'");
+                continue;
+            }
+            headers.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+        }
+        return headers;
+    }
+
+    // ---------------------------------------------------------------- retrying, held keys, audit
+
+    private String retrying(Context ctx) {
+        Instant now = clock.instant();
+        int offset = Math.max(0, parseInt(ctx.queryParam("offset")));
+        List<OutboxEvent> retrying = store.listRetrying(offset, PAGE_SIZE + 1);
+        StringBuilder html = new StringBuilder("<h2>Waiting for a retry</h2><table id=\"retrying\"><tr><th>id</th><th>type</th>"
+                + "<th>key</th><th>destination</th><th>attempts</th><th>next attempt</th><th>last error</th></tr>");
+        for (OutboxEvent event : retrying.subList(0, Math.min(PAGE_SIZE, retrying.size()))) {
+            html.append("<tr><td><a href=\"").append(base).append("/dead-letters/").append(event.id()).append("\">")
+                    .append(event.id()).append("</a></td><td>").append(Html.text(event.type())).append("</td><td>")
+                    .append(Html.text(event.key().orElse("–"))).append("</td><td>").append(Html.text(event.destination()))
+                    .append("</td><td class=\"num\">").append(event.attempts()).append("/").append(event.maxAttempts())
+                    .append("</td><td>").append(Html.time(event.nextAttemptAt(), now)).append("</td><td>")
+                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120))).append("</td></tr>");
+        }
+        if (retrying.isEmpty()) {
+            html.append("<tr><td colspan=\"7\">no event waits for a retry</td></tr>");
+        }
+        html.append("</table>");
+        if (retrying.size() > PAGE_SIZE) {
+            html.append("<p><a href=\"").append(base).append("/retrying?offset=").append(offset + PAGE_SIZE)
+                    .append("\">next page →</a></p>");
+        }
+        html.append("<h2>Held keys</h2><p class=\"hint\">Keys whose later events wait behind a failed one (per-key "
+                + "ordering): repair the event that holds them.</p><table id=\"held-keys\"><tr><th>key</th><th>waiting</th>"
+                + "<th>held by</th><th>its state</th><th>since</th><th>error</th></tr>");
+        List<HeldKey> held = operator.heldKeys(PAGE_SIZE);
+        for (HeldKey key : held) {
+            OutboxEvent holder = key.holder();
+            html.append("<tr><td>").append(Html.text(key.key())).append("</td><td class=\"num\">").append(key.waiting())
+                    .append("</td><td><a href=\"").append(base).append("/dead-letters/").append(holder.id()).append("\">")
+                    .append(holder.id()).append("</a></td><td>").append(holder.status() == EventStatus.FAILED
+                            ? "dead letter" : "retrying").append("</td><td>").append(Html.time(holder.createdAt(), now))
+                    .append("</td><td>").append(Html.text(Html.shorten(holder.lastError().orElse("–"), 100)))
+                    .append("</td></tr>");
+        }
+        if (held.isEmpty()) {
+            html.append("<tr><td colspan=\"6\">no key is held</td></tr>");
+        }
+        return html.append("</table>").toString();
+    }
+
+    private static int parseInt(String value) {
+        try {
+            return value == null ? 0 : Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private String audit(Context ctx) {
+        Instant now = clock.instant();
+        String beforeText = ctx.queryParam("before");
+        OptionalLong before = OptionalLong.empty();
+        if (beforeText != null && !beforeText.isBlank()) {
+            try {
+                before = OptionalLong.of(Long.parseLong(beforeText.trim()));
+            } catch (NumberFormatException e) {
+                ctx.status(400);
+                return problems(List.of("page position '" + Html.shorten(beforeText, 40) + "' is not a number"));
+            }
+        }
+        List<AuditEntry> entries = operator.auditTrail(before, PAGE_SIZE);
+        StringBuilder html = new StringBuilder("<table id=\"audit\"><tr><th>when</th><th>who</th><th>what</th><th>which</th>"
+                + "<th>how many</th><th>original (edits)</th></tr>");
+        for (AuditEntry entry : entries) {
+            html.append("<tr><td>").append(Html.time(entry.at(), now)).append("</td><td>").append(Html.text(entry.actor()))
+                    .append("</td><td>").append(Html.text(entry.action())).append("</td><td>")
+                    .append(Html.text(entry.selection())).append("</td><td class=\"num\">").append(entry.affected())
+                    .append("</td><td>");
+            entry.originalPayload().ifPresent(payload -> html.append("<details><summary>payload, ").append(payload.length)
+                    .append(" bytes; ").append(entry.originalHeaders().size()).append(" header(s)</summary>")
+                    .append(PayloadView.render(payload).replace("id=\"payload\"", ""))
+                    .append("<pre>").append(Html.text(entry.originalHeaders().toString())).append("</pre></details>"));
+            html.append("</td></tr>");
+        }
+        if (entries.isEmpty()) {
+            html.append("<tr><td colspan=\"6\">no operator action recorded yet</td></tr>");
+        }
+        html.append("</table>");
+        if (entries.size() == PAGE_SIZE) {
+            html.append("<p><a href=\"").append(base).append("/audit?before=").append(entries.get(PAGE_SIZE - 1).id())
+                    .append("\">older →</a></p>");
+        }
+        return html.toString();
+    }
+
+    private static String readCss() {
+        try (InputStream in = ConsoleRoutes.class.getResourceAsStream("/dev/outboxjava/console/console.css")) {
+            if (in == null) {
+                throw new IllegalStateException("console.css is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.outboxjava.console.internal;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Turns untrusted text into HTML that shows it and does nothing else. Payloads, headers, keys and
+ * errors are written by whoever appends events, so every value goes through {@link #text}: markup
+ * characters become entities and control characters become visible escapes ({@code \u001B}), so a
+ * terminal escape or a NUL never reaches the page raw.
+ */
+public final class Html {
+
+    private Html() {
+    }
+
+    /** The text, safe between tags and inside a quoted attribute. */
+    public static String text(String value) {
+        if (value == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder(value.length() + 16);
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '&' -> out.append("&amp;");
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case '"' -> out.append("&quot;");
+                case '\'' -> out.append("&#39;");
+                case '\n', '\t' -> out.append(c);
+                case '\r' -> out.append("\\r");
+                default -> {
+                    if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029'
+                            || (Character.isSurrogate(c) && !validPair(value, i))) {
+                        out.append(String.format("\\u%04X", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean validPair(String value, int i) {
+        char c = value.charAt(i);
+        if (Character.isHighSurrogate(c)) {
+            return i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
+        }
+        return i > 0 && Character.isHighSurrogate(value.charAt(i - 1));
+    }
+
+    /** A query parameter value. */
+    public static String url(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+
+    /** A time, ISO-8601 UTC, with how long ago it was. */
+    public static String time(Instant at, Instant now) {
+        return "<time datetime=\"" + at + "\">" + text(at.toString()) + "</time> <span class=\"age\">("
+                + age(Duration.between(at, now)) + ")</span>";
+    }
+
+    /** A time or a dash. */
+    public static String time(Optional<Instant> at, Instant now) {
+        return at.map(value -> time(value, now)).orElse("–");
+    }
+
+    /** {@code 3h 12m ago}, {@code in 40s}. */
+    public static String age(Duration age) {
+        boolean future = age.isNegative();
+        Duration d = age.abs();
+        String text;
+        if (d.toDays() > 0) {
+            text = d.toDays() + "d " + d.toHoursPart() + "h";
+        } else if (d.toHours() > 0) {
+            text = d.toHours() + "h " + d.toMinutesPart() + "m";
+        } else if (d.toMinutes() > 0) {
+            text = d.toMinutes() + "m " + d.toSecondsPart() + "s";
+        } else {
+            text = d.toSeconds() + "s";
+        }
+        return future ? "in " + text : text + " ago";
+    }
+
+    /** Shortens a long single-line text for a table cell (the full text is on the detail page). */
+    public static String shorten(String value, int max) {
+        String line = value.replace('\n', ' ');
+        return line.length() <= max ? line : line.substring(0, max) + "…";
+    }
+}

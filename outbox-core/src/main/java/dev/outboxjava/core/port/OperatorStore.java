@@ -1,0 +1,82 @@
+package dev.outboxjava.core.port;
+
+import dev.outboxjava.core.OutboxEvent;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * What an operator reads and repairs in a store, beyond the relay's {@link OutboxStore}: dead letters
+ * found by filter and paged by position (fast however many there are), repaired one, many or all at a
+ * time, edited and requeued, the keys held behind a failed event, the leases held now, and the audit
+ * trail in which every repair is recorded — in the same transaction as the repair itself.
+ *
+ * <p>Every time is passed in; the store reads no clock. {@code actor} names who acted (a login, a
+ * token's owner, {@code "cli"}) and is stored as given. Implementations are thread-safe.
+ */
+public interface OperatorStore {
+
+    /**
+     * The dead letters that match {@code filter}, in sequence order (oldest first), starting after
+     * position {@code after} (a {@link EventPage#next()} of the previous page; empty = from the start).
+     *
+     * @param limit at most this many (1 or more)
+     */
+    EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit);
+
+    /** How many dead letters match {@code filter}. */
+    default long countDeadLetters(DeadLetterFilter filter) {
+        return countDeadLetters(filter, Long.MAX_VALUE);
+    }
+
+    /**
+     * How many dead letters match {@code filter}, counting no further than {@code upTo}: a page that
+     * says "10,000 or more" need not count a million rows.
+     *
+     * @return the count, or {@code upTo} when at least that many match
+     */
+    long countDeadLetters(DeadLetterFilter filter, long upTo);
+
+    /**
+     * Moves the dead letters that match {@code filter} back to pending, due at {@code now}, attempts
+     * reset, last error kept; records one audit entry with how many moved.
+     *
+     * @return how many were requeued
+     */
+    long requeueDeadLetters(DeadLetterFilter filter, String actor, Instant now);
+
+    /**
+     * Deletes the dead letters that match {@code filter}; records one audit entry with how many went.
+     *
+     * @return how many were deleted
+     */
+    long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now);
+
+    /**
+     * Replaces the payload and headers of one dead letter and requeues it (due at {@code now}, attempts
+     * reset). The audit entry keeps the original payload and headers.
+     *
+     * @return the event as requeued; empty when {@code eventId} is not a dead letter (nothing changed)
+     * @throws dev.outboxjava.core.InvalidEventException when the edit breaks a content rule (payload
+     *         too large, a reserved or oversized header); nothing is changed then
+     */
+    Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor, Instant now);
+
+    /**
+     * Keys whose later pending events wait behind an earlier event of the key that failed (a dead
+     * letter, when dead letters hold their key, or an event waiting for a retry), with that event;
+     * empty unless the store orders per key. Longest held first.
+     */
+    List<HeldKey> heldKeys(int limit);
+
+    /** Events per destination in each state but sent, most waiting first. */
+    List<DestinationCounts> countByDestination(int limit);
+
+    /** The leases held now: events in flight, grouped by lease. */
+    List<ActiveLease> activeLeases(int limit);
+
+    /** Operator actions, newest first, starting after entry id {@code before} (empty = the newest). */
+    List<AuditEntry> auditTrail(OptionalLong before, int limit);
+}

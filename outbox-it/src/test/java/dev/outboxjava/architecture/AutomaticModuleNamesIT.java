@@ -1,0 +1,99 @@
+package dev.outboxjava.architecture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.kafka.KafkaPublisher;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.rabbitmq.RabbitMqPublisher;
+import dev.outboxjava.relayapp.RelayAppConfig;
+import dev.outboxjava.testkit.OutboxAssertions;
+import dev.outboxjava.testkit.fixture.ServiceConfig;
+import dev.outboxjava.testkit.kafka.KafkaFixture;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
+import dev.outboxjava.worker.OutboxWorker;
+import java.lang.module.ModuleFinder;
+import java.lang.module.ModuleReference;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every published jar carries an {@code Automatic-Module-Name}, so a JPMS application can
+ * {@code requires} it by a stable name. Run on the packaged jars (the integration-test phase sees the
+ * reactor's jars; the test phase would see class folders without a manifest).
+ */
+@DisplayName("Every published jar")
+class AutomaticModuleNamesIT {
+
+    private static final Path ROOT = Path.of("").toAbsolutePath().resolve("..").normalize();
+
+    /** One class of each published jar module, and the module name its manifest must carry. */
+    private static final Map<String, Class<?>> MEMBER = Map.ofEntries(
+            Map.entry("outbox-core", OutboxEvent.class),
+            Map.entry("outbox-postgres", PostgresOutboxStore.class),
+            Map.entry("outbox-broker-kafka", KafkaPublisher.class),
+            Map.entry("outbox-broker-rabbitmq", RabbitMqPublisher.class),
+            Map.entry("outbox-worker", OutboxWorker.class),
+            Map.entry("outbox-relay-app", RelayAppConfig.class),
+            Map.entry("outbox-testkit", OutboxAssertions.class),
+            Map.entry("outbox-testkit-fixtures", ServiceConfig.class),
+            Map.entry("outbox-testkit-postgres", PostgresFixture.class),
+            Map.entry("outbox-testkit-kafka", KafkaFixture.class),
+            Map.entry("outbox-testkit-rabbitmq", RabbitMqFixture.class));
+
+    private static final Map<String, String> NAME = Map.ofEntries(
+            Map.entry("outbox-core", "dev.outboxjava.core"),
+            Map.entry("outbox-postgres", "dev.outboxjava.postgres"),
+            Map.entry("outbox-broker-kafka", "dev.outboxjava.kafka"),
+            Map.entry("outbox-broker-rabbitmq", "dev.outboxjava.rabbitmq"),
+            Map.entry("outbox-worker", "dev.outboxjava.worker"),
+            Map.entry("outbox-relay-app", "dev.outboxjava.relayapp"),
+            Map.entry("outbox-testkit", "dev.outboxjava.testkit"),
+            Map.entry("outbox-testkit-fixtures", "dev.outboxjava.testkit.fixtures"),
+            Map.entry("outbox-testkit-postgres", "dev.outboxjava.testkit.postgres"),
+            Map.entry("outbox-testkit-kafka", "dev.outboxjava.testkit.kafka"),
+            Map.entry("outbox-testkit-rabbitmq", "dev.outboxjava.testkit.rabbitmq"));
+
+    @Test
+    @DisplayName("is covered here: the BOM lists no jar module this test does not check")
+    void everyBomEntryIsChecked() throws Exception {
+        Set<String> jars = new LinkedHashSet<>(bomArtifacts());
+        jars.remove("outbox-bom");
+        assertThat(MEMBER.keySet()).as("modules checked here").containsExactlyInAnyOrderElementsOf(jars);
+    }
+
+    @Test
+    @DisplayName("carries its Automatic-Module-Name")
+    void carriesItsModuleName() throws Exception {
+        for (Map.Entry<String, Class<?>> module : MEMBER.entrySet()) {
+            Path jar = Path.of(module.getValue().getProtectionDomain().getCodeSource().getLocation().toURI());
+            assertThat(jar.getFileName().toString()).as(module.getKey() + " comes from its jar")
+                    .startsWith(module.getKey() + "-").endsWith(".jar");
+
+            ModuleReference reference = ModuleFinder.of(jar).findAll().iterator().next();
+            assertThat(reference.descriptor().isAutomatic()).isTrue();
+            // without the manifest entry, the JDK derives the name from the file name: "outbox.core"
+            assertThat(reference.descriptor().name()).as(module.getKey()).isEqualTo(NAME.get(module.getKey()));
+        }
+    }
+
+    private static List<String> bomArtifacts() throws Exception {
+        String bom = Files.readString(ROOT.resolve("outbox-bom/pom.xml"));
+        Matcher artifact = Pattern.compile("<artifactId>(outbox-[a-z-]+)</artifactId>").matcher(bom);
+        List<String> found = new ArrayList<>();
+        while (artifact.find()) {
+            found.add(artifact.group(1));
+        }
+        return found;
+    }
+}

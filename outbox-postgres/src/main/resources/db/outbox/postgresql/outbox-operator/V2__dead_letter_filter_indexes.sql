@@ -1,0 +1,9 @@
+-- Outbox for Java: indexes for the operator's dead-letter filters (web console, operator API), so a list
+-- filtered by type, destination or creation time reads only the matching dead letters, in sequence order,
+-- however many other dead letters there are. Partial indexes over dead letters only: an event enters
+-- them when it is dead-lettered, so the relay's hot path writes none of them.
+CREATE INDEX IF NOT EXISTS "${outbox_table}_dl_type_idx" ON "${outbox_table}" (type, seq) WHERE status = 'failed';
+CREATE INDEX IF NOT EXISTS "${outbox_table}_dl_dest_idx" ON "${outbox_table}" (destination, seq)
+    WHERE status = 'failed';
+CREATE INDEX IF NOT EXISTS "${outbox_table}_dl_created_idx" ON "${outbox_table}" (created_at, seq)
+    WHERE status = 'failed';

@@ -1,0 +1,148 @@
+package dev.outboxjava.relayapp.internal;
+
+import dev.outboxjava.console.ActivitySampler;
+import dev.outboxjava.console.ConsoleServer;
+import dev.outboxjava.console.HealthSignal;
+import dev.outboxjava.console.OutboxConsole;
+import dev.outboxjava.core.port.Backlog;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.health.DatabaseHealthReport;
+import dev.outboxjava.postgres.health.OpenTransaction;
+import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.postgres.health.TableStatistics;
+import dev.outboxjava.relayapp.ConsoleConfig;
+import dev.outboxjava.relayapp.RelayAppConfig;
+import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.worker.Durations;
+import dev.outboxjava.worker.HealthConfig;
+import dev.outboxjava.worker.observability.DatabaseSignals;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The web console of the standalone process: the store's operator API, the activity sampled from the
+ * process's own published counter, the database health signals judged by the readiness thresholds,
+ * and this process's facts.
+ */
+public final class StandaloneConsole implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(StandaloneConsole.class);
+    /** The alert rules' thresholds for dead tuples (OutboxDeadTuplesHigh). */
+    private static final long DEAD_TUPLES_FLOOR = 100_000;
+
+    private final ActivitySampler sampler;
+    private final ConsoleServer server;
+
+    private StandaloneConsole(ActivitySampler sampler, ConsoleServer server) {
+        this.sampler = sampler;
+        this.server = server;
+    }
+
+    /** Starts the console when {@code outbox.console.enabled}; empty otherwise. */
+    public static Optional<StandaloneConsole> startIfEnabled(RelayAppConfig settings, PostgresOutboxStore store,
+            MeterRegistry registry) {
+        ConsoleConfig config = settings.console();
+        if (!config.enabled()) {
+            return Optional.empty();
+        }
+        Clock clock = Clock.systemUTC();
+        ActivitySampler sampler = new ActivitySampler(store, () -> publishedTotal(registry), clock).start();
+        HealthConfig thresholds = settings.health();
+        PostgresHealthProbe probe = PostgresHealthProbe.create(store.dataSource(), store.config().tableName(),
+                thresholds.inboxTable());
+        Instant started = clock.instant();
+        OutboxConsole console = OutboxConsole.builder(store)
+                .adminCredential(config.adminToken().orElse(null))
+                .clock(clock)
+                .sampler(sampler)
+                .healthSignals(() -> signals(store, probe, thresholds, clock.instant()))
+                .processFacts(() -> facts(settings, started))
+                .build();
+        ConsoleServer server;
+        try {
+            server = console.start(config.host(), config.port());
+        } catch (RuntimeException e) {
+            sampler.close();
+            throw new PortInUseException("cannot serve the web console on " + config.host() + ":" + config.port()
+                    + ": " + e.getMessage() + "; set " + ConfigKey.CONSOLE_PORT.displayName() + " to a free port");
+        }
+        log.info("web console at {} ({})", server.url(), console.writable() ? "changes need the admin credential"
+                : "read-only: " + ConfigKey.CONSOLE_ADMIN_TOKEN.property() + " is not set");
+        return Optional.of(new StandaloneConsole(sampler, server));
+    }
+
+    /** The console's address. */
+    public String url() {
+        return server.url();
+    }
+
+    private static long publishedTotal(MeterRegistry registry) {
+        return (long) registry.find("outbox.events.published").counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    static List<HealthSignal> signals(PostgresOutboxStore store, PostgresHealthProbe probe, HealthConfig thresholds,
+            Instant now) {
+        Backlog backlog = store.backlog(now);
+        DatabaseHealthReport report = probe.read(now);
+        DatabaseSignals signals = new DatabaseSignals(backlog, report);
+        List<HealthSignal> list = new ArrayList<>();
+        Duration lag = signals.lag();
+        list.add(new HealthSignal("oldest eligible event waiting", seconds(lag), "≤ " + Durations.format(thresholds.maxLag())
+                + " (" + ConfigKey.HEALTH_MAX_LAG.property() + ")", thresholds.maxLag().isZero()
+                || lag.compareTo(thresholds.maxLag()) <= 0));
+        Optional<OpenTransaction> oldest = report.oldestTransaction();
+        list.add(new HealthSignal("oldest open transaction", oldest.map(t -> seconds(t.age()) + " (pid " + t.pid() + ")")
+                .orElse("none"), "≤ " + Durations.format(thresholds.maxXminAge()) + " ("
+                + ConfigKey.HEALTH_MAX_XMIN_AGE.property() + ")", thresholds.maxXminAge().isZero() || oldest.isEmpty()
+                || oldest.get().age().compareTo(thresholds.maxXminAge()) <= 0));
+        list.add(new HealthSignal("xmin horizon age", report.xminHorizon().map(DatabaseHealthReport.HorizonHolder::describe)
+                .orElse("not held"), "held by no transaction older than the line above", true));
+        report.outbox().ifPresent(table -> {
+            list.add(new HealthSignal("dead tuples", table.deadTuples() + " (live " + table.liveTuples() + ")",
+                    "alert when > " + DEAD_TUPLES_FLOOR + " and > 20 % of live", !deadTuplesHigh(table)));
+            Optional<Instant> vacuum = table.lastVacuumOfAnyKind();
+            boolean stale = (vacuum.isEmpty() || Duration.between(vacuum.get(), now).compareTo(Duration.ofDays(1)) > 0)
+                    && table.deadTuples() > 10_000;
+            list.add(new HealthSignal("last vacuum", vacuum.map(at -> at + " (" + seconds(Duration.between(at, now))
+                    + " ago)").orElse("never"), "within a day while > 10000 dead tuples", !stale));
+        });
+        return list;
+    }
+
+    private static boolean deadTuplesHigh(TableStatistics table) {
+        return table.deadTuples() > DEAD_TUPLES_FLOOR && table.deadTuples() > 0.2 * table.liveTuples();
+    }
+
+    private static Map<String, String> facts(RelayAppConfig settings, Instant started) {
+        Map<String, String> facts = new LinkedHashMap<>();
+        facts.put("process", ManagementFactory.getRuntimeMXBean().getName());
+        facts.put("running since", started.toString());
+        facts.put("table", settings.database().map(d -> d.table()).orElse("-"));
+        long alive = Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().startsWith("outbox-relay-")).count();
+        facts.put("relay threads", settings.worker().relayThreads() + " configured, " + alive + " running");
+        facts.put("ordering", settings.worker().relay().ordering().toString());
+        return facts;
+    }
+
+    private static String seconds(Duration duration) {
+        return String.format(java.util.Locale.ROOT, "%.1fs", Math.max(0, duration.toMillis()) / 1000.0);
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        sampler.close();
+    }
+}

@@ -1,0 +1,323 @@
+package dev.outboxjava.relayapp.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Stage;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.relayapp.ConfigSource;
+import dev.outboxjava.relayapp.RelayAppConfig;
+import dev.outboxjava.relayapp.internal.StandaloneConsole;
+import dev.outboxjava.relayapp.internal.StandaloneModules;
+import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
+import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
+import dev.outboxjava.worker.OutboxWorker;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+
+/**
+ * The web console in a real headless browser, served by a real worker relaying a real PostgreSQL
+ * outbox to a real RabbitMQ: the overview counts, a dead letter found by filter, opened, edited and
+ * requeued and then published with the edited payload, a purge that asks first and removes exactly
+ * the matching rows, refusals without the credential or the CSRF token, and a payload holding a
+ * script that stays inert. Each page is photographed for the docs.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@DisplayName("The web console, in a browser, on a running worker")
+class ConsoleBrowserIT {
+
+    private static final String CREDENTIAL = "console-it-" + UUID.randomUUID();
+
+    private final PostgresFixture postgres = PostgresFixture.shared();
+    private RabbitMqFixture rabbit;
+    private RabbitMqDestination good;
+    private String missingExchange;
+    private String table;
+    private PostgresOutboxStore store;
+    private OutboxWorker worker;
+    private StandaloneConsole console;
+    private ChromeDriver browser;
+
+    @BeforeAll
+    void start() throws Exception {
+        browser = Browser.start();
+        rabbit = RabbitMqFixture.start();
+        good = rabbit.createDestination("console-it");
+        missingExchange = "console-it-missing." + UUID.randomUUID().toString().substring(0, 8);
+        table = "console_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        Map<String, String> values = new HashMap<>();
+        values.put("outbox.db.url", postgres.jdbcUrl());
+        values.put("outbox.db.user", postgres.user());
+        values.put("outbox.db.password", postgres.password());
+        values.put("outbox.table", table);
+        values.put("outbox.broker", "rabbitmq");
+        values.put("outbox.rabbitmq.uri", rabbit.uri());
+        values.put("outbox.ordering", "per_key");
+        values.put("outbox.retry.unroutable.max.attempts", "2");
+        values.put("outbox.retry.initial.delay", "1h");
+        values.put("outbox.retry.max.delay", "1h");
+        values.put("outbox.relay.poll.interval", "100ms");
+        values.put("outbox.http.port", "0");
+        values.put("outbox.console.enabled", "true");
+        values.put("outbox.console.port", Integer.toString(freePort()));
+        values.put("outbox.console.admin.token", CREDENTIAL);
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.map(values));
+        PrometheusMeterRegistry registry = StandaloneModules.prometheus();
+        Injector injector = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry));
+        store = injector.getInstance(PostgresOutboxStore.class);
+        store.ensureSchema();
+        worker = injector.getInstance(OutboxWorker.class);
+        worker.start();
+        console = StandaloneConsole.startIfEnabled(settings, store, registry).orElseThrow();
+    }
+
+    @AfterAll
+    void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (console != null) {
+            console.close();
+        }
+        if (worker != null) {
+            worker.close();
+        }
+        if (store != null) {
+            postgres.execute("DROP TABLE IF EXISTS " + table + ", " + table + "_audit");
+        }
+        if (rabbit != null) {
+            rabbit.close();
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private OutboxEvent event(String type, String destination, String key, String payload, int maxAttempts) {
+        OutboxEvent.Builder builder = OutboxEvent.builder().type(type).destination(destination)
+                .payload(payload.getBytes(StandardCharsets.UTF_8)).maxAttempts(maxAttempts).header("tenant", "acme");
+        if (key != null) {
+            builder.key(key);
+        }
+        return builder.build();
+    }
+
+    private void append(OutboxEvent... events) {
+        store.transactional().inTransaction(connection -> List.of(events));
+    }
+
+    private void awaitStatus(UUID id, EventStatus status) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.find(id).map(OutboxEvent::status).orElse(null) == status);
+    }
+
+    private void open(String path) {
+        browser.get(console.url() + path);
+    }
+
+    private String text(String id) {
+        return browser.findElement(By.id(id)).getText();
+    }
+
+    private void signIn() {
+        open("/login");
+        browser.findElement(By.id("operator")).sendKeys("Ada");
+        browser.findElement(By.id("credential")).sendKeys(CREDENTIAL);
+        browser.findElement(By.id("sign-in")).click();
+        assertThat(browser.getPageSource()).contains("signed in as Ada (console)");
+    }
+
+    private void signOut() {
+        browser.manage().deleteAllCookies();
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("the overview shows the counts per state and per destination")
+    void overview() {
+        OutboxEvent a = event("order.placed", good.exchange(), "order-1", "{\"order\":1}", 10);
+        OutboxEvent b = event("order.placed", good.exchange(), "order-2", "{\"order\":2}", 10);
+        OutboxEvent dead = event("order.broken", missingExchange, "order-3", "{\"order\":3,\"sku\":\"typo\"}", 1);
+        append(a, b, dead);
+        awaitStatus(a.id(), EventStatus.SENT);
+        awaitStatus(b.id(), EventStatus.SENT);
+        awaitStatus(dead.id(), EventStatus.FAILED);
+        OutboxEvent retrying = event("invoice.issued", missingExchange, "invoice-7", "{\"invoice\":7}", 10);
+        append(retrying);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.find(retrying.id()).orElseThrow().attempts() == 1);
+        append(event("order.paid", good.exchange(), "order-3", "{\"order\":3,\"paid\":true}", 10)); // held behind the dead letter
+
+        open("");
+
+        assertThat(text("count-sent")).isEqualTo("2");
+        assertThat(text("count-failed")).isEqualTo("1");
+        assertThat(text("count-pending")).isEqualTo("2");
+        assertThat(text("destinations")).contains(missingExchange, good.exchange());
+        assertThat(text("health")).contains("dead tuples", "oldest open transaction");
+        Browser.screenshot(browser, "overview");
+
+        open("/retrying");
+        assertThat(text("retrying")).contains(retrying.id().toString(), "invoice.issued");
+        assertThat(text("held-keys")).contains("order-3", dead.id().toString(), "dead letter");
+        Browser.screenshot(browser, "retrying");
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("a dead letter is found by filter, opened, edited and requeued, then published with the edited payload")
+    void findEditRequeue() throws Exception {
+        OutboxEvent broken = store.findDeadLetters(DeadLetterFilter.any().withType("order.broken"), OptionalLong.empty(), 1)
+                .events().get(0);
+        signIn();
+
+        open("/dead-letters");
+        browser.findElement(By.id("filter-type")).sendKeys("order.broken");
+        browser.findElement(By.id("filter-error")).sendKeys("404");
+        browser.findElement(By.id("apply-filter")).click();
+        assertThat(text("match-count")).startsWith("1 dead letter(s) match");
+        Browser.screenshot(browser, "dead-letters");
+        browser.findElement(By.linkText(broken.id().toString())).click();
+        assertThat(text("event-status")).isEqualTo("failed");
+        assertThat(text("payload")).contains("\"sku\" : \"typo\"");
+        assertThat(text("last-error")).contains(missingExchange);
+        Browser.screenshot(browser, "dead-letter");
+
+        // the operator fixes the broker side (the exchange now exists) and the payload
+        try (Connection connection = rabbit.connectionFactory().newConnection(); Channel channel = connection.createChannel()) {
+            channel.exchangeDeclare(missingExchange, BuiltinExchangeType.TOPIC, false, false, null);
+            channel.queueDeclare(missingExchange, false, false, false, null);
+            channel.queueBind(missingExchange, missingExchange, "#");
+            WebElement payload = browser.findElement(By.id("edit-payload"));
+            payload.clear();
+            payload.sendKeys("{\"order\":3,\"sku\":\"fixed\"}");
+            WebElement headers = browser.findElement(By.id("edit-headers"));
+            headers.clear();
+            headers.sendKeys("tenant: acme\nfixed-by: Ada");
+            browser.findElement(By.id("edit-requeue")).click();
+            assertThat(text("notice")).contains("Saved and requeued");
+
+            awaitStatus(broken.id(), EventStatus.SENT);
+            GetResponse delivered = channel.basicGet(missingExchange, true);
+            assertThat(delivered).isNotNull();
+            assertThat(new String(delivered.getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":3,\"sku\":\"fixed\"}");
+            assertThat(delivered.getProps().getHeaders()).containsKey("fixed-by");
+            channel.exchangeDelete(missingExchange);
+            channel.queueDelete(missingExchange);
+        }
+
+        open("/audit");
+        assertThat(text("audit")).contains("Ada (console)", "edit-requeue", "id=" + broken.id());
+        browser.findElement(By.cssSelector("#audit details summary")).click();
+        assertThat(text("audit")).contains("\"sku\" : \"typo\"");
+        Browser.screenshot(browser, "audit");
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("purge asks for confirmation and removes exactly the dead letters that match")
+    void purge() {
+        OutboxEvent one = event("order.expired", missingExchange, null, "{}", 1);
+        OutboxEvent two = event("order.expired", missingExchange, null, "{}", 1);
+        OutboxEvent other = event("order.refunded", missingExchange, null, "{}", 1);
+        append(one, two, other);
+        awaitStatus(one.id(), EventStatus.FAILED);
+        awaitStatus(two.id(), EventStatus.FAILED);
+        awaitStatus(other.id(), EventStatus.FAILED);
+        signIn();
+
+        open("/dead-letters?type=order.expired");
+        browser.findElement(By.id("purge-matching")).click();
+        assertThat(text("confirm-text")).contains("Delete 2 dead letter(s) (type=order.expired)");
+        assertThat(store.find(one.id())).isPresent();
+        Browser.screenshot(browser, "purge-confirm");
+        browser.findElement(By.id("confirm")).click();
+
+        assertThat(text("notice")).contains("Purged 2 dead letter(s)");
+        assertThat(store.find(one.id())).isEmpty();
+        assertThat(store.find(two.id())).isEmpty();
+        assertThat(store.find(other.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("an action without the CSRF token, or without the credential, is refused and changes nothing")
+    void refusals() {
+        OutboxEvent dead = event("order.lost", missingExchange, null, "{}", 1);
+        append(dead);
+        awaitStatus(dead.id(), EventStatus.FAILED);
+        long audited = store.auditTrail(OptionalLong.empty(), 100).size();
+        signIn();
+
+        open("/dead-letters?type=order.lost");
+        browser.executeScript("document.querySelector('#selection input[name=csrf]').remove()");
+        browser.findElement(By.cssSelector("#dead-letters input[type=checkbox]")).click();
+        browser.findElement(By.id("requeue-selected")).click();
+        assertThat(text("problem")).contains("security token is missing");
+        assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+
+        open("/dead-letters?type=order.lost");
+        signOut();
+        browser.findElement(By.cssSelector("#dead-letters input[type=checkbox]")).click();
+        browser.findElement(By.id("requeue-selected")).click();
+        assertThat(text("problem")).contains("Sign in with the admin credential");
+        assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+        assertThat(store.auditTrail(OptionalLong.empty(), 100)).hasSize((int) audited);
+
+        open("/dead-letters?type=order.lost");
+        assertThat(browser.findElements(By.id("requeue-selected"))).as("no action offered when signed out").isEmpty();
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("an event whose payload, headers and key hold script renders inert")
+    void scriptIsInert() throws SQLException {
+        String script = "<script>window.pwned = true;</script><img src=x onerror=\"window.pwned = true\">";
+        OutboxEvent hostile = OutboxEvent.builder().type("order.hostile").destination(missingExchange).maxAttempts(1)
+                .key("<script>window.pwned = true;</script>").header("x-note", script + "\u001b[2J")
+                .payload(("{\"note\":\"" + script.replace("\"", "\\\"") + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+        append(hostile);
+        awaitStatus(hostile.id(), EventStatus.FAILED);
+
+        open("/dead-letters?type=order.hostile");
+        assertThat(browser.executeScript("return window.pwned === undefined")).isEqualTo(true);
+        assertThat(text("dead-letters")).contains("<script>window.pwned = true;</script>");
+        open("/dead-letters/" + hostile.id());
+
+        assertThat(browser.executeScript("return window.pwned === undefined")).isEqualTo(true);
+        assertThat(browser.findElements(By.cssSelector("main script, main img"))).isEmpty();
+        assertThat(text("headers")).contains("<img src=x", "\\u001B[2J");
+        assertThat(text("payload")).contains("<script>");
+    }
+}

@@ -1,0 +1,374 @@
+package dev.outboxjava.testkit.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.InvalidEventException;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DestinationCounts;
+import dev.outboxjava.core.port.EventEdit;
+import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.HeldKey;
+import dev.outboxjava.core.port.OperatorStore;
+import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.core.time.ManualClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a store's operator API ({@link OperatorStore}) must do: find dead letters by filter and page
+ * through them by position, requeue, purge, edit and requeue them with an audit entry each, name the
+ * keys held behind a failed event, the leases held now and the unfinished events per destination.
+ * Adopt it like {@link OutboxStoreContract}: the store made by {@link #newStore} implements both ports.
+ */
+public abstract class OperatorStoreContract {
+
+    private final ManualClock clock = new ManualClock(Instant.parse("2024-03-01T10:00:00Z"));
+    private final List<OutboxStore> created = new ArrayList<>();
+
+    /** A new, empty store that keeps sent events, orders as given and implements {@link OperatorStore}. */
+    protected abstract OutboxStore newStore(Ordering ordering);
+
+    /** Appends events (one transaction). */
+    protected abstract void append(OutboxStore store, List<OutboxEvent> events);
+
+    /** Releases what {@link #newStore} made. Default: nothing. */
+    protected void destroy(OutboxStore store) {
+    }
+
+    @AfterEach
+    void destroyStores() {
+        created.forEach(this::destroy);
+        created.clear();
+    }
+
+    private OutboxStore store(Ordering ordering) {
+        OutboxStore store = newStore(ordering);
+        created.add(store);
+        return store;
+    }
+
+    private static OperatorStore operator(OutboxStore store) {
+        return (OperatorStore) store;
+    }
+
+    private Instant now() {
+        return clock.instant();
+    }
+
+    private OutboxEvent event(String type, String destination, String key) {
+        OutboxEvent.Builder builder = OutboxEvent.builder().clock(clock).type(type).destination(destination)
+                .payload(("{\"type\":\"" + type + "\"}").getBytes(StandardCharsets.UTF_8)).header("tenant", "acme");
+        if (key != null) {
+            builder.key(key);
+        }
+        return builder.build();
+    }
+
+    /** Appends the events and dead-letters them, each with its error. */
+    private void deadLetter(OutboxStore store, List<OutboxEvent> events, List<String> errors) {
+        append(store, events);
+        UUID lease = UUID.randomUUID();
+        List<OutboxEvent> leased = store.lease(lease, events.size(), now());
+        assertThat(leased).hasSize(events.size());
+        List<DeadLetterMark> marks = new ArrayList<>();
+        for (int i = 0; i < events.size(); i++) {
+            marks.add(new DeadLetterMark(events.get(i).id(), errors.get(i)));
+        }
+        store.markDeadLettered(lease, marks, now());
+    }
+
+    /** Five dead letters: two types, two destinations, two keys, two kinds of error, created a minute apart. */
+    private List<OutboxEvent> fiveDeadLetters(OutboxStore store) {
+        List<OutboxEvent> events = new ArrayList<>();
+        String[][] rows = {
+            {"order.placed", "orders", "k1"}, {"order.paid", "orders", "k2"}, {"order.placed", "billing", "k1"},
+            {"order.paid", "billing", "k2"}, {"order.placed", "orders", "k2"}};
+        for (String[] row : rows) {
+            events.add(event(row[0], row[1], row[2]));
+            clock.advance(Duration.ofMinutes(1));
+        }
+        deadLetter(store, events, List.of("TimeoutException: no ack", "NO_ROUTE: unroutable",
+                "TimeoutException: no ack", "NO_ROUTE: unroutable", "RecordTooLargeException"));
+        return events;
+    }
+
+    private static List<UUID> ids(EventPage page) {
+        return page.events().stream().map(OutboxEvent::id).toList();
+    }
+
+    @Nested
+    @DisplayName("finding dead letters")
+    class Finding {
+
+        @Test
+        @DisplayName("each criterion keeps only the dead letters that meet it, in sequence order")
+        void filters() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> e = fiveDeadLetters(store);
+            append(store, List.of(event("order.placed", "orders", "k1"))); // pending: never a dead letter
+            OperatorStore operator = operator(store);
+            DeadLetterFilter any = DeadLetterFilter.any();
+
+            assertThat(ids(operator.findDeadLetters(any, OptionalLong.empty(), 10)))
+                    .containsExactly(e.get(0).id(), e.get(1).id(), e.get(2).id(), e.get(3).id(), e.get(4).id());
+            assertThat(ids(operator.findDeadLetters(any.withType("order.paid"), OptionalLong.empty(), 10)))
+                    .containsExactly(e.get(1).id(), e.get(3).id());
+            assertThat(ids(operator.findDeadLetters(any.withDestination("billing"), OptionalLong.empty(), 10)))
+                    .containsExactly(e.get(2).id(), e.get(3).id());
+            assertThat(ids(operator.findDeadLetters(any.withKey("k2").withDestination("orders"), OptionalLong.empty(),
+                    10))).containsExactly(e.get(1).id(), e.get(4).id());
+            assertThat(ids(operator.findDeadLetters(any.withErrorContaining("no_route"), OptionalLong.empty(), 10)))
+                    .containsExactly(e.get(1).id(), e.get(3).id());
+            assertThat(ids(operator.findDeadLetters(any.withCreated(Optional.of(e.get(1).createdAt()),
+                    Optional.of(e.get(3).createdAt())), OptionalLong.empty(), 10)))
+                    .containsExactly(e.get(1).id(), e.get(2).id());
+            assertThat(ids(operator.findDeadLetters(any.withIds(Set.of(e.get(4).id(), e.get(0).id())),
+                    OptionalLong.empty(), 10))).containsExactly(e.get(0).id(), e.get(4).id());
+            assertThat(operator.countDeadLetters(any.withType("order.placed"))).isEqualTo(3);
+            assertThat(operator.countDeadLetters(any.withType("no.such.type"))).isZero();
+            assertThat(operator.countDeadLetters(any, 2)).as("a bounded count stops at its bound").isEqualTo(2);
+            assertThat(operator.countDeadLetters(any, 10)).isEqualTo(5);
+        }
+
+        @Test
+        @DisplayName("pages follow each other by position: every dead letter once, the last page says it is last")
+        void keysetPages() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> e = fiveDeadLetters(store);
+            OperatorStore operator = operator(store);
+
+            EventPage first = operator.findDeadLetters(DeadLetterFilter.any(), OptionalLong.empty(), 2);
+            EventPage second = operator.findDeadLetters(DeadLetterFilter.any(), first.next(), 2);
+            EventPage third = operator.findDeadLetters(DeadLetterFilter.any(), second.next(), 2);
+
+            assertThat(ids(first)).containsExactly(e.get(0).id(), e.get(1).id());
+            assertThat(ids(second)).containsExactly(e.get(2).id(), e.get(3).id());
+            assertThat(ids(third)).containsExactly(e.get(4).id());
+            assertThat(first.next()).isPresent();
+            assertThat(third.next()).isEmpty();
+        }
+
+        @Test
+        @DisplayName("a payload with markup and control characters reads back byte for byte")
+        void hostilePayload() {
+            OutboxStore store = store(Ordering.none());
+            byte[] payload = "<script>alert('x')</script>\u0007\u001b[31m".getBytes(StandardCharsets.UTF_8);
+            OutboxEvent hostile = OutboxEvent.builder().clock(clock).type("evil").destination("orders")
+                    .payload(payload).header("note", "<img src=x onerror=alert(1)>").build();
+            deadLetter(store, List.of(hostile), List.of("<b>boom</b>"));
+
+            OutboxEvent read = operator(store).findDeadLetters(DeadLetterFilter.any(), OptionalLong.empty(), 1)
+                    .events().get(0);
+            assertThat(read.payload()).isEqualTo(payload);
+            assertThat(read.headers()).containsEntry("note", "<img src=x onerror=alert(1)>");
+            assertThat(read.lastError()).contains("<b>boom</b>");
+        }
+    }
+
+    @Nested
+    @DisplayName("repairing dead letters")
+    class Repairing {
+
+        @Test
+        @DisplayName("requeue by filter moves exactly the matching dead letters to pending, due now, attempts "
+                + "reset, and records who did it and how many")
+        void requeueByFilter() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> e = fiveDeadLetters(store);
+            OperatorStore operator = operator(store);
+
+            long requeued = operator.requeueDeadLetters(DeadLetterFilter.any().withType("order.paid"), "alice", now());
+
+            assertThat(requeued).isEqualTo(2);
+            OutboxEvent back = store.find(e.get(1).id()).orElseThrow();
+            assertThat(back.status()).isEqualTo(EventStatus.PENDING);
+            assertThat(back.attempts()).isZero();
+            assertThat(back.nextAttemptAt()).isEqualTo(now());
+            assertThat(store.find(e.get(0).id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+            assertThat(operator.countDeadLetters(DeadLetterFilter.any())).isEqualTo(3);
+            AuditEntry entry = operator.auditTrail(OptionalLong.empty(), 10).get(0);
+            assertThat(entry.actor()).isEqualTo("alice");
+            assertThat(entry.action()).isEqualTo(AuditEntry.REQUEUE);
+            assertThat(entry.affected()).isEqualTo(2);
+            assertThat(entry.selection()).contains("type=order.paid");
+            assertThat(entry.at()).isEqualTo(now());
+        }
+
+        @Test
+        @DisplayName("purge by filter deletes exactly the matching dead letters and records it")
+        void purgeByFilter() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> e = fiveDeadLetters(store);
+            OperatorStore operator = operator(store);
+
+            long purged = operator.purgeDeadLetters(DeadLetterFilter.any().withDestination("billing"), "bob", now());
+
+            assertThat(purged).isEqualTo(2);
+            assertThat(store.find(e.get(2).id())).isEmpty();
+            assertThat(store.find(e.get(3).id())).isEmpty();
+            assertThat(operator.countDeadLetters(DeadLetterFilter.any())).isEqualTo(3);
+            assertThat(operator.auditTrail(OptionalLong.empty(), 10)).singleElement()
+                    .satisfies(entry -> {
+                        assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
+                        assertThat(entry.affected()).isEqualTo(2);
+                        assertThat(entry.actor()).isEqualTo("bob");
+                    });
+        }
+
+        @Test
+        @DisplayName("edit and requeue replaces payload and headers, sends the event again, and keeps the "
+                + "original in the audit trail")
+        void editAndRequeue() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> e = fiveDeadLetters(store);
+            OperatorStore operator = operator(store);
+            byte[] fixed = "{\"fixed\":true}".getBytes(StandardCharsets.UTF_8);
+
+            Optional<OutboxEvent> edited = operator.editAndRequeue(e.get(0).id(),
+                    new EventEdit(fixed, Map.of("tenant", "globex")), "carol", now());
+
+            assertThat(edited).isPresent();
+            OutboxEvent back = store.find(e.get(0).id()).orElseThrow();
+            assertThat(back.payload()).isEqualTo(fixed);
+            assertThat(back.headers()).isEqualTo(Map.of("tenant", "globex"));
+            assertThat(back.status()).isEqualTo(EventStatus.PENDING);
+            assertThat(back.attempts()).isZero();
+            AuditEntry entry = operator.auditTrail(OptionalLong.empty(), 10).get(0);
+            assertThat(entry.action()).isEqualTo(AuditEntry.EDIT_REQUEUE);
+            assertThat(entry.eventId()).contains(e.get(0).id());
+            assertThat(entry.originalPayload()).hasValueSatisfying(p -> assertThat(p).isEqualTo(e.get(0).payload()));
+            assertThat(entry.originalHeaders()).isEqualTo(Map.of("tenant", "acme"));
+            // and the relay takes it with its new payload
+            List<OutboxEvent> leased = store.lease(UUID.randomUUID(), 10, now());
+            assertThat(leased).singleElement().satisfies(l -> assertThat(l.payload()).isEqualTo(fixed));
+        }
+
+        @Test
+        @DisplayName("an edit of an event that is not a dead letter changes nothing and records nothing")
+        void editOfNonDeadLetter() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent pending = event("order.placed", "orders", null);
+            append(store, List.of(pending));
+            OperatorStore operator = operator(store);
+
+            assertThat(operator.editAndRequeue(pending.id(), new EventEdit(new byte[] {1}, Map.of()), "dave", now()))
+                    .isEmpty();
+            assertThat(operator.editAndRequeue(UUID.randomUUID(), new EventEdit(new byte[] {1}, Map.of()), "dave",
+                    now())).isEmpty();
+            assertThat(store.find(pending.id()).orElseThrow().payload()).isEqualTo(pending.payload());
+            assertThat(operator.auditTrail(OptionalLong.empty(), 10)).isEmpty();
+        }
+
+        @Test
+        @DisplayName("an oversized edit or a reserved header is refused before anything changes")
+        void invalidEdit() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> e = fiveDeadLetters(store);
+            OperatorStore operator = operator(store);
+
+            assertThatThrownBy(() -> operator.editAndRequeue(e.get(0).id(),
+                    new EventEdit(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1], Map.of()), "eve", now()))
+                    .isInstanceOf(InvalidEventException.class).hasMessageContaining("payload");
+            assertThatThrownBy(() -> operator.editAndRequeue(e.get(0).id(),
+                    new EventEdit(new byte[] {1}, Map.of("ce_id", "forged")), "eve", now()))
+                    .isInstanceOf(InvalidEventException.class);
+            assertThat(store.find(e.get(0).id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+            assertThat(operator.auditTrail(OptionalLong.empty(), 10)).isEmpty();
+        }
+
+        @Test
+        @DisplayName("the audit trail pages newest first")
+        void auditPages() {
+            OutboxStore store = store(Ordering.none());
+            fiveDeadLetters(store);
+            OperatorStore operator = operator(store);
+            for (int i = 0; i < 3; i++) {
+                operator.requeueDeadLetters(DeadLetterFilter.any().withType("t" + i), "op" + i, now());
+            }
+
+            List<AuditEntry> newest = operator.auditTrail(OptionalLong.empty(), 2);
+            List<AuditEntry> older = operator.auditTrail(OptionalLong.of(newest.get(1).id()), 2);
+
+            assertThat(newest).extracting(AuditEntry::actor).containsExactly("op2", "op1");
+            assertThat(older).extracting(AuditEntry::actor).containsExactly("op0");
+        }
+    }
+
+    @Nested
+    @DisplayName("what is stuck")
+    class Stuck {
+
+        @Test
+        @DisplayName("a key whose later events wait behind a dead letter or a retrying event is held, with "
+                + "that event; a key with nothing behind its failure is not")
+        void heldKeys() {
+            OutboxStore store = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
+            OutboxEvent dead = event("order.placed", "orders", "held-by-dead");
+            OutboxEvent retrying = event("order.placed", "orders", "held-by-retry");
+            OutboxEvent alone = event("order.placed", "orders", "alone");
+            append(store, List.of(dead, retrying, alone));
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 10, now())).hasSize(3);
+            store.markDeadLettered(lease, List.of(new DeadLetterMark(dead.id(), "boom"),
+                    new DeadLetterMark(alone.id(), "boom")), now());
+            store.markRetry(lease, List.of(new RetryMark(retrying.id(), "later", now().plusSeconds(60))), now());
+            append(store, List.of(event("order.paid", "orders", "held-by-dead"),
+                    event("order.shipped", "orders", "held-by-dead"), event("order.paid", "orders", "held-by-retry")));
+
+            List<HeldKey> held = operator(store).heldKeys(10);
+
+            assertThat(held).extracting(HeldKey::key).containsExactly("held-by-dead", "held-by-retry");
+            assertThat(held.get(0).holder().id()).isEqualTo(dead.id());
+            assertThat(held.get(0).waiting()).isEqualTo(2);
+            assertThat(held.get(1).holder().id()).isEqualTo(retrying.id());
+            assertThat(held.get(1).waiting()).isEqualTo(1);
+        }
+
+        @Test
+        @DisplayName("without per-key ordering no key is held")
+        void noHeldKeysUnordered() {
+            OutboxStore store = store(Ordering.none());
+            fiveDeadLetters(store);
+            append(store, List.of(event("order.placed", "orders", "k1")));
+
+            assertThat(operator(store).heldKeys(10)).isEmpty();
+        }
+
+        @Test
+        @DisplayName("the unfinished events are counted per destination, and the leases held now are listed")
+        void destinationsAndLeases() {
+            OutboxStore store = store(Ordering.none());
+            fiveDeadLetters(store);
+            append(store, List.of(event("a", "orders", null), event("b", "orders", null), event("c", "audit", null)));
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 1, now())).hasSize(1);
+
+            List<DestinationCounts> counts = operator(store).countByDestination(10);
+            List<ActiveLease> leases = operator(store).activeLeases(10);
+
+            assertThat(counts).containsExactly(new DestinationCounts("orders", 1, 1, 3),
+                    new DestinationCounts("billing", 0, 0, 2), new DestinationCounts("audit", 1, 0, 0));
+            assertThat(leases).containsExactly(new ActiveLease(lease, 1, now()));
+        }
+    }
+}
