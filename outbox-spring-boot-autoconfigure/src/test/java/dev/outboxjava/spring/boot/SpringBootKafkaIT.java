@@ -61,6 +61,9 @@ class SpringBootKafkaIT {
     OutboxEndpoint endpoint;
 
     @Autowired
+    dev.outboxjava.spring.boot.app.JooqOrderLines jooqLines;
+
+    @Autowired
     OutboxHealthIndicator health;
 
     private List<ConsumerRecord<String, byte[]>> published(UUID orderId) {
@@ -94,6 +97,20 @@ class SpringBootKafkaIT {
         orders.placeOrder(later);
         await().atMost(Duration.ofSeconds(20)).until(() -> !published(later).isEmpty());
         assertThat(published(orderId)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("jOOQ, JPA, JdbcTemplate and the outbox share one transaction: all commit, or all roll back")
+    void jooqInTheSameTransaction() {
+        UUID committed = UUID.randomUUID();
+        jooqLines.addLineWithJooq(committed, false);
+        assertThat(database.orders(committed)).as("order, JdbcTemplate line, jOOQ line").isEqualTo(3);
+        assertThat(database.eventsOfOrder(committed)).isEqualTo(2);
+
+        UUID declined = UUID.randomUUID();
+        assertThatThrownBy(() -> jooqLines.addLineWithJooq(declined, true)).hasMessageContaining("declined");
+        assertThat(database.orders(declined)).isZero();
+        assertThat(database.eventsOfOrder(declined)).isZero();
     }
 
     @Test
