@@ -172,6 +172,17 @@ class OutboxConsoleTest {
     }
 
     @Test
+    @DisplayName("a store that fails (database down) is shown as a message, not a bare error")
+    void storeDown() throws Exception {
+        store.setAvailable(false);
+
+        HttpResponse<String> overview = get("");
+
+        assertThat(overview.statusCode()).isEqualTo(503);
+        assertThat(overview.body()).contains("id=\"problem\"", "unavailable");
+    }
+
+    @Test
     @DisplayName("an oversized edit is refused with a message and changes nothing")
     void oversizedEdit() throws Exception {
         String csrf = signInAndReadCsrf();

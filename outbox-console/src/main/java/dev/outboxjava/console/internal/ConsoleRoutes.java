@@ -81,18 +81,32 @@ public final class ConsoleRoutes {
     public void register(JavalinDefaultRoutingApi routes) {
         routes.before(base + "/*", this::headers);
         routes.before(base, this::headers);
-        routes.get(base, ctx -> page(ctx, "overview", "Overview", overview()));
+        routes.get(base, shown(ctx -> page(ctx, "overview", "Overview", overview())));
         routes.get(base + "/style.css", ctx -> ctx.contentType("text/css").result(CSS));
-        routes.get(base + "/dead-letters", this::deadLetters);
-        routes.get(base + "/dead-letters/{id}", this::deadLetter);
+        routes.get(base + "/dead-letters", shown(this::deadLetters));
+        routes.get(base + "/dead-letters/{id}", shown(this::deadLetter));
         routes.post(base + "/dead-letters/requeue", ctx -> act(ctx, this::requeue));
         routes.post(base + "/dead-letters/purge", ctx -> act(ctx, this::purge));
         routes.post(base + "/dead-letters/{id}/edit", ctx -> act(ctx, this::edit));
-        routes.get(base + "/retrying", ctx -> page(ctx, "retrying", "Retrying and held keys", retrying(ctx)));
-        routes.get(base + "/audit", ctx -> page(ctx, "audit", "Audit", audit(ctx)));
+        routes.get(base + "/retrying", shown(ctx -> page(ctx, "retrying", "Retrying and held keys", retrying(ctx))));
+        routes.get(base + "/audit", shown(ctx -> page(ctx, "audit", "Audit", audit(ctx))));
         routes.get(base + "/login", ctx -> page(ctx, "login", "Sign in", loginForm(Optional.empty())));
         routes.post(base + "/login", this::login);
         routes.post(base + "/logout", this::logout);
+    }
+
+    /** A page whose store failure (database down, audit table missing) is shown as a message, not a bare 500. */
+    private io.javalin.http.Handler shown(io.javalin.http.Handler handler) {
+        return ctx -> {
+            try {
+                handler.handle(ctx);
+            } catch (OutboxException e) {
+                log.warn("console page {} failed: {}", ctx.path(), e.getMessage());
+                ctx.status(503);
+                page(ctx, "", "Not available", "<div class=\"problem\" id=\"problem\">" + Html.text(e.getMessage())
+                        + "</div>");
+            }
+        };
     }
 
     private void headers(Context ctx) {
