@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +21,6 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.slf4j.Logger;
@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * behaves as it does on a production cluster that forbids auto-creation.
  *
  * <p>Kafka calls {@code System.exit} on some fatal errors; while an embedded broker is running,
- * Kafka's {@link Exit} procedures are replaced by ones that throw, so a broker failure fails a test
+ * Kafka's {@code Exit} procedures are replaced by ones that throw, so a broker failure fails a test
  * instead of ending the JVM.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
@@ -316,15 +316,48 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         }
     }
 
+    /**
+     * Kafka's {@code Exit} moved from {@code org.apache.kafka.common.utils} to its {@code internals}
+     * package in 4.4; found by name, so that the broker also runs on the older clients an application's
+     * framework may manage (Spring Boot 4.0 manages 4.1).
+     */
+    private static final List<String> EXIT_CLASSES = List.of("org.apache.kafka.common.utils.internals.Exit",
+            "org.apache.kafka.common.utils.Exit");
+
     private static void installExitGuard() {
-        Exit.setExitProcedure((status, message) -> {
-            throw new IllegalStateException("embedded Kafka asked to exit the JVM with status " + status + ": "
-                    + message);
-        });
-        Exit.setHaltProcedure((status, message) -> {
-            throw new IllegalStateException("embedded Kafka asked to halt the JVM with status " + status + ": "
-                    + message);
-        });
+        for (String name : EXIT_CLASSES) {
+            Class<?> exit;
+            try {
+                exit = Class.forName(name, true, EmbeddedKafkaBroker.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                continue;
+            }
+            try {
+                Class<?> procedure = Class.forName(name + "$Procedure", true, exit.getClassLoader());
+                exit.getMethod("setExitProcedure", procedure).invoke(null, refusing(procedure, "exit"));
+                exit.getMethod("setHaltProcedure", procedure).invoke(null, refusing(procedure, "halt"));
+                return;
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot guard the embedded Kafka broker's JVM exit through " + name, e);
+            }
+        }
+        throw new IllegalStateException("no Kafka Exit class found among " + EXIT_CLASSES);
+    }
+
+    /** A {@code Procedure} that throws instead of ending the JVM. */
+    private static Object refusing(Class<?> procedure, String what) {
+        return java.lang.reflect.Proxy.newProxyInstance(procedure.getClassLoader(), new Class<?>[] {procedure},
+                (proxy, method, args) -> {
+                    if (method.getDeclaringClass() == Object.class) {
+                        return switch (method.getName()) {
+                            case "equals" -> proxy == args[0];
+                            case "hashCode" -> System.identityHashCode(proxy);
+                            default -> "refusing Kafka " + what + " procedure";
+                        };
+                    }
+                    throw new IllegalStateException("embedded Kafka asked to " + what + " the JVM with status "
+                            + args[0] + ": " + args[1]);
+                });
     }
 
     private static int freePort() {
