@@ -26,8 +26,10 @@ import dev.outboxjava.core.archviolation.CoreUsingJooq;
 import dev.outboxjava.examples.archviolation.ExamplesCycle;
 import dev.outboxjava.kafka.archviolation.KafkaUsingPostgres;
 import dev.outboxjava.postgres.archviolation.PostgresUsingGuice;
+import dev.outboxjava.postgres.archviolation.PostgresUsingSpring;
 import dev.outboxjava.rabbitmq.archviolation.RabbitMqUsingKafka;
 import dev.outboxjava.relayapp.archviolation.RelayAppUsingWorkerInternals;
+import dev.outboxjava.spring.boot.archviolation.SpringUsingWorkerInternals;
 import dev.outboxjava.worker.archviolation.WorkerBuildingAPool;
 import dev.outboxjava.worker.archviolation.WorkerCycle;
 import dev.outboxjava.worker.archviolation.WorkerUsingRabbitMq;
@@ -108,6 +110,14 @@ class ArchitectureTest {
                     + "its own SQL, so every repair is audited and works on every store")
             .allowEmptyShould(false);
 
+    /** Spring is one way to assemble the outbox, not a requirement of the library. */
+    static final ArchRule ONLY_THE_SPRING_BOOT_MODULES_USE_SPRING = noClasses()
+            .that().resideOutsideOfPackages("dev.outboxjava.spring..", "dev.outboxjava.examples.springboot..")
+            .should().dependOnClassesThat().resideInAPackage("org.springframework..")
+            .because("only outbox-spring-boot-autoconfigure (and its example) may know Spring: a service on Guice, "
+                    + "Quarkus or plain Java must not get Spring with the store or the worker")
+            .allowEmptyShould(false);
+
     /** Time comes from an injected clock, so tests control it; nanoTime for durations is fine. */
     static final ArchRule CORE_NEVER_READS_THE_TIME_DIRECTLY = noClasses()
             .that().resideInAPackage(CORE)
@@ -163,8 +173,8 @@ class ArchitectureTest {
         @ParameterizedTest(name = "{0}")
         @ValueSource(strings = {"dev.outboxjava.core", "dev.outboxjava.postgres", "dev.outboxjava.kafka",
                 "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.relayapp", "dev.outboxjava.console",
-                "dev.outboxjava.testkit",
-                "dev.outboxjava.examples"})
+                "dev.outboxjava.testkit", "dev.outboxjava.spring.boot",
+                "dev.outboxjava.examples", "dev.outboxjava.examples.springboot"})
         @DisplayName("sees the classes of every module, so no rule passes for lack of classes")
         void seesEveryModule(String rootPackage) {
             assertThat(PRODUCTION.stream().filter(c -> c.getPackageName().equals(rootPackage)
@@ -259,6 +269,24 @@ class ArchitectureTest {
     }
 
     @Nested
+    @DisplayName("only the Spring Boot modules use Spring")
+    class SpringStaysInItsModules {
+
+        @Test
+        @DisplayName("holds for the production code")
+        void holds() {
+            ONLY_THE_SPRING_BOOT_MODULES_USE_SPRING.check(PRODUCTION);
+        }
+
+        @Test
+        @DisplayName("fails on a PostgreSQL-adapter class that asks Spring for its transaction")
+        void failsOnViolation() {
+            assertFailsNaming(ONLY_THE_SPRING_BOOT_MODULES_USE_SPRING, fixtures(PostgresUsingSpring.class),
+                    PostgresUsingSpring.class.getName(), "org.springframework.transaction.support");
+        }
+    }
+
+    @Nested
     @DisplayName("the embeddable worker leaves pool, command line, Prometheus and the other broker to the application")
     class WorkerIsEmbeddable {
 
@@ -328,6 +356,13 @@ class ArchitectureTest {
         void failsOnViolation() {
             assertFailsNaming(INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE, fixtures(RelayAppUsingWorkerInternals.class),
                     RelayAppUsingWorkerInternals.class.getName(), "dev.outboxjava.worker.internal.Backoff");
+        }
+
+        @Test
+        @DisplayName("fails on an auto-configuration class that uses the worker's internal WakeUpSignal")
+        void failsInTheSpringBootModule() {
+            assertFailsNaming(INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE, fixtures(SpringUsingWorkerInternals.class),
+                    SpringUsingWorkerInternals.class.getName(), "dev.outboxjava.worker.internal.WakeUpSignal");
         }
     }
 

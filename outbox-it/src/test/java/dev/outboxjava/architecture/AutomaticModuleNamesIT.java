@@ -8,6 +8,7 @@ import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.rabbitmq.RabbitMqPublisher;
 import dev.outboxjava.relayapp.RelayAppConfig;
+import dev.outboxjava.spring.boot.SpringOutbox;
 import dev.outboxjava.testkit.OutboxAssertions;
 import dev.outboxjava.testkit.fixture.ServiceConfig;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
@@ -51,11 +52,11 @@ class AutomaticModuleNamesIT {
             Map.entry("outbox-testkit-fixtures", ServiceConfig.class),
             Map.entry("outbox-testkit-postgres", PostgresFixture.class),
             Map.entry("outbox-testkit-kafka", KafkaFixture.class),
-            Map.entry("outbox-testkit-rabbitmq", RabbitMqFixture.class));
+            Map.entry("outbox-testkit-rabbitmq", RabbitMqFixture.class),
+            Map.entry("outbox-spring-boot-autoconfigure", SpringOutbox.class));
 
-    /** Published, but built on Spring Boot's dependency management, which this module does not import. */
-    private static final Set<String> SPRING_BOOT_MODULES = Set.of("outbox-spring-boot-autoconfigure",
-            "outbox-spring-boot-starter");
+    /** Published jars without a class of their own: found in their module's build folder. */
+    private static final Set<String> WITHOUT_CLASSES = Set.of("outbox-spring-boot-starter");
 
     private static final Map<String, String> NAME = Map.ofEntries(
             Map.entry("outbox-core", "dev.outboxjava.core"),
@@ -69,16 +70,18 @@ class AutomaticModuleNamesIT {
             Map.entry("outbox-testkit-fixtures", "dev.outboxjava.testkit.fixtures"),
             Map.entry("outbox-testkit-postgres", "dev.outboxjava.testkit.postgres"),
             Map.entry("outbox-testkit-kafka", "dev.outboxjava.testkit.kafka"),
-            Map.entry("outbox-testkit-rabbitmq", "dev.outboxjava.testkit.rabbitmq"));
+            Map.entry("outbox-testkit-rabbitmq", "dev.outboxjava.testkit.rabbitmq"),
+            Map.entry("outbox-spring-boot-autoconfigure", "dev.outboxjava.spring.boot"),
+            Map.entry("outbox-spring-boot-starter", "dev.outboxjava.spring.boot.starter"));
 
     @Test
     @DisplayName("is covered here: the BOM lists no jar module this test does not check")
     void everyBomEntryIsChecked() throws Exception {
         Set<String> jars = new LinkedHashSet<>(bomArtifacts());
         jars.remove("outbox-bom");
-        // the Spring Boot modules build on Boot's dependency management, which this module does not import
-        jars.removeAll(SPRING_BOOT_MODULES);
-        assertThat(MEMBER.keySet()).as("modules checked here").containsExactlyInAnyOrderElementsOf(jars);
+        Set<String> checked = new LinkedHashSet<>(MEMBER.keySet());
+        checked.addAll(WITHOUT_CLASSES);
+        assertThat(checked).as("modules checked here").containsExactlyInAnyOrderElementsOf(jars);
     }
 
     @Test
@@ -88,11 +91,30 @@ class AutomaticModuleNamesIT {
             Path jar = Path.of(module.getValue().getProtectionDomain().getCodeSource().getLocation().toURI());
             assertThat(jar.getFileName().toString()).as(module.getKey() + " comes from its jar")
                     .startsWith(module.getKey() + "-").endsWith(".jar");
+            assertModuleName(module.getKey(), jar);
+        }
+        for (String module : WITHOUT_CLASSES) {
+            assertModuleName(module, builtJar(module));
+        }
+    }
 
-            ModuleReference reference = ModuleFinder.of(jar).findAll().iterator().next();
-            assertThat(reference.descriptor().isAutomatic()).isTrue();
-            // without the manifest entry, the JDK derives the name from the file name: "outbox.core"
-            assertThat(reference.descriptor().name()).as(module.getKey()).isEqualTo(NAME.get(module.getKey()));
+    private static void assertModuleName(String module, Path jar) {
+        ModuleReference reference = ModuleFinder.of(jar).findAll().iterator().next();
+        assertThat(reference.descriptor().isAutomatic()).isTrue();
+        // without the manifest entry, the JDK derives the name from the file name: "outbox.core"
+        assertThat(reference.descriptor().name()).as(module).isEqualTo(NAME.get(module));
+    }
+
+    /**
+     * The module's main jar in its build folder (outbox-it depends on it, so the reactor has built it), whose
+     * name ({@code -Doutbox.target}) is read off the core's jar.
+     */
+    private static Path builtJar(String module) throws Exception {
+        Path coreJar = Path.of(OutboxEvent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path target = ROOT.resolve(module).resolve(coreJar.getParent().getFileName());
+        try (var files = Files.list(target)) {
+            return files.filter(file -> file.getFileName().toString().matches(Pattern.quote(module) + "-[^-]+(-SNAPSHOT)?\\.jar"))
+                    .findFirst().orElseThrow(() -> new AssertionError("no jar of " + module + " in " + target));
         }
     }
 
