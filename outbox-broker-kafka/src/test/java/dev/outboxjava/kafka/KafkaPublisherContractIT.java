@@ -18,8 +18,11 @@ import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The testkit's publisher contract against a real Kafka broker (see {@link KafkaFixture}). */
-class KafkaPublisherContractIT extends PublisherContract {
+/**
+ * The testkit's publisher contract against a real Kafka broker (see {@link KafkaFixture}). Public, so that the
+ * Spring Boot module runs it again on the Kafka clients Boot manages.
+ */
+public class KafkaPublisherContractIT extends PublisherContract {
 
     private static KafkaFixture kafka;
     private static KafkaPublisher publisher;
