@@ -6,6 +6,7 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.RetryMark;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -142,6 +143,31 @@ class OutboxConsoleTest {
             assertThat(refused.body()).contains("read-only");
             assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
         }
+    }
+
+    @Test
+    @DisplayName("the detail view lists each failed attempt with its error, escaped")
+    void attempts() throws Exception {
+        OutboxEvent flaky = OutboxEvent.builder().type("order.flaky").destination("orders").payload(new byte[] {1}).build();
+        store.append(flaky);
+        UUID first = UUID.randomUUID();
+        store.lease(first, 10, flaky.createdAt());
+        store.markRetry(first, List.of(new RetryMark(flaky.id(), "NO_ROUTE: <i>nobody</i>", flaky.createdAt())),
+                flaky.createdAt());
+        UUID second = UUID.randomUUID();
+        store.lease(second, 10, flaky.createdAt());
+        store.markDeadLettered(second, List.of(new DeadLetterMark(flaky.id(), "404 NOT_FOUND")), flaky.createdAt());
+
+        String detail = get("/dead-letters/" + flaky.id()).body();
+
+        Matcher rows = Pattern.compile("<tr class=\"attempt\">(.*?)</tr>").matcher(detail);
+        List<String> found = new java.util.ArrayList<>();
+        while (rows.find()) {
+            found.add(rows.group(1));
+        }
+        assertThat(found).hasSize(2);
+        assertThat(found.get(0)).contains("<td>1</td>", "retry", "NO_ROUTE: &lt;i&gt;nobody&lt;/i&gt;", first.toString());
+        assertThat(found.get(1)).contains("<td>2</td>", "dead letter", "404 NOT_FOUND", second.toString());
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.outboxjava.core.InvalidEventException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterFilter;
@@ -469,6 +470,27 @@ public final class ConsoleRoutes {
         page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(), Optional.empty()));
     }
 
+    /** Every failed attempt the store recorded, oldest first, each with its error. */
+    private void attempts(StringBuilder html, OutboxEvent event, Instant now) {
+        List<Attempt> attempts = operator.attempts(event.id());
+        if (attempts.isEmpty()) {
+            if (event.attempts() > 0) {
+                html.append("<p class=\"hint\" id=\"no-attempts\">No history of its attempts is recorded (it failed "
+                        + "before the attempts table existed).</p>");
+            }
+            return;
+        }
+        html.append("<table id=\"attempts\"><tr><th>#</th><th>when</th><th>then</th><th>error</th><th>lease</th></tr>");
+        for (Attempt attempt : attempts) {
+            html.append("<tr class=\"attempt\"><td>").append(attempt.number()).append("</td><td>")
+                    .append(Html.time(attempt.at(), now)).append("</td><td>")
+                    .append(attempt.outcome() == Attempt.Outcome.RETRY ? "retry" : "dead letter")
+                    .append("</td><td class=\"attempt-error\"><pre>").append(Html.text(attempt.error()))
+                    .append("</pre></td><td><code>").append(attempt.leaseId()).append("</code></td></tr>");
+        }
+        html.append("</table>");
+    }
+
     private String eventDetail(Context ctx, OutboxEvent event, Optional<String> problem) {
         Instant now = clock.instant();
         StringBuilder html = new StringBuilder();
@@ -485,7 +507,9 @@ public final class ConsoleRoutes {
         row(html, "sequence", Long.toString(event.sequence()));
         html.append("</table><h2>Attempts</h2><p>").append(event.attempts()).append(" attempt(s) failed")
                 .append(event.status() == EventStatus.FAILED ? "; the event was given up on after the last one." : ".")
-                .append(" The store keeps the error of the last attempt:</p><pre id=\"last-error\">")
+                .append("</p>");
+        attempts(html, event, now);
+        html.append("<p>The last error:</p><pre id=\"last-error\">")
                 .append(Html.text(event.lastError().orElse("(none)"))).append("</pre>");
         html.append("<h2>CloudEvents attributes</h2><table id=\"cloudevents\">");
         Map<String, String> attributes = cloudEvents(event);

@@ -113,7 +113,7 @@ class ConsoleBrowserIT {
             worker.close();
         }
         if (store != null) {
-            postgres.execute("DROP TABLE IF EXISTS " + table + ", " + table + "_audit");
+            postgres.execute("DROP TABLE IF EXISTS " + table + ", " + table + "_audit, " + table + "_attempts");
         }
         if (rabbit != null) {
             rabbit.close();
@@ -319,5 +319,30 @@ class ConsoleBrowserIT {
         assertThat(browser.findElements(By.cssSelector("main script, main img"))).isEmpty();
         assertThat(text("headers")).contains("<img src=x", "\\u001B[2J");
         assertThat(text("payload")).contains("<script>");
+    }
+    @Test
+    @Order(6)
+    @DisplayName("the detail view lists every failed attempt with its error, before and after a requeue")
+    void everyAttemptWithItsError() throws Exception {
+        String exchange = "console-it-flaky." + UUID.randomUUID().toString().substring(0, 8);
+        OutboxEvent flaky = event("order.flaky", exchange, null, "{\"order\":9}", 1);
+        append(flaky);
+        awaitStatus(flaky.id(), EventStatus.FAILED);
+        signIn();
+        try (Connection connection = rabbit.connectionFactory().newConnection(); Channel channel = connection.createChannel()) {
+            // the exchange now exists, but no queue is bound to it: the next attempt fails differently
+            channel.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, false, false, null);
+            open("/dead-letters/" + flaky.id());
+            browser.findElement(By.id("requeue-one")).click();
+            await().atMost(Duration.ofSeconds(30)).until(() -> store.attempts(flaky.id()).size() == 2);
+            channel.exchangeDelete(exchange);
+        }
+
+        open("/dead-letters/" + flaky.id());
+
+        List<WebElement> attempts = browser.findElements(By.cssSelector("#attempts tr.attempt"));
+        assertThat(attempts).hasSize(2);
+        assertThat(attempts.get(0).getText()).startsWith("1 ").contains("404", exchange);
+        assertThat(attempts.get(1).getText()).startsWith("1 ").contains("NO_ROUTE").doesNotContain("404");
     }
 }
