@@ -7,6 +7,9 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.core.time.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -101,6 +104,42 @@ class OutboxConsoleTest {
     void wrongCredential() throws Exception {
         assertThat(post("/login", Map.of("credential", "guess")).statusCode()).isEqualTo(401);
         assertThat(post("/dead-letters/requeue", requeueForm("x")).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    @DisplayName("after five wrong credentials within a minute a client gets 429, even with the right one, until "
+            + "the minute is over")
+    void signInThrottled() throws Exception {
+        server.close();
+        ManualClock clock = new ManualClock(Instant.parse("2024-03-01T10:00:00Z"));
+        server = OutboxConsole.builder(store).adminCredential(CREDENTIAL).clock(clock).build().start("127.0.0.1", 0);
+        for (int i = 0; i < 5; i++) {
+            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode()).isEqualTo(401);
+            clock.advance(Duration.ofSeconds(5));
+        }
+
+        HttpResponse<String> throttled = post("/login", Map.of("credential", CREDENTIAL, "operator", "alice"));
+
+        assertThat(throttled.statusCode()).isEqualTo(429);
+        assertThat(throttled.headers().firstValue("Retry-After")).hasValue("35");
+        assertThat(throttled.body()).contains("Too many wrong credentials from your address: try again in 35 s");
+        assertThat(throttled.headers().firstValue("Set-Cookie")).isEmpty();
+
+        clock.advance(Duration.ofSeconds(35));
+        assertThat(post("/login", Map.of("credential", CREDENTIAL, "operator", "alice")).statusCode()).isEqualTo(303);
+    }
+
+    @Test
+    @DisplayName("a successful sign-in clears the count of wrong credentials")
+    void signInSuccessClears() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode()).isEqualTo(401);
+        }
+        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode()).isEqualTo(303);
+        for (int i = 0; i < 5; i++) {
+            assertThat(post("/login", Map.of("credential", "again-" + i)).statusCode()).isEqualTo(401);
+        }
+        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode()).isEqualTo(429);
     }
 
     @Test

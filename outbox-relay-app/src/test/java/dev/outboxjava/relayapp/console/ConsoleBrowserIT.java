@@ -16,6 +16,7 @@ import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.RelayAppConfig;
+import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.StandaloneConsole;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -30,6 +31,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -66,6 +68,7 @@ class ConsoleBrowserIT {
     private PostgresOutboxStore store;
     private OutboxWorker worker;
     private StandaloneConsole console;
+    private HealthHttpServer http;
     private ChromeDriver browser;
 
     @BeforeAll
@@ -87,9 +90,9 @@ class ConsoleBrowserIT {
         values.put("outbox.retry.initial.delay", "1h");
         values.put("outbox.retry.max.delay", "1h");
         values.put("outbox.relay.poll.interval", "100ms");
-        values.put("outbox.http.port", "0");
+        values.put("outbox.http.port", Integer.toString(freePort()));
+        values.put("outbox.http.host", "127.0.0.1");
         values.put("outbox.console.enabled", "true");
-        values.put("outbox.console.port", Integer.toString(freePort()));
         values.put("outbox.console.admin.token", CREDENTIAL);
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.map(values));
         PrometheusMeterRegistry registry = StandaloneModules.prometheus();
@@ -98,13 +101,18 @@ class ConsoleBrowserIT {
         store.ensureSchema();
         worker = injector.getInstance(OutboxWorker.class);
         worker.start();
-        console = StandaloneConsole.startIfEnabled(settings, store, registry).orElseThrow();
+        console = StandaloneConsole.createIfEnabled(settings, store, registry).orElseThrow();
+        http = HealthHttpServer.start(settings.http(), registry, worker, Optional.of(console.console()));
+        console.start(settings.http(), http.port());
     }
 
     @AfterAll
     void stop() {
         if (browser != null) {
             browser.quit();
+        }
+        if (http != null) {
+            http.close();
         }
         if (console != null) {
             console.close();
@@ -144,7 +152,7 @@ class ConsoleBrowserIT {
     }
 
     private void open(String path) {
-        browser.get(console.url() + path);
+        browser.get("http://127.0.0.1:" + http.port() + "/console" + path);
     }
 
     private String text(String id) {
