@@ -515,6 +515,21 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     }
 
     @Override
+    public long purgeSent(Instant createdBefore, String actor, Instant now) {
+        Objects.requireNonNull(createdBefore, "createdBefore");
+        Objects.requireNonNull(actor, "actor");
+        Objects.requireNonNull(now, "now");
+        return withConnection("purge sent events" + auditHint(), connection -> repairs.audited(connection, now, actor,
+                AuditEntry.PURGE, "status=sent, created<" + createdBefore, () -> {
+                    DSLContext inTransaction = DSL.using(connection, SQLDialect.POSTGRES,
+                            new Settings().withExecuteLogging(false));
+                    attemptHistory.deleteOfPurged(inTransaction, EventStatus.SENT, createdBefore);
+                    return logLayout != null ? logLayout.purge(connection, EventStatus.SENT, createdBefore)
+                            : housekeeping.purge(inTransaction, EventStatus.SENT, createdBefore);
+                }));
+    }
+
+    @Override
     public Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor, Instant now) {
         Objects.requireNonNull(eventId, "eventId");
         Objects.requireNonNull(actor, "actor");

@@ -357,6 +357,14 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     }
 
     @Override
+    public synchronized long purgeSent(Instant createdBefore, String actor, Instant now) {
+        long purged = purge(EventStatus.SENT, createdBefore);
+        audit(now, actor, AuditEntry.PURGE, "status=sent, created<" + createdBefore, purged, Optional.empty(),
+                Optional.empty(), Map.of());
+        return purged;
+    }
+
+    @Override
     public synchronized long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
         checkAvailable();
         List<OutboxEvent> purged = select(event -> event.status() == EventStatus.FAILED && filter.matches(event),

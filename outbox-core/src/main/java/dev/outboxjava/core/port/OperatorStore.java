@@ -56,6 +56,14 @@ public interface OperatorStore {
     long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now);
 
     /**
+     * Deletes the sent events created before {@code createdBefore}; records one audit entry
+     * ({@link AuditEntry#PURGE}, selection {@code status=sent, created<...}) with how many went.
+     *
+     * @return how many were deleted
+     */
+    long purgeSent(Instant createdBefore, String actor, Instant now);
+
+    /**
      * Replaces the payload and headers of one dead letter and requeues it (due at {@code now}, attempts
      * reset). The audit entry keeps the original payload and headers.
      *

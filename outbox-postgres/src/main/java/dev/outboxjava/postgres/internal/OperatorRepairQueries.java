@@ -195,6 +195,16 @@ public final class OperatorRepairQueries {
         });
     }
 
+    /** Runs a repair made elsewhere and records its audit entry, in one transaction. */
+    public long audited(Connection connection, Instant now, String actor, String action, String selection,
+            TransactionBody<Long> repair) throws SQLException {
+        return inTransaction(connection, () -> {
+            long affected = repair.run();
+            audit(connection, now, actor, action, selection, affected, null, null, null);
+            return affected;
+        });
+    }
+
     public Optional<OutboxEvent> editAndRequeue(Connection connection, UUID eventId, EventEdit edit, String actor,
             Instant now) throws SQLException {
         return inTransaction(connection, () -> {
@@ -379,8 +389,9 @@ public final class OperatorRepairQueries {
         }
     }
 
+    /** Work done in a repair's transaction. */
     @FunctionalInterface
-    private interface TransactionBody<T> {
+    public interface TransactionBody<T> {
         T run() throws SQLException;
     }
 

@@ -238,6 +238,39 @@ public abstract class OperatorStoreContract {
         }
 
         @Test
+        @DisplayName("purge of sent events deletes those created before the cutoff, with their attempts, and records it")
+        void purgeSent() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent old = event("order.placed", "orders", null);
+            OutboxEvent dead = event("order.placed", "orders", null);
+            clock.advance(Duration.ofHours(1));
+            OutboxEvent recent = event("order.paid", "orders", null);
+            append(store, List.of(old, dead, recent));
+            UUID first = UUID.randomUUID();
+            store.lease(first, 3, now());
+            store.markRetry(first, List.of(new RetryMark(old.id(), "once", now())), now());
+            store.markDeadLettered(first, List.of(new DeadLetterMark(dead.id(), "never")), now());
+            store.markPublished(first, List.of(recent.id()), now());
+            UUID second = UUID.randomUUID();
+            assertThat(store.lease(second, 3, now())).extracting(OutboxEvent::id).containsExactly(old.id());
+            store.markPublished(second, List.of(old.id()), now());
+
+            long purged = operator(store).purgeSent(recent.createdAt(), "cli-user", now());
+
+            assertThat(purged).isEqualTo(1);
+            assertThat(store.find(old.id())).isEmpty();
+            assertThat(operator(store).attempts(old.id())).isEmpty();
+            assertThat(store.find(dead.id())).isPresent();
+            assertThat(store.find(recent.id())).isPresent();
+            assertThat(operator(store).auditTrail(OptionalLong.empty(), 10)).singleElement().satisfies(entry -> {
+                assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
+                assertThat(entry.actor()).isEqualTo("cli-user");
+                assertThat(entry.affected()).isEqualTo(1);
+                assertThat(entry.selection()).startsWith("status=sent");
+            });
+        }
+
+        @Test
         @DisplayName("edit and requeue replaces payload and headers, sends the event again, and keeps the "
                 + "original in the audit trail")
         void editAndRequeue() {
