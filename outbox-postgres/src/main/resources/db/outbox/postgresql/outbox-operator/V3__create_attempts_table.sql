@@ -12,4 +12,4 @@ CREATE TABLE IF NOT EXISTS "${outbox_table}_attempts" (
     lease_id uuid        NOT NULL,
     CONSTRAINT "${outbox_table}_attempts_pkey" PRIMARY KEY (id)
 );
-CREATE INDEX IF NOT EXISTS "${outbox_table}_attempts_event_idx" ON "${outbox_table}_attempts" (event_id, id);
+CREATE INDEX IF NOT EXISTS "${outbox_table}_attempts_idx" ON "${outbox_table}_attempts" (event_id, id);

@@ -100,7 +100,7 @@ class MigrationFilesTest {
                 Identifiers.tableName("table", "billing.events"));
         assertThat(sql).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_attempts\" (")
                 .contains("CONSTRAINT \"events_attempts_pkey\" PRIMARY KEY (id)")
-                .contains("CREATE INDEX IF NOT EXISTS \"events_attempts_event_idx\" ON \"billing\".\"events_attempts\"");
+                .contains("CREATE INDEX IF NOT EXISTS \"events_attempts_idx\" ON \"billing\".\"events_attempts\"");
     }
 
     private static List<String> filesIn(String location) throws IOException, URISyntaxException {
