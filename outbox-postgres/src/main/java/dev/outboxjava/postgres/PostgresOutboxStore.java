@@ -353,6 +353,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         run("delete the failed attempts of up to " + limit + " sent events", () -> {
             deleteAttempts(() -> attemptHistory.deleteOfSentBefore(dsl, sentBefore, limit));
+            // the attempts of events deleted at publication (delete-on-publish mode) have no sent row to go with
+            deleteAttempts(() -> attemptHistory.deleteOrphansBefore(dsl, sentBefore, limit));
             return null;
         });
         if (logLayout != null) {

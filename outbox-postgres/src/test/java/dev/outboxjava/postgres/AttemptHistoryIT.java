@@ -49,4 +49,35 @@ class AttemptHistoryIT {
         postgres.fixture().execute("DROP TABLE " + postgres.schema() + ".no_history, " + postgres.schema()
                 + ".no_history_audit");
     }
+
+    @Test
+    @DisplayName("in delete-on-publish mode the cleaner removes the attempts of published events, not a dead letter's")
+    void deleteOnPublishCleanup() {
+        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".deleting")
+                .completionMode(dev.outboxjava.core.port.CompletionMode.DELETE_ON_PUBLISH).build());
+        store.ensureSchema();
+        OutboxEvent published = OutboxEvent.builder().type("t").destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        OutboxEvent dead = OutboxEvent.builder().type("t").destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        store.transactional().inTransaction(connection -> List.of(published, dead));
+        Instant now = Instant.now();
+        UUID first = UUID.randomUUID();
+        assertThat(store.lease(first, 2, now)).hasSize(2);
+        store.markRetry(first, List.of(new RetryMark(published.id(), "later", now)), now);
+        store.markDeadLettered(first, List.of(new DeadLetterMark(dead.id(), "never")), now);
+        UUID second = UUID.randomUUID();
+        assertThat(store.lease(second, 2, now)).extracting(OutboxEvent::id).containsExactly(published.id());
+        store.markPublished(second, List.of(published.id()), now);
+        assertThat(store.find(published.id())).isEmpty();
+        assertThat(store.attempts(published.id())).hasSize(1);
+
+        store.cleanUp(now.plusSeconds(1), 100);
+
+        assertThat(store.attempts(published.id())).isEmpty();
+        assertThat(store.attempts(dead.id())).hasSize(1);
+        postgres.fixture().execute("DROP TABLE " + postgres.schema() + ".deleting, " + postgres.schema()
+                + ".deleting_audit, " + postgres.schema() + ".deleting_attempts");
+    }
 }

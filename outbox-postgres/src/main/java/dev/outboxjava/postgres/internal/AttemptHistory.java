@@ -57,6 +57,8 @@ public final class AttemptHistory {
     private final Table<Record> counters;
     /** The append-only layout's published events (keep-sent mode); unused in place. */
     private final Table<Record> sent;
+    /** Where the next search for orphaned attempts starts (an attempt id). */
+    private final java.util.concurrent.atomic.AtomicLong orphanCursor = new java.util.concurrent.atomic.AtomicLong();
 
     public AttemptHistory(Identifiers.TableName table, boolean appendLog) {
         this.appendLog = appendLog;
@@ -127,6 +129,44 @@ public final class AttemptHistory {
                         .and(OutboxTable.SENT_AT.lt(sentBefore))
                         .orderBy(OutboxTable.SENT_AT).limit(limit);
         return dsl.deleteFrom(attempts).where(EVENT_ID.in(old)).execute();
+    }
+
+    /**
+     * Deletes the attempts whose event is gone, recorded before {@code before}, among the next
+     * {@code limit} rows of the table after where the previous call stopped (wrapping around at its end):
+     * the attempts of events deleted at publication ({@code DELETE_ON_PUBLISH}) or by hand. Each call reads
+     * a bounded slice, so the dead letters' attempts, which stay, are not read again and again.
+     *
+     * @return how many were deleted
+     */
+    public int deleteOrphansBefore(DSLContext dsl, Instant before, int limit) {
+        Table<Record> a = attempts.as("a");
+        Field<Long> aId = field(name("a", "id"), SQLDataType.BIGINT);
+        Field<UUID> aEvent = field(name("a", "event_id"), SQLDataType.UUID);
+        Field<Instant> aAt = field(name("a", "at"), SQLDataType.INSTANT);
+        var slice = dsl.select(aId, aEvent, aAt).from(a).where(aId.gt(orphanCursor.get())).orderBy(aId).limit(limit)
+                .fetch();
+        if (slice.isEmpty()) {
+            orphanCursor.set(0);
+            return 0;
+        }
+        orphanCursor.set(slice.size() < limit ? 0 : slice.get(slice.size() - 1).value1());
+        List<UUID> candidates = new ArrayList<>();
+        for (var row : slice) {
+            if (row.value3().isBefore(before)) {
+                candidates.add(row.value2());
+            }
+        }
+        if (candidates.isEmpty()) {
+            return 0;
+        }
+        UUID[] ids = candidates.stream().distinct().toArray(UUID[]::new);
+        Field<UUID> eId = field(name("e", "id"), SQLDataType.UUID);
+        return dsl.deleteFrom(attempts).where(EVENT_ID.eq(DSL.any(ids)))
+                .and(AT.lt(before))
+                .andNotExists(DSL.selectOne().from(events.as("e"))
+                        .where(eId.eq(field(attempts.getQualifiedName().append("event_id"), SQLDataType.UUID))))
+                .execute();
     }
 
     /** Deletes the attempts of the events a purge by age is about to delete. */
