@@ -292,7 +292,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             connection.commit();
             return result;
         } catch (SQLException | RuntimeException e) {
-            connection.rollback();
+            try {
+                connection.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure); // a broken connection: the mark's own failure is the news
+                throw e;
+            }
             if (!AttemptHistory.isMissingTable(e)) {
                 throw e;
             }
