@@ -26,9 +26,11 @@ import java.util.function.Supplier;
  * <p><b>Security.</b> Without an admin credential the console is read-only: it shows, and refuses every
  * change. With one, an operator signs in with it (compared in constant time) and gets a session cookie
  * (HttpOnly, SameSite=Strict); every change also needs the session's CSRF token, which the pages' forms
- * carry. Nothing secret and no payload ever travels in a URL. Every value shown is escaped: payloads,
+ * carry; wrong credentials are limited per client and minute. Nothing secret and no payload ever travels
+ * in a URL. Every value shown is escaped: payloads,
  * headers, keys and errors are untrusted input. Pages send a Content-Security-Policy that allows no
- * script at all. Serve it on a loopback address unless a proxy in front authenticates.
+ * script at all. It answers only clients on this machine (loopback) unless
+ * {@link Builder#allowRemoteClients allowed} otherwise, so it can be mounted beside public endpoints.
  *
  * <pre>{@code
  * OutboxConsole console = OutboxConsole.builder(store)        // a PostgresOutboxStore
@@ -41,16 +43,21 @@ public final class OutboxConsole {
 
     /** Where the pages are served unless told otherwise. */
     public static final String DEFAULT_BASE_PATH = "/console";
+    /** Wrong credentials a client may send per minute before its sign-ins are refused with 429. */
+    public static final int DEFAULT_SIGN_IN_FAILURES_PER_MINUTE = 5;
     /** The largest request body accepted (an edited payload with its headers). */
     public static final long MAX_REQUEST_BYTES = 2L * 1024 * 1024;
 
     private final ConsoleRoutes routes;
     private final String basePath;
+    private final boolean allowRemoteClients;
 
     private OutboxConsole(Builder builder) {
         this.basePath = builder.basePath;
+        this.allowRemoteClients = builder.allowRemoteClients;
         this.routes = new ConsoleRoutes(builder.store, builder.operator, builder.basePath, builder.adminCredential,
-                builder.clock, builder.sampler, builder.healthSignals, builder.processFacts);
+                builder.clock, builder.sampler, builder.healthSignals, builder.processFacts, builder.allowRemoteClients,
+                builder.signInFailuresPerMinute);
     }
 
     /**
@@ -64,6 +71,11 @@ public final class OutboxConsole {
     /** Where the pages are served, e.g. {@code /console}. */
     public String basePath() {
         return basePath;
+    }
+
+    /** Whether clients on other machines may use it ({@link Builder#allowRemoteClients}). */
+    public boolean allowsRemoteClients() {
+        return allowRemoteClients;
     }
 
     /** Whether changes are allowed (an admin credential is configured). */
@@ -113,6 +125,8 @@ public final class OutboxConsole {
         private Optional<ActivitySampler> sampler = Optional.empty();
         private Supplier<List<HealthSignal>> healthSignals = List::of;
         private Supplier<Map<String, String>> processFacts = Map::of;
+        private boolean allowRemoteClients;
+        private int signInFailuresPerMinute = DEFAULT_SIGN_IN_FAILURES_PER_MINUTE;
 
         private Builder(OutboxStore store, OperatorStore operator) {
             this.store = Objects.requireNonNull(store, "store");
@@ -155,6 +169,31 @@ public final class OutboxConsole {
         /** Facts about the process serving the console (pid, relay threads, last lease), read at each view. */
         public Builder processFacts(Supplier<Map<String, String>> value) {
             this.processFacts = Objects.requireNonNull(value, "processFacts");
+            return this;
+        }
+
+        /**
+         * Whether clients on other machines may use the console. Default: no — a request whose client
+         * address is not a loopback address gets 403, so the console can share a port (and a server) with
+         * endpoints that answer everyone, such as health probes. Allow them only behind a proxy that
+         * authenticates; a proxy on this machine is a local client already.
+         */
+        public Builder allowRemoteClients(boolean value) {
+            this.allowRemoteClients = value;
+            return this;
+        }
+
+        /**
+         * How many wrong credentials one client address may send within a minute; the next sign-in from
+         * it, until the minute (counted from its first failure) is over, is refused with
+         * {@code 429 Too Many Requests} and a {@code Retry-After} header, without checking the credential.
+         * Default {@value OutboxConsole#DEFAULT_SIGN_IN_FAILURES_PER_MINUTE}.
+         */
+        public Builder signInFailuresPerMinute(int value) {
+            if (value < 1) {
+                throw new InvalidConfigurationException("signInFailuresPerMinute", "must be at least 1, was " + value);
+            }
+            this.signInFailuresPerMinute = value;
             return this;
         }
 

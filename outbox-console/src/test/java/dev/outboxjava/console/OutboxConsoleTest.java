@@ -6,6 +6,10 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.core.time.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -103,6 +107,42 @@ class OutboxConsoleTest {
     }
 
     @Test
+    @DisplayName("after five wrong credentials within a minute a client gets 429, even with the right one, until "
+            + "the minute is over")
+    void signInThrottled() throws Exception {
+        server.close();
+        ManualClock clock = new ManualClock(Instant.parse("2024-03-01T10:00:00Z"));
+        server = OutboxConsole.builder(store).adminCredential(CREDENTIAL).clock(clock).build().start("127.0.0.1", 0);
+        for (int i = 0; i < 5; i++) {
+            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode()).isEqualTo(401);
+            clock.advance(Duration.ofSeconds(5));
+        }
+
+        HttpResponse<String> throttled = post("/login", Map.of("credential", CREDENTIAL, "operator", "alice"));
+
+        assertThat(throttled.statusCode()).isEqualTo(429);
+        assertThat(throttled.headers().firstValue("Retry-After")).hasValue("35");
+        assertThat(throttled.body()).contains("Too many wrong credentials from your address: try again in 35 s");
+        assertThat(throttled.headers().firstValue("Set-Cookie")).isEmpty();
+
+        clock.advance(Duration.ofSeconds(35));
+        assertThat(post("/login", Map.of("credential", CREDENTIAL, "operator", "alice")).statusCode()).isEqualTo(303);
+    }
+
+    @Test
+    @DisplayName("a successful sign-in clears the count of wrong credentials")
+    void signInSuccessClears() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode()).isEqualTo(401);
+        }
+        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode()).isEqualTo(303);
+        for (int i = 0; i < 5; i++) {
+            assertThat(post("/login", Map.of("credential", "again-" + i)).statusCode()).isEqualTo(401);
+        }
+        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode()).isEqualTo(429);
+    }
+
+    @Test
     @DisplayName("a signed-in change without the CSRF token, or with a wrong one, is refused and changes nothing")
     void noCsrf() throws Exception {
         signInAndReadCsrf();
@@ -142,6 +182,31 @@ class OutboxConsoleTest {
             assertThat(refused.body()).contains("read-only");
             assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
         }
+    }
+
+    @Test
+    @DisplayName("the detail view lists each failed attempt with its error, escaped")
+    void attempts() throws Exception {
+        OutboxEvent flaky = OutboxEvent.builder().type("order.flaky").destination("orders").payload(new byte[] {1}).build();
+        store.append(flaky);
+        UUID first = UUID.randomUUID();
+        store.lease(first, 10, flaky.createdAt());
+        store.markRetry(first, List.of(new RetryMark(flaky.id(), "NO_ROUTE: <i>nobody</i>", flaky.createdAt())),
+                flaky.createdAt());
+        UUID second = UUID.randomUUID();
+        store.lease(second, 10, flaky.createdAt());
+        store.markDeadLettered(second, List.of(new DeadLetterMark(flaky.id(), "404 NOT_FOUND")), flaky.createdAt());
+
+        String detail = get("/dead-letters/" + flaky.id()).body();
+
+        Matcher rows = Pattern.compile("<tr class=\"attempt\">(.*?)</tr>").matcher(detail);
+        List<String> found = new java.util.ArrayList<>();
+        while (rows.find()) {
+            found.add(rows.group(1));
+        }
+        assertThat(found).hasSize(2);
+        assertThat(found.get(0)).contains("<td>1</td>", "retry", "NO_ROUTE: &lt;i&gt;nobody&lt;/i&gt;", first.toString());
+        assertThat(found.get(1)).contains("<td>2</td>", "dead letter", "404 NOT_FOUND", second.toString());
     }
 
     @Test

@@ -14,6 +14,7 @@ import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DestinationCounts;
@@ -21,6 +22,7 @@ import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
 import dev.outboxjava.core.port.HeldKey;
 import dev.outboxjava.core.port.OperatorStore;
+import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.OperatorRepairQueries;
 import java.util.OptionalLong;
 import dev.outboxjava.core.port.RetryMark;
@@ -96,6 +98,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     /** The experimental append-only layout's statements; {@code null} in the default in-place layout. */
     private final LogLayoutQueries logLayout;
     private final OperatorRepairQueries repairs;
+    private final AttemptHistory attemptHistory;
+    /** Whether the missing attempts table has been reported (once per store). */
+    private final AtomicBoolean missingAttemptsReported = new AtomicBoolean();
 
     private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
             PostgresOutboxConfig config) {
@@ -118,6 +123,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                 ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering()) : null;
         this.repairs = new OperatorRepairQueries(config.table(), config.layout() == StoreLayout.APPEND_LOG,
                 config.ordering());
+        this.attemptHistory = new AttemptHistory(config.table(), config.layout() == StoreLayout.APPEND_LOG);
     }
 
     /**
@@ -250,10 +256,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (retryMarks.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
+        Map<UUID, String> errors = new java.util.HashMap<>();
+        retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
         return withConnection("mark " + retryMarks.size() + " events for retry under lease " + leaseId,
-                connection -> logLayout != null
+                connection -> withAttempts(connection, leaseId, errors, Attempt.Outcome.RETRY, now, () -> logLayout != null
                         ? logLayout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)
-                        : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks));
+                        : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
     }
 
     @Override
@@ -261,10 +269,64 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (deadLetterMarks.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
+        Map<UUID, String> errors = new java.util.HashMap<>();
+        deadLetterMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
         return withConnection("dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
-                connection -> logLayout != null
+                connection -> withAttempts(connection, leaseId, errors, Attempt.Outcome.DEAD_LETTER, now,
+                        () -> logLayout != null
                         ? logLayout.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)
-                        : marks.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks));
+                        : marks.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
+    }
+
+    /**
+     * Runs a failure mark and records the failed attempts it marked, in one transaction. Without the
+     * attempts table (its migration not run) the mark runs alone, with a warning: a missing history
+     * must not stop the relay from marking failures.
+     */
+    private MarkResult withAttempts(Connection connection, UUID leaseId, Map<UUID, String> errors,
+            Attempt.Outcome outcome, Instant now, StoreCall<MarkResult> mark) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            MarkResult result = mark.call();
+            attemptHistory.record(connection, leaseId, errors, result.marked(), outcome, now);
+            connection.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure); // a broken connection: the mark's own failure is the news
+                throw e;
+            }
+            if (!AttemptHistory.isMissingTable(e)) {
+                throw e;
+            }
+            reportMissingAttemptsTable(e);
+            connection.setAutoCommit(true);
+            return mark.call();
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    private void reportMissingAttemptsTable(Exception e) {
+        if (missingAttemptsReported.compareAndSet(false, true)) {
+            log.warn("outbox table {}: the failed attempts are not recorded: {} ({}). Create it with "
+                    + "store.ensureSchema() or the migrations in {}", config.tableName(), attemptHistory.tableName(),
+                    e.getMessage(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
+        }
+    }
+
+    /** Runs a deletion of attempts before their events go; skipped (with a warning) without the table. */
+    private void deleteAttempts(StoreCall<Integer> deletion) throws SQLException {
+        try {
+            deletion.call();
+        } catch (RuntimeException e) {
+            if (!AttemptHistory.isMissingTable(e)) {
+                throw e;
+            }
+            reportMissingAttemptsTable(e);
+        }
     }
 
     @Override
@@ -294,6 +356,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
+        run("delete the failed attempts of up to " + limit + " sent events", () -> {
+            deleteAttempts(() -> attemptHistory.deleteOfSentBefore(dsl, sentBefore, limit));
+            // the attempts of events deleted at publication (delete-on-publish mode) have no sent row to go with
+            deleteAttempts(() -> attemptHistory.deleteOrphansBefore(dsl, sentBefore, limit));
+            return null;
+        });
         if (logLayout != null) {
             return withConnection("delete up to " + limit + " sent events",
                     connection -> logLayout.cleanUp(connection, sentBefore, limit));
@@ -404,6 +472,10 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             throw new InvalidConfigurationException("status", "only terminal events (sent, failed) can be purged, "
                     + "not " + status);
         }
+        run("delete the failed attempts of the " + status.databaseValue() + " events to purge", () -> {
+            deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
+            return null;
+        });
         if (logLayout != null) {
             return withConnection("purge " + status.databaseValue() + " events",
                     connection -> logLayout.purge(connection, status, createdBefore));
@@ -450,6 +522,21 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     }
 
     @Override
+    public long purgeSent(Instant createdBefore, String actor, Instant now) {
+        Objects.requireNonNull(createdBefore, "createdBefore");
+        Objects.requireNonNull(actor, "actor");
+        Objects.requireNonNull(now, "now");
+        return withConnection("purge sent events" + auditHint(), connection -> repairs.audited(connection, now, actor,
+                AuditEntry.PURGE, "status=sent, created<" + createdBefore, () -> {
+                    DSLContext inTransaction = DSL.using(connection, SQLDialect.POSTGRES,
+                            new Settings().withExecuteLogging(false));
+                    attemptHistory.deleteOfPurged(inTransaction, EventStatus.SENT, createdBefore);
+                    return logLayout != null ? logLayout.purge(connection, EventStatus.SENT, createdBefore)
+                            : housekeeping.purge(inTransaction, EventStatus.SENT, createdBefore);
+                }));
+    }
+
+    @Override
     public Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor, Instant now) {
         Objects.requireNonNull(eventId, "eventId");
         Objects.requireNonNull(actor, "actor");
@@ -483,6 +570,14 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         requirePositive(limit);
         return withConnection("read the operator audit trail" + auditHint(),
                 connection -> repairs.auditTrail(connection, before, limit));
+    }
+
+    @Override
+    public List<Attempt> attempts(UUID eventId) {
+        Objects.requireNonNull(eventId, "eventId");
+        return run("read the failed attempts of event " + eventId + " (the table " + config.tableName()
+                + "_attempts is created by ensureSchema() or the migrations in "
+                + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")", () -> attemptHistory.of(dsl, eventId));
     }
 
     /** Where the audit table comes from, for the message of a failure that may be its absence. */

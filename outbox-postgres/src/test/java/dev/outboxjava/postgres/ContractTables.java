@@ -46,6 +46,6 @@ final class ContractTables {
         String table = ((PostgresOutboxStore) store).config().tableName();
         postgres.fixture().execute(layout == StoreLayout.APPEND_LOG
                 ? LogLayoutDdl.drop(Identifiers.tableName("tableName", table)) : "DROP TABLE " + table);
-        postgres.fixture().execute("DROP TABLE IF EXISTS " + table + "_audit");
+        postgres.fixture().execute("DROP TABLE IF EXISTS " + table + "_audit, " + table + "_attempts");
     }
 }

@@ -234,6 +234,8 @@ class FlywayMigrationsIT {
         assertThat(database.describe("by_flyway", "shop_inbox")).isEqualTo(database.describe("by_ddl", "shop_inbox"));
         assertThat(database.describe("by_flyway", "shop_events_audit"))
                 .isEqualTo(database.describe("by_ddl", "shop_events_audit")).isNotEmpty();
+        assertThat(database.describe("by_flyway", "shop_events_attempts"))
+                .isEqualTo(database.describe("by_ddl", "shop_events_attempts")).isNotEmpty();
     }
 
     /** Inserts {@code count} orders and their events in one transaction, as an application does. */

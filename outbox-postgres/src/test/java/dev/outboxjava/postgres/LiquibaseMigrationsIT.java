@@ -73,7 +73,7 @@ class LiquibaseMigrationsIT {
         update();
 
         assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-table-2", "outbox-per-key-indexes", "outbox-operator-1",
-                "outbox-operator-2", "outbox-inbox-table-1");
+                "outbox-operator-2", "outbox-operator-3", "outbox-inbox-table-1");
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA by_ddl");
         }
@@ -86,6 +86,8 @@ class LiquibaseMigrationsIT {
         assertThat(database.describe("public", "outbox_inbox")).isEqualTo(database.describe("by_ddl", "outbox_inbox"));
         assertThat(database.describe("public", "outbox_events_audit"))
                 .isEqualTo(database.describe("by_ddl", "outbox_events_audit"));
+        assertThat(database.describe("public", "outbox_events_attempts"))
+                .isEqualTo(database.describe("by_ddl", "outbox_events_attempts")).isNotEmpty();
 
         PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, perKey);
         assertThat(store.checkHealth().healthy()).as(store.checkHealth().detail()).isTrue();

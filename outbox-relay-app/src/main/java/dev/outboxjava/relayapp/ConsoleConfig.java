@@ -1,27 +1,25 @@
 package dev.outboxjava.relayapp;
 
-import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Whether and where the standalone process serves the web console.
+ * Whether the standalone process serves the web console (under {@code /console} on its HTTP server),
+ * and to whom.
  *
- * @param enabled    whether it is served
- * @param host       address to bind (loopback by default)
- * @param port       TCP port
- * @param adminToken the admin credential; empty = read-only
+ * @param enabled     whether it is served
+ * @param allowRemote whether clients on other machines may use it (default: loopback only)
+ * @param adminToken  the admin credential; empty = read-only
  */
-public record ConsoleConfig(boolean enabled, String host, int port, Optional<String> adminToken) {
+public record ConsoleConfig(boolean enabled, boolean allowRemote, Optional<String> adminToken) {
 
     public ConsoleConfig {
-        Objects.requireNonNull(host, "host");
         adminToken = adminToken.filter(token -> !token.isEmpty());
     }
 
     /** Never shows the credential. */
     @Override
     public String toString() {
-        return "ConsoleConfig[enabled=" + enabled + ", host=" + host + ", port=" + port + ", adminToken="
+        return "ConsoleConfig[enabled=" + enabled + ", allowRemote=" + allowRemote + ", adminToken="
                 + (adminToken.isPresent() ? "***" : "none") + "]";
     }
 }

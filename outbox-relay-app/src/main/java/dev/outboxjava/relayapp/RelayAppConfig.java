@@ -94,11 +94,10 @@ public final class RelayAppConfig {
                 reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
         HealthConfig health = HealthReader.read(reader);
         ConsoleConfig console = new ConsoleConfig(reader.bool(ConfigKey.CONSOLE_ENABLED),
-                reader.string(ConfigKey.CONSOLE_HOST), reader.integer(ConfigKey.CONSOLE_PORT, 1, 65_535),
-                Optional.of(reader.string(ConfigKey.CONSOLE_ADMIN_TOKEN)));
-        if (console.enabled() && http.enabled() && console.port() == http.port()) {
-            reader.problem(ConfigKey.CONSOLE_PORT, "must differ from " + ConfigKey.HTTP_PORT.property() + " ("
-                    + http.port() + "): the console has its own listener");
+                reader.bool(ConfigKey.CONSOLE_ALLOW_REMOTE), Optional.of(reader.string(ConfigKey.CONSOLE_ADMIN_TOKEN)));
+        if (console.enabled() && !http.enabled()) {
+            reader.problem(ConfigKey.CONSOLE_ENABLED, "needs the HTTP server, which serves it under /console: set "
+                    + ConfigKey.HTTP_PORT.displayName() + " to a port (it is 0)");
         }
 
         List<Requirement> requirements = List.of(required);

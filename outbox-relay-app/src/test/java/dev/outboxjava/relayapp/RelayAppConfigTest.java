@@ -56,6 +56,19 @@ class RelayAppConfigTest {
     }
 
     @Test
+    void givenTheConsole_thenItIsLocalOnlyByDefault_andNeedsTheHttpServer() {
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_CONSOLE_ENABLED", "true")));
+        assertThat(settings.console().enabled()).isTrue();
+        assertThat(settings.console().allowRemote()).isFalse();
+        assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_CONSOLE_ENABLED", "true",
+                "OUTBOX_CONSOLE_ALLOW_REMOTE", "true"))).console().allowRemote()).isTrue();
+
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
+                "OUTBOX_CONSOLE_ENABLED", "true", "OUTBOX_HTTP_PORT", "0"))))
+                .hasMessageContaining("OUTBOX_CONSOLE_ENABLED").hasMessageContaining("OUTBOX_HTTP_PORT");
+    }
+
+    @Test
     void givenEveryKey_thenItsEnvironmentNameIsThePropertyUpperCasedWithUnderscores() {
         assertThat(ConfigKey.DB_URL.env()).isEqualTo("OUTBOX_DB_URL");
         assertThat(ConfigKey.KAFKA_BOOTSTRAP_SERVERS.env()).isEqualTo("OUTBOX_KAFKA_BOOTSTRAP_SERVERS");

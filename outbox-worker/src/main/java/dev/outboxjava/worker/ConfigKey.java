@@ -103,14 +103,13 @@ public enum ConfigKey {
     HTTP_PORT("outbox.http.port", "8080", "Port of /metrics, /health and /health/ready in the standalone "
             + "process; 0 = no HTTP server."),
     HTTP_HOST("outbox.http.host", "0.0.0.0", "Address the HTTP server binds to."),
-    CONSOLE_ENABLED("outbox.console.enabled", "false", "Serves the operator's web console (docs/console.md) at "
-            + "http://<outbox.console.host>:<outbox.console.port>/console in the standalone process: events per state "
-            + "and destination, dead letters to find, requeue, purge or edit, retries, held keys, the audit trail."),
-    CONSOLE_HOST("outbox.console.host", "127.0.0.1", "Address the web console binds to: loopback, so only this "
-            + "machine reaches it (through an SSH tunnel or kubectl port-forward); bind wider only behind a proxy "
-            + "that authenticates."),
-    CONSOLE_PORT("outbox.console.port", "8081", "Port of the web console (apart from outbox.http.port, whose "
-            + "probes and metrics must stay reachable from outside)."),
+    CONSOLE_ENABLED("outbox.console.enabled", "false", "Serves the operator's web console (docs/console.md) under "
+            + "/console on the HTTP server of outbox.http.port, beside /health and /metrics: events per state and "
+            + "destination, dead letters to find, requeue, purge or edit, retries, held keys, the audit trail."),
+    CONSOLE_ALLOW_REMOTE("outbox.console.allow.remote", "false", "Whether clients on other machines may use the "
+            + "web console. By default it answers only this machine (loopback: an SSH tunnel or kubectl "
+            + "port-forward), while /health and /metrics on the same port answer everyone; allow remote clients "
+            + "only behind a proxy that authenticates."),
     CONSOLE_ADMIN_TOKEN("outbox.console.admin.token", "", "The admin credential an operator signs in to the web "
             + "console with to requeue, purge or edit dead letters; empty = the console is read-only. A secret: "
             + "shown masked everywhere."),

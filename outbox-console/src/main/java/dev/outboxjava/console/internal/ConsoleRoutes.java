@@ -8,6 +8,7 @@ import dev.outboxjava.core.InvalidEventException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterFilter;
@@ -60,9 +61,15 @@ public final class ConsoleRoutes {
     /** One message to show after a redirect, per session. */
     private final Map<String, String> flash = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Whether clients other than this machine may use the console. */
+    private final boolean allowRemoteClients;
+    private final SignInThrottle signInThrottle;
+
     public ConsoleRoutes(OutboxStore store, OperatorStore operator, String base, Optional<String> adminCredential,
             Clock clock, Optional<ActivitySampler> sampler, Supplier<List<HealthSignal>> healthSignals,
-            Supplier<Map<String, String>> processFacts) {
+            Supplier<Map<String, String>> processFacts, boolean allowRemoteClients, int signInFailuresPerMinute) {
+        this.allowRemoteClients = allowRemoteClients;
+        this.signInThrottle = new SignInThrottle(signInFailuresPerMinute, clock);
         this.store = store;
         this.operator = operator;
         this.base = base;
@@ -81,6 +88,8 @@ public final class ConsoleRoutes {
     public void register(JavalinDefaultRoutingApi routes) {
         routes.before(base + "/*", this::headers);
         routes.before(base, this::headers);
+        routes.before(base + "/*", this::localClientsOnly);
+        routes.before(base, this::localClientsOnly);
         routes.get(base, shown(ctx -> page(ctx, "overview", "Overview", overview())));
         routes.get(base + "/style.css", ctx -> ctx.contentType("text/css").result(CSS));
         routes.get(base + "/dead-letters", shown(this::deadLetters));
@@ -107,6 +116,29 @@ public final class ConsoleRoutes {
                         + "</div>");
             }
         };
+    }
+
+    /**
+     * Refuses a client that is not on this machine, unless remote clients are allowed: the console may
+     * share its port with endpoints that must answer everyone (health probes, metrics). The socket's
+     * address decides, never a forwarding header a client could write.
+     */
+    private void localClientsOnly(Context ctx) {
+        if (allowRemoteClients || isLoopback(ctx.req().getRemoteAddr())) {
+            return;
+        }
+        ctx.status(403).contentType("text/plain; charset=utf-8").result("The web console answers only clients on "
+                + "this machine (reach it through an SSH tunnel or kubectl port-forward); remote clients are allowed "
+                + "only when the console is configured to allow them, behind a proxy that authenticates.\n");
+        ctx.skipRemainingHandlers();
+    }
+
+    private static boolean isLoopback(String address) {
+        try {
+            return address != null && java.net.InetAddress.getByName(address).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false; // a literal address never needs a lookup; anything else is not trusted
+        }
     }
 
     private void headers(Context ctx) {
@@ -174,14 +206,28 @@ public final class ConsoleRoutes {
         if (name.isEmpty() || name.length() > 100) {
             name = "admin";
         }
+        String client = ctx.req().getRemoteAddr();
+        Optional<java.time.Duration> blocked = signInThrottle.blockedFor(client);
+        if (blocked.isPresent()) {
+            long seconds = Math.max(1, (blocked.get().toMillis() + 999) / 1000);
+            log.warn("console sign-in from {} refused without checking: too many wrong credentials", client);
+            ctx.status(429).header("Retry-After", Long.toString(seconds));
+            page(ctx, "login", "Sign in", loginForm(Optional.of("Too many wrong credentials from your address: try "
+                    + "again in " + seconds + " s. Nothing was checked.")));
+            return;
+        }
         Optional<Sessions.Session> session = sessions.signIn(ctx.formParam("credential"), name + " (console)");
         if (session.isEmpty()) {
+            if (sessions.writable()) {
+                signInThrottle.failed(client);
+            }
             log.warn("console sign-in refused from {}", ctx.ip());
             ctx.status(401);
             page(ctx, "login", "Sign in", loginForm(Optional.of(sessions.writable()
                     ? "That is not the admin credential." : "The console is read-only: no admin credential is configured.")));
             return;
         }
+        signInThrottle.succeeded(client);
         ctx.header("Set-Cookie", COOKIE + "=" + session.get().id() + "; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age="
                 + Sessions.LIFETIME.toSeconds());
         log.info("console: {} signed in", session.get().operator());
@@ -469,6 +515,27 @@ public final class ConsoleRoutes {
         page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(), Optional.empty()));
     }
 
+    /** Every failed attempt the store recorded, oldest first, each with its error. */
+    private void attempts(StringBuilder html, OutboxEvent event, Instant now) {
+        List<Attempt> attempts = operator.attempts(event.id());
+        if (attempts.isEmpty()) {
+            if (event.attempts() > 0) {
+                html.append("<p class=\"hint\" id=\"no-attempts\">No history of its attempts is recorded (it failed "
+                        + "before the attempts table existed).</p>");
+            }
+            return;
+        }
+        html.append("<table id=\"attempts\"><tr><th>#</th><th>when</th><th>then</th><th>error</th><th>lease</th></tr>");
+        for (Attempt attempt : attempts) {
+            html.append("<tr class=\"attempt\"><td>").append(attempt.number()).append("</td><td>")
+                    .append(Html.time(attempt.at(), now)).append("</td><td>")
+                    .append(attempt.outcome() == Attempt.Outcome.RETRY ? "retry" : "dead letter")
+                    .append("</td><td class=\"attempt-error\"><pre>").append(Html.text(attempt.error()))
+                    .append("</pre></td><td><code>").append(attempt.leaseId()).append("</code></td></tr>");
+        }
+        html.append("</table>");
+    }
+
     private String eventDetail(Context ctx, OutboxEvent event, Optional<String> problem) {
         Instant now = clock.instant();
         StringBuilder html = new StringBuilder();
@@ -485,7 +552,9 @@ public final class ConsoleRoutes {
         row(html, "sequence", Long.toString(event.sequence()));
         html.append("</table><h2>Attempts</h2><p>").append(event.attempts()).append(" attempt(s) failed")
                 .append(event.status() == EventStatus.FAILED ? "; the event was given up on after the last one." : ".")
-                .append(" The store keeps the error of the last attempt:</p><pre id=\"last-error\">")
+                .append("</p>");
+        attempts(html, event, now);
+        html.append("<p>The last error:</p><pre id=\"last-error\">")
                 .append(Html.text(event.lastError().orElse("(none)"))).append("</pre>");
         html.append("<h2>CloudEvents attributes</h2><table id=\"cloudevents\">");
         Map<String, String> attributes = cloudEvents(event);

@@ -12,6 +12,7 @@ import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DestinationCounts;
@@ -49,6 +50,8 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     private final Ordering ordering;
     private long nextSequence = 1;
     private final List<AuditEntry> audit = new ArrayList<>();
+    /** Each event's failed attempts, oldest first; they go with the event. */
+    private final Map<UUID, List<Attempt>> attempts = new java.util.HashMap<>();
     private volatile boolean available = true;
 
     public InMemoryOutboxStore() {
@@ -172,6 +175,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
             put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.PENDING),
                     event.attempts() + 1, Optional.of(mark.error()), mark.nextAttemptAt(), Optional.empty(),
                     Optional.empty(), Optional.empty()));
+            recordAttempt(event, Attempt.Outcome.RETRY, mark.error(), now);
         });
     }
 
@@ -183,6 +187,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
             put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.FAILED),
                     event.attempts() + 1, Optional.of(mark.error()), event.nextAttemptAt(), Optional.empty(),
                     Optional.empty(), Optional.empty()));
+            recordAttempt(event, Attempt.Outcome.DEAD_LETTER, mark.error(), now);
         });
     }
 
@@ -352,6 +357,14 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     }
 
     @Override
+    public synchronized long purgeSent(Instant createdBefore, String actor, Instant now) {
+        long purged = purge(EventStatus.SENT, createdBefore);
+        audit(now, actor, AuditEntry.PURGE, "status=sent, created<" + createdBefore, purged, Optional.empty(),
+                Optional.empty(), Map.of());
+        return purged;
+    }
+
+    @Override
     public synchronized long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
         checkAvailable();
         List<OutboxEvent> purged = select(event -> event.status() == EventStatus.FAILED && filter.matches(event),
@@ -456,6 +469,18 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 .limit(limit).toList();
     }
 
+    @Override
+    public synchronized List<Attempt> attempts(UUID eventId) {
+        checkAvailable();
+        return List.copyOf(attempts.getOrDefault(java.util.Objects.requireNonNull(eventId, "eventId"), List.of()));
+    }
+
+    /** Records the failed attempt of {@code event} (as leased, before the mark). */
+    private void recordAttempt(OutboxEvent event, Attempt.Outcome outcome, String error, Instant now) {
+        attempts.computeIfAbsent(event.id(), id -> new ArrayList<>()).add(new Attempt(event.id(),
+                event.attempts() + 1, now, outcome, error, event.leaseId().orElseThrow()));
+    }
+
     private static OutboxEvent requeued(OutboxEvent event, Instant now) {
         return event.withDelivery(event.status().checkTransition(event.id(), EventStatus.PENDING), 0,
                 event.lastError(), now, Optional.empty(), Optional.empty(), Optional.empty());
@@ -517,6 +542,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     }
 
     private void remove(UUID id) {
+        attempts.remove(id);
         Long sequence = sequenceById.remove(id);
         if (sequence != null) {
             bySequence.remove(sequence);

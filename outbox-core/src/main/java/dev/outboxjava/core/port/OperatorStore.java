@@ -11,7 +11,8 @@ import java.util.UUID;
  * What an operator reads and repairs in a store, beyond the relay's {@link OutboxStore}: dead letters
  * found by filter and paged by position (fast however many there are), repaired one, many or all at a
  * time, edited and requeued, the keys held behind a failed event, the leases held now, and the audit
- * trail in which every repair is recorded — in the same transaction as the repair itself.
+ * trail in which every repair is recorded — in the same transaction as the repair itself — and each
+ * event's failed attempts, recorded with the relay's failure marks.
  *
  * <p>Every time is passed in; the store reads no clock. {@code actor} names who acted (a login, a
  * token's owner, {@code "cli"}) and is stored as given. Implementations are thread-safe.
@@ -55,6 +56,14 @@ public interface OperatorStore {
     long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now);
 
     /**
+     * Deletes the sent events created before {@code createdBefore}; records one audit entry
+     * ({@link AuditEntry#PURGE}, selection {@code status=sent, created<...}) with how many went.
+     *
+     * @return how many were deleted
+     */
+    long purgeSent(Instant createdBefore, String actor, Instant now);
+
+    /**
      * Replaces the payload and headers of one dead letter and requeues it (due at {@code now}, attempts
      * reset). The audit entry keeps the original payload and headers.
      *
@@ -76,6 +85,15 @@ public interface OperatorStore {
 
     /** The leases held now: events in flight, grouped by lease. */
     List<ActiveLease> activeLeases(int limit);
+
+    /**
+     * The failed attempts of one event, oldest first, as recorded when each failure was marked (a retry
+     * or the dead letter). They go with the event (cleanup, purge); a requeue keeps them, so the list
+     * then shows the attempts before and after it.
+     *
+     * @return empty when the event never failed or is unknown
+     */
+    List<Attempt> attempts(UUID eventId);
 
     /** Operator actions, newest first, starting after entry id {@code before} (empty = the newest). */
     List<AuditEntry> auditTrail(OptionalLong before, int limit);

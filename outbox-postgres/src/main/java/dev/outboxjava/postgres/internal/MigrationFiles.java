@@ -44,13 +44,16 @@ public final class MigrationFiles {
     /** The operator API's versioned migrations, in version order. */
     public static final List<String> OUTBOX_OPERATOR = List.of(
             OUTBOX_OPERATOR_LOCATION + "/V1__create_operator_audit_table.sql",
-            OUTBOX_OPERATOR_LOCATION + "/V2__dead_letter_filter_indexes.sql");
+            OUTBOX_OPERATOR_LOCATION + "/V2__dead_letter_filter_indexes.sql",
+            OUTBOX_OPERATOR_LOCATION + "/V3__create_attempts_table.sql");
     /** The inbox table's versioned migrations, in version order. */
     public static final List<String> INBOX = List.of(
             INBOX_LOCATION + "/V1__create_inbox_table.sql");
 
     /** What the audit table's name adds to the outbox table's. */
     public static final String AUDIT_SUFFIX = "_audit";
+    /** What the attempts table's name adds to the outbox table's. */
+    public static final String ATTEMPTS_SUFFIX = "_attempts";
 
     private MigrationFiles() {
     }
@@ -59,8 +62,8 @@ public final class MigrationFiles {
      * The files' text for one table, concatenated: {@code "${placeholder}"} (a reference to the table)
      * becomes the quoted, possibly schema-qualified name; {@code ${placeholder}} inside another quoted
      * identifier (an index or constraint name, which PostgreSQL places in the table's schema) becomes
-     * the bare table name; {@code "${placeholder}_audit"} (the audit table) becomes the quoted audit table
-     * in the outbox table's schema.
+     * the bare table name; {@code "${placeholder}_audit"} and {@code "${placeholder}_attempts"} (the audit
+     * and attempts tables) become the quoted table in the outbox table's schema.
      */
     public static String render(List<String> resources, String placeholder, Identifiers.TableName table) {
         String token = "${" + placeholder + "}";
@@ -71,6 +74,7 @@ public final class MigrationFiles {
             }
             sql.append(DdlScripts.resource(resource)
                     .replace('"' + token + AUDIT_SUFFIX + '"', table.quotedSibling(AUDIT_SUFFIX))
+                    .replace('"' + token + ATTEMPTS_SUFFIX + '"', table.quotedSibling(ATTEMPTS_SUFFIX))
                     .replace('"' + token + '"', table.quoted())
                     .replace(token, table.table()));
         }

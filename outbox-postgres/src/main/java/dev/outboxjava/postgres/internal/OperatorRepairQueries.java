@@ -41,6 +41,8 @@ public final class OperatorRepairQueries {
     private final String from;
     private final String columns;
     private final String auditTable;
+    /** The events' failed attempts, deleted with them. */
+    private final String attemptsTable;
     private final Ordering ordering;
     private final String pendingView;
     /** Where in-flight events are: the state and lease tables' view in the append-only layout. */
@@ -58,6 +60,7 @@ public final class OperatorRepairQueries {
                 + ".last_error, " + st + ".next_attempt_at, e.created_at, " + st + ".leased_at, " + st + ".lease_id, "
                 + (appendLog ? "NULL::timestamptz" : "e.sent_at") + ", e.subject, e.data_schema";
         this.auditTable = table.quotedSibling(MigrationFiles.AUDIT_SUFFIX);
+        this.attemptsTable = AttemptHistory.quotedTable(table);
         this.pendingView = LogLayoutDdl.pendingView(table).quoted();
         this.inFlight = appendLog ? LogLayoutDdl.inFlightView(table).quoted()
                 : "(SELECT id, lease_id, leased_at FROM " + eventTable + " WHERE status = 'in_flight')";
@@ -174,12 +177,13 @@ public final class OperatorRepairQueries {
     public long purge(Connection connection, DeadLetterFilter filter, String actor, Instant now)
             throws SQLException {
         Where where = where(filter);
+        String withAttempts = ", a AS (DELETE FROM " + attemptsTable + " WHERE event_id IN (SELECT id FROM x))";
         String sql = log
                 ? "WITH x AS (DELETE FROM " + stateTable + " st USING " + eventTable + " e WHERE e.id = st.id AND "
                         + where.sql() + " RETURNING st.id), y AS (DELETE FROM " + eventTable
-                        + " WHERE id IN (SELECT id FROM x)) SELECT count(*) FROM x"
+                        + " WHERE id IN (SELECT id FROM x))" + withAttempts + " SELECT count(*) FROM x"
                 : "WITH x AS (DELETE FROM " + eventTable + " e WHERE " + where.sql()
-                        + " RETURNING e.id) SELECT count(*) FROM x";
+                        + " RETURNING e.id)" + withAttempts + " SELECT count(*) FROM x";
         return inTransaction(connection, () -> {
             long deleted;
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
@@ -188,6 +192,16 @@ public final class OperatorRepairQueries {
             }
             audit(connection, now, actor, AuditEntry.PURGE, filter.describe(), deleted, null, null, null);
             return deleted;
+        });
+    }
+
+    /** Runs a repair made elsewhere and records its audit entry, in one transaction. */
+    public long audited(Connection connection, Instant now, String actor, String action, String selection,
+            TransactionBody<Long> repair) throws SQLException {
+        return inTransaction(connection, () -> {
+            long affected = repair.run();
+            audit(connection, now, actor, action, selection, affected, null, null, null);
+            return affected;
         });
     }
 
@@ -375,8 +389,9 @@ public final class OperatorRepairQueries {
         }
     }
 
+    /** Work done in a repair's transaction. */
     @FunctionalInterface
-    private interface TransactionBody<T> {
+    public interface TransactionBody<T> {
         T run() throws SQLException;
     }
 

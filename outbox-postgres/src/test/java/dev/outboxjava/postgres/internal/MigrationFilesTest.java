@@ -93,6 +93,16 @@ class MigrationFilesTest {
                 .contains("CONSTRAINT \"events_audit_pkey\" PRIMARY KEY (id)").doesNotContain("${");
     }
 
+    @Test
+    @DisplayName("the attempts table lies in the outbox table's schema, its constraint and index named after it")
+    void renderAttempts() {
+        String sql = MigrationFiles.render(MigrationFiles.OUTBOX_OPERATOR, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+                Identifiers.tableName("table", "billing.events"));
+        assertThat(sql).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_attempts\" (")
+                .contains("CONSTRAINT \"events_attempts_pkey\" PRIMARY KEY (id)")
+                .contains("CREATE INDEX IF NOT EXISTS \"events_attempts_idx\" ON \"billing\".\"events_attempts\"");
+    }
+
     private static List<String> filesIn(String location) throws IOException, URISyntaxException {
         try (Stream<Path> files = Files.list(directory(location))) {
             return files.map(file -> location + "/" + file.getFileName())

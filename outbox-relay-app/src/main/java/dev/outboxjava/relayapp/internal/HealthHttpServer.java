@@ -2,34 +2,31 @@ package dev.outboxjava.relayapp.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.outboxjava.console.OutboxConsole;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.relayapp.HttpConfig;
 import dev.outboxjava.worker.OutboxWorker;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The standalone process's HTTP endpoints on the JDK's server: {@code /metrics} (Prometheus text),
- * {@code /health} (liveness: every loop thread alive) and {@code /health/ready} (readiness: the
- * database and the broker answer their health checks and the relay keeps up with the eligible events;
- * with {@code ?format=json} or {@code Accept: application/json}, a JSON body that adds the backlog by
- * what it waits for). 200 when healthy, 503 when not.
+ * The standalone process's HTTP server (Javalin): {@code /metrics} (Prometheus text), {@code /health}
+ * (liveness: every loop thread alive) and {@code /health/ready} (readiness: the database and the broker
+ * answer their health checks and the relay keeps up with the eligible events; with {@code ?format=json}
+ * or {@code Accept: application/json}, a JSON body that adds the backlog by what it waits for). 200 when
+ * healthy, 503 when not. With the web console enabled, its pages under {@code /console} on the same
+ * port; the console answers only local clients unless told otherwise, the health and metrics endpoints
+ * everyone (probes and Prometheus come from other machines).
  *
  * <p>While the process is {@linkplain #starting starting} (waiting for its database), it is live but
  * not ready: {@code /health} answers 200 and {@code /health/ready} 503, both saying what it waits for.
@@ -38,16 +35,14 @@ public final class HealthHttpServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(HealthHttpServer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TEXT = "text/plain; charset=utf-8";
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final Javalin app;
     private final AtomicReference<String> waitingFor;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private HealthHttpServer(HttpServer server, ExecutorService executor,
-            AtomicReference<String> waitingFor) {
-        this.server = server;
-        this.executor = executor;
+    private HealthHttpServer(Javalin app, AtomicReference<String> waitingFor) {
+        this.app = app;
         this.waitingFor = waitingFor;
     }
 
@@ -61,67 +56,92 @@ public final class HealthHttpServer implements AutoCloseable {
         waitingFor.set(null);
     }
 
-    /** Binds and starts the server. */
+    /** Binds and starts the server, without the console. */
     public static HealthHttpServer start(HttpConfig config, PrometheusMeterRegistry registry, OutboxWorker worker) {
+        return start(config, registry, worker, Optional.empty());
+    }
+
+    /** Binds and starts the server, with the console's pages when one is given. */
+    public static HealthHttpServer start(HttpConfig config, PrometheusMeterRegistry registry, OutboxWorker worker,
+            Optional<OutboxConsole> console) {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(worker, "worker");
-        HttpServer server;
-        try {
-            server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 16);
-        } catch (java.net.BindException e) {
-            throw new PortInUseException("cannot serve /metrics and /health on " + config.host() + ":" + config.port()
-                    + ": " + e.getMessage() + "; set " + dev.outboxjava.worker.ConfigKey.HTTP_PORT.displayName()
-                    + " to a free port, or 0 to run without the HTTP server");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve /metrics and /health on " + config.host() + ":"
-                    + config.port() + " (outbox.http.port; 0 switches the server off): " + e.getMessage(), e);
-        }
-        ExecutorService executor = Executors.newFixedThreadPool(2, runnable -> {
-            Thread thread = new Thread(runnable, "outbox-http");
-            thread.setDaemon(true);
-            return thread;
-        });
-        server.setExecutor(executor);
         AtomicReference<String> waitingFor = new AtomicReference<>();
-        server.createContext("/metrics", exchange -> respond(exchange, 200,
-                "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
-        server.createContext("/health", exchange -> {
-            String waiting = waitingFor.get();
-            String path = exchange.getRequestURI().getPath();
-            if (waiting != null && (path.equals("/health/ready") || path.equals("/health"))) {
-                boolean live = path.equals("/health");
-                respond(exchange, live ? 200 : 503, "text/plain; charset=utf-8",
-                        (live ? "UP" : "DOWN") + ": starting, waiting for " + waiting + "\n");
-            } else if (path.equals("/health/ready")) {
-                HealthCheck ready = worker.checkReadiness();
-                if (wantsJson(exchange)) {
-                    respond(exchange, ready.healthy() ? 200 : 503, "application/json",
-                            readinessJson(ready, worker) + "\n");
-                } else {
-                    respond(exchange, ready.healthy() ? 200 : 503, "text/plain; charset=utf-8",
-                            (ready.healthy() ? "UP" : "DOWN") + ": " + ready.detail() + "\n");
-                }
-            } else if (path.equals("/health")) {
-                boolean live = worker.isRunning();
-                respond(exchange, live ? 200 : 503, "text/plain; charset=utf-8",
-                        live ? "UP: every loop is running\n" : "DOWN: a loop is not running\n");
-            } else {
-                respond(exchange, 404, "text/plain; charset=utf-8", "not found\n");
-            }
+        Javalin app = Javalin.create(javalin -> {
+            javalin.startup.showJavalinBanner = false;
+            javalin.startup.showOldJavalinVersionWarning = false;
+            javalin.jetty.host = config.host();
+            javalin.jetty.port = config.port();
+            javalin.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                    .result(registry.scrape()));
+            javalin.routes.get("/health", ctx -> live(ctx, worker, waitingFor.get()));
+            javalin.routes.get("/health/ready", ctx -> ready(ctx, worker, waitingFor.get()));
+            console.ifPresent(c -> c.mount(javalin));
         });
-        server.start();
-        log.info("serving /metrics, /health and /health/ready on {}:{}", config.host(),
-                server.getAddress().getPort());
-        return new HealthHttpServer(server, executor, waitingFor);
+        try {
+            app.start();
+        } catch (RuntimeException e) {
+            app.stop();
+            if (isBindFailure(e)) {
+                throw new PortInUseException("cannot serve /metrics and /health on " + config.host() + ":"
+                        + config.port() + ": " + rootMessage(e) + "; set "
+                        + dev.outboxjava.worker.ConfigKey.HTTP_PORT.displayName()
+                        + " to a free port, or 0 to run without the HTTP server");
+            }
+            throw e;
+        }
+        log.info("serving /metrics, /health and /health/ready{} on {}:{}", console.isPresent() ? " and the web console "
+                + console.get().basePath() : "", config.host(), app.port());
+        return new HealthHttpServer(app, waitingFor);
+    }
+
+    private static boolean isBindFailure(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof java.net.BindException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root.getMessage();
+    }
+
+    private static void live(Context ctx, OutboxWorker worker, String waiting) {
+        if (waiting != null) {
+            ctx.contentType(TEXT).result("UP: starting, waiting for " + waiting + "\n");
+            return;
+        }
+        boolean live = worker.isRunning();
+        ctx.status(live ? 200 : 503).contentType(TEXT)
+                .result(live ? "UP: every loop is running\n" : "DOWN: a loop is not running\n");
+    }
+
+    private static void ready(Context ctx, OutboxWorker worker, String waiting) throws IOException {
+        if (waiting != null) {
+            ctx.status(503).contentType(TEXT).result("DOWN: starting, waiting for " + waiting + "\n");
+            return;
+        }
+        HealthCheck ready = worker.checkReadiness();
+        ctx.status(ready.healthy() ? 200 : 503);
+        if (wantsJson(ctx)) {
+            ctx.contentType("application/json").result(readinessJson(ready, worker) + "\n");
+        } else {
+            ctx.contentType(TEXT).result((ready.healthy() ? "UP" : "DOWN") + ": " + ready.detail() + "\n");
+        }
     }
 
     /** {@code ?format=json}, or an {@code Accept} header that asks for JSON. */
-    private static boolean wantsJson(HttpExchange exchange) {
-        String query = exchange.getRequestURI().getRawQuery();
-        if (query != null && List.of(query.split("&")).contains("format=json")) {
+    private static boolean wantsJson(Context ctx) {
+        if (ctx.queryParams("format").contains("json")) {
             return true;
         }
-        String accept = exchange.getRequestHeaders().getFirst("Accept");
+        String accept = ctx.header("Accept");
         return accept != null && accept.contains("application/json");
     }
 
@@ -152,25 +172,14 @@ public final class HealthHttpServer implements AutoCloseable {
 
     /** The port actually bound. */
     public int port() {
-        return server.getAddress().getPort();
-    }
-
-    private static void respond(HttpExchange exchange, int status, String contentType, String body)
-            throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", contentType);
-        exchange.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
+        return app.port();
     }
 
     /** Stops serving. Idempotent (the shutdown hook and a failed start may both close it). */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            server.stop(0);
-            executor.shutdownNow();
+            app.stop();
         }
     }
 }

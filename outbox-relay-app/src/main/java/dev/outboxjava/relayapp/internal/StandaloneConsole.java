@@ -1,7 +1,6 @@
 package dev.outboxjava.relayapp.internal;
 
 import dev.outboxjava.console.ActivitySampler;
-import dev.outboxjava.console.ConsoleServer;
 import dev.outboxjava.console.HealthSignal;
 import dev.outboxjava.console.OutboxConsole;
 import dev.outboxjava.core.port.Backlog;
@@ -11,6 +10,7 @@ import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.postgres.health.TableStatistics;
 import dev.outboxjava.relayapp.ConsoleConfig;
+import dev.outboxjava.relayapp.HttpConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
@@ -42,49 +42,59 @@ public final class StandaloneConsole implements AutoCloseable {
     private static final long DEAD_TUPLES_FLOOR = 100_000;
 
     private final ActivitySampler sampler;
-    private final ConsoleServer server;
+    private final OutboxConsole console;
 
-    private StandaloneConsole(ActivitySampler sampler, ConsoleServer server) {
+    private StandaloneConsole(ActivitySampler sampler, OutboxConsole console) {
         this.sampler = sampler;
-        this.server = server;
+        this.console = console;
     }
 
-    /** Starts the console when {@code outbox.console.enabled}; empty otherwise. */
-    public static Optional<StandaloneConsole> startIfEnabled(RelayAppConfig settings, PostgresOutboxStore store,
+    /**
+     * The console when {@code outbox.console.enabled}, empty otherwise: built before the database is
+     * reached, so that the HTTP server serves it from its start (its pages say so while the database is
+     * down); {@link #start()} starts sampling once the worker runs.
+     */
+    public static Optional<StandaloneConsole> createIfEnabled(RelayAppConfig settings, PostgresOutboxStore store,
             MeterRegistry registry) {
         ConsoleConfig config = settings.console();
         if (!config.enabled()) {
             return Optional.empty();
         }
         Clock clock = Clock.systemUTC();
-        ActivitySampler sampler = new ActivitySampler(store, () -> publishedTotal(registry), clock).start();
+        ActivitySampler sampler = new ActivitySampler(store, () -> publishedTotal(registry), clock);
         HealthConfig thresholds = settings.health();
         PostgresHealthProbe probe = PostgresHealthProbe.create(store.dataSource(), store.config().tableName(),
                 thresholds.inboxTable());
         Instant started = clock.instant();
         OutboxConsole console = OutboxConsole.builder(store)
                 .adminCredential(config.adminToken().orElse(null))
+                .allowRemoteClients(config.allowRemote())
                 .clock(clock)
                 .sampler(sampler)
                 .healthSignals(() -> signals(store, probe, thresholds, clock.instant()))
                 .processFacts(() -> facts(settings, started))
                 .build();
-        ConsoleServer server;
-        try {
-            server = console.start(config.host(), config.port());
-        } catch (RuntimeException e) {
-            sampler.close();
-            throw new PortInUseException("cannot serve the web console on " + config.host() + ":" + config.port()
-                    + ": " + e.getMessage() + "; set " + ConfigKey.CONSOLE_PORT.displayName() + " to a free port");
-        }
-        log.info("web console at {} ({})", server.url(), console.writable() ? "changes need the admin credential"
-                : "read-only: " + ConfigKey.CONSOLE_ADMIN_TOKEN.property() + " is not set");
-        return Optional.of(new StandaloneConsole(sampler, server));
+        return Optional.of(new StandaloneConsole(sampler, console));
     }
 
-    /** The console's address. */
-    public String url() {
-        return server.url();
+    /** The console, to mount on the process's HTTP server. */
+    public OutboxConsole console() {
+        return console;
+    }
+
+    /** Starts sampling the activity the overview charts, and says where the console is. */
+    public void start(HttpConfig http, int port) {
+        sampler.start();
+        String host = "0.0.0.0".equals(http.host()) || "::".equals(http.host()) ? "127.0.0.1" : http.host();
+        log.info("web console at http://{}:{}{} ({}; {})", host, port, console.basePath(),
+                console.writable() ? "changes need the admin credential"
+                        : "read-only: " + ConfigKey.CONSOLE_ADMIN_TOKEN.property() + " is not set",
+                settings(http));
+    }
+
+    private String settings(HttpConfig http) {
+        return console.allowsRemoteClients() ? "clients from any address"
+                : "clients on this machine only (" + ConfigKey.CONSOLE_ALLOW_REMOTE.property() + "=false)";
     }
 
     private static long publishedTotal(MeterRegistry registry) {
@@ -140,9 +150,9 @@ public final class StandaloneConsole implements AutoCloseable {
         return String.format(java.util.Locale.ROOT, "%.1fs", Math.max(0, duration.toMillis()) / 1000.0);
     }
 
+    /** Stops sampling. */
     @Override
     public void close() {
-        server.close();
         sampler.close();
     }
 }

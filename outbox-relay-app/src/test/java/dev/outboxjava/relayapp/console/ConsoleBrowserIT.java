@@ -16,6 +16,7 @@ import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.RelayAppConfig;
+import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.StandaloneConsole;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -30,6 +31,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -66,6 +68,7 @@ class ConsoleBrowserIT {
     private PostgresOutboxStore store;
     private OutboxWorker worker;
     private StandaloneConsole console;
+    private HealthHttpServer http;
     private ChromeDriver browser;
 
     @BeforeAll
@@ -87,9 +90,9 @@ class ConsoleBrowserIT {
         values.put("outbox.retry.initial.delay", "1h");
         values.put("outbox.retry.max.delay", "1h");
         values.put("outbox.relay.poll.interval", "100ms");
-        values.put("outbox.http.port", "0");
+        values.put("outbox.http.port", Integer.toString(freePort()));
+        values.put("outbox.http.host", "127.0.0.1");
         values.put("outbox.console.enabled", "true");
-        values.put("outbox.console.port", Integer.toString(freePort()));
         values.put("outbox.console.admin.token", CREDENTIAL);
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.map(values));
         PrometheusMeterRegistry registry = StandaloneModules.prometheus();
@@ -98,13 +101,18 @@ class ConsoleBrowserIT {
         store.ensureSchema();
         worker = injector.getInstance(OutboxWorker.class);
         worker.start();
-        console = StandaloneConsole.startIfEnabled(settings, store, registry).orElseThrow();
+        console = StandaloneConsole.createIfEnabled(settings, store, registry).orElseThrow();
+        http = HealthHttpServer.start(settings.http(), registry, worker, Optional.of(console.console()));
+        console.start(settings.http(), http.port());
     }
 
     @AfterAll
     void stop() {
         if (browser != null) {
             browser.quit();
+        }
+        if (http != null) {
+            http.close();
         }
         if (console != null) {
             console.close();
@@ -113,7 +121,7 @@ class ConsoleBrowserIT {
             worker.close();
         }
         if (store != null) {
-            postgres.execute("DROP TABLE IF EXISTS " + table + ", " + table + "_audit");
+            postgres.execute("DROP TABLE IF EXISTS " + table + ", " + table + "_audit, " + table + "_attempts");
         }
         if (rabbit != null) {
             rabbit.close();
@@ -144,7 +152,7 @@ class ConsoleBrowserIT {
     }
 
     private void open(String path) {
-        browser.get(console.url() + path);
+        browser.get("http://127.0.0.1:" + http.port() + "/console" + path);
     }
 
     private String text(String id) {
@@ -319,5 +327,30 @@ class ConsoleBrowserIT {
         assertThat(browser.findElements(By.cssSelector("main script, main img"))).isEmpty();
         assertThat(text("headers")).contains("<img src=x", "\\u001B[2J");
         assertThat(text("payload")).contains("<script>");
+    }
+    @Test
+    @Order(6)
+    @DisplayName("the detail view lists every failed attempt with its error, before and after a requeue")
+    void everyAttemptWithItsError() throws Exception {
+        String exchange = "console-it-flaky." + UUID.randomUUID().toString().substring(0, 8);
+        OutboxEvent flaky = event("order.flaky", exchange, null, "{\"order\":9}", 1);
+        append(flaky);
+        awaitStatus(flaky.id(), EventStatus.FAILED);
+        signIn();
+        try (Connection connection = rabbit.connectionFactory().newConnection(); Channel channel = connection.createChannel()) {
+            // the exchange now exists, but no queue is bound to it: the next attempt fails differently
+            channel.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, false, false, null);
+            open("/dead-letters/" + flaky.id());
+            browser.findElement(By.id("requeue-one")).click();
+            await().atMost(Duration.ofSeconds(30)).until(() -> store.attempts(flaky.id()).size() == 2);
+            channel.exchangeDelete(exchange);
+        }
+
+        open("/dead-letters/" + flaky.id());
+
+        List<WebElement> attempts = browser.findElements(By.cssSelector("#attempts tr.attempt"));
+        assertThat(attempts).hasSize(2);
+        assertThat(attempts.get(0).getText()).startsWith("1 ").contains("404", exchange);
+        assertThat(attempts.get(1).getText()).startsWith("1 ").contains("NO_ROUTE").doesNotContain("404");
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
@@ -19,6 +20,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -137,6 +139,35 @@ class OperatorCliIT {
                 .contains(pending + " is pending, not a dead letter").contains("nothing requeued");
         assertNoStackTrace(requeue);
         assertThat(table.count(EventStatus.FAILED)).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("requeue and purge are recorded in the audit trail: who (--by, else the OS user), what, how many")
+    void audited() throws Exception {
+        List<UUID> dead = deadLetters(3);
+
+        WorkerProcess.Result requeue = cli("dead-letters", "requeue", "--id", dead.get(0).toString(), "--by", "Grace");
+        WorkerProcess.Result purge = cli("purge", "--status", "failed", "--older-than", "0s");
+        WorkerProcess.Result dryRun = cli("purge", "--status", "failed", "--older-than", "0s", "--dry-run");
+
+        assertThat(requeue.exitCode()).as(requeue.output()).isZero();
+        assertThat(purge.exitCode()).as(purge.output()).isZero();
+        assertThat(purge.output()).contains("purged 2 failed event(s)");
+        assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
+        List<AuditEntry> trail = table.store.auditTrail(OptionalLong.empty(), 10);
+        assertThat(trail).as("newest first; the dry run changes nothing and records nothing").hasSize(2);
+        assertThat(trail.get(0)).satisfies(entry -> {
+            assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
+            assertThat(entry.actor()).isEqualTo(System.getProperty("user.name") + " (cli)");
+            assertThat(entry.affected()).isEqualTo(2);
+            assertThat(entry.selection()).startsWith("created<");
+        });
+        assertThat(trail.get(1)).satisfies(entry -> {
+            assertThat(entry.action()).isEqualTo(AuditEntry.REQUEUE);
+            assertThat(entry.actor()).isEqualTo("Grace (cli)");
+            assertThat(entry.affected()).isEqualTo(1);
+            assertThat(entry.selection()).isEqualTo("id=" + dead.get(0));
+        });
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.outboxjava.core.InvalidEventException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.ActiveLease;
+import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What a store's operator API ({@link OperatorStore}) must do: find dead letters by filter and page
  * through them by position, requeue, purge, edit and requeue them with an audit entry each, name the
- * keys held behind a failed event, the leases held now and the unfinished events per destination.
+ * keys held behind a failed event, the leases held now, the unfinished events per destination, and
+ * keep each event's failed attempts.
  * Adopt it like {@link OutboxStoreContract}: the store made by {@link #newStore} implements both ports.
  */
 public abstract class OperatorStoreContract {
@@ -236,6 +238,39 @@ public abstract class OperatorStoreContract {
         }
 
         @Test
+        @DisplayName("purge of sent events deletes those created before the cutoff, with their attempts, and records it")
+        void purgeSent() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent old = event("order.placed", "orders", null);
+            OutboxEvent dead = event("order.placed", "orders", null);
+            clock.advance(Duration.ofHours(1));
+            OutboxEvent recent = event("order.paid", "orders", null);
+            append(store, List.of(old, dead, recent));
+            UUID first = UUID.randomUUID();
+            store.lease(first, 3, now());
+            store.markRetry(first, List.of(new RetryMark(old.id(), "once", now())), now());
+            store.markDeadLettered(first, List.of(new DeadLetterMark(dead.id(), "never")), now());
+            store.markPublished(first, List.of(recent.id()), now());
+            UUID second = UUID.randomUUID();
+            assertThat(store.lease(second, 3, now())).extracting(OutboxEvent::id).containsExactly(old.id());
+            store.markPublished(second, List.of(old.id()), now());
+
+            long purged = operator(store).purgeSent(recent.createdAt(), "cli-user", now());
+
+            assertThat(purged).isEqualTo(1);
+            assertThat(store.find(old.id())).isEmpty();
+            assertThat(operator(store).attempts(old.id())).isEmpty();
+            assertThat(store.find(dead.id())).isPresent();
+            assertThat(store.find(recent.id())).isPresent();
+            assertThat(operator(store).auditTrail(OptionalLong.empty(), 10)).singleElement().satisfies(entry -> {
+                assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
+                assertThat(entry.actor()).isEqualTo("cli-user");
+                assertThat(entry.affected()).isEqualTo(1);
+                assertThat(entry.selection()).startsWith("status=sent");
+            });
+        }
+
+        @Test
         @DisplayName("edit and requeue replaces payload and headers, sends the event again, and keeps the "
                 + "original in the audit trail")
         void editAndRequeue() {
@@ -369,6 +404,103 @@ public abstract class OperatorStoreContract {
             assertThat(counts).containsExactly(new DestinationCounts("orders", 1, 1, 3),
                     new DestinationCounts("billing", 0, 0, 2), new DestinationCounts("audit", 1, 0, 0));
             assertThat(leases).containsExactly(new ActiveLease(lease, 1, now()));
+        }
+    }
+    @Nested
+    @DisplayName("attempt history")
+    class AttemptHistory {
+
+        /** Leases the one due event and marks it for a retry a minute later; returns the lease. */
+        private UUID failAndRetry(OutboxStore store, UUID eventId, String error) {
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 1, now())).extracting(OutboxEvent::id).containsExactly(eventId);
+            assertThat(store.markRetry(lease, List.of(new RetryMark(eventId, error, now().plusSeconds(60))), now())
+                    .marked()).containsExactly(eventId);
+            clock.advance(Duration.ofMinutes(1));
+            return lease;
+        }
+
+        private UUID failForGood(OutboxStore store, UUID eventId, String error) {
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 1, now())).extracting(OutboxEvent::id).containsExactly(eventId);
+            assertThat(store.markDeadLettered(lease, List.of(new DeadLetterMark(eventId, error)), now()).marked())
+                    .containsExactly(eventId);
+            return lease;
+        }
+
+        @Test
+        @DisplayName("every failed attempt is kept with its number, time, outcome, error and lease, oldest first")
+        void everyAttempt() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent failing = event("order.placed", "orders", "k1");
+            OutboxEvent other = event("order.paid", "orders", "k2");
+            append(store, List.of(failing));
+            Instant first = now();
+            UUID lease1 = failAndRetry(store, failing.id(), "TimeoutException: no ack");
+            Instant second = now();
+            UUID lease2 = failAndRetry(store, failing.id(), "NO_ROUTE: unroutable");
+            Instant third = now();
+            UUID lease3 = failForGood(store, failing.id(), "RecordTooLargeException: 2 MB");
+            append(store, List.of(other));
+
+            assertThat(operator(store).attempts(failing.id())).containsExactly(
+                    new Attempt(failing.id(), 1, first, Attempt.Outcome.RETRY, "TimeoutException: no ack", lease1),
+                    new Attempt(failing.id(), 2, second, Attempt.Outcome.RETRY, "NO_ROUTE: unroutable", lease2),
+                    new Attempt(failing.id(), 3, third, Attempt.Outcome.DEAD_LETTER, "RecordTooLargeException: 2 MB",
+                            lease3));
+            assertThat(operator(store).attempts(other.id())).isEmpty();
+            assertThat(operator(store).attempts(UUID.randomUUID())).isEmpty();
+        }
+
+        @Test
+        @DisplayName("a mark under a lost lease records no attempt; a requeued event's new attempts count from 1")
+        void lostLeaseAndRequeue() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent event = event("order.placed", "orders", null);
+            append(store, List.of(event));
+            store.lease(UUID.randomUUID(), 1, now());
+            assertThat(store.markDeadLettered(UUID.randomUUID(), List.of(new DeadLetterMark(event.id(), "late")),
+                    now()).leaseLost()).containsExactly(event.id());
+            assertThat(operator(store).attempts(event.id())).isEmpty();
+
+            store.sweepExpiredLeases(now().plusSeconds(1), 10);
+            failForGood(store, event.id(), "first life");
+            operator(store).requeueDeadLetters(DeadLetterFilter.any(), "alice", now());
+            failForGood(store, event.id(), "second life");
+
+            assertThat(operator(store).attempts(event.id())).extracting(Attempt::number, Attempt::error)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(1, "first life"),
+                            org.assertj.core.groups.Tuple.tuple(1, "second life"));
+        }
+
+        @Test
+        @DisplayName("attempts go with their event: purge of dead letters, purge by age, cleanup of sent events")
+        void goWithTheirEvent() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent purgedByFilter = event("order.placed", "orders", null);
+            OutboxEvent purgedByAge = event("order.paid", "orders", null);
+            OutboxEvent sent = event("order.shipped", "orders", null);
+            clock.advance(Duration.ofMinutes(1));
+            OutboxEvent kept = event("order.placed", "billing", null);
+            append(store, List.of(purgedByFilter, purgedByAge, sent, kept));
+            failForGood(store, purgedByFilter.id(), "a");
+            failForGood(store, purgedByAge.id(), "b");
+            failAndRetry(store, sent.id(), "c");
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 1, now())).extracting(OutboxEvent::id).containsExactly(sent.id());
+            store.markPublished(lease, List.of(sent.id()), now());
+            failForGood(store, kept.id(), "d");
+
+            operator(store).purgeDeadLetters(DeadLetterFilter.any().withType("order.placed")
+                    .withDestination("orders"), "bob", now());
+            assertThat(operator(store).attempts(purgedByFilter.id())).isEmpty();
+            assertThat(store.purge(EventStatus.FAILED, purgedByAge.createdAt().plusMillis(1))).isEqualTo(1);
+            assertThat(operator(store).attempts(purgedByAge.id())).isEmpty();
+            assertThat(operator(store).attempts(sent.id())).hasSize(1);
+            assertThat(store.cleanUp(now().plusSeconds(1), 10)).isEqualTo(1);
+            assertThat(operator(store).attempts(sent.id())).isEmpty();
+
+            assertThat(operator(store).attempts(kept.id())).extracting(Attempt::error).containsExactly("d");
         }
     }
 }

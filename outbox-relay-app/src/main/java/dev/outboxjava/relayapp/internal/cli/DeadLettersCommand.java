@@ -2,7 +2,7 @@ package dev.outboxjava.relayapp.internal.cli;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
@@ -112,7 +112,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
     /** {@code dead-letters requeue}. */
     @Command(name = "requeue", mixinStandardHelpOptions = true,
-            description = {"Moves dead letters back to pending, due now, attempts reset; the relay sends them again.",
+            description = {"Moves dead letters back to pending, due now, attempts reset; the relay sends them again. "
+                    + "Recorded in the audit trail (the table <outbox table>_audit, the console's Audit page) as "
+                    + "done by --by or the OS user.",
                     "With --id, every id must be a dead letter: otherwise each wrong one is named, nothing is "
                             + "requeued, and the exit code is 1."})
     static final class RequeueCommand implements Callable<Integer> {
@@ -125,6 +127,10 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
         @ArgGroup(exclusive = true, multiplicity = "1")
         Selection selection;
+
+        @Option(names = "--by", paramLabel = "NAME",
+                description = "Who requeues, for the audit trail (default: the OS user).")
+        String by;
 
         static final class Selection {
             @Option(names = "--id", paramLabel = "ID", description = "These dead letters (repeatable).")
@@ -139,18 +145,18 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            DeadLetterSelector selector;
+            DeadLetterFilter filter;
             String what;
             Set<UUID> ids = Set.of();
             if (selection.ids != null && !selection.ids.isEmpty()) {
                 ids = new LinkedHashSet<>(selection.ids);
-                selector = DeadLetterSelector.byIds(ids);
+                filter = DeadLetterFilter.ids(ids);
                 what = ids.size() + " given id(s)";
             } else if (selection.type != null) {
-                selector = DeadLetterSelector.byType(selection.type);
+                filter = DeadLetterFilter.any().withType(selection.type);
                 what = "type " + selection.type;
             } else {
-                selector = DeadLetterSelector.all();
+                filter = DeadLetterFilter.any();
                 what = "all";
             }
             DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
@@ -170,7 +176,7 @@ public final class DeadLettersCommand implements Callable<Integer> {
                     err.flush();
                     return ExitCodes.FAILED;
                 }
-                int requeued = session.store().requeueDeadLetters(selector, Clock.systemUTC().instant());
+                long requeued = session.store().requeueDeadLetters(filter, Actor.of(by), Clock.systemUTC().instant());
                 spec.commandLine().getOut().printf("requeued %d dead letter(s) (%s)%n", requeued, what);
                 spec.commandLine().getOut().flush();
             }

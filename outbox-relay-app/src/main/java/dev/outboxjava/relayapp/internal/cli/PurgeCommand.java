@@ -1,12 +1,14 @@
 package dev.outboxjava.relayapp.internal.cli;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -17,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code purge}: deletes terminal events older than a given age. */
 @Command(name = "purge", mixinStandardHelpOptions = true,
-        description = "Deletes sent events or dead letters created more than --older-than ago.")
+        description = "Deletes sent events or dead letters created more than --older-than ago; recorded in the audit "
+                + "trail (the table <outbox table>_audit, the console's Audit page) as done by --by or the OS user.")
 public final class PurgeCommand implements Callable<Integer> {
 
     /** Which terminal state to purge. */
@@ -45,6 +48,9 @@ public final class PurgeCommand implements Callable<Integer> {
             description = "Only events created longer ago than this, e.g. 7d, 12h, 30m.")
     Duration olderThan;
 
+    @Option(names = "--by", paramLabel = "NAME", description = "Who purges, for the audit trail (default: the OS user).")
+    String by;
+
     @Option(names = "--dry-run", description = "Only count what would be deleted; delete nothing.")
     boolean dryRun;
 
@@ -63,7 +69,11 @@ public final class PurgeCommand implements Callable<Integer> {
                 spec.commandLine().getOut().flush();
                 return ExitCodes.OK;
             }
-            long purged = session.store().purge(status.status, before);
+            Instant now = Clock.systemUTC().instant();
+            long purged = status == Purgeable.sent
+                    ? session.store().purgeSent(before, Actor.of(by), now)
+                    : session.store().purgeDeadLetters(DeadLetterFilter.any().withCreated(Optional.empty(),
+                            Optional.of(before)), Actor.of(by), now);
             spec.commandLine().getOut().printf("purged %d %s event(s) created before %s%n", purged, status.name(), before);
             spec.commandLine().getOut().flush();
         }

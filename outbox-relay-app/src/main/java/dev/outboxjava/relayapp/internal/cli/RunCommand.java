@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
 /** {@code run}: the worker process, until SIGTERM / SIGINT. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Runs the relay, sweeper and cleaner until SIGTERM or SIGINT, serving /metrics, /health and "
-                + "/health/ready on outbox.http.port, and the web console on outbox.console.port when "
+                + "/health/ready on outbox.http.port, with the web console under /console when "
                 + "outbox.console.enabled.",
                 "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
                 "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
@@ -62,7 +62,10 @@ public final class RunCommand implements Callable<Integer> {
         AtomicReference<Optional<StandaloneConsole>> console = new AtomicReference<>(Optional.empty());
         try {
             if (settings.http().enabled()) {
-                http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker));
+                console.set(StandaloneConsole.createIfEnabled(settings, injector.getInstance(PostgresOutboxStore.class),
+                        registry));
+                http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker,
+                        console.get().map(StandaloneConsole::console)));
                 // without the URL's parameters: they may hold a password, and the endpoint may be public
                 http.get().starting("the database at " + database.url().replaceFirst("\\?.*", ""));
             }
@@ -90,8 +93,7 @@ public final class RunCommand implements Callable<Integer> {
             log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
             worker.start();
             server.ifPresent(HealthHttpServer::started);
-            console.set(StandaloneConsole.startIfEnabled(settings, injector.getInstance(PostgresOutboxStore.class),
-                    registry));
+            server.ifPresent(running -> console.get().ifPresent(c -> c.start(settings.http(), running.port())));
         } catch (RuntimeException e) {
             if (stopping.getCount() == 0) {
                 stopped.await(); // stopped while starting: the shutdown hook closed the worker under us

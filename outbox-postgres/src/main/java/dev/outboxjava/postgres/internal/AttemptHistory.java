@@ -1,0 +1,206 @@
+package dev.outboxjava.postgres.internal;
+
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.row;
+import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.val;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.port.Attempt;
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Name;
+import org.jooq.Record;
+import org.jooq.Row2;
+import org.jooq.SQLDialect;
+import org.jooq.Select;
+import org.jooq.Table;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The failed attempts of an outbox table's events, in the table {@code <table>_attempts}: one row per
+ * failure mark (a retry or the dead letter), inserted in the mark's transaction, read by the operator,
+ * deleted with the event. A published attempt writes nothing here, so the relay's success path is
+ * untouched.
+ *
+ * <p>The attempt's number is the event's attempt counter after the mark, read from where the layout
+ * keeps it: the outbox table itself (in place) or its state table (append-only).
+ */
+public final class AttemptHistory {
+
+    private static final Field<Long> ID = field(name("id"), SQLDataType.BIGINT);
+    private static final Field<UUID> EVENT_ID = field(name("event_id"), SQLDataType.UUID);
+    private static final Field<Integer> ATTEMPT = field(name("attempt"), SQLDataType.INTEGER);
+    private static final Field<Instant> AT = field(name("at"), SQLDataType.INSTANT);
+    private static final Field<String> OUTCOME = field(name("outcome"), SQLDataType.CLOB);
+    private static final Field<String> ERROR = field(name("error"), SQLDataType.CLOB);
+    private static final Field<UUID> LEASE_ID = field(name("lease_id"), SQLDataType.UUID);
+
+    private static final Settings SETTINGS = new Settings().withExecuteLogging(false);
+
+    private final boolean appendLog;
+    private final Table<Record> attempts;
+    private final Table<Record> events;
+    /** Where the attempt counter is: the outbox table, or the append-only layout's state table. */
+    private final Table<Record> counters;
+    /** The append-only layout's published events (keep-sent mode); unused in place. */
+    private final Table<Record> sent;
+    /** Where the next search for orphaned attempts starts (an attempt id). */
+    private final java.util.concurrent.atomic.AtomicLong orphanCursor = new java.util.concurrent.atomic.AtomicLong();
+
+    public AttemptHistory(Identifiers.TableName table, boolean appendLog) {
+        this.appendLog = appendLog;
+        this.attempts = DSL.table(sibling(table, MigrationFiles.ATTEMPTS_SUFFIX));
+        this.events = DSL.table(sibling(table, ""));
+        this.counters = appendLog ? DSL.table(sibling(table, "_state")) : events;
+        this.sent = DSL.table(sibling(table, "_sent"));
+    }
+
+    private static Name sibling(Identifiers.TableName table, String suffix) {
+        return table.schema().map(schema -> DSL.name(schema, table.table() + suffix))
+                .orElse(DSL.name(table.table() + suffix));
+    }
+
+    /** The table's name as shown in messages. */
+    public String tableName() {
+        return attempts.getName();
+    }
+
+    /**
+     * Records the failed attempts of the events a failure mark changed, on the mark's connection (in its
+     * transaction).
+     *
+     * @param errors each marked event's error, by id (events not in {@code marked} are ignored)
+     * @param marked the events the mark changed (not those whose lease was lost)
+     */
+    public void record(Connection connection, UUID leaseId, Map<UUID, String> errors, Collection<UUID> marked,
+            Attempt.Outcome outcome, Instant now) {
+        List<Row2<UUID, String>> rows = new ArrayList<>();
+        for (UUID id : marked) {
+            rows.add(row(id, errors.get(id)));
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        Table<?> m = DSL.values(rows.toArray(Row2[]::new)).as("m", "m_id", "m_error");
+        Field<UUID> mId = field(name("m", "m_id"), SQLDataType.UUID);
+        Field<String> mError = field(name("m", "m_error"), SQLDataType.CLOB);
+        Field<UUID> cId = field(name("c", "id"), SQLDataType.UUID);
+        Field<Integer> cAttempts = field(name("c", "attempts"), SQLDataType.INTEGER);
+        dsl(connection).insertInto(attempts, EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID)
+                .select(select(cId, cAttempts, val(now, AT), inline(outcome.databaseValue()), mError,
+                        val(leaseId, LEASE_ID))
+                        .from(counters.as("c")).join(m).on(cId.eq(mId)))
+                .execute();
+    }
+
+    /** One event's attempts, oldest first. */
+    public List<Attempt> of(DSLContext dsl, UUID eventId) {
+        return dsl.select(EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID).from(attempts)
+                .where(EVENT_ID.eq(eventId)).orderBy(ID)
+                .fetch(r -> new Attempt(r.value1(), r.value2(), r.value3(),
+                        Attempt.Outcome.fromDatabaseValue(r.value4()), r.value5(), r.value6()));
+    }
+
+    /**
+     * Deletes the attempts of the sent events a cleanup is about to delete: the first {@code limit} sent
+     * before the cutoff, in the cleanup's order. One index probe per event.
+     */
+    public int deleteOfSentBefore(DSLContext dsl, Instant sentBefore, int limit) {
+        Select<org.jooq.Record1<UUID>> old = appendLog
+                ? select(field(name("d", "id"), UUID.class)).from(sent.as("d"))
+                        .where(field(name("d", "sent_at"), Instant.class).lt(sentBefore))
+                        .orderBy(field(name("d", "sent_at"))).limit(limit)
+                : select(OutboxTable.ID).from(events)
+                        .where(OutboxTable.STATUS.eq(inline(EventStatus.SENT.databaseValue())))
+                        .and(OutboxTable.SENT_AT.lt(sentBefore))
+                        .orderBy(OutboxTable.SENT_AT).limit(limit);
+        return dsl.deleteFrom(attempts).where(EVENT_ID.in(old)).execute();
+    }
+
+    /**
+     * Deletes the attempts whose event is gone, recorded before {@code before}, among the next
+     * {@code limit} rows of the table after where the previous call stopped (wrapping around at its end):
+     * the attempts of events deleted at publication ({@code DELETE_ON_PUBLISH}) or by hand. Each call reads
+     * a bounded slice, so the dead letters' attempts, which stay, are not read again and again.
+     *
+     * @return how many were deleted
+     */
+    public int deleteOrphansBefore(DSLContext dsl, Instant before, int limit) {
+        Table<Record> a = attempts.as("a");
+        Field<Long> aId = field(name("a", "id"), SQLDataType.BIGINT);
+        Field<UUID> aEvent = field(name("a", "event_id"), SQLDataType.UUID);
+        Field<Instant> aAt = field(name("a", "at"), SQLDataType.INSTANT);
+        var slice = dsl.select(aId, aEvent, aAt).from(a).where(aId.gt(orphanCursor.get())).orderBy(aId).limit(limit)
+                .fetch();
+        if (slice.isEmpty()) {
+            orphanCursor.set(0);
+            return 0;
+        }
+        orphanCursor.set(slice.size() < limit ? 0 : slice.get(slice.size() - 1).value1());
+        List<UUID> candidates = new ArrayList<>();
+        for (var row : slice) {
+            if (row.value3().isBefore(before)) {
+                candidates.add(row.value2());
+            }
+        }
+        if (candidates.isEmpty()) {
+            return 0;
+        }
+        UUID[] ids = candidates.stream().distinct().toArray(UUID[]::new);
+        Field<UUID> eId = field(name("e", "id"), SQLDataType.UUID);
+        return dsl.deleteFrom(attempts).where(EVENT_ID.eq(DSL.any(ids)))
+                .and(AT.lt(before))
+                .andNotExists(DSL.selectOne().from(events.as("e"))
+                        .where(eId.eq(field(attempts.getQualifiedName().append("event_id"), SQLDataType.UUID))))
+                .execute();
+    }
+
+    /** Deletes the attempts of the events a purge by age is about to delete. */
+    public int deleteOfPurged(DSLContext dsl, EventStatus status, Instant createdBefore) {
+        Field<UUID> eventId = field(name("e", "id"), UUID.class);
+        Condition createdBeforeCutoff = field(name("e", "created_at"), Instant.class).lt(createdBefore);
+        Select<org.jooq.Record1<UUID>> purged;
+        if (!appendLog) {
+            purged = select(eventId).from(events.as("e"))
+                    .where(field(name("e", "status"), String.class).eq(inline(status.databaseValue())))
+                    .and(createdBeforeCutoff);
+        } else if (status == EventStatus.SENT) {
+            purged = select(eventId).from(events.as("e")).join(sent.as("d"))
+                    .on(field(name("d", "id"), UUID.class).eq(eventId)).where(createdBeforeCutoff);
+        } else {
+            purged = select(eventId).from(events.as("e")).join(counters.as("s"))
+                    .on(field(name("s", "id"), UUID.class).eq(eventId))
+                    .where(field(name("s", "status"), String.class).eq(inline(status.databaseValue())))
+                    .and(createdBeforeCutoff);
+        }
+        return dsl.deleteFrom(attempts).where(EVENT_ID.in(purged)).execute();
+    }
+
+    /** The quoted attempts table, for a statement that deletes an event and its attempts at once. */
+    public static String quotedTable(Identifiers.TableName table) {
+        return table.quotedSibling(MigrationFiles.ATTEMPTS_SUFFIX);
+    }
+
+    /** Whether {@code error} says the attempts table does not exist (its migration has not run). */
+    public static boolean isMissingTable(Throwable error) {
+        return "42P01".equals(Failures.sqlState(error));
+    }
+
+    private static DSLContext dsl(Connection connection) {
+        return DSL.using(connection, SQLDialect.POSTGRES, SETTINGS);
+    }
+}
