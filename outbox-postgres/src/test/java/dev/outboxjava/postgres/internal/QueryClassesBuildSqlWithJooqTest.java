@@ -35,6 +35,7 @@ class QueryClassesBuildSqlWithJooqTest {
         "internal/MarkQueries.java", "internal/BacklogQuery.java", "internal/HousekeepingQueries.java",
         "internal/OperatorQueries.java", "internal/OperatorRepairQueries.java", "internal/AsyncCommit.java",
         "internal/PreparedSql.java", "internal/OutboxTable.java", "internal/EventRows.java",
+        "internal/PerKeyIndexes.java", "health/PostgresHealthProbe.java",
         "PostgresOutboxStore.java", "OutboxWriter.java", "OutboxNotifier.java", "inbox/PostgresInbox.java"})
     @DisplayName("a query class has no SQL in its string literals")
     void noSqlText(String source) throws IOException {
