@@ -71,11 +71,6 @@ public final class OutboxTable {
     /** The writing transaction ({@code xid8}); the per-key lease compares it with the snapshot's xmin. */
     public static final Field<Object> XACT_ID = field(name("xact_id"), SQLDataType.OTHER);
 
-    /** The quoted reference for SQL text, e.g. {@code "billing"."outbox_events"} (validated, never raw input). */
-    public String quotedName() {
-        return tableName.quoted();
-    }
-
     /** The validated name, for messages. */
     public Identifiers.TableName tableName() {
         return tableName;
