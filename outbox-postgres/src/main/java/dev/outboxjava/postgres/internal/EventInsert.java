@@ -75,6 +75,9 @@ public final class EventInsert {
 
     public EventInsert(OutboxTable table) {
         this.table = table;
+        // The first rendering in a JVM loads jOOQ (several hundred milliseconds): here, when the writer
+        // is created, rather than inside the first producer transaction.
+        sql(1);
     }
 
     /**
