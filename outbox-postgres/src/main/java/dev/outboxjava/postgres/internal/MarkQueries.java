@@ -106,6 +106,16 @@ public final class MarkQueries {
         return publishedSql;
     }
 
+    /** The retry mark's text, to run or to EXPLAIN. Binds: ids (uuid[]), errors (text[]), next attempts (timestamptz[]), lease id. */
+    public String retrySql() {
+        return retrySql;
+    }
+
+    /** The dead-letter mark's text, to run or to EXPLAIN. Binds: ids (uuid[]), errors (text[]), lease id. */
+    public String deadLetterSql() {
+        return deadLetterSql;
+    }
+
     public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
             throws SQLException {
         Set<UUID> ids = new HashSet<>(eventIds);
