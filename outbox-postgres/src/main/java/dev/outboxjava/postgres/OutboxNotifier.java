@@ -2,6 +2,7 @@ package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.postgres.internal.AsyncCommit;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import dev.outboxjava.postgres.internal.Identifiers;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,6 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +51,8 @@ public final class OutboxNotifier implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxNotifier.class);
     // a lost hint is harmless, so its commit need not wait for the WAL flush
-    private static final String NOTIFY = "SELECT " + AsyncCommit.FOR_THIS_TRANSACTION + ", pg_notify(?, '')";
+    private static final String NOTIFY = PreparedSql.render(DSL.select(AsyncCommit.THIS_TRANSACTION,
+            DSL.function("pg_notify", SQLDataType.OTHER, PreparedSql.bind(SQLDataType.CLOB), DSL.inline(""))));
     private static final long MAX_BACKOFF_NANOS = Duration.ofSeconds(5).toNanos();
 
     private final DataSource dataSource;

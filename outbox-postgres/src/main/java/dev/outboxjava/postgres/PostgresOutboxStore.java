@@ -60,9 +60,10 @@ import org.slf4j.LoggerFactory;
  * <p>Every method is one short statement in auto-commit (purge: a few), so no transaction is ever
  * held open — least of all across a broker call. Leasing is one
  * {@code UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT ?) RETURNING …}; each mark kind
- * is one statement per batch, fenced by the lease id. All times come from the caller. The relay's
- * hot path (lease and marks) is plain JDBC with statement texts built once; the housekeeping and
- * operator queries use jOOQ.
+ * is one statement per batch, fenced by the lease id. All times come from the caller. In the default
+ * layout every statement is built with jOOQ's DSL: the relay's hot path (lease and marks) is rendered
+ * once per store and run as pgjdbc prepared statements, the housekeeping and operator queries run
+ * through jOOQ.
  *
  * <pre>{@code
  * PostgresOutboxConfig config = PostgresOutboxConfig.ofDefaults();

@@ -117,6 +117,19 @@ class AppendAtomicityIT {
     }
 
     @Test
+    @DisplayName("jOOQ: through the transaction's DSLContext, domain row and events commit together")
+    void jooqDslContextCommit() {
+        UUID order = UUID.randomUUID();
+        List<OutboxEvent> events = TestEvents.events(clock, 2);
+        DSLContext dsl = DSL.using(postgres.dataSource(), SQLDialect.POSTGRES);
+        dsl.transaction(tx -> {
+            tx.dsl().execute("INSERT INTO " + orders + " (id, total) VALUES (?, 10)", order);
+            writer.append(tx.dsl(), events);
+        });
+        assertCommitted(order, events);
+    }
+
+    @Test
     @DisplayName("jOOQ: an exception in the transaction rolls back the domain row and the events")
     void jooqRollback() {
         UUID order = UUID.randomUUID();

@@ -21,8 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The published mark finds its rows by primary key, as the generic plan of a server-prepared
- * statement too. Every lease leaves an entry in the in-flight partial index that only vacuum removes;
+ * The marks find their rows by primary key, as the generic plan of a server-prepared statement too. Every lease leaves an entry in the in-flight partial index that only vacuum removes;
  * a plan that intersected that index with the primary key walked thousands of such entries per mark
  * under a steady flow, while the planner, from the statistics, took the index for nearly empty.
  */
@@ -77,4 +76,25 @@ class MarkPlanIT {
 
         assertThat(plan).as(plan).contains("outbox_events_pkey").doesNotContain("in_flight_idx");
     }
+
+    @ParameterizedTest
+    @EnumSource(names = {"RETRY", "DEAD_LETTER"})
+    @DisplayName("the generic plans of the retry and dead-letter marks find their rows by primary key, never through the in-flight index")
+    void perEventMarksUseThePrimaryKey(Mark mark) throws SQLException {
+        OutboxTable table = new OutboxTable(Identifiers.tableName("t", store.config().tableName()));
+        MarkQueries marks = new MarkQueries(table, CompletionMode.KEEP_SENT);
+        String ids = inFlight.stream().map(UUID::toString).collect(Collectors.joining(",", "'{", "}'"));
+        String errors = inFlight.stream().map(id -> "boom").collect(Collectors.joining(",", "'{", "}'"));
+        String times = inFlight.stream().map(id -> clock.instant().toString()).collect(Collectors.joining(",", "'{", "}'"));
+        String lease = "'" + inFlightLease + "'";
+        String plan = mark == Mark.RETRY
+                ? PreparedPlans.explain(postgres.dataSource(), marks.retrySql(), "force_generic_plan",
+                        ids + ", " + errors + ", " + times + ", " + lease)
+                : PreparedPlans.explain(postgres.dataSource(), marks.deadLetterSql(), "force_generic_plan",
+                        ids + ", " + errors + ", " + lease);
+
+        assertThat(plan).as(plan).contains("outbox_events_pkey").doesNotContain("in_flight_idx");
+    }
+
+    enum Mark { RETRY, DEAD_LETTER }
 }

@@ -11,6 +11,7 @@ import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -171,7 +173,7 @@ class PerKeyLeasePlanIT {
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             try (Statement settings = connection.createStatement()) {
-                settings.execute("SELECT " + OrderedLeaseQuery.PLAN_SETTINGS);
+                settings.execute(PreparedSql.render(DSL.select(OrderedLeaseQuery.PLAN_SETTINGS)));
             }
             try (PreparedStatement explain = connection.prepareStatement(
                     "EXPLAIN (ANALYZE, FORMAT JSON) " + query.sql())) {

@@ -2,6 +2,7 @@ package dev.outboxjava.postgres.health;
 
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,62 +10,132 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
+import org.jooq.DataType;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * Reads the PostgreSQL signals behind an unhealthy outbox: dead tuples and the last vacuum of the
  * outbox table, what holds back the xmin horizon (the oldest open transaction with the session that
  * holds it, prepared transactions, replication slots), and the inbox table's size. Catalog and
- * statistics views only: cheap, no lock on the outbox table. Table names go in as bind parameters
- * ({@code to_regclass(?)}), never into the SQL text.
+ * statistics views only: cheap, no lock on the outbox table. The queries are built with jOOQ and
+ * rendered once; table names go in as bind parameters ({@code to_regclass(?)}), never into the SQL text.
  *
  * <p>Thread-safe; every {@link #read(Instant)} borrows one connection for five short queries.
  */
 public final class PostgresHealthProbe {
 
-    private static final String TABLE_STATISTICS = """
-            SELECT coalesce(s.n_live_tup, 0), coalesce(s.n_dead_tup, 0), pg_total_relation_size(c.oid),
-                   s.last_autovacuum, s.last_vacuum
-            FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-            WHERE c.oid = to_regclass(?)""";
+    private static final String TABLE_STATISTICS = tableStatisticsQuery();
 
     /*
      * A backend holds the horizon back with its own xid (a writing transaction) or with its snapshot's
      * xmin (a running statement, or a repeatable-read transaction). Other databases' backends do not
      * hold back this database's tables, so they are left out.
      */
-    private static final String OLDEST_TRANSACTION = """
-            SELECT pid, coalesce(application_name, ''), coalesce(state, ''), xact_start,
-                   greatest(coalesce(age(backend_xid), 0), coalesce(age(backend_xmin), 0)) AS xid_age,
-                   coalesce(host(client_addr) || ':' || client_port, ''), coalesce(usename::text, ''), query_start
-            FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL
-              AND (backend_xid IS NOT NULL OR backend_xmin IS NOT NULL)
-            ORDER BY xid_age DESC, xact_start
-            LIMIT 1""";
+    private static final String OLDEST_TRANSACTION = oldestTransactionQuery();
 
     /* Prepared transactions of other databases do not hold back this database's tables. */
-    private static final String PREPARED_TRANSACTIONS = """
-            SELECT gid, owner::text, prepared, age(transaction)
-            FROM pg_prepared_xacts
-            WHERE database = current_database()
-            ORDER BY age(transaction) DESC""";
+    private static final String PREPARED_TRANSACTIONS = preparedTransactionsQuery();
 
     /*
      * A physical slot (database NULL) holds the horizon of every database; a logical slot that of
      * its own database (and the shared catalogs).
      */
-    private static final String REPLICATION_SLOTS = """
-            SELECT slot_name::text, slot_type, active, active_pid, age(xmin), age(catalog_xmin)
-            FROM pg_replication_slots
-            WHERE (xmin IS NOT NULL OR catalog_xmin IS NOT NULL)
-              AND (database IS NULL OR database = current_database())
-            ORDER BY greatest(coalesce(age(xmin), 0), coalesce(age(catalog_xmin), 0)) DESC, slot_name""";
+    private static final String REPLICATION_SLOTS = replicationSlotsQuery();
+
+    private static String tableStatisticsQuery() {
+        Table<?> c = DSL.table(DSL.name("pg_class")).as("c");
+        Table<?> s = DSL.table(DSL.name("pg_stat_user_tables")).as("s");
+        Field<Object> oid = DSL.field(DSL.name("c", "oid"), SQLDataType.OTHER);
+        return PreparedSql.render(DSL.select(
+                        DSL.coalesce(DSL.field(DSL.name("s", "n_live_tup"), SQLDataType.BIGINT), DSL.inline(0L)),
+                        DSL.coalesce(DSL.field(DSL.name("s", "n_dead_tup"), SQLDataType.BIGINT), DSL.inline(0L)),
+                        DSL.function("pg_total_relation_size", SQLDataType.BIGINT, oid),
+                        DSL.field(DSL.name("s", "last_autovacuum"), SQLDataType.TIMESTAMPWITHTIMEZONE),
+                        DSL.field(DSL.name("s", "last_vacuum"), SQLDataType.TIMESTAMPWITHTIMEZONE))
+                .from(c)
+                .leftJoin(s).on(DSL.field(DSL.name("s", "relid"), SQLDataType.OTHER).eq(oid))
+                .where(oid.eq(DSL.function("to_regclass", SQLDataType.OTHER, PreparedSql.bind(SQLDataType.CLOB)))));
+    }
+
+    private static String oldestTransactionQuery() {
+        Field<Integer> xidAge = DSL.greatest(
+                DSL.coalesce(age(column("backend_xid", SQLDataType.OTHER)), DSL.inline(0)),
+                DSL.coalesce(age(column("backend_xmin", SQLDataType.OTHER)), DSL.inline(0))).as("xid_age");
+        Field<OffsetDateTime> transactionStart = column("xact_start", SQLDataType.TIMESTAMPWITHTIMEZONE);
+        return PreparedSql.render(DSL.select(
+                        column("pid", SQLDataType.INTEGER),
+                        DSL.coalesce(column("application_name", SQLDataType.CLOB), DSL.inline("")),
+                        DSL.coalesce(column("state", SQLDataType.CLOB), DSL.inline("")),
+                        transactionStart,
+                        xidAge,
+                        DSL.coalesce(DSL.concat(DSL.function("host", SQLDataType.CLOB, column("client_addr",
+                                SQLDataType.OTHER)), DSL.inline(":"), column("client_port", SQLDataType.INTEGER)
+                                .cast(SQLDataType.CLOB)), DSL.inline("")),
+                        DSL.coalesce(column("usename", SQLDataType.OTHER).cast(SQLDataType.CLOB), DSL.inline("")),
+                        column("query_start", SQLDataType.TIMESTAMPWITHTIMEZONE))
+                .from(DSL.table(DSL.name("pg_stat_activity")))
+                .where(column("datname", SQLDataType.OTHER).eq(currentDatabase()))
+                .and(column("pid", SQLDataType.INTEGER).ne(DSL.function("pg_backend_pid", SQLDataType.INTEGER)))
+                .and(transactionStart.isNotNull())
+                .and(column("backend_xid", SQLDataType.OTHER).isNotNull()
+                        .or(column("backend_xmin", SQLDataType.OTHER).isNotNull()))
+                .orderBy(xidAge.desc(), transactionStart)
+                .limit(DSL.inline(1)));
+    }
+
+    private static String preparedTransactionsQuery() {
+        Field<Integer> age = age(column("transaction", SQLDataType.OTHER));
+        return PreparedSql.render(DSL.select(
+                        column("gid", SQLDataType.CLOB),
+                        column("owner", SQLDataType.OTHER).cast(SQLDataType.CLOB),
+                        column("prepared", SQLDataType.TIMESTAMPWITHTIMEZONE),
+                        age)
+                .from(DSL.table(DSL.name("pg_prepared_xacts")))
+                .where(column("database", SQLDataType.OTHER).eq(currentDatabase()))
+                .orderBy(age.desc()));
+    }
+
+    private static String replicationSlotsQuery() {
+        Field<Object> xmin = column("xmin", SQLDataType.OTHER);
+        Field<Object> catalogXmin = column("catalog_xmin", SQLDataType.OTHER);
+        Field<Object> database = column("database", SQLDataType.OTHER);
+        Field<Object> slotName = column("slot_name", SQLDataType.OTHER);
+        return PreparedSql.render(DSL.select(
+                        slotName.cast(SQLDataType.CLOB),
+                        column("slot_type", SQLDataType.CLOB),
+                        column("active", SQLDataType.BOOLEAN),
+                        column("active_pid", SQLDataType.INTEGER),
+                        age(xmin),
+                        age(catalogXmin))
+                .from(DSL.table(DSL.name("pg_replication_slots")))
+                .where(xmin.isNotNull().or(catalogXmin.isNotNull()))
+                .and(database.isNull().or(database.eq(currentDatabase())))
+                .orderBy(DSL.greatest(DSL.coalesce(age(xmin), DSL.inline(0)), DSL.coalesce(age(catalogXmin),
+                        DSL.inline(0))).desc(), slotName));
+    }
+
+    private static <T> Field<T> column(String name, DataType<T> type) {
+        return DSL.field(DSL.name(name), type);
+    }
+
+    /** {@code age(xid)}: how many transaction ids ago it was assigned. */
+    private static Field<Integer> age(Field<?> xid) {
+        return DSL.function("age", SQLDataType.INTEGER, xid);
+    }
+
+    private static Field<Object> currentDatabase() {
+        return DSL.function("current_database", SQLDataType.OTHER);
+    }
 
     private final DataSource dataSource;
     private final Identifiers.TableName outboxTable;

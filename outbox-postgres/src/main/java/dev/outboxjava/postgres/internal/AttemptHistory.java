@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -190,9 +191,13 @@ public final class AttemptHistory {
         return dsl.deleteFrom(attempts).where(EVENT_ID.in(purged)).execute();
     }
 
-    /** The quoted attempts table, for a statement that deletes an event and its attempts at once. */
-    public static String quotedTable(Identifiers.TableName table) {
-        return table.quotedSibling(MigrationFiles.ATTEMPTS_SUFFIX);
+    /**
+     * A data-modifying CTE {@code a} deleting the attempts of the events that {@code deleted} (a CTE of the same
+     * statement) returns in its column {@code id}: a purge deletes the events and their attempts at once.
+     */
+    public CommonTableExpression<?> deleteOf(CommonTableExpression<?> deleted, Field<UUID> id) {
+        return name("a").as(DSL.deleteFrom(attempts).where(EVENT_ID.in(select(OutboxTable.column(deleted, id)).from(deleted)))
+                .returning(EVENT_ID));
     }
 
     /** Whether {@code error} says the attempts table does not exist (its migration has not run). */

@@ -1,12 +1,27 @@
 package dev.outboxjava.postgres.internal;
 
+import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
+import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.EVENT_KEY;
+import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.column;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
+
+import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.Backlog;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.Optional;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Record;
+import org.jooq.Record2;
+import org.jooq.Select;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
@@ -26,49 +41,61 @@ import org.jooq.impl.SQLDataType;
  */
 public final class BacklogQuery {
 
-    private final String sql;
+    private final OutboxTable table;
+    private final Ordering ordering;
 
     public BacklogQuery(OutboxTable table, Ordering ordering) {
-        String t = table.quotedName();
-        if (ordering.isPerKey()) {
-            String deadLetters = ordering.deadLetterHoldsKey() ? """
-                          UNION ALL
-                          SELECT event_key, seq FROM %1$s WHERE status = 'failed' AND event_key IS NOT NULL
-                    """.formatted(t) : "";
-            this.sql = """
-                    WITH blocked AS MATERIALIZED (
-                      SELECT event_key, min(seq) AS seq FROM (
-                          SELECT event_key, seq FROM %1$s
-                           WHERE status = 'pending' AND next_attempt_at > {0} AND event_key IS NOT NULL
-                    %2$s  ) blocker GROUP BY event_key)
-                    SELECT count(*) FILTER (WHERE p.next_attempt_at <= {0} AND (b.seq IS NULL OR b.seq > p.seq)),
-                           min(greatest(p.created_at, p.next_attempt_at))
-                               FILTER (WHERE p.next_attempt_at <= {0} AND (b.seq IS NULL OR b.seq > p.seq)),
-                           count(*) FILTER (WHERE p.next_attempt_at > {0} AND p.attempts > 0),
-                           count(*) FILTER (WHERE p.next_attempt_at > {0} AND p.attempts = 0),
-                           count(*) FILTER (WHERE p.next_attempt_at <= {0} AND b.seq < p.seq)
-                      FROM %1$s p LEFT JOIN blocked b ON b.event_key = p.event_key
-                     WHERE p.status = 'pending'
-                    """.formatted(t, deadLetters);
-        } else {
-            this.sql = """
-                    SELECT count(*) FILTER (WHERE next_attempt_at <= {0}),
-                           min(greatest(created_at, next_attempt_at)) FILTER (WHERE next_attempt_at <= {0}),
-                           count(*) FILTER (WHERE next_attempt_at > {0} AND attempts > 0),
-                           count(*) FILTER (WHERE next_attempt_at > {0} AND attempts = 0),
-                           0
-                      FROM %1$s
-                     WHERE status = 'pending'
-                    """.formatted(t);
-        }
+        this.table = table;
+        this.ordering = ordering;
     }
 
     /** Reads the backlog as of {@code now}. */
     public Backlog read(DSLContext dsl, Instant now) {
-        Record row = dsl.resultQuery(sql, DSL.val(Jdbc.timestamptz(now), SQLDataType.TIMESTAMPWITHTIMEZONE))
-                .fetchOne();
-        return new Backlog(count(row, 0), Optional.ofNullable(row.get(1, OffsetDateTime.class))
-                .map(OffsetDateTime::toInstant), count(row, 2), count(row, 3), count(row, 4));
+        Record row = dsl.fetchOne(query(now));
+        return new Backlog(count(row, 0), Optional.ofNullable(row.get(1, Instant.class)), count(row, 2),
+                count(row, 3), count(row, 4));
+    }
+
+    private Select<?> query(Instant now) {
+        Table<?> t = table.table();
+        Field<Instant> at = DSL.val(now, SQLDataType.INSTANT);
+        if (!ordering.isPerKey()) {
+            Condition due = NEXT_ATTEMPT_AT.le(at);
+            return DSL.select(
+                            DSL.count().filterWhere(due),
+                            DSL.min(DSL.greatest(CREATED_AT, NEXT_ATTEMPT_AT)).filterWhere(due),
+                            DSL.count().filterWhere(NEXT_ATTEMPT_AT.gt(at).and(ATTEMPTS.gt(0))),
+                            DSL.count().filterWhere(NEXT_ATTEMPT_AT.gt(at).and(ATTEMPTS.eq(0))),
+                            DSL.inline(0))
+                    .from(t)
+                    .where(statusIs(EventStatus.PENDING));
+        }
+        Select<Record2<String, Long>> blockers = DSL.select(EVENT_KEY, SEQ).from(t)
+                .where(statusIs(EventStatus.PENDING)).and(NEXT_ATTEMPT_AT.gt(at)).and(EVENT_KEY.isNotNull());
+        if (ordering.deadLetterHoldsKey()) {
+            blockers = blockers.unionAll(DSL.select(EVENT_KEY, SEQ).from(t)
+                    .where(statusIs(EventStatus.FAILED)).and(EVENT_KEY.isNotNull()));
+        }
+        Table<?> blocker = blockers.asTable("blocker");
+        CommonTableExpression<?> blocked = DSL.name("blocked").asMaterialized(
+                DSL.select(column(blocker, EVENT_KEY), DSL.min(column(blocker, SEQ)).as(SEQ.getName()))
+                        .from(blocker)
+                        .groupBy(column(blocker, EVENT_KEY)));
+        Table<?> p = t.as("p");
+        Field<Long> pSeq = column(p, SEQ);
+        Field<Long> bSeq = column(blocked, SEQ);
+        Field<Instant> pNext = column(p, NEXT_ATTEMPT_AT);
+        Condition dueAndFree = pNext.le(at).and(bSeq.isNull().or(bSeq.gt(pSeq)));
+        return DSL.with(blocked)
+                .select(
+                        DSL.count().filterWhere(dueAndFree),
+                        DSL.min(DSL.greatest(column(p, CREATED_AT), pNext)).filterWhere(dueAndFree),
+                        DSL.count().filterWhere(pNext.gt(at).and(column(p, ATTEMPTS).gt(0))),
+                        DSL.count().filterWhere(pNext.gt(at).and(column(p, ATTEMPTS).eq(0))),
+                        DSL.count().filterWhere(pNext.le(at).and(bSeq.lt(pSeq))))
+                .from(p)
+                .leftJoin(blocked).on(column(blocked, EVENT_KEY).eq(column(p, EVENT_KEY)))
+                .where(column(p, STATUS).eq(OutboxTable.statusLiteral(EventStatus.PENDING)));
     }
 
     private static long count(Record row, int index) {

@@ -1,6 +1,7 @@
 package dev.outboxjava.postgres.internal;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+import static dev.outboxjava.postgres.internal.PreparedSql.bind;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.InvalidEventException;
@@ -9,19 +10,26 @@ import dev.outboxjava.core.OutboxException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jooq.ConnectionProvider;
+import org.jooq.Field;
+import org.jooq.RowN;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * Appends events with multi-row INSERTs on the caller's connection; it never commits, rolls back or
  * changes auto-commit — the caller's transaction decides.
  *
- * <p>Plain JDBC, not jOOQ: this runs inside every producer transaction, so it should cost about what a
- * hand-written prepared INSERT costs. The text for a row count is built once and reused, so pgjdbc
- * finds it in the connection's statement cache (and server-prepares it after {@code prepareThreshold}
- * executions); values are bound with their types, the status literal is inlined, and empty headers go
- * as the constant {@code {}} without Jackson.
+ * <p>Built with jOOQ, run on plain JDBC: this runs inside every producer transaction, so it should cost
+ * about what a hand-written prepared INSERT costs. The text for a row count is rendered once
+ * ({@link PreparedSql}) and reused, so pgjdbc finds it in the connection's statement cache (and
+ * server-prepares it after {@code prepareThreshold} executions); values are bound with their types, the
+ * status literal is inlined, and empty headers go as the constant {@code {}} without Jackson.
  *
  * <p>It does not read the rows' sequences back ({@code RETURNING}): the database assigns them, the
  * relay orders by them, and hardly any caller needs them at append time, while reading them back cost
@@ -33,20 +41,43 @@ public final class EventInsert {
     /** Rows per INSERT: 15 bind values each keeps a statement far below the driver's 32,767 limit. */
     public static final int ROWS_PER_STATEMENT = 1000;
 
-    /** Texts kept for these row counts (and for full chunks); other counts are rebuilt, to the same text. */
+    /** Texts always kept for these row counts (and for full chunks). */
     private static final int CACHED_ROW_COUNTS = 64;
 
-    private static final String COLUMNS = "id, type, source, event_key, destination, routing_key, content_type, "
-            + "subject, data_schema, payload, headers, status, attempts, max_attempts, next_attempt_at, created_at";
-    private static final String ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + statusLiteral(EventStatus.PENDING)
-            + ", ?, ?, ?, ?)";
+    /** Texts kept for the most recently used other row counts (at most about 90 kB each). */
+    private static final int RECENT_ROW_COUNTS = 32;
+
+    /** The columns a row sets, in the order {@link #insertChunk} binds them (status is a literal). */
+    private static final List<Field<?>> COLUMNS = List.of(OutboxTable.ID, OutboxTable.TYPE, OutboxTable.SOURCE,
+            OutboxTable.EVENT_KEY, OutboxTable.DESTINATION, OutboxTable.ROUTING_KEY, OutboxTable.CONTENT_TYPE,
+            OutboxTable.SUBJECT, OutboxTable.DATA_SCHEMA, OutboxTable.PAYLOAD, OutboxTable.HEADERS, OutboxTable.STATUS,
+            OutboxTable.ATTEMPTS, OutboxTable.MAX_ATTEMPTS, OutboxTable.NEXT_ATTEMPT_AT, OutboxTable.CREATED_AT);
+
+    /** One row's values: a typed placeholder per column, the status inlined. */
+    private static final RowN ROW = DSL.row(COLUMNS.stream()
+            .<Field<?>>map(column -> column == OutboxTable.STATUS ? statusLiteral(EventStatus.PENDING)
+                    : bind(column.getDataType()))
+            .toList());
 
     private final OutboxTable table;
     // index: row count; the last slot holds a full chunk's text
     private final AtomicReferenceArray<String> texts = new AtomicReferenceArray<>(CACHED_ROW_COUNTS + 2);
+    // Rendering a text takes jOOQ about a millisecond per hundred rows, more than the INSERT itself may
+    // cost, so the other row counts a writer sees are kept too, the least recently used dropped.
+    private final Map<Integer, String> recentTexts = new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, String> eldest) {
+            return size() > RECENT_ROW_COUNTS;
+        }
+    };
 
     public EventInsert(OutboxTable table) {
         this.table = table;
+        // The first rendering in a JVM loads jOOQ (several hundred milliseconds): here, when the writer
+        // is created, rather than inside the first producer transaction.
+        sql(1);
     }
 
     /**
@@ -150,11 +181,13 @@ public final class EventInsert {
         }
     }
 
-    /** The INSERT text for {@code rows} rows; identical on every call, so the driver's cache finds it. */
+    /** The INSERT text for {@code rows} rows; the same instance on every call while kept, so the driver's cache finds it. */
     String sql(int rows) {
         int slot = rows <= CACHED_ROW_COUNTS ? rows : rows == ROWS_PER_STATEMENT ? CACHED_ROW_COUNTS + 1 : -1;
         if (slot < 0) {
-            return build(rows);
+            synchronized (recentTexts) {
+                return recentTexts.computeIfAbsent(rows, this::build);
+            }
         }
         String text = texts.get(slot);
         if (text == null) {
@@ -165,14 +198,6 @@ public final class EventInsert {
     }
 
     private String build(int rows) {
-        StringBuilder sql = new StringBuilder(64 + COLUMNS.length() + rows * (ROW.length() + 2))
-                .append("INSERT INTO ").append(table.quotedName()).append(" (").append(COLUMNS).append(") VALUES ");
-        for (int i = 0; i < rows; i++) {
-            if (i > 0) {
-                sql.append(", ");
-            }
-            sql.append(ROW);
-        }
-        return sql.toString();
+        return PreparedSql.render(DSL.insertInto(table.table(), COLUMNS).valuesOfRows(Collections.nCopies(rows, ROW)));
     }
 }

@@ -1,6 +1,14 @@
 package dev.outboxjava.postgres.internal;
 
+import static dev.outboxjava.postgres.internal.OutboxTable.ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+import static dev.outboxjava.postgres.internal.PreparedSql.bind;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
@@ -15,6 +23,8 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The lease statement — kept in this one place so an ordering variant (per-key, commit order) can
@@ -39,24 +49,28 @@ import java.util.UUID;
  * <p>The status literal is inlined (see {@link OutboxTable#statusIs}) so the partial index on pending
  * rows serves even a generic plan; the limit stays a bind value so the text never changes.
  *
- * <p>Plain JDBC, not jOOQ: this runs for every batch the relay takes. The text is built once, so
- * pgjdbc finds it in its per-connection statement cache and, after {@code prepareThreshold}
- * executions, runs it server-prepared; the values are bound with their types and the rows are read
- * by position straight into events.
+ * <p>Built with jOOQ and rendered once ({@link PreparedSql}): this runs for every batch the relay takes,
+ * so pgjdbc runs the constant text (server-prepared after {@code prepareThreshold} executions), the
+ * values are bound with their types and the rows are read by position straight into events.
  */
 public final class LeaseQuery {
 
     private final String sql;
 
     public LeaseQuery(OutboxTable table) {
-        String t = table.quotedName();
-        this.sql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.IN_FLIGHT)
-                + ", lease_id = ?, leased_at = ?"
-                + " FROM (SELECT " + AsyncCommit.FOR_THIS_TRANSACTION + ") AS async_commit"
-                + " WHERE id IN (SELECT id FROM " + t
-                + " WHERE status = " + statusLiteral(EventStatus.PENDING) + " AND next_attempt_at <= ?"
-                + " ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)"
-                + " RETURNING " + EventRows.COLUMNS;
+        var due = DSL.select(ID).from(table.table())
+                .where(statusIs(EventStatus.PENDING))
+                .and(NEXT_ATTEMPT_AT.le(bind(SQLDataType.INSTANT)))
+                .orderBy(SEQ)
+                .limit(bind(SQLDataType.INTEGER))
+                .forUpdate().skipLocked();
+        this.sql = PreparedSql.render(DSL.update(table.table())
+                .set(STATUS, statusLiteral(EventStatus.IN_FLIGHT))
+                .set(LEASE_ID, bind(SQLDataType.UUID))
+                .set(LEASED_AT, bind(SQLDataType.INSTANT))
+                .from(DSL.select(AsyncCommit.THIS_TRANSACTION).asTable("async_commit"))
+                .where(ID.in(due))
+                .returning(OutboxTable.ALL));
     }
 
     /** The statement's text, to run or to EXPLAIN. Binds: lease id (uuid), now, now (timestamptz), limit (int). */

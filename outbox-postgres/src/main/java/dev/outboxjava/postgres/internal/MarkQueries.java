@@ -1,6 +1,15 @@
 package dev.outboxjava.postgres.internal;
 
+import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
+import static dev.outboxjava.postgres.internal.OutboxTable.ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.LAST_ERROR;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+import static dev.outboxjava.postgres.internal.PreparedSql.bind;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.port.CompletionMode;
@@ -18,14 +27,19 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.jooq.Condition;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The fenced marks: one statement per outcome kind per batch, changing only rows that are still
  * in flight under the presented lease. Whatever the statement did not return is lease-lost.
  *
- * <p>Plain JDBC with texts built once per table (the relay runs one of these per batch). The ids go as
- * ONE typed {@code uuid[]} parameter, per-event values as typed arrays unnested beside them — see
- * {@link Jdbc} for why never as text cast in SQL.
+ * <p>Built with jOOQ and rendered once per table ({@link PreparedSql}: the relay runs one of these per
+ * batch). The ids go as ONE typed {@code uuid[]} parameter, per-event values as typed arrays unnested
+ * beside them — see {@link Jdbc} for why never as text.
  */
 public final class MarkQueries {
 
@@ -36,36 +50,70 @@ public final class MarkQueries {
     private final boolean publishedBindsSentAt;
 
     public MarkQueries(OutboxTable table, CompletionMode completionMode) {
-        String t = table.quotedName();
+        Table<?> t = table.table();
         // The rows are found by primary key. "status || ''" keeps the planner off the in-flight partial
         // index: a generic plan estimated it tiny and intersected it with the primary key (BitmapAnd),
         // but every lease leaves an entry there that only vacuum removes, so under a steady flow each
         // mark walked thousands of dead entries (in a 2,000 events/s benchmark the marks took most of
         // the database's statement time).
-        String stillHeld = " AND lease_id = ? AND status || '' = " + statusLiteral(EventStatus.IN_FLIGHT)
-                + " RETURNING id";
-        String heldBy = " WHERE id = ANY(?)" + stillHeld;
+        Condition stillHeld = LEASE_ID.eq(bind(SQLDataType.UUID))
+                .and(STATUS.concat(DSL.inline("")).eq(statusLiteral(EventStatus.IN_FLIGHT)));
+        Condition heldBy = ID.eq(DSL.any(bind(SQLDataType.UUID.array()))).and(stillHeld);
         this.publishedBindsSentAt = completionMode != CompletionMode.DELETE_ON_PUBLISH;
-        this.publishedSql = publishedBindsSentAt
-                ? "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.SENT) + ", sent_at = ?" + heldBy
-                : "DELETE FROM " + t + heldBy;
-        String fencedByMark = " WHERE id = m.m_id" + stillHeld;
-        this.retrySql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.PENDING)
-                + ", attempts = attempts + 1, last_error = m.m_error, next_attempt_at = m.m_next_attempt_at,"
-                + " lease_id = NULL, leased_at = NULL"
-                + " FROM unnest(?::uuid[], ?::text[], ?::timestamptz[]) AS m (m_id, m_error, m_next_attempt_at)"
-                + fencedByMark;
-        this.deadLetterSql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.FAILED)
-                + ", attempts = attempts + 1, last_error = m.m_error, lease_id = NULL, leased_at = NULL"
-                + " FROM unnest(?::uuid[], ?::text[]) AS m (m_id, m_error)"
-                + fencedByMark;
-        this.releaseSql = "UPDATE " + t + " SET status = " + statusLiteral(EventStatus.PENDING)
-                + ", lease_id = NULL, leased_at = NULL" + heldBy;
+        this.publishedSql = PreparedSql.render(publishedBindsSentAt
+                ? DSL.update(t)
+                        .set(STATUS, statusLiteral(EventStatus.SENT))
+                        .set(SENT_AT, bind(SQLDataType.INSTANT))
+                        .where(heldBy)
+                        .returning(ID)
+                : DSL.deleteFrom(t).where(heldBy).returning(ID));
+
+        // per-event values: typed arrays side by side, unnested in step, one row per event
+        Field<UUID> markId = DSL.field(DSL.name("m", "m_id"), SQLDataType.UUID);
+        Field<String> markError = DSL.field(DSL.name("m", "m_error"), SQLDataType.CLOB);
+        Field<Instant> markNextAttempt = DSL.field(DSL.name("m", "m_next_attempt_at"), SQLDataType.INSTANT);
+        Table<?> retryMarks = DSL.select(unnest(markId), unnest(markError), unnest(markNextAttempt)).asTable("m");
+        this.retrySql = PreparedSql.render(DSL.update(t)
+                .set(STATUS, statusLiteral(EventStatus.PENDING))
+                .set(ATTEMPTS, ATTEMPTS.plus(DSL.inline(1)))
+                .set(LAST_ERROR, markError)
+                .set(NEXT_ATTEMPT_AT, markNextAttempt)
+                .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
+                .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
+                .from(retryMarks)
+                .where(ID.eq(markId)).and(stillHeld)
+                .returning(ID));
+        Table<?> deadLetterMarks = DSL.select(unnest(markId), unnest(markError)).asTable("m");
+        this.deadLetterSql = PreparedSql.render(DSL.update(t)
+                .set(STATUS, statusLiteral(EventStatus.FAILED))
+                .set(ATTEMPTS, ATTEMPTS.plus(DSL.inline(1)))
+                .set(LAST_ERROR, markError)
+                .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
+                .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
+                .from(deadLetterMarks)
+                .where(ID.eq(markId)).and(stillHeld)
+                .returning(ID));
+        this.releaseSql = PreparedSql.render(DSL.update(t)
+                .set(STATUS, statusLiteral(EventStatus.PENDING))
+                .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
+                .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
+                .where(heldBy)
+                .returning(ID));
     }
 
     /** The published mark's text, to run or to EXPLAIN. Binds: [sent_at (timestamptz),] ids (uuid[]), lease id. */
     public String publishedSql() {
         return publishedSql;
+    }
+
+    /** The retry mark's text, to run or to EXPLAIN. Binds: ids (uuid[]), errors (text[]), next attempts (timestamptz[]), lease id. */
+    public String retrySql() {
+        return retrySql;
+    }
+
+    /** The dead-letter mark's text, to run or to EXPLAIN. Binds: ids (uuid[]), errors (text[]), lease id. */
+    public String deadLetterSql() {
+        return deadLetterSql;
     }
 
     public MarkResult published(Connection connection, UUID leaseId, Collection<UUID> eventIds, Instant now)
@@ -133,6 +181,15 @@ public final class MarkQueries {
             statement.setObject(2, leaseId);
             return result(ids, statement);
         }
+    }
+
+    /**
+     * {@code unnest(?) AS column}: the placeholder of one typed array of the column's values. Several in
+     * one select list run in step (PostgreSQL 10+), as {@code unnest(a, b, c)} in FROM would.
+     */
+    private static <T> Field<T> unnest(Field<T> column) {
+        return DSL.function("unnest", column.getDataType(), bind(column.getDataType().array()))
+                .as(column.getUnqualifiedName());
     }
 
     /** Runs a mark; what it returned is marked, the rest of {@code requested} is lease-lost. */

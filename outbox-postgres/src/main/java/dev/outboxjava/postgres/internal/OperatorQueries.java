@@ -39,8 +39,7 @@ public final class OperatorQueries {
 
     /** One statement, one count per state; each count reads only its state's partial index. */
     public Map<EventStatus, Long> countByStatus(DSLContext dsl) {
-        // count(*) is bigint; jOOQ's count() would read it as an int
-        Field<Long> countAll = DSL.field("count(*)", SQLDataType.BIGINT);
+        Field<Long> countAll = countAll();
         List<Field<Long>> counts = new ArrayList<>();
         for (EventStatus status : EventStatus.values()) {
             counts.add(DSL.field(DSL.select(countAll).from(table.table()).where(statusIs(status))));
@@ -86,14 +85,14 @@ public final class OperatorQueries {
     }
 
     public long countRetrying(DSLContext dsl) {
-        Long count = dsl.select(DSL.field("count(*)", SQLDataType.BIGINT)).from(table.table())
+        Long count = dsl.select(countAll()).from(table.table())
                 .where(statusIs(EventStatus.PENDING)).and(ATTEMPTS.gt(0)).fetchOne(0, Long.class);
         return count == null ? 0 : count;
     }
 
     /** The rows a purge of {@code status} before {@code createdBefore} would delete. */
     public long countCreatedBefore(DSLContext dsl, EventStatus status, Instant createdBefore) {
-        Long count = dsl.select(DSL.field("count(*)", SQLDataType.BIGINT)).from(table.table())
+        Long count = dsl.select(countAll()).from(table.table())
                 .where(statusIs(status)).and(CREATED_AT.lt(createdBefore)).fetchOne(0, Long.class);
         return count == null ? 0 : count;
     }
@@ -120,6 +119,11 @@ public final class OperatorQueries {
                 .where(statusIs(EventStatus.FAILED))
                 .and(chosen)
                 .execute();
+    }
+
+    /** {@code count(*)}, read as the {@code bigint} it is (jOOQ's count() would read it as an int). */
+    private static Field<Long> countAll() {
+        return DSL.count().coerce(SQLDataType.BIGINT);
     }
 
     /** Whether the table answers a query (it exists and the database is reachable). */

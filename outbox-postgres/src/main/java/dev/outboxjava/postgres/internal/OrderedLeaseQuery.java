@@ -1,5 +1,19 @@
 package dev.outboxjava.postgres.internal;
 
+import static dev.outboxjava.postgres.internal.OutboxTable.EVENT_KEY;
+import static dev.outboxjava.postgres.internal.OutboxTable.ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.XACT_ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.column;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+import static dev.outboxjava.postgres.internal.PreparedSql.bind;
+
+import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import java.sql.Connection;
@@ -9,6 +23,13 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
+import org.jooq.Condition;
+import org.jooq.Field;
+import org.jooq.JSONB;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The lease statement under {@link Ordering.Mode#PER_KEY}: still one UPDATE per batch, taking per key
@@ -58,7 +79,7 @@ import java.util.UUID;
  * <p>The transaction commits asynchronously, for the reasons given on {@link LeaseQuery}; the next
  * leaser sees its result at once all the same (visibility does not wait for the WAL flush).
  *
- * <p>Plain JDBC, as {@link LeaseQuery} and for the same reasons: the text is built once per table,
+ * <p>Built with jOOQ and rendered once per table, as {@link LeaseQuery} and for the same reasons;
  * values are bound with their types, rows are read by position.
  */
 public final class OrderedLeaseQuery {
@@ -67,15 +88,17 @@ public final class OrderedLeaseQuery {
      * The planner settings of the lease's transaction (see the class comment), as a select list: they
      * last until the transaction ends and never stay on a pooled connection.
      */
-    public static final String PLAN_SETTINGS = "set_config('enable_seqscan', 'off', true),"
-            + " set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)";
+    public static final List<Field<String>> PLAN_SETTINGS = List.of(AsyncCommit.setLocal("enable_seqscan", "off"),
+            AsyncCommit.setLocal("enable_bitmapscan", "off"), AsyncCommit.setLocal("jit", "off"));
 
     /**
      * Takes the table's lease lock, pins the plan and, as {@link LeaseQuery} does, lets the lease commit
      * asynchronously: one round trip.
      */
-    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + AsyncCommit.FOR_THIS_TRANSACTION
-            + ", " + PLAN_SETTINGS;
+    private static final String LOCK_SQL = PreparedSql.render(DSL.select(Stream.concat(
+            Stream.of(DSL.function("pg_advisory_xact_lock", SQLDataType.OTHER, bind(SQLDataType.BIGINT)),
+                    AsyncCommit.THIS_TRANSACTION),
+            PLAN_SETTINGS.stream()).toList()));
 
     private final long advisoryLockKey;
     private final String sql;
@@ -83,7 +106,7 @@ public final class OrderedLeaseQuery {
     public OrderedLeaseQuery(OutboxTable table, Ordering ordering) {
         // A stable 64-bit key per table; collisions with other users of advisory locks only serialize more.
         this.advisoryLockKey = ("outbox-lease:" + table.tableName().display()).hashCode() * 0x9E3779B97F4A7C15L;
-        this.sql = sql(table.quotedName(), ordering.deadLetterHoldsKey());
+        this.sql = sql(table, ordering.deadLetterHoldsKey());
     }
 
     /**
@@ -135,38 +158,58 @@ public final class OrderedLeaseQuery {
         return sql;
     }
 
-    private static String sql(String t, boolean deadLetterHoldsKey) {
-        String heldByDeadLetter = deadLetterHoldsKey ? """
+    private static String sql(OutboxTable table, boolean deadLetterHoldsKey) {
+        Table<?> t = table.table();
+        Table<?> c = t.as("c");
+        Field<String> cKey = column(c, EVENT_KEY);
+        Field<Long> cSeq = column(c, SEQ);
+        Field<Object> snapshotXmin = DSL.function("pg_snapshot_xmin", SQLDataType.OTHER,
+                DSL.function("pg_current_snapshot", SQLDataType.OTHER));
 
-                        AND NOT EXISTS (
-                            SELECT 1 FROM %1$s f
-                             WHERE f.event_key = c.event_key AND f.status IN ('in_flight', 'failed') AND f.seq < c.seq)\
-                """.formatted(t) : "";
         // held: key -> the key's first sequence that an event in flight or not yet due holds back
-        return """
-                UPDATE %1$s SET status = 'in_flight', lease_id = ?, leased_at = ?
-                 WHERE id IN (
-                   SELECT c.id FROM %1$s c
-                    WHERE c.status = 'pending' AND c.next_attempt_at <= ?
-                      AND (c.event_key IS NULL OR (
-                            c.xact_id < pg_snapshot_xmin(pg_current_snapshot())
-                        AND c.seq < coalesce(((
-                              SELECT coalesce(jsonb_object_agg(held.event_key, held.seq), '{}') FROM (
-                                SELECT event_key, min(seq) AS seq FROM (
-                                  SELECT event_key, seq FROM %1$s WHERE status = 'in_flight' AND event_key IS NOT NULL
-                                  UNION ALL
-                                  SELECT event_key, seq FROM %1$s
-                                   WHERE status = 'pending' AND next_attempt_at > ? AND event_key IS NOT NULL
-                                ) blocker GROUP BY event_key) held
-                            ) ->> c.event_key)::bigint, %4$d)%2$s
-                        AND NOT EXISTS (
-                            SELECT 1 FROM %1$s b
-                             WHERE b.event_key = c.event_key AND b.status = 'pending' AND b.seq < c.seq
-                               AND b.xact_id >= pg_snapshot_xmin(pg_current_snapshot()))))
-                    ORDER BY c.seq
-                    LIMIT ?
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING %3$s
-                """.formatted(t, heldByDeadLetter, EventRows.COLUMNS, Long.MAX_VALUE);
+        Table<?> blocker = DSL.select(EVENT_KEY, SEQ).from(t)
+                .where(statusIs(EventStatus.IN_FLIGHT)).and(EVENT_KEY.isNotNull())
+                .unionAll(DSL.select(EVENT_KEY, SEQ).from(t)
+                        .where(statusIs(EventStatus.PENDING))
+                        .and(NEXT_ATTEMPT_AT.gt(bind(SQLDataType.INSTANT)))
+                        .and(EVENT_KEY.isNotNull()))
+                .asTable("blocker");
+        Table<?> held = DSL.select(EVENT_KEY, DSL.min(SEQ).as(SEQ)).from(blocker).groupBy(EVENT_KEY).asTable("held");
+        Field<JSONB> heldByKey = DSL.field(DSL.select(DSL.coalesce(
+                DSL.jsonbObjectAgg(column(held, EVENT_KEY), column(held, SEQ)), DSL.inline(JSONB.valueOf("{}"))))
+                .from(held));
+        Field<Long> firstHeld = DSL.jsonbGetAttributeAsText(heldByKey, cKey).cast(SQLDataType.BIGINT);
+
+        Condition heldByDeadLetter = DSL.noCondition();
+        if (deadLetterHoldsKey) {
+            Table<?> f = t.as("f");
+            heldByDeadLetter = DSL.notExists(DSL.selectOne().from(f)
+                    .where(column(f, EVENT_KEY).eq(cKey))
+                    .and(column(f, STATUS).in(statusLiteral(EventStatus.IN_FLIGHT), statusLiteral(EventStatus.FAILED)))
+                    .and(column(f, SEQ).lt(cSeq)));
+        }
+        Table<?> b = t.as("b");
+        Condition earlierNotYetCommitted = DSL.notExists(DSL.selectOne().from(b)
+                .where(column(b, EVENT_KEY).eq(cKey))
+                .and(column(b, STATUS).eq(statusLiteral(EventStatus.PENDING)))
+                .and(column(b, SEQ).lt(cSeq))
+                .and(column(b, XACT_ID).ge(snapshotXmin)));
+
+        var candidates = DSL.select(column(c, ID)).from(c)
+                .where(column(c, STATUS).eq(statusLiteral(EventStatus.PENDING)))
+                .and(column(c, NEXT_ATTEMPT_AT).le(bind(SQLDataType.INSTANT)))
+                .and(cKey.isNull().or(column(c, XACT_ID).lt(snapshotXmin)
+                        .and(cSeq.lt(DSL.coalesce(firstHeld, DSL.inline(Long.MAX_VALUE))))
+                        .and(heldByDeadLetter)
+                        .and(earlierNotYetCommitted)))
+                .orderBy(cSeq)
+                .limit(bind(SQLDataType.INTEGER))
+                .forUpdate().skipLocked();
+        return PreparedSql.render(DSL.update(t)
+                .set(STATUS, statusLiteral(EventStatus.IN_FLIGHT))
+                .set(LEASE_ID, bind(SQLDataType.UUID))
+                .set(LEASED_AT, bind(SQLDataType.INSTANT))
+                .where(ID.in(candidates))
+                .returning(OutboxTable.ALL));
     }
 }

@@ -16,10 +16,11 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * One outbox table: jOOQ's view of it for the housekeeping and operator queries, and its quoted name
- * for the hot-path statements, whose SQL text is built once. The table name is configurable, so this
- * is an instance rather than generated code; columns are unqualified because every statement touches
- * this one table.
+ * One outbox table as jOOQ sees it: every statement on it is built with jOOQ's DSL from these fields
+ * (the hot path's rendered once, see {@link PreparedSql}). The table name is configurable, so this is an
+ * instance rather than generated code; columns are unqualified because most statements touch this one
+ * table, and {@link #column(Table, Field)} qualifies one by an alias where a statement joins the table
+ * to itself.
  */
 public final class OutboxTable {
 
@@ -67,10 +68,8 @@ public final class OutboxTable {
         return table;
     }
 
-    /** The quoted reference for SQL text, e.g. {@code "billing"."outbox_events"} (validated, never raw input). */
-    public String quotedName() {
-        return tableName.quoted();
-    }
+    /** The writing transaction ({@code xid8}); the per-key lease compares it with the snapshot's xmin. */
+    public static final Field<Object> XACT_ID = field(name("xact_id"), SQLDataType.OTHER);
 
     /** The validated name, for messages. */
     public Identifiers.TableName tableName() {
@@ -85,8 +84,13 @@ public final class OutboxTable {
         return STATUS.eq(DSL.inline(status.databaseValue()));
     }
 
-    /** {@code '<value>'}: a status for SQL text, inlined for the reason given at {@link #statusIs}. */
-    public static String statusLiteral(EventStatus status) {
-        return "'" + status.databaseValue() + "'";
+    /** The status value as an inlined literal, for the reason given at {@link #statusIs}. */
+    public static Field<String> statusLiteral(EventStatus status) {
+        return DSL.inline(status.databaseValue());
+    }
+
+    /** {@code alias.column}: a column of this table under an alias (jOOQ knows no columns of a named table). */
+    public static <T> Field<T> column(Table<?> alias, Field<T> column) {
+        return field(alias.getQualifiedName().append(column.getUnqualifiedName()), column.getDataType());
     }
 }

@@ -8,6 +8,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * Finds which of the per-key lease's two indexes a table lacks.
@@ -20,8 +23,7 @@ import java.util.Set;
  */
 public final class PerKeyIndexes {
 
-    private static final String SQL = "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
-            + " WHERE x.indrelid = to_regclass(?) AND x.indisvalid";
+    private static final String SQL = validIndexesQuery();
 
     private final String quotedTable;
     private final List<String> expected;
@@ -29,6 +31,18 @@ public final class PerKeyIndexes {
     public PerKeyIndexes(Identifiers.TableName table) {
         this.quotedTable = table.quoted();
         this.expected = List.of(SchemaDdl.keyGuardIndex(table), SchemaDdl.keyHeldIndex(table));
+    }
+
+    private static String validIndexesQuery() {
+        Table<?> x = DSL.table(DSL.name("pg_index")).as("x");
+        Table<?> i = DSL.table(DSL.name("pg_class")).as("i");
+        return PreparedSql.render(DSL.select(DSL.field(DSL.name("i", "relname"), SQLDataType.OTHER).cast(SQLDataType.CLOB))
+                .from(x)
+                .join(i).on(DSL.field(DSL.name("i", "oid"), SQLDataType.OTHER)
+                        .eq(DSL.field(DSL.name("x", "indexrelid"), SQLDataType.OTHER)))
+                .where(DSL.field(DSL.name("x", "indrelid"), SQLDataType.OTHER)
+                        .eq(DSL.function("to_regclass", SQLDataType.OTHER, PreparedSql.bind(SQLDataType.CLOB))))
+                .and(DSL.field(DSL.name("x", "indisvalid"), SQLDataType.BOOLEAN)));
     }
 
     /** The expected index names the table has no valid index of, in DDL order; empty when both are there. */
