@@ -11,9 +11,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jooq.ConnectionProvider;
 import org.jooq.Field;
@@ -44,9 +42,6 @@ public final class EventInsert {
     /** Texts always kept for these row counts (and for full chunks). */
     private static final int CACHED_ROW_COUNTS = 64;
 
-    /** Texts kept for the most recently used other row counts (at most about 90 kB each). */
-    private static final int RECENT_ROW_COUNTS = 32;
-
     /** The columns a row sets, in the order {@link #insertChunk} binds them (status is a literal). */
     private static final List<Field<?>> COLUMNS = List.of(OutboxTable.ID, OutboxTable.TYPE, OutboxTable.SOURCE,
             OutboxTable.EVENT_KEY, OutboxTable.DESTINATION, OutboxTable.ROUTING_KEY, OutboxTable.CONTENT_TYPE,
@@ -62,22 +57,21 @@ public final class EventInsert {
     private final OutboxTable table;
     // index: row count; the last slot holds a full chunk's text
     private final AtomicReferenceArray<String> texts = new AtomicReferenceArray<>(CACHED_ROW_COUNTS + 2);
-    // Rendering a text takes jOOQ about a millisecond per hundred rows, more than the INSERT itself may
-    // cost, so the other row counts a writer sees are kept too, the least recently used dropped.
-    private final Map<Integer, String> recentTexts = new LinkedHashMap<>(16, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Integer, String> eldest) {
-            return size() > RECENT_ROW_COUNTS;
-        }
-    };
+    /** jOOQ's text for one row, and what each further row adds to it (the separator and the row). */
+    private final String oneRow;
+    private final String eachFurtherRow;
 
     public EventInsert(OutboxTable table) {
         this.table = table;
         // The first rendering in a JVM loads jOOQ (several hundred milliseconds): here, when the writer
         // is created, rather than inside the first producer transaction.
-        sql(1);
+        this.oneRow = rendered(1);
+        String twoRows = rendered(2);
+        if (!twoRows.startsWith(oneRow)) {
+            throw new IllegalStateException("jOOQ renders a two-row INSERT that does not extend the one-row text: "
+                    + twoRows);
+        }
+        this.eachFurtherRow = twoRows.substring(oneRow.length());
     }
 
     /**
@@ -181,23 +175,35 @@ public final class EventInsert {
         }
     }
 
-    /** The INSERT text for {@code rows} rows; the same instance on every call while kept, so the driver's cache finds it. */
+    /**
+     * The INSERT text for {@code rows} rows; for up to {@value #CACHED_ROW_COUNTS} rows and for a full chunk
+     * the same instance on every call. Rendering with jOOQ takes about a millisecond per hundred rows, more than
+     * the INSERT itself may cost, so the text is jOOQ's one-row text extended by its further-row part: the same
+     * text jOOQ renders for that many rows, in microseconds.
+     */
     String sql(int rows) {
         int slot = rows <= CACHED_ROW_COUNTS ? rows : rows == ROWS_PER_STATEMENT ? CACHED_ROW_COUNTS + 1 : -1;
         if (slot < 0) {
-            synchronized (recentTexts) {
-                return recentTexts.computeIfAbsent(rows, this::build);
-            }
+            return extended(rows);
         }
         String text = texts.get(slot);
         if (text == null) {
-            text = build(rows);
+            text = extended(rows);
             texts.set(slot, text);
         }
         return text;
     }
 
-    private String build(int rows) {
+    private String extended(int rows) {
+        StringBuilder text = new StringBuilder(oneRow.length() + (rows - 1) * eachFurtherRow.length()).append(oneRow);
+        for (int row = 1; row < rows; row++) {
+            text.append(eachFurtherRow);
+        }
+        return text.toString();
+    }
+
+    /** jOOQ's own text for {@code rows} rows. */
+    String rendered(int rows) {
         return PreparedSql.render(DSL.insertInto(table.table(), COLUMNS).valuesOfRows(Collections.nCopies(rows, ROW)));
     }
 }
