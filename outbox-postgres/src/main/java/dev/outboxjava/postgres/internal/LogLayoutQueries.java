@@ -50,8 +50,9 @@ import org.jooq.DSLContext;
  * the position table.
  *
  * <p><b>Marks.</b> Fenced by lease id. A lease row whose events are all published is deleted and its
- * events appended to the sent table (or, deleting on publish, their log rows deleted, behind the
- * position where the lease never reads) in one statement: one dead row per batch under a held horizon.
+ * events appended to the sent table in one statement: one dead row per batch under a held horizon. In
+ * both completion modes: deleting on publish, an event with a sent record is gone to every reader, and
+ * its rows go when {@link LogPartitions} drops its partition (log rows are never deleted one by one).
  * Any other outcome first moves the lease row's events into the state table as in-flight rows of the
  * same lease; there, found by primary key, published deletes the state row and retry, dead letter and
  * release update it. The sweeper moves expired lease rows the same way before it sweeps.
@@ -80,7 +81,6 @@ public final class LogLayoutQueries {
     private final String publishedLeaseSql;
     private final String materializeLeaseSql;
     private final String materializeExpiredSql;
-    private final String cleanUpSql;
     private final String trimPositionsSql;
     private final String purgeSentSql;
     private final String purgeFailedSql;
@@ -97,6 +97,7 @@ public final class LogLayoutQueries {
     private final MarkQueries stateMarks;
     private final HousekeepingQueries stateHousekeeping;
     private final BacklogQuery backlog;
+    private final LogPartitions partitions;
 
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
         this(table, completionMode, Ordering.none());
@@ -127,8 +128,8 @@ public final class LogLayoutQueries {
                   UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
                    WHERE id IN (SELECT c.id FROM %2$s c WHERE c.status = 'pending' AND c.next_attempt_at <= ?%4$s
                                  ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)
-                  RETURNING id, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
-                SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id
+                  RETURNING id, seq, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
+                SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id AND e.seq = s.seq
                 """.formatted(t, s, STATE_EVENT_COLUMNS, perKey ? """
 
                                    AND (c.event_key IS NULL OR (c.event_key NOT IN %3$s AND NOT EXISTS (
@@ -163,11 +164,13 @@ public final class LogLayoutQueries {
                   SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at FROM g WHERE NOT g.lease_it
                   RETURNING 1),
                 lt AS (
-                  INSERT INTO %6$s (lease_id, leased_at, ids, keys)
-                  SELECT v.lease_id, v.at, array_agg(g.id),
-                         coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}')
+                  INSERT INTO %6$s (lease_id, leased_at, ids, keys, seqs)
+                  SELECT v.lease_id, v.at, array_agg(g.id ORDER BY g.seq),
+                         coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}'),
+                         array_agg(g.seq ORDER BY g.seq)
                     FROM g, v WHERE g.lease_it GROUP BY v.lease_id, v.at
-                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids, keys = %6$s.keys || excluded.keys
+                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids, keys = %6$s.keys || excluded.keys,
+                                                       seqs = %6$s.seqs || excluded.seqs
                   RETURNING 1),
                 -- the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
                 w AS (SELECT (SELECT count(*) FROM st) + (SELECT count(*) FROM lt) AS written)
@@ -190,30 +193,21 @@ public final class LogLayoutQueries {
                 + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
         // a whole lease row published: one statement, one dead row
-        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ? RETURNING ids) "
-                + (completionMode == CompletionMode.DELETE_ON_PUBLISH
-                        ? "DELETE FROM " + t + " WHERE id IN (SELECT unnest(ids) FROM x) RETURNING id"
-                        : "INSERT INTO " + d + " (id, sent_at, attempts) SELECT unnest(ids), ?, 0 FROM x RETURNING id");
+        // (deleting on publish too: the sent records say which events are gone until their partition is dropped)
+        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ? RETURNING ids, seqs) "
+                + "INSERT INTO " + d + " (id, seq, sent_at, attempts) SELECT u.id, u.seq, ?, 0"
+                + " FROM x, unnest(x.ids, x.seqs) AS u(id, seq) RETURNING id";
         // anything else: the lease's events become in-flight state rows, which the marks then update
         String materialize = """
                 INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, lease_id, leased_at)
                 SELECT e.id, e.seq, e.event_key, 'in_flight', 0, e.next_attempt_at, x.lease_id, x.leased_at
-                  FROM x, unnest(x.ids) AS u(id) JOIN %1$s e ON e.id = u.id
+                  FROM x, unnest(x.ids, x.seqs) AS u(id, seq) JOIN %1$s e ON e.id = u.id AND e.seq = u.seq
                 """.formatted(t, s);
         this.materializeLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? RETURNING *) " + materialize;
         this.materializeExpiredSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id IN (SELECT lease_id FROM " + l
                 + " WHERE leased_at < ? ORDER BY leased_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *) " + materialize;
-        this.publishedSql = completionMode == CompletionMode.DELETE_ON_PUBLISH
-                ? "WITH x AS (" + heldBy + " RETURNING id) DELETE FROM " + t
-                        + " WHERE id IN (SELECT id FROM x) RETURNING id"
-                : "WITH x AS (" + heldBy + " RETURNING id, attempts) INSERT INTO " + d
-                        + " (id, sent_at, attempts) SELECT id, ?, attempts FROM x RETURNING id";
-        this.cleanUpSql = """
-                WITH old AS (SELECT id FROM %2$s WHERE sent_at < ? ORDER BY sent_at LIMIT ? FOR UPDATE SKIP LOCKED),
-                x AS (DELETE FROM %2$s WHERE id IN (SELECT id FROM old) RETURNING id),
-                y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
-                SELECT count(*) FROM x
-                """.formatted(t, d);
+        this.publishedSql = "WITH x AS (" + heldBy + " RETURNING id, seq, attempts) INSERT INTO " + d
+                + " (id, seq, sent_at, attempts) SELECT id, seq, ?, attempts FROM x RETURNING id";
         this.trimPositionsSql = "DELETE FROM " + p + " WHERE id < (SELECT max(id) FROM " + p + ")";
         String purge = """
                 WITH v AS (SELECT x.id FROM %2$s x JOIN %1$s e ON e.id = x.id WHERE e.created_at < ?%3$s
@@ -224,27 +218,31 @@ public final class LogLayoutQueries {
                 """;
         this.purgeSentSql = purge.formatted(t, d, "", PURGE_CHUNK);
         this.purgeFailedSql = purge.formatted(t, s, " AND x.status = 'failed'", PURGE_CHUNK);
+        boolean deleteOnPublish = completionMode == CompletionMode.DELETE_ON_PUBLISH;
+        // deleting on publish, an event with a sent record is gone (its rows go with its partition)
         this.countsSql = "SELECT (SELECT count(*) FROM " + pending + "),"
                 + " (SELECT count(*) FROM " + inFlight + "),"
-                + " (SELECT count(*) FROM " + d + "),"
+                + (deleteOnPublish ? " 0," : " (SELECT count(*) FROM " + d + "),")
                 + " (SELECT count(*) FROM " + s + " WHERE status = 'failed')";
         this.oldestPendingSql = "SELECT min(created_at) FROM " + pending;
-        this.findSql = "SELECT " + EventRows.COLUMNS + " FROM " + events + " WHERE id = ?";
+        this.findSql = "SELECT " + EventRows.COLUMNS + " FROM " + events + " WHERE id = ?"
+                + (deleteOnPublish ? " AND status <> 'sent'" : "");
         this.deadLettersSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
-                + " e ON e.id = s.id WHERE s.status = 'failed' ORDER BY s.seq OFFSET ? LIMIT ?";
+                + " e ON e.id = s.id AND e.seq = s.seq WHERE s.status = 'failed' ORDER BY s.seq OFFSET ? LIMIT ?";
         this.retryingSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
-                + " e ON e.id = s.id WHERE s.status = 'pending' AND s.attempts > 0"
+                + " e ON e.id = s.id AND e.seq = s.seq WHERE s.status = 'pending' AND s.attempts > 0"
                 + " ORDER BY s.next_attempt_at, s.seq OFFSET ? LIMIT ?";
         this.countRetryingSql = "SELECT count(*) FROM " + s + " WHERE status = 'pending' AND attempts > 0";
         this.countCreatedBeforeSql = "SELECT count(*) FROM " + events + " WHERE status = ? AND created_at < ?";
         this.requeueSql = "UPDATE " + s + " AS s SET status = 'pending', attempts = 0, next_attempt_at = ?,"
                 + " lease_id = NULL, leased_at = NULL WHERE s.status = 'failed'";
-        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t + " e WHERE e.id = s.id AND e.type = ?)";
+        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t + " e WHERE e.id = s.id AND e.seq = s.seq AND e.type = ?)";
         this.probeSql = "SELECT 1 FROM " + t + " WHERE false";
         OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
         this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
         this.stateHousekeeping = new HousekeepingQueries(state);
         // per key, the backlog also needs the dead letters (which may hold keys)
+        this.partitions = new LogPartitions(table, completionMode);
         this.backlog = perKey ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
                 : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
     }
@@ -410,9 +408,7 @@ public final class LogLayoutQueries {
         try (PreparedStatement statement = connection.prepareStatement(publishedLeaseSql)) {
             statement.setObject(1, leaseId);
             statement.setArray(2, Jdbc.uuidArray(connection, ids));
-            if (completionMode != CompletionMode.DELETE_ON_PUBLISH) {
-                statement.setObject(3, Jdbc.timestamptz(now));
-            }
+            statement.setObject(3, Jdbc.timestamptz(now));
             try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
                     fromLease.add(Jdbc.uuid(rs, 1));
@@ -445,9 +441,7 @@ public final class LogLayoutQueries {
         try (PreparedStatement statement = connection.prepareStatement(publishedSql)) {
             statement.setArray(1, Jdbc.uuidArray(connection, ids));
             statement.setObject(2, leaseId);
-            if (completionMode != CompletionMode.DELETE_ON_PUBLISH) {
-                statement.setObject(3, Jdbc.timestamptz(now));
-            }
+            statement.setObject(3, Jdbc.timestamptz(now));
             Set<UUID> marked = new HashSet<>();
             try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
@@ -494,18 +488,25 @@ public final class LogLayoutQueries {
         return stateHousekeeping.sweep(dsl, leasedBefore, limit);
     }
 
-    /** Deletes sent events sent before the cutoff, and the positions behind the current one. */
+    /**
+     * Drops the partitions whose events are all published (and, keeping sent events, sent before the
+     * cutoff) and holds nothing pending, in flight or waiting, after moving their dead letters out; adds
+     * a partition ahead when needed; trims the positions behind the current one. Never deletes log rows
+     * one by one (see {@link LogPartitions}).
+     *
+     * @return about how many events went
+     */
     public int cleanUp(Connection connection, Instant sentBefore, int limit) throws SQLException {
-        int deleted;
-        try (PreparedStatement statement = connection.prepareStatement(cleanUpSql)) {
-            statement.setObject(1, Jdbc.timestamptz(sentBefore));
-            statement.setInt(2, limit);
-            deleted = (int) single(statement);
-        }
+        long removed = partitions.maintain(connection, sentBefore, limit);
         try (PreparedStatement statement = connection.prepareStatement(trimPositionsSql)) {
             statement.executeUpdate();
         }
-        return deleted;
+        return (int) Math.min(Integer.MAX_VALUE, removed);
+    }
+
+    /** The partition maintenance of this table (tests shape the ranges through it). */
+    public LogPartitions partitions() {
+        return partitions;
     }
 
     public long purge(Connection connection, EventStatus status, Instant createdBefore) throws SQLException {
