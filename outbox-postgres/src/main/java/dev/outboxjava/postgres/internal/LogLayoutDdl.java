@@ -234,15 +234,15 @@ public final class LogLayoutDdl {
                 DROP INDEX IF EXISTS %3$s, %4$s, %5$s, %6$s, %7$s, %8$s, %9$s;
                 -- the table becomes the first range of the partitioned log
                 ALTER TABLE %2$s RENAME TO %10$s;
-                ALTER INDEX %11$s RENAME TO %12$s;
+                -- the log's key is (id, seq, kept): the old key on id alone goes
+                ALTER TABLE %13$s DROP CONSTRAINT %12$s;
                 ALTER TABLE %13$s ALTER COLUMN seq DROP IDENTITY;
                 ALTER TABLE %13$s ADD COLUMN kept boolean NOT NULL DEFAULT false;
                 """.formatted(table.display(), t, table.quotedSibling("_pending_idx"),
                         table.quotedSibling("_in_flight_idx"), table.quotedSibling("_failed_idx"),
                         table.quotedSibling("_sent_idx"), table.quotedSibling("_key_guard_idx"),
                         table.quotedSibling("_key_held_idx"), table.quotedSibling("_key_order_idx"),
-                        Identifiers.quote(first.table()), table.quotedSibling("_pkey"),
-                        Identifiers.quote(first.table() + "_pkey"), p1)
+                        Identifiers.quote(first.table()), "", Identifiers.quote(table.table() + "_pkey"), p1)
                 + logTables(table)
                 + """
                 DO $outbox$

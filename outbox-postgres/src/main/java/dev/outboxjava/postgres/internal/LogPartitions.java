@@ -220,13 +220,15 @@ public final class LogPartitions {
         return new Range(number, lower, upper);
     }
 
+    /** Adds ranges until one waits, empty, above the one the next event goes to. */
     private void addAhead(Connection connection, List<Range> ranges, long next, Instant sentBefore)
             throws SQLException {
-        if (!ranges.isEmpty() && ranges.get(ranges.size() - 1).lower() > next) {
-            return; // an empty range waits above the one being filled
-        }
+        long top = ranges.isEmpty() ? Long.MIN_VALUE : ranges.get(ranges.size() - 1).lower();
         try {
-            addRange(connection, width(connection, next, sentBefore));
+            // twice at most: once for the range being filled when the overflow gets the rows, once ahead
+            for (int added = 0; added < 2 && top <= next; added++) {
+                top = addRange(connection, width(connection, next, sentBefore)).lower();
+            }
         } catch (SQLException e) {
             if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                 throw e;
