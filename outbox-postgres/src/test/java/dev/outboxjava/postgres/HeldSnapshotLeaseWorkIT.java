@@ -107,8 +107,8 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     @Test
-    @DisplayName("append-only layout: with the log in twelve partitions the lease reads a few buffers more per"
-            + " partition than with one (index probes, no scan)")
+    @DisplayName("append-only layout: with the log in twelve partitions the lease reads about as many buffers as"
+            + " with one: the partitions below the floor are left out")
     void appendLogPartitions() throws Exception {
         PostgresOutboxStore one = store("held_append_log_one", StoreLayout.APPEND_LOG);
         PostgresOutboxStore twelve = store("held_append_log_twelve", StoreLayout.APPEND_LOG);
@@ -133,16 +133,19 @@ class HeldSnapshotLeaseWorkIT {
             });
             Explained split = relayAndMeasure(twelve, WARM_UP, () -> {
                 analyze(twelve);
+                // two clean-up runs (keeping every sent event) raise the floor of the log read past the ranges
+                // whose events are all taken: the lease leaves them out
+                twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
+                twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
                 return logLeaseBuffers(twelve, new LogLayoutQueries(table, CompletionMode.KEEP_SENT));
             });
             System.out.printf("append-only layout, lease of %d under a held snapshot after %,d events: one range read %d"
                     + " and wrote %d buffers; twelve ranges read %d and wrote %d%n", BATCH, WARM_UP, single.read(),
                     single.written(), split.read(), split.written());
-            // each further partition costs one probe of its position index per branch of the log read (the
-            // transactions in progress at the position, those begun since): two buffers each here (metapage and
-            // root), one per further level in a larger index; never a scan
+            // the ranges below the floor are not read; the two above it (the one being filled and the one ahead)
+            // cost a probe of their position index per branch of the log read
             assertThat(split.read()).as("buffers the lease read with twelve ranges")
-                    .isLessThanOrEqualTo(single.read() + 2 * 2 * 11 + 5);
+                    .isLessThanOrEqualTo(single.read() + 2 * 2 + 5);
             assertThat(split.written()).isLessThanOrEqualTo(single.written() + 5);
         } finally {
             drop(one);

@@ -145,6 +145,12 @@ public final class LogLayoutDdl {
                 -- Per-key ordering: the events of a key that hold it back.
                 CREATE INDEX IF NOT EXISTS %18$s ON %7$s (event_key, seq) WHERE event_key IS NOT NULL;
 
+                -- Every event of a lower sequence has been taken by the position: the lease skips the partitions below.
+                CREATE TABLE IF NOT EXISTS %23$s (
+                    id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    seq bigint NOT NULL
+                );
+
                 -- New events in flight, one row per lease: a published batch leaves one dead row, not one per event.
                 CREATE TABLE IF NOT EXISTS %20$s (
                     lease_id  uuid        NOT NULL,
@@ -212,7 +218,7 @@ public final class LogLayoutDdl {
                 sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
                 eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"),
                 waitingView(table).quoted(), leaseTable(table).quoted(), Identifiers.quote(n + "_lease_pkey"),
-                inFlightView(table).quoted());
+                inFlightView(table).quoted(), floorTable(table).quoted());
     }
 
     /**
@@ -307,6 +313,11 @@ public final class LogLayoutDdl {
         return sibling(table, "_position");
     }
 
+    /** The floor of the log read: every event of a lower sequence has been taken (append-only, trimmed). */
+    public static Identifiers.TableName floorTable(Identifiers.TableName table) {
+        return sibling(table, "_floor");
+    }
+
     /** In-flight, waiting and dead-lettered events. */
     public static Identifiers.TableName stateTable(Identifiers.TableName table) {
         return sibling(table, "_state");
@@ -352,7 +363,8 @@ public final class LogLayoutDdl {
         return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", "
                 + eventsView(table).quoted() + ", " + inFlightView(table).quoted() + ";"
                 + " DROP TABLE IF EXISTS " + table.quoted() + ", " + positionTable(table).quoted() + ", "
-                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted();
+                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted() + ", "
+                + floorTable(table).quoted();
     }
 
     static Identifiers.TableName sibling(Identifiers.TableName table, String suffix) {

@@ -139,22 +139,23 @@ public final class LogLayoutQueries {
         this.positionSql = """
                 SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
                        p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
-                       pg_snapshot_xmax(p.done)::text, pg_snapshot_xmax(coalesce(p.upto, pg_current_snapshot()))::text
+                       pg_snapshot_xmax(p.done)::text, pg_snapshot_xmax(coalesce(p.upto, pg_current_snapshot()))::text,
+                       coalesce((SELECT f.seq FROM %2$s f ORDER BY f.id DESC LIMIT 1), -9223372036854775808)
                   FROM ((SELECT done, upto, xact_id, seq FROM %1$s ORDER BY id DESC LIMIT 1)
                         UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
-                """.formatted(p);
+                """.formatted(p, LogLayoutDdl.floorTable(table).quoted());
         String logColumns = "id, seq, type, source, event_key, destination, routing_key, content_type, payload,"
                 + " headers, max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id";
         this.freshLeaseSql = """
                 WITH f AS (
                   (SELECT %4$s FROM %1$s
                     WHERE xact_id = ANY(?::text::xid8[]) AND (xact_id, seq) > (?::text::xid8, ?)
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ?
                     ORDER BY xact_id, seq LIMIT ?)
                   UNION ALL
                   (SELECT %4$s FROM %1$s
                     WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ?
                     ORDER BY xact_id, seq LIMIT ?)
                   ORDER BY xact_id, seq LIMIT ?),
                 v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
@@ -334,10 +335,12 @@ public final class LogLayoutQueries {
     /**
      * Where the log has been read to: {@code done} (every event its snapshot sees is taken) and {@code upto},
      * the snapshot being worked through (a fresh one when the last lease finished its own), with the
-     * last event taken of it ({@code started}: whether that snapshot was already in use).
+     * last event taken of it ({@code started}: whether that snapshot was already in use); {@code floor}:
+     * every event of a lower sequence has been taken (see {@link LogPartitions}), so the partitions below
+     * it are left out of the log read.
      */
     public record Position(String done, String upto, boolean started, String lastXact, long lastSeq,
-            String doneXip, String doneXmax, String uptoXmax) {
+            String doneXip, String doneXmax, String uptoXmax, long floor) {
     }
 
     /** Reads the position (in the lease's transaction, under its lock). */
@@ -347,7 +350,7 @@ public final class LogLayoutQueries {
             rs.next();
             boolean started = !rs.getBoolean(3);
             return new Position(rs.getString(1), rs.getString(2), started, started ? rs.getString(4) : "0",
-                    started ? rs.getLong(5) : 0, rs.getString(6), rs.getString(7), rs.getString(8));
+                    started ? rs.getLong(5) : 0, rs.getString(6), rs.getString(7), rs.getString(8), rs.getLong(9));
         }
     }
 
@@ -359,18 +362,21 @@ public final class LogLayoutQueries {
         statement.setString(2, position.lastXact());
         statement.setLong(3, position.lastSeq());
         statement.setString(4, position.upto());
-        statement.setInt(5, limit);
+        // a bound on the partition key: the executor skips the partitions below the floor before it starts
+        statement.setLong(5, position.floor());
+        statement.setInt(6, limit);
         // one lower bound for the index (two, a scalar and a row, would leave it scanning from the lower one):
         // the last event taken, or the first transaction that began after done was taken
         boolean pastDone = Long.parseUnsignedLong(position.lastXact()) >= Long.parseUnsignedLong(position.doneXmax());
-        statement.setString(6, pastDone ? position.lastXact() : position.doneXmax());
-        statement.setLong(7, pastDone ? position.lastSeq() : Long.MIN_VALUE);
-        statement.setString(8, position.uptoXmax());
-        statement.setString(9, position.upto());
-        statement.setInt(10, limit);
-        statement.setInt(11, limit);
-        statement.setObject(12, leaseId);
-        statement.setObject(13, Jdbc.timestamptz(now));
+        statement.setString(7, pastDone ? position.lastXact() : position.doneXmax());
+        statement.setLong(8, pastDone ? position.lastSeq() : Long.MIN_VALUE);
+        statement.setString(9, position.uptoXmax());
+        statement.setString(10, position.upto());
+        statement.setLong(11, position.floor());
+        statement.setInt(12, limit);
+        statement.setInt(13, limit);
+        statement.setObject(14, leaseId);
+        statement.setObject(15, Jdbc.timestamptz(now));
     }
 
     private record Taken(int count, String lastXact, long lastSeq) {

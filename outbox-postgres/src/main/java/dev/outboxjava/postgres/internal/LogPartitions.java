@@ -76,6 +76,16 @@ public final class LogPartitions {
     private final String recentSentSql;
     private final String moveDeadLettersSql;
     private final String keptSentSql;
+    private final String writersSql;
+    private final String lowestUntakenSql;
+    private final String floorSql;
+    private final String addFloorSql;
+    private final String trimFloorSql;
+    /** The sequence and the writers seen at the previous run: the floor may rise to it once they have ended. */
+    private volatile Barrier barrier;
+
+    private record Barrier(long next, String[] writers) {
+    }
 
     /** One range of the log: partitions {@code t_p<number>} and {@code t_sent_p<number>}. */
     public record Range(long number, long lower, long upper) {
@@ -119,6 +129,23 @@ public final class LogPartitions {
                 b AS (DELETE FROM %1$s k USING x WHERE k.id = x.id AND k.seq = x.seq RETURNING 1)
                 SELECT count(*) FROM b
                 """.formatted(kept, d);
+        // transactions writing to the log hold this lock from before they draw a sequence until they end
+        this.writersSql = "SELECT coalesce(array_agg(DISTINCT virtualtransaction), '{}') FROM pg_locks"
+                + " WHERE locktype = 'relation' AND relation = ?::regclass AND mode = 'RowExclusiveLock'";
+        this.lowestUntakenSql = """
+                SELECT min(e.seq) FROM %1$s e,
+                       ((SELECT done, upto, xact_id, seq FROM %2$s ORDER BY id DESC LIMIT 1)
+                         UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
+                 WHERE e.seq >= ? AND e.seq < ?
+                   AND e.xact_id >= pg_snapshot_xmin(p.done) AND NOT pg_visible_in_snapshot(e.xact_id, p.done)
+                   AND NOT (p.upto IS NOT NULL AND pg_visible_in_snapshot(e.xact_id, p.upto)
+                            AND (e.xact_id, e.seq) <= (p.xact_id, p.seq))
+                """.formatted(LogLayoutDdl.liveTable(table).quoted(), LogLayoutDdl.positionTable(table).quoted());
+        String floor = LogLayoutDdl.floorTable(table).quoted();
+        this.floorSql = "SELECT coalesce((SELECT seq FROM " + floor + " ORDER BY id DESC LIMIT 1), " + Long.MIN_VALUE
+                + ")";
+        this.addFloorSql = "INSERT INTO " + floor + " (seq) VALUES (?)";
+        this.trimFloorSql = "DELETE FROM " + floor + " WHERE id < (SELECT max(id) FROM " + floor + ")";
     }
 
     /**
@@ -139,6 +166,7 @@ public final class LogPartitions {
                 removed += drop(connection, range, sentBefore);
             }
         }
+        raiseFloor(connection, next);
         try (PreparedStatement statement = connection.prepareStatement(keptSentSql)) {
             statement.setObject(1, Jdbc.timestamptz(keepSent ? sentBefore : FOREVER));
             statement.setInt(2, limit);
@@ -148,6 +176,75 @@ public final class LogPartitions {
             }
         }
         return removed;
+    }
+
+    /**
+     * Raises the floor of the log read: the lowest sequence an event not yet taken by the position may
+     * have, so that the lease leaves out the partitions below it. An event's sequence is drawn inside
+     * its writing transaction, which holds a lock on the log from before the draw until it ends; so once
+     * every transaction that held that lock when the sequence stood at {@code n} has ended, every event
+     * below {@code n} is committed or gone, and the lowest of them the position has not taken (or
+     * {@code n}) is a floor. The writers are noted at one run and looked for at the next.
+     */
+    private void raiseFloor(Connection connection, long next) throws SQLException {
+        Barrier previous = barrier;
+        if (previous != null && !running(connection, previous.writers())) {
+            long floor = single(connection, floorSql);
+            if (previous.next() > floor) {
+                long lowest;
+                try (PreparedStatement statement = connection.prepareStatement(lowestUntakenSql)) {
+                    statement.setLong(1, floor);
+                    statement.setLong(2, previous.next());
+                    try (ResultSet rs = statement.executeQuery()) {
+                        rs.next();
+                        long untaken = rs.getLong(1);
+                        lowest = rs.wasNull() ? previous.next() : untaken;
+                    }
+                }
+                if (lowest > floor) {
+                    try (PreparedStatement statement = connection.prepareStatement(addFloorSql)) {
+                        statement.setLong(1, lowest);
+                        statement.executeUpdate();
+                    }
+                    try (Statement statement = connection.createStatement()) {
+                        statement.executeUpdate(trimFloorSql);
+                    }
+                }
+            }
+        }
+        // the sequence first, then its writers: a writer that drew below it holds the lock by now, or has ended
+        String[] writers;
+        try (PreparedStatement statement = connection.prepareStatement(writersSql)) {
+            statement.setString(1, table.quoted());
+            try (ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                writers = (String[]) rs.getArray(1).getArray();
+            }
+        }
+        barrier = new Barrier(next, writers);
+    }
+
+    /** Whether any of the writers still holds its lock on the log (a prepared transaction holds it too). */
+    private boolean running(Connection connection, String[] writers) throws SQLException {
+        if (writers.length == 0) {
+            return false;
+        }
+        try (PreparedStatement statement = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_locks"
+                + " WHERE locktype = 'relation' AND relation = ?::regclass AND virtualtransaction = ANY(?))")) {
+            statement.setString(1, table.quoted());
+            statement.setArray(2, connection.createArrayOf("text", writers));
+            try (ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    private static long single(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rs = statement.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** The log's ranges, lowest first (the overflow partition is not one). */
