@@ -159,6 +159,39 @@ class LogLayoutRetentionIT {
         assertThat(rangeNumbers()).doesNotContain(1L);
     }
 
+    @Test
+    @DisplayName("the floor of the log read never passes an event of a writing transaction still open: it is leased"
+            + " once committed; then the floor rises past its range")
+    void floorWaitsForOpenWriters() throws SQLException {
+        open("retention_floor", CompletionMode.KEEP_SENT);
+        LogPartitions partitions = new LogPartitions(table, CompletionMode.KEEP_SENT);
+        OutboxEvent late;
+        try (Connection writer = postgres.dataSource().getConnection()) {
+            writer.setAutoCommit(false);
+            late = events(1).get(0);
+            store.writer().append(writer, List.of(late)); // sequence 1, its transaction open
+            relayRange(Outcome.ALL_PUBLISHED);
+            relayRange(Outcome.ALL_PUBLISHED);
+            for (int run = 0; run < 3; run++) {
+                partitions.maintain(connection, T0.minus(Duration.ofDays(1)), 100);
+            }
+            assertThat(floor()).as("floor while the writer of sequence 1 is open").isLessThanOrEqualTo(1);
+            writer.commit();
+        }
+        UUID lease = UUID.randomUUID();
+        assertThat(store.lease(lease, 10, T0)).extracting(OutboxEvent::id).containsExactly(late.id());
+        store.markPublished(lease, List.of(late.id()), T0);
+        for (int run = 0; run < 2; run++) {
+            partitions.maintain(connection, T0.minus(Duration.ofDays(1)), 100);
+        }
+        assertThat(floor()).as("floor once every event below the sequence is taken").isEqualTo(2 * WIDTH + 2);
+    }
+
+    private long floor() throws SQLException {
+        return single("SELECT coalesce((SELECT seq FROM " + LogLayoutDdl.floorTable(table).quoted()
+                + " ORDER BY id DESC LIMIT 1), 0)");
+    }
+
     /** What happens to a range's events: the last one (or, leased and never marked, all) holds the range. */
     private enum Outcome { ALL_PUBLISHED, ONE_DEAD_LETTER, ONE_RETRYING, ONE_IN_FLIGHT, LEASED_UNMARKED, ONE_PENDING }
 
@@ -190,11 +223,15 @@ class LogLayoutRetentionIT {
     }
 
     private List<OutboxEvent> appendOn(DataSource dataSource, int count) {
-        List<OutboxEvent> events = IntStream.range(0, count).mapToObj(i -> OutboxEvent.builder()
-                .clock(Clock.fixed(T0, ZoneOffset.UTC)).type("order.placed").destination("orders")
-                .payload(new byte[] {(byte) i, 42}).build()).toList();
+        List<OutboxEvent> events = events(count);
         PostgresOutboxStore.create(dataSource, store.config()).transactional().inTransaction(c -> events);
         return events;
+    }
+
+    private static List<OutboxEvent> events(int count) {
+        return IntStream.range(0, count).mapToObj(i -> OutboxEvent.builder()
+                .clock(Clock.fixed(T0, ZoneOffset.UTC)).type("order.placed").destination("orders")
+                .payload(new byte[] {(byte) i, 42}).build()).toList();
     }
 
     /** A store on one connection, its log shaped into six ranges of {@value #WIDTH} events. */
