@@ -20,6 +20,8 @@ import dev.outboxjava.postgres.WakeUpMode;
  *       published batch leaves one dead row instead of one per event; a lease whose events do not all
  *       get published is moved into {@code t_state} first, event by event.</li>
  *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
+ *   <li>{@code t_floor}: append-only, written by the cleaner: a sequence below which every event has been
+ *       taken, so that the lease leaves out the partitions below it.</li>
  *   <li>{@code t_events}, {@code t_pending} and {@code t_waiting}: views giving every event, the pending
  *       ones, and the pending ones with the dead letters the in-place table's columns, for the operator's
  *       queries; {@code t_in_flight}: every event in flight, from both tables.</li>

@@ -96,6 +96,7 @@ public final class LogPartitions {
         }
     }
 
+    /** The maintenance of one table's partitions; deleting on publish, a range goes without waiting for a cutoff. */
     public LogPartitions(Identifiers.TableName table, CompletionMode completionMode) {
         this.table = table;
         this.keepSent = completionMode != CompletionMode.DELETE_ON_PUBLISH;
