@@ -150,12 +150,12 @@ public final class LogLayoutQueries {
                 WITH f AS (
                   (SELECT %4$s FROM %1$s
                     WHERE xact_id = ANY(?::text::xid8[]) AND (xact_id, seq) > (?::text::xid8, ?)
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ?
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                     ORDER BY xact_id, seq LIMIT ?)
                   UNION ALL
                   (SELECT %4$s FROM %1$s
                     WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ?
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                     ORDER BY xact_id, seq LIMIT ?)
                   ORDER BY xact_id, seq LIMIT ?),
                 v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
@@ -362,7 +362,8 @@ public final class LogLayoutQueries {
         statement.setString(2, position.lastXact());
         statement.setLong(3, position.lastSeq());
         statement.setString(4, position.upto());
-        // a bound on the partition key: the executor skips the partitions below the floor before it starts
+        // a bound on the partition key: the executor skips the partitions below the floor before it starts (and
+        // the dead letters kept apart, always taken, are left out by the plan)
         statement.setLong(5, position.floor());
         statement.setInt(6, limit);
         // one lower bound for the index (two, a scalar and a row, would leave it scanning from the lower one):
