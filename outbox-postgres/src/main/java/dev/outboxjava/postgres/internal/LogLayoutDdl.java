@@ -365,8 +365,8 @@ public final class LogLayoutDdl {
         return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", "
                 + eventsView(table).quoted() + ", " + inFlightView(table).quoted() + ";"
                 + " DROP TABLE IF EXISTS " + table.quoted() + ", " + positionTable(table).quoted() + ", "
-                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted() + ", "
-                + floorTable(table).quoted();
+                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted()
+                + ", " + floorTable(table).quoted();
     }
 
     static Identifiers.TableName sibling(Identifiers.TableName table, String suffix) {

@@ -170,7 +170,8 @@ public final class LogLayoutQueries {
                          coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}'),
                          array_agg(g.seq ORDER BY g.seq)
                     FROM g, v WHERE g.lease_it GROUP BY v.lease_id, v.at
-                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids, keys = %6$s.keys || excluded.keys,
+                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids,
+                                                       keys = %6$s.keys || excluded.keys,
                                                        seqs = %6$s.seqs || excluded.seqs
                   RETURNING 1),
                 -- the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
@@ -195,7 +196,8 @@ public final class LogLayoutQueries {
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
         // a whole lease row published: one statement, one dead row
         // (deleting on publish too: the sent records say which events are gone until their partition is dropped)
-        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ? RETURNING ids, seqs) "
+        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ?"
+                + " RETURNING ids, seqs) "
                 + "INSERT INTO " + d + " (id, seq, sent_at, attempts) SELECT u.id, u.seq, ?, 0"
                 + " FROM x, unnest(x.ids, x.seqs) AS u(id, seq) RETURNING id";
         // anything else: the lease's events become in-flight state rows, which the marks then update

@@ -259,7 +259,8 @@ public final class LogPartitions {
                     Matcher bound = BOUND.matcher(rs.getString(2));
                     String name = rs.getString(1);
                     if (bound.find() && name.startsWith(prefix)) {
-                        long lower = bound.group(1).equals("MINVALUE") ? Long.MIN_VALUE : Long.parseLong(bound.group(1));
+                        long lower = bound.group(1).equals("MINVALUE") ? Long.MIN_VALUE
+                                : Long.parseLong(bound.group(1));
                         ranges.add(new Range(Long.parseLong(name.substring(prefix.length())), lower,
                                 Long.parseLong(bound.group(2))));
                     }
