@@ -13,6 +13,7 @@ import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LeaseQuery;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.LogLayoutQueries;
+import dev.outboxjava.postgres.internal.LogPartitions;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.sql.Connection;
@@ -106,6 +107,53 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     @Test
+    @DisplayName("append-only layout: with the log in twelve partitions the lease reads about as many buffers as"
+            + " with one: the partitions below the floor are left out")
+    void appendLogPartitions() throws Exception {
+        PostgresOutboxStore one = store("held_append_log_one", StoreLayout.APPEND_LOG);
+        PostgresOutboxStore twelve = store("held_append_log_twelve", StoreLayout.APPEND_LOG);
+        try {
+            Identifiers.TableName table = table(twelve);
+            try (Connection connection = twelve.dataSource().getConnection();
+                    Statement statement = connection.createStatement()) {
+                statement.execute("DROP TABLE " + LogLayoutDdl.range(table, 1).quoted() + ", "
+                        + LogLayoutDdl.sentRange(table, 1).quoted());
+                LogPartitions partitions = new LogPartitions(table, CompletionMode.KEEP_SENT);
+                for (int range = 0; range < 11; range++) {
+                    partitions.addRange(connection, WARM_UP / 10);
+                }
+                partitions.addRange(connection, 1_000_000);
+                assertThat(partitions.ranges(connection)).hasSize(12);
+            }
+            // analyzed first, as autovacuum would have done to partitions of millions of events: without statistics
+            // the planner reads partitions of 500 rows whole rather than through their index
+            Explained single = relayAndMeasure(one, WARM_UP, () -> {
+                analyze(one);
+                return logLeaseBuffers(one, new LogLayoutQueries(table(one), CompletionMode.KEEP_SENT));
+            });
+            Explained split = relayAndMeasure(twelve, WARM_UP, () -> {
+                analyze(twelve);
+                // two clean-up runs (keeping every sent event) raise the floor of the log read past the ranges
+                // whose events are all taken: the lease leaves them out
+                twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
+                twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
+                return logLeaseBuffers(twelve, new LogLayoutQueries(table, CompletionMode.KEEP_SENT));
+            });
+            System.out.printf("append-only layout, lease of %d under a held snapshot after %,d events: one range read %d"
+                    + " and wrote %d buffers; twelve ranges read %d and wrote %d%n", BATCH, WARM_UP, single.read(),
+                    single.written(), split.read(), split.written());
+            // the ranges below the floor are not read; the two above it (the one being filled and the one ahead)
+            // cost a probe of their position index per branch of the log read
+            assertThat(split.read()).as("buffers the lease read with twelve ranges")
+                    .isLessThanOrEqualTo(single.read() + 2 * 2 + 5);
+            assertThat(split.written()).isLessThanOrEqualTo(single.written() + 5);
+        } finally {
+            drop(one);
+            drop(twelve);
+        }
+    }
+
+    @Test
     @DisplayName("append-only layout with per-key ordering: the lease's buffers under the held snapshot (printed)")
     void appendLogPerKeyPrinted() throws Exception {
         Ordering ordering = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
@@ -118,6 +166,13 @@ class HeldSnapshotLeaseWorkIT {
             report("append-only (per key, 1,000 keys)", before, after);
         } finally {
             drop(store);
+        }
+    }
+
+    private static void analyze(PostgresOutboxStore store) throws SQLException {
+        try (Connection connection = store.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("ANALYZE " + table(store).quoted());
         }
     }
 

@@ -49,7 +49,7 @@ public final class OutboxTables {
     public void truncate(PostgresOutboxStore store) {
         String table = store.config().tableName();
         services.execute(store.config().layout() == StoreLayout.APPEND_LOG
-                ? "TRUNCATE " + table + ", " + table + "_position, " + table + "_state, " + table + "_sent, " + table + "_lease"
+                ? "TRUNCATE " + table + ", " + table + "_position, " + table + "_state, " + table + "_sent, " + table + "_lease, " + table + "_floor"
                 : "TRUNCATE " + table);
     }
 

@@ -20,6 +20,8 @@ import dev.outboxjava.postgres.WakeUpMode;
  *       published batch leaves one dead row instead of one per event; a lease whose events do not all
  *       get published is moved into {@code t_state} first, event by event.</li>
  *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
+ *   <li>{@code t_floor}: append-only, written by the cleaner: a sequence below which every event has been
+ *       taken, so that the lease leaves out the partitions below it.</li>
  *   <li>{@code t_events}, {@code t_pending} and {@code t_waiting}: views giving every event, the pending
  *       ones, and the pending ones with the dead letters the in-place table's columns, for the operator's
  *       queries; {@code t_in_flight}: every event in flight, from both tables.</li>
@@ -32,11 +34,19 @@ public final class LogLayoutDdl {
 
     /** The DDL for {@code table}, with the wake-up trigger created or dropped. */
     public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
-        String t = table.quoted();
+        return "-- Outbox for Java: the outbox table " + table.display() + " in the experimental append-only layout.\n"
+                + logTables(table) + firstRange(table) + sideTables(table) + SchemaDdl.wakeUp(table, channel, wakeUp);
+    }
+
+    /**
+     * The log and sent tables, partitioned, with their overflow and kept partitions but no range yet.
+     * Rows past the last range go to the overflow partitions, so that an insert never fails for want of
+     * a partition; {@link LogPartitions} creates the ranges ahead.
+     */
+    private static String logTables(Identifiers.TableName table) {
         String n = table.table();
         return """
-                -- Outbox for Java: the outbox table %1$s in the experimental append-only layout.
-                CREATE TABLE IF NOT EXISTS %2$s (
+                CREATE TABLE IF NOT EXISTS %1$s (
                     id              uuid        NOT NULL,
                     seq             bigint      GENERATED ALWAYS AS IDENTITY,
                     type            text        NOT NULL,
@@ -59,10 +69,53 @@ public final class LogLayoutDdl {
                     xact_id         xid8        NOT NULL DEFAULT pg_current_xact_id(),
                     subject         text,
                     data_schema     text,
-                    CONSTRAINT %3$s PRIMARY KEY (id)
-                );
-                -- The lease reads new events by position: transaction, then sequence.
-                CREATE INDEX IF NOT EXISTS %4$s ON %2$s (xact_id, seq);
+                    -- true once a dead letter's row was moved out of a range about to be dropped
+                    kept            boolean     NOT NULL DEFAULT false,
+                    CONSTRAINT %2$s PRIMARY KEY (id, seq, kept)
+                ) PARTITION BY LIST (kept);
+                -- The lease reads new events by position: transaction, then sequence (one index per partition).
+                CREATE INDEX IF NOT EXISTS %3$s ON %1$s (xact_id, seq);
+                CREATE TABLE IF NOT EXISTS %4$s PARTITION OF %1$s FOR VALUES IN (false) PARTITION BY RANGE (seq);
+                CREATE TABLE IF NOT EXISTS %5$s PARTITION OF %1$s FOR VALUES IN (true);
+                CREATE TABLE IF NOT EXISTS %6$s PARTITION OF %4$s DEFAULT;
+
+                -- One row per published event, partitioned like the log so that a range's records go with it.
+                CREATE TABLE IF NOT EXISTS %7$s (
+                    id       uuid        NOT NULL,
+                    seq      bigint      NOT NULL,
+                    sent_at  timestamptz NOT NULL,
+                    attempts integer     NOT NULL DEFAULT 0,
+                    CONSTRAINT %8$s PRIMARY KEY (id, seq)
+                ) PARTITION BY RANGE (seq);
+                CREATE INDEX IF NOT EXISTS %9$s ON %7$s (sent_at);
+                CREATE TABLE IF NOT EXISTS %10$s PARTITION OF %7$s DEFAULT;
+                """.formatted(table.quoted(), Identifiers.quote(n + "_pkey"), Identifiers.quote(n + "_log_idx"),
+                liveTable(table).quoted(), keptTable(table).quoted(), overflowTable(table).quoted(),
+                sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
+                sentOverflowTable(table).quoted());
+    }
+
+    /** The first range, from the lowest sequence, when the log has none (a new table). */
+    private static String firstRange(Identifiers.TableName table) {
+        return """
+                DO $outbox$
+                BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhparent = '%1$s'::regclass
+                                      AND inhrelid <> '%2$s'::regclass) THEN
+                        CREATE TABLE %3$s PARTITION OF %1$s FOR VALUES FROM (MINVALUE) TO (%5$d);
+                        CREATE TABLE %4$s PARTITION OF %6$s FOR VALUES FROM (MINVALUE) TO (%5$d);
+                    END IF;
+                END
+                $outbox$;
+                """.formatted(liveTable(table).quoted(), overflowTable(table).quoted(), range(table, 1).quoted(),
+                sentRange(table, 1).quoted(), LogPartitions.FIRST_UPPER, sentTable(table).quoted());
+    }
+
+    /** Position, state and lease tables and the views. */
+    private static String sideTables(Identifiers.TableName table) {
+        String t = table.quoted();
+        String n = table.table();
+        return """
 
                 -- done: every event whose transaction this snapshot sees has been taken; upto: the snapshot
                 -- being worked through (NULL when none), whose events up to (xact_id, seq) have been taken.
@@ -94,13 +147,11 @@ public final class LogLayoutDdl {
                 -- Per-key ordering: the events of a key that hold it back.
                 CREATE INDEX IF NOT EXISTS %18$s ON %7$s (event_key, seq) WHERE event_key IS NOT NULL;
 
-                CREATE TABLE IF NOT EXISTS %13$s (
-                    id       uuid        NOT NULL,
-                    sent_at  timestamptz NOT NULL,
-                    attempts integer     NOT NULL DEFAULT 0,
-                    CONSTRAINT %14$s PRIMARY KEY (id)
+                -- Every event of a lower sequence has been taken by the position: the lease skips the partitions below.
+                CREATE TABLE IF NOT EXISTS %23$s (
+                    id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    seq bigint NOT NULL
                 );
-                CREATE INDEX IF NOT EXISTS %15$s ON %13$s (sent_at);
 
                 -- New events in flight, one row per lease: a published batch leaves one dead row, not one per event.
                 CREATE TABLE IF NOT EXISTS %20$s (
@@ -108,14 +159,16 @@ public final class LogLayoutDdl {
                     leased_at timestamptz NOT NULL,
                     ids       uuid[]      NOT NULL,
                     keys      text[]      NOT NULL,
+                    -- the events' sequences, in the order of ids: their log and sent partitions
+                    seqs      bigint[]    NOT NULL,
                     CONSTRAINT %21$s PRIMARY KEY (lease_id)
                 );
 
                 -- Every event in flight: leased again from the state table, or new in a lease row.
                 CREATE OR REPLACE VIEW %22$s AS
-                SELECT id, lease_id, leased_at FROM %7$s WHERE status = 'in_flight'
+                SELECT id, lease_id, leased_at, seq FROM %7$s WHERE status = 'in_flight'
                 UNION ALL
-                SELECT x.id, l.lease_id, l.leased_at FROM %20$s l, unnest(l.ids) AS x(id);
+                SELECT x.id, l.lease_id, l.leased_at, x.seq FROM %20$s l, unnest(l.ids, l.seqs) AS x(id, seq);
 
                 CREATE OR REPLACE VIEW %16$s AS
                 SELECT e.id, e.seq, e.type, e.source, e.event_key, e.destination, e.routing_key, e.content_type,
@@ -126,7 +179,7 @@ public final class LogLayoutDdl {
                        coalesce(s.next_attempt_at, e.next_attempt_at) AS next_attempt_at, e.created_at,
                        coalesce(s.leased_at, f.leased_at) AS leased_at, coalesce(s.lease_id, f.lease_id) AS lease_id,
                        d.sent_at, e.subject, e.data_schema
-                  FROM %2$s e LEFT JOIN %7$s s ON s.id = e.id LEFT JOIN %13$s d ON d.id = e.id
+                  FROM %2$s e LEFT JOIN %7$s s ON s.id = e.id LEFT JOIN %13$s d ON d.id = e.id AND d.seq = e.seq
                   LEFT JOIN (SELECT x.id, l.lease_id, l.leased_at FROM %20$s l, unnest(l.ids) AS x(id)) f ON f.id = e.id;
 
                 CREATE OR REPLACE VIEW %17$s AS
@@ -146,7 +199,7 @@ public final class LogLayoutDdl {
                        e.payload, e.headers, s.status, s.attempts, e.max_attempts, s.last_error,
                        s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz, e.subject,
                        e.data_schema
-                  FROM %7$s s JOIN %2$s e ON e.id = s.id
+                  FROM %7$s s JOIN %2$s e ON e.id = s.id AND e.seq = s.seq
                  WHERE s.status = 'pending';
 
                 -- The pending events and the dead letters: what the per-key backlog looks at.
@@ -157,7 +210,7 @@ public final class LogLayoutDdl {
                        e.payload, e.headers, s.status, s.attempts, e.max_attempts, s.last_error,
                        s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz, e.subject,
                        e.data_schema
-                  FROM %7$s s JOIN %2$s e ON e.id = s.id
+                  FROM %7$s s JOIN %2$s e ON e.id = s.id AND e.seq = s.seq
                  WHERE s.status = 'failed';
                 """.formatted(table.display(), t, Identifiers.quote(n + "_pkey"), Identifiers.quote(n + "_log_idx"),
                 positionTable(table).quoted(), Identifiers.quote(n + "_position_pkey"),
@@ -167,25 +220,50 @@ public final class LogLayoutDdl {
                 sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
                 eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"),
                 waitingView(table).quoted(), leaseTable(table).quoted(), Identifiers.quote(n + "_lease_pkey"),
-                inFlightView(table).quoted())
-                + SchemaDdl.wakeUp(table, channel, wakeUp);
+                inFlightView(table).quoted(), floorTable(table).quoted());
     }
 
     /**
      * Converts an in-place table into this layout, in one transaction, with the relay stopped: the table
-     * becomes the log (its rows stay as they are); pending and in-flight events become pending state rows
-     * (in-flight ones are published again: at least once), dead letters failed ones, sent events sent
-     * records; the position starts after every row. Producers may keep running: they wait for the
-     * conversion's lock and their events come after it. The in-place layout's status indexes are dropped.
+     * becomes the log's first range partition (its rows stay as they are, its own identity and status
+     * indexes are dropped, the new log's sequence goes on after its last row); pending and in-flight
+     * events become pending state rows (in-flight ones are published again: at least once), dead letters
+     * failed ones, sent events sent records; the position starts after every row. Producers may keep
+     * running: they wait for the conversion's lock and their events come after it.
      */
     public static String convertFromInPlace(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
         String t = table.quoted();
+        Identifiers.TableName first = range(table, 1);
+        String p1 = first.quoted();
         return """
                 -- Outbox for Java: converting %1$s from the in-place layout to the append-only layout.
                 -- Waits for the writing transactions in progress; producers wait for this one.
                 LOCK TABLE %2$s IN ACCESS EXCLUSIVE MODE;
-                """.formatted(table.display(), t)
-                + render(table, channel, wakeUp)
+                DROP INDEX IF EXISTS %3$s, %4$s, %5$s, %6$s, %7$s, %8$s, %9$s;
+                -- the table becomes the first range of the partitioned log
+                ALTER TABLE %2$s RENAME TO %10$s;
+                -- the log's key is (id, seq, kept): the old key on id alone goes
+                ALTER TABLE %13$s DROP CONSTRAINT %12$s;
+                ALTER TABLE %13$s ALTER COLUMN seq DROP IDENTITY;
+                ALTER TABLE %13$s ADD COLUMN kept boolean NOT NULL DEFAULT false;
+                """.formatted(table.display(), t, table.quotedSibling("_pending_idx"),
+                        table.quotedSibling("_in_flight_idx"), table.quotedSibling("_failed_idx"),
+                        table.quotedSibling("_sent_idx"), table.quotedSibling("_key_guard_idx"),
+                        table.quotedSibling("_key_held_idx"), table.quotedSibling("_key_order_idx"),
+                        Identifiers.quote(first.table()), "", Identifiers.quote(table.table() + "_pkey"), p1)
+                + logTables(table)
+                + """
+                DO $outbox$
+                DECLARE
+                    upper bigint := (SELECT coalesce(max(seq), 0) + 1 FROM %1$s);
+                BEGIN
+                    EXECUTE format('ALTER TABLE %2$s ATTACH PARTITION %1$s FOR VALUES FROM (MINVALUE) TO (%%s)', upper);
+                    EXECUTE format('CREATE TABLE %3$s PARTITION OF %4$s FOR VALUES FROM (MINVALUE) TO (%%s)', upper);
+                    PERFORM setval(pg_get_serial_sequence('%5$s', 'seq'), upper, false);
+                END
+                $outbox$;
+                """.formatted(p1, liveTable(table).quoted(), sentRange(table, 1).quoted(), sentTable(table).quoted(), t)
+                + firstRange(table) + sideTables(table) + SchemaDdl.wakeUp(table, channel, wakeUp)
                 + """
 
                 INSERT INTO %2$s (id, seq, event_key, status, attempts, last_error, next_attempt_at)
@@ -193,22 +271,53 @@ public final class LogLayoutDdl {
                        next_attempt_at
                   FROM %1$s WHERE status IN ('pending', 'in_flight', 'failed')
                 ON CONFLICT (id) DO NOTHING;
-                INSERT INTO %3$s (id, sent_at, attempts)
-                SELECT id, coalesce(sent_at, created_at), attempts FROM %1$s WHERE status = 'sent'
-                ON CONFLICT (id) DO NOTHING;
+                INSERT INTO %3$s (id, seq, sent_at, attempts)
+                SELECT id, seq, coalesce(sent_at, created_at), attempts FROM %1$s WHERE status = 'sent'
+                ON CONFLICT (id, seq) DO NOTHING;
                 -- every row so far is accounted for above: the log is read from the next transaction on
                 INSERT INTO %4$s (done, upto, xact_id, seq) VALUES (pg_current_snapshot(), NULL, '0', 0);
-                DROP INDEX IF EXISTS %5$s, %6$s, %7$s, %8$s, %9$s, %10$s, %11$s;
-                """.formatted(t, stateTable(table).quoted(), sentTable(table).quoted(),
-                        positionTable(table).quoted(), table.quotedSibling("_pending_idx"),
-                        table.quotedSibling("_in_flight_idx"), table.quotedSibling("_failed_idx"),
-                        table.quotedSibling("_sent_idx"), table.quotedSibling("_key_guard_idx"),
-                        table.quotedSibling("_key_held_idx"), table.quotedSibling("_key_order_idx"));
+                """.formatted(p1, stateTable(table).quoted(), sentTable(table).quoted(),
+                        positionTable(table).quoted());
+    }
+
+    /** The log's partition of the ranges of {@code seq} (itself partitioned, by range). */
+    public static Identifiers.TableName liveTable(Identifiers.TableName table) {
+        return sibling(table, "_live");
+    }
+
+    /** The log's partition of the dead letters moved out of a range before it was dropped. */
+    public static Identifiers.TableName keptTable(Identifiers.TableName table) {
+        return sibling(table, "_kept");
+    }
+
+    /** The live log's default partition: rows past the last range (none while ranges are created ahead). */
+    public static Identifiers.TableName overflowTable(Identifiers.TableName table) {
+        return sibling(table, "_overflow");
+    }
+
+    /** The sent table's default partition. */
+    public static Identifiers.TableName sentOverflowTable(Identifiers.TableName table) {
+        return sibling(table, "_sent_overflow");
+    }
+
+    /** The log's range partition number {@code number}. */
+    public static Identifiers.TableName range(Identifiers.TableName table, long number) {
+        return sibling(table, "_p" + number);
+    }
+
+    /** The sent table's partition with the same range as {@link #range}. */
+    public static Identifiers.TableName sentRange(Identifiers.TableName table, long number) {
+        return sibling(table, "_sent_p" + number);
     }
 
     /** How far the log has been read. */
     public static Identifiers.TableName positionTable(Identifiers.TableName table) {
         return sibling(table, "_position");
+    }
+
+    /** The floor of the log read: every event of a lower sequence has been taken (append-only, trimmed). */
+    public static Identifiers.TableName floorTable(Identifiers.TableName table) {
+        return sibling(table, "_floor");
     }
 
     /** In-flight, waiting and dead-lettered events. */
@@ -256,10 +365,11 @@ public final class LogLayoutDdl {
         return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", "
                 + eventsView(table).quoted() + ", " + inFlightView(table).quoted() + ";"
                 + " DROP TABLE IF EXISTS " + table.quoted() + ", " + positionTable(table).quoted() + ", "
-                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted();
+                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted()
+                + ", " + floorTable(table).quoted();
     }
 
-    private static Identifiers.TableName sibling(Identifiers.TableName table, String suffix) {
+    static Identifiers.TableName sibling(Identifiers.TableName table, String suffix) {
         return new Identifiers.TableName(table.schema(), table.table() + suffix);
     }
 }

@@ -50,8 +50,9 @@ import org.jooq.DSLContext;
  * the position table.
  *
  * <p><b>Marks.</b> Fenced by lease id. A lease row whose events are all published is deleted and its
- * events appended to the sent table (or, deleting on publish, their log rows deleted, behind the
- * position where the lease never reads) in one statement: one dead row per batch under a held horizon.
+ * events appended to the sent table in one statement: one dead row per batch under a held horizon. In
+ * both completion modes: deleting on publish, an event with a sent record is gone to every reader, and
+ * its rows go when {@link LogPartitions} drops its partition (log rows are never deleted one by one).
  * Any other outcome first moves the lease row's events into the state table as in-flight rows of the
  * same lease; there, found by primary key, published deletes the state row and retry, dead letter and
  * release update it. The sweeper moves expired lease rows the same way before it sweeps.
@@ -80,7 +81,6 @@ public final class LogLayoutQueries {
     private final String publishedLeaseSql;
     private final String materializeLeaseSql;
     private final String materializeExpiredSql;
-    private final String cleanUpSql;
     private final String trimPositionsSql;
     private final String purgeSentSql;
     private final String purgeFailedSql;
@@ -97,6 +97,7 @@ public final class LogLayoutQueries {
     private final MarkQueries stateMarks;
     private final HousekeepingQueries stateHousekeeping;
     private final BacklogQuery backlog;
+    private final LogPartitions partitions;
 
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
         this(table, completionMode, Ordering.none());
@@ -127,8 +128,8 @@ public final class LogLayoutQueries {
                   UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
                    WHERE id IN (SELECT c.id FROM %2$s c WHERE c.status = 'pending' AND c.next_attempt_at <= ?%4$s
                                  ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)
-                  RETURNING id, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
-                SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id
+                  RETURNING id, seq, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
+                SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id AND e.seq = s.seq
                 """.formatted(t, s, STATE_EVENT_COLUMNS, perKey ? """
 
                                    AND (c.event_key IS NULL OR (c.event_key NOT IN %3$s AND NOT EXISTS (
@@ -138,22 +139,23 @@ public final class LogLayoutQueries {
         this.positionSql = """
                 SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
                        p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
-                       pg_snapshot_xmax(p.done)::text, pg_snapshot_xmax(coalesce(p.upto, pg_current_snapshot()))::text
+                       pg_snapshot_xmax(p.done)::text, pg_snapshot_xmax(coalesce(p.upto, pg_current_snapshot()))::text,
+                       coalesce((SELECT f.seq FROM %2$s f ORDER BY f.id DESC LIMIT 1), -9223372036854775808)
                   FROM ((SELECT done, upto, xact_id, seq FROM %1$s ORDER BY id DESC LIMIT 1)
                         UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
-                """.formatted(p);
+                """.formatted(p, LogLayoutDdl.floorTable(table).quoted());
         String logColumns = "id, seq, type, source, event_key, destination, routing_key, content_type, payload,"
                 + " headers, max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id";
         this.freshLeaseSql = """
                 WITH f AS (
                   (SELECT %4$s FROM %1$s
                     WHERE xact_id = ANY(?::text::xid8[]) AND (xact_id, seq) > (?::text::xid8, ?)
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                     ORDER BY xact_id, seq LIMIT ?)
                   UNION ALL
                   (SELECT %4$s FROM %1$s
                     WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot)
+                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                     ORDER BY xact_id, seq LIMIT ?)
                   ORDER BY xact_id, seq LIMIT ?),
                 v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
@@ -163,11 +165,14 @@ public final class LogLayoutQueries {
                   SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at FROM g WHERE NOT g.lease_it
                   RETURNING 1),
                 lt AS (
-                  INSERT INTO %6$s (lease_id, leased_at, ids, keys)
-                  SELECT v.lease_id, v.at, array_agg(g.id),
-                         coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}')
+                  INSERT INTO %6$s (lease_id, leased_at, ids, keys, seqs)
+                  SELECT v.lease_id, v.at, array_agg(g.id ORDER BY g.seq),
+                         coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}'),
+                         array_agg(g.seq ORDER BY g.seq)
                     FROM g, v WHERE g.lease_it GROUP BY v.lease_id, v.at
-                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids, keys = %6$s.keys || excluded.keys
+                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids,
+                                                       keys = %6$s.keys || excluded.keys,
+                                                       seqs = %6$s.seqs || excluded.seqs
                   RETURNING 1),
                 -- the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
                 w AS (SELECT (SELECT count(*) FROM st) + (SELECT count(*) FROM lt) AS written)
@@ -190,30 +195,22 @@ public final class LogLayoutQueries {
                 + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
         // a whole lease row published: one statement, one dead row
-        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ? RETURNING ids) "
-                + (completionMode == CompletionMode.DELETE_ON_PUBLISH
-                        ? "DELETE FROM " + t + " WHERE id IN (SELECT unnest(ids) FROM x) RETURNING id"
-                        : "INSERT INTO " + d + " (id, sent_at, attempts) SELECT unnest(ids), ?, 0 FROM x RETURNING id");
+        // (deleting on publish too: the sent records say which events are gone until their partition is dropped)
+        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ?"
+                + " RETURNING ids, seqs) "
+                + "INSERT INTO " + d + " (id, seq, sent_at, attempts) SELECT u.id, u.seq, ?, 0"
+                + " FROM x, unnest(x.ids, x.seqs) AS u(id, seq) RETURNING id";
         // anything else: the lease's events become in-flight state rows, which the marks then update
         String materialize = """
                 INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, lease_id, leased_at)
                 SELECT e.id, e.seq, e.event_key, 'in_flight', 0, e.next_attempt_at, x.lease_id, x.leased_at
-                  FROM x, unnest(x.ids) AS u(id) JOIN %1$s e ON e.id = u.id
+                  FROM x, unnest(x.ids, x.seqs) AS u(id, seq) JOIN %1$s e ON e.id = u.id AND e.seq = u.seq
                 """.formatted(t, s);
         this.materializeLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? RETURNING *) " + materialize;
         this.materializeExpiredSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id IN (SELECT lease_id FROM " + l
                 + " WHERE leased_at < ? ORDER BY leased_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *) " + materialize;
-        this.publishedSql = completionMode == CompletionMode.DELETE_ON_PUBLISH
-                ? "WITH x AS (" + heldBy + " RETURNING id) DELETE FROM " + t
-                        + " WHERE id IN (SELECT id FROM x) RETURNING id"
-                : "WITH x AS (" + heldBy + " RETURNING id, attempts) INSERT INTO " + d
-                        + " (id, sent_at, attempts) SELECT id, ?, attempts FROM x RETURNING id";
-        this.cleanUpSql = """
-                WITH old AS (SELECT id FROM %2$s WHERE sent_at < ? ORDER BY sent_at LIMIT ? FOR UPDATE SKIP LOCKED),
-                x AS (DELETE FROM %2$s WHERE id IN (SELECT id FROM old) RETURNING id),
-                y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
-                SELECT count(*) FROM x
-                """.formatted(t, d);
+        this.publishedSql = "WITH x AS (" + heldBy + " RETURNING id, seq, attempts) INSERT INTO " + d
+                + " (id, seq, sent_at, attempts) SELECT id, seq, ?, attempts FROM x RETURNING id";
         this.trimPositionsSql = "DELETE FROM " + p + " WHERE id < (SELECT max(id) FROM " + p + ")";
         String purge = """
                 WITH v AS (SELECT x.id FROM %2$s x JOIN %1$s e ON e.id = x.id WHERE e.created_at < ?%3$s
@@ -224,27 +221,31 @@ public final class LogLayoutQueries {
                 """;
         this.purgeSentSql = purge.formatted(t, d, "", PURGE_CHUNK);
         this.purgeFailedSql = purge.formatted(t, s, " AND x.status = 'failed'", PURGE_CHUNK);
+        boolean deleteOnPublish = completionMode == CompletionMode.DELETE_ON_PUBLISH;
+        // deleting on publish, an event with a sent record is gone (its rows go with its partition)
         this.countsSql = "SELECT (SELECT count(*) FROM " + pending + "),"
                 + " (SELECT count(*) FROM " + inFlight + "),"
-                + " (SELECT count(*) FROM " + d + "),"
+                + (deleteOnPublish ? " 0," : " (SELECT count(*) FROM " + d + "),")
                 + " (SELECT count(*) FROM " + s + " WHERE status = 'failed')";
         this.oldestPendingSql = "SELECT min(created_at) FROM " + pending;
-        this.findSql = "SELECT " + EventRows.COLUMNS + " FROM " + events + " WHERE id = ?";
+        this.findSql = "SELECT " + EventRows.COLUMNS + " FROM " + events + " WHERE id = ?"
+                + (deleteOnPublish ? " AND status <> 'sent'" : "");
         this.deadLettersSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
-                + " e ON e.id = s.id WHERE s.status = 'failed' ORDER BY s.seq OFFSET ? LIMIT ?";
+                + " e ON e.id = s.id AND e.seq = s.seq WHERE s.status = 'failed' ORDER BY s.seq OFFSET ? LIMIT ?";
         this.retryingSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
-                + " e ON e.id = s.id WHERE s.status = 'pending' AND s.attempts > 0"
+                + " e ON e.id = s.id AND e.seq = s.seq WHERE s.status = 'pending' AND s.attempts > 0"
                 + " ORDER BY s.next_attempt_at, s.seq OFFSET ? LIMIT ?";
         this.countRetryingSql = "SELECT count(*) FROM " + s + " WHERE status = 'pending' AND attempts > 0";
         this.countCreatedBeforeSql = "SELECT count(*) FROM " + events + " WHERE status = ? AND created_at < ?";
         this.requeueSql = "UPDATE " + s + " AS s SET status = 'pending', attempts = 0, next_attempt_at = ?,"
                 + " lease_id = NULL, leased_at = NULL WHERE s.status = 'failed'";
-        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t + " e WHERE e.id = s.id AND e.type = ?)";
+        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t + " e WHERE e.id = s.id AND e.seq = s.seq AND e.type = ?)";
         this.probeSql = "SELECT 1 FROM " + t + " WHERE false";
         OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
         this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
         this.stateHousekeeping = new HousekeepingQueries(state);
         // per key, the backlog also needs the dead letters (which may hold keys)
+        this.partitions = new LogPartitions(table, completionMode);
         this.backlog = perKey ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
                 : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
     }
@@ -336,10 +337,12 @@ public final class LogLayoutQueries {
     /**
      * Where the log has been read to: {@code done} (every event its snapshot sees is taken) and {@code upto},
      * the snapshot being worked through (a fresh one when the last lease finished its own), with the
-     * last event taken of it ({@code started}: whether that snapshot was already in use).
+     * last event taken of it ({@code started}: whether that snapshot was already in use); {@code floor}:
+     * every event of a lower sequence has been taken (see {@link LogPartitions}), so the partitions below
+     * it are left out of the log read.
      */
     public record Position(String done, String upto, boolean started, String lastXact, long lastSeq,
-            String doneXip, String doneXmax, String uptoXmax) {
+            String doneXip, String doneXmax, String uptoXmax, long floor) {
     }
 
     /** Reads the position (in the lease's transaction, under its lock). */
@@ -349,7 +352,7 @@ public final class LogLayoutQueries {
             rs.next();
             boolean started = !rs.getBoolean(3);
             return new Position(rs.getString(1), rs.getString(2), started, started ? rs.getString(4) : "0",
-                    started ? rs.getLong(5) : 0, rs.getString(6), rs.getString(7), rs.getString(8));
+                    started ? rs.getLong(5) : 0, rs.getString(6), rs.getString(7), rs.getString(8), rs.getLong(9));
         }
     }
 
@@ -361,18 +364,22 @@ public final class LogLayoutQueries {
         statement.setString(2, position.lastXact());
         statement.setLong(3, position.lastSeq());
         statement.setString(4, position.upto());
-        statement.setInt(5, limit);
+        // a bound on the partition key: the executor skips the partitions below the floor before it starts (and
+        // the dead letters kept apart, always taken, are left out by the plan)
+        statement.setLong(5, position.floor());
+        statement.setInt(6, limit);
         // one lower bound for the index (two, a scalar and a row, would leave it scanning from the lower one):
         // the last event taken, or the first transaction that began after done was taken
         boolean pastDone = Long.parseUnsignedLong(position.lastXact()) >= Long.parseUnsignedLong(position.doneXmax());
-        statement.setString(6, pastDone ? position.lastXact() : position.doneXmax());
-        statement.setLong(7, pastDone ? position.lastSeq() : Long.MIN_VALUE);
-        statement.setString(8, position.uptoXmax());
-        statement.setString(9, position.upto());
-        statement.setInt(10, limit);
-        statement.setInt(11, limit);
-        statement.setObject(12, leaseId);
-        statement.setObject(13, Jdbc.timestamptz(now));
+        statement.setString(7, pastDone ? position.lastXact() : position.doneXmax());
+        statement.setLong(8, pastDone ? position.lastSeq() : Long.MIN_VALUE);
+        statement.setString(9, position.uptoXmax());
+        statement.setString(10, position.upto());
+        statement.setLong(11, position.floor());
+        statement.setInt(12, limit);
+        statement.setInt(13, limit);
+        statement.setObject(14, leaseId);
+        statement.setObject(15, Jdbc.timestamptz(now));
     }
 
     private record Taken(int count, String lastXact, long lastSeq) {
@@ -410,9 +417,7 @@ public final class LogLayoutQueries {
         try (PreparedStatement statement = connection.prepareStatement(publishedLeaseSql)) {
             statement.setObject(1, leaseId);
             statement.setArray(2, Jdbc.uuidArray(connection, ids));
-            if (completionMode != CompletionMode.DELETE_ON_PUBLISH) {
-                statement.setObject(3, Jdbc.timestamptz(now));
-            }
+            statement.setObject(3, Jdbc.timestamptz(now));
             try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
                     fromLease.add(Jdbc.uuid(rs, 1));
@@ -445,9 +450,7 @@ public final class LogLayoutQueries {
         try (PreparedStatement statement = connection.prepareStatement(publishedSql)) {
             statement.setArray(1, Jdbc.uuidArray(connection, ids));
             statement.setObject(2, leaseId);
-            if (completionMode != CompletionMode.DELETE_ON_PUBLISH) {
-                statement.setObject(3, Jdbc.timestamptz(now));
-            }
+            statement.setObject(3, Jdbc.timestamptz(now));
             Set<UUID> marked = new HashSet<>();
             try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
@@ -494,18 +497,25 @@ public final class LogLayoutQueries {
         return stateHousekeeping.sweep(dsl, leasedBefore, limit);
     }
 
-    /** Deletes sent events sent before the cutoff, and the positions behind the current one. */
+    /**
+     * Drops the partitions whose events are all published (and, keeping sent events, sent before the
+     * cutoff) and holds nothing pending, in flight or waiting, after moving their dead letters out; adds
+     * a partition ahead when needed; trims the positions behind the current one. Never deletes log rows
+     * one by one (see {@link LogPartitions}).
+     *
+     * @return about how many events went
+     */
     public int cleanUp(Connection connection, Instant sentBefore, int limit) throws SQLException {
-        int deleted;
-        try (PreparedStatement statement = connection.prepareStatement(cleanUpSql)) {
-            statement.setObject(1, Jdbc.timestamptz(sentBefore));
-            statement.setInt(2, limit);
-            deleted = (int) single(statement);
-        }
+        long removed = partitions.maintain(connection, sentBefore, limit);
         try (PreparedStatement statement = connection.prepareStatement(trimPositionsSql)) {
             statement.executeUpdate();
         }
-        return deleted;
+        return (int) Math.min(Integer.MAX_VALUE, removed);
+    }
+
+    /** The partition maintenance of this table (tests shape the ranges through it). */
+    public LogPartitions partitions() {
+        return partitions;
     }
 
     public long purge(Connection connection, EventStatus status, Instant createdBefore) throws SQLException {

@@ -61,6 +61,16 @@ public abstract class OutboxStoreContract {
     protected void destroy(OutboxStore store) {
     }
 
+    /**
+     * Whether {@link OutboxStore#cleanUp} deletes sent events one by one, at most its limit per call.
+     * A store that removes them by dropping whole partitions returns false: it keeps a sent event while
+     * anything else in its partition is still needed, and the contract then checks only that a clean-up
+     * never removes a dead letter, a pending event or a recent sent one (test the drops separately).
+     */
+    protected boolean cleansUpRowByRow() {
+        return true;
+    }
+
     /** The clock every time in the contract is read from. */
     protected final ManualClock clock() {
         return clock;
@@ -422,9 +432,15 @@ public abstract class OutboxStoreContract {
             clock.advance(Duration.ofDays(8));
             OutboxEvent fresh = appendEvents(1).get(0);
 
-            assertThat(store.cleanUp(now().minus(Duration.ofDays(7)), 2)).isEqualTo(2);
-            assertThat(store.cleanUp(now().minus(Duration.ofDays(7)), 2)).isEqualTo(1);
-            assertThat(store.cleanUp(now().minus(Duration.ofDays(7)), 2)).isZero();
+            if (cleansUpRowByRow()) {
+                assertThat(store.cleanUp(now().minus(Duration.ofDays(7)), 2)).isEqualTo(2);
+                assertThat(store.cleanUp(now().minus(Duration.ofDays(7)), 2)).isEqualTo(1);
+                assertThat(store.cleanUp(now().minus(Duration.ofDays(7)), 2)).isZero();
+            } else {
+                for (int run = 0; run < 3; run++) {
+                    store.cleanUp(now().minus(Duration.ofDays(7)), 2);
+                }
+            }
 
             assertThat(store.find(events.get(3).id())).map(OutboxEvent::status).contains(EventStatus.FAILED);
             assertThat(store.find(fresh.id())).map(OutboxEvent::status).contains(EventStatus.PENDING);
