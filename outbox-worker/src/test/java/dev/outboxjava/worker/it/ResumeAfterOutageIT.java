@@ -12,6 +12,7 @@ import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import dev.outboxjava.testkit.kafka.KafkaInbox;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -20,24 +21,14 @@ import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
 import dev.outboxjava.worker.internal.LogCapture;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -166,51 +157,23 @@ class ResumeAfterOutageIT {
     @DisplayName("Kafka back: events flow again within seconds, not after the backoff")
     void resumesWhenKafkaReturns() throws Exception {
         String topic = "resume-it-" + UUID.randomUUID().toString().substring(0, 8);
-        Set<String> received = ConcurrentHashMap.newKeySet();
-        AtomicBoolean consuming = new AtomicBoolean(true);
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
             kafka.createTopic(topic, 1);
-            Thread consumer = new Thread(() -> consume(kafka.bootstrapServers(), topic, received, consuming),
-                    "resume-it-consumer");
-            consumer.start();
-            try (OutboxWorker worker = worker(fixture.postgres().jdbcUrl(),
+            try (KafkaInbox inbox = KafkaInbox.start(kafka.bootstrapServers(), topic);
+                    OutboxWorker worker = worker(fixture.postgres().jdbcUrl(),
                     new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers()).build()))) {
                 List<UUID> before = fixture.table().append(10, topic, "order.placed");
                 worker.start();
-                await().atMost(Duration.ofMinutes(1)).until(() -> received.containsAll(strings(before)));
+                await().atMost(Duration.ofMinutes(1)).until(() -> inbox.ids().containsAll(strings(before)));
 
                 kafka.stop();
                 List<UUID> during = fixture.table().append(20, topic, "order.placed");
                 awaitOutageLogged("broker");
                 kafka.restart();
 
-                awaitResumed("Kafka", () -> received, during);
-            } finally {
-                consuming.set(false);
-                consumer.join(30_000);
+                awaitResumed("Kafka", inbox::ids, during);
             }
         }
         assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
-    }
-
-    private static void consume(String bootstrapServers, String topic, Set<String> received, AtomicBoolean consuming) {
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "resume-it-" + UUID.randomUUID());
-        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            while (consuming.get()) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    Header id = record.headers().lastHeader("ce_id");
-                    if (id != null) {
-                        received.add(new String(id.value(), StandardCharsets.UTF_8));
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn("test consumer stopped: {}", e.toString());
-        }
     }
 }
