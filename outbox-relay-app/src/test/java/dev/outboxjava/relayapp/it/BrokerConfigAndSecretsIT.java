@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.fixture.SelfSignedCertificate;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
-import dev.outboxjava.testkit.kafka.KafkaInbox;
+import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
@@ -116,11 +116,11 @@ class BrokerConfigAndSecretsIT {
                     .containsPattern("outbox.kafka.ssl.truststore.password\\s+\\*\\*\\*")
                     .containsPattern("outbox.db.password\\s+\\*\\*\\*");
 
-            try (KafkaInbox inbox = KafkaInbox.start(kafka.bootstrapServers(), topic);
+            try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
                     WorkerProcess worker = WorkerProcess.start("secrets-kafka-tls", env, "run")) {
                 Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
                 await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-                        assertThat(inbox.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
+                        assertThat(received.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
                 await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 50);
                 worker.terminate();
                 worker.waitFor(Duration.ofSeconds(30));

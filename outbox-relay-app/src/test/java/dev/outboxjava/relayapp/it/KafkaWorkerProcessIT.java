@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
-import dev.outboxjava.testkit.kafka.KafkaInbox;
+import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.worker.it.OutboxTable;
 import java.time.Duration;
@@ -52,7 +52,7 @@ class KafkaWorkerProcessIT {
     void ridesOutAKafkaOutage() throws Exception {
         String topic = "worker-it-" + UUID.randomUUID().toString().substring(0, 8);
         kafka.createTopic(topic, 3);
-        try (KafkaInbox inbox = KafkaInbox.start(kafka.bootstrapServers(), topic);
+        try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
                 OutboxTable table = new OutboxTable(postgres)) {
             List<UUID> ids = new ArrayList<>(table.append(5000, topic, "order.placed"));
             Map<String, String> env = new HashMap<>();
@@ -69,7 +69,7 @@ class KafkaWorkerProcessIT {
             env.put("OUTBOX_BACKOFF_MAX", "2s");
             env.put("OUTBOX_HTTP_PORT", "0");
             try (WorkerProcess worker = WorkerProcess.start("kafka-outage", env, "run")) {
-                await().atMost(Duration.ofMinutes(3)).until(() -> inbox.distinct() >= 500 || !worker.isAlive());
+                await().atMost(Duration.ofMinutes(3)).until(() -> received.distinct() >= 500 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 kafka.stop();
@@ -83,7 +83,7 @@ class KafkaWorkerProcessIT {
 
                 Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
                 await().atMost(Duration.ofMinutes(3)).untilAsserted(() ->
-                        assertThat(inbox.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
+                        assertThat(received.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
                 await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == ids.size());
                 await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("broker available again") >= 1);
                 log.info("outage log lines:\n{}", worker.output().lines()

@@ -24,14 +24,14 @@ import org.slf4j.LoggerFactory;
  * broker under it; unlike {@link KafkaFixture#consume}, it needs no fixture and no expected count.
  *
  * <pre>{@code
- * try (KafkaInbox inbox = KafkaInbox.start(broker.bootstrapServers(), topic)) {
- *     await().until(() -> inbox.ids().containsAll(expected));
+ * try (KafkaIdCollector received = KafkaIdCollector.start(broker.bootstrapServers(), topic)) {
+ *     await().until(() -> received.ids().containsAll(expected));
  * }
  * }</pre>
  */
-public final class KafkaInbox implements AutoCloseable {
+public final class KafkaIdCollector implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(KafkaInbox.class);
+    private static final Logger log = LoggerFactory.getLogger(KafkaIdCollector.class);
     private static final String ID_HEADER = "ce_id";
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
@@ -40,8 +40,8 @@ public final class KafkaInbox implements AutoCloseable {
     private final Thread thread;
     private volatile boolean consuming = true;
 
-    private KafkaInbox(String bootstrapServers, String topic) {
-        thread = new Thread(() -> consume(bootstrapServers, topic), "kafka-inbox-" + topic);
+    private KafkaIdCollector(String bootstrapServers, String topic) {
+        thread = new Thread(() -> consume(bootstrapServers, topic), "kafka-id-collector-" + topic);
         thread.setDaemon(true);
     }
 
@@ -49,8 +49,8 @@ public final class KafkaInbox implements AutoCloseable {
      * Starts consuming {@code topic} of the cluster at {@code bootstrapServers} in a consumer group of
      * its own, from the earliest offset.
      */
-    public static KafkaInbox start(String bootstrapServers, String topic) {
-        KafkaInbox inbox = new KafkaInbox(Objects.requireNonNull(bootstrapServers, "bootstrapServers"),
+    public static KafkaIdCollector start(String bootstrapServers, String topic) {
+        KafkaIdCollector inbox = new KafkaIdCollector(Objects.requireNonNull(bootstrapServers, "bootstrapServers"),
                 Objects.requireNonNull(topic, "topic"));
         inbox.thread.start();
         return inbox;
@@ -69,7 +69,7 @@ public final class KafkaInbox implements AutoCloseable {
     private void consume(String bootstrapServers, String topic) {
         Map<String, Object> properties = Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.GROUP_ID_CONFIG, "outbox-kafka-inbox-" + UUID.randomUUID(),
+                ConsumerConfig.GROUP_ID_CONFIG, "outbox-kafka-id-collector-" + UUID.randomUUID(),
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
                 new ByteArrayDeserializer())) {
@@ -84,7 +84,7 @@ public final class KafkaInbox implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // the test then fails on what did not arrive; this says why nothing more did
-            log.warn("Kafka inbox for {} stopped: {}", topic, e.toString());
+            log.warn("Kafka id collector for {} stopped: {}", topic, e.toString());
         }
     }
 

@@ -12,7 +12,7 @@ import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
-import dev.outboxjava.testkit.kafka.KafkaInbox;
+import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -159,19 +159,19 @@ class ResumeAfterOutageIT {
         String topic = "resume-it-" + UUID.randomUUID().toString().substring(0, 8);
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
             kafka.createTopic(topic, 1);
-            try (KafkaInbox inbox = KafkaInbox.start(kafka.bootstrapServers(), topic);
+            try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
                     OutboxWorker worker = worker(fixture.postgres().jdbcUrl(),
                     new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers()).build()))) {
                 List<UUID> before = fixture.table().append(10, topic, "order.placed");
                 worker.start();
-                await().atMost(Duration.ofMinutes(1)).until(() -> inbox.ids().containsAll(strings(before)));
+                await().atMost(Duration.ofMinutes(1)).until(() -> received.ids().containsAll(strings(before)));
 
                 kafka.stop();
                 List<UUID> during = fixture.table().append(20, topic, "order.placed");
                 awaitOutageLogged("broker");
                 kafka.restart();
 
-                awaitResumed("Kafka", inbox::ids, during);
+                awaitResumed("Kafka", received::ids, during);
             }
         }
         assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
