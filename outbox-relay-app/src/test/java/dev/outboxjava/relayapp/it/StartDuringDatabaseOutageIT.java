@@ -7,13 +7,11 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.worker.it.TcpProxy;
 import dev.outboxjava.worker.it.WorkerFixture;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -34,24 +32,7 @@ class StartDuringDatabaseOutageIT {
     static final WorkerFixture fixture = new WorkerFixture("start-outage-it");
 
     private Map<String, String> environment(String databaseUrl, int httpPort) {
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("OUTBOX_DB_URL", databaseUrl);
-        env.put("OUTBOX_DB_USER", fixture.postgres().user());
-        env.put("OUTBOX_DB_PASSWORD", fixture.postgres().password());
-        env.put("OUTBOX_TABLE", fixture.table().name);
-        env.put("OUTBOX_BROKER", "rabbitmq");
-        env.put("OUTBOX_RABBITMQ_URI", fixture.rabbit().uri());
-        env.put("OUTBOX_SHUTDOWN_TIMEOUT", "5s");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
-        return env;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return WorkerProcess.rabbitMqEnvironment(fixture, databaseUrl, fixture.rabbit().uri(), httpPort);
     }
 
     /** The status of {@code path}, or -1 while nothing answers on the port yet. */
@@ -72,7 +53,7 @@ class StartDuringDatabaseOutageIT {
     void waitsForTheDatabaseThenRelays() throws Exception {
         List<UUID> ids = fixture.table().append(200, fixture.destination().exchange(), "order.placed");
         URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
-        int httpPort = freePort();
+        int httpPort = WorkerProcess.freePort();
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
             proxy.cut(); // the database is down before the worker starts
             Map<String, String> env = environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
@@ -126,7 +107,7 @@ class StartDuringDatabaseOutageIT {
     @Test
     @DisplayName("SIGTERM while it waits for the database ends it promptly")
     void stopsWhileWaiting() throws Exception {
-        int httpPort = freePort();
+        int httpPort = WorkerProcess.freePort();
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 5432)) {
             proxy.cut();
             URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.worker.it.TcpProxy;
 import dev.outboxjava.worker.it.WorkerFixture;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -42,30 +40,15 @@ class WorkerProcessIT {
     static final WorkerFixture fixture = new WorkerFixture("worker-it");
 
     private Map<String, String> environment(String amqpUri, int httpPort) {
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("OUTBOX_DB_URL", fixture.postgres().jdbcUrl());
-        env.put("OUTBOX_DB_USER", fixture.postgres().user());
-        env.put("OUTBOX_DB_PASSWORD", fixture.postgres().password());
-        env.put("OUTBOX_TABLE", fixture.table().name);
-        env.put("OUTBOX_BROKER", "rabbitmq");
-        env.put("OUTBOX_RABBITMQ_URI", amqpUri);
+        Map<String, String> env = WorkerProcess.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri,
+                httpPort);
         env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "outbox-worker-it-" + UUID.randomUUID().toString().substring(0, 8));
         env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", "5s");
         env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", "10s");
         env.put("OUTBOX_SWEEPER_INTERVAL", "1s");
-        env.put("OUTBOX_SHUTDOWN_TIMEOUT", "5s");
         env.put("OUTBOX_BACKOFF_MAX", "2s");
         env.put("OUTBOX_METRICS_POLL_INTERVAL", "1s");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
         return env;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private static HttpResponse<String> get(int port, String path) throws Exception {
@@ -84,7 +67,7 @@ class WorkerProcessIT {
     @DisplayName("drains 5,000 events to RabbitMQ, then on SIGTERM exits within the bound with nothing in flight")
     void drainsThenStopsOnSigterm() throws Exception {
         List<UUID> first = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
-        int httpPort = freePort();
+        int httpPort = WorkerProcess.freePort();
         try (WorkerProcess worker = WorkerProcess.start("drain", environment(fixture.rabbit().uri(), httpPort),
                 "run")) {
             long started = System.nanoTime();
