@@ -4,16 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.PublishOutcome;
-import dev.outboxjava.testkit.kafka.KafkaFixture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Prints how fast the publisher pushes 10,000 events of 1 KB to a real broker, batch after batch as
@@ -26,25 +24,8 @@ class KafkaPublishRateIT {
     private static final int PAYLOAD_BYTES = 1024;
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    private static KafkaFixture kafka;
-    private static KafkaPublisher publisher;
-
-    @BeforeAll
-    static void start() {
-        kafka = KafkaFixture.start();
-        publisher = KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
-                .build());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (publisher != null) {
-            publisher.close();
-        }
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaWithPublisher kafka = new KafkaWithPublisher();
 
     private static List<OutboxEvent> events(String topic, int count) {
         Random random = new Random(42);
@@ -59,7 +40,7 @@ class KafkaPublishRateIT {
     private static long publishAll(List<OutboxEvent> events, int batchSize) throws Exception {
         long started = System.nanoTime();
         for (int from = 0; from < events.size(); from += batchSize) {
-            List<PublishOutcome> outcomes = publisher.publish(events.subList(from, Math.min(events.size(),
+            List<PublishOutcome> outcomes = kafka.publisher().publish(events.subList(from, Math.min(events.size(),
                     from + batchSize)), TIMEOUT).get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
             assertThat(outcomes).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
         }
@@ -69,7 +50,7 @@ class KafkaPublishRateIT {
     @Test
     @DisplayName("prints the publish rate for 10,000 x 1 KB events")
     void printRate() throws Exception {
-        String topic = kafka.createTopic("rate", 4);
+        String topic = kafka.fixture().createTopic("rate", 4);
         publishAll(events(topic, 2_000), 500); // warm-up: connections, metadata, JIT
 
         for (int batchSize : new int[] {100, 500, 1000}) {
@@ -78,8 +59,8 @@ class KafkaPublishRateIT {
             double seconds = nanos / 1e9;
             System.out.printf("Kafka publish rate (%s broker, 4 partitions, acks=all, idempotent, compression %s): "
                     + "%,d x %d B events in batches of %d: %,.0f events/s (%.2f MB/s, %d ms)%n",
-                    kafka.origin().name().toLowerCase(), KafkaPublisherConfig.DEFAULT_COMPRESSION_TYPE, EVENTS,
-                    PAYLOAD_BYTES, batchSize, EVENTS / seconds,
+                    kafka.fixture().origin().name().toLowerCase(), KafkaPublisherConfig.DEFAULT_COMPRESSION_TYPE,
+                    EVENTS, PAYLOAD_BYTES, batchSize, EVENTS / seconds,
                     EVENTS * (double) PAYLOAD_BYTES / seconds / 1e6, TimeUnit.NANOSECONDS.toMillis(nanos));
         }
     }

@@ -15,8 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The testkit's publisher contract against a real Kafka broker (see {@link KafkaFixture}). Public, so that the
@@ -24,39 +23,23 @@ import org.junit.jupiter.api.BeforeAll;
  */
 public class KafkaPublisherContractIT extends PublisherContract {
 
-    private static KafkaFixture kafka;
-    private static KafkaPublisher publisher;
-
-    @BeforeAll
-    static void start() {
-        kafka = KafkaFixture.start();
-        publisher = KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
-                .build());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (publisher != null) {
-            publisher.close();
-        }
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaWithPublisher kafka = new KafkaWithPublisher();
 
     @Override
     protected Publisher publisher() {
-        return publisher;
+        return kafka.publisher();
     }
 
     @Override
     protected String newDestination() {
-        return kafka.createTopic("contract", 3);
+        return kafka.fixture().createTopic("contract", 3);
     }
 
     @Override
     protected List<ReceivedMessage> consume(String destination, int expected, Duration timeout) {
-        return kafka.consume(destination, expected, timeout).stream().map(KafkaPublisherContractIT::received).toList();
+        return kafka.fixture().consume(destination, expected, timeout).stream().map(KafkaPublisherContractIT::received)
+                .toList();
     }
 
     /** Reads a record as a CloudEvents SDK consumer would, then reduces it to what the contract compares. */

@@ -12,6 +12,7 @@ import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.time.ManualClock;
+import dev.outboxjava.testkit.TestEvents;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
@@ -194,38 +195,11 @@ class KafkaPublisherIT {
         }
     }
 
-    /**
-     * The largest event the builder accepts with its default payload limit: every name, the key, the
-     * subject and the headers at their maxima, in three-byte UTF-8 characters where they may have them.
-     */
-    static OutboxEvent largestAcceptedEvent(String destination) {
-        String euro = "\u20ac";
-        OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH / 3))
-                .source("/" + euro.repeat(OutboxEvent.MAX_NAME_LENGTH - 1)).destination(destination)
-                .routingKey("r".repeat(OutboxEvent.MAX_NAME_LENGTH)).key(euro.repeat(OutboxEvent.MAX_KEY_LENGTH))
-                .subject(euro.repeat(OutboxEvent.MAX_SUBJECT_LENGTH))
-                .dataSchema("https://example.com/" + "s".repeat(OutboxEvent.MAX_NAME_LENGTH - 20))
-                .contentType("application/" + "x".repeat(OutboxEvent.MAX_NAME_LENGTH - 12))
-                .payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES]);
-        int left = OutboxEvent.MAX_HEADERS_BYTES;
-        for (int n = 0; left > OutboxEvent.HEADER_OVERHEAD_BYTES + 16; n++) {
-            String name = String.format("h%03d", n) + "x".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH - 4);
-            int valueBytes = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH * 3,
-                    left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
-            if (valueBytes < 3) {
-                break;
-            }
-            builder.header(name, euro.repeat(valueBytes / 3));
-            left -= name.length() + OutboxEvent.HEADER_OVERHEAD_BYTES + valueBytes / 3 * 3;
-        }
-        return builder.build();
-    }
-
     @Test
     @DisplayName("the largest event the builder accepts by default is delivered with Kafka's default size settings")
     void largestAcceptedEventIsDelivered() throws Exception {
         String topic = kafka.createTopic("largest", 1);
-        OutboxEvent largest = largestAcceptedEvent(topic);
+        OutboxEvent largest = TestEvents.largestAccepted(topic);
         try (KafkaPublisher defaults = KafkaPublisher.create(KafkaPublisherConfig.builder()
                 .bootstrapServers(kafka.bootstrapServers()).build())) {
             List<PublishOutcome> outcomes = defaults.publish(List.of(largest), TIMEOUT).get(40, TimeUnit.SECONDS);

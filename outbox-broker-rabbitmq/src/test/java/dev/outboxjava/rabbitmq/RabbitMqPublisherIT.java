@@ -14,6 +14,7 @@ import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.RelayResult;
 import dev.outboxjava.core.time.ManualClock;
+import dev.outboxjava.testkit.TestEvents;
 import dev.outboxjava.testkit.fixture.ServiceOrigin;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
@@ -140,26 +141,7 @@ class RabbitMqPublisherIT {
         @DisplayName("is delivered with RabbitMQ's default frame and message size limits, every header intact")
         void delivered() throws Exception {
             RabbitMqDestination destination = rabbit.createDestination("largest");
-            String euro = "\u20ac";
-            OutboxEvent.Builder builder = OutboxEvent.builder().type(euro.repeat(OutboxEvent.MAX_NAME_LENGTH / 3))
-                    .source("/" + euro.repeat(OutboxEvent.MAX_NAME_LENGTH - 1)).destination(destination.exchange())
-                    .routingKey("r".repeat(OutboxEvent.MAX_NAME_LENGTH)).key(euro.repeat(OutboxEvent.MAX_KEY_LENGTH))
-                    .subject(euro.repeat(OutboxEvent.MAX_SUBJECT_LENGTH))
-                    .dataSchema("https://example.com/" + "s".repeat(OutboxEvent.MAX_NAME_LENGTH - 20))
-                    .contentType("application/" + "x".repeat(OutboxEvent.MAX_NAME_LENGTH - 12))
-                    .payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES]);
-            int left = OutboxEvent.MAX_HEADERS_BYTES;
-            for (int n = 0; left > OutboxEvent.HEADER_OVERHEAD_BYTES + 16; n++) {
-                String name = String.format("h%03d", n) + "x".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH - 4);
-                int valueBytes = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH * 3,
-                        left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
-                if (valueBytes < 3) {
-                    break;
-                }
-                builder.header(name, euro.repeat(valueBytes / 3));
-                left -= name.length() + OutboxEvent.HEADER_OVERHEAD_BYTES + valueBytes / 3 * 3;
-            }
-            OutboxEvent largest = builder.build();
+            OutboxEvent largest = TestEvents.largestAccepted(destination.exchange());
 
             try (RabbitMqPublisher publisher = newPublisher(uniqueName("largest"))) {
                 assertThat(publish(publisher, List.of(largest))).singleElement()

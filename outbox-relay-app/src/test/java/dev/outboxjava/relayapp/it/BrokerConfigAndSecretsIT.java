@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.fixture.SelfSignedCertificate;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
@@ -20,18 +21,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -124,22 +116,16 @@ class BrokerConfigAndSecretsIT {
                     .containsPattern("outbox.kafka.ssl.truststore.password\\s+\\*\\*\\*")
                     .containsPattern("outbox.db.password\\s+\\*\\*\\*");
 
-            Set<String> received = ConcurrentHashMap.newKeySet();
-            AtomicBoolean consuming = new AtomicBoolean(true);
-            Thread consumer = new Thread(() -> consume(kafka, topic, received, consuming), "tls-it-consumer");
-            consumer.start();
-            try (WorkerProcess worker = WorkerProcess.start("secrets-kafka-tls", env, "run")) {
+            try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
+                    WorkerProcess worker = WorkerProcess.start("secrets-kafka-tls", env, "run")) {
                 Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
                 await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-                        assertThat(received).as("worker log:\n%s", worker.output()).containsAll(expected));
+                        assertThat(received.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
                 await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 50);
                 worker.terminate();
                 worker.waitFor(Duration.ofSeconds(30));
                 printed.append(worker.output());
                 assertThat(worker.output()).contains("relaying " + table.name).contains("(SSL)");
-            } finally {
-                consuming.set(false);
-                consumer.join(30_000);
             }
 
             WorkerProcess.Result status = WorkerProcess.run("secrets-status", env, COMMAND_TIMEOUT, "status");
@@ -205,25 +191,6 @@ class BrokerConfigAndSecretsIT {
                         .doesNotContain(secret);
             } finally {
                 rabbit.delete(destination);
-            }
-        }
-    }
-
-    private static void consume(EmbeddedKafkaBroker kafka, String topic, Set<String> received, AtomicBoolean consuming) {
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "tls-it-" + UUID.randomUUID());
-        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            while (consuming.get()) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    Header id = record.headers().lastHeader("ce_id");
-                    if (id != null) {
-                        received.add(new String(id.value(), StandardCharsets.UTF_8));
-                    }
-                }
             }
         }
     }

@@ -5,26 +5,17 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
+import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.worker.it.OutboxTable;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -61,11 +52,8 @@ class KafkaWorkerProcessIT {
     void ridesOutAKafkaOutage() throws Exception {
         String topic = "worker-it-" + UUID.randomUUID().toString().substring(0, 8);
         kafka.createTopic(topic, 3);
-        Set<String> received = ConcurrentHashMap.newKeySet();
-        AtomicBoolean consuming = new AtomicBoolean(true);
-        Thread consumer = new Thread(() -> consume(topic, received, consuming), "kafka-it-consumer");
-        consumer.start();
-        try (OutboxTable table = new OutboxTable(postgres)) {
+        try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
+                OutboxTable table = new OutboxTable(postgres)) {
             List<UUID> ids = new ArrayList<>(table.append(5000, topic, "order.placed"));
             Map<String, String> env = new HashMap<>();
             env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
@@ -81,7 +69,7 @@ class KafkaWorkerProcessIT {
             env.put("OUTBOX_BACKOFF_MAX", "2s");
             env.put("OUTBOX_HTTP_PORT", "0");
             try (WorkerProcess worker = WorkerProcess.start("kafka-outage", env, "run")) {
-                await().atMost(Duration.ofMinutes(3)).until(() -> received.size() >= 500 || !worker.isAlive());
+                await().atMost(Duration.ofMinutes(3)).until(() -> received.distinct() >= 500 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 kafka.stop();
@@ -95,7 +83,7 @@ class KafkaWorkerProcessIT {
 
                 Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
                 await().atMost(Duration.ofMinutes(3)).untilAsserted(() ->
-                        assertThat(received).as("worker log:\n%s", worker.output()).containsAll(expected));
+                        assertThat(received.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
                 await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == ids.size());
                 await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("broker available again") >= 1);
                 log.info("outage log lines:\n{}", worker.output().lines()
@@ -108,30 +96,6 @@ class KafkaWorkerProcessIT {
                 worker.waitFor(Duration.ofSeconds(20));
                 assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
             }
-        } finally {
-            consuming.set(false);
-            consumer.join(30_000);
-        }
-    }
-
-    private static void consume(String topic, Set<String> received, AtomicBoolean consuming) {
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "worker-it-" + UUID.randomUUID());
-        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            while (consuming.get()) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    Header id = record.headers().lastHeader("ce_id");
-                    if (id != null) {
-                        received.add(new String(id.value(), StandardCharsets.UTF_8));
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn("test consumer stopped: {}", e.toString());
         }
     }
 }

@@ -4,30 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.BrokerInbox;
-import dev.outboxjava.worker.it.OutboxTable;
 import dev.outboxjava.worker.it.TcpProxy;
+import dev.outboxjava.worker.it.WorkerFixture;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The standalone jar started while its database is down (a proxy in front of the shared PostgreSQL
@@ -37,57 +28,11 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The standalone worker started while its database is down")
 class StartDuringDatabaseOutageIT {
 
-    private static PostgresFixture postgres;
-    private static RabbitMqFixture rabbit;
-
-    private OutboxTable table;
-    private RabbitMqDestination destination;
-    private BrokerInbox inbox;
-
-    @BeforeAll
-    static void services() {
-        postgres = PostgresFixture.shared();
-        rabbit = RabbitMqFixture.start();
-    }
-
-    @AfterAll
-    static void stopServices() {
-        rabbit.close();
-    }
-
-    @BeforeEach
-    void freshTableAndQueue() throws Exception {
-        table = new OutboxTable(postgres);
-        destination = rabbit.createDestination("start-outage-it");
-        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
-    }
-
-    @AfterEach
-    void cleanUp() throws IOException {
-        inbox.close();
-        rabbit.delete(destination);
-        table.close();
-    }
+    @RegisterExtension
+    static final WorkerFixture fixture = new WorkerFixture("start-outage-it");
 
     private Map<String, String> environment(String databaseUrl, int httpPort) {
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("OUTBOX_DB_URL", databaseUrl);
-        env.put("OUTBOX_DB_USER", postgres.user());
-        env.put("OUTBOX_DB_PASSWORD", postgres.password());
-        env.put("OUTBOX_TABLE", table.name);
-        env.put("OUTBOX_BROKER", "rabbitmq");
-        env.put("OUTBOX_RABBITMQ_URI", rabbit.uri());
-        env.put("OUTBOX_SHUTDOWN_TIMEOUT", "5s");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
-        return env;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return WorkerProcess.rabbitMqEnvironment(fixture, databaseUrl, fixture.rabbit().uri(), httpPort);
     }
 
     /** The status of {@code path}, or -1 while nothing answers on the port yet. */
@@ -106,9 +51,9 @@ class StartDuringDatabaseOutageIT {
     @Test
     @DisplayName("waits live and not ready, logs once that it waits, and relays once the database answers")
     void waitsForTheDatabaseThenRelays() throws Exception {
-        List<UUID> ids = table.append(200, destination.exchange(), "order.placed");
-        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
-        int httpPort = freePort();
+        List<UUID> ids = fixture.table().append(200, fixture.destination().exchange(), "order.placed");
+        URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
+        int httpPort = WorkerProcess.freePort();
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
             proxy.cut(); // the database is down before the worker starts
             Map<String, String> env = environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
@@ -124,17 +69,19 @@ class StartDuringDatabaseOutageIT {
                     assertThat(status(httpPort, "/health/ready")).as("not ready while it waits").isEqualTo(503);
                     assertThat(status(httpPort, "/health")).isEqualTo(200);
                 });
-                assertThat(inbox.distinct()).isZero();
+                assertThat(fixture.inbox().distinct()).isZero();
                 assertThat(worker.linesContaining("waiting for it")).as(worker.output()).isEqualTo(1);
 
                 proxy.restore();
 
                 await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
                     assertThat(worker.isAlive()).as("worker alive; log:\n%s", worker.output()).isTrue();
-                    assertThat(inbox.ids()).containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
+                    assertThat(fixture.inbox().ids())
+                            .containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
                 });
                 await().atMost(Duration.ofSeconds(30)).until(() -> status(httpPort, "/health/ready") == 200);
-                await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.SENT) == ids.size());
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> fixture.table().count(EventStatus.SENT) == ids.size());
                 assertThat(worker.output()).contains("reachable after").contains("outbox worker started");
                 assertThat(worker.linesContaining("waiting for it")).isEqualTo(1);
                 worker.terminate();
@@ -146,7 +93,7 @@ class StartDuringDatabaseOutageIT {
     @Test
     @DisplayName("a database the server does not have ends the start at once with exit code 3: waiting cannot fix it")
     void exitsForSettingsTheDatabaseRefuses() {
-        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+        URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
         String missing = "jdbc:postgresql://" + database.getHost() + ":" + (database.getPort() == -1 ? 5432
                 : database.getPort()) + "/no_such_database_" + UUID.randomUUID().toString().substring(0, 8);
 
@@ -160,10 +107,10 @@ class StartDuringDatabaseOutageIT {
     @Test
     @DisplayName("SIGTERM while it waits for the database ends it promptly")
     void stopsWhileWaiting() throws Exception {
-        int httpPort = freePort();
+        int httpPort = WorkerProcess.freePort();
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 5432)) {
             proxy.cut();
-            URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+            URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
             Map<String, String> env = environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
                     httpPort);
             try (WorkerProcess worker = WorkerProcess.start("stop-while-waiting", env, "run")) {

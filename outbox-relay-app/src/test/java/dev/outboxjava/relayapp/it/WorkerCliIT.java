@@ -7,10 +7,8 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.BrokerInbox;
 import dev.outboxjava.worker.it.OutboxTable;
+import dev.outboxjava.worker.it.WorkerFixture;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -23,12 +21,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The operator commands of the shaded jar, run as OS processes against a real table. */
@@ -37,40 +33,17 @@ class WorkerCliIT {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
 
-    private static PostgresFixture postgres;
-    private static RabbitMqFixture rabbit;
+    @RegisterExtension
+    static final WorkerFixture fixture = new WorkerFixture("worker-cli-it");
 
-    private OutboxTable table;
-    private RabbitMqDestination destination;
-    private BrokerInbox inbox;
     private Path configFile;
-
-    @BeforeAll
-    static void services() {
-        postgres = PostgresFixture.shared();
-        rabbit = RabbitMqFixture.start();
-    }
-
-    @AfterAll
-    static void stopServices() {
-        rabbit.close();
-    }
 
     @BeforeEach
     void freshTable(@TempDir Path dir) throws Exception {
-        table = new OutboxTable(postgres);
-        destination = rabbit.createDestination("worker-cli-it");
-        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
         configFile = dir.resolve("outbox.properties");
+        PostgresFixture postgres = fixture.postgres();
         Files.writeString(configFile, "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
-                + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table.name + "\n");
-    }
-
-    @AfterEach
-    void cleanUp() throws IOException {
-        inbox.close();
-        rabbit.delete(destination);
-        table.close();
+                + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + fixture.table().name + "\n");
     }
 
     private static Map<String, String> baseEnvironment() {
@@ -95,10 +68,12 @@ class WorkerCliIT {
 
     /** 10 dead letters, 5 sent, 5 in flight, 10 pending: every state present. */
     private List<UUID> everyState() throws Exception {
-        table.append(10, destination.exchange(), "payment.failed");
-        table.append(5, destination.exchange(), "order.shipped");
-        table.append(5, destination.exchange(), "order.paid");
-        table.append(10, destination.exchange(), "order.placed");
+        OutboxTable table = fixture.table();
+        String exchange = fixture.destination().exchange();
+        table.append(10, exchange, "payment.failed");
+        table.append(5, exchange, "order.shipped");
+        table.append(5, exchange, "order.paid");
+        table.append(10, exchange, "order.placed");
         UUID lease = UUID.randomUUID();
         List<UUID> dead = table.store.lease(lease, 10, Instant.now()).stream().map(OutboxEvent::id).toList();
         table.store.markDeadLettered(lease, dead.stream().map(id -> new DeadLetterMark(id, "broker said: no")).toList(),
@@ -118,11 +93,11 @@ class WorkerCliIT {
         WorkerProcess.Result status = cli("status");
 
         assertThat(status.exitCode()).as(status.output()).isZero();
-        Map<EventStatus, Long> table = this.table.countsBySql();
-        assertThat(table).containsEntry(EventStatus.PENDING, 10L).containsEntry(EventStatus.IN_FLIGHT, 5L)
+        Map<EventStatus, Long> counts = fixture.table().countsBySql();
+        assertThat(counts).containsEntry(EventStatus.PENDING, 10L).containsEntry(EventStatus.IN_FLIGHT, 5L)
                 .containsEntry(EventStatus.SENT, 5L).containsEntry(EventStatus.FAILED, 10L);
         for (EventStatus state : EventStatus.values()) {
-            assertThat(figure(status.output(), state.databaseValue())).as(state.name()).isEqualTo(table.get(state));
+            assertThat(figure(status.output(), state.databaseValue())).as(state.name()).isEqualTo(counts.get(state));
         }
         assertThat(figure(status.output(), "relay_lag_events")).isEqualTo(15);
         assertThat(status.output()).containsPattern("(?m)^oldest_pending_age\\s+\\d+\\.\\d{3}s \\(created ");
@@ -149,18 +124,18 @@ class WorkerCliIT {
         WorkerProcess.Result byType = cli("dead-letters", "requeue", "--type", "payment.failed");
         assertThat(byType.exitCode()).isZero();
         assertThat(byType.output()).contains("requeued 9 dead letter(s)");
-        assertThat(table.count(EventStatus.FAILED)).isZero();
+        assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
 
         Map<String, String> env = baseEnvironment();
         env.put("OUTBOX_BROKER", "rabbitmq");
-        env.put("OUTBOX_RABBITMQ_URI", rabbit.uri());
+        env.put("OUTBOX_RABBITMQ_URI", fixture.rabbit().uri());
         env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "outbox-worker-cli-it-" + UUID.randomUUID().toString().substring(0, 8));
         env.put("OUTBOX_HTTP_PORT", "0");
         try (WorkerProcess worker = WorkerProcess.start("cli-run", env, "run", "--config", configFile.toString())) {
-            await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(inbox.ids())
+            await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(fixture.inbox().ids())
                     .as("worker log:\n%s", worker.output())
                     .containsAll(dead.stream().map(UUID::toString).toList()));
-            await().atMost(Duration.ofMinutes(2)).until(() -> table.count(EventStatus.PENDING) == 0);
+            await().atMost(Duration.ofMinutes(2)).until(() -> fixture.table().count(EventStatus.PENDING) == 0);
             worker.terminate();
             worker.waitFor(Duration.ofSeconds(30));
         }
@@ -168,19 +143,19 @@ class WorkerCliIT {
         assertThat(figure(after.output(), "failed")).isZero();
         assertThat(figure(after.output(), "pending")).isZero();
         long sent = figure(after.output(), "sent");
-        assertThat(sent).isEqualTo(table.count(EventStatus.SENT)).isGreaterThanOrEqualTo(25);
+        assertThat(sent).isEqualTo(fixture.table().count(EventStatus.SENT)).isGreaterThanOrEqualTo(25);
 
         WorkerProcess.Result purge = cli("purge", "--status", "sent", "--older-than", "0s");
         assertThat(purge.exitCode()).as(purge.output()).isZero();
         assertThat(purge.output()).contains("purged " + sent + " sent event(s)");
-        assertThat(table.count(EventStatus.SENT)).isZero();
+        assertThat(fixture.table().count(EventStatus.SENT)).isZero();
     }
 
     @Test
     @DisplayName("exit codes: 2 for an unknown setting, 3 for an unreachable database, 0 for schema without one")
     void exitCodesScriptsCanTrust() throws IOException {
         Map<String, String> typo = baseEnvironment();
-        typo.put("OUTBOX_DB_URL", postgres.jdbcUrl());
+        typo.put("OUTBOX_DB_URL", fixture.postgres().jdbcUrl());
         typo.put("OUTBOX_RELAY_BACH_SIZE", "10");
         WorkerProcess.Result unknown = WorkerProcess.run("cli-typo", typo, COMMAND_TIMEOUT, "status");
         assertThat(unknown.exitCode()).isEqualTo(2);

@@ -1,12 +1,15 @@
 package dev.outboxjava.relayapp.it;
 
+import dev.outboxjava.worker.it.WorkerFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +78,34 @@ final class WorkerProcess implements AutoCloseable {
                     .stream().allMatch(name -> zip.getEntry(name) != null);
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * The settings of a worker relaying {@code fixture}'s table to RabbitMQ: the database at
+     * {@code databaseUrl} (the fixture's own, or a proxy in front of it), the broker at {@code rabbitUri},
+     * HTTP on {@code httpPort} of the loopback interface, a 5 s shutdown timeout. Tests add their own.
+     */
+    static Map<String, String> rabbitMqEnvironment(WorkerFixture fixture, String databaseUrl, String rabbitUri,
+            int httpPort) {
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("OUTBOX_DB_URL", databaseUrl);
+        env.put("OUTBOX_DB_USER", fixture.postgres().user());
+        env.put("OUTBOX_DB_PASSWORD", fixture.postgres().password());
+        env.put("OUTBOX_TABLE", fixture.table().name);
+        env.put("OUTBOX_BROKER", "rabbitmq");
+        env.put("OUTBOX_RABBITMQ_URI", rabbitUri);
+        env.put("OUTBOX_SHUTDOWN_TIMEOUT", "5s");
+        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
+        env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
+        return env;
+    }
+
+    /** A port nothing listens on right now, for the worker's HTTP server. */
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 

@@ -4,32 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.BrokerInbox;
-import dev.outboxjava.worker.it.OutboxTable;
 import dev.outboxjava.worker.it.TcpProxy;
-import java.io.IOException;
-import java.net.ServerSocket;
+import dev.outboxjava.worker.it.WorkerFixture;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,68 +36,19 @@ class WorkerProcessIT {
     private static final Duration PROCESS_SLACK = Duration.ofSeconds(5);
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(3);
 
-    private static PostgresFixture postgres;
-    private static RabbitMqFixture rabbit;
-
-    private OutboxTable table;
-    private RabbitMqDestination destination;
-    private BrokerInbox inbox;
-
-    @BeforeAll
-    static void services() {
-        postgres = PostgresFixture.shared();
-        rabbit = RabbitMqFixture.start();
-    }
-
-    @AfterAll
-    static void stopServices() {
-        rabbit.close();
-    }
-
-    @BeforeEach
-    void freshTableAndQueue() throws Exception {
-        table = new OutboxTable(postgres);
-        destination = rabbit.createDestination("worker-it");
-        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
-    }
-
-    @AfterEach
-    void cleanUp() throws IOException {
-        inbox.close();
-        rabbit.delete(destination);
-        table.close();
-    }
+    @RegisterExtension
+    static final WorkerFixture fixture = new WorkerFixture("worker-it");
 
     private Map<String, String> environment(String amqpUri, int httpPort) {
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("OUTBOX_DB_URL", postgres.jdbcUrl());
-        env.put("OUTBOX_DB_USER", postgres.user());
-        env.put("OUTBOX_DB_PASSWORD", postgres.password());
-        env.put("OUTBOX_TABLE", table.name);
-        env.put("OUTBOX_BROKER", "rabbitmq");
-        env.put("OUTBOX_RABBITMQ_URI", amqpUri);
+        Map<String, String> env = WorkerProcess.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri,
+                httpPort);
         env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "outbox-worker-it-" + UUID.randomUUID().toString().substring(0, 8));
         env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", "5s");
         env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", "10s");
         env.put("OUTBOX_SWEEPER_INTERVAL", "1s");
-        env.put("OUTBOX_SHUTDOWN_TIMEOUT", "5s");
         env.put("OUTBOX_BACKOFF_MAX", "2s");
         env.put("OUTBOX_METRICS_POLL_INTERVAL", "1s");
-        env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
-        env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
         return env;
-    }
-
-    private String amqpUri(int port) {
-        return "amqp://" + rabbit.username() + ":" + rabbit.password() + "@" + rabbit.host() + ":" + port + "/"
-                + URLEncoder.encode(rabbit.virtualHost(), StandardCharsets.UTF_8);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private static HttpResponse<String> get(int port, String path) throws Exception {
@@ -119,44 +59,45 @@ class WorkerProcessIT {
     private void awaitDelivered(List<UUID> ids, WorkerProcess worker) {
         await().atMost(DRAIN_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(worker.isAlive()).as("worker alive; log:\n%s", worker.output()).isTrue();
-            assertThat(inbox.ids()).containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
+            assertThat(fixture.inbox().ids()).containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
         });
     }
 
     @Test
     @DisplayName("drains 5,000 events to RabbitMQ, then on SIGTERM exits within the bound with nothing in flight")
     void drainsThenStopsOnSigterm() throws Exception {
-        List<UUID> first = table.append(5000, destination.exchange(), "order.placed");
-        int httpPort = freePort();
-        try (WorkerProcess worker = WorkerProcess.start("drain", environment(rabbit.uri(), httpPort), "run")) {
+        List<UUID> first = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
+        int httpPort = WorkerProcess.freePort();
+        try (WorkerProcess worker = WorkerProcess.start("drain", environment(fixture.rabbit().uri(), httpPort),
+                "run")) {
             long started = System.nanoTime();
             awaitDelivered(first, worker);
             log.info("5,000 events appended before start reached RabbitMQ {} ms after the process was started",
                     (System.nanoTime() - started) / 1_000_000);
-            await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.SENT) == 5000);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
 
             assertThat(get(httpPort, "/health").statusCode()).isEqualTo(200);
             HttpResponse<String> ready = get(httpPort, "/health/ready");
             assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(get(httpPort, "/metrics").body())
-                    .contains("outbox_events_published_total{table=\"" + table.name + "\"} 5000.0")
-                    .contains("outbox_events_pending{table=\"" + table.name + "\"} 0.0")
+                    .contains("outbox_events_published_total{table=\"" + fixture.table().name + "\"} 5000.0")
+                    .contains("outbox_events_pending{table=\"" + fixture.table().name + "\"} 0.0")
                     .contains("outbox_relay_batch_duration_seconds_count")
                     .contains("outbox_events_commit_to_ack_seconds_count"));
 
             // SIGTERM in the middle of a second, bigger drain
-            table.append(20_000, destination.exchange(), "order.placed");
-            await().atMost(DRAIN_TIMEOUT).until(() -> inbox.distinct() >= 6000);
+            fixture.table().append(20_000, fixture.destination().exchange(), "order.placed");
+            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 6000);
             long sigterm = System.nanoTime();
             worker.terminate();
             worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
             long exitMillis = (System.nanoTime() - sigterm) / 1_000_000;
             log.info("SIGTERM to exit: {} ms (bound {} + process slack {}); delivered {} of 25,000 by then", exitMillis,
-                    SHUTDOWN_BOUND, PROCESS_SLACK, inbox.distinct());
+                    SHUTDOWN_BOUND, PROCESS_SLACK, fixture.inbox().distinct());
 
-            assertThat(table.count(EventStatus.IN_FLIGHT)).as("nothing left in flight").isZero();
+            assertThat(fixture.table().count(EventStatus.IN_FLIGHT)).as("nothing left in flight").isZero();
             assertThat(worker.output()).contains("outbox worker stopping").contains("outbox worker stopped in");
-            Map<EventStatus, Long> counts = table.countsBySql();
+            Map<EventStatus, Long> counts = fixture.table().countsBySql();
             assertThat(counts.get(EventStatus.SENT) + counts.get(EventStatus.PENDING)).isEqualTo(25_000);
         }
     }
@@ -164,39 +105,40 @@ class WorkerProcessIT {
     @Test
     @DisplayName("after SIGKILL mid-drain, a new process delivers every event (duplicates allowed)")
     void survivesSigkillMidDrain() throws Exception {
-        List<UUID> ids = table.append(5000, destination.exchange(), "order.placed");
-        Map<String, String> env = environment(rabbit.uri(), 0);
+        List<UUID> ids = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
+        Map<String, String> env = environment(fixture.rabbit().uri(), 0);
         env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
 
         try (WorkerProcess first = WorkerProcess.start("sigkill-first", env, "run")) {
-            await().atMost(DRAIN_TIMEOUT).until(() -> inbox.distinct() >= 500);
+            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500);
             first.kill();
             first.waitFor(Duration.ofSeconds(10));
         }
-        Map<EventStatus, Long> afterKill = table.countsBySql();
-        log.info("after SIGKILL: {} delivered, table {}", inbox.distinct(), afterKill);
+        Map<EventStatus, Long> afterKill = fixture.table().countsBySql();
+        log.info("after SIGKILL: {} delivered, table {}", fixture.inbox().distinct(), afterKill);
         assertThat(afterKill.get(EventStatus.SENT)).as("killed mid-drain").isLessThan(5000);
 
         try (WorkerProcess second = WorkerProcess.start("sigkill-second", env, "run")) {
             awaitDelivered(ids, second);
-            await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 5000);
-            log.info("every event arrived: {} deliveries for 5,000 events ({} duplicates)", inbox.deliveries(),
-                    inbox.deliveries() - 5000);
+            await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
+            log.info("every event arrived: {} deliveries for 5,000 events ({} duplicates)",
+                    fixture.inbox().deliveries(),
+                    fixture.inbox().deliveries() - 5000);
             second.terminate();
             second.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
         }
-        assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
+        assertThat(fixture.table().count(EventStatus.IN_FLIGHT)).isZero();
     }
 
     @Test
     @DisplayName("a 10 s broker outage mid-drain: backs off, logs it once, drains everything after recovery")
     void ridesOutABrokerOutage() throws Exception {
-        List<UUID> ids = table.append(5000, destination.exchange(), "order.placed");
-        try (TcpProxy proxy = new TcpProxy(rabbit.host(), rabbit.port())) {
-            Map<String, String> env = environment(amqpUri(proxy.port()), 0);
+        List<UUID> ids = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
+        try (TcpProxy proxy = new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port())) {
+            Map<String, String> env = environment(fixture.rabbitUriVia(proxy.port()), 0);
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
             try (WorkerProcess worker = WorkerProcess.start("broker-outage", env, "run")) {
-                await().atMost(DRAIN_TIMEOUT).until(() -> inbox.distinct() >= 500);
+                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500);
 
                 proxy.cut();
                 long cutAt = System.nanoTime();
@@ -205,18 +147,20 @@ class WorkerProcessIT {
                 int deliveredAtCut = settledCount();
                 Thread.sleep(Math.max(0, 10_000 - (System.nanoTime() - cutAt) / 1_000_000)); // the outage: 10 s
                 assertThat(worker.isAlive()).isTrue();
-                assertThat(inbox.distinct()).as("nothing gets through while cut").isLessThanOrEqualTo(deliveredAtCut + 50);
+                assertThat(fixture.inbox().distinct()).as("nothing gets through while cut")
+                        .isLessThanOrEqualTo(deliveredAtCut + 50);
                 proxy.restore();
 
                 awaitDelivered(ids, worker);
-                await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 5000);
+                await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
                 await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("broker available again") >= 1);
 
                 log.info("outage log lines:\n{}", worker.output().lines()
                         .filter(line -> line.contains("worker.outage")).collect(Collectors.joining("\n")));
                 assertThat(worker.linesContaining("broker unavailable, backing off")).isEqualTo(1);
                 assertThat(worker.linesContaining("broker available again")).isEqualTo(1);
-                assertThat(table.count(EventStatus.FAILED)).as("no event dead-lettered by the outage").isZero();
+                assertThat(fixture.table().count(EventStatus.FAILED)).as("no event dead-lettered by the outage")
+                        .isZero();
                 worker.terminate();
                 worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
             }
@@ -226,14 +170,14 @@ class WorkerProcessIT {
     @Test
     @DisplayName("a 10 s database outage mid-drain: backs off, logs it once, drains everything after recovery")
     void ridesOutADatabaseOutage() throws Exception {
-        List<UUID> ids = table.append(5000, destination.exchange(), "order.placed");
-        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+        List<UUID> ids = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
+        URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
-            Map<String, String> env = environment(rabbit.uri(), 0);
+            Map<String, String> env = environment(fixture.rabbit().uri(), 0);
             env.put("OUTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath());
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
             try (WorkerProcess worker = WorkerProcess.start("database-outage", env, "run")) {
-                await().atMost(DRAIN_TIMEOUT).until(() -> inbox.distinct() >= 500 || !worker.isAlive());
+                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.cut();
@@ -242,26 +186,26 @@ class WorkerProcessIT {
                 proxy.restore();
 
                 awaitDelivered(ids, worker);
-                await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 5000);
+                await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
                 await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("database available again") >= 1);
                 log.info("outage log lines:\n{}", worker.output().lines()
                         .filter(line -> line.contains("worker.outage")).collect(Collectors.joining("\n")));
 
                 assertThat(worker.linesContaining("database unavailable, backing off")).isEqualTo(1);
                 assertThat(worker.linesContaining("database available again")).isEqualTo(1);
-                assertThat(table.count(EventStatus.FAILED)).isZero();
+                assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
                 worker.terminate();
                 worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
             }
         }
-        assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
+        assertThat(fixture.table().count(EventStatus.IN_FLIGHT)).isZero();
     }
 
     @Test
     @DisplayName("with OUTBOX_ORDERING=per_key and two relay threads, every key's events arrive in append order")
     void keepsPerKeyOrder() throws Exception {
-        List<UUID> ids = table.append(3000, destination.exchange(), "order.placed");
-        Map<String, String> env = environment(rabbit.uri(), 0);
+        List<UUID> ids = fixture.table().append(3000, fixture.destination().exchange(), "order.placed");
+        Map<String, String> env = environment(fixture.rabbit().uri(), 0);
         env.put("OUTBOX_ORDERING", "per_key");
         env.put("OUTBOX_RELAY_THREADS", "2");
         env.put("OUTBOX_RELAY_BATCH_SIZE", "100");
@@ -274,7 +218,7 @@ class WorkerProcessIT {
         // payload {"order":i} with key order-(i % 50): within a key, first arrivals must ascend
         Map<Integer, Integer> lastByKey = new HashMap<>();
         java.util.Set<Integer> seen = new java.util.HashSet<>();
-        for (String body : inbox.bodies()) {
+        for (String body : fixture.inbox().bodies()) {
             int order = Integer.parseInt(body.replaceAll("\\D", ""));
             if (!seen.add(order)) {
                 continue;
@@ -289,12 +233,12 @@ class WorkerProcessIT {
     /** The consumer's count once it has stopped growing for a second (at most 8 s), i.e. it has caught up. */
     private int settledCount() throws InterruptedException {
         int previous = -1;
-        int current = inbox.distinct();
+        int current = fixture.inbox().distinct();
         long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
         while (current != previous && System.nanoTime() < deadline) {
             previous = current;
             Thread.sleep(1_000);
-            current = inbox.distinct();
+            current = fixture.inbox().distinct();
         }
         return current;
     }

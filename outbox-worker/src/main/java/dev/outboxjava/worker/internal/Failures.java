@@ -41,6 +41,24 @@ final class Failures {
         return false;
     }
 
+    /**
+     * Tells the tracker a failed tick of {@code step} belongs to: the database's outage (and that the
+     * database is unreachable, when the connection itself failed), or otherwise a bug.
+     *
+     * @return whether it was the database's outage
+     */
+    static boolean report(String step, Throwable failure, OutageTracker storeOutage, OutageTracker bug) {
+        if (isStoreOutage(failure)) {
+            storeOutage.failed(describe(failure), failure);
+            if (isConnectionFailure(failure)) {
+                storeOutage.unreachable();
+            }
+            return true;
+        }
+        bug.failed(step + " tick threw " + describe(failure), failure);
+        return false;
+    }
+
     static String describe(Throwable failure) {
         Throwable root = failure;
         while (root.getCause() != null && root.getCause() != root) {

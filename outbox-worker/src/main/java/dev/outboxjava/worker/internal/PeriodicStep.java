@@ -53,16 +53,8 @@ public final class PeriodicStep implements LoopStep {
             Failures.rethrowFatal(failure);
             consecutiveFailures++;
             Duration pause = backoff.delayAfter(consecutiveFailures);
-            if (Failures.isStoreOutage(failure)) {
-                storeOutage.failed(Failures.describe(failure), failure);
-                if (Failures.isConnectionFailure(failure)) {
-                    storeOutage.unreachable();
-                }
-                if (storeHealth != null) {
-                    return Next.backoff(pause, backoff.probeInterval(), storeOutage.recoveryProbe(storeHealth));
-                }
-            } else {
-                bug.failed(name + " tick threw " + Failures.describe(failure), failure);
+            if (Failures.report(name, failure, storeOutage, bug) && storeHealth != null) {
+                return Next.backoff(pause, backoff.probeInterval(), storeOutage.recoveryProbe(storeHealth));
             }
             return Next.backoff(pause);
         }

@@ -207,15 +207,7 @@ public final class RelayStep implements LoopStep {
     }
 
     private void failed(Throwable failure) {
-        storeFailed = Failures.isStoreOutage(failure);
-        if (storeFailed) {
-            storeOutage.failed(Failures.describe(failure), failure);
-            if (Failures.isConnectionFailure(failure)) {
-                storeOutage.unreachable();
-            }
-        } else {
-            bug.failed(name + " tick threw " + Failures.describe(failure), failure);
-        }
+        storeFailed = Failures.report(name, failure, storeOutage, bug);
     }
 
     /** Backs off after a failure; after the database's, probing it so the loop resumes once it answers. */

@@ -10,9 +10,6 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.PostgresSchema;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.OutboxWakeUp;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -25,12 +22,9 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The library way: the user's own injector with the worker module, the PostgreSQL store module and a
@@ -39,50 +33,22 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The worker in the user's own injector")
 class GuiceWorkerIT {
 
-    private static PostgresFixture postgres;
-    private static RabbitMqFixture rabbit;
-
-    private OutboxTable table;
-    private RabbitMqDestination destination;
-    private BrokerInbox inbox;
-
-    @BeforeAll
-    static void services() {
-        postgres = PostgresFixture.shared();
-        rabbit = RabbitMqFixture.start();
-    }
-
-    @AfterAll
-    static void stopServices() {
-        rabbit.close();
-    }
-
-    @BeforeEach
-    void fresh() throws Exception {
-        table = new OutboxTable(postgres);
-        destination = rabbit.createDestination("worker-guice-it");
-        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        inbox.close();
-        rabbit.delete(destination);
-        table.close();
-    }
+    @RegisterExtension
+    static final WorkerFixture fixture = new WorkerFixture("worker-guice-it");
 
     private Injector injector(WakeUpMode wakeUp) {
-        DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
+        DataSource database = PlainDataSources.simple(fixture.postgres().jdbcUrl(), fixture.postgres().user(),
+                fixture.postgres().password());
         return Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofHours(1)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, wakeUp)),
-                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
+                new PostgresStoreModule(database, PlainDataSources.keepSent(fixture.table().name, wakeUp)),
+                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbit().uri())
                         .connectionName("outbox-worker-guice-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));
     }
 
     private void awaitDelivered(List<UUID> ids) {
-        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(inbox.ids())
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(fixture.inbox().ids())
                 .containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet())));
     }
 
@@ -90,34 +56,35 @@ class GuiceWorkerIT {
     @DisplayName("an appender in the same JVM wakes the idle relay with OutboxWakeUp after its commit")
     void inProcessWakeUp() throws Exception {
         Injector injector = injector(WakeUpMode.IN_PROCESS);
-        List<UUID> before = table.append(10, destination.exchange(), "order.placed");
+        List<UUID> before = fixture.table().append(10, fixture.destination().exchange(), "order.placed");
         try (OutboxWorker worker = injector.getInstance(OutboxWorker.class)) {
             worker.start();
             awaitDelivered(before); // the first tick runs at once on start
-            await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.SENT) == 10);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.table().count(EventStatus.SENT) == 10);
 
-            List<UUID> after = table.append(25, destination.exchange(), "order.placed");
+            List<UUID> after = fixture.table().append(25, fixture.destination().exchange(), "order.placed");
             injector.getInstance(OutboxWakeUp.class).signal();
 
             awaitDelivered(after);
         }
-        assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
+        assertThat(fixture.table().count(EventStatus.IN_FLIGHT)).isZero();
     }
 
     @Test
     @DisplayName("a producer's TransactionalOutbox notifies after commit and wakes the idle relay through the "
             + "store module's listener (the default, no trigger)")
     void notifyAfterCommitWakeUp() throws Exception {
+        OutboxTable table = fixture.table();
         assertIdleRelayWokenBy(() -> table.store.transactional().inTransaction(connection -> table.events(0, 25,
-                destination.exchange(), "order.placed")).stream().map(OutboxEvent::id).toList());
+                fixture.destination().exchange(), "order.placed")).stream().map(OutboxEvent::id).toList());
     }
 
     @Test
     @DisplayName("the table's NOTIFY trigger wakes the idle relay through the store module's listener")
     void triggerNotifyWakeUp() throws Exception {
-        PostgresSchema.apply(postgres.dataSource(), table.store.config().toBuilder()
+        PostgresSchema.apply(fixture.postgres().dataSource(), fixture.table().store.config().toBuilder()
                 .wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).build());
-        assertIdleRelayWokenBy(() -> table.append(25, destination.exchange(), "order.placed"));
+        assertIdleRelayWokenBy(() -> fixture.table().append(25, fixture.destination().exchange(), "order.placed"));
     }
 
     /** Starts a NOTIFY-listening worker whose poll interval is an hour, appends once it idles, awaits delivery. */

@@ -12,43 +12,28 @@ import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
+import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.worker.KafkaPublisherModule;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.LogCapture;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,39 +52,19 @@ class ResumeAfterOutageIT {
     /** Generous for this machine; covers the clients' own reconnect intervals (RabbitMQ's, Hikari's). */
     private static final Duration RESUME_BOUND = Duration.ofSeconds(30);
 
-    private static PostgresFixture postgres;
-    private static RabbitMqFixture rabbit;
+    @RegisterExtension
+    static final WorkerFixture fixture = new WorkerFixture("resume-it");
 
-    private OutboxTable table;
-    private RabbitMqDestination destination;
-    private BrokerInbox inbox;
     private LogCapture outages;
 
-    @BeforeAll
-    static void services() {
-        postgres = PostgresFixture.shared();
-        rabbit = RabbitMqFixture.start();
-    }
-
-    @AfterAll
-    static void stopServices() {
-        rabbit.close();
-    }
-
     @BeforeEach
-    void fresh() throws Exception {
-        table = new OutboxTable(postgres);
-        destination = rabbit.createDestination("resume-it");
-        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
+    void captureOutages() {
         outages = new LogCapture("dev.outboxjava.worker.outage");
     }
 
     @AfterEach
-    void cleanUp() throws Exception {
+    void stopCapturing() {
         outages.close();
-        inbox.close();
-        rabbit.delete(destination);
-        table.close();
     }
 
     private static OutboxWorkerConfig config() {
@@ -110,15 +75,16 @@ class ResumeAfterOutageIT {
     }
 
     private OutboxWorker worker(String databaseUrl, Module publisher) {
-        DataSource database = PlainDataSources.simple(databaseUrl, postgres.user(), postgres.password());
+        DataSource database = PlainDataSources.simple(databaseUrl, fixture.postgres().user(),
+                fixture.postgres().password());
         return Guice.createInjector(new OutboxWorkerModule(config()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)), publisher).getInstance(OutboxWorker.class);
+                new PostgresStoreModule(database, PlainDataSources.keepSent(fixture.table().name,
+                        WakeUpMode.NONE)), publisher)
+                .getInstance(OutboxWorker.class);
     }
 
     private RabbitMqPublisherModule rabbitMq(int port) {
-        String uri = "amqp://" + rabbit.username() + ":" + rabbit.password() + "@" + rabbit.host() + ":" + port + "/"
-                + URLEncoder.encode(rabbit.virtualHost(), StandardCharsets.UTF_8);
-        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(uri)
+        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbitUriVia(port))
                 .connectionName("outbox-resume-it-" + UUID.randomUUID().toString().substring(0, 8)).build());
     }
 
@@ -143,98 +109,71 @@ class ResumeAfterOutageIT {
     @Test
     @DisplayName("RabbitMQ back: events flow again within seconds, not after the backoff")
     void resumesWhenRabbitMqReturns() throws Exception {
-        try (TcpProxy proxy = new TcpProxy(rabbit.host(), rabbit.port());
-                OutboxWorker worker = worker(postgres.jdbcUrl(), rabbitMq(proxy.port()))) {
-            List<UUID> before = table.append(10, destination.exchange(), "order.placed");
+        try (TcpProxy proxy = new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port());
+                OutboxWorker worker = worker(fixture.postgres().jdbcUrl(), rabbitMq(proxy.port()))) {
+            List<UUID> before = fixture.table().append(10, fixture.destination().exchange(), "order.placed");
             worker.start();
-            await().atMost(Duration.ofMinutes(1)).until(() -> inbox.ids().containsAll(strings(before)));
+            await().atMost(Duration.ofMinutes(1)).until(() -> fixture.inbox().ids().containsAll(strings(before)));
 
             proxy.cut();
-            List<UUID> during = table.append(20, destination.exchange(), "order.placed");
+            List<UUID> during = fixture.table().append(20, fixture.destination().exchange(), "order.placed");
             awaitOutageLogged("broker");
             proxy.restore();
 
-            awaitResumed("RabbitMQ", inbox::ids, during);
+            awaitResumed("RabbitMQ", fixture.inbox()::ids, during);
             await().atMost(Duration.ofSeconds(30)).until(() -> outages.atLeast(Level.INFO).stream()
                     .anyMatch(line -> line.startsWith("broker available again")));
         }
-        assertThat(table.count(EventStatus.FAILED)).isZero();
+        assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
     }
 
     @Test
     @DisplayName("PostgreSQL back: events flow again within seconds, not after the backoff")
     void resumesWhenTheDatabaseReturns() throws Exception {
-        URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
+        URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort());
                 OutboxWorker worker = worker("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
-                        new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
+                        new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbit().uri())
                                 .connectionName("outbox-resume-it-db").build()))) {
-            List<UUID> before = table.append(10, destination.exchange(), "order.placed");
+            List<UUID> before = fixture.table().append(10, fixture.destination().exchange(), "order.placed");
             worker.start();
-            await().atMost(Duration.ofMinutes(1)).until(() -> inbox.ids().containsAll(strings(before)));
+            await().atMost(Duration.ofMinutes(1)).until(() -> fixture.inbox().ids().containsAll(strings(before)));
 
             proxy.cut();
             awaitOutageLogged("database");
-            List<UUID> during = table.append(20, destination.exchange(), "order.placed"); // straight to the database
+            // straight to the database
+            List<UUID> during = fixture.table().append(20, fixture.destination().exchange(), "order.placed");
             Thread.sleep(3_000); // the outage goes on: the relay's probes find the database down meanwhile
             proxy.restore();
 
-            awaitResumed("PostgreSQL", inbox::ids, during);
+            awaitResumed("PostgreSQL", fixture.inbox()::ids, during);
             await().atMost(Duration.ofSeconds(30)).until(() -> outages.atLeast(Level.INFO).stream()
                     .anyMatch(line -> line.startsWith("database available again")));
         }
-        assertThat(table.count(EventStatus.IN_FLIGHT)).isZero();
+        assertThat(fixture.table().count(EventStatus.IN_FLIGHT)).isZero();
     }
 
     @Test
     @DisplayName("Kafka back: events flow again within seconds, not after the backoff")
     void resumesWhenKafkaReturns() throws Exception {
         String topic = "resume-it-" + UUID.randomUUID().toString().substring(0, 8);
-        Set<String> received = ConcurrentHashMap.newKeySet();
-        AtomicBoolean consuming = new AtomicBoolean(true);
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
             kafka.createTopic(topic, 1);
-            Thread consumer = new Thread(() -> consume(kafka.bootstrapServers(), topic, received, consuming),
-                    "resume-it-consumer");
-            consumer.start();
-            try (OutboxWorker worker = worker(postgres.jdbcUrl(), new KafkaPublisherModule(KafkaPublisherConfig
-                    .builder().bootstrapServers(kafka.bootstrapServers()).build()))) {
-                List<UUID> before = table.append(10, topic, "order.placed");
+            try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
+                    OutboxWorker worker = worker(fixture.postgres().jdbcUrl(),
+                    new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers()).build()))) {
+                List<UUID> before = fixture.table().append(10, topic, "order.placed");
                 worker.start();
-                await().atMost(Duration.ofMinutes(1)).until(() -> received.containsAll(strings(before)));
+                await().atMost(Duration.ofMinutes(1)).until(() -> received.ids().containsAll(strings(before)));
 
                 kafka.stop();
-                List<UUID> during = table.append(20, topic, "order.placed");
+                List<UUID> during = fixture.table().append(20, topic, "order.placed");
                 awaitOutageLogged("broker");
                 kafka.restart();
 
-                awaitResumed("Kafka", () -> received, during);
-            } finally {
-                consuming.set(false);
-                consumer.join(30_000);
+                awaitResumed("Kafka", received::ids, during);
             }
         }
-        assertThat(table.count(EventStatus.FAILED)).isZero();
-    }
-
-    private static void consume(String bootstrapServers, String topic, Set<String> received, AtomicBoolean consuming) {
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "resume-it-" + UUID.randomUUID());
-        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            while (consuming.get()) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    Header id = record.headers().lastHeader("ce_id");
-                    if (id != null) {
-                        received.add(new String(id.value(), StandardCharsets.UTF_8));
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn("test consumer stopped: {}", e.toString());
-        }
+        assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
     }
 }

@@ -12,15 +12,11 @@ import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
-import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.LogCapture;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -29,12 +25,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A destination that does not exist, seen by an operator: the worker (real PostgreSQL, real RabbitMQ)
@@ -44,71 +37,44 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The worker and an exchange that does not exist")
 class UnroutableDestinationIT {
 
-    private static PostgresFixture postgres;
-    private static RabbitMqFixture rabbit;
-
-    private OutboxTable table;
-    private RabbitMqDestination destination;
-    private BrokerInbox inbox;
-
-    @BeforeAll
-    static void services() {
-        postgres = PostgresFixture.shared();
-        rabbit = RabbitMqFixture.start();
-    }
-
-    @AfterAll
-    static void stopServices() {
-        rabbit.close();
-    }
-
-    @BeforeEach
-    void fresh() throws Exception {
-        table = new OutboxTable(postgres);
-        destination = rabbit.createDestination("worker-unroutable-it");
-        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        inbox.close();
-        rabbit.delete(destination);
-        table.close();
-    }
+    @RegisterExtension
+    static final WorkerFixture fixture = new WorkerFixture("worker-unroutable-it");
 
     @Test
     @DisplayName("is warned about once with the destination, an event id and the setting; its events are dead-lettered "
             + "after 3 attempts, each counted as unroutable; the valid events of the same batches arrive once each")
     void loudAndFast() throws Exception {
         String missing = "outbox-it-missing-" + UUID.randomUUID();
-        List<OutboxEvent> lost = table.events(0, 5, missing, "order.placed");
-        List<OutboxEvent> valid = table.events(5, 105, destination.exchange(), "order.placed");
+        List<OutboxEvent> lost = fixture.table().events(0, 5, missing, "order.placed");
+        List<OutboxEvent> valid = fixture.table().events(5, 105, fixture.destination().exchange(), "order.placed");
         List<OutboxEvent> all = new ArrayList<>(valid.subList(0, 50));
         all.addAll(lost);
         all.addAll(valid.subList(50, 100));
-        try (Connection connection = postgres.dataSource().getConnection()) {
+        try (Connection connection = fixture.postgres().dataSource().getConnection()) {
             connection.setAutoCommit(false);
-            table.store.writer().append(connection, all);
+            fixture.table().store.writer().append(connection, all);
             connection.commit();
         }
-        DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
+        DataSource database = PlainDataSources.simple(fixture.postgres().jdbcUrl(), fixture.postgres().user(),
+                fixture.postgres().password());
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
                         .retryPolicy(RetryPolicy.builder().initialDelay(Duration.ofMillis(200)).jitter(0).build())
                         .build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)),
-                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
+                new PostgresStoreModule(database, PlainDataSources.keepSent(fixture.table().name, WakeUpMode.NONE)),
+                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbit().uri())
                         .connectionName("outbox-worker-unroutable-it-" + UUID.randomUUID().toString().substring(0, 8))
                         .build()));
 
         try (LogCapture relayLog = new LogCapture(Relay.class.getName());
                 OutboxWorker worker = injector.getInstance(OutboxWorker.class)) {
             worker.start();
-            await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.FAILED) == lost.size());
-            await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.SENT) == valid.size());
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> fixture.table().count(EventStatus.FAILED) == lost.size());
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.table().count(EventStatus.SENT) == valid.size());
 
             for (OutboxEvent event : lost) {
-                OutboxEvent dead = table.store.find(event.id()).orElseThrow();
+                OutboxEvent dead = fixture.table().store.find(event.id()).orElseThrow();
                 assertThat(dead.attempts()).isEqualTo(RetryPolicy.DEFAULT_UNROUTABLE_MAX_ATTEMPTS);
                 assertThat(dead.lastError()).hasValueSatisfying(error -> assertThat(error)
                         .contains("exchange '" + missing + "' does not exist"));
@@ -125,7 +91,7 @@ class UnroutableDestinationIT {
                             .containsPattern(lost.stream().map(e -> e.id().toString())
                                     .reduce((a, b) -> a + "|" + b).orElseThrow()));
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> inbox.distinct() == valid.size());
-        assertThat(inbox.deliveries()).as("no neighbour published twice").isEqualTo(valid.size());
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.inbox().distinct() == valid.size());
+        assertThat(fixture.inbox().deliveries()).as("no neighbour published twice").isEqualTo(valid.size());
     }
 }
