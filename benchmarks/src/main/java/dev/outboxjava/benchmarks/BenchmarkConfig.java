@@ -45,11 +45,29 @@ import java.util.TreeMap;
  * @param heldOrderings the orderings scenario 7 measures
  * @param heldLayouts   the store layouts scenario 7 measures, each with and without the held snapshot
  */
-public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration drainWindow, int relayThreads,
-        int batchSize, Duration steadyTime, int steadyRate, Duration producerTime, int producers, long sentRows,
-        int leasesPerRun, Set<Integer> scenarios, String jdbcUrl, String rabbitHost,
-        Map<String, String> kafkaProperties, String kafkaLogDir, boolean kafkaInProcess, Duration heldTime,
-        Duration heldInterval, List<CompletionMode> heldCompletions, List<Ordering.Mode> heldOrderings,
+public record BenchmarkConfig(
+        int runs,
+        int backlog,
+        int searchBacklog,
+        Duration drainWindow,
+        int relayThreads,
+        int batchSize,
+        Duration steadyTime,
+        int steadyRate,
+        Duration producerTime,
+        int producers,
+        long sentRows,
+        int leasesPerRun,
+        Set<Integer> scenarios,
+        String jdbcUrl,
+        String rabbitHost,
+        Map<String, String> kafkaProperties,
+        String kafkaLogDir,
+        boolean kafkaInProcess,
+        Duration heldTime,
+        Duration heldInterval,
+        List<CompletionMode> heldCompletions,
+        List<Ordering.Mode> heldOrderings,
         List<StoreLayout> heldLayouts) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
@@ -116,7 +134,8 @@ public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration
 
     /** The command-line help. */
     public static String usage() {
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "usage: java -jar benchmarks/target/outbox-benchmarks.jar [--quick] [options]",
                 "  --quick                50,000 backlog, 1 run, 4 s drains, 15 s steady state, 1M sent rows",
                 "  --runs N               repetitions per figure, median printed (default 3; quick 1)",
@@ -146,14 +165,33 @@ public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration
 
     /** One line saying what this run used. */
     public String describe() {
-        return String.format(Locale.ROOT, "runs=%d backlog=%,d drain-window=%ds relay=%d threads x batch %d "
-                + "steady=%ds at %,d/s producers=%d (saturated %ds) sent-rows=%,d scenarios=%s", runs, backlog,
-                drainWindow.toSeconds(), relayThreads, batchSize, steadyTime.toSeconds(), steadyRate, producers,
-                producerTime.toSeconds(), sentRows, scenarios.stream().sorted().toList())
+        return String.format(
+                        Locale.ROOT,
+                        "runs=%d backlog=%,d drain-window=%ds relay=%d threads x batch %d "
+                                + "steady=%ds at %,d/s producers=%d (saturated %ds) sent-rows=%,d scenarios=%s",
+                        runs,
+                        backlog,
+                        drainWindow.toSeconds(),
+                        relayThreads,
+                        batchSize,
+                        steadyTime.toSeconds(),
+                        steadyRate,
+                        producers,
+                        producerTime.toSeconds(),
+                        sentRows,
+                        scenarios.stream().sorted().toList())
                 + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
                 + (kafkaInProcess ? " kafka-broker=in-process" : "")
-                + (runs(7) ? String.format(Locale.ROOT, " held=%ds per %ds %s %s %s", heldTime.toSeconds(),
-                        heldInterval.toSeconds(), heldCompletions, heldOrderings, heldLayouts) : "");
+                + (runs(7)
+                        ? String.format(
+                                Locale.ROOT,
+                                " held=%ds per %ds %s %s %s",
+                                heldTime.toSeconds(),
+                                heldInterval.toSeconds(),
+                                heldCompletions,
+                                heldOrderings,
+                                heldLayouts)
+                        : "");
     }
 
     /** Mutable values while parsing. */
@@ -213,24 +251,28 @@ public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration
                 case "--held-completion" -> {
                     List<CompletionMode> chosen = new ArrayList<>();
                     for (String part : value.split(",")) {
-                        chosen.add(switch (part.trim()) {
-                            case "keep-sent" -> CompletionMode.KEEP_SENT;
-                            case "delete" -> CompletionMode.DELETE_ON_PUBLISH;
-                            default -> throw new InvalidConfigurationException(name,
-                                    "must list keep-sent and/or delete, was " + value);
-                        });
+                        chosen.add(
+                                switch (part.trim()) {
+                                    case "keep-sent" -> CompletionMode.KEEP_SENT;
+                                    case "delete" -> CompletionMode.DELETE_ON_PUBLISH;
+                                    default ->
+                                        throw new InvalidConfigurationException(
+                                                name, "must list keep-sent and/or delete, was " + value);
+                                });
                     }
                     heldCompletions = List.copyOf(new LinkedHashSet<>(chosen));
                 }
                 case "--held-ordering" -> {
                     List<Ordering.Mode> chosen = new ArrayList<>();
                     for (String part : value.split(",")) {
-                        chosen.add(switch (part.trim()) {
-                            case "none" -> Ordering.Mode.NONE;
-                            case "per_key", "per-key" -> Ordering.Mode.PER_KEY;
-                            default -> throw new InvalidConfigurationException(name,
-                                    "must list none and/or per_key, was " + value);
-                        });
+                        chosen.add(
+                                switch (part.trim()) {
+                                    case "none" -> Ordering.Mode.NONE;
+                                    case "per_key", "per-key" -> Ordering.Mode.PER_KEY;
+                                    default ->
+                                        throw new InvalidConfigurationException(
+                                                name, "must list none and/or per_key, was " + value);
+                                });
                     }
                     heldOrderings = List.copyOf(new LinkedHashSet<>(chosen));
                 }
@@ -247,7 +289,9 @@ public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration
                     if (eq < 1) {
                         throw new InvalidConfigurationException(name, "must be NAME=VALUE, was " + value);
                     }
-                    kafkaProperties.put(value.substring(0, eq).trim(), value.substring(eq + 1).trim());
+                    kafkaProperties.put(
+                            value.substring(0, eq).trim(),
+                            value.substring(eq + 1).trim());
                 }
                 case "--kafka-log-dir" -> kafkaLogDir = value;
                 case "--kafka-broker" -> {
@@ -261,10 +305,30 @@ public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration
         }
 
         BenchmarkConfig toOptions() {
-            return new BenchmarkConfig(runs, backlog, searchBacklog, drainWindow, relayThreads, batchSize, steadyTime,
-                    steadyRate, producerTime, producers, sentRows, leasesPerRun, scenarios, jdbcUrl, rabbitHost,
-                    Map.copyOf(kafkaProperties), kafkaLogDir, kafkaInProcess, heldTime, heldInterval, heldCompletions,
-                    heldOrderings, heldLayouts);
+            return new BenchmarkConfig(
+                    runs,
+                    backlog,
+                    searchBacklog,
+                    drainWindow,
+                    relayThreads,
+                    batchSize,
+                    steadyTime,
+                    steadyRate,
+                    producerTime,
+                    producers,
+                    sentRows,
+                    leasesPerRun,
+                    scenarios,
+                    jdbcUrl,
+                    rabbitHost,
+                    Map.copyOf(kafkaProperties),
+                    kafkaLogDir,
+                    kafkaInProcess,
+                    heldTime,
+                    heldInterval,
+                    heldCompletions,
+                    heldOrderings,
+                    heldLayouts);
         }
 
         private static List<StoreLayout> layouts(String name, String value) {
@@ -273,12 +337,14 @@ public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration
             }
             List<StoreLayout> chosen = new ArrayList<>();
             for (String part : value.split(",")) {
-                chosen.add(switch (part.trim().replace('-', '_')) {
-                    case "in_place" -> StoreLayout.IN_PLACE;
-                    case "append_log" -> StoreLayout.APPEND_LOG;
-                    default -> throw new InvalidConfigurationException(name,
-                            "must be both or list in_place and/or append_log, was " + value);
-                });
+                chosen.add(
+                        switch (part.trim().replace('-', '_')) {
+                            case "in_place" -> StoreLayout.IN_PLACE;
+                            case "append_log" -> StoreLayout.APPEND_LOG;
+                            default ->
+                                throw new InvalidConfigurationException(
+                                        name, "must be both or list in_place and/or append_log, was " + value);
+                        });
             }
             return List.copyOf(new LinkedHashSet<>(chosen));
         }
@@ -286,8 +352,8 @@ public record BenchmarkConfig(int runs, int backlog, int searchBacklog, Duration
         private static int positive(String name, String value) {
             long n = notNegative(name, value);
             if (n < 1 || n > Integer.MAX_VALUE) {
-                throw new InvalidConfigurationException(name, "must be between 1 and " + Integer.MAX_VALUE + ", was "
-                        + value);
+                throw new InvalidConfigurationException(
+                        name, "must be between 1 and " + Integer.MAX_VALUE + ", was " + value);
             }
             return (int) n;
         }

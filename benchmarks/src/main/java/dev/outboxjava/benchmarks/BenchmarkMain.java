@@ -35,8 +35,7 @@ import java.util.stream.Collectors;
  */
 public final class BenchmarkMain {
 
-    private BenchmarkMain() {
-    }
+    private BenchmarkMain() {}
 
     public static void main(String[] args) throws Exception {
         quietLogging();
@@ -73,18 +72,23 @@ public final class BenchmarkMain {
         long started = System.nanoTime();
         CpuBreakdown wholeRun = CpuBreakdown.start();
         Path kafkaLog = Services.kafkaLogParent(options.kafkaLogDir());
-        try (Services services = new Services(options.jdbcUrl(), options.rabbitHost(), kafkaLog,
-                options.kafkaInProcess())) {
+        try (Services services =
+                new Services(options.jdbcUrl(), options.rabbitHost(), kafkaLog, options.kafkaInProcess())) {
             out.println("# Outbox for Java benchmarks, " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
             out.println("machine: " + Runtime.getRuntime().availableProcessors() + " cores, " + memory()
                     + ", load average at start " + loadAverage());
             out.println("PostgreSQL: " + postgresVersion(services) + " (schema " + services.schema() + ")");
-            out.println("JDK: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+            out.println(
+                    "JDK: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
             out.println("options: " + options.describe());
-            out.println("Kafka broker: " + (options.kafkaInProcess() ? "in the benchmark's JVM"
-                    : "a JVM of its own (" + String.join(" ", KafkaBrokerProcess.BROKER_JVM_OPTIONS) + ")")
-                    + ", log under " + kafkaLog + (kafkaLog.startsWith("/dev/shm")
-                    ? " (memory: the broker's disk writes would slow PostgreSQL's WAL flushes on the shared disk)" : ""));
+            out.println("Kafka broker: "
+                    + (options.kafkaInProcess()
+                            ? "in the benchmark's JVM"
+                            : "a JVM of its own (" + String.join(" ", KafkaBrokerProcess.BROKER_JVM_OPTIONS) + ")")
+                    + ", log under " + kafkaLog
+                    + (kafkaLog.startsWith("/dev/shm")
+                            ? " (memory: the broker's disk writes would slow PostgreSQL's WAL flushes on the shared disk)"
+                            : ""));
             out.println();
             OutboxTables tables = new OutboxTables(services);
             Brokers brokers = new Brokers(services, options.kafkaProperties());
@@ -95,11 +99,16 @@ public final class BenchmarkMain {
                 CeilingScenario scenario1 = new CeilingScenario(services, tables, options);
                 ceiling = scenario1.run();
                 String scenario = "1 ceiling (DB only)";
-                table.info(scenario, "SQL of the store's shape, keep sent, best: " + CeilingScenario.config(ceiling),
+                table.info(
+                        scenario,
+                        "SQL of the store's shape, keep sent, best: " + CeilingScenario.config(ceiling),
                         rate(ceiling.keepSentRowsPerSecond()));
                 table.detail(scenario, "SQL, keep sent (last run)", scenario1.keepSentCpu());
-                table.info(scenario, "SQL of the store's shape, delete on publish", rate(ceiling.deleteRowsPerSecond()));
-                table.compare(scenario, "the store's own lease + markPublished, keep sent",
+                table.info(
+                        scenario, "SQL of the store's shape, delete on publish", rate(ceiling.deleteRowsPerSecond()));
+                table.compare(
+                        scenario,
+                        "the store's own lease + markPublished, keep sent",
                         rate(ceiling.storeKeepSentRowsPerSecond()),
                         "SQL of the store's shape, keep sent: " + rate(ceiling.keepSentRowsPerSecond()),
                         percent(ceiling.storeKeepSentRowsPerSecond() / ceiling.keepSentRowsPerSecond()));
@@ -124,8 +133,12 @@ public final class BenchmarkMain {
                 ProducerOverheadScenario scenario5 = new ProducerOverheadScenario(services, tables, options);
                 producers(scenario5.run(), options, table);
                 Map<ProducerOverheadScenario.Mode, List<Double>> cpu = scenario5.cpuMicrosPerTransaction();
-                table.detail("5 producer overhead", "producer JVM CPU per tx: alone / +OutboxWriter / +hand INSERT",
-                        String.format(Locale.ROOT, "%.0f / %.0f / %.0f us",
+                table.detail(
+                        "5 producer overhead",
+                        "producer JVM CPU per tx: alone / +OutboxWriter / +hand INSERT",
+                        String.format(
+                                Locale.ROOT,
+                                "%.0f / %.0f / %.0f us",
                                 Stats.median(cpu.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY)),
                                 Stats.median(cpu.get(ProducerOverheadScenario.Mode.LIBRARY_APPEND)),
                                 Stats.median(cpu.get(ProducerOverheadScenario.Mode.HAND_INSERT))));
@@ -139,18 +152,25 @@ public final class BenchmarkMain {
                 scaleOut(new ScaleOutScenario(services, tables, brokers, options).run(ceiling), table);
             }
             if (options.runs(7)) {
-                Log.line("S7 long transaction: %d s per run, with and without a held snapshot",
+                Log.line(
+                        "S7 long transaction: %d s per run, with and without a held snapshot",
                         options.heldTime().toSeconds());
                 longTransaction(new LongTransactionScenario(services, tables, brokers, options).run(), options, table);
             }
         }
         Log.line("done in %.0f s", (System.nanoTime() - started) / 1e9);
-        out.printf(Locale.ROOT, "whole run: %.0f s, %s%n%n", (System.nanoTime() - started) / 1e9, wholeRun.machineBusy());
+        out.printf(
+                Locale.ROOT, "whole run: %.0f s, %s%n%n", (System.nanoTime() - started) / 1e9, wholeRun.machineBusy());
         return table;
     }
 
-    private static void drains(WorkerDrainScenario scenario3, Map<WorkerDrainScenario.Variant, Double> drains,
-            CeilingScenario.Result ceiling, double blog, BenchmarkConfig options, ResultTable table) {
+    private static void drains(
+            WorkerDrainScenario scenario3,
+            Map<WorkerDrainScenario.Variant, Double> drains,
+            CeilingScenario.Result ceiling,
+            double blog,
+            BenchmarkConfig options,
+            ResultTable table) {
         String scenario = "3 worker drain";
         Map<WorkerDrainScenario.Variant, Double> adjacent = scenario3.ratioToAdjacentCeiling();
         for (Map.Entry<WorkerDrainScenario.Variant, Double> entry : drains.entrySet()) {
@@ -161,7 +181,9 @@ public final class BenchmarkMain {
             String figure = "worker -> " + v.label() + " (" + options.relayThreads() + " threads x "
                     + options.batchSize() + ")";
             String value = rate(r);
-            table.detail(scenario, v.label() + ": where a tick's time goes (last run, mean per batch)",
+            table.detail(
+                    scenario,
+                    v.label() + ": where a tick's time goes (last run, mean per batch)",
                     scenario3.breakdown().get(v));
             table.detail(scenario, v.label() + " (last run)", scenario3.cpu().get(v));
             int before = table.rows().size();
@@ -185,8 +207,15 @@ public final class BenchmarkMain {
             }
             if (!Double.isNaN(blog) && targeted) {
                 double times = r / blog;
-                table.target(scenario, figure, value, "2 blog baseline: " + rate(blog), times(times), ">= 10x",
-                        times >= 10, true);
+                table.target(
+                        scenario,
+                        figure,
+                        value,
+                        "2 blog baseline: " + rate(blog),
+                        times(times),
+                        ">= 10x",
+                        times >= 10,
+                        true);
             }
             if (table.rows().size() == before) {
                 table.info(scenario, figure, value);
@@ -197,11 +226,15 @@ public final class BenchmarkMain {
     private static void scaleOut(List<ScaleOutScenario.Drain> drains, ResultTable table) {
         String scenario = "8 scale-out (Kafka, keep sent)";
         String reference = "ceiling SQL drained just before, same table (median of per-run ratios)";
-        Map<ScaleOutScenario.Shape, ScaleOutScenario.Drain> byShape = drains.stream()
-                .collect(Collectors.toMap(ScaleOutScenario.Drain::shape, drain -> drain));
+        Map<ScaleOutScenario.Shape, ScaleOutScenario.Drain> byShape =
+                drains.stream().collect(Collectors.toMap(ScaleOutScenario.Drain::shape, drain -> drain));
         for (ScaleOutScenario.Drain drain : drains) {
             ScaleOutScenario.Shape shape = drain.shape();
-            table.compare(scenario, "worker -> Kafka, " + shape.label(), rate(drain.rowsPerSecond()), reference,
+            table.compare(
+                    scenario,
+                    "worker -> Kafka, " + shape.label(),
+                    rate(drain.rowsPerSecond()),
+                    reference,
                     percent(drain.shareOfCeiling()));
         }
         for (ScaleOutScenario.Drain drain : drains) {
@@ -209,52 +242,86 @@ public final class BenchmarkMain {
             if (shape.ordering() != Ordering.Mode.PER_KEY) {
                 continue;
             }
-            ScaleOutScenario.Drain unordered = byShape.get(new ScaleOutScenario.Shape(shape.processes(),
-                    shape.threads(), shape.batchSize(), Ordering.Mode.NONE));
+            ScaleOutScenario.Drain unordered = byShape.get(new ScaleOutScenario.Shape(
+                    shape.processes(), shape.threads(), shape.batchSize(), Ordering.Mode.NONE));
             if (unordered != null) {
                 double cost = 1 - drain.shareOfCeiling() / unordered.shareOfCeiling();
-                table.target(scenario, "per-key ordering's cost, " + shape.processes() + " relay process"
-                        + (shape.processes() == 1 ? "" : "es"), rate(drain.rowsPerSecond()), "ordering none: "
-                        + rate(unordered.rowsPerSecond()), percent(cost), "<= 20 %", cost <= 0.20, true);
+                table.target(
+                        scenario,
+                        "per-key ordering's cost, " + shape.processes() + " relay process"
+                                + (shape.processes() == 1 ? "" : "es"),
+                        rate(drain.rowsPerSecond()),
+                        "ordering none: " + rate(unordered.rowsPerSecond()),
+                        percent(cost),
+                        "<= 20 %",
+                        cost <= 0.20,
+                        true);
             }
         }
-        drains.stream().filter(drain -> drain.shape().processes() == 1 && drain.shape().isLibraryDefault()
-                && drain.shape().ordering() == Ordering.Mode.NONE).findFirst().ifPresent(defaults -> {
+        drains.stream()
+                .filter(drain -> drain.shape().processes() == 1
+                        && drain.shape().isLibraryDefault()
+                        && drain.shape().ordering() == Ordering.Mode.NONE)
+                .findFirst()
+                .ifPresent(defaults -> {
                     ScaleOutScenario.Drain best = drains.stream()
-                            .filter(drain -> drain.shape().processes() == 1 && drain.shape().ordering() == Ordering.Mode.NONE)
+                            .filter(drain -> drain.shape().processes() == 1
+                                    && drain.shape().ordering() == Ordering.Mode.NONE)
                             .max(java.util.Comparator.comparingDouble(ScaleOutScenario.Drain::shareOfCeiling))
                             .orElse(defaults);
-                    table.target(scenario, "the library's defaults (" + defaults.shape().threads() + " thread x batch "
-                            + defaults.shape().batchSize() + ") drain fastest of the choices, one relay process",
-                            percent(defaults.shareOfCeiling()) + " of ceiling", "best: " + best.shape().label() + ", "
-                            + percent(best.shareOfCeiling()), times(defaults.shareOfCeiling() / best.shareOfCeiling()),
-                            "1.00x", best == defaults, true);
+                    table.target(
+                            scenario,
+                            "the library's defaults (" + defaults.shape().threads() + " thread x batch "
+                                    + defaults.shape().batchSize()
+                                    + ") drain fastest of the choices, one relay process",
+                            percent(defaults.shareOfCeiling()) + " of ceiling",
+                            "best: " + best.shape().label() + ", " + percent(best.shareOfCeiling()),
+                            times(defaults.shareOfCeiling() / best.shareOfCeiling()),
+                            "1.00x",
+                            best == defaults,
+                            true);
                 });
     }
 
     private static void steady(SteadyStateScenario.Result result, BenchmarkConfig options, ResultTable table) {
-        String scenario = "4 steady " + String.format(Locale.ROOT, "%,d/s %dx%ds", options.steadyRate(),
-                options.runs(), options.steadyTime().toSeconds());
-        for (Map.Entry<SteadyStateScenario.WakeUp, List<SteadyStateScenario.Latency>> entry
-                : result.latency().entrySet()) {
+        String scenario = "4 steady "
+                + String.format(
+                        Locale.ROOT,
+                        "%,d/s %dx%ds",
+                        options.steadyRate(),
+                        options.runs(),
+                        options.steadyTime().toSeconds());
+        for (Map.Entry<SteadyStateScenario.WakeUp, List<SteadyStateScenario.Latency>> entry :
+                result.latency().entrySet()) {
             SteadyStateScenario.WakeUp w = entry.getKey();
             List<SteadyStateScenario.Latency> runs = entry.getValue();
             SteadyStateScenario.Latency l = SteadyStateScenario.medianByP99(runs);
-            String value = latency(l) + (runs.size() < 2 ? "" : " (the median run by p99; p99 of each run: "
-                    + runs.stream().map(r -> String.format(Locale.ROOT, "%.1f", r.p99Millis()))
-                            .collect(Collectors.joining(" / ")) + " ms)");
+            String value = latency(l)
+                    + (runs.size() < 2
+                            ? ""
+                            : " (the median run by p99; p99 of each run: "
+                                    + runs.stream()
+                                            .map(r -> String.format(Locale.ROOT, "%.1f", r.p99Millis()))
+                                            .collect(Collectors.joining(" / "))
+                                    + " ms)");
             // Flat only if every run was: the backlog of the run that left the most pending is shown.
             SteadyStateScenario.Latency mostPending = runs.stream()
-                    .max(Comparator.comparingLong(SteadyStateScenario.Latency::maxPendingSecondHalf)).orElseThrow();
+                    .max(Comparator.comparingLong(SteadyStateScenario.Latency::maxPendingSecondHalf))
+                    .orElseThrow();
             boolean flat = runs.stream().allMatch(SteadyStateScenario.Latency::flat);
-            String backlog = backlog(mostPending, options.steadyRate()) + (runs.size() < 2 ? ""
-                    : flat ? " in every run" : " in the worst run");
+            String backlog = backlog(mostPending, options.steadyRate())
+                    + (runs.size() < 2 ? "" : flat ? " in every run" : " in the worst run");
             if (w == SteadyStateScenario.WakeUp.POLLING_ONLY) {
                 table.info(scenario, w.display() + ": commit -> consume", value);
                 table.info(scenario, w.display() + ": backlog", backlog);
             } else {
-                table.target(scenario, w.display() + ": commit -> consume", value, "p99 <= 15 ms",
-                        l.p99Millis() <= 15, l.measured() > 0);
+                table.target(
+                        scenario,
+                        w.display() + ": commit -> consume",
+                        value,
+                        "p99 <= 15 ms",
+                        l.p99Millis() <= 15,
+                        l.measured() > 0);
                 table.target(scenario, w.display() + ": backlog", backlog, "flat at the rate", flat, true);
             }
             // each text names what it measured: "machine busy …", "stop-the-world GC pauses: …", "waiting for a CPU: …"
@@ -263,11 +330,18 @@ public final class BenchmarkMain {
             }
         }
         // The same wake-ups with CPU to spare: how fast the relay's own path is when nothing queues for a core.
-        String headroom = "4 steady " + String.format(Locale.ROOT, "%,d/s %ds", result.headroomRate(),
-                options.steadyTime().toSeconds());
-        for (Map.Entry<SteadyStateScenario.WakeUp, SteadyStateScenario.Latency> entry : result.headroom().entrySet()) {
+        String headroom = "4 steady "
+                + String.format(
+                        Locale.ROOT,
+                        "%,d/s %ds",
+                        result.headroomRate(),
+                        options.steadyTime().toSeconds());
+        for (Map.Entry<SteadyStateScenario.WakeUp, SteadyStateScenario.Latency> entry :
+                result.headroom().entrySet()) {
             SteadyStateScenario.Latency l = entry.getValue();
-            table.info(headroom, entry.getKey().display() + ": commit -> consume (a quarter of the rate)",
+            table.info(
+                    headroom,
+                    entry.getKey().display() + ": commit -> consume (a quarter of the rate)",
                     latency(l) + "; " + backlog(l, result.headroomRate()));
             for (String diagnostic : List.of(l.cpu(), l.gcPauses(), l.cpuWaits())) {
                 table.detail(headroom, entry.getKey().display(), diagnostic);
@@ -301,9 +375,12 @@ public final class BenchmarkMain {
             String value = tx(Stats.median(tps));
             String reference = "polling only, the same rounds: " + pollingValue;
             String ratio = "cost " + percent(cost) + " ± " + percent(Stats.medianStandardError(costs));
-            table.detail("4 producer cost", w.display() + ": cost per round", "median of " + costs.size()
-                    + " rounds, the middle half " + percent(Stats.quantile(costs, 0.25)) + " to "
-                    + percent(Stats.quantile(costs, 0.75)));
+            table.detail(
+                    "4 producer cost",
+                    w.display() + ": cost per round",
+                    "median of " + costs.size()
+                            + " rounds, the middle half " + percent(Stats.quantile(costs, 0.25)) + " to "
+                            + percent(Stats.quantile(costs, 0.75)));
             if (w == defaultWakeUp) {
                 table.target("4 producer cost", figure, value, reference, ratio, "< 5 %", cost < 0.05, true);
             } else {
@@ -313,20 +390,24 @@ public final class BenchmarkMain {
     }
 
     private static String latency(SteadyStateScenario.Latency l) {
-        return String.format(Locale.ROOT, "p50 %.1f / p95 %.1f / p99 %.1f ms", l.p50Millis(), l.p95Millis(),
-                l.p99Millis());
+        return String.format(
+                Locale.ROOT, "p50 %.1f / p95 %.1f / p99 %.1f ms", l.p50Millis(), l.p95Millis(), l.p99Millis());
     }
 
     private static String backlog(SteadyStateScenario.Latency l, int rate) {
         boolean reached = l.achievedRate() >= 0.95 * rate;
-        return String.format(Locale.ROOT, "%s (max pending %,d in 2nd half, %,d missing; producers reached %,.0f/s)",
-                !reached ? "rate not reached" : l.flat() ? "flat" : "growing", l.maxPendingSecondHalf(), l.missing(),
+        return String.format(
+                Locale.ROOT,
+                "%s (max pending %,d in 2nd half, %,d missing; producers reached %,.0f/s)",
+                !reached ? "rate not reached" : l.flat() ? "flat" : "growing",
+                l.maxPendingSecondHalf(),
+                l.missing(),
                 l.achievedRate());
     }
 
     /** Scenario 5's rows: the library's transactions beside the hand-written INSERT's of the same rounds. */
-    static void producers(Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkConfig options,
-            ResultTable table) {
+    static void producers(
+            Map<ProducerOverheadScenario.Mode, List<Double>> tps, BenchmarkConfig options, ResultTable table) {
         String scenario = "5 producer overhead";
         List<Double> business = tps.get(ProducerOverheadScenario.Mode.BUSINESS_ONLY);
         List<Double> library = tps.get(ProducerOverheadScenario.Mode.LIBRARY_APPEND);
@@ -342,11 +423,22 @@ public final class BenchmarkMain {
         }
         double over = Stats.median(overTx);
         String floor = "+ the same row by a hand-written INSERT: " + tx(Stats.median(hand));
-        table.target(scenario, "+ 1 event via OutboxWriter", tx(Stats.median(library)), floor,
+        table.target(
+                scenario,
+                "+ 1 event via OutboxWriter",
+                tx(Stats.median(library)),
+                floor,
                 "tx time " + signedPercent(over) + " ± " + percent(Stats.medianStandardError(overTx)) + " (median of "
-                        + overTx.size() + " rounds)", "<= +5 %", over <= 0.05, true);
-        table.compare(scenario, "the append's own time (tx time less the business tx's)", "",
-                "the hand-written INSERT's", signedPercent(Stats.median(overAppend)));
+                        + overTx.size() + " rounds)",
+                "<= +5 %",
+                over <= 0.05,
+                true);
+        table.compare(
+                scenario,
+                "the append's own time (tx time less the business tx's)",
+                "",
+                "the hand-written INSERT's",
+                signedPercent(Stats.median(overAppend)));
     }
 
     /** Scenario 6's row: the lease on the grown table beside the lease on the empty one, per run. */
@@ -358,9 +450,15 @@ public final class BenchmarkMain {
             ratios.add(result.grownMillis().get(i) / result.emptyMillis().get(i));
         }
         double ratio = Stats.median(ratios);
-        table.target(scenario, String.format(Locale.ROOT, "lease of %d, %,d sent rows", options.batchSize(),
-                result.sentRows()), String.format(Locale.ROOT, "%.2f ms", Stats.median(result.grownMillis())),
-                "lease of " + options.batchSize() + ", 0 sent rows: " + empty, times(ratio), "<= 2x", ratio <= 2, true);
+        table.target(
+                scenario,
+                String.format(Locale.ROOT, "lease of %d, %,d sent rows", options.batchSize(), result.sentRows()),
+                String.format(Locale.ROOT, "%.2f ms", Stats.median(result.grownMillis())),
+                "lease of " + options.batchSize() + ", 0 sent rows: " + empty,
+                times(ratio),
+                "<= 2x",
+                ratio <= 2,
+                true);
     }
 
     /**
@@ -368,12 +466,16 @@ public final class BenchmarkMain {
      * the same interval without it, then the whole run against the goal (p99 at most twice, at least
      * 80 % of the events delivered while producing, kept up in every interval).
      */
-    static void longTransaction(List<LongTransactionScenario.Comparison> comparisons, BenchmarkConfig options,
-            ResultTable table) {
+    static void longTransaction(
+            List<LongTransactionScenario.Comparison> comparisons, BenchmarkConfig options, ResultTable table) {
         long seconds = options.heldInterval().toSeconds();
         String unit = seconds == 60 ? "minute" : seconds + " s";
         for (LongTransactionScenario.Comparison c : comparisons) {
-            String scenario = String.format(Locale.ROOT, "7 long tx, %s, %,d/s %ds", c.label(), options.steadyRate(),
+            String scenario = String.format(
+                    Locale.ROOT,
+                    "7 long tx, %s, %,d/s %ds",
+                    c.label(),
+                    options.steadyRate(),
                     options.heldTime().toSeconds());
             LongTransactionScenario.Run held = c.held();
             LongTransactionScenario.Run free = c.notHeld();
@@ -384,20 +486,42 @@ public final class BenchmarkMain {
             for (int i = 0; i < n; i++) {
                 MinuteStatsRow h = MinuteStatsRow.of(held.minutes(), i);
                 MinuteStatsRow f = MinuteStatsRow.of(free.minutes(), i);
-                table.compare(scenario, unit + " " + (i + 1) + ": snapshot held", h.text(),
-                        "no snapshot held: " + f.text(), h.ratioTo(f));
+                table.compare(
+                        scenario,
+                        unit + " " + (i + 1) + ": snapshot held",
+                        h.text(),
+                        "no snapshot held: " + f.text(),
+                        h.ratioTo(f));
             }
             double p99Ratio = held.p99Millis() / free.p99Millis();
-            table.target(scenario, "p99 over the run: snapshot held", millis(held.p99Millis())
-                    + (held.censored() > 0 ? " (at least)" : ""), "no snapshot held: " + millis(free.p99Millis()),
-                    times(p99Ratio), "<= 2x", p99Ratio <= 2, !Double.isNaN(p99Ratio));
+            table.target(
+                    scenario,
+                    "p99 over the run: snapshot held",
+                    millis(held.p99Millis()) + (held.censored() > 0 ? " (at least)" : ""),
+                    "no snapshot held: " + millis(free.p99Millis()),
+                    times(p99Ratio),
+                    "<= 2x",
+                    p99Ratio <= 2,
+                    !Double.isNaN(p99Ratio));
             double drain = held.deliveredShare() / free.deliveredShare();
-            table.target(scenario, "delivered while producing: snapshot held", percent(held.deliveredShare()) + " of "
-                    + String.format(Locale.ROOT, "%,d", held.committed()), "no snapshot held: "
-                    + percent(free.deliveredShare()) + " of " + String.format(Locale.ROOT, "%,d", free.committed()),
-                    percent(drain), ">= 80 %", drain >= 0.8, !Double.isNaN(drain));
-            table.target(scenario, "kept up in every " + unit + ": snapshot held", keptUp(held, unit),
-                    "no snapshot held: " + keptUp(free, unit), "", "every " + unit, held.firstBehind() < 0,
+            table.target(
+                    scenario,
+                    "delivered while producing: snapshot held",
+                    percent(held.deliveredShare()) + " of " + String.format(Locale.ROOT, "%,d", held.committed()),
+                    "no snapshot held: " + percent(free.deliveredShare()) + " of "
+                            + String.format(Locale.ROOT, "%,d", free.committed()),
+                    percent(drain),
+                    ">= 80 %",
+                    drain >= 0.8,
+                    !Double.isNaN(drain));
+            table.target(
+                    scenario,
+                    "kept up in every " + unit + ": snapshot held",
+                    keptUp(held, unit),
+                    "no snapshot held: " + keptUp(free, unit),
+                    "",
+                    "every " + unit,
+                    held.firstBehind() < 0,
                     !held.minutes().isEmpty());
         }
         layoutsSideBySide(comparisons, options, table);
@@ -407,24 +531,42 @@ public final class BenchmarkMain {
      * For each completion mode and ordering measured in both layouts, the append-only log's
      * held-to-not-held ratios beside the in-place layout's.
      */
-    private static void layoutsSideBySide(List<LongTransactionScenario.Comparison> comparisons,
-            BenchmarkConfig options, ResultTable table) {
+    private static void layoutsSideBySide(
+            List<LongTransactionScenario.Comparison> comparisons, BenchmarkConfig options, ResultTable table) {
         for (LongTransactionScenario.Comparison log : comparisons) {
             if (log.layout() != StoreLayout.APPEND_LOG) {
                 continue;
             }
-            comparisons.stream().filter(c -> c.layout() == StoreLayout.IN_PLACE && c.completion() == log.completion()
-                    && c.ordering() == log.ordering()).findFirst().ifPresent(inPlace -> {
-                        String scenario = String.format(Locale.ROOT, "7 long tx, append log vs in place, %s, %,d/s %ds",
-                                log.setting(), options.steadyRate(), options.heldTime().toSeconds());
+            comparisons.stream()
+                    .filter(c -> c.layout() == StoreLayout.IN_PLACE
+                            && c.completion() == log.completion()
+                            && c.ordering() == log.ordering())
+                    .findFirst()
+                    .ifPresent(inPlace -> {
+                        String scenario = String.format(
+                                Locale.ROOT,
+                                "7 long tx, append log vs in place, %s, %,d/s %ds",
+                                log.setting(),
+                                options.steadyRate(),
+                                options.heldTime().toSeconds());
                         double logP99 = log.held().p99Millis() / log.notHeld().p99Millis();
-                        double inPlaceP99 = inPlace.held().p99Millis() / inPlace.notHeld().p99Millis();
-                        table.compare(scenario, "p99 snapshot held / not held", "append log: " + times(logP99),
-                                "in place: " + times(inPlaceP99), times(logP99 / inPlaceP99));
-                        double logDrain = log.held().deliveredShare() / log.notHeld().deliveredShare();
-                        double inPlaceDrain = inPlace.held().deliveredShare() / inPlace.notHeld().deliveredShare();
-                        table.compare(scenario, "delivered while producing, snapshot held / not held",
-                                "append log: " + percent(logDrain), "in place: " + percent(inPlaceDrain),
+                        double inPlaceP99 =
+                                inPlace.held().p99Millis() / inPlace.notHeld().p99Millis();
+                        table.compare(
+                                scenario,
+                                "p99 snapshot held / not held",
+                                "append log: " + times(logP99),
+                                "in place: " + times(inPlaceP99),
+                                times(logP99 / inPlaceP99));
+                        double logDrain =
+                                log.held().deliveredShare() / log.notHeld().deliveredShare();
+                        double inPlaceDrain = inPlace.held().deliveredShare()
+                                / inPlace.notHeld().deliveredShare();
+                        table.compare(
+                                scenario,
+                                "delivered while producing, snapshot held / not held",
+                                "append log: " + percent(logDrain),
+                                "in place: " + percent(inPlaceDrain),
                                 times(logDrain / inPlaceDrain));
                     });
         }
@@ -446,8 +588,9 @@ public final class BenchmarkMain {
                 return "";
             }
             MinuteStats.Minute o = other.minute;
-            return "p99 " + times(minute.p99Millis() / o.p99Millis()) + ", lease " + times(minute.leaseMillis()
-                    / o.leaseMillis()) + ", entries/scan " + times(minute.entriesPerScan() / o.entriesPerScan());
+            return "p99 " + times(minute.p99Millis() / o.p99Millis()) + ", lease "
+                    + times(minute.leaseMillis() / o.leaseMillis()) + ", entries/scan "
+                    + times(minute.entriesPerScan() / o.entriesPerScan());
         }
     }
 
@@ -456,10 +599,20 @@ public final class BenchmarkMain {
      * lease 2.4 ms (max 9.0, 410 leases)}; a p99 with events not delivered at the end is a lower bound.
      */
     static String minute(MinuteStats.Minute m) {
-        return String.format(Locale.ROOT, "p50 %.1f / p99 %s%.1f ms; %s (backlog %,d); %,d dead; %.1f entries/scan; "
-                + "lease %.1f ms (max %.1f, %,d leases)", m.p50Millis(), m.censored() > 0 ? ">= " : "", m.p99Millis(),
-                m.keptUp() ? "kept up" : "BEHIND", m.pendingAtEnd(), m.deadTuples(), m.entriesPerScan(),
-                m.leaseMillis(), m.leaseMaxMillis(), m.leases());
+        return String.format(
+                Locale.ROOT,
+                "p50 %.1f / p99 %s%.1f ms; %s (backlog %,d); %,d dead; %.1f entries/scan; "
+                        + "lease %.1f ms (max %.1f, %,d leases)",
+                m.p50Millis(),
+                m.censored() > 0 ? ">= " : "",
+                m.p99Millis(),
+                m.keptUp() ? "kept up" : "BEHIND",
+                m.pendingAtEnd(),
+                m.deadTuples(),
+                m.entriesPerScan(),
+                m.leaseMillis(),
+                m.leaseMaxMillis(),
+                m.leases());
     }
 
     private static String keptUp(LongTransactionScenario.Run run, String unit) {

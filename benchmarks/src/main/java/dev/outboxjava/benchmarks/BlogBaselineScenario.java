@@ -51,12 +51,18 @@ public final class BlogBaselineScenario {
     public double run() {
         String topic = services.newTopic("blog", 6);
         try (HikariDataSource pool = services.newPool("blog", 2);
-                KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, services.kafkaBootstrapServers(),
-                        ProducerConfig.ACKS_CONFIG, "all",
-                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                        ProducerConfig.LINGER_MS_CONFIG, 0),
-                        new StringSerializer(), new ByteArraySerializer())) {
+                KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+                        Map.of(
+                                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                services.kafkaBootstrapServers(),
+                                ProducerConfig.ACKS_CONFIG,
+                                "all",
+                                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                                true,
+                                ProducerConfig.LINGER_MS_CONFIG,
+                                0),
+                        new StringSerializer(),
+                        new ByteArraySerializer())) {
             PostgresOutboxStore store = tables.create("blog", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
             String table = store.config().tableName();
             List<Double> rates = new ArrayList<>();
@@ -87,16 +93,16 @@ public final class BlogBaselineScenario {
         long sent = 0;
         connection.setAutoCommit(false);
         try (PreparedStatement select = connection.prepareStatement("SELECT id, event_key, destination, payload FROM "
-                + table + " WHERE status = 'pending' ORDER BY seq LIMIT " + LIMIT + " FOR UPDATE SKIP LOCKED");
-                PreparedStatement update = connection.prepareStatement("UPDATE " + table
-                        + " SET status = 'sent', sent_at = now() WHERE id = ?")) {
+                        + table + " WHERE status = 'pending' ORDER BY seq LIMIT " + LIMIT + " FOR UPDATE SKIP LOCKED");
+                PreparedStatement update = connection.prepareStatement(
+                        "UPDATE " + table + " SET status = 'sent', sent_at = now() WHERE id = ?")) {
             while (System.nanoTime() < deadline) {
                 int rows = 0;
                 try (ResultSet rs = select.executeQuery()) {
                     while (rs.next()) {
                         UUID id = rs.getObject(1, UUID.class);
-                        ProducerRecord<String, byte[]> record = new ProducerRecord<>(rs.getString(3),
-                                rs.getString(2), rs.getBytes(4));
+                        ProducerRecord<String, byte[]> record =
+                                new ProducerRecord<>(rs.getString(3), rs.getString(2), rs.getBytes(4));
                         record.headers().add("ce_id", id.toString().getBytes(StandardCharsets.UTF_8));
                         producer.send(record).get();
                         update.setObject(1, id);

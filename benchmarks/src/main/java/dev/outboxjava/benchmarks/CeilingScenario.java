@@ -35,8 +35,8 @@ public final class CeilingScenario {
     static final int WARM_UP_ROWS = 20_000;
 
     /** The best configuration and the medians of its rates (rows/s). */
-    public record Result(int batchSize, int drainers, List<Double> keepSent, List<Double> delete,
-            List<Double> storeKeepSent) {
+    public record Result(
+            int batchSize, int drainers, List<Double> keepSent, List<Double> delete, List<Double> storeKeepSent) {
 
         public double keepSentRowsPerSecond() {
             return Stats.median(keepSent);
@@ -70,8 +70,8 @@ public final class CeilingScenario {
     public Result run() {
         try (HikariDataSource pool = services.newPool("ceiling", 6)) {
             PostgresOutboxStore keep = tables.create("ceiling_keep", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
-            PostgresOutboxStore delete = tables.create("ceiling_delete", CompletionMode.DELETE_ON_PUBLISH,
-                    WakeUpMode.NONE, pool);
+            PostgresOutboxStore delete =
+                    tables.create("ceiling_delete", CompletionMode.DELETE_ON_PUBLISH, WakeUpMode.NONE, pool);
             String keepTable = keep.config().tableName();
             int bestBatch = 0;
             int bestDrainers = 0;
@@ -80,10 +80,11 @@ public final class CeilingScenario {
                 for (int drainers : DRAINERS) {
                     tables.truncate(keep);
                     tables.loadPending(keep, options.searchBacklog(), "ceiling");
-                    double rate = SqlDrainers.drain(pool, keepTable, false, batch, drainers, options.searchBacklog(),
-                            SEARCH_WINDOW);
-                    Log.line("S1 search: batch %d, %d drainer(s): %,.0f rows/s (%,d-row backlog, %d s at most)", batch,
-                            drainers, rate, options.searchBacklog(), SEARCH_WINDOW.toSeconds());
+                    double rate = SqlDrainers.drain(
+                            pool, keepTable, false, batch, drainers, options.searchBacklog(), SEARCH_WINDOW);
+                    Log.line(
+                            "S1 search: batch %d, %d drainer(s): %,.0f rows/s (%,d-row backlog, %d s at most)",
+                            batch, drainers, rate, options.searchBacklog(), SEARCH_WINDOW.toSeconds());
                     if (rate > bestRate) {
                         bestRate = rate;
                         bestBatch = batch;
@@ -102,25 +103,38 @@ public final class CeilingScenario {
                 tables.truncate(keep);
                 tables.loadPending(keep, options.backlog(), "ceiling");
                 CpuBreakdown cpu = CpuBreakdown.start();
-                keepRates.add(SqlDrainers.drain(pool, keepTable, false, bestBatch, bestDrainers, options.backlog(),
-                        options.drainWindow()));
+                keepRates.add(SqlDrainers.drain(
+                        pool, keepTable, false, bestBatch, bestDrainers, options.backlog(), options.drainWindow()));
                 keepCpu = cpu.perEvent(options.backlog());
                 tables.truncate(delete);
                 tables.loadPending(delete, options.backlog(), "ceiling");
-                deleteRates.add(SqlDrainers.drain(pool, delete.config().tableName(), true, bestBatch, bestDrainers,
-                        options.backlog(), options.drainWindow()));
+                deleteRates.add(SqlDrainers.drain(
+                        pool,
+                        delete.config().tableName(),
+                        true,
+                        bestBatch,
+                        bestDrainers,
+                        options.backlog(),
+                        options.drainWindow()));
                 if (run == 0) {
                     // a diagnostic, measured once: the library's own statements at the ceiling's configuration
                     tables.truncate(keep);
                     tables.loadPending(keep, options.backlog(), "ceiling");
                     CpuBreakdown storeCpu = CpuBreakdown.start();
-                    storeRates.add(Drainers.drain(keep, bestBatch, bestDrainers, options.backlog(),
-                            options.drainWindow()));
+                    storeRates.add(
+                            Drainers.drain(keep, bestBatch, bestDrainers, options.backlog(), options.drainWindow()));
                     Log.line("S1 store keep-sent: %s", storeCpu.perEvent(options.backlog()));
                 }
-                Log.line("S1 run %d: SQL keep-sent %,.0f rows/s (%s), SQL delete-on-publish %,.0f rows/s, store "
-                        + "keep-sent %,.0f rows/s (run 1; batch %d, %d drainers)", run + 1, keepRates.get(run), keepCpu,
-                        deleteRates.get(run), storeRates.get(0), bestBatch, bestDrainers);
+                Log.line(
+                        "S1 run %d: SQL keep-sent %,.0f rows/s (%s), SQL delete-on-publish %,.0f rows/s, store "
+                                + "keep-sent %,.0f rows/s (run 1; batch %d, %d drainers)",
+                        run + 1,
+                        keepRates.get(run),
+                        keepCpu,
+                        deleteRates.get(run),
+                        storeRates.get(0),
+                        bestBatch,
+                        bestDrainers);
             }
             tables.truncate(keep);
             tables.truncate(delete);

@@ -19,8 +19,7 @@ final class JitWarmUp {
     /** A cycle in which the JIT compiled for less than this share of its wall time counts as quiet. */
     static final double QUIET_SHARE = 0.10;
 
-    private JitWarmUp() {
-    }
+    private JitWarmUp() {}
 
     /**
      * Runs {@code round} (given its 0-based number; it returns what to log about itself) in cycles of
@@ -39,23 +38,29 @@ final class JitWarmUp {
             long cycleCompiledMillis = measurable ? jit.getTotalCompilationTime() : 0;
             for (int k = 0; k < cycle; k++, n++) {
                 if (System.nanoTime() - started > limit.toNanos()) {
-                    Log.line("%s warm-up stops at its limit of %d s; the JIT compiler is still busy", label,
-                            limit.toSeconds());
+                    Log.line(
+                            "%s warm-up stops at its limit of %d s; the JIT compiler is still busy",
+                            label, limit.toSeconds());
                     return;
                 }
                 long roundStarted = System.nanoTime();
                 long compiledMillis = measurable ? jit.getTotalCompilationTime() : 0;
                 String outcome = round.apply(n);
-                Log.line("%s warm-up round %d (not reported): %s; JIT compiling %s of the time", label, n + 1,
-                        outcome, measurable ? percent(compilingShare(jit, compiledMillis, roundStarted)) : "n/a");
+                Log.line(
+                        "%s warm-up round %d (not reported): %s; JIT compiling %s of the time",
+                        label,
+                        n + 1,
+                        outcome,
+                        measurable ? percent(compilingShare(jit, compiledMillis, roundStarted)) : "n/a");
             }
             if (!measurable) {
                 return;
             }
             double share = compilingShare(jit, cycleCompiledMillis, cycleStarted);
             if (share < QUIET_SHARE) {
-                Log.line("%s warm-up done after %d rounds: the last %d compiled for %s of their time", label, n,
-                        cycle, percent(share));
+                Log.line(
+                        "%s warm-up done after %d rounds: the last %d compiled for %s of their time",
+                        label, n, cycle, percent(share));
                 return;
             }
         }

@@ -7,12 +7,11 @@ import java.util.Locale;
 /** Progress lines on standard error, so standard output carries only the table. */
 public final class Log {
 
-    private Log() {
-    }
+    private Log() {}
 
     /** One progress line, prefixed with the time of day. */
     public static void line(String format, Object... args) {
-        System.err.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + " "
-                + String.format(Locale.ROOT, format, args));
+        System.err.println(
+                LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + " " + String.format(Locale.ROOT, format, args));
     }
 }

@@ -56,8 +56,16 @@ import javax.sql.DataSource;
 public final class LongTransactionScenario {
 
     /** The figures of one run. */
-    public record Run(List<MinuteStats.Minute> minutes, double p50Millis, double p99Millis, long committed,
-            long deliveredDuringRun, long censored, double achievedRate, long heldXidAge, String horizonAtEnd) {
+    public record Run(
+            List<MinuteStats.Minute> minutes,
+            double p50Millis,
+            double p99Millis,
+            long committed,
+            long deliveredDuringRun,
+            long censored,
+            double achievedRate,
+            long heldXidAge,
+            String horizonAtEnd) {
 
         /** The share of the committed events that reached the consumer before the producers stopped. */
         public double deliveredShare() {
@@ -66,14 +74,17 @@ public final class LongTransactionScenario {
 
         /** The first interval at whose end the relay had fallen behind; -1 when it kept up in every one. */
         public int firstBehind() {
-            return minutes.stream().filter(m -> !m.keptUp()).mapToInt(MinuteStats.Minute::index).findFirst()
+            return minutes.stream()
+                    .filter(m -> !m.keptUp())
+                    .mapToInt(MinuteStats.Minute::index)
+                    .findFirst()
                     .orElse(-1);
         }
     }
 
     /** One store layout, completion mode and ordering, without and with the held snapshot. */
-    public record Comparison(StoreLayout layout, CompletionMode completion, Ordering.Mode ordering, Run notHeld,
-            Run held) {
+    public record Comparison(
+            StoreLayout layout, CompletionMode completion, Ordering.Mode ordering, Run notHeld, Run held) {
 
         /** E.g. {@code in place, keep sent, ordering none}. */
         public String label() {
@@ -115,8 +126,13 @@ public final class LongTransactionScenario {
     public List<Comparison> run() {
         Duration warmUp = options.heldInterval().compareTo(WARM_UP) < 0 ? options.heldInterval() : WARM_UP;
         Log.line("S7 warm-up: %d s without a held snapshot, not measured", warmUp.toSeconds());
-        run(options.heldLayouts().get(0), options.heldCompletions().get(0), options.heldOrderings().get(0), false,
-                warmUp, "warm-up");
+        run(
+                options.heldLayouts().get(0),
+                options.heldCompletions().get(0),
+                options.heldOrderings().get(0),
+                false,
+                warmUp,
+                "warm-up");
         List<Comparison> comparisons = new ArrayList<>();
         int turn = 0;
         for (CompletionMode completion : options.heldCompletions()) {
@@ -140,15 +156,20 @@ public final class LongTransactionScenario {
     }
 
     private Run run(StoreLayout layout, CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot) {
-        String label = new Comparison(layout, completion, mode, null, null).label() + (holdSnapshot
-                ? ", snapshot held" : ", no snapshot held");
+        String label = new Comparison(layout, completion, mode, null, null).label()
+                + (holdSnapshot ? ", snapshot held" : ", no snapshot held");
         return run(layout, completion, mode, holdSnapshot, options.heldTime(), label);
     }
 
-    private Run run(StoreLayout layout, CompletionMode completion, Ordering.Mode mode, boolean holdSnapshot,
-            Duration duration, String label) {
-        Ordering ordering = mode == Ordering.Mode.PER_KEY ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
-                : Ordering.none();
+    private Run run(
+            StoreLayout layout,
+            CompletionMode completion,
+            Ordering.Mode mode,
+            boolean holdSnapshot,
+            Duration duration,
+            String label) {
+        Ordering ordering =
+                mode == Ordering.Mode.PER_KEY ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none();
         String topic = services.newTopic("longtx", 6);
         int producers = SteadyStateScenario.pacedProducers(options);
         Duration interval = options.heldInterval().compareTo(duration) > 0 ? duration : options.heldInterval();
@@ -158,16 +179,24 @@ public final class LongTransactionScenario {
             String table = store.config().tableName();
             BusinessWork business = BusinessWork.create(services);
             OutboxWriter writer = store.writer();
-            OutboxNotifier notifier = OutboxNotifier.builder(pool, store.config().notifyChannel()).start();
-            List<WakeUpSource> sources = List.of(signal -> OutboxNotificationListener.builder(pool,
-                    store.config().notifyChannel(), signal::signal).start());
+            OutboxNotifier notifier =
+                    OutboxNotifier.builder(pool, store.config().notifyChannel()).start();
+            List<WakeUpSource> sources = List.of(signal -> OutboxNotificationListener.builder(
+                            pool, store.config().notifyChannel(), signal::signal)
+                    .start());
             Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
             AtomicLong committed = new AtomicLong();
             WorkerRun.PublishedCounter published = new WorkerRun.PublishedCounter();
             AtomicReference<MinuteStats> measuring = new AtomicReference<>();
-            OutboxWorker worker = WorkerRun.worker(timedLeases(store, measuring),
-                    brokers.newPublisher(Brokers.Kind.KAFKA), options.relayThreads(), options.batchSize(), ordering,
-                    Duration.ofSeconds(1), published, sources);
+            OutboxWorker worker = WorkerRun.worker(
+                    timedLeases(store, measuring),
+                    brokers.newPublisher(Brokers.Kind.KAFKA),
+                    options.relayThreads(),
+                    options.batchSize(),
+                    ordering,
+                    Duration.ofSeconds(1),
+                    published,
+                    sources);
             try (LatencyConsumer consumer = new LatencyConsumer(services.kafkaBootstrapServers(), topic, 6);
                     HeldSnapshot holder = holdSnapshot ? HeldSnapshot.open(services) : null) {
                 MinuteStats.Sample baseline = sample(pool, layout, table, 0);
@@ -176,23 +205,30 @@ public final class LongTransactionScenario {
                 MinuteStats stats = new MinuteStats(System.nanoTime(), interval.toNanos());
                 stats.baseline(baseline);
                 measuring.set(stats);
-                Thread sampler = new Thread(() -> {
-                    for (int i = 0; i < intervals; i++) {
-                        long wait;
-                        while ((wait = stats.end(i) - System.nanoTime()) > 0) {
-                            LockSupport.parkNanos(wait);
-                        }
-                        stats.sample(i, sample(pool, layout, table, committed.get() - published.published()));
-                    }
-                }, "bench-longtx-sampler");
+                Thread sampler = new Thread(
+                        () -> {
+                            for (int i = 0; i < intervals; i++) {
+                                long wait;
+                                while ((wait = stats.end(i) - System.nanoTime()) > 0) {
+                                    LockSupport.parkNanos(wait);
+                                }
+                                stats.sample(i, sample(pool, layout, table, committed.get() - published.published()));
+                            }
+                        },
+                        "bench-longtx-sampler");
                 sampler.start();
-                double achieved = ProducerLoad.paced(pool, producers, duration, options.steadyRate(),
+                double achieved = ProducerLoad.paced(
+                        pool,
+                        producers,
+                        duration,
+                        options.steadyRate(),
                         connection -> {
                             business.insertOrder(connection);
                             OutboxEvent event = BusinessWork.event(topic);
                             writer.append(connection, List.of(event));
                             return event.id();
-                        }, (id, at) -> {
+                        },
+                        (id, at) -> {
                             committedAt.put((UUID) id, at);
                             committed.incrementAndGet();
                             notifier.signal();
@@ -224,8 +260,16 @@ public final class LongTransactionScenario {
                     }
                 }
                 double[] whole = stats.wholeRunMillis();
-                Run run = new Run(stats.minutes(options.steadyRate()), whole[0], whole[1], committedAt.size(), inTime,
-                        stats.deliveredAndCensored()[1], achieved, heldXidAge, horizon);
+                Run run = new Run(
+                        stats.minutes(options.steadyRate()),
+                        whole[0],
+                        whole[1],
+                        committedAt.size(),
+                        inTime,
+                        stats.deliveredAndCensored()[1],
+                        achieved,
+                        heldXidAge,
+                        horizon);
                 log(label, run);
                 return run;
             } catch (InterruptedException e) {
@@ -243,11 +287,22 @@ public final class LongTransactionScenario {
         for (MinuteStats.Minute m : run.minutes()) {
             Log.line("S7 %s, interval %d: %s", label, m.index() + 1, BenchmarkMain.minute(m));
         }
-        Log.line("S7 %s: p50 %.1f ms, p99 %.1f ms over the run; %,d committed (%,.0f/s), %,d delivered before the "
-                + "producers stopped, %,d not delivered at the end%s; xmin horizon at the end: %s", label,
-                run.p50Millis(), run.p99Millis(), run.committed(), run.achievedRate(), run.deliveredDuringRun(),
-                run.censored(), run.heldXidAge() == 0 ? "" : String.format(Locale.ROOT,
-                        "; the held snapshot was %,d transaction ids old at the end", run.heldXidAge()),
+        Log.line(
+                "S7 %s: p50 %.1f ms, p99 %.1f ms over the run; %,d committed (%,.0f/s), %,d delivered before the "
+                        + "producers stopped, %,d not delivered at the end%s; xmin horizon at the end: %s",
+                label,
+                run.p50Millis(),
+                run.p99Millis(),
+                run.committed(),
+                run.achievedRate(),
+                run.deliveredDuringRun(),
+                run.censored(),
+                run.heldXidAge() == 0
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                "; the held snapshot was %,d transaction ids old at the end",
+                                run.heldXidAge()),
                 run.horizonAtEnd());
     }
 
@@ -258,8 +313,11 @@ public final class LongTransactionScenario {
      */
     private String horizon(String table) {
         try {
-            return PostgresHealthProbe.create(services.dataSource(), table, Optional.empty()).read(Instant.now())
-                    .xminHorizon().map(DatabaseHealthReport.HorizonHolder::describe).orElse("not held");
+            return PostgresHealthProbe.create(services.dataSource(), table, Optional.empty())
+                    .read(Instant.now())
+                    .xminHorizon()
+                    .map(DatabaseHealthReport.HorizonHolder::describe)
+                    .orElse("not held");
         } catch (RuntimeException e) {
             return "unknown (" + e.getMessage() + ")";
         }
@@ -301,7 +359,8 @@ public final class LongTransactionScenario {
                 .formatted("SELECT relid FROM pg_partition_tree(to_regclass(?))");
         boolean log = layout == StoreLayout.APPEND_LOG;
         String index = table + (log ? "_log_idx" : "_pending_idx");
-        try (Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+        try (Connection connection = pool.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, table);
             statement.setString(2, log ? table + "_state" : null);
             statement.setString(3, log ? table + "_lease" : null);

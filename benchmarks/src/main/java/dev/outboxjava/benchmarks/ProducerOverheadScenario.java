@@ -30,7 +30,11 @@ import java.util.Map;
 public final class ProducerOverheadScenario {
 
     /** What the transaction does. */
-    public enum Mode { BUSINESS_ONLY, LIBRARY_APPEND, HAND_INSERT }
+    public enum Mode {
+        BUSINESS_ONLY,
+        LIBRARY_APPEND,
+        HAND_INSERT
+    }
 
     /** Unmeasured time before the rounds. */
     static final Duration WARM_UP = Duration.ofSeconds(2);
@@ -62,15 +66,20 @@ public final class ProducerOverheadScenario {
                     + "content_type, payload, headers, status, attempts, max_attempts, next_attempt_at, created_at) "
                     + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'pending', 0, ?, ?, ?)";
             try {
-                InterleavedLoad.Rates<Mode> rates = new InterleavedLoad<>(Mode.class, "S5", phase(options),
-                        rounds(options), WARM_UP).run(pool, options.producers(), (mode, connection) -> {
-                            business.insertOrder(connection);
-                            if (mode == Mode.LIBRARY_APPEND) {
-                                writer.append(connection, List.of(BusinessWork.event("orders")));
-                            } else if (mode == Mode.HAND_INSERT) {
-                                insertByHand(connection, handInsert, BusinessWork.event("orders"));
-                            }
-                        }, mode -> { });
+                InterleavedLoad.Rates<Mode> rates = new InterleavedLoad<>(
+                                Mode.class, "S5", phase(options), rounds(options), WARM_UP)
+                        .run(
+                                pool,
+                                options.producers(),
+                                (mode, connection) -> {
+                                    business.insertOrder(connection);
+                                    if (mode == Mode.LIBRARY_APPEND) {
+                                        writer.append(connection, List.of(BusinessWork.event("orders")));
+                                    } else if (mode == Mode.HAND_INSERT) {
+                                        insertByHand(connection, handInsert, BusinessWork.event("orders"));
+                                    }
+                                },
+                                mode -> {});
                 cpuMicros.putAll(rates.cpuMicros());
                 return rates.tps();
             } finally {

@@ -15,8 +15,8 @@ import java.util.Locale;
 public final class ResultTable {
 
     /** The table's header, in column order. */
-    static final List<String> HEADER = List.of("scenario", "figure", "value", "reference (same run)", "ratio",
-            "target", "verdict");
+    static final List<String> HEADER =
+            List.of("scenario", "figure", "value", "reference (same run)", "ratio", "target", "verdict");
 
     /**
      * One line of the results table.
@@ -26,13 +26,17 @@ public final class ResultTable {
      * @param target    the target set for this figure; empty for none
      * @param verdict   {@code met}, {@code MISSED}, {@code n/a} (not measured) or empty (no target)
      */
-    public record Row(String scenario, String figure, String value, String reference, String ratio, String target,
-            String verdict) {
-    }
+    public record Row(
+            String scenario,
+            String figure,
+            String value,
+            String reference,
+            String ratio,
+            String target,
+            String verdict) {}
 
     /** One diagnostic line: printed above the table, never compared with a target. */
-    public record Detail(String scenario, String figure, String value) {
-    }
+    public record Detail(String scenario, String figure, String value) {}
 
     private final List<Row> rows = new ArrayList<>();
     private final List<Detail> details = new ArrayList<>();
@@ -56,9 +60,17 @@ public final class ResultTable {
      * A figure beside a reference measured in the same run, with a target on their ratio; {@code met}
      * decides the verdict, and a figure not {@code measured} is {@code n/a} whatever {@code met} says.
      */
-    public void target(String scenario, String figure, String value, String reference, String ratio, String target,
-            boolean met, boolean measured) {
-        rows.add(new Row(scenario, figure, value, reference, ratio, target, !measured ? "n/a" : met ? "met" : "MISSED"));
+    public void target(
+            String scenario,
+            String figure,
+            String value,
+            String reference,
+            String ratio,
+            String target,
+            boolean met,
+            boolean measured) {
+        rows.add(
+                new Row(scenario, figure, value, reference, ratio, target, !measured ? "n/a" : met ? "met" : "MISSED"));
     }
 
     /** A diagnostic line (where a tick's time or the CPU went, collector pauses). */
@@ -83,8 +95,8 @@ public final class ResultTable {
             out.println("Diagnostics:");
             out.println();
             for (Detail detail : details) {
-                out.println("- " + escape(detail.scenario()) + ", " + escape(detail.figure().strip()) + ": "
-                        + escape(detail.value()));
+                out.println("- " + escape(detail.scenario()) + ", "
+                        + escape(detail.figure().strip()) + ": " + escape(detail.value()));
             }
             out.println();
         }
@@ -94,8 +106,9 @@ public final class ResultTable {
         }
         List<String[]> lines = new ArrayList<>();
         for (Row row : rows) {
-            String[] cells = {row.scenario(), row.figure(), row.value(), row.reference(), row.ratio(), row.target(),
-                row.verdict()};
+            String[] cells = {
+                row.scenario(), row.figure(), row.value(), row.reference(), row.ratio(), row.target(), row.verdict()
+            };
             for (int i = 0; i < cells.length; i++) {
                 cells[i] = escape(cells[i]);
                 width[i] = Math.max(width[i], cells[i].length());
@@ -121,7 +134,9 @@ public final class ResultTable {
     private static String line(String[] cells, int[] width) {
         StringBuilder line = new StringBuilder("|");
         for (int i = 0; i < cells.length; i++) {
-            line.append(' ').append(String.format(Locale.ROOT, "%-" + width[i] + "s", cells[i])).append(" |");
+            line.append(' ')
+                    .append(String.format(Locale.ROOT, "%-" + width[i] + "s", cells[i]))
+                    .append(" |");
         }
         return line.toString();
     }

@@ -51,11 +51,11 @@ public final class ScaleOutScenario {
     }
 
     /** Medians over the runs: the relays' rate and its share of the ceiling drained just before it. */
-    public record Drain(Shape shape, double rowsPerSecond, double shareOfCeiling) {
-    }
+    public record Drain(Shape shape, double rowsPerSecond, double shareOfCeiling) {}
 
     /** The ceiling's SQL when scenario 1 did not run: batch and drainers that were near its best here. */
     private static final int DEFAULT_CEILING_BATCH = 1000;
+
     private static final int DEFAULT_CEILING_DRAINERS = 2;
     private static final Duration FIRST_PUBLISH_TIMEOUT = Duration.ofSeconds(60);
     /**
@@ -105,7 +105,8 @@ public final class ScaleOutScenario {
             Map<Ordering.Mode, PostgresOutboxStore> stores = new LinkedHashMap<>();
             for (Ordering.Mode mode : Ordering.Mode.values()) {
                 Ordering ordering = mode == Ordering.Mode.PER_KEY
-                        ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none();
+                        ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
+                        : Ordering.none();
                 stores.put(mode, tables.create("scale", CompletionMode.KEEP_SENT, WakeUpMode.NONE, ordering, pool));
             }
             for (int run = 0; run < options.runs(); run++) {
@@ -114,21 +115,30 @@ public final class ScaleOutScenario {
                     String table = store.config().tableName();
                     tables.truncate(store);
                     tables.loadPending(store, options.backlog(), topic);
-                    double sql = SqlDrainers.drain(pool, table, false, ceilingBatch, ceilingDrainers, options.backlog(),
+                    double sql = SqlDrainers.drain(
+                            pool,
+                            table,
+                            false,
+                            ceilingBatch,
+                            ceilingDrainers,
+                            options.backlog(),
                             options.drainWindow());
                     tables.truncate(store);
                     tables.loadPending(store, options.backlog(), topic);
                     double rate = drain(shape, store, pool, topic);
                     rates.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate);
                     shares.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate / sql);
-                    Log.line("S8 run %d: %s: %,.0f rows/s; ceiling SQL just before on the same table %,.0f rows/s "
-                            + "(%.1f %%)", run + 1, shape.label(), rate, sql, 100 * rate / sql);
+                    Log.line(
+                            "S8 run %d: %s: %,.0f rows/s; ceiling SQL just before on the same table %,.0f rows/s "
+                                    + "(%.1f %%)",
+                            run + 1, shape.label(), rate, sql, 100 * rate / sql);
                 }
             }
             stores.values().forEach(tables::truncate);
         }
         List<Drain> drains = new ArrayList<>();
-        rates.forEach((shape, list) -> drains.add(new Drain(shape, Stats.median(list), Stats.median(shares.get(shape)))));
+        rates.forEach(
+                (shape, list) -> drains.add(new Drain(shape, Stats.median(list), Stats.median(shares.get(shape)))));
         return drains;
     }
 
@@ -142,9 +152,15 @@ public final class ScaleOutScenario {
         List<RelayProcess> relays = new ArrayList<>();
         try {
             for (int i = 0; i < shape.processes(); i++) {
-                relays.add(RelayProcess.start(new RelayProcess.Settings(services.jdbcUrl(), table,
-                        store.config().ordering(), services.kafkaBootstrapServers(), topic, shape.threads(),
-                        shape.batchSize(), options.kafkaProperties())));
+                relays.add(RelayProcess.start(new RelayProcess.Settings(
+                        services.jdbcUrl(),
+                        table,
+                        store.config().ordering(),
+                        services.kafkaBootstrapServers(),
+                        topic,
+                        shape.threads(),
+                        shape.batchSize(),
+                        options.kafkaProperties())));
             }
             relays.forEach(RelayProcess::go);
             long firstDeadline = System.nanoTime() + FIRST_PUBLISH_TIMEOUT.toNanos();
@@ -179,12 +195,17 @@ public final class ScaleOutScenario {
     /** Events not marked published yet; with {@code any}, 1 or 0 (cheap enough to ask every few milliseconds). */
     private static long remaining(HikariDataSource pool, String table, boolean any) {
         String where = " WHERE status IN ('pending', 'in_flight')";
-        return count(pool, any ? "SELECT count(*) FROM (SELECT 1 FROM " + table + where + " LIMIT 1) x"
-                : "SELECT count(*) FROM " + table + where, table);
+        return count(
+                pool,
+                any
+                        ? "SELECT count(*) FROM (SELECT 1 FROM " + table + where + " LIMIT 1) x"
+                        : "SELECT count(*) FROM " + table + where,
+                table);
     }
 
     private static long count(HikariDataSource pool, String sql, String table) {
-        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = pool.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);

@@ -11,7 +11,6 @@ import dev.outboxjava.benchmarks.internal.LatencyConsumer;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.ProducerLoad;
 import dev.outboxjava.benchmarks.internal.Services;
-import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.benchmarks.internal.TickTimings;
 import dev.outboxjava.benchmarks.internal.WorkerRun;
 import dev.outboxjava.core.OutboxEvent;
@@ -54,8 +53,10 @@ public final class SteadyStateScenario {
 
     /** The worker's wake-up choices. */
     public enum WakeUp {
-        NOTIFY_AFTER_COMMIT("NOTIFY after commit"), TRIGGER_NOTIFY("trigger NOTIFY"),
-        IN_PROCESS_SIGNAL("in-process signal"), POLLING_ONLY("polling only");
+        NOTIFY_AFTER_COMMIT("NOTIFY after commit"),
+        TRIGGER_NOTIFY("trigger NOTIFY"),
+        IN_PROCESS_SIGNAL("in-process signal"),
+        POLLING_ONLY("polling only");
 
         private final String display;
 
@@ -69,19 +70,31 @@ public final class SteadyStateScenario {
     }
 
     /** Latency and backlog of one steady run. */
-    public record Latency(double p50Millis, double p95Millis, double p99Millis, double maxMillis, long measured,
-            long missing, long maxPendingSecondHalf, long pendingAtEnd, boolean flat, double achievedRate,
-            String cpu, String gcPauses, String cpuWaits) {
-    }
+    public record Latency(
+            double p50Millis,
+            double p95Millis,
+            double p99Millis,
+            double maxMillis,
+            long measured,
+            long missing,
+            long maxPendingSecondHalf,
+            long pendingAtEnd,
+            boolean flat,
+            double achievedRate,
+            String cpu,
+            String gcPauses,
+            String cpuWaits) {}
 
     /**
      * Everything scenario 4 measured: latency at the asked rate per wake-up, the same at a quarter of
      * that rate for the wake-ups that meet the latency target's premise (is the relay's own path fast
      * when the machine has CPU to spare?), and the producers' throughput per wake-up mechanism.
      */
-    public record Result(Map<WakeUp, List<Latency>> latency, int headroomRate, Map<WakeUp, Latency> headroom,
-            Map<WakeUp, List<Double>> producerTps) {
-    }
+    public record Result(
+            Map<WakeUp, List<Latency>> latency,
+            int headroomRate,
+            Map<WakeUp, Latency> headroom,
+            Map<WakeUp, List<Double>> producerTps) {}
 
     /**
      * The run whose p99 is the median of {@code runs} (of an even number, the worse of the middle two):
@@ -142,17 +155,37 @@ public final class SteadyStateScenario {
         JitWarmUp.untilQuiet("S4", HEADROOM_WAKE_UPS.size(), WARM_UP_LIMIT, round -> {
             WakeUp wakeUp = HEADROOM_WAKE_UPS.get(round % HEADROOM_WAKE_UPS.size());
             Latency l = steady(wakeUp, STEADY_WARM_UP, options.steadyRate());
-            return String.format(Locale.ROOT, "%s for %d s: p50 %.1f ms, p99 %.1f ms; %s; %s; %s", wakeUp.display(),
-                    STEADY_WARM_UP.toSeconds(), l.p50Millis(), l.p99Millis(), l.cpu(), l.gcPauses(), l.cpuWaits());
+            return String.format(
+                    Locale.ROOT,
+                    "%s for %d s: p50 %.1f ms, p99 %.1f ms; %s; %s; %s",
+                    wakeUp.display(),
+                    STEADY_WARM_UP.toSeconds(),
+                    l.p50Millis(),
+                    l.p99Millis(),
+                    l.cpu(),
+                    l.gcPauses(),
+                    l.cpuWaits());
         });
     }
 
     private static Latency logged(WakeUp wakeUp, Latency l) {
-        Log.line("S4 %s: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (%,d events, %d missing, %,.0f/s); "
-                + "pending max %,d in 2nd half, %,d at end -> %s; %s; %s; %s", wakeUp.display(), l.p50Millis(),
-                l.p95Millis(), l.p99Millis(), l.maxMillis(), l.measured(), l.missing(), l.achievedRate(),
-                l.maxPendingSecondHalf(), l.pendingAtEnd(), l.flat() ? "flat" : "NOT flat at the rate", l.cpu(),
-                l.gcPauses(), l.cpuWaits());
+        Log.line(
+                "S4 %s: p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (%,d events, %d missing, %,.0f/s); "
+                        + "pending max %,d in 2nd half, %,d at end -> %s; %s; %s; %s",
+                wakeUp.display(),
+                l.p50Millis(),
+                l.p95Millis(),
+                l.p99Millis(),
+                l.maxMillis(),
+                l.measured(),
+                l.missing(),
+                l.achievedRate(),
+                l.maxPendingSecondHalf(),
+                l.pendingAtEnd(),
+                l.flat() ? "flat" : "NOT flat at the rate",
+                l.cpu(),
+                l.gcPauses(),
+                l.cpuWaits());
         return l;
     }
 
@@ -163,14 +196,21 @@ public final class SteadyStateScenario {
             PostgresOutboxStore store = tables.create("steady", CompletionMode.KEEP_SENT, schemaMode(wakeUp), pool);
             BusinessWork business = BusinessWork.create(services);
             OutboxWriter writer = store.writer();
-            OutboxNotifier notifier = OutboxNotifier.builder(pool, store.config().notifyChannel()).start();
+            OutboxNotifier notifier =
+                    OutboxNotifier.builder(pool, store.config().notifyChannel()).start();
             List<WakeUpSource> sources = wakeUp == WakeUp.TRIGGER_NOTIFY || wakeUp == WakeUp.NOTIFY_AFTER_COMMIT
-                    ? List.of(signal -> OutboxNotificationListener.builder(pool, store.config().notifyChannel(),
-                            signal::signal).start())
+                    ? List.of(signal -> OutboxNotificationListener.builder(
+                                    pool, store.config().notifyChannel(), signal::signal)
+                            .start())
                     : List.of();
             TickTimings timings = new TickTimings();
-            OutboxWorker worker = WorkerRun.worker(timings.wrap(store), timings.wrap(brokers.newPublisher(Brokers.Kind.KAFKA)),
-                    options.relayThreads(), options.batchSize(), Duration.ofSeconds(1), new WorkerRun.PublishedCounter(),
+            OutboxWorker worker = WorkerRun.worker(
+                    timings.wrap(store),
+                    timings.wrap(brokers.newPublisher(Brokers.Kind.KAFKA)),
+                    options.relayThreads(),
+                    options.batchSize(),
+                    Duration.ofSeconds(1),
+                    new WorkerRun.PublishedCounter(),
                     sources);
             Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
             List<long[]> pendingSamples = new ArrayList<>();
@@ -181,13 +221,18 @@ public final class SteadyStateScenario {
                 Thread sampler = sampler(pool, store.config().tableName(), start, pendingSamples);
                 CpuBreakdown cpu = CpuBreakdown.start();
                 CpuWaits waits = CpuWaits.start();
-                double achieved = ProducerLoad.paced(pool, producers, duration,
-                        rate, connection -> {
+                double achieved = ProducerLoad.paced(
+                        pool,
+                        producers,
+                        duration,
+                        rate,
+                        connection -> {
                             business.insertOrder(connection);
                             OutboxEvent event = BusinessWork.event(topic);
                             writer.append(connection, List.of(event));
                             return event.id();
-                        }, (id, at) -> {
+                        },
+                        (id, at) -> {
                             committedAt.put((UUID) id, at);
                             if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
                                 signal.signal();
@@ -206,10 +251,23 @@ public final class SteadyStateScenario {
                 // the pauses that measured events could meet: from the end of the warm-up to the last delivery
                 long measuredFrom = start + WARM_UP.toNanos();
                 String gcPauses = GcPauses.describeBoth(measuredFrom, System.nanoTime());
-                Log.line("S4 %s at %,d/s relay ticks: %s; %s", wakeUp.display(), rate, timings.describe(),
+                Log.line(
+                        "S4 %s at %,d/s relay ticks: %s; %s",
+                        wakeUp.display(),
+                        rate,
+                        timings.describe(),
                         timings.stages(committedAt, consumer.received(), measuredFrom, 99));
-                return latency(start, duration, rate, committedAt, consumer.received(), pendingSamples, achieved,
-                        cpuUse, gcPauses, cpuWaits);
+                return latency(
+                        start,
+                        duration,
+                        rate,
+                        committedAt,
+                        consumer.received(),
+                        pendingSamples,
+                        achieved,
+                        cpuUse,
+                        gcPauses,
+                        cpuWaits);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
@@ -230,8 +288,16 @@ public final class SteadyStateScenario {
         return options.producers() * 2;
     }
 
-    private static Latency latency(long start, Duration duration, int rate, Map<UUID, Long> committedAt,
-            Map<UUID, Long> received, List<long[]> pendingSamples, double achieved, String cpu, String gcPauses,
+    private static Latency latency(
+            long start,
+            Duration duration,
+            int rate,
+            Map<UUID, Long> committedAt,
+            Map<UUID, Long> received,
+            List<long[]> pendingSamples,
+            double achieved,
+            String cpu,
+            String gcPauses,
             String cpuWaits) {
         Histogram histogram = new Histogram(3_600_000_000L, 3);
         long warmUpEnd = start + WARM_UP.toNanos();
@@ -258,30 +324,44 @@ public final class SteadyStateScenario {
         // Flat: the producers kept the asked rate (95 %), never more than two seconds' worth of events
         // waited in the second half, and none was lost.
         boolean flat = achieved >= 0.95 * rate && maxSecondHalf <= 2L * rate && missing == 0;
-        return new Latency(histogram.getValueAtPercentile(50) / 1000.0, histogram.getValueAtPercentile(95) / 1000.0,
-                histogram.getValueAtPercentile(99) / 1000.0, histogram.getMaxValue() / 1000.0,
-                histogram.getTotalCount(), missing, maxSecondHalf, last, flat, achieved, cpu, gcPauses, cpuWaits);
+        return new Latency(
+                histogram.getValueAtPercentile(50) / 1000.0,
+                histogram.getValueAtPercentile(95) / 1000.0,
+                histogram.getValueAtPercentile(99) / 1000.0,
+                histogram.getMaxValue() / 1000.0,
+                histogram.getTotalCount(),
+                missing,
+                maxSecondHalf,
+                last,
+                flat,
+                achieved,
+                cpu,
+                gcPauses,
+                cpuWaits);
     }
 
     private static Thread sampler(HikariDataSource pool, String table, long start, List<long[]> samples) {
-        Thread thread = new Thread(() -> {
-            try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
-                while (!Thread.currentThread().isInterrupted()) {
-                    try (ResultSet rs = statement.executeQuery("SELECT count(*) FROM " + table
-                            + " WHERE status = 'pending'")) {
-                        rs.next();
-                        synchronized (samples) {
-                            samples.add(new long[] {System.nanoTime(), rs.getLong(1)});
+        Thread thread = new Thread(
+                () -> {
+                    try (Connection connection = pool.getConnection();
+                            Statement statement = connection.createStatement()) {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            try (ResultSet rs = statement.executeQuery(
+                                    "SELECT count(*) FROM " + table + " WHERE status = 'pending'")) {
+                                rs.next();
+                                synchronized (samples) {
+                                    samples.add(new long[] {System.nanoTime(), rs.getLong(1)});
+                                }
+                            }
+                            Thread.sleep(250);
                         }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (SQLException e) {
+                        Log.line("S4 backlog sampler failed: %s", e.getMessage());
                     }
-                    Thread.sleep(250);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (SQLException e) {
-                Log.line("S4 backlog sampler failed: %s", e.getMessage());
-            }
-        }, "bench-backlog-sampler");
+                },
+                "bench-backlog-sampler");
         thread.start();
         return thread;
     }
@@ -299,33 +379,48 @@ public final class SteadyStateScenario {
      */
     private Map<WakeUp, List<Double>> producerCost() {
         try (HikariDataSource pool = services.newPool("wakeup-cost", options.producers() + 3)) {
-            PostgresOutboxStore notifying = tables.create("wake_notify", CompletionMode.KEEP_SENT,
-                    WakeUpMode.TRIGGER_NOTIFY, pool);
+            PostgresOutboxStore notifying =
+                    tables.create("wake_notify", CompletionMode.KEEP_SENT, WakeUpMode.TRIGGER_NOTIFY, pool);
             PostgresOutboxStore silent = tables.create("wake_none", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
             String channel = notifying.config().notifyChannel();
             BusinessWork business = BusinessWork.create(services);
             // the worker is not started: the producer pays only for the signal() call itself
-            OutboxWorker idle = WorkerRun.worker(silent, new Brokers.AcknowledgingPublisher(), 1, options.batchSize(),
-                    Duration.ofSeconds(1), new WorkerRun.PublishedCounter(), List.of());
+            OutboxWorker idle = WorkerRun.worker(
+                    silent,
+                    new Brokers.AcknowledgingPublisher(),
+                    1,
+                    options.batchSize(),
+                    Duration.ofSeconds(1),
+                    new WorkerRun.PublishedCounter(),
+                    List.of());
             OutboxWakeUp signal = idle.wakeUp();
             AtomicLong notified = new AtomicLong();
             try (OutboxNotifier notifier = OutboxNotifier.builder(pool, channel).start();
                     OutboxNotificationListener listener = listening(pool, channel, notified)) {
                 OutboxWriter triggering = notifying.writer();
                 OutboxWriter plain = silent.writer();
-                return new InterleavedLoad<>(WakeUp.class, "S4 producer cost", producerCostPhase(options),
-                        producerCostRounds(options), ProducerOverheadScenario.WARM_UP)
-                        .run(pool, options.producers(), (wakeUp, connection) -> {
-                            business.insertOrder(connection);
-                            (wakeUp == WakeUp.TRIGGER_NOTIFY ? triggering : plain).append(connection,
-                                    List.of(BusinessWork.event("orders")));
-                        }, wakeUp -> {
-                            if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
-                                signal.signal();
-                            } else if (wakeUp == WakeUp.NOTIFY_AFTER_COMMIT) {
-                                notifier.signal();
-                            }
-                        }).tps();
+                return new InterleavedLoad<>(
+                                WakeUp.class,
+                                "S4 producer cost",
+                                producerCostPhase(options),
+                                producerCostRounds(options),
+                                ProducerOverheadScenario.WARM_UP)
+                        .run(
+                                pool,
+                                options.producers(),
+                                (wakeUp, connection) -> {
+                                    business.insertOrder(connection);
+                                    (wakeUp == WakeUp.TRIGGER_NOTIFY ? triggering : plain)
+                                            .append(connection, List.of(BusinessWork.event("orders")));
+                                },
+                                wakeUp -> {
+                                    if (wakeUp == WakeUp.IN_PROCESS_SIGNAL) {
+                                        signal.signal();
+                                    } else if (wakeUp == WakeUp.NOTIFY_AFTER_COMMIT) {
+                                        notifier.signal();
+                                    }
+                                })
+                        .tps();
             } finally {
                 idle.close();
                 tables.truncate(notifying);
@@ -337,8 +432,9 @@ public final class SteadyStateScenario {
 
     /** A listener on the channel, LISTENing before it is returned. */
     private static OutboxNotificationListener listening(DataSource pool, String channel, AtomicLong notified) {
-        OutboxNotificationListener listener = OutboxNotificationListener.builder(pool, channel,
-                notified::incrementAndGet).start();
+        OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                        pool, channel, notified::incrementAndGet)
+                .start();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!listener.isListening()) {
             if (System.nanoTime() > deadline) {

@@ -28,8 +28,7 @@ public final class TableGrowthScenario {
     static final int WARM_UP_LEASES = 12;
 
     /** Median lease latencies (ms) per run, same index = same run. */
-    public record Result(List<Double> emptyMillis, List<Double> grownMillis, long sentRows, double loadSeconds) {
-    }
+    public record Result(List<Double> emptyMillis, List<Double> grownMillis, long sentRows, double loadSeconds) {}
 
     private final Services services;
     private final OutboxTables tables;
@@ -46,10 +45,10 @@ public final class TableGrowthScenario {
         long pending = ((long) options.runs() * leases + WARM_UP_LEASES) * options.batchSize();
         try (HikariDataSource emptyPool = services.newPool("growth-empty", 1);
                 HikariDataSource grownPool = services.newPool("growth-grown", 1)) {
-            PostgresOutboxStore empty = tables.create("growth_empty", CompletionMode.KEEP_SENT, WakeUpMode.NONE,
-                    emptyPool);
-            PostgresOutboxStore grown = tables.create("growth_sent", CompletionMode.KEEP_SENT, WakeUpMode.NONE,
-                    grownPool);
+            PostgresOutboxStore empty =
+                    tables.create("growth_empty", CompletionMode.KEEP_SENT, WakeUpMode.NONE, emptyPool);
+            PostgresOutboxStore grown =
+                    tables.create("growth_sent", CompletionMode.KEEP_SENT, WakeUpMode.NONE, grownPool);
             long loadStart = System.nanoTime();
             tables.loadSent(grown, options.sentRows(), SENT_PAYLOAD_BYTES);
             double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
@@ -59,7 +58,8 @@ public final class TableGrowthScenario {
             List<Double> emptyMillis = new ArrayList<>();
             List<Double> grownMillis = new ArrayList<>();
             Clock clock = Clock.systemUTC();
-            // past the driver's prepare threshold (5) and the server's custom-plan tries (5): generic plans from here on
+            // past the driver's prepare threshold (5) and the server's custom-plan tries (5): generic plans from here
+            // on
             for (int i = 0; i < WARM_UP_LEASES; i++) {
                 time(empty, clock);
                 time(grown, clock);
@@ -73,8 +73,9 @@ public final class TableGrowthScenario {
                 }
                 emptyMillis.add(Stats.median(e));
                 grownMillis.add(Stats.median(g));
-                Log.line("S6 run %d: lease of %d: %.2f ms with 0 sent rows, %.2f ms with %,d sent rows", run + 1,
-                        options.batchSize(), emptyMillis.get(run), grownMillis.get(run), options.sentRows());
+                Log.line(
+                        "S6 run %d: lease of %d: %.2f ms with 0 sent rows, %.2f ms with %,d sent rows",
+                        run + 1, options.batchSize(), emptyMillis.get(run), grownMillis.get(run), options.sentRows());
             }
             services.execute("DROP TABLE " + grown.config().tableName());
             services.execute("DROP TABLE " + empty.config().tableName());
@@ -84,7 +85,8 @@ public final class TableGrowthScenario {
 
     private double time(PostgresOutboxStore store, Clock clock) {
         long start = System.nanoTime();
-        int leased = store.lease(UUID.randomUUID(), options.batchSize(), clock.instant()).size();
+        int leased = store.lease(UUID.randomUUID(), options.batchSize(), clock.instant())
+                .size();
         double millis = (System.nanoTime() - start) / 1e6;
         if (leased != options.batchSize()) {
             throw new IllegalStateException("leased " + leased + " events, expected " + options.batchSize());

@@ -31,17 +31,20 @@ public final class WorkerDrainScenario {
     /** One variant. */
     public record Variant(Brokers.Kind broker, CompletionMode completion) {
         public String label() {
-            return broker.display() + ", " + (completion == CompletionMode.KEEP_SENT ? "keep sent" : "delete on publish");
+            return broker.display() + ", "
+                    + (completion == CompletionMode.KEEP_SENT ? "keep sent" : "delete on publish");
         }
     }
 
     /** Events drained, unmeasured, per variant before the runs. */
     static final int WARM_UP_ROWS = 20_000;
+
     private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
 
     private final Map<Variant, String> breakdown = new LinkedHashMap<>();
     /** Per run, the worker's rate over the ceiling's SQL drained on the same table just before it. */
     private final Map<Variant, List<Double>> besideCeiling = new LinkedHashMap<>();
+
     private final Map<Variant, String> cpu = new LinkedHashMap<>();
     private String lastCpu = "";
 
@@ -100,14 +103,16 @@ public final class WorkerDrainScenario {
             }
             // warm-up: the worker, store and publisher code (and the in-process broker's) load and compile first
             List<Variant> keepSent = stores.keySet().stream()
-                    .filter(variant -> variant.completion() == CompletionMode.KEEP_SENT).toList();
+                    .filter(variant -> variant.completion() == CompletionMode.KEEP_SENT)
+                    .toList();
             JitWarmUp.untilQuiet("S3", keepSent.size(), WARM_UP_LIMIT, round -> {
                 Variant variant = keepSent.get(round % keepSent.size());
                 PostgresOutboxStore store = stores.get(variant);
                 tables.truncate(store);
                 tables.loadPending(store, WARM_UP_ROWS, destinations.get(variant));
                 double rate = drain(store, variant.broker(), new TickTimings(), WARM_UP_ROWS);
-                return String.format(Locale.ROOT, "%,d events -> %s at %,.0f rows/s", WARM_UP_ROWS, variant.label(), rate);
+                return String.format(
+                        Locale.ROOT, "%,d events -> %s at %,.0f rows/s", WARM_UP_ROWS, variant.label(), rate);
             });
             for (int run = 0; run < options.runs(); run++) {
                 for (Variant variant : stores.keySet()) {
@@ -116,9 +121,14 @@ public final class WorkerDrainScenario {
                     double adjacentSql = Double.NaN;
                     if (ceiling != null && variant.broker() != Brokers.Kind.RABBITMQ) {
                         tables.loadPending(store, options.backlog(), destinations.get(variant));
-                        adjacentSql = SqlDrainers.drain(pool, store.config().tableName(),
-                                variant.completion() == CompletionMode.DELETE_ON_PUBLISH, ceiling.batchSize(),
-                                ceiling.drainers(), options.backlog(), options.drainWindow());
+                        adjacentSql = SqlDrainers.drain(
+                                pool,
+                                store.config().tableName(),
+                                variant.completion() == CompletionMode.DELETE_ON_PUBLISH,
+                                ceiling.batchSize(),
+                                ceiling.drainers(),
+                                options.backlog(),
+                                options.drainWindow());
                         tables.truncate(store);
                     }
                     tables.loadPending(store, options.backlog(), destinations.get(variant));
@@ -126,14 +136,23 @@ public final class WorkerDrainScenario {
                     double rate = drain(store, variant.broker(), timings, options.backlog());
                     rates.get(variant).add(rate);
                     if (!Double.isNaN(adjacentSql)) {
-                        besideCeiling.computeIfAbsent(variant, v -> new ArrayList<>()).add(rate / adjacentSql);
-                        Log.line("S3 run %d: ceiling SQL beside it on the same table: %,.0f rows/s -> worker at %.1f %%",
+                        besideCeiling
+                                .computeIfAbsent(variant, v -> new ArrayList<>())
+                                .add(rate / adjacentSql);
+                        Log.line(
+                                "S3 run %d: ceiling SQL beside it on the same table: %,.0f rows/s -> worker at %.1f %%",
                                 run + 1, adjacentSql, 100 * rate / adjacentSql);
                     }
                     breakdown.put(variant, timings.describe());
                     cpu.put(variant, lastCpu);
-                    Log.line("S3 run %d: worker -> %s: %,.0f rows/s (%d relay threads x batch %d; %s; %s)", run + 1,
-                            variant.label(), rate, options.relayThreads(), options.batchSize(), timings.describe(),
+                    Log.line(
+                            "S3 run %d: worker -> %s: %,.0f rows/s (%d relay threads x batch %d; %s; %s)",
+                            run + 1,
+                            variant.label(),
+                            rate,
+                            options.relayThreads(),
+                            options.batchSize(),
+                            timings.describe(),
                             lastCpu);
                 }
             }
@@ -146,8 +165,14 @@ public final class WorkerDrainScenario {
 
     private double drain(PostgresOutboxStore store, Brokers.Kind kind, TickTimings timings, long backlog) {
         WorkerRun.PublishedCounter counter = new WorkerRun.PublishedCounter();
-        OutboxWorker worker = WorkerRun.worker(timings.wrap(store), timings.wrap(brokers.newPublisher(kind)),
-                options.relayThreads(), options.batchSize(), Duration.ofSeconds(1), counter, List.of());
+        OutboxWorker worker = WorkerRun.worker(
+                timings.wrap(store),
+                timings.wrap(brokers.newPublisher(kind)),
+                options.relayThreads(),
+                options.batchSize(),
+                Duration.ofSeconds(1),
+                counter,
+                List.of());
         try {
             CpuBreakdown cpuUse = CpuBreakdown.start();
             long start = System.nanoTime();

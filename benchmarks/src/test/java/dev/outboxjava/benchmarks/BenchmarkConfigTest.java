@@ -19,8 +19,8 @@ class BenchmarkConfigTest {
 
     @Test
     void quickStartsFromTheSmallerRunAndLaterOptionsOverrideIt() {
-        BenchmarkConfig options = BenchmarkConfig.parse(new String[] {"--sent-rows", "5000", "--quick",
-            "--scenarios=1,6"});
+        BenchmarkConfig options =
+                BenchmarkConfig.parse(new String[] {"--sent-rows", "5000", "--quick", "--scenarios=1,6"});
 
         assertThat(options.runs()).isEqualTo(1);
         assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(15));
@@ -37,7 +37,8 @@ class BenchmarkConfigTest {
         // 60 s of steady state per wake-up, as three runs of 20 s
         assertThat(options.runs()).isEqualTo(3);
         assertThat(options.steadyTime()).isEqualTo(Duration.ofSeconds(20));
-        assertThat(BenchmarkConfig.parse(new String[] {"--steady-seconds", "60"}).steadyTime())
+        assertThat(BenchmarkConfig.parse(new String[] {"--steady-seconds", "60"})
+                        .steadyTime())
                 .isEqualTo(Duration.ofSeconds(60));
         assertThat(options.sentRows()).isEqualTo(10_000_000L);
         assertThat(options.scenarios()).containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 8);
@@ -49,42 +50,55 @@ class BenchmarkConfigTest {
 
         assertThat(Services.kafkaLogParent(told.kafkaLogDir())).isEqualTo(dir);
         assertThat(BenchmarkConfig.parse(new String[0]).kafkaLogDir()).isEmpty();
-        assertThat(Services.kafkaLogParent("")).isIn(Path.of("/dev/shm"), Path.of(System.getProperty("java.io.tmpdir")));
+        assertThat(Services.kafkaLogParent(""))
+                .isIn(Path.of("/dev/shm"), Path.of(System.getProperty("java.io.tmpdir")));
     }
 
     @Test
     void theKafkaBrokerRunsInAJvmOfItsOwnUnlessToldInProcess() {
         assertThat(BenchmarkConfig.parse(new String[0]).kafkaInProcess()).isFalse();
-        assertThat(BenchmarkConfig.parse(new String[] {"--kafka-broker", "own-jvm"}).kafkaInProcess()).isFalse();
+        assertThat(BenchmarkConfig.parse(new String[] {"--kafka-broker", "own-jvm"})
+                        .kafkaInProcess())
+                .isFalse();
         BenchmarkConfig inProcess = BenchmarkConfig.parse(new String[] {"--kafka-broker=in-process"});
         assertThat(inProcess.kafkaInProcess()).isTrue();
         assertThat(inProcess.describe()).contains("kafka-broker=in-process");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--kafka-broker", "docker"}))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("--kafka-broker").hasMessageContaining("own-jvm or in-process");
+                .hasMessageContaining("--kafka-broker")
+                .hasMessageContaining("own-jvm or in-process");
     }
 
     @Test
     void kafkaPropertiesRepeatAndTheLastValueOfANameWins() {
-        BenchmarkConfig options = BenchmarkConfig.parse(new String[] {"--kafka-property", "linger.ms=0",
-            "--kafka-property=compression.type=zstd", "--kafka-property", "linger.ms=2"});
+        BenchmarkConfig options = BenchmarkConfig.parse(new String[] {
+            "--kafka-property",
+            "linger.ms=0",
+            "--kafka-property=compression.type=zstd",
+            "--kafka-property",
+            "linger.ms=2"
+        });
 
         assertThat(options.kafkaProperties()).containsOnly(entry("linger.ms", "2"), entry("compression.type", "zstd"));
         assertThat(options.describe()).contains("kafka={compression.type=zstd, linger.ms=2}");
         assertThat(BenchmarkConfig.parse(new String[0]).kafkaProperties()).isEmpty();
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--kafka-property", "linger.ms"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--kafka-property")
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--kafka-property")
                 .hasMessageContaining("NAME=VALUE");
     }
 
     @Test
     void anUnusableValueIsRefusedNamingTheOption() {
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--runs", "zero"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--runs");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--runs");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "9"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 8");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("1 to 8");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--warp"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--warp");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--warp");
     }
 
     @Test
@@ -93,13 +107,22 @@ class BenchmarkConfigTest {
         assertThat(defaults.runs(7)).isFalse();
         assertThat(defaults.heldTime()).isEqualTo(Duration.ofMinutes(10));
         assertThat(defaults.heldInterval()).isEqualTo(Duration.ofMinutes(1));
-        assertThat(defaults.heldCompletions()).containsExactly(CompletionMode.KEEP_SENT,
-                CompletionMode.DELETE_ON_PUBLISH);
+        assertThat(defaults.heldCompletions())
+                .containsExactly(CompletionMode.KEEP_SENT, CompletionMode.DELETE_ON_PUBLISH);
         assertThat(defaults.heldOrderings()).containsExactly(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
         assertThat(defaults.heldLayouts()).containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
 
-        BenchmarkConfig chosen = BenchmarkConfig.parse(new String[] {"--scenarios", "7", "--held-seconds", "20",
-            "--held-interval-seconds=5", "--held-completion", "delete", "--held-ordering", "per_key"});
+        BenchmarkConfig chosen = BenchmarkConfig.parse(new String[] {
+            "--scenarios",
+            "7",
+            "--held-seconds",
+            "20",
+            "--held-interval-seconds=5",
+            "--held-completion",
+            "delete",
+            "--held-ordering",
+            "per_key"
+        });
         assertThat(chosen.scenarios()).containsExactly(7);
         assertThat(chosen.heldTime()).isEqualTo(Duration.ofSeconds(20));
         assertThat(chosen.heldInterval()).isEqualTo(Duration.ofSeconds(5));
@@ -109,26 +132,31 @@ class BenchmarkConfigTest {
         assertThat(BenchmarkConfig.parse(new String[] {"--quick"}).heldTime()).isEqualTo(Duration.ofSeconds(60));
 
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--held-completion", "keep"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--held-completion");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--held-completion");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "9"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("1 to 8");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("1 to 8");
     }
 
     @Test
     void theLongTransactionScenarioComparesBothLayoutsUnlessOneIsChosen() {
-        assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "in_place"}).heldLayouts())
+        assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "in_place"})
+                        .heldLayouts())
                 .containsExactly(StoreLayout.IN_PLACE);
         BenchmarkConfig log = BenchmarkConfig.parse(new String[] {"--scenarios", "7", "--held-layout=append-log"});
         assertThat(log.heldLayouts()).containsExactly(StoreLayout.APPEND_LOG);
         assertThat(log.describe()).contains("[APPEND_LOG]");
         assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "both"}).heldLayouts())
                 .containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
-        assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "append_log,in_place"}).heldLayouts())
+        assertThat(BenchmarkConfig.parse(new String[] {"--held-layout", "append_log,in_place"})
+                        .heldLayouts())
                 .containsExactly(StoreLayout.APPEND_LOG, StoreLayout.IN_PLACE);
         assertThat(BenchmarkConfig.usage()).contains("--held-layout");
 
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--held-layout", "rotated"}))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("--held-layout")
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--held-layout")
                 .hasMessageContaining("append_log");
     }
 }

@@ -28,21 +28,35 @@ class ResultTableTest {
         ResultTable table = new ResultTable();
         table.info("1 ceiling", "keep sent", "36,000 rows/s");
         table.detail("3 worker drain", "  where the CPU goes", "PostgreSQL 57.0 us");
-        table.target("3 worker drain", "worker -> Kafka", "18,000 rows/s", "1 ceiling: 36,000 rows/s", "50.0 %",
-                ">= 70 %", false, true);
+        table.target(
+                "3 worker drain",
+                "worker -> Kafka",
+                "18,000 rows/s",
+                "1 ceiling: 36,000 rows/s",
+                "50.0 %",
+                ">= 70 %",
+                false,
+                true);
 
         List<String> lines = print(table);
 
-        assertThat(lines.subList(0, 4)).containsExactly("Diagnostics:", "",
-                "- 3 worker drain, where the CPU goes: PostgreSQL 57.0 us", "");
+        assertThat(lines.subList(0, 4))
+                .containsExactly("Diagnostics:", "", "- 3 worker drain, where the CPU goes: PostgreSQL 57.0 us", "");
         List<String> markdown = lines.subList(4, lines.size());
         assertThat(markdown).hasSize(4);
-        assertThat(cells(markdown.get(0))).containsExactly("scenario", "figure", "value", "reference (same run)",
-                "ratio", "target", "verdict");
+        assertThat(cells(markdown.get(0)))
+                .containsExactly("scenario", "figure", "value", "reference (same run)", "ratio", "target", "verdict");
         assertThat(markdown.get(1)).matches("\\|(-+\\|){7}");
         assertThat(cells(markdown.get(2))).containsExactly("1 ceiling", "keep sent", "36,000 rows/s", "", "", "", "");
-        assertThat(cells(markdown.get(3))).containsExactly("3 worker drain", "worker -> Kafka", "18,000 rows/s",
-                "1 ceiling: 36,000 rows/s", "50.0 %", ">= 70 %", "MISSED");
+        assertThat(cells(markdown.get(3)))
+                .containsExactly(
+                        "3 worker drain",
+                        "worker -> Kafka",
+                        "18,000 rows/s",
+                        "1 ceiling: 36,000 rows/s",
+                        "50.0 %",
+                        ">= 70 %",
+                        "MISSED");
         assertThat(markdown).allSatisfy(line -> assertThat(line).hasSameSizeAs(markdown.get(0)));
         assertThat(markdown.get(3).indexOf("50.0 %")).isEqualTo(markdown.get(0).indexOf("| ratio") + 2);
     }
@@ -72,8 +86,10 @@ class ResultTableTest {
     void scenarioSixComparesTheGrownTableWithTheEmptyOneOfTheSameRuns() {
         ResultTable table = new ResultTable();
         // per run: 31 / 29 / 33 ms empty, 28 / 30 / 33 ms grown: ratios 0.90 / 1.03 / 1.00, median 1.00
-        BenchmarkMain.growth(new TableGrowthScenario.Result(List.of(31.0, 29.0, 33.0), List.of(28.0, 30.0, 33.0),
-                10_000_000L, 90), BenchmarkConfig.parse(new String[0]), table);
+        BenchmarkMain.growth(
+                new TableGrowthScenario.Result(List.of(31.0, 29.0, 33.0), List.of(28.0, 30.0, 33.0), 10_000_000L, 90),
+                BenchmarkConfig.parse(new String[0]),
+                table);
 
         assertThat(table.rows()).singleElement().satisfies(row -> {
             assertThat(row.figure()).isEqualTo("lease of 1000, 10,000,000 sent rows");
@@ -88,14 +104,18 @@ class ResultTableTest {
     @Test
     void scenarioFivePutsTheLibrarysTransactionsBesideTheHandWrittenInsertsOfTheSameRounds() {
         ResultTable table = new ResultTable();
-        BenchmarkMain.producers(Map.of(
-                ProducerOverheadScenario.Mode.BUSINESS_ONLY, List.of(3000.0, 3000.0, 3000.0),
-                ProducerOverheadScenario.Mode.LIBRARY_APPEND, List.of(2000.0, 2000.0, 1800.0),
-                ProducerOverheadScenario.Mode.HAND_INSERT, List.of(2000.0, 2080.0, 2000.0)),
-                BenchmarkConfig.parse(new String[0]), table);
+        BenchmarkMain.producers(
+                Map.of(
+                        ProducerOverheadScenario.Mode.BUSINESS_ONLY, List.of(3000.0, 3000.0, 3000.0),
+                        ProducerOverheadScenario.Mode.LIBRARY_APPEND, List.of(2000.0, 2000.0, 1800.0),
+                        ProducerOverheadScenario.Mode.HAND_INSERT, List.of(2000.0, 2080.0, 2000.0)),
+                BenchmarkConfig.parse(new String[0]),
+                table);
 
-        ResultTable.Row library = table.rows().stream().filter(row -> row.figure().contains("OutboxWriter"))
-                .findFirst().orElseThrow();
+        ResultTable.Row library = table.rows().stream()
+                .filter(row -> row.figure().contains("OutboxWriter"))
+                .findFirst()
+                .orElseThrow();
         assertThat(library.value()).isEqualTo("2,000 tx/s");
         assertThat(library.reference()).isEqualTo("+ the same row by a hand-written INSERT: 2,000 tx/s");
         // per round 0 %, +4 %, +11.1 %: the median is +4.0 %

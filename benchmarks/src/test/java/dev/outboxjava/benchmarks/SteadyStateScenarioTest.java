@@ -25,11 +25,14 @@ class SteadyStateScenarioTest {
             sequence.addAll(order);
         }
         for (int i = 1; i < sequence.size(); i++) {
-            predecessors.computeIfAbsent(sequence.get(i), w -> EnumSet.noneOf(WakeUp.class)).add(sequence.get(i - 1));
+            predecessors
+                    .computeIfAbsent(sequence.get(i), w -> EnumSet.noneOf(WakeUp.class))
+                    .add(sequence.get(i - 1));
         }
 
         assertThat(predecessors).hasSize(WakeUp.values().length);
-        predecessors.forEach((wakeUp, before) -> assertThat(before).as("wake-ups measured right before " + wakeUp)
+        predecessors.forEach((wakeUp, before) -> assertThat(before)
+                .as("wake-ups measured right before " + wakeUp)
                 .hasSizeGreaterThanOrEqualTo(2));
     }
 
@@ -40,10 +43,13 @@ class SteadyStateScenarioTest {
 
         assertThat(SteadyStateScenario.producerCostRounds(defaults)).isEqualTo(96);
         assertThat(SteadyStateScenario.producerCostPhase(defaults)).isEqualTo(Duration.ofMillis(250));
-        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkConfig.parse(new String[] {"--producer-seconds", "10"})))
+        assertThat(SteadyStateScenario.producerCostPhase(
+                        BenchmarkConfig.parse(new String[] {"--producer-seconds", "10"})))
                 .isEqualTo(Duration.ofMillis(625));
-        assertThat(SteadyStateScenario.producerCostPhase(BenchmarkConfig.parse(new String[] {"--producer-seconds", "1"})))
-                .as("never shorter than 100 ms").isEqualTo(Duration.ofMillis(100));
+        assertThat(SteadyStateScenario.producerCostPhase(
+                        BenchmarkConfig.parse(new String[] {"--producer-seconds", "1"})))
+                .as("never shorter than 100 ms")
+                .isEqualTo(Duration.ofMillis(100));
         assertThat(SteadyStateScenario.producerCostRounds(quick)).isEqualTo(32);
     }
 

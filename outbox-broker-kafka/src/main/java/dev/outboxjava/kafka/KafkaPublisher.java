@@ -85,23 +85,29 @@ public final class KafkaPublisher implements Publisher {
     private final ExecutorService sendThread;
     /** Null when {@link KafkaPublisherConfig#flushEachBatch()} is off. */
     private final BatchFlusher flusher;
+
     private final ScheduledThreadPoolExecutor timeouts;
     private final Set<BatchOutcomes> inFlight = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean timeoutWarningGiven = new AtomicBoolean();
     private volatile boolean closed;
 
-    private KafkaPublisher(KafkaPublisherConfig config,
-            Function<Map<String, Object>, Producer<String, byte[]>> producerFactory) {
+    private KafkaPublisher(
+            KafkaPublisherConfig config, Function<Map<String, Object>, Producer<String, byte[]>> producerFactory) {
         this.config = config;
         this.producers = new ProducerLifecycle(producerFactory, config.producerProperties());
-        this.probe = new ClusterProbe(ProducerProperties.adminProperties(config.producerProperties()),
-                config.bootstrapServers());
+        this.probe = new ClusterProbe(
+                ProducerProperties.adminProperties(config.producerProperties()), config.bootstrapServers());
         this.sender = new BatchSender(producers, probe, config.maxBlock(), config.healthCheckTimeout());
         int instance = INSTANCES.incrementAndGet();
-        this.sendThread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+        this.sendThread = new ThreadPoolExecutor(
+                1,
+                1,
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
                 runnable -> daemon(runnable, "outbox-kafka-sender-" + instance));
-        this.timeouts = new ScheduledThreadPoolExecutor(1, runnable -> daemon(runnable,
-                "outbox-kafka-timeouts-" + instance));
+        this.timeouts =
+                new ScheduledThreadPoolExecutor(1, runnable -> daemon(runnable, "outbox-kafka-timeouts-" + instance));
         this.timeouts.setRemoveOnCancelPolicy(true);
         this.flusher = config.flushEachBatch() ? new BatchFlusher("outbox-kafka-flusher-" + instance) : null;
     }
@@ -117,17 +123,19 @@ public final class KafkaPublisher implements Publisher {
     }
 
     /** For tests: a publisher over producers made by {@code producerFactory}. */
-    static KafkaPublisher create(KafkaPublisherConfig config,
-            Function<Map<String, Object>, Producer<String, byte[]>> producerFactory) {
+    static KafkaPublisher create(
+            KafkaPublisherConfig config, Function<Map<String, Object>, Producer<String, byte[]>> producerFactory) {
         Objects.requireNonNull(config, "config");
         KafkaPublisher publisher = new KafkaPublisher(config, producerFactory);
         try {
             publisher.producers.current();
         } catch (RuntimeException e) {
             publisher.close();
-            throw new dev.outboxjava.core.OutboxException("cannot create the Kafka producer for "
-                    + config.bootstrapServers() + ": " + e.getMessage() + " (check bootstrap.servers and the "
-                    + "security settings)", e);
+            throw new dev.outboxjava.core.OutboxException(
+                    "cannot create the Kafka producer for "
+                            + config.bootstrapServers() + ": " + e.getMessage() + " (check bootstrap.servers and the "
+                            + "security settings)",
+                    e);
         }
         log.info("Kafka publisher started: {}", config);
         return publisher;
@@ -156,9 +164,13 @@ public final class KafkaPublisher implements Publisher {
         long deadline = System.nanoTime() + timeout.toNanos();
         inFlight.add(outcomes);
         try {
-            ScheduledFuture<?> expiry = timeouts.schedule(() -> outcomes.failRemaining(0,
-                    "not acknowledged by Kafka within the publish timeout of " + timeout + " (cluster slow or "
-                            + "unreachable?)"), Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> expiry = timeouts.schedule(
+                    () -> outcomes.failRemaining(
+                            0,
+                            "not acknowledged by Kafka within the publish timeout of " + timeout + " (cluster slow or "
+                                    + "unreachable?)"),
+                    Math.max(0, timeout.toNanos()),
+                    TimeUnit.NANOSECONDS);
             outcomes.result().whenComplete((result, error) -> {
                 expiry.cancel(false);
                 inFlight.remove(outcomes);
@@ -237,17 +249,22 @@ public final class KafkaPublisher implements Publisher {
                 producers.inUse().ifPresent(flusher::request);
             }
         } catch (RuntimeException | Error e) {
-            log.error("unexpected error while handing a batch of {} events to Kafka; they will be retried",
-                    batch.size(), e);
+            log.error(
+                    "unexpected error while handing a batch of {} events to Kafka; they will be retried",
+                    batch.size(),
+                    e);
             outcomes.failRemaining(0, "unexpected error in the Kafka publisher: " + e);
         }
     }
 
     private void warnIfTimeoutBelowMaxBlock(Duration timeout) {
         if (timeout.compareTo(config.maxBlock()) < 0 && timeoutWarningGiven.compareAndSet(false, true)) {
-            log.warn("publish timeout {} is shorter than the Kafka producer's max.block.ms ({} ms): while the "
-                    + "cluster is unreachable a batch may hold the sender thread past its timeout; set max.block.ms "
-                    + "below the publish timeout", timeout, config.maxBlock().toMillis());
+            log.warn(
+                    "publish timeout {} is shorter than the Kafka producer's max.block.ms ({} ms): while the "
+                            + "cluster is unreachable a batch may hold the sender thread past its timeout; set max.block.ms "
+                            + "below the publish timeout",
+                    timeout,
+                    config.maxBlock().toMillis());
         }
     }
 

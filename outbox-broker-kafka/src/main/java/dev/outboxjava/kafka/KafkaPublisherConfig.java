@@ -98,8 +98,12 @@ public final class KafkaPublisherConfig {
     private final boolean flushEachBatch;
     private final int maxPayloadBytes;
 
-    private KafkaPublisherConfig(Map<String, Object> producerProperties, Duration healthCheckTimeout,
-            Duration closeTimeout, boolean flushEachBatch, int maxPayloadBytes) {
+    private KafkaPublisherConfig(
+            Map<String, Object> producerProperties,
+            Duration healthCheckTimeout,
+            Duration closeTimeout,
+            boolean flushEachBatch,
+            int maxPayloadBytes) {
         this.producerProperties = producerProperties;
         this.healthCheckTimeout = healthCheckTimeout;
         this.closeTimeout = closeTimeout;
@@ -165,8 +169,7 @@ public final class KafkaPublisherConfig {
         private boolean flushEachBatch = true;
         private int maxPayloadBytes = OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The Kafka {@code bootstrap.servers}, e.g. {@code broker1:9092,broker2:9092}. Required. */
         public Builder bootstrapServers(String value) {
@@ -238,20 +241,20 @@ public final class KafkaPublisherConfig {
          */
         public KafkaPublisherConfig build() {
             if (healthCheckTimeout.isNegative() || healthCheckTimeout.isZero()) {
-                throw new InvalidConfigurationException("healthCheckTimeout", "must be positive, was "
-                        + healthCheckTimeout);
+                throw new InvalidConfigurationException(
+                        "healthCheckTimeout", "must be positive, was " + healthCheckTimeout);
             }
             if (closeTimeout.isNegative()) {
                 throw new InvalidConfigurationException("closeTimeout", "must not be negative, was " + closeTimeout);
             }
             if (maxPayloadBytes < 0) {
-                throw new InvalidConfigurationException("maxPayloadBytes", "must not be negative, was "
-                        + maxPayloadBytes);
+                throw new InvalidConfigurationException(
+                        "maxPayloadBytes", "must not be negative, was " + maxPayloadBytes);
             }
             Map<String, Object> effective = ProducerProperties.effective(properties);
             RecordSizeLimits.check(effective, maxPayloadBytes);
-            return new KafkaPublisherConfig(effective, healthCheckTimeout, closeTimeout, flushEachBatch,
-                    maxPayloadBytes);
+            return new KafkaPublisherConfig(
+                    effective, healthCheckTimeout, closeTimeout, flushEachBatch, maxPayloadBytes);
         }
     }
 }

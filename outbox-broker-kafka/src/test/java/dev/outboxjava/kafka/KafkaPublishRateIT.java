@@ -29,19 +29,28 @@ class KafkaPublishRateIT {
 
     private static List<OutboxEvent> events(String topic, int count) {
         Random random = new Random(42);
-        return IntStream.range(0, count).mapToObj(n -> {
-            byte[] payload = new byte[PAYLOAD_BYTES];
-            random.nextBytes(payload); // incompressible, should compression be switched on
-            return OutboxEvent.builder().type("order.placed").source("/orders-service").key("order-" + (n % 1000))
-                    .destination(topic).contentType("application/octet-stream").payload(payload).build();
-        }).toList();
+        return IntStream.range(0, count)
+                .mapToObj(n -> {
+                    byte[] payload = new byte[PAYLOAD_BYTES];
+                    random.nextBytes(payload); // incompressible, should compression be switched on
+                    return OutboxEvent.builder()
+                            .type("order.placed")
+                            .source("/orders-service")
+                            .key("order-" + (n % 1000))
+                            .destination(topic)
+                            .contentType("application/octet-stream")
+                            .payload(payload)
+                            .build();
+                })
+                .toList();
     }
 
     private static long publishAll(List<OutboxEvent> events, int batchSize) throws Exception {
         long started = System.nanoTime();
         for (int from = 0; from < events.size(); from += batchSize) {
-            List<PublishOutcome> outcomes = kafka.publisher().publish(events.subList(from, Math.min(events.size(),
-                    from + batchSize)), TIMEOUT).get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+            List<PublishOutcome> outcomes = kafka.publisher()
+                    .publish(events.subList(from, Math.min(events.size(), from + batchSize)), TIMEOUT)
+                    .get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
             assertThat(outcomes).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
         }
         return System.nanoTime() - started;
@@ -57,11 +66,17 @@ class KafkaPublishRateIT {
             List<OutboxEvent> events = events(topic, EVENTS);
             long nanos = publishAll(events, batchSize);
             double seconds = nanos / 1e9;
-            System.out.printf("Kafka publish rate (%s broker, 4 partitions, acks=all, idempotent, compression %s): "
-                    + "%,d x %d B events in batches of %d: %,.0f events/s (%.2f MB/s, %d ms)%n",
-                    kafka.fixture().origin().name().toLowerCase(), KafkaPublisherConfig.DEFAULT_COMPRESSION_TYPE,
-                    EVENTS, PAYLOAD_BYTES, batchSize, EVENTS / seconds,
-                    EVENTS * (double) PAYLOAD_BYTES / seconds / 1e6, TimeUnit.NANOSECONDS.toMillis(nanos));
+            System.out.printf(
+                    "Kafka publish rate (%s broker, 4 partitions, acks=all, idempotent, compression %s): "
+                            + "%,d x %d B events in batches of %d: %,.0f events/s (%.2f MB/s, %d ms)%n",
+                    kafka.fixture().origin().name().toLowerCase(),
+                    KafkaPublisherConfig.DEFAULT_COMPRESSION_TYPE,
+                    EVENTS,
+                    PAYLOAD_BYTES,
+                    batchSize,
+                    EVENTS / seconds,
+                    EVENTS * (double) PAYLOAD_BYTES / seconds / 1e6,
+                    TimeUnit.NANOSECONDS.toMillis(nanos));
         }
     }
 }

@@ -20,11 +20,11 @@ class KafkaPublisherConfigTest {
     @DisplayName("takes the bootstrap servers as a list, as Spring Boot's KafkaProperties hands them")
     void bootstrapServersAsAList() {
         KafkaPublisherConfig config = KafkaPublisherConfig.builder()
-                .property("bootstrap.servers", java.util.List.of("kafka-1:9092", "kafka-2:9092")).build();
+                .property("bootstrap.servers", java.util.List.of("kafka-1:9092", "kafka-2:9092"))
+                .build();
 
         assertThat(config.bootstrapServers()).isEqualTo("kafka-1:9092,kafka-2:9092");
     }
-
 
     private static KafkaPublisherConfig.Builder valid() {
         return KafkaPublisherConfig.builder().bootstrapServers("broker:9092");
@@ -32,7 +32,8 @@ class KafkaPublisherConfigTest {
 
     private static void assertRefused(KafkaPublisherConfig.Builder builder, String property, String reasonPart) {
         assertThatThrownBy(builder::build)
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo(property))
                 .hasMessageContaining(property)
                 .hasMessageContaining(reasonPart);
@@ -57,11 +58,16 @@ class KafkaPublisherConfigTest {
         @Test
         @DisplayName("the safe values, when a user spells them out, are accepted")
         void explicitSafeValues() {
-            KafkaPublisherConfig config = valid().property("acks", "-1").property("enable.idempotence", "true")
-                    .property("retries", 3).property("max.in.flight.requests.per.connection", 1).build();
+            KafkaPublisherConfig config = valid().property("acks", "-1")
+                    .property("enable.idempotence", "true")
+                    .property("retries", 3)
+                    .property("max.in.flight.requests.per.connection", 1)
+                    .build();
 
-            assertThat(config.producerProperties()).containsEntry("acks", "all")
-                    .containsEntry("max.in.flight.requests.per.connection", 1).containsEntry("retries", 3);
+            assertThat(config.producerProperties())
+                    .containsEntry("acks", "all")
+                    .containsEntry("max.in.flight.requests.per.connection", 1)
+                    .containsEntry("retries", 3);
         }
 
         @Test
@@ -74,22 +80,29 @@ class KafkaPublisherConfigTest {
                     .containsEntry("max.in.flight.requests.per.connection", 5)
                     .containsEntry("max.block.ms", KafkaPublisherConfig.DEFAULT_MAX_BLOCK_MS)
                     .containsEntry("client.id", "outbox-publisher");
-            assertThat(valid().property("linger.ms", 20).property("compression.type", "zstd").build()
-                    .producerProperties()).containsEntry("linger.ms", 20).containsEntry("compression.type", "zstd");
+            assertThat(valid().property("linger.ms", 20)
+                            .property("compression.type", "zstd")
+                            .build()
+                            .producerProperties())
+                    .containsEntry("linger.ms", 20)
+                    .containsEntry("compression.type", "zstd");
         }
 
         @Test
         @DisplayName("max.block.ms is exposed as a duration")
         void maxBlock() {
-            assertThat(valid().property("max.block.ms", "2500").build().maxBlock()).isEqualTo(Duration.ofMillis(2500));
+            assertThat(valid().property("max.block.ms", "2500").build().maxBlock())
+                    .isEqualTo(Duration.ofMillis(2500));
         }
 
         @Test
         @DisplayName("other producer properties pass through; secrets are hidden in toString")
         void passThrough() {
             KafkaPublisherConfig config = valid().property("security.protocol", "SASL_SSL")
-                    .property("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule "
-                            + "required username=\"u\" password=\"secret\";")
+                    .property(
+                            "sasl.jaas.config",
+                            "org.apache.kafka.common.security.plain.PlainLoginModule "
+                                    + "required username=\"u\" password=\"secret\";")
                     .build();
 
             assertThat(config.producerProperties()).containsEntry("security.protocol", "SASL_SSL");
@@ -124,16 +137,22 @@ class KafkaPublisherConfigTest {
         @ValueSource(ints = {0, 6, 100})
         @DisplayName("max.in.flight.requests.per.connection outside 1..5")
         void inFlight(int value) {
-            assertRefused(valid().property("max.in.flight.requests.per.connection", value),
-                    "max.in.flight.requests.per.connection", "between 1 and 5");
+            assertRefused(
+                    valid().property("max.in.flight.requests.per.connection", value),
+                    "max.in.flight.requests.per.connection",
+                    "between 1 and 5");
         }
 
         @Test
         @DisplayName("serializers, which the publisher owns")
         void serializers() {
-            assertRefused(valid().property("value.serializer", StringSerializer.class.getName()), "value.serializer",
+            assertRefused(
+                    valid().property("value.serializer", StringSerializer.class.getName()),
+                    "value.serializer",
                     "set by the publisher");
-            assertRefused(valid().property("key.serializer", StringSerializer.class.getName()), "key.serializer",
+            assertRefused(
+                    valid().property("key.serializer", StringSerializer.class.getName()),
+                    "key.serializer",
                     "set by the publisher");
         }
 
@@ -153,8 +172,10 @@ class KafkaPublisherConfigTest {
         @Test
         @DisplayName("a delivery timeout shorter than linger plus request timeout")
         void deliveryTimeout() {
-            assertRefused(valid().property("delivery.timeout.ms", 1000).property("request.timeout.ms", 5000),
-                    "delivery.timeout.ms", "at least linger.ms + request.timeout.ms");
+            assertRefused(
+                    valid().property("delivery.timeout.ms", 1000).property("request.timeout.ms", 5000),
+                    "delivery.timeout.ms",
+                    "at least linger.ms + request.timeout.ms");
         }
 
         @Test
@@ -169,7 +190,7 @@ class KafkaPublisherConfigTest {
         void healthTimeout() {
             assertRefused(valid().healthCheckTimeout(Duration.ZERO), "healthCheckTimeout", "positive");
         }
-    
+
         @Test
         @DisplayName("a max.request.size below the largest event the builder accepts, naming the size it needs")
         void requestSizeTooSmall() {
@@ -199,7 +220,8 @@ class KafkaPublisherConfigTest {
         void defaultsAgree() {
             KafkaPublisherConfig config = valid().build();
             assertThat(config.maxPayloadBytes()).isEqualTo(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES);
-            assertThat(OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES)).isLessThanOrEqualTo(1024 * 1024);
+            assertThat(OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES))
+                    .isLessThanOrEqualTo(1024 * 1024);
         }
 
         @Test
@@ -207,8 +229,11 @@ class KafkaPublisherConfigTest {
         void raisedTogether() {
             int payload = 4 * 1024 * 1024;
             long needed = OutboxEvent.maxEncodedBytes(payload);
-            assertThat(valid().maxPayloadBytes(payload).property("max.request.size", (int) needed).build()
-                    .maxPayloadBytes()).isEqualTo(payload);
+            assertThat(valid().maxPayloadBytes(payload)
+                            .property("max.request.size", (int) needed)
+                            .build()
+                            .maxPayloadBytes())
+                    .isEqualTo(payload);
         }
     }
 }

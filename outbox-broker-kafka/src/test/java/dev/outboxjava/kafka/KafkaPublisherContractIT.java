@@ -38,7 +38,8 @@ public class KafkaPublisherContractIT extends PublisherContract {
 
     @Override
     protected List<ReceivedMessage> consume(String destination, int expected, Duration timeout) {
-        return kafka.fixture().consume(destination, expected, timeout).stream().map(KafkaPublisherContractIT::received)
+        return kafka.fixture().consume(destination, expected, timeout).stream()
+                .map(KafkaPublisherContractIT::received)
                 .toList();
     }
 
@@ -58,8 +59,14 @@ public class KafkaPublisherContractIT extends PublisherContract {
                 own.put(header.key(), value);
             }
         }
-        return new ReceivedMessage(event.getId(), event.getType(), event.getSource().toString(),
-                Optional.ofNullable(record.key()), event.getDataContentType(), own,
-                event.getData() == null ? new byte[0] : event.getData().toBytes(), attributes);
+        return new ReceivedMessage(
+                event.getId(),
+                event.getType(),
+                event.getSource().toString(),
+                Optional.ofNullable(record.key()),
+                event.getDataContentType(),
+                own,
+                event.getData() == null ? new byte[0] : event.getData().toBytes(),
+                attributes);
     }
 }

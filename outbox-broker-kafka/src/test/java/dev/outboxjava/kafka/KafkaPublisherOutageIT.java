@@ -43,6 +43,7 @@ class KafkaPublisherOutageIT {
 
     /** Short, so the outage tests do not wait long for the outcomes they expect to fail. */
     private static final Duration OUTAGE_TIMEOUT = Duration.ofSeconds(6);
+
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private static EmbeddedKafkaBroker broker;
@@ -76,15 +77,23 @@ class KafkaPublisherOutageIT {
     }
 
     private KafkaPublisherConfig config() {
-        return KafkaPublisherConfig.builder().bootstrapServers(broker.bootstrapServers())
-                .property("max.block.ms", 2000).healthCheckTimeout(Duration.ofSeconds(2))
-                .closeTimeout(Duration.ofSeconds(1)).build();
+        return KafkaPublisherConfig.builder()
+                .bootstrapServers(broker.bootstrapServers())
+                .property("max.block.ms", 2000)
+                .healthCheckTimeout(Duration.ofSeconds(2))
+                .closeTimeout(Duration.ofSeconds(1))
+                .build();
     }
 
     private List<OutboxEvent> events(int count) {
-        return IntStream.range(0, count).mapToObj(n -> OutboxEvent.builder().type("order.placed")
-                .key("order-" + (n % 10)).destination(topic).payload(("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8))
-                .build()).toList();
+        return IntStream.range(0, count)
+                .mapToObj(n -> OutboxEvent.builder()
+                        .type("order.placed")
+                        .key("order-" + (n % 10))
+                        .destination(topic)
+                        .payload(("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8))
+                        .build())
+                .toList();
     }
 
     private List<PublishOutcome> publish(List<OutboxEvent> batch, Duration timeout) throws Exception {
@@ -105,7 +114,8 @@ class KafkaPublisherOutageIT {
         Set<String> ids = new HashSet<>();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -119,15 +129,21 @@ class KafkaPublisherOutageIT {
     }
 
     private static void assertAllRetryableFailures(List<PublishOutcome> outcomes) {
-        assertThat(outcomes).isNotEmpty().allSatisfy(outcome -> assertThat(outcome)
-                .isInstanceOfSatisfying(PublishOutcome.Failed.class, f -> assertThat(f.retryable()).isTrue()));
+        assertThat(outcomes)
+                .isNotEmpty()
+                .allSatisfy(outcome -> assertThat(outcome)
+                        .isInstanceOfSatisfying(
+                                PublishOutcome.Failed.class,
+                                f -> assertThat(f.retryable()).isTrue()));
     }
 
     @Test
-    @DisplayName("given the broker stopped before a batch, every event is a retryable failure, the health check is down, and after a restart the same publisher delivers")
+    @DisplayName(
+            "given the broker stopped before a batch, every event is a retryable failure, the health check is down, and after a restart the same publisher delivers")
     void stoppedBeforeBatch() throws Exception {
         publisher = KafkaPublisher.create(config());
-        assertThat(publish(events(5), TIMEOUT)).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
+        assertThat(publish(events(5), TIMEOUT))
+                .allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
 
         broker.stop();
         List<OutboxEvent> duringOutage = events(50);
@@ -139,10 +155,13 @@ class KafkaPublisherOutageIT {
 
         broker.restart();
         List<OutboxEvent> afterRestart = events(50);
-        assertThat(publish(afterRestart, TIMEOUT)).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
-        assertThat(publish(duringOutage, TIMEOUT)).as("the retry of the failed events")
+        assertThat(publish(afterRestart, TIMEOUT))
                 .allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
-        await().atMost(Duration.ofSeconds(60)).until(() -> publisher.checkHealth().healthy());
+        assertThat(publish(duringOutage, TIMEOUT))
+                .as("the retry of the failed events")
+                .allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> publisher.checkHealth().healthy());
         Set<String> expected = new HashSet<>();
         duringOutage.forEach(e -> expected.add(e.id().toString()));
         afterRestart.forEach(e -> expected.add(e.id().toString()));
@@ -150,7 +169,8 @@ class KafkaPublisherOutageIT {
     }
 
     @Test
-    @DisplayName("given a publisher started while the broker is down (no metadata yet), events are retryable failures within the timeout, and it delivers once the broker is back")
+    @DisplayName(
+            "given a publisher started while the broker is down (no metadata yet), events are retryable failures within the timeout, and it delivers once the broker is back")
     void startedDuringOutage() throws Exception {
         broker.stop();
         publisher = KafkaPublisher.create(config());
@@ -159,11 +179,13 @@ class KafkaPublisherOutageIT {
 
         assertAllRetryableFailures(outcomes);
         broker.restart();
-        assertThat(publish(events(10), TIMEOUT)).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
+        assertThat(publish(events(10), TIMEOUT))
+                .allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
     }
 
     @Test
-    @DisplayName("given the broker stopped in the middle of a batch, the events it did not acknowledge are retryable failures, every acknowledged one is on the topic, and after a restart the rest is delivered")
+    @DisplayName(
+            "given the broker stopped in the middle of a batch, the events it did not acknowledge are retryable failures, every acknowledged one is on the topic, and after a restart the rest is delivered")
     void stoppedDuringBatch() throws Exception {
         int stopAt = 1000;
         AtomicInteger sends = new AtomicInteger();
@@ -187,17 +209,25 @@ class KafkaPublisherOutageIT {
         });
         Set<UUID> failed = ids(outcomes, PublishOutcome.Failed.class);
         Set<UUID> published = ids(outcomes, PublishOutcome.Published.class);
-        System.out.printf("broker stopped at send %d of %d: %d acknowledged before the outage, %d retryable failures%n",
+        System.out.printf(
+                "broker stopped at send %d of %d: %d acknowledged before the outage, %d retryable failures%n",
                 stopAt, batch.size(), published.size(), failed.size());
-        assertThat(failed).as("events handed over after the broker went down")
-                .containsAll(batch.subList(stopAt, batch.size()).stream().map(OutboxEvent::id).toList());
+        assertThat(failed)
+                .as("events handed over after the broker went down")
+                .containsAll(batch.subList(stopAt, batch.size()).stream()
+                        .map(OutboxEvent::id)
+                        .toList());
 
         broker.restart();
-        List<OutboxEvent> retry = batch.stream().filter(e -> failed.contains(e.id())).toList();
+        List<OutboxEvent> retry =
+                batch.stream().filter(e -> failed.contains(e.id())).toList();
         assertThat(publish(retry, TIMEOUT)).allSatisfy(o -> assertThat(o).isInstanceOf(PublishOutcome.Published.class));
         Set<String> onTopic = idsOnTopic(batch.size());
-        assertThat(onTopic).as("acknowledged before the outage").containsAll(published.stream().map(UUID::toString).toList());
-        assertThat(onTopic).as("every event after the retry")
+        assertThat(onTopic)
+                .as("acknowledged before the outage")
+                .containsAll(published.stream().map(UUID::toString).toList());
+        assertThat(onTopic)
+                .as("every event after the retry")
                 .containsAll(batch.stream().map(e -> e.id().toString()).toList());
     }
 }

@@ -38,14 +38,21 @@ class KafkaPublisherProducerFailureTest {
     private KafkaPublisher publisher;
 
     private static OutboxEvent event(String key) {
-        return OutboxEvent.builder().type("order.placed").destination("orders").key(key)
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .key(key)
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     private KafkaPublisher publisherOver(java.util.function.Supplier<MockProducer<String, byte[]>> supplier) {
         // No flushing: MockProducer.flush() acknowledges every record, and these tests script each outcome.
-        KafkaPublisherConfig config = KafkaPublisherConfig.builder().bootstrapServers("127.0.0.1:1")
-                .closeTimeout(Duration.ZERO).flushEachBatch(false).build();
+        KafkaPublisherConfig config = KafkaPublisherConfig.builder()
+                .bootstrapServers("127.0.0.1:1")
+                .closeTimeout(Duration.ZERO)
+                .flushEachBatch(false)
+                .build();
         return KafkaPublisher.create(config, (Map<String, Object> properties) -> {
             MockProducer<String, byte[]> producer = supplier.get();
             producers.add(producer);
@@ -65,7 +72,8 @@ class KafkaPublisherProducerFailureTest {
     }
 
     @Test
-    @DisplayName("given a producer fenced mid-batch, its events are retryable failures and the next batch uses a new producer")
+    @DisplayName(
+            "given a producer fenced mid-batch, its events are retryable failures and the next batch uses a new producer")
     void fencedProducerIsReplaced() throws Exception {
         publisher = publisherOver(KafkaPublisherProducerFailureTest::manual);
         OutboxEvent first = event("a");
@@ -77,10 +85,14 @@ class KafkaPublisherProducerFailureTest {
         producers.get(0).completeNext();
         List<PublishOutcome> outcomes = pending.get(10, TimeUnit.SECONDS);
 
-        assertThat(outcomes).filteredOn(o -> o.eventId().equals(first.id())).singleElement()
+        assertThat(outcomes)
+                .filteredOn(o -> o.eventId().equals(first.id()))
+                .singleElement()
                 .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
                     assertThat(failed.retryable()).isTrue();
-                    assertThat(failed.reason()).contains("ProducerFencedException").contains("topic 'orders'");
+                    assertThat(failed.reason())
+                            .contains("ProducerFencedException")
+                            .contains("topic 'orders'");
                 });
 
         OutboxEvent third = event("c");
@@ -94,33 +106,41 @@ class KafkaPublisherProducerFailureTest {
     }
 
     @Test
-    @DisplayName("given a producer whose send throws, publish does not throw: the event is retryable and later same-key events are held back")
+    @DisplayName(
+            "given a producer whose send throws, publish does not throw: the event is retryable and later same-key events are held back")
     void sendThrows() throws Exception {
         AtomicBoolean thrown = new AtomicBoolean();
-        publisher = publisherOver(() -> new MockProducer<>(true, null, new StringSerializer(),
-                new ByteArraySerializer()) {
-            @Override
-            public synchronized Future<RecordMetadata> send(ProducerRecord<String, byte[]> record, Callback callback) {
-                if (thrown.compareAndSet(false, true)) {
-                    throw new IllegalStateException("Cannot perform operation after producer has been closed");
-                }
-                return super.send(record, callback);
-            }
-        });
+        publisher =
+                publisherOver(() -> new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+                    @Override
+                    public synchronized Future<RecordMetadata> send(
+                            ProducerRecord<String, byte[]> record, Callback callback) {
+                        if (thrown.compareAndSet(false, true)) {
+                            throw new IllegalStateException("Cannot perform operation after producer has been closed");
+                        }
+                        return super.send(record, callback);
+                    }
+                });
         OutboxEvent failing = event("same");
         OutboxEvent sameKey = event("same");
 
-        List<PublishOutcome> outcomes = publisher.publish(List.of(failing, sameKey), TIMEOUT).get(10, TimeUnit.SECONDS);
+        List<PublishOutcome> outcomes =
+                publisher.publish(List.of(failing, sameKey), TIMEOUT).get(10, TimeUnit.SECONDS);
 
-        assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome)
-                .isInstanceOfSatisfying(PublishOutcome.Failed.class, f -> assertThat(f.retryable()).isTrue()));
-        assertThat(publisher.publish(List.of(event("other")), TIMEOUT).get(10, TimeUnit.SECONDS)).singleElement()
+        assertThat(outcomes)
+                .allSatisfy(outcome -> assertThat(outcome)
+                        .isInstanceOfSatisfying(
+                                PublishOutcome.Failed.class,
+                                f -> assertThat(f.retryable()).isTrue()));
+        assertThat(publisher.publish(List.of(event("other")), TIMEOUT).get(10, TimeUnit.SECONDS))
+                .singleElement()
                 .isInstanceOf(PublishOutcome.Published.class);
         assertThat(publisher.producersCreated()).isEqualTo(2);
     }
 
     @Test
-    @DisplayName("an event the broker acknowledged after an earlier event of its key failed is reported held back, not published")
+    @DisplayName(
+            "an event the broker acknowledged after an earlier event of its key failed is reported held back, not published")
     void acknowledgedAfterFailureOfItsKeyIsHeldBack() throws Exception {
         publisher = publisherOver(KafkaPublisherProducerFailureTest::manual);
         OutboxEvent failing = event("same");
@@ -134,8 +154,10 @@ class KafkaPublisherProducerFailureTest {
         producers.get(0).completeNext();
         List<PublishOutcome> outcomes = pending.get(10, TimeUnit.SECONDS);
 
-        assertThat(outcomes.get(0)).isInstanceOfSatisfying(PublishOutcome.Failed.class,
-                failed -> assertThat(failed.heldBack()).isFalse());
+        assertThat(outcomes.get(0))
+                .isInstanceOfSatisfying(
+                        PublishOutcome.Failed.class,
+                        failed -> assertThat(failed.heldBack()).isFalse());
         assertThat(outcomes.get(1)).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
             assertThat(failed.heldBack()).isTrue();
             assertThat(failed.retryable()).isTrue();
@@ -150,8 +172,8 @@ class KafkaPublisherProducerFailureTest {
         publisher = publisherOver(KafkaPublisherProducerFailureTest::manual);
         OutboxEvent event = event("k");
 
-        List<PublishOutcome> outcomes = publisher.publish(List.of(event), Duration.ofMillis(200))
-                .get(10, TimeUnit.SECONDS);
+        List<PublishOutcome> outcomes =
+                publisher.publish(List.of(event), Duration.ofMillis(200)).get(10, TimeUnit.SECONDS);
 
         assertThat(outcomes).singleElement().isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
             assertThat(failed.retryable()).isTrue();
@@ -165,10 +187,14 @@ class KafkaPublisherProducerFailureTest {
         publisher = publisherOver(KafkaPublisherProducerFailureTest::manual);
         publisher.close();
 
-        List<PublishOutcome> outcomes = publisher.publish(List.of(event("k")), TIMEOUT).get(1, TimeUnit.SECONDS);
+        List<PublishOutcome> outcomes =
+                publisher.publish(List.of(event("k")), TIMEOUT).get(1, TimeUnit.SECONDS);
 
-        assertThat(outcomes).singleElement().isInstanceOfSatisfying(PublishOutcome.Failed.class,
-                failed -> assertThat(failed.retryable()).isTrue());
+        assertThat(outcomes)
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        PublishOutcome.Failed.class,
+                        failed -> assertThat(failed.retryable()).isTrue());
         assertThat(publisher.checkHealth().healthy()).isFalse();
     }
 }

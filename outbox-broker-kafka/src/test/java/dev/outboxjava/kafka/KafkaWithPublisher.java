@@ -18,7 +18,8 @@ public final class KafkaWithPublisher implements BeforeAllCallback, AfterAllCall
     @Override
     public void beforeAll(ExtensionContext context) {
         fixture = KafkaFixture.start();
-        publisher = KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(fixture.bootstrapServers())
+        publisher = KafkaPublisher.create(KafkaPublisherConfig.builder()
+                .bootstrapServers(fixture.bootstrapServers())
                 .build());
     }
 

@@ -79,6 +79,7 @@ public final class RabbitMqPublisher implements Publisher {
     private static final Logger log = LoggerFactory.getLogger(RabbitMqPublisher.class);
     /** How long past its deadline a batch's future is completed by the timer if the sender has not. */
     private static final long DEADLINE_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
     private static final long IDLE_THREAD_KEEP_ALIVE_SECONDS = 60;
     /** How long {@link #close()} waits for the broker to answer the connection's close. */
     private static final Duration CONNECTION_CLOSE_TIMEOUT = Duration.ofSeconds(5);
@@ -117,14 +118,18 @@ public final class RabbitMqPublisher implements Publisher {
         this.connections = new ConnectionManager(factory, config.connectionName(), broker, config.recoveryInterval());
         this.channels = new ChannelPool(connections);
         this.sender = new BatchSender(channels, connections, config.virtualHost());
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(config.maxConcurrentBatches(), config.maxConcurrentBatches(),
-                IDLE_THREAD_KEEP_ALIVE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                config.maxConcurrentBatches(),
+                config.maxConcurrentBatches(),
+                IDLE_THREAD_KEEP_ALIVE_SECONDS,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
                 threads(config.connectionName()));
         // a generous limit costs nothing while fewer batches are in flight
         pool.allowCoreThreadTimeOut(true);
         this.executor = pool;
-        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
-                threads(config.connectionName() + "-deadlines"));
+        ScheduledThreadPoolExecutor timers =
+                new ScheduledThreadPoolExecutor(1, threads(config.connectionName() + "-deadlines"));
         timers.setRemoveOnCancelPolicy(true);
         this.deadlines = timers;
         try {
@@ -151,7 +156,8 @@ public final class RabbitMqPublisher implements Publisher {
     }
 
     private static ConnectionFactory copyOf(ConnectionFactory applicationFactory, RabbitMqPublisherConfig config) {
-        ConnectionFactory copy = Objects.requireNonNull(applicationFactory, "applicationFactory").clone();
+        ConnectionFactory copy =
+                Objects.requireNonNull(applicationFactory, "applicationFactory").clone();
         copy.setAutomaticRecoveryEnabled(true);
         copy.setTopologyRecoveryEnabled(false);
         copy.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
@@ -196,7 +202,8 @@ public final class RabbitMqPublisher implements Publisher {
         }
         Duration wait = timeout.compareTo(config.confirmTimeout()) < 0 ? timeout : config.confirmTimeout();
         if (wait.isNegative() || wait.isZero()) {
-            return CompletableFuture.completedFuture(failAll(events, "publish timeout must be positive, was " + timeout));
+            return CompletableFuture.completedFuture(
+                    failAll(events, "publish timeout must be positive, was " + timeout));
         }
         if (closed) {
             return CompletableFuture.completedFuture(failAll(events, "the RabbitMQ publisher is closed"));
@@ -208,8 +215,10 @@ public final class RabbitMqPublisher implements Publisher {
         // broker alarm) or the batch still waits for a free thread.
         ScheduledFuture<?> timer;
         try {
-            timer = deadlines.schedule(() -> result.complete(publication.finish(BatchSender.timeoutReason(wait))),
-                    wait.toNanos() + DEADLINE_SLACK_NANOS, TimeUnit.NANOSECONDS);
+            timer = deadlines.schedule(
+                    () -> result.complete(publication.finish(BatchSender.timeoutReason(wait))),
+                    wait.toNanos() + DEADLINE_SLACK_NANOS,
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(failAll(events, "the RabbitMQ publisher is closed"));
         }
@@ -231,7 +240,9 @@ public final class RabbitMqPublisher implements Publisher {
     }
 
     private static List<PublishOutcome> failAll(List<OutboxEvent> events, String reason) {
-        return events.stream().map(event -> PublishOutcome.failed(event.id(), reason, true)).toList();
+        return events.stream()
+                .map(event -> PublishOutcome.failed(event.id(), reason, true))
+                .toList();
     }
 
     /** Healthy when the connection is open (connecting first if there is none yet). */
@@ -240,7 +251,8 @@ public final class RabbitMqPublisher implements Publisher {
         try {
             Connection connection = connections.connection();
             return HealthCheck.up("connected to RabbitMQ at " + config.describeBroker() + " as '"
-                    + config.connectionName() + "' (server " + connection.getServerProperties().get("product") + " "
+                    + config.connectionName() + "' (server "
+                    + connection.getServerProperties().get("product") + " "
                     + connection.getServerProperties().get("version") + ")");
         } catch (BrokerUnavailableException e) {
             return HealthCheck.down(e.getMessage());

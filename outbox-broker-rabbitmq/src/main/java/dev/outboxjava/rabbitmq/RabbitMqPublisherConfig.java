@@ -71,26 +71,49 @@ public final class RabbitMqPublisherConfig {
     public static final int MAX_CONCURRENT_BATCHES = 64;
 
     /** The client settings {@link Builder#property} accepts: amqp-client's configurator names and aliases. */
-    private static final Set<String> CLIENT_SETTINGS = Set.of(ConnectionFactoryConfigurator.USERNAME,
-            ConnectionFactoryConfigurator.PASSWORD, ConnectionFactoryConfigurator.VIRTUAL_HOST,
-            ConnectionFactoryConfigurator.HOST, ConnectionFactoryConfigurator.PORT,
-            ConnectionFactoryConfigurator.CONNECTION_CHANNEL_MAX, ConnectionFactoryConfigurator.CONNECTION_FRAME_MAX,
-            ConnectionFactoryConfigurator.CONNECTION_HEARTBEAT, ConnectionFactoryConfigurator.CONNECTION_TIMEOUT,
-            ConnectionFactoryConfigurator.HANDSHAKE_TIMEOUT, ConnectionFactoryConfigurator.SHUTDOWN_TIMEOUT,
-            ConnectionFactoryConfigurator.CONNECTION_RECOVERY_INTERVAL, ConnectionFactoryConfigurator.CHANNEL_RPC_TIMEOUT,
-            ConnectionFactoryConfigurator.CHANNEL_SHOULD_CHECK_RPC_RESPONSE_TYPE, ConnectionFactoryConfigurator.USE_NIO,
-            ConnectionFactoryConfigurator.NIO_READ_BYTE_BUFFER_SIZE, ConnectionFactoryConfigurator.NIO_WRITE_BYTE_BUFFER_SIZE,
-            ConnectionFactoryConfigurator.NIO_NB_IO_THREADS, ConnectionFactoryConfigurator.NIO_WRITE_ENQUEUING_TIMEOUT_IN_MS,
-            ConnectionFactoryConfigurator.NIO_WRITE_QUEUE_CAPACITY, ConnectionFactoryConfigurator.SSL_ALGORITHM,
-            ConnectionFactoryConfigurator.SSL_ENABLED, ConnectionFactoryConfigurator.SSL_KEY_STORE,
-            ConnectionFactoryConfigurator.SSL_KEY_STORE_PASSWORD, ConnectionFactoryConfigurator.SSL_KEY_STORE_TYPE,
-            ConnectionFactoryConfigurator.SSL_KEY_STORE_ALGORITHM, ConnectionFactoryConfigurator.SSL_TRUST_STORE,
-            ConnectionFactoryConfigurator.SSL_TRUST_STORE_PASSWORD, ConnectionFactoryConfigurator.SSL_TRUST_STORE_TYPE,
+    private static final Set<String> CLIENT_SETTINGS = Set.of(
+            ConnectionFactoryConfigurator.USERNAME,
+            ConnectionFactoryConfigurator.PASSWORD,
+            ConnectionFactoryConfigurator.VIRTUAL_HOST,
+            ConnectionFactoryConfigurator.HOST,
+            ConnectionFactoryConfigurator.PORT,
+            ConnectionFactoryConfigurator.CONNECTION_CHANNEL_MAX,
+            ConnectionFactoryConfigurator.CONNECTION_FRAME_MAX,
+            ConnectionFactoryConfigurator.CONNECTION_HEARTBEAT,
+            ConnectionFactoryConfigurator.CONNECTION_TIMEOUT,
+            ConnectionFactoryConfigurator.HANDSHAKE_TIMEOUT,
+            ConnectionFactoryConfigurator.SHUTDOWN_TIMEOUT,
+            ConnectionFactoryConfigurator.CONNECTION_RECOVERY_INTERVAL,
+            ConnectionFactoryConfigurator.CHANNEL_RPC_TIMEOUT,
+            ConnectionFactoryConfigurator.CHANNEL_SHOULD_CHECK_RPC_RESPONSE_TYPE,
+            ConnectionFactoryConfigurator.USE_NIO,
+            ConnectionFactoryConfigurator.NIO_READ_BYTE_BUFFER_SIZE,
+            ConnectionFactoryConfigurator.NIO_WRITE_BYTE_BUFFER_SIZE,
+            ConnectionFactoryConfigurator.NIO_NB_IO_THREADS,
+            ConnectionFactoryConfigurator.NIO_WRITE_ENQUEUING_TIMEOUT_IN_MS,
+            ConnectionFactoryConfigurator.NIO_WRITE_QUEUE_CAPACITY,
+            ConnectionFactoryConfigurator.SSL_ALGORITHM,
+            ConnectionFactoryConfigurator.SSL_ENABLED,
+            ConnectionFactoryConfigurator.SSL_KEY_STORE,
+            ConnectionFactoryConfigurator.SSL_KEY_STORE_PASSWORD,
+            ConnectionFactoryConfigurator.SSL_KEY_STORE_TYPE,
+            ConnectionFactoryConfigurator.SSL_KEY_STORE_ALGORITHM,
+            ConnectionFactoryConfigurator.SSL_TRUST_STORE,
+            ConnectionFactoryConfigurator.SSL_TRUST_STORE_PASSWORD,
+            ConnectionFactoryConfigurator.SSL_TRUST_STORE_TYPE,
             ConnectionFactoryConfigurator.SSL_TRUST_STORE_ALGORITHM,
-            ConnectionFactoryConfigurator.SSL_VALIDATE_SERVER_CERTIFICATE, ConnectionFactoryConfigurator.SSL_VERIFY_HOSTNAME,
-            "ssl.key-store", "ssl.key-store-password", "ssl.key-store-type", "ssl.key-store-algorithm",
-            "ssl.trust-store", "ssl.trust-store-password", "ssl.trust-store-type", "ssl.trust-store-algorithm",
-            "ssl.validate-server-certificate", "ssl.verify-hostname");
+            ConnectionFactoryConfigurator.SSL_VALIDATE_SERVER_CERTIFICATE,
+            ConnectionFactoryConfigurator.SSL_VERIFY_HOSTNAME,
+            "ssl.key-store",
+            "ssl.key-store-password",
+            "ssl.key-store-type",
+            "ssl.key-store-algorithm",
+            "ssl.trust-store",
+            "ssl.trust-store-password",
+            "ssl.trust-store-type",
+            "ssl.trust-store-algorithm",
+            "ssl.validate-server-certificate",
+            "ssl.verify-hostname");
 
     private final String host;
     private final int port;
@@ -207,8 +230,10 @@ public final class RabbitMqPublisherConfig {
     @Override
     public String toString() {
         StringBuilder shown = new StringBuilder();
-        clientProperties.forEach((name, value) -> shown.append(shown.length() == 0 ? "" : ", ").append(name)
-                .append('=').append(isSecret(name) ? "[hidden]" : value));
+        clientProperties.forEach((name, value) -> shown.append(shown.length() == 0 ? "" : ", ")
+                .append(name)
+                .append('=')
+                .append(isSecret(name) ? "[hidden]" : value));
         return "RabbitMqPublisherConfig[" + describeBroker() + ", connectionName=" + connectionName
                 + ", confirmTimeout=" + confirmTimeout + ", maxConcurrentBatches=" + maxConcurrentBatches
                 + ", connectionTimeout=" + connectionTimeout + ", recoveryInterval=" + recoveryInterval
@@ -236,8 +261,7 @@ public final class RabbitMqPublisherConfig {
         private final Set<String> piecesSet = new LinkedHashSet<>();
         private final Map<String, String> properties = new TreeMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The broker as an AMQP URI, e.g. {@code amqp://user:pass@host:5672/vhost} (the virtual host
@@ -381,8 +405,11 @@ public final class RabbitMqPublisherConfig {
             String pass = password;
             if (uri != null) {
                 if (!piecesSet.isEmpty()) {
-                    throw new InvalidConfigurationException("rabbitmq.uri", "give the broker either as a URI or as "
-                            + "host/port/virtualHost/username/password, not both (also set: " + piecesSet + ")");
+                    throw new InvalidConfigurationException(
+                            "rabbitmq.uri",
+                            "give the broker either as a URI or as "
+                                    + "host/port/virtualHost/username/password, not both (also set: " + piecesSet
+                                    + ")");
                 }
                 ConnectionFactory parser = new ConnectionFactory();
                 // amqps:// read as amqp://: the client would install a trust-everything context for it;
@@ -394,8 +421,9 @@ public final class RabbitMqPublisherConfig {
                     explicitPort = java.net.URI.create(plain).getPort() != -1;
                     parser.setUri(plain);
                 } catch (Exception | Error e) {
-                    throw new InvalidConfigurationException("rabbitmq.uri", "is not an AMQP URI like "
-                            + "amqp://user:pass@host:5672/vhost (" + e.getMessage() + ")");
+                    throw new InvalidConfigurationException(
+                            "rabbitmq.uri",
+                            "is not an AMQP URI like " + "amqp://user:pass@host:5672/vhost (" + e.getMessage() + ")");
                 }
                 h = parser.getHost();
                 p = amqps && !explicitPort ? ConnectionFactory.DEFAULT_AMQP_OVER_SSL_PORT : parser.getPort();
@@ -420,15 +448,17 @@ public final class RabbitMqPublisherConfig {
             requirePositive("rabbitmq.connectionTimeout", connectionTimeout);
             requirePositive("rabbitmq.recoveryInterval", recoveryInterval);
             if (heartbeat.isNegative()) {
-                throw new InvalidConfigurationException("rabbitmq.heartbeat", "must not be negative (zero disables "
-                        + "heartbeats), was " + heartbeat);
+                throw new InvalidConfigurationException(
+                        "rabbitmq.heartbeat", "must not be negative (zero disables " + "heartbeats), was " + heartbeat);
             }
             if (maxConcurrentBatches < 1 || maxConcurrentBatches > MAX_CONCURRENT_BATCHES) {
-                throw new InvalidConfigurationException("rabbitmq.maxConcurrentBatches", "must be between 1 and "
-                        + MAX_CONCURRENT_BATCHES + ", was " + maxConcurrentBatches);
+                throw new InvalidConfigurationException(
+                        "rabbitmq.maxConcurrentBatches",
+                        "must be between 1 and " + MAX_CONCURRENT_BATCHES + ", was " + maxConcurrentBatches);
             }
             if (connectionTimeout.toMillis() > Integer.MAX_VALUE) {
-                throw new InvalidConfigurationException("rabbitmq.connectionTimeout", "is too long: " + connectionTimeout);
+                throw new InvalidConfigurationException(
+                        "rabbitmq.connectionTimeout", "is too long: " + connectionTimeout);
             }
             if (heartbeat.toSeconds() > 65_535) {
                 throw new InvalidConfigurationException("rabbitmq.heartbeat", "must be at most 65535 seconds");
@@ -448,26 +478,30 @@ public final class RabbitMqPublisherConfig {
             requireText("rabbitmq.virtualHost", effective.getVirtualHost());
             requireText("rabbitmq.username", effective.getUsername());
             if (effective.getConnectionTimeout() <= 0) {
-                throw new InvalidConfigurationException("rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_TIMEOUT,
+                throw new InvalidConfigurationException(
+                        "rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_TIMEOUT,
                         "must be positive, was " + effective.getConnectionTimeout());
             }
             if (effective.getNetworkRecoveryInterval() <= 0) {
-                throw new InvalidConfigurationException("rabbitmq."
-                        + ConnectionFactoryConfigurator.CONNECTION_RECOVERY_INTERVAL, "must be positive, was "
-                        + effective.getNetworkRecoveryInterval());
+                throw new InvalidConfigurationException(
+                        "rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_RECOVERY_INTERVAL,
+                        "must be positive, was " + effective.getNetworkRecoveryInterval());
             }
             if (effective.getRequestedHeartbeat() < 0) {
-                throw new InvalidConfigurationException("rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_HEARTBEAT,
+                throw new InvalidConfigurationException(
+                        "rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_HEARTBEAT,
                         "must not be negative (zero disables heartbeats), was " + effective.getRequestedHeartbeat());
             }
             int frameMax = effective.getRequestedFrameMax();
             if (frameMax != 0 && frameMax < OutboxEvent.ENVELOPE_RESERVE_BYTES) {
                 // a message's properties (the event's headers, key and CloudEvents attributes) travel in one frame
-                throw new InvalidConfigurationException("rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_FRAME_MAX,
+                throw new InvalidConfigurationException(
+                        "rabbitmq." + ConnectionFactoryConfigurator.CONNECTION_FRAME_MAX,
                         "is " + frameMax + " bytes, but the properties of the largest event the outbox accepts take up "
-                        + "to " + OutboxEvent.ENVELOPE_RESERVE_BYTES + " (its headers, key and CloudEvents attributes) "
-                        + "and must fit one frame; remove the setting (the broker's default is 131072) or set at least "
-                        + OutboxEvent.ENVELOPE_RESERVE_BYTES);
+                                + "to " + OutboxEvent.ENVELOPE_RESERVE_BYTES
+                                + " (its headers, key and CloudEvents attributes) "
+                                + "and must fit one frame; remove the setting (the broker's default is 131072) or set at least "
+                                + OutboxEvent.ENVELOPE_RESERVE_BYTES);
             }
             return new RabbitMqPublisherConfig(this, effective, client);
         }
@@ -478,18 +512,24 @@ public final class RabbitMqPublisherConfig {
             for (Map.Entry<String, String> entry : properties.entrySet()) {
                 String name = entry.getKey();
                 if (name.equals("connection.recovery.enabled") || name.equals("topology.recovery.enabled")) {
-                    throw new InvalidConfigurationException("rabbitmq." + name, "is set by the publisher itself "
-                            + "(connection recovery always on, topology recovery always off: it declares nothing "
-                            + "and reopens its own channels); remove it");
+                    throw new InvalidConfigurationException(
+                            "rabbitmq." + name,
+                            "is set by the publisher itself "
+                                    + "(connection recovery always on, topology recovery always off: it declares nothing "
+                                    + "and reopens its own channels); remove it");
                 }
                 if (name.equals("uri")) {
-                    throw new InvalidConfigurationException("rabbitmq.uri", "give the URI with uri(...), not as a "
-                            + "client property");
+                    throw new InvalidConfigurationException(
+                            "rabbitmq.uri", "give the URI with uri(...), not as a " + "client property");
                 }
-                if (!CLIENT_SETTINGS.contains(name) && !name.startsWith(ConnectionFactoryConfigurator.CLIENT_PROPERTIES_PREFIX)) {
-                    throw new InvalidConfigurationException("rabbitmq." + name, "is not a RabbitMQ client setting "
-                            + "(typo?); known: " + CLIENT_SETTINGS.stream().sorted().toList()
-                            + " and client.properties.<name>");
+                if (!CLIENT_SETTINGS.contains(name)
+                        && !name.startsWith(ConnectionFactoryConfigurator.CLIENT_PROPERTIES_PREFIX)) {
+                    throw new InvalidConfigurationException(
+                            "rabbitmq." + name,
+                            "is not a RabbitMQ client setting "
+                                    + "(typo?); known: "
+                                    + CLIENT_SETTINGS.stream().sorted().toList()
+                                    + " and client.properties.<name>");
                 }
                 client.put(name, entry.getValue());
             }
@@ -515,18 +555,19 @@ public final class RabbitMqPublisherConfig {
                     continue;
                 }
                 try {
-                    ConnectionFactoryConfigurator.load(new ConnectionFactory(), Map.of(entry.getKey(),
-                            entry.getValue()), "");
+                    ConnectionFactoryConfigurator.load(
+                            new ConnectionFactory(), Map.of(entry.getKey(), entry.getValue()), "");
                 } catch (RuntimeException e) {
-                    throw new InvalidConfigurationException("rabbitmq." + entry.getKey(), "the RabbitMQ client "
-                            + "rejects the value: " + e.getMessage());
+                    throw new InvalidConfigurationException(
+                            "rabbitmq." + entry.getKey(),
+                            "the RabbitMQ client " + "rejects the value: " + e.getMessage());
                 }
             }
             try {
                 RabbitMqPublisher.configure(factory, client);
             } catch (RuntimeException e) {
-                throw new InvalidConfigurationException("rabbitmq.ssl", "the TLS settings (ssl.*) cannot be used: "
-                        + rootMessage(e));
+                throw new InvalidConfigurationException(
+                        "rabbitmq.ssl", "the TLS settings (ssl.*) cannot be used: " + rootMessage(e));
             }
         }
 

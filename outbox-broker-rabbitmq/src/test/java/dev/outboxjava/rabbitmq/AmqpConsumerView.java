@@ -12,11 +12,11 @@ import java.util.Optional;
  */
 final class AmqpConsumerView {
 
-    private AmqpConsumerView() {
-    }
+    private AmqpConsumerView() {}
 
     static ReceivedMessage read(Delivery delivery) {
-        Map<String, Object> raw = delivery.getProperties().getHeaders() != null ? delivery.getProperties().getHeaders()
+        Map<String, Object> raw = delivery.getProperties().getHeaders() != null
+                ? delivery.getProperties().getHeaders()
                 : Map.of();
         Map<String, String> own = new HashMap<>();
         Map<String, String> attributes = new HashMap<>();
@@ -30,10 +30,15 @@ final class AmqpConsumerView {
         if (delivery.getProperties().getContentType() != null) {
             attributes.put("datacontenttype", delivery.getProperties().getContentType());
         }
-        return new ReceivedMessage(delivery.getProperties().getMessageId(), header(raw, "cloudEvents:type"),
-                header(raw, "cloudEvents:source"), Optional.ofNullable(raw.get("cloudEvents:partitionkey"))
-                        .map(String::valueOf),
-                delivery.getProperties().getContentType(), own, delivery.getBody(), attributes);
+        return new ReceivedMessage(
+                delivery.getProperties().getMessageId(),
+                header(raw, "cloudEvents:type"),
+                header(raw, "cloudEvents:source"),
+                Optional.ofNullable(raw.get("cloudEvents:partitionkey")).map(String::valueOf),
+                delivery.getProperties().getContentType(),
+                own,
+                delivery.getBody(),
+                attributes);
     }
 
     /** AMQP strings arrive as the client's LongString; every header we send is a string. */

@@ -11,8 +11,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class RabbitMqCtl {
 
-    private RabbitMqCtl() {
-    }
+    private RabbitMqCtl() {}
 
     static boolean isAvailable() {
         try {
@@ -43,8 +42,7 @@ final class RabbitMqCtl {
         }
     }
 
-    private record Result(int exitCode, String output) {
-    }
+    private record Result(int exitCode, String output) {}
 
     private static Result run(List<String> command) throws IOException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

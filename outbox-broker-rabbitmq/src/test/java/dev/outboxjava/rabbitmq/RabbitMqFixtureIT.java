@@ -41,9 +41,11 @@ class RabbitMqFixtureIT {
     @Test
     @DisplayName("without settings and Docker, the local RabbitMQ on 5672 is used")
     void localBroker() {
-        Assumptions.assumeTrue(ServiceConfig.lookup(RabbitMqFixture.URI_PROPERTY).isEmpty()
-                && !ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL) && !DockerAvailability.isAvailable()
-                && LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500),
+        Assumptions.assumeTrue(
+                ServiceConfig.lookup(RabbitMqFixture.URI_PROPERTY).isEmpty()
+                        && !ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL)
+                        && !DockerAvailability.isAvailable()
+                        && LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500),
                 "needs a RabbitMQ on 127.0.0.1:5672, no Docker and no explicit setting");
         try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
             assertThat(rabbit.origin()).isEqualTo(ServiceOrigin.LOCAL);
@@ -62,8 +64,10 @@ class RabbitMqFixtureIT {
                     Channel channel = connection.createChannel()) {
                 channel.basicPublish(one.exchange(), "any.routing.key", null, "hello".getBytes(StandardCharsets.UTF_8));
             }
-            assertThat(rabbit.receive(one, 1, Duration.ofSeconds(10))).singleElement()
-                    .extracting(d -> new String(d.getBody(), StandardCharsets.UTF_8)).isEqualTo("hello");
+            assertThat(rabbit.receive(one, 1, Duration.ofSeconds(10)))
+                    .singleElement()
+                    .extracting(d -> new String(d.getBody(), StandardCharsets.UTF_8))
+                    .isEqualTo("hello");
             assertThat(rabbit.receive(two, 1, Duration.ofMillis(300))).isEmpty();
 
             rabbit.delete(one);

@@ -32,8 +32,10 @@ class RabbitMqPublishRateIT {
     @Test
     void printsThePublishRateOfTenThousandOneKilobyteEvents() throws Exception {
         try (RabbitMqFixture rabbit = RabbitMqFixture.start();
-                RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
-                        .connectionName("outbox-rate-it-" + UUID.randomUUID()).build())) {
+                RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                        .uri(rabbit.uri())
+                        .connectionName("outbox-rate-it-" + UUID.randomUUID())
+                        .build())) {
             byte[] payload = new byte[1024];
             ThreadLocalRandom.current().nextBytes(payload);
             RabbitMqDestination inMemory = rabbit.createDestination("rate");
@@ -51,10 +53,12 @@ class RabbitMqPublishRateIT {
                             long started = System.nanoTime();
                             publishInBatches(publisher, events, batchSize, concurrent);
                             double seconds = (System.nanoTime() - started) / 1e9;
-                            System.out.printf("RabbitMQ publish rate (%s, %s): %,d x 1 KB events, batches of %,d, %d in "
-                                    + "flight: %.2f s, %,.0f events/s%n", rabbit.origin(), queue, EVENTS, batchSize,
-                                    concurrent, seconds, EVENTS / seconds);
-                            assertThat(rabbit.receive(destination, EVENTS, TIMEOUT)).hasSize(EVENTS);
+                            System.out.printf(
+                                    "RabbitMQ publish rate (%s, %s): %,d x 1 KB events, batches of %,d, %d in "
+                                            + "flight: %.2f s, %,.0f events/s%n",
+                                    rabbit.origin(), queue, EVENTS, batchSize, concurrent, seconds, EVENTS / seconds);
+                            assertThat(rabbit.receive(destination, EVENTS, TIMEOUT))
+                                    .hasSize(EVENTS);
                         }
                     }
                 }
@@ -77,25 +81,37 @@ class RabbitMqPublishRateIT {
     }
 
     private static List<OutboxEvent> events(RabbitMqDestination destination, byte[] payload, int count) {
-        return IntStream.range(0, count).mapToObj(n -> OutboxEvent.builder().type("rate.test").source("/rate")
-                .key("key-" + (n % 100)).destination(destination.exchange()).routingKey("rate")
-                .contentType("application/octet-stream").payload(payload).build()).toList();
+        return IntStream.range(0, count)
+                .mapToObj(n -> OutboxEvent.builder()
+                        .type("rate.test")
+                        .source("/rate")
+                        .key("key-" + (n % 100))
+                        .destination(destination.exchange())
+                        .routingKey("rate")
+                        .contentType("application/octet-stream")
+                        .payload(payload)
+                        .build())
+                .toList();
     }
 
     /** {@code concurrent} callers each publish a share of the events batch after batch. */
-    private static void publishInBatches(RabbitMqPublisher publisher, List<OutboxEvent> events, int batchSize,
-            int concurrent) {
+    private static void publishInBatches(
+            RabbitMqPublisher publisher, List<OutboxEvent> events, int batchSize, int concurrent) {
         int share = events.size() / concurrent;
         List<CompletableFuture<Void>> callers = IntStream.range(0, concurrent)
                 .mapToObj(c -> CompletableFuture.runAsync(() -> {
-                    List<OutboxEvent> mine = events.subList(c * share, c == concurrent - 1 ? events.size() : (c + 1) * share);
+                    List<OutboxEvent> mine =
+                            events.subList(c * share, c == concurrent - 1 ? events.size() : (c + 1) * share);
                     for (int from = 0; from < mine.size(); from += batchSize) {
                         List<OutboxEvent> batch = mine.subList(from, Math.min(from + batchSize, mine.size()));
-                        List<PublishOutcome> outcomes = publisher.publish(batch, TIMEOUT)
-                                .orTimeout(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS).join();
+                        List<PublishOutcome> outcomes = publisher
+                                .publish(batch, TIMEOUT)
+                                .orTimeout(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS)
+                                .join();
                         assertThat(outcomes).allMatch(PublishOutcome.Published.class::isInstance);
                     }
-                })).toList();
+                }))
+                .toList();
         callers.forEach(CompletableFuture::join);
     }
 }

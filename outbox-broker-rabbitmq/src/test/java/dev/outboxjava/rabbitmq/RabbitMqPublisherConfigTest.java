@@ -28,7 +28,8 @@ class RabbitMqPublisherConfigTest {
     @DisplayName("a URI sets host, port, virtual host and credentials")
     void uri() {
         RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder()
-                .uri("amqp://orders:s3cret@rabbit.internal:5673/shop%2Fprod").build();
+                .uri("amqp://orders:s3cret@rabbit.internal:5673/shop%2Fprod")
+                .build();
         assertThat(config.host()).isEqualTo("rabbit.internal");
         assertThat(config.port()).isEqualTo(5673);
         assertThat(config.virtualHost()).isEqualTo("shop/prod");
@@ -40,8 +41,12 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("a URI together with host settings is rejected, naming rabbitmq.uri")
     void uriAndPieces() {
-        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder().uri("amqp://localhost").port(5673).build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder()
+                        .uri("amqp://localhost")
+                        .port(5673)
+                        .build())
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("rabbitmq.uri"))
                 .hasMessageContaining("port");
     }
@@ -49,18 +54,23 @@ class RabbitMqPublisherConfigTest {
     @Test
     @DisplayName("an unparseable URI is rejected, naming rabbitmq.uri")
     void badUri() {
-        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder().uri("http://localhost").build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder()
+                        .uri("http://localhost")
+                        .build())
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("rabbitmq.uri"));
     }
 
     @Test
     @DisplayName("amqps:// connects with TLS on 5671, validating the certificate and the host name")
     void amqps() {
-        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder().uri("amqps://rabbit.internal").build();
+        RabbitMqPublisherConfig config =
+                RabbitMqPublisherConfig.builder().uri("amqps://rabbit.internal").build();
         assertThat(config.tls()).isTrue();
         assertThat(config.port()).isEqualTo(5671);
-        assertThat(config.clientProperties()).containsEntry("ssl.validate.server.certificate", "true")
+        assertThat(config.clientProperties())
+                .containsEntry("ssl.validate.server.certificate", "true")
                 .containsEntry("ssl.verify.hostname", "true");
         assertThat(RabbitMqPublisher.connectionFactory(config).isSSL()).isTrue();
         assertThat(config.describeBroker()).contains("TLS");
@@ -71,9 +81,13 @@ class RabbitMqPublisherConfigTest {
     void clientProperties() {
         RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder()
                 .uri("amqp://nobody:wrong@rabbit.internal:5672/%2F")
-                .property("username", "orders").property("password", "s3cret").property("virtual.host", "shop")
-                .property("connection.heartbeat", "7").property("connection.channel.max", "64")
-                .property("client.properties.deployment", "eu-1").build();
+                .property("username", "orders")
+                .property("password", "s3cret")
+                .property("virtual.host", "shop")
+                .property("connection.heartbeat", "7")
+                .property("connection.channel.max", "64")
+                .property("client.properties.deployment", "eu-1")
+                .build();
         assertThat(config.username()).isEqualTo("orders");
         assertThat(config.password()).isEqualTo("s3cret");
         assertThat(config.virtualHost()).isEqualTo("shop");
@@ -90,18 +104,25 @@ class RabbitMqPublisherConfigTest {
     }
 
     @Test
-    @DisplayName("unknown client settings, the ones the publisher owns, and values the client rejects are refused by name")
+    @DisplayName(
+            "unknown client settings, the ones the publisher owns, and values the client rejects are refused by name")
     void refusedClientProperties() {
-        assertSetting(RabbitMqPublisherConfig.builder().property("conection.heartbeat", "7"),
-                "rabbitmq.conection.heartbeat");
-        assertSetting(RabbitMqPublisherConfig.builder().property("topology.recovery.enabled", "true"),
+        assertSetting(
+                RabbitMqPublisherConfig.builder().property("conection.heartbeat", "7"), "rabbitmq.conection.heartbeat");
+        assertSetting(
+                RabbitMqPublisherConfig.builder().property("topology.recovery.enabled", "true"),
                 "rabbitmq.topology.recovery.enabled");
-        assertSetting(RabbitMqPublisherConfig.builder().property("connection.recovery.enabled", "false"),
+        assertSetting(
+                RabbitMqPublisherConfig.builder().property("connection.recovery.enabled", "false"),
                 "rabbitmq.connection.recovery.enabled");
-        assertSetting(RabbitMqPublisherConfig.builder().property("connection.heartbeat", "often"),
+        assertSetting(
+                RabbitMqPublisherConfig.builder().property("connection.heartbeat", "often"),
                 "rabbitmq.connection.heartbeat");
-        assertSetting(RabbitMqPublisherConfig.builder().property("ssl.enabled", "true")
-                .property("ssl.trust.store", "/no/such/trust.p12"), "rabbitmq.ssl");
+        assertSetting(
+                RabbitMqPublisherConfig.builder()
+                        .property("ssl.enabled", "true")
+                        .property("ssl.trust.store", "/no/such/trust.p12"),
+                "rabbitmq.ssl");
     }
 
     @Test
@@ -113,7 +134,8 @@ class RabbitMqPublisherConfigTest {
         assertSetting(RabbitMqPublisherConfig.builder().username(""), "rabbitmq.username");
         assertSetting(RabbitMqPublisherConfig.builder().connectionName(""), "rabbitmq.connectionName");
         assertSetting(RabbitMqPublisherConfig.builder().confirmTimeout(Duration.ZERO), "rabbitmq.confirmTimeout");
-        assertSetting(RabbitMqPublisherConfig.builder().connectionTimeout(Duration.ofSeconds(-1)),
+        assertSetting(
+                RabbitMqPublisherConfig.builder().connectionTimeout(Duration.ofSeconds(-1)),
                 "rabbitmq.connectionTimeout");
         assertSetting(RabbitMqPublisherConfig.builder().recoveryInterval(Duration.ZERO), "rabbitmq.recoveryInterval");
         assertSetting(RabbitMqPublisherConfig.builder().heartbeat(Duration.ofSeconds(-1)), "rabbitmq.heartbeat");
@@ -125,16 +147,24 @@ class RabbitMqPublisherConfigTest {
     @DisplayName("a frame limit too small for the properties of the largest accepted event is refused, naming "
             + "connection.frame.max and the size it needs; no limit (0) and the broker's default pass")
     void frameMaxHoldsTheLargestEvent() {
-        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder().property("connection.frame.max", "4096").build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(() -> RabbitMqPublisherConfig.builder()
+                        .property("connection.frame.max", "4096")
+                        .build())
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("rabbitmq.connection.frame.max"))
-                .hasMessageContaining("4096").hasMessageContaining("at least 65536");
+                .hasMessageContaining("4096")
+                .hasMessageContaining("at least 65536");
         RabbitMqPublisherConfig.builder().property("connection.frame.max", "0").build();
-        RabbitMqPublisherConfig.builder().property("connection.frame.max", "131072").build();
+        RabbitMqPublisherConfig.builder()
+                .property("connection.frame.max", "131072")
+                .build();
     }
 
     private static void assertSetting(RabbitMqPublisherConfig.Builder builder, String setting) {
-        assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidConfigurationException.class,
-                e -> assertThat(e.setting()).isEqualTo(setting));
+        assertThatThrownBy(builder::build)
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
+                        e -> assertThat(e.setting()).isEqualTo(setting));
     }
 }

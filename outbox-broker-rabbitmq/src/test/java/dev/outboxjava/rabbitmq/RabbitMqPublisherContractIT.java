@@ -23,8 +23,10 @@ class RabbitMqPublisherContractIT extends PublisherContract {
     @BeforeAll
     static void start() {
         rabbit = RabbitMqFixture.start();
-        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
-                .connectionName("outbox-contract-it-" + UUID.randomUUID()).build());
+        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                .uri(rabbit.uri())
+                .connectionName("outbox-contract-it-" + UUID.randomUUID())
+                .build());
     }
 
     @AfterAll
@@ -48,6 +50,7 @@ class RabbitMqPublisherContractIT extends PublisherContract {
     @Override
     protected List<ReceivedMessage> consume(String destination, int expected, Duration timeout) {
         return rabbit.receive(destinations.get(destination), expected, timeout).stream()
-                .map(AmqpConsumerView::read).toList();
+                .map(AmqpConsumerView::read)
+                .toList();
     }
 }

@@ -43,8 +43,10 @@ class RabbitMqPublisherOnEmbeddedQpidIT extends PublisherContract {
         previousSkipLocal = System.getProperty(ServiceConfig.SKIP_LOCAL);
         System.setProperty(ServiceConfig.SKIP_LOCAL, "true");
         rabbit = RabbitMqFixture.start();
-        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
-                .connectionName("outbox-qpid-it-" + UUID.randomUUID()).build());
+        publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                .uri(rabbit.uri())
+                .connectionName("outbox-qpid-it-" + UUID.randomUUID())
+                .build());
     }
 
     @AfterAll
@@ -76,12 +78,18 @@ class RabbitMqPublisherOnEmbeddedQpidIT extends PublisherContract {
     @Override
     protected List<ReceivedMessage> consume(String destination, int expected, Duration timeout) {
         return rabbit.receive(destinations.get(destination), expected, timeout).stream()
-                .map(AmqpConsumerView::read).toList();
+                .map(AmqpConsumerView::read)
+                .toList();
     }
 
     private static OutboxEvent event(String exchange, String key) {
-        return OutboxEvent.builder().type("qpid.test").destination(exchange).routingKey("rk").key(key)
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .type("qpid.test")
+                .destination(exchange)
+                .routingKey("rk")
+                .key(key)
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     private static Map<UUID, PublishOutcome> publish(List<OutboxEvent> batch) throws Exception {
@@ -127,11 +135,15 @@ class RabbitMqPublisherOnEmbeddedQpidIT extends PublisherContract {
 
             Map<UUID, PublishOutcome> outcomes = publish(List.of(first, bad, last));
 
-            assertThat(outcomes.get(bad.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class,
-                    failed -> assertThat(failed.reason()).contains("exchange '" + missing + "' does not exist"));
+            assertThat(outcomes.get(bad.id()))
+                    .isInstanceOfSatisfying(
+                            PublishOutcome.Failed.class,
+                            failed ->
+                                    assertThat(failed.reason()).contains("exchange '" + missing + "' does not exist"));
             assertThat(outcomes.get(first.id())).isInstanceOf(PublishOutcome.Published.class);
             assertThat(outcomes.get(last.id())).isInstanceOf(PublishOutcome.Published.class);
-            assertThat(rabbit.receive(routed, 2, Duration.ofSeconds(10))).extracting(d -> d.getProperties().getMessageId())
+            assertThat(rabbit.receive(routed, 2, Duration.ofSeconds(10)))
+                    .extracting(d -> d.getProperties().getMessageId())
                     .contains(first.id().toString(), last.id().toString());
         }
     }

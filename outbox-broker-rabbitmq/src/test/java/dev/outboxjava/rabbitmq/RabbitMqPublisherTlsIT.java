@@ -64,12 +64,14 @@ class RabbitMqPublisherTlsIT {
         plain.setPort(broker.port());
         plain.setUsername(EmbeddedQpidBroker.USERNAME);
         plain.setPassword(EmbeddedQpidBroker.PASSWORD);
-        try (Connection connection = plain.newConnection(); Channel channel = connection.createChannel()) {
+        try (Connection connection = plain.newConnection();
+                Channel channel = connection.createChannel()) {
             channel.exchangeDeclare(exchange, "fanout");
             String queue = channel.queueDeclare().getQueue();
             channel.queueBind(queue, exchange, "");
 
-            RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder().uri(amqps())
+            RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder()
+                    .uri(amqps())
                     .connectionName("outbox-tls-it")
                     .property("ssl.trust.store", certificate.trustStore().toString())
                     .property("ssl.trust.store.password", PASSWORD)
@@ -78,10 +80,14 @@ class RabbitMqPublisherTlsIT {
             assertThat(config.tls()).isTrue();
             assertThat(config.toString()).doesNotContain(PASSWORD);
             try (RabbitMqPublisher publisher = new RabbitMqPublisher(config)) {
-                OutboxEvent event = OutboxEvent.builder().type("order.placed").source("/orders").destination(exchange)
-                        .payload("{\"order\":1}".getBytes(StandardCharsets.UTF_8)).build();
-                List<PublishOutcome> outcomes = publisher.publish(List.of(event), TIMEOUT)
-                        .get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+                OutboxEvent event = OutboxEvent.builder()
+                        .type("order.placed")
+                        .source("/orders")
+                        .destination(exchange)
+                        .payload("{\"order\":1}".getBytes(StandardCharsets.UTF_8))
+                        .build();
+                List<PublishOutcome> outcomes =
+                        publisher.publish(List.of(event), TIMEOUT).get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
                 assertThat(outcomes).containsExactly(PublishOutcome.published(event.id()));
             }
             GetResponse received = channel.basicGet(queue, true);
@@ -91,17 +97,27 @@ class RabbitMqPublisherTlsIT {
     }
 
     @Test
-    @DisplayName("without a trust store for its self-signed certificate, the broker is refused: certificates are validated")
+    @DisplayName(
+            "without a trust store for its self-signed certificate, the broker is refused: certificates are validated")
     void refusesAnUntrustedCertificate() throws Exception {
-        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder().uri(amqps())
-                .connectionName("outbox-tls-untrusted-it").build();
+        RabbitMqPublisherConfig config = RabbitMqPublisherConfig.builder()
+                .uri(amqps())
+                .connectionName("outbox-tls-untrusted-it")
+                .build();
         try (RabbitMqPublisher publisher = new RabbitMqPublisher(config)) {
-            OutboxEvent event = OutboxEvent.builder().type("order.placed").source("/orders").destination("anything")
-                    .payload(new byte[] {1}).build();
-            List<PublishOutcome> outcomes = publisher.publish(List.of(event), TIMEOUT)
-                    .get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
-            assertThat(outcomes).singleElement().isInstanceOfSatisfying(PublishOutcome.Failed.class,
-                    failed -> assertThat(failed.retryable()).isTrue());
+            OutboxEvent event = OutboxEvent.builder()
+                    .type("order.placed")
+                    .source("/orders")
+                    .destination("anything")
+                    .payload(new byte[] {1})
+                    .build();
+            List<PublishOutcome> outcomes =
+                    publisher.publish(List.of(event), TIMEOUT).get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+            assertThat(outcomes)
+                    .singleElement()
+                    .isInstanceOfSatisfying(
+                            PublishOutcome.Failed.class,
+                            failed -> assertThat(failed.retryable()).isTrue());
             assertThat(publisher.checkHealth().healthy()).isFalse();
             assertThat(publisher.checkHealth().detail()).containsIgnoringCase("certificat");
         }

@@ -39,8 +39,7 @@ public final class ActivitySampler implements AutoCloseable {
      * @param publishedPerSecond events published per second since the previous sample
      * @param pending           events pending at that moment
      */
-    public record Sample(Instant at, double publishedPerSecond, long pending) {
-    }
+    public record Sample(Instant at, double publishedPerSecond, long pending) {}
 
     private final OutboxStore store;
     private final LongSupplier publishedTotal;
@@ -69,7 +68,8 @@ public final class ActivitySampler implements AutoCloseable {
                 return thread;
             });
             // the task catches its own failures; the future only matters to cancel it, which shutdownNow does
-            var unused = executor.scheduleAtFixedRate(this::sampleQuietly, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            var unused =
+                    executor.scheduleAtFixedRate(this::sampleQuietly, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         }
         return this;
     }

@@ -55,8 +55,16 @@ public final class OutboxConsole {
     private OutboxConsole(Builder builder) {
         this.basePath = builder.basePath;
         this.allowRemoteClients = builder.allowRemoteClients;
-        this.routes = new ConsoleRoutes(builder.store, builder.operator, builder.basePath, builder.adminCredential,
-                builder.clock, builder.sampler, builder.healthSignals, builder.processFacts, builder.allowRemoteClients,
+        this.routes = new ConsoleRoutes(
+                builder.store,
+                builder.operator,
+                builder.basePath,
+                builder.adminCredential,
+                builder.clock,
+                builder.sampler,
+                builder.healthSignals,
+                builder.processFacts,
+                builder.allowRemoteClients,
                 builder.signInFailuresPerMinute);
     }
 
@@ -109,8 +117,10 @@ public final class OutboxConsole {
         try {
             app.start();
         } catch (RuntimeException e) {
-            throw new InvalidConfigurationException("console port", "cannot serve the console on " + host + ":" + port
-                    + ": " + e.getMessage() + " (choose a free port)");
+            throw new InvalidConfigurationException(
+                    "console port",
+                    "cannot serve the console on " + host + ":" + port + ": " + e.getMessage()
+                            + " (choose a free port)");
         }
         return new ConsoleServer(app, host, basePath);
     }
@@ -205,8 +215,10 @@ public final class OutboxConsole {
          */
         public OutboxConsole build() {
             if (!basePath.matches("(/[A-Za-z0-9._-]+)+")) {
-                throw new InvalidConfigurationException("basePath", "must look like /console (segments of letters, "
-                        + "digits, '.', '_' or '-', no trailing '/'), was '" + basePath + "'");
+                throw new InvalidConfigurationException(
+                        "basePath",
+                        "must look like /console (segments of letters, "
+                                + "digits, '.', '_' or '-', no trailing '/'), was '" + basePath + "'");
             }
             return new OutboxConsole(this);
         }

@@ -8,8 +8,6 @@ import dev.outboxjava.core.memory.InMemoryOutboxStore;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.time.ManualClock;
-import java.time.Duration;
-import java.time.Instant;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -17,6 +15,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,14 +43,19 @@ class OutboxConsoleTest {
     @BeforeEach
     void start() {
         store = new InMemoryOutboxStore();
-        dead = OutboxEvent.builder().type("order.placed").destination("orders").key("k<1>")
+        dead = OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .key("k<1>")
                 .payload("{\"note\":\"<script>alert(1)</script>\"}".getBytes(StandardCharsets.UTF_8))
-                .header("x-evil", "<img src=x onerror=alert(1)>\u001b[2J").build();
+                .header("x-evil", "<img src=x onerror=alert(1)>\u001b[2J")
+                .build();
         store.append(dead);
         UUID lease = UUID.randomUUID();
         store.lease(lease, 10, dead.createdAt());
         store.markDeadLettered(lease, List.of(new DeadLetterMark(dead.id(), "<b>boom</b>")), dead.createdAt());
-        server = OutboxConsole.builder(store).adminCredential(CREDENTIAL).build().start("127.0.0.1", 0);
+        server =
+                OutboxConsole.builder(store).adminCredential(CREDENTIAL).build().start("127.0.0.1", 0);
         client = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
     }
 
@@ -60,22 +65,29 @@ class OutboxConsoleTest {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create(server.url() + path)).GET().build(),
+        return client.send(
+                HttpRequest.newBuilder(URI.create(server.url() + path)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> post(String path, Map<String, String> form) throws Exception {
-        String body = form.entrySet().stream().map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
-                + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8)).collect(Collectors.joining("&"));
-        return client.send(HttpRequest.newBuilder(URI.create(server.url() + path))
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        String body = form.entrySet().stream()
+                .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
+                        + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+        return client.send(
+                HttpRequest.newBuilder(URI.create(server.url() + path))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private String signInAndReadCsrf() throws Exception {
         HttpResponse<String> signedIn = post("/login", Map.of("credential", CREDENTIAL, "operator", "alice"));
         assertThat(signedIn.statusCode()).isEqualTo(303);
-        Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(get("/dead-letters").body());
+        Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+                .matcher(get("/dead-letters").body());
         assertThat(csrf.find()).isTrue();
         return csrf.group(1);
     }
@@ -112,9 +124,14 @@ class OutboxConsoleTest {
     void signInThrottled() throws Exception {
         server.close();
         ManualClock clock = new ManualClock(Instant.parse("2024-03-01T10:00:00Z"));
-        server = OutboxConsole.builder(store).adminCredential(CREDENTIAL).clock(clock).build().start("127.0.0.1", 0);
+        server = OutboxConsole.builder(store)
+                .adminCredential(CREDENTIAL)
+                .clock(clock)
+                .build()
+                .start("127.0.0.1", 0);
         for (int i = 0; i < 5; i++) {
-            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode()).isEqualTo(401);
+            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode())
+                    .isEqualTo(401);
             clock.advance(Duration.ofSeconds(5));
         }
 
@@ -126,20 +143,26 @@ class OutboxConsoleTest {
         assertThat(throttled.headers().firstValue("Set-Cookie")).isEmpty();
 
         clock.advance(Duration.ofSeconds(35));
-        assertThat(post("/login", Map.of("credential", CREDENTIAL, "operator", "alice")).statusCode()).isEqualTo(303);
+        assertThat(post("/login", Map.of("credential", CREDENTIAL, "operator", "alice"))
+                        .statusCode())
+                .isEqualTo(303);
     }
 
     @Test
     @DisplayName("a successful sign-in clears the count of wrong credentials")
     void signInSuccessClears() throws Exception {
         for (int i = 0; i < 4; i++) {
-            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode()).isEqualTo(401);
+            assertThat(post("/login", Map.of("credential", "guess-" + i)).statusCode())
+                    .isEqualTo(401);
         }
-        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode()).isEqualTo(303);
+        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode())
+                .isEqualTo(303);
         for (int i = 0; i < 5; i++) {
-            assertThat(post("/login", Map.of("credential", "again-" + i)).statusCode()).isEqualTo(401);
+            assertThat(post("/login", Map.of("credential", "again-" + i)).statusCode())
+                    .isEqualTo(401);
         }
-        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode()).isEqualTo(429);
+        assertThat(post("/login", Map.of("credential", CREDENTIAL)).statusCode())
+                .isEqualTo(429);
     }
 
     @Test
@@ -147,8 +170,10 @@ class OutboxConsoleTest {
     void noCsrf() throws Exception {
         signInAndReadCsrf();
 
-        assertThat(post("/dead-letters/requeue", requeueForm(null)).statusCode()).isEqualTo(403);
-        assertThat(post("/dead-letters/requeue", requeueForm("forged")).statusCode()).isEqualTo(403);
+        assertThat(post("/dead-letters/requeue", requeueForm(null)).statusCode())
+                .isEqualTo(403);
+        assertThat(post("/dead-letters/requeue", requeueForm("forged")).statusCode())
+                .isEqualTo(403);
         assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
         assertThat(store.auditTrail(OptionalLong.empty(), 10)).isEmpty();
     }
@@ -162,7 +187,8 @@ class OutboxConsoleTest {
 
         assertThat(response.statusCode()).isEqualTo(303);
         assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.PENDING);
-        assertThat(store.auditTrail(OptionalLong.empty(), 10)).singleElement()
+        assertThat(store.auditTrail(OptionalLong.empty(), 10))
+                .singleElement()
                 .satisfies(entry -> assertThat(entry.actor()).isEqualTo("alice (console)"));
     }
 
@@ -170,11 +196,16 @@ class OutboxConsoleTest {
     @DisplayName("without an admin credential the console shows but refuses every change")
     void readOnly() throws Exception {
         try (ConsoleServer readOnly = OutboxConsole.builder(store).build().start("127.0.0.1", 0)) {
-            HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create(readOnly.url() + "/dead-letters"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
-            HttpResponse<String> refused = client.send(HttpRequest.newBuilder(URI.create(readOnly.url()
-                    + "/dead-letters/requeue")).header("Content-Type", "application/x-www-form-urlencoded")
-                    .POST(HttpRequest.BodyPublishers.ofString("scope=matching")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> page = client.send(
+                    HttpRequest.newBuilder(URI.create(readOnly.url() + "/dead-letters"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> refused = client.send(
+                    HttpRequest.newBuilder(URI.create(readOnly.url() + "/dead-letters/requeue"))
+                            .header("Content-Type", "application/x-www-form-urlencoded")
+                            .POST(HttpRequest.BodyPublishers.ofString("scope=matching"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
 
             assertThat(page.statusCode()).isEqualTo(200);
             assertThat(page.body()).contains(dead.id().toString()).doesNotContain("requeue-selected");
@@ -187,11 +218,17 @@ class OutboxConsoleTest {
     @Test
     @DisplayName("the detail view lists each failed attempt with its error, escaped")
     void attempts() throws Exception {
-        OutboxEvent flaky = OutboxEvent.builder().type("order.flaky").destination("orders").payload(new byte[] {1}).build();
+        OutboxEvent flaky = OutboxEvent.builder()
+                .type("order.flaky")
+                .destination("orders")
+                .payload(new byte[] {1})
+                .build();
         store.append(flaky);
         UUID first = UUID.randomUUID();
         store.lease(first, 10, flaky.createdAt());
-        store.markRetry(first, List.of(new RetryMark(flaky.id(), "NO_ROUTE: <i>nobody</i>", flaky.createdAt())),
+        store.markRetry(
+                first,
+                List.of(new RetryMark(flaky.id(), "NO_ROUTE: <i>nobody</i>", flaky.createdAt())),
                 flaky.createdAt());
         UUID second = UUID.randomUUID();
         store.lease(second, 10, flaky.createdAt());
@@ -205,7 +242,8 @@ class OutboxConsoleTest {
             found.add(rows.group(1));
         }
         assertThat(found).hasSize(2);
-        assertThat(found.get(0)).contains("<td>1</td>", "retry", "NO_ROUTE: &lt;i&gt;nobody&lt;/i&gt;", first.toString());
+        assertThat(found.get(0))
+                .contains("<td>1</td>", "retry", "NO_ROUTE: &lt;i&gt;nobody&lt;/i&gt;", first.toString());
         assertThat(found.get(1)).contains("<td>2</td>", "dead letter", "404 NOT_FOUND", second.toString());
     }
 
@@ -216,8 +254,11 @@ class OutboxConsoleTest {
         String detail = get("/dead-letters/" + dead.id()).body();
 
         assertThat(list + detail).doesNotContain("<script>alert", "<img src=x", "<b>boom", "k<1>", "\u001b");
-        assertThat(detail).contains("&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(1)&gt;\\u001B[2J",
-                "&lt;b&gt;boom&lt;/b&gt;");
+        assertThat(detail)
+                .contains(
+                        "&lt;script&gt;alert(1)&lt;/script&gt;",
+                        "&lt;img src=x onerror=alert(1)&gt;\\u001B[2J",
+                        "&lt;b&gt;boom&lt;/b&gt;");
         assertThat(get("/dead-letters/" + dead.id()).headers().firstValue("Content-Security-Policy"))
                 .hasValueSatisfying(csp -> assertThat(csp).contains("default-src 'none'"));
     }
@@ -252,8 +293,9 @@ class OutboxConsoleTest {
     void oversizedEdit() throws Exception {
         String csrf = signInAndReadCsrf();
 
-        HttpResponse<String> response = post("/dead-letters/" + dead.id() + "/edit", Map.of("csrf", csrf,
-                "payload", "x".repeat(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1), "headers", ""));
+        HttpResponse<String> response = post(
+                "/dead-letters/" + dead.id() + "/edit",
+                Map.of("csrf", csrf, "payload", "x".repeat(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1), "headers", ""));
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("Nothing was changed", "payload");

@@ -11,8 +11,7 @@ import java.util.Collection;
  */
 public final class AppendableEvents {
 
-    private AppendableEvents() {
-    }
+    private AppendableEvents() {}
 
     /**
      * Checks {@code events} as a store does before it writes them.
@@ -27,12 +26,15 @@ public final class AppendableEvents {
         int index = 0;
         for (OutboxEvent event : events) {
             if (event == null) {
-                throw new InvalidEventException("events", "element " + index + " is null; every element must be an "
-                        + "event from OutboxEvent.builder()");
+                throw new InvalidEventException(
+                        "events",
+                        "element " + index + " is null; every element must be an "
+                                + "event from OutboxEvent.builder()");
             }
             if (event.status() != EventStatus.PENDING) {
-                throw new InvalidEventException("status", "only new pending events can be appended; event "
-                        + event.id() + " is " + event.status());
+                throw new InvalidEventException(
+                        "status",
+                        "only new pending events can be appended; event " + event.id() + " is " + event.status());
             }
             EventContent.check(event);
             index++;

@@ -31,11 +31,10 @@ public final class CloudEventAttributes {
     public static final String PARTITIONKEY = "partitionkey";
 
     /** Every attribute an event may carry, in the order they are written. */
-    public static final List<String> ALL = List.of(ID, SOURCE, SPECVERSION, TYPE, TIME, DATACONTENTTYPE, SUBJECT,
-            DATASCHEMA, PARTITIONKEY);
+    public static final List<String> ALL =
+            List.of(ID, SOURCE, SPECVERSION, TYPE, TIME, DATACONTENTTYPE, SUBJECT, DATASCHEMA, PARTITIONKEY);
 
-    private CloudEventAttributes() {
-    }
+    private CloudEventAttributes() {}
 
     /**
      * The attributes of {@code event} by name, in {@link #ALL} order: {@code subject},
@@ -57,6 +56,7 @@ public final class CloudEventAttributes {
     }
 
     private static String time(OutboxEvent event) {
-        return DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(OffsetDateTime.ofInstant(event.createdAt(), ZoneOffset.UTC));
+        return DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(
+                OffsetDateTime.ofInstant(event.createdAt(), ZoneOffset.UTC));
     }
 }

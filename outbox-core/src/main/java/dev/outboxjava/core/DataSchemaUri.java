@@ -10,8 +10,7 @@ import java.net.URISyntaxException;
  */
 final class DataSchemaUri {
 
-    private DataSchemaUri() {
-    }
+    private DataSchemaUri() {}
 
     /** @throws InvalidEventException naming {@code dataSchema} when the value is not an absolute URI */
     static void require(String dataSchema) {
@@ -19,12 +18,14 @@ final class DataSchemaUri {
         try {
             uri = new URI(dataSchema);
         } catch (URISyntaxException e) {
-            throw new InvalidEventException("dataSchema", "'" + dataSchema + "' is not a URI: " + e.getReason()
-                    + " at index " + e.getIndex());
+            throw new InvalidEventException(
+                    "dataSchema", "'" + dataSchema + "' is not a URI: " + e.getReason() + " at index " + e.getIndex());
         }
         if (!uri.isAbsolute()) {
-            throw new InvalidEventException("dataSchema", "'" + dataSchema + "' is not an absolute URI, which "
-                    + "CloudEvents requires of its dataschema attribute (e.g. https://example.com/schemas/v1.json)");
+            throw new InvalidEventException(
+                    "dataSchema",
+                    "'" + dataSchema + "' is not an absolute URI, which "
+                            + "CloudEvents requires of its dataschema attribute (e.g. https://example.com/schemas/v1.json)");
         }
     }
 }

@@ -10,8 +10,7 @@ import java.util.Optional;
  */
 final class EventContent {
 
-    private EventContent() {
-    }
+    private EventContent() {}
 
     /** @throws InvalidEventException naming the first field that breaks a rule */
     static void check(OutboxEvent event) {

@@ -11,8 +11,7 @@ import java.util.Map;
  */
 final class HeadersSize {
 
-    private HeadersSize() {
-    }
+    private HeadersSize() {}
 
     /** @throws InvalidEventException naming {@code headers} when they take more than the maximum */
     static void require(Map<String, String> headers) {
@@ -21,9 +20,11 @@ final class HeadersSize {
             bytes += utf8Length(header.getKey()) + utf8Length(header.getValue()) + OutboxEvent.HEADER_OVERHEAD_BYTES;
         }
         if (bytes > OutboxEvent.MAX_HEADERS_BYTES) {
-            throw new InvalidEventException("headers", headers.size() + " headers take " + bytes + " bytes, over the "
-                    + "maximum of " + OutboxEvent.MAX_HEADERS_BYTES + " (UTF-8 names and values plus "
-                    + OutboxEvent.HEADER_OVERHEAD_BYTES + " per header); put large data in the payload");
+            throw new InvalidEventException(
+                    "headers",
+                    headers.size() + " headers take " + bytes + " bytes, over the "
+                            + "maximum of " + OutboxEvent.MAX_HEADERS_BYTES + " (UTF-8 names and values plus "
+                            + OutboxEvent.HEADER_OVERHEAD_BYTES + " per header); put large data in the payload");
         }
     }
 

@@ -16,8 +16,8 @@ public final class IllegalTransitionException extends OutboxException {
     private final EventStatus to;
 
     public IllegalTransitionException(UUID eventId, EventStatus from, EventStatus to) {
-        super("event " + eventId + " cannot move from " + from + " to " + to
-                + "; allowed from " + from + ": " + from.allowedTargets());
+        super("event " + eventId + " cannot move from " + from + " to " + to + "; allowed from " + from + ": "
+                + from.allowedTargets());
         this.eventId = eventId;
         this.from = from;
         this.to = to;

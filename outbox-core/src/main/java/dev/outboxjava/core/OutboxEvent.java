@@ -153,47 +153,140 @@ public record OutboxEvent(
     }
 
     /** This event with its delivery state replaced; the identity and content stay. */
-    public OutboxEvent withDelivery(EventStatus newStatus, int newAttempts, Optional<String> newLastError,
-            Instant newNextAttemptAt, Optional<Instant> newLeasedAt, Optional<UUID> newLeaseId,
+    public OutboxEvent withDelivery(
+            EventStatus newStatus,
+            int newAttempts,
+            Optional<String> newLastError,
+            Instant newNextAttemptAt,
+            Optional<Instant> newLeasedAt,
+            Optional<UUID> newLeaseId,
             Optional<Instant> newSentAt) {
-        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
-                payload, headers, newStatus, newAttempts, maxAttempts, newLastError, newNextAttemptAt, createdAt,
-                newLeasedAt, newLeaseId, newSentAt, sequence);
+        return new OutboxEvent(
+                id,
+                type,
+                source,
+                key,
+                destination,
+                routingKey,
+                contentType,
+                subject,
+                dataSchema,
+                payload,
+                headers,
+                newStatus,
+                newAttempts,
+                maxAttempts,
+                newLastError,
+                newNextAttemptAt,
+                createdAt,
+                newLeasedAt,
+                newLeaseId,
+                newSentAt,
+                sequence);
     }
 
     /** This event with its headers replaced (e.g. trace context added on append); nothing is re-validated. */
     public OutboxEvent withHeaders(Map<String, String> newHeaders) {
-        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
-                payload, newHeaders, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
-                leaseId, sentAt, sequence);
+        return new OutboxEvent(
+                id,
+                type,
+                source,
+                key,
+                destination,
+                routingKey,
+                contentType,
+                subject,
+                dataSchema,
+                payload,
+                newHeaders,
+                status,
+                attempts,
+                maxAttempts,
+                lastError,
+                nextAttemptAt,
+                createdAt,
+                leasedAt,
+                leaseId,
+                sentAt,
+                sequence);
     }
 
     /** This event with its payload and headers replaced (an operator's edit); nothing is re-validated. */
     public OutboxEvent withContent(byte[] newPayload, Map<String, String> newHeaders) {
-        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
-                newPayload, newHeaders, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
-                leaseId, sentAt, sequence);
+        return new OutboxEvent(
+                id,
+                type,
+                source,
+                key,
+                destination,
+                routingKey,
+                contentType,
+                subject,
+                dataSchema,
+                newPayload,
+                newHeaders,
+                status,
+                attempts,
+                maxAttempts,
+                lastError,
+                nextAttemptAt,
+                createdAt,
+                leasedAt,
+                leaseId,
+                sentAt,
+                sequence);
     }
 
     /** This event with a store-assigned sequence. */
     public OutboxEvent withSequence(long newSequence) {
-        return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
-                payload, headers, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
-                leaseId, sentAt, newSequence);
+        return new OutboxEvent(
+                id,
+                type,
+                source,
+                key,
+                destination,
+                routingKey,
+                contentType,
+                subject,
+                dataSchema,
+                payload,
+                headers,
+                status,
+                attempts,
+                maxAttempts,
+                lastError,
+                nextAttemptAt,
+                createdAt,
+                leasedAt,
+                leaseId,
+                sentAt,
+                newSequence);
     }
 
     @Override
     public boolean equals(Object other) {
         return other instanceof OutboxEvent that
-                && id.equals(that.id) && type.equals(that.type) && source.equals(that.source)
-                && key.equals(that.key) && destination.equals(that.destination)
-                && routingKey.equals(that.routingKey) && contentType.equals(that.contentType)
-                && subject.equals(that.subject) && dataSchema.equals(that.dataSchema)
-                && Arrays.equals(payload, that.payload) && headers.equals(that.headers)
-                && status == that.status && attempts == that.attempts && maxAttempts == that.maxAttempts
-                && lastError.equals(that.lastError) && nextAttemptAt.equals(that.nextAttemptAt)
-                && createdAt.equals(that.createdAt) && leasedAt.equals(that.leasedAt)
-                && leaseId.equals(that.leaseId) && sentAt.equals(that.sentAt) && sequence == that.sequence;
+                && id.equals(that.id)
+                && type.equals(that.type)
+                && source.equals(that.source)
+                && key.equals(that.key)
+                && destination.equals(that.destination)
+                && routingKey.equals(that.routingKey)
+                && contentType.equals(that.contentType)
+                && subject.equals(that.subject)
+                && dataSchema.equals(that.dataSchema)
+                && Arrays.equals(payload, that.payload)
+                && headers.equals(that.headers)
+                && status == that.status
+                && attempts == that.attempts
+                && maxAttempts == that.maxAttempts
+                && lastError.equals(that.lastError)
+                && nextAttemptAt.equals(that.nextAttemptAt)
+                && createdAt.equals(that.createdAt)
+                && leasedAt.equals(that.leasedAt)
+                && leaseId.equals(that.leaseId)
+                && sentAt.equals(that.sentAt)
+                && sequence == that.sequence;
     }
 
     @Override
@@ -240,8 +333,7 @@ public record OutboxEvent(
         private Clock clock = Clock.systemUTC();
         private Instant availableAt;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The event id. Default: a new time-ordered UUID (v7) from the builder's clock. */
         public Builder id(UUID value) {
@@ -374,12 +466,14 @@ public record OutboxEvent(
             requireName("source", source, MAX_NAME_LENGTH);
             requireName("destination", destination, MAX_NAME_LENGTH);
             if (routingKey == null || routingKey.length() > MAX_NAME_LENGTH) {
-                throw new InvalidEventException("routingKey", "must be at most " + MAX_NAME_LENGTH
-                        + " characters (use \"\" for none)");
+                throw new InvalidEventException(
+                        "routingKey", "must be at most " + MAX_NAME_LENGTH + " characters (use \"\" for none)");
             }
             if (key != null && (key.isBlank() || key.length() > MAX_KEY_LENGTH)) {
-                throw new InvalidEventException("key", "must be 1-" + MAX_KEY_LENGTH
-                        + " non-blank characters when set (leave it unset for an unordered event)");
+                throw new InvalidEventException(
+                        "key",
+                        "must be 1-" + MAX_KEY_LENGTH
+                                + " non-blank characters when set (leave it unset for an unordered event)");
             }
             requireName("contentType", contentType, MAX_NAME_LENGTH);
             if (subject != null) {
@@ -395,8 +489,10 @@ public record OutboxEvent(
                 throw new InvalidEventException("payload", "is required (use an empty array for none)");
             }
             if (payload.length > maxPayloadBytes) {
-                throw new InvalidEventException("payload", "is " + payload.length + " bytes, over the maximum of "
-                        + maxPayloadBytes + " (raise maxPayloadBytes, or store large data elsewhere and send a reference)");
+                throw new InvalidEventException(
+                        "payload",
+                        "is " + payload.length + " bytes, over the maximum of " + maxPayloadBytes
+                                + " (raise maxPayloadBytes, or store large data elsewhere and send a reference)");
             }
             if (maxAttempts < 1) {
                 throw new InvalidEventException("maxAttempts", "must be at least 1, was " + maxAttempts);
@@ -407,11 +503,28 @@ public record OutboxEvent(
             }
             Instant now = clock.instant();
             UUID eventId = id != null ? id : UuidV7.next(clock);
-            OutboxEvent event = new OutboxEvent(eventId, type, source, Optional.ofNullable(key), destination,
-                    routingKey, contentType, Optional.ofNullable(subject), Optional.ofNullable(dataSchema), payload,
-                    headers, EventStatus.PENDING, 0, maxAttempts, Optional.empty(),
-                    availableAt != null ? availableAt : now, now, Optional.empty(), Optional.empty(),
-                    Optional.empty(), 0L);
+            OutboxEvent event = new OutboxEvent(
+                    eventId,
+                    type,
+                    source,
+                    Optional.ofNullable(key),
+                    destination,
+                    routingKey,
+                    contentType,
+                    Optional.ofNullable(subject),
+                    Optional.ofNullable(dataSchema),
+                    payload,
+                    headers,
+                    EventStatus.PENDING,
+                    0,
+                    maxAttempts,
+                    Optional.empty(),
+                    availableAt != null ? availableAt : now,
+                    now,
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    0L);
             EventContent.check(event);
             return event;
         }
@@ -421,8 +534,8 @@ public record OutboxEvent(
                 throw new InvalidEventException(field, "is required and must not be blank");
             }
             if (value.length() > maxLength) {
-                throw new InvalidEventException(field, "is " + value.length() + " characters, over the maximum of "
-                        + maxLength);
+                throw new InvalidEventException(
+                        field, "is " + value.length() + " characters, over the maximum of " + maxLength);
             }
         }
     }
@@ -451,36 +564,137 @@ public record OutboxEvent(
         private Optional<Instant> sentAt = Optional.empty();
         private long sequence;
 
-        private Restorer() {
+        private Restorer() {}
+
+        public Restorer id(UUID v) {
+            this.id = v;
+            return this;
         }
 
-        public Restorer id(UUID v) { this.id = v; return this; }
-        public Restorer type(String v) { this.type = v; return this; }
-        public Restorer source(String v) { this.source = v; return this; }
-        public Restorer key(Optional<String> v) { this.key = v; return this; }
-        public Restorer destination(String v) { this.destination = v; return this; }
-        public Restorer routingKey(String v) { this.routingKey = v; return this; }
-        public Restorer contentType(String v) { this.contentType = v; return this; }
-        public Restorer subject(Optional<String> v) { this.subject = v; return this; }
-        public Restorer dataSchema(Optional<String> v) { this.dataSchema = v; return this; }
-        public Restorer payload(byte[] v) { this.payload = v; return this; }
-        public Restorer headers(Map<String, String> v) { this.headers = v; return this; }
-        public Restorer status(EventStatus v) { this.status = v; return this; }
-        public Restorer attempts(int v) { this.attempts = v; return this; }
-        public Restorer maxAttempts(int v) { this.maxAttempts = v; return this; }
-        public Restorer lastError(Optional<String> v) { this.lastError = v; return this; }
-        public Restorer nextAttemptAt(Instant v) { this.nextAttemptAt = v; return this; }
-        public Restorer createdAt(Instant v) { this.createdAt = v; return this; }
-        public Restorer leasedAt(Optional<Instant> v) { this.leasedAt = v; return this; }
-        public Restorer leaseId(Optional<UUID> v) { this.leaseId = v; return this; }
-        public Restorer sentAt(Optional<Instant> v) { this.sentAt = v; return this; }
-        public Restorer sequence(long v) { this.sequence = v; return this; }
+        public Restorer type(String v) {
+            this.type = v;
+            return this;
+        }
+
+        public Restorer source(String v) {
+            this.source = v;
+            return this;
+        }
+
+        public Restorer key(Optional<String> v) {
+            this.key = v;
+            return this;
+        }
+
+        public Restorer destination(String v) {
+            this.destination = v;
+            return this;
+        }
+
+        public Restorer routingKey(String v) {
+            this.routingKey = v;
+            return this;
+        }
+
+        public Restorer contentType(String v) {
+            this.contentType = v;
+            return this;
+        }
+
+        public Restorer subject(Optional<String> v) {
+            this.subject = v;
+            return this;
+        }
+
+        public Restorer dataSchema(Optional<String> v) {
+            this.dataSchema = v;
+            return this;
+        }
+
+        public Restorer payload(byte[] v) {
+            this.payload = v;
+            return this;
+        }
+
+        public Restorer headers(Map<String, String> v) {
+            this.headers = v;
+            return this;
+        }
+
+        public Restorer status(EventStatus v) {
+            this.status = v;
+            return this;
+        }
+
+        public Restorer attempts(int v) {
+            this.attempts = v;
+            return this;
+        }
+
+        public Restorer maxAttempts(int v) {
+            this.maxAttempts = v;
+            return this;
+        }
+
+        public Restorer lastError(Optional<String> v) {
+            this.lastError = v;
+            return this;
+        }
+
+        public Restorer nextAttemptAt(Instant v) {
+            this.nextAttemptAt = v;
+            return this;
+        }
+
+        public Restorer createdAt(Instant v) {
+            this.createdAt = v;
+            return this;
+        }
+
+        public Restorer leasedAt(Optional<Instant> v) {
+            this.leasedAt = v;
+            return this;
+        }
+
+        public Restorer leaseId(Optional<UUID> v) {
+            this.leaseId = v;
+            return this;
+        }
+
+        public Restorer sentAt(Optional<Instant> v) {
+            this.sentAt = v;
+            return this;
+        }
+
+        public Restorer sequence(long v) {
+            this.sequence = v;
+            return this;
+        }
 
         /** Creates the event; only missing required fields are rejected. */
         public OutboxEvent build() {
-            return new OutboxEvent(id, type, source, key, destination, routingKey, contentType, subject, dataSchema,
-                    payload, headers, status, attempts, maxAttempts, lastError, nextAttemptAt, createdAt, leasedAt,
-                    leaseId, sentAt, sequence);
+            return new OutboxEvent(
+                    id,
+                    type,
+                    source,
+                    key,
+                    destination,
+                    routingKey,
+                    contentType,
+                    subject,
+                    dataSchema,
+                    payload,
+                    headers,
+                    status,
+                    attempts,
+                    maxAttempts,
+                    lastError,
+                    nextAttemptAt,
+                    createdAt,
+                    leasedAt,
+                    leaseId,
+                    sentAt,
+                    sequence);
         }
     }
 }

@@ -19,8 +19,7 @@ public final class ReservedHeaders {
     private static final List<String> PREFIXES = List.of("ce_", "ce-", "cloudevents_", "cloudevents:", "cloudevents-");
     private static final List<String> NAMES = List.of("content-type", "content_type");
 
-    private ReservedHeaders() {
-    }
+    private ReservedHeaders() {}
 
     /** Whether {@code name} is reserved for the CloudEvents envelope. */
     public static boolean isReserved(String name) {

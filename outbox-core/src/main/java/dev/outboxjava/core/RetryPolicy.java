@@ -109,7 +109,9 @@ public final class RetryPolicy {
     }
 
     private double nextDouble() {
-        return random != null ? random.nextDouble() : ThreadLocalRandom.current().nextDouble();
+        return random != null
+                ? random.nextDouble()
+                : ThreadLocalRandom.current().nextDouble();
     }
 
     public Duration initialDelay() {
@@ -135,8 +137,8 @@ public final class RetryPolicy {
 
     @Override
     public String toString() {
-        return "RetryPolicy[initialDelay=" + initialDelay + ", multiplier=" + multiplier + ", maxDelay="
-                + maxDelay + ", jitter=" + jitter + ", unroutableMaxAttempts=" + unroutableMaxAttempts + "]";
+        return "RetryPolicy[initialDelay=" + initialDelay + ", multiplier=" + multiplier + ", maxDelay=" + maxDelay
+                + ", jitter=" + jitter + ", unroutableMaxAttempts=" + unroutableMaxAttempts + "]";
     }
 
     /** Builds a {@link RetryPolicy}; {@link #build()} rejects unusable values naming the setting. */
@@ -148,8 +150,7 @@ public final class RetryPolicy {
         private int unroutableMaxAttempts = DEFAULT_UNROUTABLE_MAX_ATTEMPTS;
         private RandomGenerator random;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Delay before the first retry. Default 1 s; must be positive. */
         public Builder initialDelay(Duration value) {
@@ -202,19 +203,20 @@ public final class RetryPolicy {
                 throw new InvalidConfigurationException("retry.initialDelay", "must be positive, was " + initialDelay);
             }
             if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-                throw new InvalidConfigurationException("retry.multiplier", "must be a finite number >= 1, was "
-                        + multiplier);
+                throw new InvalidConfigurationException(
+                        "retry.multiplier", "must be a finite number >= 1, was " + multiplier);
             }
             if (maxDelay.compareTo(initialDelay) < 0) {
-                throw new InvalidConfigurationException("retry.maxDelay", "must be at least retry.initialDelay ("
-                        + initialDelay + "), was " + maxDelay);
+                throw new InvalidConfigurationException(
+                        "retry.maxDelay",
+                        "must be at least retry.initialDelay (" + initialDelay + "), was " + maxDelay);
             }
             if (!(jitter >= 0.0 && jitter <= 1.0)) {
                 throw new InvalidConfigurationException("retry.jitter", "must be between 0 and 1, was " + jitter);
             }
             if (unroutableMaxAttempts < 1) {
-                throw new InvalidConfigurationException("retry.unroutableMaxAttempts", "must be at least 1, was "
-                        + unroutableMaxAttempts);
+                throw new InvalidConfigurationException(
+                        "retry.unroutableMaxAttempts", "must be at least 1, was " + unroutableMaxAttempts);
             }
             return new RetryPolicy(this);
         }

@@ -10,8 +10,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class ShortStringBytes {
 
-    private ShortStringBytes() {
-    }
+    private ShortStringBytes() {}
 
     /** @throws InvalidEventException naming {@code field} when {@code value} takes more than 255 UTF-8 bytes */
     static void require(String field, String value) {
@@ -21,9 +20,12 @@ final class ShortStringBytes {
         }
         int bytes = value.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > OutboxEvent.MAX_NAME_LENGTH) {
-            throw new InvalidEventException(field, "is " + bytes + " bytes in UTF-8, over the maximum of "
-                    + OutboxEvent.MAX_NAME_LENGTH + " (AMQP counts the bytes of exchange, routing key, type and "
-                    + "content type)");
+            throw new InvalidEventException(
+                    field,
+                    "is " + bytes + " bytes in UTF-8, over the maximum of "
+                            + OutboxEvent.MAX_NAME_LENGTH
+                            + " (AMQP counts the bytes of exchange, routing key, type and "
+                            + "content type)");
         }
     }
 }

@@ -11,17 +11,18 @@ import java.net.URISyntaxException;
  */
 final class SourceUri {
 
-    private SourceUri() {
-    }
+    private SourceUri() {}
 
     /** @throws InvalidEventException naming {@code source} when the value is not a URI reference */
     static void require(String source) {
         try {
             new URI(source);
         } catch (URISyntaxException e) {
-            throw new InvalidEventException("source", "'" + source + "' is not a URI reference, which CloudEvents "
-                    + "requires of its source attribute (e.g. /orders-service or urn:example:orders): "
-                    + e.getReason() + " at index " + e.getIndex());
+            throw new InvalidEventException(
+                    "source",
+                    "'" + source + "' is not a URI reference, which CloudEvents "
+                            + "requires of its source attribute (e.g. /orders-service or urn:example:orders): "
+                            + e.getReason() + " at index " + e.getIndex());
         }
     }
 }

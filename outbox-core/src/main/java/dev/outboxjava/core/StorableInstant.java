@@ -14,14 +14,14 @@ final class StorableInstant {
     /** The latest instant accepted: 9999-12-31T23:59:59.999999Z (PostgreSQL keeps microseconds). */
     static final Instant MAX = Instant.parse("9999-12-31T23:59:59.999999Z");
 
-    private StorableInstant() {
-    }
+    private StorableInstant() {}
 
     /** @throws InvalidEventException naming {@code field} when {@code value} lies outside years 1-9999 */
     static void require(String field, Instant value) {
         if (value.isBefore(MIN) || value.isAfter(MAX)) {
-            throw new InvalidEventException(field, value + " is outside the range the outbox can store and "
-                    + "publish (" + MIN + " to " + MAX + ")");
+            throw new InvalidEventException(
+                    field,
+                    value + " is outside the range the outbox can store and " + "publish (" + MIN + " to " + MAX + ")");
         }
     }
 }

@@ -9,8 +9,7 @@ package dev.outboxjava.core;
  */
 final class StorableText {
 
-    private StorableText() {
-    }
+    private StorableText() {}
 
     /**
      * @throws InvalidEventException naming {@code field} when {@code value} holds a NUL or a lone surrogate
@@ -19,15 +18,22 @@ final class StorableText {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c == '\0') {
-                throw new InvalidEventException(field, what + " contains a NUL character (U+0000) at index " + i
-                        + ", which PostgreSQL cannot store; remove it or encode the value (e.g. Base64)");
+                throw new InvalidEventException(
+                        field,
+                        what + " contains a NUL character (U+0000) at index " + i
+                                + ", which PostgreSQL cannot store; remove it or encode the value (e.g. Base64)");
             }
-            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+            if (Character.isHighSurrogate(c)
+                    && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw new InvalidEventException(field, what + " contains a lone UTF-16 surrogate (U+"
-                        + String.format("%04X", (int) c) + ") at index " + i + ", which is not valid Unicode and "
-                        + "would reach the broker as '?'; check how the string was cut or decoded");
+                throw new InvalidEventException(
+                        field,
+                        what + " contains a lone UTF-16 surrogate (U+"
+                                + String.format("%04X", (int) c) + ") at index " + i
+                                + ", which is not valid Unicode and "
+                                + "would reach the broker as '?'; check how the string was cut or decoded");
             }
         }
     }

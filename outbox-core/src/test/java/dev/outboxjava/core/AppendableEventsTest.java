@@ -21,18 +21,28 @@ class AppendableEventsTest {
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
 
     private OutboxEvent valid() {
-        return OutboxEvent.builder().type("order.placed").destination("orders").payload(new byte[0]).clock(clock).build();
+        return OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .payload(new byte[0])
+                .clock(clock)
+                .build();
     }
 
     /** An event assembled without the builder, as a caller could with {@link OutboxEvent#restore()}. */
     private OutboxEvent.Restorer assembled() {
-        return OutboxEvent.restore().id(UUID.randomUUID()).type("order.placed").destination("orders")
-                .nextAttemptAt(clock.instant()).createdAt(clock.instant());
+        return OutboxEvent.restore()
+                .id(UUID.randomUUID())
+                .type("order.placed")
+                .destination("orders")
+                .nextAttemptAt(clock.instant())
+                .createdAt(clock.instant());
     }
 
     private static void assertRefused(List<OutboxEvent> events, String field, String... parts) {
         assertThatThrownBy(() -> AppendableEvents.require(events))
-                .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo(field))
+                .isInstanceOfSatisfying(
+                        InvalidEventException.class, e -> assertThat(e.field()).isEqualTo(field))
                 .hasMessageContaining("'" + field + "'")
                 .hasMessageContainingAll(parts);
     }
@@ -41,7 +51,8 @@ class AppendableEventsTest {
     @DisplayName("accepts an empty list and events from the builder")
     void acceptsValid() {
         assertThatCode(() -> AppendableEvents.require(List.of())).doesNotThrowAnyException();
-        assertThatCode(() -> AppendableEvents.require(List.of(valid(), valid()))).doesNotThrowAnyException();
+        assertThatCode(() -> AppendableEvents.require(List.of(valid(), valid())))
+                .doesNotThrowAnyException();
     }
 
     @Test
@@ -84,7 +95,8 @@ class AppendableEventsTest {
     @Test
     @DisplayName("refuses an assembled event with a CloudEvents header of its own")
     void assembledReservedHeader() {
-        assertRefused(List.of(assembled().headers(Map.of("cloudEvents_id", "spoof")).build()), "headers", "reserved");
+        assertRefused(
+                List.of(assembled().headers(Map.of("cloudEvents_id", "spoof")).build()), "headers", "reserved");
     }
 
     @Test

@@ -25,11 +25,11 @@ class EventStatusTest {
 
     /** The diagram in docs/architecture.md, written out edge by edge. Everything else is illegal. */
     private static final Set<List<EventStatus>> LEGAL = Set.of(
-            List.of(PENDING, IN_FLIGHT),   // lease
-            List.of(IN_FLIGHT, SENT),      // published
-            List.of(IN_FLIGHT, PENDING),   // retryable failure, lease expired, released
-            List.of(IN_FLIGHT, FAILED),    // budget spent or not retryable: dead letter
-            List.of(FAILED, PENDING));     // operator requeue
+            List.of(PENDING, IN_FLIGHT), // lease
+            List.of(IN_FLIGHT, SENT), // published
+            List.of(IN_FLIGHT, PENDING), // retryable failure, lease expired, released
+            List.of(IN_FLIGHT, FAILED), // budget spent or not retryable: dead letter
+            List.of(FAILED, PENDING)); // operator requeue
 
     private static final UUID EVENT_ID = UUID.fromString("018c2b5e-0000-7000-8000-000000000001");
 

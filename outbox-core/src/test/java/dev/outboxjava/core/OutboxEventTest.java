@@ -35,7 +35,8 @@ class OutboxEventTest {
                 .clock(clock);
     }
 
-    private static ThrowableAssert.ThrowingCallable build(Consumer<OutboxEvent.Builder> change, OutboxEvent.Builder builder) {
+    private static ThrowableAssert.ThrowingCallable build(
+            Consumer<OutboxEvent.Builder> change, OutboxEvent.Builder builder) {
         change.accept(builder);
         return builder::build;
     }
@@ -81,9 +82,16 @@ class OutboxEventTest {
         void keepsFields() {
             UUID id = UUID.randomUUID();
             Instant later = clock.instant().plus(Duration.ofMinutes(5));
-            OutboxEvent event = valid().id(id).source("/orders-service").key("order-42").routingKey("orders.eu")
-                    .contentType("application/avro").header("tenant", "acme").headers(Map.of("trace-id", "abc"))
-                    .maxAttempts(3).availableAt(later).build();
+            OutboxEvent event = valid().id(id)
+                    .source("/orders-service")
+                    .key("order-42")
+                    .routingKey("orders.eu")
+                    .contentType("application/avro")
+                    .header("tenant", "acme")
+                    .headers(Map.of("trace-id", "abc"))
+                    .maxAttempts(3)
+                    .availableAt(later)
+                    .build();
 
             assertThat(event.id()).isEqualTo(id);
             assertThat(event.source()).isEqualTo("/orders-service");
@@ -101,16 +109,22 @@ class OutboxEventTest {
         @DisplayName("accepts an empty payload and a payload of exactly the maximum size")
         void acceptsPayloadBounds() {
             assertThat(valid().payload(new byte[0]).build().payloadSize()).isZero();
-            assertThat(valid().maxPayloadBytes(16).payload(new byte[16]).build().payloadSize()).isEqualTo(16);
+            assertThat(valid().maxPayloadBytes(16).payload(new byte[16]).build().payloadSize())
+                    .isEqualTo(16);
         }
 
         @Test
         @DisplayName("accepts names and keys of exactly the maximum length")
         void acceptsMaximumLengths() {
             String name = "t".repeat(OutboxEvent.MAX_NAME_LENGTH);
-            OutboxEvent event = valid().type(name).source(name).destination(name).routingKey(name)
+            OutboxEvent event = valid().type(name)
+                    .source(name)
+                    .destination(name)
+                    .routingKey(name)
                     .key("k".repeat(OutboxEvent.MAX_KEY_LENGTH))
-                    .header("h".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH), "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH))
+                    .header(
+                            "h".repeat(OutboxEvent.MAX_HEADER_NAME_LENGTH),
+                            "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH))
                     .build();
             assertThat(event.type()).hasSize(OutboxEvent.MAX_NAME_LENGTH);
         }
@@ -210,15 +224,23 @@ class OutboxEventTest {
         @DisplayName("a payload over the default maximum of 1 MiB, naming its size and the setting to raise")
         void payloadOverDefaultMaximum() {
             int size = OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1;
-            assertRejected(b -> b.payload(new byte[size]), "payload", size + " bytes",
-                    "maximum of " + OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES, "maxPayloadBytes");
+            assertRejected(
+                    b -> b.payload(new byte[size]),
+                    "payload",
+                    size + " bytes",
+                    "maximum of " + OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES,
+                    "maxPayloadBytes");
         }
 
         @Test
         @DisplayName("a payload over a configured maximum, naming its size and the setting to raise")
         void payloadOverConfiguredMaximum() {
-            assertRejected(b -> b.maxPayloadBytes(100).payload(new byte[101]), "payload", "101 bytes",
-                    "maximum of 100", "maxPayloadBytes");
+            assertRejected(
+                    b -> b.maxPayloadBytes(100).payload(new byte[101]),
+                    "payload",
+                    "101 bytes",
+                    "maximum of 100",
+                    "maxPayloadBytes");
         }
 
         @Test
@@ -235,8 +257,19 @@ class OutboxEventTest {
         }
 
         @ParameterizedTest(name = "header name \"{0}\"")
-        @ValueSource(strings = {"", "1starts-with-digit", "-dash-first", "_underscore_first", "has space", "colon:name",
-                "slash/name", "ünïcode", "tab\tname", "semi;colon"})
+        @ValueSource(
+                strings = {
+                    "",
+                    "1starts-with-digit",
+                    "-dash-first",
+                    "_underscore_first",
+                    "has space",
+                    "colon:name",
+                    "slash/name",
+                    "ünïcode",
+                    "tab\tname",
+                    "semi;colon"
+                })
         @DisplayName("a header name the brokers reject")
         void badHeaderName(String name) {
             assertRejected(b -> b.header(name, "v"), "headers", "'" + name + "'", "letter");
@@ -250,9 +283,22 @@ class OutboxEventTest {
         }
 
         @ParameterizedTest(name = "header name \"{0}\"")
-        @ValueSource(strings = {"ce_id", "ce_type", "CE_source", "ce-specversion", "content-type", "Content-Type",
-                "content_type", "cloudEvents_id", "cloudEvents_type", "cloudEvents_source", "CLOUDEVENTS_ID",
-                "cloudevents_partitionkey", "cloudEvents-id"})
+        @ValueSource(
+                strings = {
+                    "ce_id",
+                    "ce_type",
+                    "CE_source",
+                    "ce-specversion",
+                    "content-type",
+                    "Content-Type",
+                    "content_type",
+                    "cloudEvents_id",
+                    "cloudEvents_type",
+                    "cloudEvents_source",
+                    "CLOUDEVENTS_ID",
+                    "cloudevents_partitionkey",
+                    "cloudEvents-id"
+                })
         @DisplayName("a header name reserved for the CloudEvents envelope")
         void reservedHeaderName(String name) {
             assertRejected(b -> b.header(name, "v"), "headers", "'" + name + "'", "reserved", "CloudEvents");
@@ -262,7 +308,8 @@ class OutboxEventTest {
         @DisplayName("a null header name, at once")
         void nullHeaderName() {
             assertThatThrownBy(() -> valid().header(null, "v"))
-                    .isInstanceOfSatisfying(InvalidEventException.class,
+                    .isInstanceOfSatisfying(
+                            InvalidEventException.class,
                             e -> assertThat(e.field()).isEqualTo("headers"))
                     .hasMessageContaining("null");
         }
@@ -284,8 +331,11 @@ class OutboxEventTest {
         @Test
         @DisplayName("an over-long header value")
         void longHeaderValue() {
-            assertRejected(b -> b.header("tenant", "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH + 1)), "headers",
-                    "'tenant'", "maximum of " + OutboxEvent.MAX_HEADER_VALUE_LENGTH);
+            assertRejected(
+                    b -> b.header("tenant", "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH + 1)),
+                    "headers",
+                    "'tenant'",
+                    "maximum of " + OutboxEvent.MAX_HEADER_VALUE_LENGTH);
         }
 
         @ParameterizedTest(name = "header name \"{0}\"")
@@ -355,7 +405,9 @@ class OutboxEventTest {
         @Test
         @DisplayName("(but not) a character outside the BMP, whose surrogates come in a pair")
         void surrogatePairPasses() {
-            OutboxEvent event = valid().type("order.\uD83D\uDE00").key("\uD83D\uDE00").header("tenant", "\uD83D\uDE00")
+            OutboxEvent event = valid().type("order.\uD83D\uDE00")
+                    .key("\uD83D\uDE00")
+                    .header("tenant", "\uD83D\uDE00")
                     .build();
             assertThat(event.type()).endsWith("\uD83D\uDE00");
         }
@@ -368,8 +420,15 @@ class OutboxEventTest {
         }
 
         @ParameterizedTest(name = "source \"{0}\"")
-        @ValueSource(strings = {"/orders-service", "urn:example:orders", "https://example.com/orders", "orders",
-                "//host/path", "mailto:ops@example.com"})
+        @ValueSource(
+                strings = {
+                    "/orders-service",
+                    "urn:example:orders",
+                    "https://example.com/orders",
+                    "orders",
+                    "//host/path",
+                    "mailto:ops@example.com"
+                })
         @DisplayName("(but not) a URI reference as the source")
         void uriSourcesPass(String value) {
             assertThat(valid().source(value).build().source()).isEqualTo(value);
@@ -382,8 +441,11 @@ class OutboxEventTest {
             for (int n = 0; n < 9; n++) { // 9 x (5 + 4096 + 8) bytes > 32 KiB
                 builder.header("h" + String.format("%04d", n), "v".repeat(OutboxEvent.MAX_HEADER_VALUE_LENGTH));
             }
-            assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidEventException.class,
-                    e -> assertThat(e.field()).isEqualTo("headers")).hasMessageContaining("maximum of 32768");
+            assertThatThrownBy(builder::build)
+                    .isInstanceOfSatisfying(
+                            InvalidEventException.class,
+                            e -> assertThat(e.field()).isEqualTo("headers"))
+                    .hasMessageContaining("maximum of 32768");
         }
 
         @Test
@@ -393,7 +455,8 @@ class OutboxEventTest {
             int left = OutboxEvent.MAX_HEADERS_BYTES;
             for (int n = 0; left > 0; n++) {
                 String name = "h" + String.format("%04d", n);
-                int value = Math.min(OutboxEvent.MAX_HEADER_VALUE_LENGTH, left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
+                int value = Math.min(
+                        OutboxEvent.MAX_HEADER_VALUE_LENGTH, left - name.length() - OutboxEvent.HEADER_OVERHEAD_BYTES);
                 builder.header(name, "v".repeat(value));
                 left -= name.length() + value + OutboxEvent.HEADER_OVERHEAD_BYTES;
             }
@@ -404,20 +467,28 @@ class OutboxEventTest {
         @Test
         @DisplayName("the default payload limit plus the envelope reserve fits Kafka's default max.request.size")
         void defaultFitsKafka() {
-            assertThat(OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES)).isEqualTo(1024 * 1024);
+            assertThat(OutboxEvent.maxEncodedBytes(OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES))
+                    .isEqualTo(1024 * 1024);
         }
 
         @Test
         @DisplayName("null headers")
         void nullHeaders() {
             assertThatThrownBy(() -> valid().headers(null))
-                    .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("headers"))
+                    .isInstanceOfSatisfying(
+                            InvalidEventException.class,
+                            e -> assertThat(e.field()).isEqualTo("headers"))
                     .hasMessageContaining("null");
         }
 
         @ParameterizedTest(name = "availableAt {0}")
-        @ValueSource(strings = {"+1000000000-12-31T23:59:59.999999999Z", "-1000000000-01-01T00:00:00Z",
-                "+10000-01-01T00:00:00Z", "0000-12-31T23:59:59Z"})
+        @ValueSource(
+                strings = {
+                    "+1000000000-12-31T23:59:59.999999999Z",
+                    "-1000000000-01-01T00:00:00Z",
+                    "+10000-01-01T00:00:00Z",
+                    "0000-12-31T23:59:59Z"
+                })
         @DisplayName("a time the outbox cannot store")
         void unstorableAvailableAt(String value) {
             assertRejected(b -> b.availableAt(Instant.parse(value)), "availableAt", "outside the range");
@@ -449,7 +520,8 @@ class OutboxEventTest {
         void keptWhenSet() {
             assertThat(valid().build().subject()).isEmpty();
             assertThat(valid().build().dataSchema()).isEmpty();
-            OutboxEvent event = valid().subject("order-42").dataSchema("https://example.com/schemas/order-placed-v1.json")
+            OutboxEvent event = valid().subject("order-42")
+                    .dataSchema("https://example.com/schemas/order-placed-v1.json")
                     .build();
             assertThat(event.subject()).contains("order-42");
             assertThat(event.dataSchema()).contains("https://example.com/schemas/order-placed-v1.json");
@@ -461,7 +533,8 @@ class OutboxEventTest {
         @DisplayName("are part of the value")
         void partOfEquality() {
             UUID id = UUID.randomUUID();
-            assertThat(valid().id(id).subject("a").build()).isNotEqualTo(valid().id(id).subject("b").build());
+            assertThat(valid().id(id).subject("a").build())
+                    .isNotEqualTo(valid().id(id).subject("b").build());
         }
 
         @Test
@@ -565,8 +638,14 @@ class OutboxEventTest {
         @DisplayName("is copied when restoring, too")
         void copiedOnRestore() {
             byte[] bytes = {1, 2, 3};
-            OutboxEvent event = OutboxEvent.restore().id(UUID.randomUUID()).type("t").destination("d").payload(bytes)
-                    .nextAttemptAt(clock.instant()).createdAt(clock.instant()).build();
+            OutboxEvent event = OutboxEvent.restore()
+                    .id(UUID.randomUUID())
+                    .type("t")
+                    .destination("d")
+                    .payload(bytes)
+                    .nextAttemptAt(clock.instant())
+                    .createdAt(clock.instant())
+                    .build();
             bytes[0] = 9;
             assertThat(event.payload()).containsExactly(1, 2, 3);
         }
@@ -599,8 +678,14 @@ class OutboxEventTest {
             OutboxEvent event = valid().key("k").build().withSequence(7);
             UUID lease = UUID.randomUUID();
             Instant at = clock.instant().plusSeconds(1);
-            OutboxEvent leased = event.withDelivery(EventStatus.IN_FLIGHT, 2, Optional.of("boom"), at,
-                    Optional.of(at), Optional.of(lease), Optional.empty());
+            OutboxEvent leased = event.withDelivery(
+                    EventStatus.IN_FLIGHT,
+                    2,
+                    Optional.of("boom"),
+                    at,
+                    Optional.of(at),
+                    Optional.of(lease),
+                    Optional.empty());
             assertThat(leased.status()).isEqualTo(EventStatus.IN_FLIGHT);
             assertThat(leased.attempts()).isEqualTo(2);
             assertThat(leased.leaseId()).contains(lease);
@@ -614,8 +699,10 @@ class OutboxEventTest {
         @Test
         @DisplayName("toString shows the id, type and size but not the payload")
         void toStringOmitsPayload() {
-            OutboxEvent event = valid().payload("secret".getBytes(StandardCharsets.UTF_8)).build();
-            assertThat(event.toString()).contains(event.id().toString(), "order.placed", "6 bytes")
+            OutboxEvent event =
+                    valid().payload("secret".getBytes(StandardCharsets.UTF_8)).build();
+            assertThat(event.toString())
+                    .contains(event.id().toString(), "order.placed", "6 bytes")
                     .doesNotContain("secret");
         }
     }

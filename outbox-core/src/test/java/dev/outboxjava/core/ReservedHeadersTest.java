@@ -8,8 +8,20 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ReservedHeadersTest {
 
     @ParameterizedTest(name = "{0} is reserved")
-    @ValueSource(strings = {"ce_id", "CE_TYPE", "ce-source", "cloudEvents_id", "cloudEvents_type", "cloudEvents_source",
-            "cloudevents:id", "CLOUDEVENTS_SPECVERSION", "cloudEvents-time", "content-type", "Content_Type"})
+    @ValueSource(
+            strings = {
+                "ce_id",
+                "CE_TYPE",
+                "ce-source",
+                "cloudEvents_id",
+                "cloudEvents_type",
+                "cloudEvents_source",
+                "cloudevents:id",
+                "CLOUDEVENTS_SPECVERSION",
+                "cloudEvents-time",
+                "content-type",
+                "Content_Type"
+            })
     void reserved(String name) {
         assertThat(ReservedHeaders.isReserved(name)).isTrue();
     }

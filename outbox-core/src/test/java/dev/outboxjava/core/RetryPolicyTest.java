@@ -27,8 +27,12 @@ class RetryPolicyTest {
         @Test
         @DisplayName("without jitter is exactly initial × multiplier^(n-1), capped at the maximum")
         void exactWithoutJitter() {
-            RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofMillis(100)).multiplier(3)
-                    .maxDelay(Duration.ofSeconds(5)).jitter(0).build();
+            RetryPolicy policy = RetryPolicy.builder()
+                    .initialDelay(Duration.ofMillis(100))
+                    .multiplier(3)
+                    .maxDelay(Duration.ofSeconds(5))
+                    .jitter(0)
+                    .build();
 
             assertThat(policy.delayAfter(1)).isEqualTo(Duration.ofMillis(100));
             assertThat(policy.delayAfter(2)).isEqualTo(Duration.ofMillis(300));
@@ -41,7 +45,10 @@ class RetryPolicyTest {
         @Test
         @DisplayName("with a multiplier of 1 is constant")
         void constantWithMultiplierOne() {
-            RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(2)).multiplier(1).jitter(0)
+            RetryPolicy policy = RetryPolicy.builder()
+                    .initialDelay(Duration.ofSeconds(2))
+                    .multiplier(1)
+                    .jitter(0)
                     .build();
             for (int n = 1; n <= 50; n++) {
                 assertThat(policy.delayAfter(n)).isEqualTo(Duration.ofSeconds(2));
@@ -50,13 +57,19 @@ class RetryPolicyTest {
 
         @ParameterizedTest(name = "jitter {0}")
         @ValueSource(doubles = {0.0, 0.1, 0.2, 0.5, 1.0})
-        @DisplayName("stays within ±jitter of initial × multiplier^(n-1) and never above the maximum, for every attempt")
+        @DisplayName(
+                "stays within ±jitter of initial × multiplier^(n-1) and never above the maximum, for every attempt")
         void withinBounds(double jitter) {
             Duration initial = Duration.ofMillis(250);
             double multiplier = 2.0;
             Duration max = Duration.ofMinutes(1);
-            RetryPolicy policy = RetryPolicy.builder().initialDelay(initial).multiplier(multiplier).maxDelay(max)
-                    .jitter(jitter).seed(42).build();
+            RetryPolicy policy = RetryPolicy.builder()
+                    .initialDelay(initial)
+                    .multiplier(multiplier)
+                    .maxDelay(max)
+                    .jitter(jitter)
+                    .seed(42)
+                    .build();
 
             for (int n = 1; n <= 40; n++) {
                 double base = initial.toNanos() * Math.pow(multiplier, n - 1);
@@ -64,7 +77,9 @@ class RetryPolicyTest {
                 long high = (long) Math.min(base * (1 + jitter), max.toNanos());
                 for (int sample = 0; sample < 200; sample++) {
                     long delay = policy.delayAfter(n).toNanos();
-                    assertThat(delay).as("attempt %d sample %d", n, sample).isBetween(low, high)
+                    assertThat(delay)
+                            .as("attempt %d sample %d", n, sample)
+                            .isBetween(low, high)
                             .isLessThanOrEqualTo(max.toNanos());
                 }
             }
@@ -99,7 +114,8 @@ class RetryPolicyTest {
         @DisplayName("refuses an attempt number below 1")
         void refusesAttemptZero() {
             assertThatThrownBy(() -> RetryPolicy.ofDefaults().delayAfter(0))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at least 1");
         }
 
         private List<Duration> sequence(RetryPolicy policy) {
@@ -120,7 +136,9 @@ class RetryPolicyTest {
         @DisplayName("are 1 s initial delay, ×2, 5 min cap, ±20 % jitter")
         void documentedDefaults() {
             RetryPolicy policy = RetryPolicy.ofDefaults();
-            assertThat(policy.initialDelay()).isEqualTo(Duration.ofSeconds(1)).isEqualTo(RetryPolicy.DEFAULT_INITIAL_DELAY);
+            assertThat(policy.initialDelay())
+                    .isEqualTo(Duration.ofSeconds(1))
+                    .isEqualTo(RetryPolicy.DEFAULT_INITIAL_DELAY);
             assertThat(policy.multiplier()).isEqualTo(2.0);
             assertThat(policy.maxDelay()).isEqualTo(Duration.ofMinutes(5));
             assertThat(policy.jitter()).isEqualTo(0.2);
@@ -162,8 +180,10 @@ class RetryPolicyTest {
         @Test
         @DisplayName("a maximum delay below the initial delay")
         void maxBelowInitial() {
-            assertRejected(b -> b.initialDelay(Duration.ofSeconds(10)).maxDelay(Duration.ofSeconds(9)),
-                    "retry.maxDelay", "at least retry.initialDelay");
+            assertRejected(
+                    b -> b.initialDelay(Duration.ofSeconds(10)).maxDelay(Duration.ofSeconds(9)),
+                    "retry.maxDelay",
+                    "at least retry.initialDelay");
         }
 
         @ParameterizedTest(name = "jitter {0}")
@@ -179,13 +199,27 @@ class RetryPolicyTest {
     class Decide {
 
         private final ManualClock clock = new ManualClock(NOW);
-        private final RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
+        private final RetryPolicy policy = RetryPolicy.builder()
+                .initialDelay(Duration.ofSeconds(1))
+                .jitter(0)
+                .build();
 
         private OutboxEvent leasedEvent(int attempts, int maxAttempts) {
-            OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0])
-                    .maxAttempts(maxAttempts).clock(clock).build();
-            return event.withDelivery(EventStatus.IN_FLIGHT, attempts, event.lastError(), event.nextAttemptAt(),
-                    event.leasedAt(), event.leaseId(), event.sentAt());
+            OutboxEvent event = OutboxEvent.builder()
+                    .type("t")
+                    .destination("d")
+                    .payload(new byte[0])
+                    .maxAttempts(maxAttempts)
+                    .clock(clock)
+                    .build();
+            return event.withDelivery(
+                    EventStatus.IN_FLIGHT,
+                    attempts,
+                    event.lastError(),
+                    event.nextAttemptAt(),
+                    event.leasedAt(),
+                    event.leaseId(),
+                    event.sentAt());
         }
 
         @Test
@@ -200,19 +234,22 @@ class RetryPolicyTest {
         @Test
         @DisplayName("schedules a retry on the first failure of a fresh event")
         void retriesFirstFailure() {
-            assertThat(policy.decide(leasedEvent(0, 2), true, NOW).nextAttemptAt()).contains(NOW.plusSeconds(1));
+            assertThat(policy.decide(leasedEvent(0, 2), true, NOW).nextAttemptAt())
+                    .contains(NOW.plusSeconds(1));
         }
 
         @Test
         @DisplayName("dead-letters when this failure spends the budget")
         void deadLettersWhenBudgetSpent() {
-            assertThat(policy.decide(leasedEvent(4, 5), true, NOW).isDeadLetter()).isTrue();
+            assertThat(policy.decide(leasedEvent(4, 5), true, NOW).isDeadLetter())
+                    .isTrue();
         }
 
         @Test
         @DisplayName("dead-letters at once an event whose budget is one attempt")
         void deadLettersBudgetOfOne() {
-            assertThat(policy.decide(leasedEvent(0, 1), true, NOW).isDeadLetter()).isTrue();
+            assertThat(policy.decide(leasedEvent(0, 1), true, NOW).isDeadLetter())
+                    .isTrue();
         }
 
         @Test
@@ -228,31 +265,50 @@ class RetryPolicyTest {
     @DisplayName("for an unroutable destination")
     class UnroutableBudget {
 
-        private final RetryPolicy policy = RetryPolicy.builder().unroutableMaxAttempts(3).jitter(0).build();
+        private final RetryPolicy policy =
+                RetryPolicy.builder().unroutableMaxAttempts(3).jitter(0).build();
         private final ManualClock clock = new ManualClock(NOW);
 
         private OutboxEvent leasedEvent(int attempts, int maxAttempts) {
-            OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0])
-                    .maxAttempts(maxAttempts).clock(clock).build();
-            return event.withDelivery(EventStatus.IN_FLIGHT, attempts, event.lastError(), event.nextAttemptAt(),
-                    event.leasedAt(), event.leaseId(), event.sentAt());
+            OutboxEvent event = OutboxEvent.builder()
+                    .type("t")
+                    .destination("d")
+                    .payload(new byte[0])
+                    .maxAttempts(maxAttempts)
+                    .clock(clock)
+                    .build();
+            return event.withDelivery(
+                    EventStatus.IN_FLIGHT,
+                    attempts,
+                    event.lastError(),
+                    event.nextAttemptAt(),
+                    event.leasedAt(),
+                    event.leaseId(),
+                    event.sentAt());
         }
 
         @Test
         @DisplayName("retries until the unroutable budget is spent, then dead-letters, whatever the event's own budget")
         void ownBudget() {
-            assertThat(policy.decide(leasedEvent(0, 10), true, true, NOW).isDeadLetter()).isFalse();
-            assertThat(policy.decide(leasedEvent(1, 10), true, true, NOW).isDeadLetter()).isFalse();
-            assertThat(policy.decide(leasedEvent(2, 10), true, true, NOW).isDeadLetter()).isTrue();
-            assertThat(policy.decide(leasedEvent(2, 10), true, false, NOW).isDeadLetter()).as("not unroutable").isFalse();
+            assertThat(policy.decide(leasedEvent(0, 10), true, true, NOW).isDeadLetter())
+                    .isFalse();
+            assertThat(policy.decide(leasedEvent(1, 10), true, true, NOW).isDeadLetter())
+                    .isFalse();
+            assertThat(policy.decide(leasedEvent(2, 10), true, true, NOW).isDeadLetter())
+                    .isTrue();
+            assertThat(policy.decide(leasedEvent(2, 10), true, false, NOW).isDeadLetter())
+                    .as("not unroutable")
+                    .isFalse();
         }
 
         @Test
         @DisplayName("defaults to 3 and refuses less than 1, naming the setting")
         void defaultsAndValidation() {
             assertThat(RetryPolicy.ofDefaults().unroutableMaxAttempts()).isEqualTo(3);
-            assertThatThrownBy(() -> RetryPolicy.builder().unroutableMaxAttempts(0).build())
-                    .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("unroutableMaxAttempts");
+            assertThatThrownBy(
+                            () -> RetryPolicy.builder().unroutableMaxAttempts(0).build())
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("unroutableMaxAttempts");
         }
     }
 }

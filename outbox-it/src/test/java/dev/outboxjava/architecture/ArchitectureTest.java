@@ -56,74 +56,117 @@ class ArchitectureTest {
 
     /** The core is pure: the JDK, slf4j-api and itself. */
     static final ArchRule CORE_DEPENDS_ONLY_ON_JDK_AND_SLF4J = classes()
-            .that().resideInAPackage(CORE)
-            .should().onlyDependOnClassesThat().resideInAnyPackage(CORE, "java..", "org.slf4j..")
+            .that()
+            .resideInAPackage(CORE)
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(CORE, "java..", "org.slf4j..")
             .because("the core knows no adapter, framework or driver (docs/architecture.md)")
             .allowEmptyShould(false);
 
     /** Adapters are siblings that never know each other. */
     static final ArchRule ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER = classes()
-            .that().resideInAnyPackage(ADAPTER_ROOTS.stream().map(root -> root + "..").toArray(String[]::new))
+            .that()
+            .resideInAnyPackage(ADAPTER_ROOTS.stream().map(root -> root + "..").toArray(String[]::new))
             .should(notDependOnAnotherAdapter())
-            .because("a store or broker adapter depends on the core only, so a service takes only the adapters it uses (docs/architecture.md)")
+            .because(
+                    "a store or broker adapter depends on the core only, so a service takes only the adapters it uses (docs/architecture.md)")
             .allowEmptyShould(false);
 
     /** Dependency injection is the runnable assembly's business. */
     static final ArchRule ONLY_WORKER_AND_EXAMPLES_USE_GUICE = noClasses()
-            .that().resideOutsideOfPackages("dev.outboxjava.worker..", "dev.outboxjava.relayapp..",
-                    "dev.outboxjava.examples..")
-            .should().dependOnClassesThat().resideInAPackage("com.google.inject..")
-            .because("only outbox-worker, outbox-relay-app (and the examples) may know Guice: the library must not force a DI framework on the services that use it")
+            .that()
+            .resideOutsideOfPackages(
+                    "dev.outboxjava.worker..", "dev.outboxjava.relayapp..", "dev.outboxjava.examples..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("com.google.inject..")
+            .because(
+                    "only outbox-worker, outbox-relay-app (and the examples) may know Guice: the library must not force a DI framework on the services that use it")
             .allowEmptyShould(false);
 
     /** The embeddable worker runs on the application's data source and registry, inside its process. */
     static final ArchRule WORKER_LEAVES_THE_PROCESS_TO_THE_APPLICATION = noClasses()
-            .that().resideInAPackage("dev.outboxjava.worker..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.outboxjava.relayapp..", "com.zaxxer.hikari..",
-                    "picocli..", "io.micrometer.prometheusmetrics..", "io.prometheus..", "ch.qos.logback..")
+            .that()
+            .resideInAPackage("dev.outboxjava.worker..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "dev.outboxjava.relayapp..",
+                    "com.zaxxer.hikari..",
+                    "picocli..",
+                    "io.micrometer.prometheusmetrics..",
+                    "io.prometheus..",
+                    "ch.qos.logback..")
             .because("outbox-worker is embedded in a service that has its own pool, registry, command line and "
                     + "logging; the standalone process's parts belong to outbox-relay-app")
             .allowEmptyShould(false);
 
     /** A Kafka service loads no RabbitMQ class, and the other way round. */
     static final ArchRule WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE = noClasses()
-            .that().resideInAPackage("dev.outboxjava.worker..")
-            .and().doNotHaveFullyQualifiedName("dev.outboxjava.worker.RabbitMqPublisherModule")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.outboxjava.rabbitmq..", "com.rabbitmq..")
-            .because("outbox-broker-rabbitmq is optional for outbox-worker: a service relaying to Kafka does not have it")
+            .that()
+            .resideInAPackage("dev.outboxjava.worker..")
+            .and()
+            .doNotHaveFullyQualifiedName("dev.outboxjava.worker.RabbitMqPublisherModule")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("dev.outboxjava.rabbitmq..", "com.rabbitmq..")
+            .because(
+                    "outbox-broker-rabbitmq is optional for outbox-worker: a service relaying to Kafka does not have it")
             .allowEmptyShould(false);
 
     /** See {@link #WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE}. */
     static final ArchRule WORKER_TOUCHES_KAFKA_ONLY_IN_ITS_MODULE = noClasses()
-            .that().resideInAPackage("dev.outboxjava.worker..")
-            .and().doNotHaveFullyQualifiedName("dev.outboxjava.worker.KafkaPublisherModule")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.outboxjava.kafka..", "org.apache.kafka..")
-            .because("outbox-broker-kafka is optional for outbox-worker: a service relaying to RabbitMQ does not have it")
+            .that()
+            .resideInAPackage("dev.outboxjava.worker..")
+            .and()
+            .doNotHaveFullyQualifiedName("dev.outboxjava.worker.KafkaPublisherModule")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("dev.outboxjava.kafka..", "org.apache.kafka..")
+            .because(
+                    "outbox-broker-kafka is optional for outbox-worker: a service relaying to RabbitMQ does not have it")
             .allowEmptyShould(false);
 
     /** The web console repairs through the store's operator API, which audits every change. */
     static final ArchRule CONSOLE_GOES_THROUGH_THE_OPERATOR_API = noClasses()
-            .that().resideInAPackage("dev.outboxjava.console..")
-            .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..", "org.jooq..",
-                    "org.postgresql..", "dev.outboxjava.postgres..", "dev.outboxjava.worker..", "com.google.inject..")
+            .that()
+            .resideInAPackage("dev.outboxjava.console..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "java.sql..",
+                    "javax.sql..",
+                    "org.jooq..",
+                    "org.postgresql..",
+                    "dev.outboxjava.postgres..",
+                    "dev.outboxjava.worker..",
+                    "com.google.inject..")
             .because("the console reads and writes only through the store's operator API (OperatorStore), never "
                     + "its own SQL, so every repair is audited and works on every store")
             .allowEmptyShould(false);
 
     /** Spring is one way to assemble the outbox, not a requirement of the library. */
     static final ArchRule ONLY_THE_SPRING_BOOT_MODULES_USE_SPRING = noClasses()
-            .that().resideOutsideOfPackages("dev.outboxjava.spring..", "dev.outboxjava.examples.springboot..")
-            .should().dependOnClassesThat().resideInAPackage("org.springframework..")
+            .that()
+            .resideOutsideOfPackages("dev.outboxjava.spring..", "dev.outboxjava.examples.springboot..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.springframework..")
             .because("only outbox-spring-boot-autoconfigure (and its example) may know Spring: a service on Guice, "
                     + "Quarkus or plain Java must not get Spring with the store or the worker")
             .allowEmptyShould(false);
 
     /** Time comes from an injected clock, so tests control it; nanoTime for durations is fine. */
     static final ArchRule CORE_NEVER_READS_THE_TIME_DIRECTLY = noClasses()
-            .that().resideInAPackage(CORE)
-            .should().callMethodWhere(readsTheSystemClock())
-            .orShould().callConstructorWhere(createsADateOfNow())
-            .because("all times come from an injectable java.time.Clock, so tests control time instead of sleeping; pass the clock instead")
+            .that()
+            .resideInAPackage(CORE)
+            .should()
+            .callMethodWhere(readsTheSystemClock())
+            .orShould()
+            .callConstructorWhere(createsADateOfNow())
+            .because(
+                    "all times come from an injectable java.time.Clock, so tests control time instead of sleeping; pass the clock instead")
             .allowEmptyShould(false);
 
     /**
@@ -132,17 +175,16 @@ class ArchitectureTest {
      * may use it.
      */
     static final ArchRule INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE = classes()
-            .that().resideInAPackage("dev.outboxjava..")
+            .that()
+            .resideInAPackage("dev.outboxjava..")
             .should(useNoInternalPackageOfAnotherModule())
             .because("internal packages may change in any release; a type another module needs belongs in the "
                     + "API package (docs/architecture.md)")
             .allowEmptyShould(false);
 
     /** The top-level packages (one per module) form no cycle. */
-    static final ArchRule NO_CYCLES_BETWEEN_TOP_LEVEL_PACKAGES = slices()
-            .matching("dev.outboxjava.(*)..")
-            .should().beFreeOfCycles()
-            .allowEmptyShould(false);
+    static final ArchRule NO_CYCLES_BETWEEN_TOP_LEVEL_PACKAGES =
+            slices().matching("dev.outboxjava.(*)..").should().beFreeOfCycles().allowEmptyShould(false);
 
     /**
      * Every production class of every module; the violating fixtures are test classes and stay out.
@@ -171,14 +213,26 @@ class ArchitectureTest {
     class ProductionImport {
 
         @ParameterizedTest(name = "{0}")
-        @ValueSource(strings = {"dev.outboxjava.core", "dev.outboxjava.postgres", "dev.outboxjava.kafka",
-                "dev.outboxjava.rabbitmq", "dev.outboxjava.worker", "dev.outboxjava.relayapp", "dev.outboxjava.console",
-                "dev.outboxjava.testkit", "dev.outboxjava.spring.boot",
-                "dev.outboxjava.examples", "dev.outboxjava.examples.springboot"})
+        @ValueSource(
+                strings = {
+                    "dev.outboxjava.core",
+                    "dev.outboxjava.postgres",
+                    "dev.outboxjava.kafka",
+                    "dev.outboxjava.rabbitmq",
+                    "dev.outboxjava.worker",
+                    "dev.outboxjava.relayapp",
+                    "dev.outboxjava.console",
+                    "dev.outboxjava.testkit",
+                    "dev.outboxjava.spring.boot",
+                    "dev.outboxjava.examples",
+                    "dev.outboxjava.examples.springboot"
+                })
         @DisplayName("sees the classes of every module, so no rule passes for lack of classes")
         void seesEveryModule(String rootPackage) {
-            assertThat(PRODUCTION.stream().filter(c -> c.getPackageName().equals(rootPackage)
-                    || c.getPackageName().startsWith(rootPackage + "."))).isNotEmpty();
+            assertThat(PRODUCTION.stream()
+                            .filter(c -> c.getPackageName().equals(rootPackage)
+                                    || c.getPackageName().startsWith(rootPackage + ".")))
+                    .isNotEmpty();
         }
 
         @Test
@@ -202,8 +256,11 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a core class that uses jOOQ")
         void failsOnViolation() {
-            assertFailsNaming(CORE_DEPENDS_ONLY_ON_JDK_AND_SLF4J, fixtures(CoreUsingJooq.class),
-                    CoreUsingJooq.class.getName(), "org.jooq");
+            assertFailsNaming(
+                    CORE_DEPENDS_ONLY_ON_JDK_AND_SLF4J,
+                    fixtures(CoreUsingJooq.class),
+                    CoreUsingJooq.class.getName(),
+                    "org.jooq");
         }
     }
 
@@ -220,15 +277,21 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a Kafka class that uses the PostgreSQL store")
         void failsOnKafkaToPostgres() {
-            assertFailsNaming(ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER, fixtures(KafkaUsingPostgres.class),
-                    KafkaUsingPostgres.class.getName(), "dev.outboxjava.postgres.PostgresOutboxStore");
+            assertFailsNaming(
+                    ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER,
+                    fixtures(KafkaUsingPostgres.class),
+                    KafkaUsingPostgres.class.getName(),
+                    "dev.outboxjava.postgres.PostgresOutboxStore");
         }
 
         @Test
         @DisplayName("fails on a RabbitMQ class that uses the Kafka publisher")
         void failsOnRabbitToKafka() {
-            assertFailsNaming(ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER, fixtures(RabbitMqUsingKafka.class),
-                    RabbitMqUsingKafka.class.getName(), "dev.outboxjava.kafka.KafkaPublisher");
+            assertFailsNaming(
+                    ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER,
+                    fixtures(RabbitMqUsingKafka.class),
+                    RabbitMqUsingKafka.class.getName(),
+                    "dev.outboxjava.kafka.KafkaPublisher");
         }
     }
 
@@ -245,8 +308,11 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a console class that runs its own SQL")
         void failsOnViolation() {
-            assertFailsNaming(CONSOLE_GOES_THROUGH_THE_OPERATOR_API, fixtures(ConsoleUsingJdbc.class),
-                    ConsoleUsingJdbc.class.getName(), "javax.sql.DataSource");
+            assertFailsNaming(
+                    CONSOLE_GOES_THROUGH_THE_OPERATOR_API,
+                    fixtures(ConsoleUsingJdbc.class),
+                    ConsoleUsingJdbc.class.getName(),
+                    "javax.sql.DataSource");
         }
     }
 
@@ -263,8 +329,11 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a PostgreSQL-adapter class that creates an injector")
         void failsOnViolation() {
-            assertFailsNaming(ONLY_WORKER_AND_EXAMPLES_USE_GUICE, fixtures(PostgresUsingGuice.class),
-                    PostgresUsingGuice.class.getName(), "com.google.inject.Guice");
+            assertFailsNaming(
+                    ONLY_WORKER_AND_EXAMPLES_USE_GUICE,
+                    fixtures(PostgresUsingGuice.class),
+                    PostgresUsingGuice.class.getName(),
+                    "com.google.inject.Guice");
         }
     }
 
@@ -281,8 +350,11 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a PostgreSQL-adapter class that asks Spring for its transaction")
         void failsOnViolation() {
-            assertFailsNaming(ONLY_THE_SPRING_BOOT_MODULES_USE_SPRING, fixtures(PostgresUsingSpring.class),
-                    PostgresUsingSpring.class.getName(), "org.springframework.transaction.support");
+            assertFailsNaming(
+                    ONLY_THE_SPRING_BOOT_MODULES_USE_SPRING,
+                    fixtures(PostgresUsingSpring.class),
+                    PostgresUsingSpring.class.getName(),
+                    "org.springframework.transaction.support");
         }
     }
 
@@ -301,15 +373,21 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a worker class that builds a Hikari pool")
         void failsOnPool() {
-            assertFailsNaming(WORKER_LEAVES_THE_PROCESS_TO_THE_APPLICATION, fixtures(WorkerBuildingAPool.class),
-                    WorkerBuildingAPool.class.getName(), "com.zaxxer.hikari.HikariDataSource");
+            assertFailsNaming(
+                    WORKER_LEAVES_THE_PROCESS_TO_THE_APPLICATION,
+                    fixtures(WorkerBuildingAPool.class),
+                    WorkerBuildingAPool.class.getName(),
+                    "com.zaxxer.hikari.HikariDataSource");
         }
 
         @Test
         @DisplayName("fails on a worker class outside RabbitMqPublisherModule that uses the RabbitMQ client")
         void failsOnRabbitMqOutsideItsModule() {
-            assertFailsNaming(WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE, fixtures(WorkerUsingRabbitMq.class),
-                    WorkerUsingRabbitMq.class.getName(), "com.rabbitmq.client.ConnectionFactory");
+            assertFailsNaming(
+                    WORKER_TOUCHES_RABBITMQ_ONLY_IN_ITS_MODULE,
+                    fixtures(WorkerUsingRabbitMq.class),
+                    WorkerUsingRabbitMq.class.getName(),
+                    "com.rabbitmq.client.ConnectionFactory");
         }
     }
 
@@ -324,19 +402,28 @@ class ArchitectureTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @ValueSource(strings = {"java.time.Instant.now()", "java.lang.System.currentTimeMillis()",
-                "java.time.LocalDateTime.now()", "java.time.ZonedDateTime.now(java.time.ZoneId)",
-                "java.util.Date.<init>()"})
+        @ValueSource(
+                strings = {
+                    "java.time.Instant.now()",
+                    "java.lang.System.currentTimeMillis()",
+                    "java.time.LocalDateTime.now()",
+                    "java.time.ZonedDateTime.now(java.time.ZoneId)",
+                    "java.util.Date.<init>()"
+                })
         @DisplayName("fails on a core class that reads the system clock")
         void failsOnViolation(String call) {
-            assertFailsNaming(CORE_NEVER_READS_THE_TIME_DIRECTLY, fixtures(CoreReadingSystemTime.class),
-                    CoreReadingSystemTime.class.getName(), call);
+            assertFailsNaming(
+                    CORE_NEVER_READS_THE_TIME_DIRECTLY,
+                    fixtures(CoreReadingSystemTime.class),
+                    CoreReadingSystemTime.class.getName(),
+                    call);
         }
 
         @Test
         @DisplayName("allows an injected clock, now(clock), a Clock.systemUTC() default and System.nanoTime()")
         void allowsInjectedClock() {
-            EvaluationResult result = CORE_NEVER_READS_THE_TIME_DIRECTLY.evaluate(fixtures(CoreUsingInjectedClock.class));
+            EvaluationResult result =
+                    CORE_NEVER_READS_THE_TIME_DIRECTLY.evaluate(fixtures(CoreUsingInjectedClock.class));
             assertThat(result.getFailureReport().getDetails()).isEmpty();
         }
     }
@@ -354,15 +441,21 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a relay-application class that uses the worker's internal Backoff")
         void failsOnViolation() {
-            assertFailsNaming(INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE, fixtures(RelayAppUsingWorkerInternals.class),
-                    RelayAppUsingWorkerInternals.class.getName(), "dev.outboxjava.worker.internal.Backoff");
+            assertFailsNaming(
+                    INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE,
+                    fixtures(RelayAppUsingWorkerInternals.class),
+                    RelayAppUsingWorkerInternals.class.getName(),
+                    "dev.outboxjava.worker.internal.Backoff");
         }
 
         @Test
         @DisplayName("fails on an auto-configuration class that uses the worker's internal WakeUpSignal")
         void failsInTheSpringBootModule() {
-            assertFailsNaming(INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE, fixtures(SpringUsingWorkerInternals.class),
-                    SpringUsingWorkerInternals.class.getName(), "dev.outboxjava.worker.internal.WakeUpSignal");
+            assertFailsNaming(
+                    INTERNAL_PACKAGES_STAY_IN_THEIR_MODULE,
+                    fixtures(SpringUsingWorkerInternals.class),
+                    SpringUsingWorkerInternals.class.getName(),
+                    "dev.outboxjava.worker.internal.WakeUpSignal");
         }
     }
 
@@ -379,8 +472,11 @@ class ArchitectureTest {
         @Test
         @DisplayName("fails on a worker class and an examples class that use each other")
         void failsOnViolation() {
-            assertFailsNaming(NO_CYCLES_BETWEEN_TOP_LEVEL_PACKAGES, fixtures(WorkerCycle.class, ExamplesCycle.class),
-                    WorkerCycle.class.getName(), ExamplesCycle.class.getName());
+            assertFailsNaming(
+                    NO_CYCLES_BETWEEN_TOP_LEVEL_PACKAGES,
+                    fixtures(WorkerCycle.class, ExamplesCycle.class),
+                    WorkerCycle.class.getName(),
+                    ExamplesCycle.class.getName());
         }
     }
 
@@ -388,7 +484,9 @@ class ArchitectureTest {
 
     private static Optional<String> adapterOf(JavaClass javaClass) {
         String name = javaClass.getPackageName();
-        return ADAPTER_ROOTS.stream().filter(root -> name.equals(root) || name.startsWith(root + ".")).findFirst();
+        return ADAPTER_ROOTS.stream()
+                .filter(root -> name.equals(root) || name.startsWith(root + "."))
+                .findFirst();
     }
 
     private static ArchCondition<JavaClass> notDependOnAnotherAdapter() {
@@ -449,8 +547,9 @@ class ArchitectureTest {
     }
 
     private static DescribedPredicate<JavaConstructorCall> createsADateOfNow() {
-        return DescribedPredicate.describe("new java.util.Date()", call ->
-                call.getTarget().getOwner().getName().equals("java.util.Date")
+        return DescribedPredicate.describe(
+                "new java.util.Date()",
+                call -> call.getTarget().getOwner().getName().equals("java.util.Date")
                         && call.getTarget().getRawParameterTypes().isEmpty());
     }
 }

@@ -88,9 +88,15 @@ class AutomaticModuleNamesIT {
     @DisplayName("carries its Automatic-Module-Name")
     void carriesItsModuleName() throws Exception {
         for (Map.Entry<String, Class<?>> module : MEMBER.entrySet()) {
-            Path jar = Path.of(module.getValue().getProtectionDomain().getCodeSource().getLocation().toURI());
-            assertThat(jar.getFileName().toString()).as(module.getKey() + " comes from its jar")
-                    .startsWith(module.getKey() + "-").endsWith(".jar");
+            Path jar = Path.of(module.getValue()
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+            assertThat(jar.getFileName().toString())
+                    .as(module.getKey() + " comes from its jar")
+                    .startsWith(module.getKey() + "-")
+                    .endsWith(".jar");
             assertModuleName(module.getKey(), jar);
         }
         for (String module : WITHOUT_CLASSES) {
@@ -110,17 +116,24 @@ class AutomaticModuleNamesIT {
      * name ({@code -Doutbox.target}) is read off the core's jar.
      */
     private static Path builtJar(String module) throws Exception {
-        Path coreJar = Path.of(OutboxEvent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path coreJar = Path.of(OutboxEvent.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path target = ROOT.resolve(module).resolve(coreJar.getParent().getFileName());
         try (var files = Files.list(target)) {
-            return files.filter(file -> file.getFileName().toString().matches(Pattern.quote(module) + "-[^-]+(-SNAPSHOT)?\\.jar"))
-                    .findFirst().orElseThrow(() -> new AssertionError("no jar of " + module + " in " + target));
+            return files.filter(file ->
+                            file.getFileName().toString().matches(Pattern.quote(module) + "-[^-]+(-SNAPSHOT)?\\.jar"))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no jar of " + module + " in " + target));
         }
     }
 
     private static List<String> bomArtifacts() throws Exception {
         String bom = Files.readString(ROOT.resolve("outbox-bom/pom.xml"));
-        Matcher artifact = Pattern.compile("<artifactId>(outbox-[a-z-]+)</artifactId>").matcher(bom);
+        Matcher artifact =
+                Pattern.compile("<artifactId>(outbox-[a-z-]+)</artifactId>").matcher(bom);
         List<String> found = new ArrayList<>();
         while (artifact.find()) {
             found.add(artifact.group(1));

@@ -110,8 +110,10 @@ public final class OutboxNotificationListener implements AutoCloseable {
         long waitMillis = pollTimeout.toMillis() + 5_000;
         try {
             if (!stopped.await(waitMillis, TimeUnit.MILLISECONDS)) {
-                log.warn("outbox wake-up listener on channel {} did not stop within {} ms; closing its connection",
-                        channel, waitMillis);
+                log.warn(
+                        "outbox wake-up listener on channel {} did not stop within {} ms; closing its connection",
+                        channel,
+                        waitMillis);
                 Connection connection = current;
                 if (connection != null) {
                     closeQuietly(connection);
@@ -132,16 +134,18 @@ public final class OutboxNotificationListener implements AutoCloseable {
                     current = connection;
                     connection.setAutoCommit(true);
                     // A half-open socket (server gone without a FIN) must fail the keep-alive probe, not hang it.
-                    connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE,
-                            pollTimeout.toMillis() + PROBE_TIMEOUT_MILLIS));
+                    connection.setNetworkTimeout(Runnable::run, (int)
+                            Math.min(Integer.MAX_VALUE, pollTimeout.toMillis() + PROBE_TIMEOUT_MILLIS));
                     PGConnection pg = connection.unwrap(PGConnection.class);
                     try (Statement statement = connection.createStatement()) {
                         statement.execute("LISTEN " + Identifiers.quote(channel));
                         statement.execute("SET application_name = 'outbox-listener:" + channel + "'");
                     }
                     if (down) {
-                        log.info("outbox wake-up listener on channel {} reconnected; waking the relay once for "
-                                + "notifications missed meanwhile", channel);
+                        log.info(
+                                "outbox wake-up listener on channel {} reconnected; waking the relay once for "
+                                        + "notifications missed meanwhile",
+                                channel);
                         notifyCallback();
                         down = false;
                     } else {
@@ -161,12 +165,17 @@ public final class OutboxNotificationListener implements AutoCloseable {
                         break;
                     }
                     if (!down) {
-                        log.warn("outbox wake-up listener on channel {} has no database connection ({}); polling "
-                                + "goes on, reconnecting with backoff up to {} ms", channel, e.getMessage(),
+                        log.warn(
+                                "outbox wake-up listener on channel {} has no database connection ({}); polling "
+                                        + "goes on, reconnecting with backoff up to {} ms",
+                                channel,
+                                e.getMessage(),
                                 maxBackoff.toMillis());
                         down = true;
                     } else {
-                        log.debug("outbox wake-up listener on channel {} still cannot connect: {}", channel,
+                        log.debug(
+                                "outbox wake-up listener on channel {} still cannot connect: {}",
+                                channel,
                                 e.getMessage());
                     }
                     sleep(backoff);

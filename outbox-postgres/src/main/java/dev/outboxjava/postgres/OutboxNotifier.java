@@ -2,8 +2,8 @@ package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.postgres.internal.AsyncCommit;
-import dev.outboxjava.postgres.internal.PreparedSql;
 import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -47,11 +47,13 @@ public final class OutboxNotifier implements AutoCloseable {
 
     /** Default shortest time between two notifications: signals in between are folded into the next. */
     public static final Duration DEFAULT_MINIMUM_INTERVAL = Duration.ofMillis(5);
+
     static final long HOLD_MILLIS = 200;
 
     private static final Logger log = LoggerFactory.getLogger(OutboxNotifier.class);
     // a lost hint is harmless, so its commit need not wait for the WAL flush
-    private static final String NOTIFY = PreparedSql.render(DSL.select(AsyncCommit.THIS_TRANSACTION,
+    private static final String NOTIFY = PreparedSql.render(DSL.select(
+            AsyncCommit.THIS_TRANSACTION,
             DSL.function("pg_notify", SQLDataType.OTHER, PreparedSql.bind(SQLDataType.CLOB), DSL.inline(""))));
     private static final long MAX_BACKOFF_NANOS = Duration.ofSeconds(5).toNanos();
 
@@ -155,8 +157,11 @@ public final class OutboxNotifier implements AutoCloseable {
                 }
             } catch (SQLException | RuntimeException e) {
                 if (!down) {
-                    log.warn("outbox notifier on channel {} cannot notify ({}); relays fall back to polling until the "
-                            + "database answers again", channel, e.getMessage());
+                    log.warn(
+                            "outbox notifier on channel {} cannot notify ({}); relays fall back to polling until the "
+                                    + "database answers again",
+                            channel,
+                            e.getMessage());
                     down = true;
                 }
                 if (!running) {
@@ -218,8 +223,8 @@ public final class OutboxNotifier implements AutoCloseable {
          */
         public Builder minimumInterval(Duration value) {
             if (value == null || value.isNegative()) {
-                throw new InvalidConfigurationException("minimumInterval", "must be zero or a positive duration, was "
-                        + value);
+                throw new InvalidConfigurationException(
+                        "minimumInterval", "must be zero or a positive duration, was " + value);
             }
             this.minimumInterval = value;
             return this;

@@ -85,7 +85,7 @@ public final class OutboxWriter {
     public List<OutboxEvent> append(Configuration configuration, List<OutboxEvent> events) {
         Objects.requireNonNull(configuration, "configuration");
         AppendableEvents.require(events);
-        return insert.insert(configuration.connectionProvider(),
-                TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
+        return insert.insert(
+                configuration.connectionProvider(), TraceContextHeaders.withCurrentTraceContext(List.copyOf(events)));
     }
 }

@@ -57,14 +57,15 @@ public final class PostgresOutboxConfig {
                 : defaultChannel(table);
         this.wakeUpMode = builder.wakeUpMode;
         if (builder.notifyMinimumInterval.isNegative()) {
-            throw new InvalidConfigurationException("notifyMinimumInterval", "must be zero or a positive duration, was "
-                    + builder.notifyMinimumInterval);
+            throw new InvalidConfigurationException(
+                    "notifyMinimumInterval",
+                    "must be zero or a positive duration, was " + builder.notifyMinimumInterval);
         }
         this.notifyMinimumInterval = builder.notifyMinimumInterval;
         this.completionMode = builder.completionMode;
         if (builder.maximumPoolSize < 1) {
-            throw new InvalidConfigurationException("maximumPoolSize", "must be at least 1, was "
-                    + builder.maximumPoolSize);
+            throw new InvalidConfigurationException(
+                    "maximumPoolSize", "must be at least 1, was " + builder.maximumPoolSize);
         }
         this.maximumPoolSize = builder.maximumPoolSize;
         this.ordering = builder.ordering;
@@ -83,8 +84,13 @@ public final class PostgresOutboxConfig {
 
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
-        Builder builder = new Builder().tableName(tableName()).wakeUpMode(wakeUpMode).completionMode(completionMode)
-                .maximumPoolSize(maximumPoolSize).ordering(ordering).notifyMinimumInterval(notifyMinimumInterval)
+        Builder builder = new Builder()
+                .tableName(tableName())
+                .wakeUpMode(wakeUpMode)
+                .completionMode(completionMode)
+                .maximumPoolSize(maximumPoolSize)
+                .ordering(ordering)
+                .notifyMinimumInterval(notifyMinimumInterval)
                 .layout(layout);
         builder.notifyChannel = notifyChannel;
         return builder;
@@ -152,7 +158,8 @@ public final class PostgresOutboxConfig {
     }
 
     private static String defaultChannel(Identifiers.TableName table) {
-        String qualified = table.schema().map(schema -> schema + "_" + table.table()).orElse(table.table());
+        String qualified =
+                table.schema().map(schema -> schema + "_" + table.table()).orElse(table.table());
         return qualified.length() <= Identifiers.MAX_IDENTIFIER_LENGTH ? qualified : table.table();
     }
 
@@ -167,8 +174,7 @@ public final class PostgresOutboxConfig {
         private Ordering ordering = Ordering.none();
         private StoreLayout layout = StoreLayout.IN_PLACE;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The outbox table, {@code table} or {@code schema.table}. Default {@value #DEFAULT_TABLE_NAME}.

@@ -5,35 +5,34 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
-import dev.outboxjava.core.Ordering;
-import dev.outboxjava.core.port.Backlog;
-import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
-import dev.outboxjava.core.port.MarkResult;
-import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.ActiveLease;
 import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
 import dev.outboxjava.core.port.HeldKey;
+import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OperatorStore;
-import dev.outboxjava.postgres.internal.AttemptHistory;
-import dev.outboxjava.postgres.internal.OperatorRepairQueries;
-import java.util.OptionalLong;
+import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.postgres.internal.AttemptHistory;
+import dev.outboxjava.postgres.internal.BacklogQuery;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.HousekeepingQueries;
 import dev.outboxjava.postgres.internal.LeaseQuery;
 import dev.outboxjava.postgres.internal.LogLayoutQueries;
-import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.MarkQueries;
-import dev.outboxjava.postgres.internal.BacklogQuery;
 import dev.outboxjava.postgres.internal.OperatorQueries;
+import dev.outboxjava.postgres.internal.OperatorRepairQueries;
+import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.postgres.internal.PerKeyIndexes;
 import java.sql.Connection;
@@ -44,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
@@ -91,6 +91,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final PerKeyIndexes perKeyIndexes;
     /** Whether the first per-key lease has looked for the per-key indexes (it warns once if they are missing). */
     private final AtomicBoolean perKeyIndexesChecked = new AtomicBoolean();
+
     private final MarkQueries marks;
     private final HousekeepingQueries housekeeping;
     private final OperatorQueries operator;
@@ -98,13 +99,14 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final TransactionalOutbox transactional;
     /** The experimental append-only layout's statements; {@code null} in the default in-place layout. */
     private final LogLayoutQueries logLayout;
+
     private final OperatorRepairQueries repairs;
     private final AttemptHistory attemptHistory;
     /** Whether the missing attempts table has been reported (once per store). */
     private final AtomicBoolean missingAttemptsReported = new AtomicBoolean();
 
-    private PostgresOutboxStore(DataSource dataSource, Optional<HikariDataSource> ownedPool,
-            PostgresOutboxConfig config) {
+    private PostgresOutboxStore(
+            DataSource dataSource, Optional<HikariDataSource> ownedPool, PostgresOutboxConfig config) {
         this.config = config;
         this.dataSource = dataSource;
         this.ownedPool = ownedPool;
@@ -113,7 +115,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         this.table = new OutboxTable(config.table());
         this.leaseQuery = new LeaseQuery(table);
         this.orderedLeaseQuery = config.ordering().isPerKey() && config.layout() == StoreLayout.IN_PLACE
-                ? new OrderedLeaseQuery(table, config.ordering()) : null;
+                ? new OrderedLeaseQuery(table, config.ordering())
+                : null;
         this.perKeyIndexes = new PerKeyIndexes(config.table());
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
@@ -121,9 +124,10 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
         this.logLayout = config.layout() == StoreLayout.APPEND_LOG
-                ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering()) : null;
-        this.repairs = new OperatorRepairQueries(config.table(), config.layout() == StoreLayout.APPEND_LOG,
-                config.ordering());
+                ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering())
+                : null;
+        this.repairs =
+                new OperatorRepairQueries(config.table(), config.layout() == StoreLayout.APPEND_LOG, config.ordering());
         this.attemptHistory = new AttemptHistory(config.table(), config.layout() == StoreLayout.APPEND_LOG);
     }
 
@@ -134,7 +138,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
      * @param config     table name, completion mode, ...
      */
     public static PostgresOutboxStore create(DataSource dataSource, PostgresOutboxConfig config) {
-        return new PostgresOutboxStore(Objects.requireNonNull(dataSource, "dataSource"), Optional.empty(),
+        return new PostgresOutboxStore(
+                Objects.requireNonNull(dataSource, "dataSource"),
+                Optional.empty(),
                 Objects.requireNonNull(config, "config"));
     }
 
@@ -144,12 +150,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
      *
      * @param jdbcUrl e.g. {@code jdbc:postgresql://db:5432/orders}
      */
-    public static PostgresOutboxStore create(String jdbcUrl, String user, String password,
-            PostgresOutboxConfig config) {
+    public static PostgresOutboxStore create(
+            String jdbcUrl, String user, String password, PostgresOutboxConfig config) {
         Objects.requireNonNull(config, "config");
         if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
-            throw new InvalidConfigurationException("jdbcUrl", "must be a PostgreSQL JDBC URL starting with "
-                    + "jdbc:postgresql:, was " + jdbcUrl);
+            throw new InvalidConfigurationException(
+                    "jdbcUrl", "must be a PostgreSQL JDBC URL starting with " + "jdbc:postgresql:, was " + jdbcUrl);
         }
         HikariConfig hikari = new HikariConfig();
         hikari.setJdbcUrl(jdbcUrl);
@@ -227,8 +233,10 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             }
         } catch (SQLException e) {
             // the lease on the same connection reports a real outage; this check is tried again next lease
-            log.debug("outbox table {}: could not look for the per-key indexes; trying again at the next lease",
-                    config.tableName(), e);
+            log.debug(
+                    "outbox table {}: could not look for the per-key indexes; trying again at the next lease",
+                    config.tableName(),
+                    e);
         }
     }
 
@@ -246,7 +254,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (eventIds.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        return withConnection("mark " + eventIds.size() + " events published under lease " + leaseId,
+        return withConnection(
+                "mark " + eventIds.size() + " events published under lease " + leaseId,
                 connection -> logLayout != null
                         ? logLayout.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now)
                         : marks.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
@@ -259,10 +268,17 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         Map<UUID, String> errors = new java.util.HashMap<>();
         retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return withConnection("mark " + retryMarks.size() + " events for retry under lease " + leaseId,
-                connection -> withAttempts(connection, leaseId, errors, Attempt.Outcome.RETRY, now, () -> logLayout != null
-                        ? logLayout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)
-                        : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
+        return withConnection(
+                "mark " + retryMarks.size() + " events for retry under lease " + leaseId,
+                connection -> withAttempts(
+                        connection,
+                        leaseId,
+                        errors,
+                        Attempt.Outcome.RETRY,
+                        now,
+                        () -> logLayout != null
+                                ? logLayout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)
+                                : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
     }
 
     @Override
@@ -272,11 +288,19 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         Map<UUID, String> errors = new java.util.HashMap<>();
         deadLetterMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return withConnection("dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
-                connection -> withAttempts(connection, leaseId, errors, Attempt.Outcome.DEAD_LETTER, now,
+        return withConnection(
+                "dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
+                connection -> withAttempts(
+                        connection,
+                        leaseId,
+                        errors,
+                        Attempt.Outcome.DEAD_LETTER,
+                        now,
                         () -> logLayout != null
-                        ? logLayout.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)
-                        : marks.deadLettered(connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
+                                ? logLayout.deadLettered(
+                                        connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)
+                                : marks.deadLettered(
+                                        connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
     }
 
     /**
@@ -284,8 +308,14 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
      * attempts table (its migration not run) the mark runs alone, with a warning: a missing history
      * must not stop the relay from marking failures.
      */
-    private MarkResult withAttempts(Connection connection, UUID leaseId, Map<UUID, String> errors,
-            Attempt.Outcome outcome, Instant now, StoreCall<MarkResult> mark) throws SQLException {
+    private MarkResult withAttempts(
+            Connection connection,
+            UUID leaseId,
+            Map<UUID, String> errors,
+            Attempt.Outcome outcome,
+            Instant now,
+            StoreCall<MarkResult> mark)
+            throws SQLException {
         connection.setAutoCommit(false);
         try {
             MarkResult result = mark.call();
@@ -312,9 +342,13 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
 
     private void reportMissingAttemptsTable(Exception e) {
         if (missingAttemptsReported.compareAndSet(false, true)) {
-            log.warn("outbox table {}: the failed attempts are not recorded: {} ({}). Create it with "
-                    + "store.ensureSchema() or the migrations in {}", config.tableName(), attemptHistory.tableName(),
-                    e.getMessage(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
+            log.warn(
+                    "outbox table {}: the failed attempts are not recorded: {} ({}). Create it with "
+                            + "store.ensureSchema() or the migrations in {}",
+                    config.tableName(),
+                    attemptHistory.tableName(),
+                    e.getMessage(),
+                    PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
         }
     }
 
@@ -335,7 +369,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (eventIds.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        return withConnection("release " + eventIds.size() + " events of lease " + leaseId,
+        return withConnection(
+                "release " + eventIds.size() + " events of lease " + leaseId,
                 connection -> logLayout != null
                         ? logLayout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds)
                         : marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
@@ -347,8 +382,11 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
-        return run("sweep up to " + limit + " expired leases", () -> logLayout != null
-                ? logLayout.sweep(dsl, leasedBefore, limit) : housekeeping.sweep(dsl, leasedBefore, limit));
+        return run(
+                "sweep up to " + limit + " expired leases",
+                () -> logLayout != null
+                        ? logLayout.sweep(dsl, leasedBefore, limit)
+                        : housekeeping.sweep(dsl, leasedBefore, limit));
     }
 
     @Override
@@ -364,7 +402,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             return null;
         });
         if (logLayout != null) {
-            return withConnection("delete up to " + limit + " sent events",
+            return withConnection(
+                    "delete up to " + limit + " sent events",
                     connection -> logLayout.cleanUp(connection, sentBefore, limit));
         }
         return run("delete up to " + limit + " sent events", () -> housekeeping.cleanUp(dsl, sentBefore, limit));
@@ -388,7 +427,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
 
     @Override
     public Backlog backlog(Instant now) {
-        return run("count the pending events by what they wait for",
+        return run(
+                "count the pending events by what they wait for",
                 () -> logLayout != null ? logLayout.backlog(dsl, now) : backlog.read(dsl, now));
     }
 
@@ -404,8 +444,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public List<OutboxEvent> listDeadLetters(int offset, int limit) {
         if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException("offset and limit must not be negative, were " + offset + " and "
-                    + limit);
+            throw new IllegalArgumentException(
+                    "offset and limit must not be negative, were " + offset + " and " + limit);
         }
         if (limit == 0) {
             return List.of();
@@ -419,15 +459,15 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public List<OutboxEvent> listRetrying(int offset, int limit) {
         if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException("offset and limit must not be negative, were " + offset + " and "
-                    + limit);
+            throw new IllegalArgumentException(
+                    "offset and limit must not be negative, were " + offset + " and " + limit);
         }
         if (limit == 0) {
             return List.of();
         }
         if (logLayout != null) {
-            return withConnection("list events waiting for a retry",
-                    connection -> logLayout.retrying(connection, offset, limit));
+            return withConnection(
+                    "list events waiting for a retry", connection -> logLayout.retrying(connection, offset, limit));
         }
         return run("list events waiting for a retry", () -> operator.retrying(dsl, offset, limit));
     }
@@ -448,10 +488,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdBefore, "createdBefore");
         if (logLayout != null) {
-            return withConnection("count " + status.databaseValue() + " events to purge",
+            return withConnection(
+                    "count " + status.databaseValue() + " events to purge",
                     connection -> logLayout.countCreatedBefore(connection, status, createdBefore));
         }
-        return run("count " + status.databaseValue() + " events to purge",
+        return run(
+                "count " + status.databaseValue() + " events to purge",
                 () -> operator.countCreatedBefore(dsl, status, createdBefore));
     }
 
@@ -460,7 +502,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(selector, "selector");
         Objects.requireNonNull(now, "now");
         if (logLayout != null) {
-            return withConnection("requeue dead letters (" + selector + ")",
+            return withConnection(
+                    "requeue dead letters (" + selector + ")",
                     connection -> logLayout.requeue(connection, selector, now));
         }
         return run("requeue dead letters (" + selector + ")", () -> operator.requeue(dsl, selector, now));
@@ -470,19 +513,19 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     public long purge(EventStatus status, Instant createdBefore) {
         Objects.requireNonNull(createdBefore, "createdBefore");
         if (!status.isTerminal()) {
-            throw new InvalidConfigurationException("status", "only terminal events (sent, failed) can be purged, "
-                    + "not " + status);
+            throw new InvalidConfigurationException(
+                    "status", "only terminal events (sent, failed) can be purged, " + "not " + status);
         }
         run("delete the failed attempts of the " + status.databaseValue() + " events to purge", () -> {
             deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
             return null;
         });
         if (logLayout != null) {
-            return withConnection("purge " + status.databaseValue() + " events",
+            return withConnection(
+                    "purge " + status.databaseValue() + " events",
                     connection -> logLayout.purge(connection, status, createdBefore));
         }
-        return run("purge " + status.databaseValue() + " events",
-                () -> housekeeping.purge(dsl, status, createdBefore));
+        return run("purge " + status.databaseValue() + " events", () -> housekeeping.purge(dsl, status, createdBefore));
     }
 
     @Override
@@ -490,7 +533,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(filter, "filter");
         Objects.requireNonNull(after, "after");
         requirePositive(limit);
-        return withConnection("find dead letters (" + filter.describe() + ")",
+        return withConnection(
+                "find dead letters (" + filter.describe() + ")",
                 connection -> repairs.find(connection, filter, after, limit));
     }
 
@@ -500,7 +544,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (upTo < 1) {
             return 0;
         }
-        return withConnection("count dead letters (" + filter.describe() + ")",
+        return withConnection(
+                "count dead letters (" + filter.describe() + ")",
                 connection -> repairs.count(connection, filter, upTo));
     }
 
@@ -509,7 +554,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(filter, "filter");
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
-        return withConnection("requeue dead letters (" + filter.describe() + ")" + auditHint(),
+        return withConnection(
+                "requeue dead letters (" + filter.describe() + ")" + auditHint(),
                 connection -> repairs.requeue(connection, filter, actor, now));
     }
 
@@ -518,7 +564,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(filter, "filter");
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
-        return withConnection("purge dead letters (" + filter.describe() + ")" + auditHint(),
+        return withConnection(
+                "purge dead letters (" + filter.describe() + ")" + auditHint(),
                 connection -> repairs.purge(connection, filter, actor, now));
     }
 
@@ -527,14 +574,17 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(createdBefore, "createdBefore");
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
-        return withConnection("purge sent events" + auditHint(), connection -> repairs.audited(connection, now, actor,
-                AuditEntry.PURGE, "status=sent, created<" + createdBefore, () -> {
-                    DSLContext inTransaction = DSL.using(connection, SQLDialect.POSTGRES,
-                            new Settings().withExecuteLogging(false));
-                    attemptHistory.deleteOfPurged(inTransaction, EventStatus.SENT, createdBefore);
-                    return logLayout != null ? logLayout.purge(connection, EventStatus.SENT, createdBefore)
-                            : housekeeping.purge(inTransaction, EventStatus.SENT, createdBefore);
-                }));
+        return withConnection(
+                "purge sent events" + auditHint(),
+                connection -> repairs.audited(
+                        connection, now, actor, AuditEntry.PURGE, "status=sent, created<" + createdBefore, () -> {
+                            DSLContext inTransaction = DSL.using(
+                                    connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+                            attemptHistory.deleteOfPurged(inTransaction, EventStatus.SENT, createdBefore);
+                            return logLayout != null
+                                    ? logLayout.purge(connection, EventStatus.SENT, createdBefore)
+                                    : housekeeping.purge(inTransaction, EventStatus.SENT, createdBefore);
+                        }));
     }
 
     @Override
@@ -543,7 +593,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
         edit.requireValid();
-        return withConnection("edit and requeue dead letter " + eventId + auditHint(),
+        return withConnection(
+                "edit and requeue dead letter " + eventId + auditHint(),
                 connection -> repairs.editAndRequeue(connection, eventId, edit, actor, now));
     }
 
@@ -556,7 +607,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public List<DestinationCounts> countByDestination(int limit) {
         requirePositive(limit);
-        return withConnection("count events by destination", connection -> repairs.countByDestination(connection, limit));
+        return withConnection(
+                "count events by destination", connection -> repairs.countByDestination(connection, limit));
     }
 
     @Override
@@ -569,16 +621,19 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     public List<AuditEntry> auditTrail(OptionalLong before, int limit) {
         Objects.requireNonNull(before, "before");
         requirePositive(limit);
-        return withConnection("read the operator audit trail" + auditHint(),
+        return withConnection(
+                "read the operator audit trail" + auditHint(),
                 connection -> repairs.auditTrail(connection, before, limit));
     }
 
     @Override
     public List<Attempt> attempts(UUID eventId) {
         Objects.requireNonNull(eventId, "eventId");
-        return run("read the failed attempts of event " + eventId + " (the table " + config.tableName()
-                + "_attempts is created by ensureSchema() or the migrations in "
-                + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")", () -> attemptHistory.of(dsl, eventId));
+        return run(
+                "read the failed attempts of event " + eventId + " (the table " + config.tableName()
+                        + "_attempts is created by ensureSchema() or the migrations in "
+                        + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")",
+                () -> attemptHistory.of(dsl, eventId));
     }
 
     /** Where the audit table comes from, for the message of a failure that may be its absence. */

@@ -66,8 +66,7 @@ public final class PostgresSchema {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresSchema.class);
 
-    private PostgresSchema() {
-    }
+    private PostgresSchema() {}
 
     /**
      * The DDL the configuration needs: table, indexes (with the per-key ones when it orders per key) and
@@ -75,14 +74,14 @@ public final class PostgresSchema {
      * {@code schema} command).
      */
     public static String ddl(PostgresOutboxConfig config) {
-        String audit = "\n-- The operator API's audit table and indexes (the migrations in " + MigrationFiles.OUTBOX_OPERATOR_LOCATION + ").\n"
-                + MigrationFiles.render(MigrationFiles.OUTBOX_OPERATOR, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
-                        config.table());
+        String audit = "\n-- The operator API's audit table and indexes (the migrations in "
+                + MigrationFiles.OUTBOX_OPERATOR_LOCATION + ").\n"
+                + MigrationFiles.render(
+                        MigrationFiles.OUTBOX_OPERATOR, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER, config.table());
         if (config.layout() == StoreLayout.APPEND_LOG) {
             return LogLayoutDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode()) + audit;
         }
-        return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering())
-                + audit;
+        return SchemaDdl.render(config.table(), config.notifyChannel(), config.wakeUpMode(), config.ordering()) + audit;
     }
 
     /**
@@ -111,16 +110,20 @@ public final class PostgresSchema {
     public static void convertToAppendLog(DataSource dataSource, PostgresOutboxConfig config) {
         Objects.requireNonNull(dataSource, "dataSource");
         if (config.layout() != StoreLayout.APPEND_LOG) {
-            throw new dev.outboxjava.core.InvalidConfigurationException("layout", "converting a table needs the "
-                    + "configuration of its new layout, APPEND_LOG, was " + config.layout());
+            throw new dev.outboxjava.core.InvalidConfigurationException(
+                    "layout",
+                    "converting a table needs the " + "configuration of its new layout, APPEND_LOG, was "
+                            + config.layout());
         }
         String ddl = LogLayoutDdl.convertFromInPlace(config.table(), config.notifyChannel(), config.wakeUpMode());
         try {
             DdlScripts.applyLocked(dataSource, "outbox-ensure-schema:" + config.tableName(), ddl);
             log.info("outbox table {} converted to the append-only layout", config.tableName());
         } catch (SQLException e) {
-            throw new OutboxStoreException("could not convert outbox table " + config.tableName()
-                    + " to the append-only layout: " + e.getMessage(), e);
+            throw new OutboxStoreException(
+                    "could not convert outbox table " + config.tableName() + " to the append-only layout: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -135,12 +138,19 @@ public final class PostgresSchema {
         String ddl = ddl(config);
         try {
             DdlScripts.applyLocked(dataSource, "outbox-ensure-schema:" + config.tableName(), ddl);
-            log.info("outbox table {} is in place (created if it was missing; wake-up {}, channel {})",
-                    config.tableName(), config.wakeUpMode(), config.notifyChannel());
+            log.info(
+                    "outbox table {} is in place (created if it was missing; wake-up {}, channel {})",
+                    config.tableName(),
+                    config.wakeUpMode(),
+                    config.notifyChannel());
         } catch (SQLException e) {
-            throw new OutboxStoreException("could not create outbox table " + config.tableName() + ": "
-                    + e.getMessage() + (config.schemaName().isPresent()
-                    ? " (does schema " + config.schemaName().get() + " exist?)" : ""), e);
+            throw new OutboxStoreException(
+                    "could not create outbox table " + config.tableName() + ": "
+                            + e.getMessage()
+                            + (config.schemaName().isPresent()
+                                    ? " (does schema " + config.schemaName().get() + " exist?)"
+                                    : ""),
+                    e);
         }
     }
 }

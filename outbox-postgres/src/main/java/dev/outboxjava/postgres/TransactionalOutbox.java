@@ -43,8 +43,8 @@ public final class TransactionalOutbox implements AutoCloseable {
     private final Optional<OutboxNotifier> notifier;
     private final Runnable afterCommit;
 
-    private TransactionalOutbox(DataSource dataSource, OutboxWriter writer, Optional<OutboxNotifier> notifier,
-            Runnable afterCommit) {
+    private TransactionalOutbox(
+            DataSource dataSource, OutboxWriter writer, Optional<OutboxNotifier> notifier, Runnable afterCommit) {
         this.dataSource = dataSource;
         this.writer = writer;
         this.notifier = notifier;
@@ -60,9 +60,10 @@ public final class TransactionalOutbox implements AutoCloseable {
         Objects.requireNonNull(dataSource, "dataSource");
         Optional<OutboxNotifier> notifier = config.wakeUpMode() == WakeUpMode.NOTIFY_AFTER_COMMIT
                 ? Optional.of(OutboxNotifier.builder(dataSource, config.notifyChannel())
-                        .minimumInterval(config.notifyMinimumInterval()).start())
+                        .minimumInterval(config.notifyMinimumInterval())
+                        .start())
                 : Optional.empty();
-        return new TransactionalOutbox(dataSource, OutboxWriter.create(config), notifier, () -> { });
+        return new TransactionalOutbox(dataSource, OutboxWriter.create(config), notifier, () -> {});
     }
 
     /**
@@ -99,8 +100,9 @@ public final class TransactionalOutbox implements AutoCloseable {
                     events = work.execute(connection);
                 } catch (SQLException e) {
                     rollback(connection, e);
-                    throw new OutboxStoreException("the domain work failed, so its rows and events were rolled "
-                            + "back: " + e.getMessage(), e);
+                    throw new OutboxStoreException(
+                            "the domain work failed, so its rows and events were rolled " + "back: " + e.getMessage(),
+                            e);
                 }
                 Objects.requireNonNull(events, "the work returned null; return List.of() when there are no events");
                 List<OutboxEvent> appended = writer.append(connection, events);
@@ -115,15 +117,20 @@ public final class TransactionalOutbox implements AutoCloseable {
                 throw e;
             } catch (SQLException e) {
                 rollback(connection, e);
-                throw new OutboxStoreException("could not commit the domain work and its events (outbox table "
-                        + writer.config().tableName() + "): " + e.getMessage() + "; both were rolled back, unless "
-                        + "the connection broke during the commit, in which case check whether it landed", e);
+                throw new OutboxStoreException(
+                        "could not commit the domain work and its events (outbox table "
+                                + writer.config().tableName() + "): " + e.getMessage()
+                                + "; both were rolled back, unless "
+                                + "the connection broke during the commit, in which case check whether it landed",
+                        e);
             } finally {
                 restore(connection, autoCommit);
             }
         } catch (SQLException e) {
-            throw new OutboxStoreException("could not get a connection from the data source for outbox table "
-                    + writer.config().tableName() + ": " + e.getMessage(), e);
+            throw new OutboxStoreException(
+                    "could not get a connection from the data source for outbox table "
+                            + writer.config().tableName() + ": " + e.getMessage(),
+                    e);
         }
     }
 

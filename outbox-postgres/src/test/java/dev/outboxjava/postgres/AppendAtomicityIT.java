@@ -36,8 +36,11 @@ class AppendAtomicityIT {
 
     @BeforeAll
     static void createTables() {
-        store = PostgresOutboxStore.create(postgres.dataSource(),
-                PostgresOutboxConfig.builder().tableName(postgres.schema() + ".outbox_events").build());
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".outbox_events")
+                        .build());
         store.ensureSchema();
         writer = store.writer();
         orders = postgres.schema() + ".orders";
@@ -45,10 +48,13 @@ class AppendAtomicityIT {
         String schema = postgres.schema();
         postgres.fixture().execute("CREATE TABLE " + schema + ".insert_statements (n bigint NOT NULL)");
         postgres.fixture().execute("INSERT INTO " + schema + ".insert_statements VALUES (0)");
-        postgres.fixture().execute("CREATE FUNCTION " + schema + ".count_insert() RETURNS trigger LANGUAGE plpgsql "
-                + "AS $$ BEGIN UPDATE " + schema + ".insert_statements SET n = n + 1; RETURN NULL; END $$");
-        postgres.fixture().execute("CREATE TRIGGER count_insert AFTER INSERT ON " + store.config().tableName()
-                + " FOR EACH STATEMENT EXECUTE FUNCTION " + schema + ".count_insert()");
+        postgres.fixture()
+                .execute("CREATE FUNCTION " + schema + ".count_insert() RETURNS trigger LANGUAGE plpgsql "
+                        + "AS $$ BEGIN UPDATE " + schema + ".insert_statements SET n = n + 1; RETURN NULL; END $$");
+        postgres.fixture()
+                .execute("CREATE TRIGGER count_insert AFTER INSERT ON "
+                        + store.config().tableName() + " FOR EACH STATEMENT EXECUTE FUNCTION " + schema
+                        + ".count_insert()");
     }
 
     @BeforeEach
@@ -62,12 +68,17 @@ class AppendAtomicityIT {
         java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
         TransactionalOutbox outbox = store.transactional().afterCommit(woken::incrementAndGet);
 
-        outbox.inTransaction(connection -> List.of(OutboxEvent.builder().type("order.placed").destination("orders")
-                .payload(new byte[] {1}).clock(clock).build()));
+        outbox.inTransaction(connection -> List.of(OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .payload(new byte[] {1})
+                .clock(clock)
+                .build()));
         outbox.inTransaction(connection -> List.of());
         assertThatThrownBy(() -> outbox.inTransaction(connection -> {
-            throw new IllegalStateException("declined");
-        })).hasMessage("declined");
+                    throw new IllegalStateException("declined");
+                }))
+                .hasMessage("declined");
 
         assertThat(woken).hasValue(1);
     }
@@ -81,8 +92,10 @@ class AppendAtomicityIT {
             connection.setAutoCommit(false);
             insertOrder(connection, order);
             List<OutboxEvent> appended = writer.append(connection, events);
-            assertThat(appended).extracting(OutboxEvent::id).containsExactlyElementsOf(
-                    events.stream().map(OutboxEvent::id).toList());
+            assertThat(appended)
+                    .extracting(OutboxEvent::id)
+                    .containsExactlyElementsOf(
+                            events.stream().map(OutboxEvent::id).toList());
             connection.commit();
             connection.setAutoCommit(true);
         }
@@ -135,10 +148,11 @@ class AppendAtomicityIT {
         UUID order = UUID.randomUUID();
         DSLContext dsl = DSL.using(postgres.dataSource(), SQLDialect.POSTGRES);
         assertThatThrownBy(() -> dsl.transaction(tx -> {
-            tx.dsl().execute("INSERT INTO " + orders + " (id, total) VALUES (?, 10)", order);
-            writer.append(tx.dsl(), TestEvents.events(clock, 2));
-            throw new IllegalStateException("payment declined");
-        })).hasMessageContaining("payment declined");
+                    tx.dsl().execute("INSERT INTO " + orders + " (id, total) VALUES (?, 10)", order);
+                    writer.append(tx.dsl(), TestEvents.events(clock, 2));
+                    throw new IllegalStateException("payment declined");
+                }))
+                .hasMessageContaining("payment declined");
         assertNothing(order);
     }
 
@@ -151,8 +165,9 @@ class AppendAtomicityIT {
             insertOrder(connection, order);
             return events;
         });
-        assertThat(appended).extracting(OutboxEvent::id).containsExactlyElementsOf(
-                events.stream().map(OutboxEvent::id).toList());
+        assertThat(appended)
+                .extracting(OutboxEvent::id)
+                .containsExactlyElementsOf(events.stream().map(OutboxEvent::id).toList());
         assertCommitted(order, events);
     }
 
@@ -162,9 +177,10 @@ class AppendAtomicityIT {
         UUID order = UUID.randomUUID();
         IllegalStateException declined = new IllegalStateException("payment declined");
         assertThatThrownBy(() -> store.transactional().inTransaction(connection -> {
-            insertOrder(connection, order);
-            throw declined;
-        })).isSameAs(declined);
+                    insertOrder(connection, order);
+                    throw declined;
+                }))
+                .isSameAs(declined);
         assertNothing(order);
     }
 
@@ -173,10 +189,12 @@ class AppendAtomicityIT {
     void helperSqlFailure() {
         UUID order = UUID.randomUUID();
         assertThatThrownBy(() -> store.transactional().inTransaction(connection -> {
-            insertOrder(connection, order);
-            insertOrder(connection, order);
-            return TestEvents.events(clock, 1);
-        })).isInstanceOf(OutboxStoreException.class).hasMessageContaining("rolled back")
+                    insertOrder(connection, order);
+                    insertOrder(connection, order);
+                    return TestEvents.events(clock, 1);
+                }))
+                .isInstanceOf(OutboxStoreException.class)
+                .hasMessageContaining("rolled back")
                 .hasCauseInstanceOf(SQLException.class);
         assertNothing(order);
     }
@@ -188,12 +206,16 @@ class AppendAtomicityIT {
         store.transactional().inTransaction(connection -> List.of(existing));
         UUID order = UUID.randomUUID();
         assertThatThrownBy(() -> store.transactional().inTransaction(connection -> {
-            insertOrder(connection, order);
-            return List.of(existing);
-        })).isInstanceOf(OutboxStoreException.class).hasMessageContaining(store.config().tableName())
+                    insertOrder(connection, order);
+                    return List.of(existing);
+                }))
+                .isInstanceOf(OutboxStoreException.class)
+                .hasMessageContaining(store.config().tableName())
                 .hasMessageContaining("already in the outbox");
         assertThat(orderExists(order)).as("domain row rolled back").isFalse();
-        assertThat(store.countByStatus()).as("only the first transaction's event").containsEntry(EventStatus.PENDING, 1L);
+        assertThat(store.countByStatus())
+                .as("only the first transaction's event")
+                .containsEntry(EventStatus.PENDING, 1L);
     }
 
     @Test
@@ -208,8 +230,8 @@ class AppendAtomicityIT {
     /** Statements that inserted into the outbox table, counted by a statement-level trigger of the test's own. */
     private long insertsExecuted() {
         try (Connection connection = postgres.dataSource().getConnection();
-                PreparedStatement statement = connection.prepareStatement("SELECT n FROM " + postgres.schema()
-                        + ".insert_statements")) {
+                PreparedStatement statement =
+                        connection.prepareStatement("SELECT n FROM " + postgres.schema() + ".insert_statements")) {
             try (ResultSet rs = statement.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -220,8 +242,8 @@ class AppendAtomicityIT {
     }
 
     private static void insertOrder(Connection connection, UUID order) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + orders + " (id, total) VALUES (?, 10)")) {
+        try (PreparedStatement insert =
+                connection.prepareStatement("INSERT INTO " + orders + " (id, total) VALUES (?, 10)")) {
             insert.setObject(1, order);
             insert.executeUpdate();
         }
@@ -230,16 +252,26 @@ class AppendAtomicityIT {
     private void assertCommitted(UUID order, List<OutboxEvent> events) {
         assertThat(orderExists(order)).as("domain row committed").isTrue();
         for (OutboxEvent event : events) {
-            assertThat(store.find(event.id())).as("event %s committed", event.id()).isPresent();
+            assertThat(store.find(event.id()))
+                    .as("event %s committed", event.id())
+                    .isPresent();
         }
-        assertThat(events.stream().map(event -> store.find(event.id()).orElseThrow().sequence()).toList())
-                .as("sequences assigned in append order").isSorted().doesNotHaveDuplicates().allMatch(seq -> seq > 0);
+        assertThat(events.stream()
+                        .map(event -> store.find(event.id()).orElseThrow().sequence())
+                        .toList())
+                .as("sequences assigned in append order")
+                .isSorted()
+                .doesNotHaveDuplicates()
+                .allMatch(seq -> seq > 0);
     }
 
     private void assertNothing(UUID order) {
         assertThat(orderExists(order)).as("domain row rolled back").isFalse();
-        assertThat(store.countByStatus().values().stream().mapToLong(Long::longValue).sum())
-                .as("events rolled back").isZero();
+        assertThat(store.countByStatus().values().stream()
+                        .mapToLong(Long::longValue)
+                        .sum())
+                .as("events rolled back")
+                .isZero();
     }
 
     private static boolean orderExists(UUID order) {

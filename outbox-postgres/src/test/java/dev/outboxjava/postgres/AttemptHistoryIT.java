@@ -25,42 +25,62 @@ class AttemptHistoryIT {
     @Test
     @DisplayName("a table created without the operator migrations still gets its retries and dead letters marked")
     void marksWithoutTheAttemptsTable() {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".no_history").build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".no_history")
+                        .build());
         store.ensureSchema();
         postgres.fixture().execute("DROP TABLE " + postgres.schema() + ".no_history_attempts");
-        OutboxEvent retried = OutboxEvent.builder().type("t").destination("d")
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
-        OutboxEvent dead = OutboxEvent.builder().type("t").destination("d")
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        OutboxEvent retried = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
+        OutboxEvent dead = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
         store.transactional().inTransaction(connection -> List.of(retried, dead));
         UUID lease = UUID.randomUUID();
         Instant now = Instant.now();
         assertThat(store.lease(lease, 2, now)).hasSize(2);
 
         assertThat(store.markRetry(lease, List.of(new RetryMark(retried.id(), "later", now.plusSeconds(60))), now)
-                .marked()).containsExactly(retried.id());
-        assertThat(store.markDeadLettered(lease, List.of(new DeadLetterMark(dead.id(), "never")), now).marked())
+                        .marked())
+                .containsExactly(retried.id());
+        assertThat(store.markDeadLettered(lease, List.of(new DeadLetterMark(dead.id(), "never")), now)
+                        .marked())
                 .containsExactly(dead.id());
 
         assertThat(store.find(retried.id()).orElseThrow().attempts()).isEqualTo(1);
         assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
         assertThat(store.cleanUp(now.plusSeconds(1), 10)).isZero();
-        postgres.fixture().execute("DROP TABLE " + postgres.schema() + ".no_history, " + postgres.schema()
-                + ".no_history_audit");
+        postgres.fixture()
+                .execute("DROP TABLE " + postgres.schema() + ".no_history, " + postgres.schema() + ".no_history_audit");
     }
 
     @Test
     @DisplayName("in delete-on-publish mode the cleaner removes the attempts of published events, not a dead letter's")
     void deleteOnPublishCleanup() {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".deleting")
-                .completionMode(dev.outboxjava.core.port.CompletionMode.DELETE_ON_PUBLISH).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".deleting")
+                        .completionMode(dev.outboxjava.core.port.CompletionMode.DELETE_ON_PUBLISH)
+                        .build());
         store.ensureSchema();
-        OutboxEvent published = OutboxEvent.builder().type("t").destination("d")
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
-        OutboxEvent dead = OutboxEvent.builder().type("t").destination("d")
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        OutboxEvent published = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
+        OutboxEvent dead = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
         store.transactional().inTransaction(connection -> List.of(published, dead));
         Instant now = Instant.now();
         UUID first = UUID.randomUUID();
@@ -77,7 +97,8 @@ class AttemptHistoryIT {
 
         assertThat(store.attempts(published.id())).isEmpty();
         assertThat(store.attempts(dead.id())).hasSize(1);
-        postgres.fixture().execute("DROP TABLE " + postgres.schema() + ".deleting, " + postgres.schema()
-                + ".deleting_audit, " + postgres.schema() + ".deleting_attempts");
+        postgres.fixture()
+                .execute("DROP TABLE " + postgres.schema() + ".deleting, " + postgres.schema() + ".deleting_audit, "
+                        + postgres.schema() + ".deleting_attempts");
     }
 }

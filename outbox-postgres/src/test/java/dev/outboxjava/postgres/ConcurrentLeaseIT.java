@@ -32,8 +32,11 @@ class ConcurrentLeaseIT {
     @DisplayName("four concurrent leasers over 10,000 pending events never lease one twice and together lease all")
     void fourLeasers() throws Exception {
         ManualClock clock = ManualClock.startingAtEpochOf2024();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(),
-                PostgresOutboxConfig.builder().tableName(postgres.schema() + ".outbox_events").build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".outbox_events")
+                        .build());
         store.ensureSchema();
         Set<UUID> appended = new HashSet<>();
         for (int i = 0; i < EVENTS; i += 1000) {
@@ -71,7 +74,8 @@ class ConcurrentLeaseIT {
 
         assertThat(all).as("no event leased twice").doesNotHaveDuplicates();
         assertThat(new HashSet<>(all)).as("together all events leased").isEqualTo(appended);
-        assertThat(store.countByStatus()).containsEntry(EventStatus.IN_FLIGHT, (long) EVENTS)
+        assertThat(store.countByStatus())
+                .containsEntry(EventStatus.IN_FLIGHT, (long) EVENTS)
                 .containsEntry(EventStatus.PENDING, 0L);
     }
 }

@@ -29,9 +29,13 @@ final class ContractTables {
 
     /** A store on a new table of this layout, with the ordering's indexes. */
     PostgresOutboxStore create(Ordering ordering) {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + "." + prefix + "_" + TABLES.incrementAndGet())
-                .layout(layout).ordering(ordering).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + "." + prefix + "_" + TABLES.incrementAndGet())
+                        .layout(layout)
+                        .ordering(ordering)
+                        .build());
         store.ensureSchema();
         return store;
     }
@@ -44,8 +48,11 @@ final class ContractTables {
     /** Drops the table, its layout's side tables and its operator audit table. */
     void drop(OutboxStore store) {
         String table = ((PostgresOutboxStore) store).config().tableName();
-        postgres.fixture().execute(layout == StoreLayout.APPEND_LOG
-                ? LogLayoutDdl.drop(Identifiers.tableName("tableName", table)) : "DROP TABLE " + table);
+        postgres.fixture()
+                .execute(
+                        layout == StoreLayout.APPEND_LOG
+                                ? LogLayoutDdl.drop(Identifiers.tableName("tableName", table))
+                                : "DROP TABLE " + table);
         postgres.fixture().execute("DROP TABLE IF EXISTS " + table + "_audit, " + table + "_attempts");
     }
 }

@@ -51,7 +51,9 @@ final class CrashablePostgres implements AutoCloseable {
 
     private static boolean postgresUserExists() {
         try {
-            Process process = new ProcessBuilder("id", "postgres").redirectErrorStream(true).start();
+            Process process = new ProcessBuilder("id", "postgres")
+                    .redirectErrorStream(true)
+                    .start();
             process.getInputStream().readAllBytes();
             return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
         } catch (IOException e) {
@@ -68,9 +70,12 @@ final class CrashablePostgres implements AutoCloseable {
             return Optional.of(Path.of(configured));
         }
         try {
-            Process process = new ProcessBuilder("pg_config", "--bindir").redirectErrorStream(true).start();
+            Process process = new ProcessBuilder("pg_config", "--bindir")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0
+            if (process.waitFor(30, TimeUnit.SECONDS)
+                    && process.exitValue() == 0
                     && Files.isExecutable(Path.of(out, "initdb"))) {
                 return Optional.of(Path.of(out));
             }
@@ -94,8 +99,18 @@ final class CrashablePostgres implements AutoCloseable {
         if (root) {
             postgres.run(List.of("chown", "postgres:", directory.toString()), false);
         }
-        postgres.run(List.of(binaries.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
-                "--auth=trust", "-E", "UTF8", "--no-sync"), true);
+        postgres.run(
+                List.of(
+                        binaries.resolve("initdb").toString(),
+                        "-D",
+                        data.toString(),
+                        "-U",
+                        "postgres",
+                        "--auth=trust",
+                        "-E",
+                        "UTF8",
+                        "--no-sync"),
+                true);
         postgres.startServer();
         return postgres;
     }
@@ -104,8 +119,20 @@ final class CrashablePostgres implements AutoCloseable {
         String options = "-p " + port + " -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"
                 + " -c autovacuum=off -c bgwriter_lru_maxpages=0 -c checkpoint_timeout=1h"
                 + " -c restart_after_crash=on";
-        run(List.of(binaries.resolve("pg_ctl").toString(), "-D", dataDirectory.toString(), "-o", options,
-                "-l", dataDirectory.resolveSibling("server.log").toString(), "-w", "-t", "60", "start"), true);
+        run(
+                List.of(
+                        binaries.resolve("pg_ctl").toString(),
+                        "-D",
+                        dataDirectory.toString(),
+                        "-o",
+                        options,
+                        "-l",
+                        dataDirectory.resolveSibling("server.log").toString(),
+                        "-w",
+                        "-t",
+                        "60",
+                        "start"),
+                true);
     }
 
     String jdbcUrl() {
@@ -118,9 +145,10 @@ final class CrashablePostgres implements AutoCloseable {
 
     /** The process id of the server's WAL writer. */
     long walWriterPid() throws SQLException {
-        try (Connection connection = connect(); Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(
-                        "SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'")) {
+        try (Connection connection = connect();
+                Statement statement = connection.createStatement();
+                ResultSet rs =
+                        statement.executeQuery("SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'")) {
             if (!rs.next()) {
                 throw new IllegalStateException("no WAL writer in pg_stat_activity");
             }
@@ -190,13 +218,22 @@ final class CrashablePostgres implements AutoCloseable {
     @Override
     public void close() {
         try {
-            run(List.of(binaries.resolve("pg_ctl").toString(), "-D", dataDirectory.toString(), "-m", "immediate",
-                    "-w", "stop"), true);
+            run(
+                    List.of(
+                            binaries.resolve("pg_ctl").toString(),
+                            "-D",
+                            dataDirectory.toString(),
+                            "-m",
+                            "immediate",
+                            "-w",
+                            "stop"),
+                    true);
         } catch (RuntimeException e) {
             // already stopped
         }
         try (var paths = Files.walk(dataDirectory.getParent())) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException e) {
             // a temporary directory left behind
         }

@@ -30,17 +30,26 @@ public final class DrainBenchmark {
         try (PostgresFixture postgres = PostgresFixture.start()) {
             for (CompletionMode mode : CompletionMode.values()) {
                 String schema = postgres.newSchema();
-                PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig
-                        .builder().tableName(schema + ".outbox_events").wakeUpMode(WakeUpMode.NONE)
-                        .completionMode(mode).build());
+                PostgresOutboxStore store = PostgresOutboxStore.create(
+                        postgres.dataSource(),
+                        PostgresOutboxConfig.builder()
+                                .tableName(schema + ".outbox_events")
+                                .wakeUpMode(WakeUpMode.NONE)
+                                .completionMode(mode)
+                                .build());
                 store.ensureSchema();
 
                 long start = System.nanoTime();
                 for (int appended = 0; appended < events; appended += 1000) {
                     List<OutboxEvent> chunk = new ArrayList<>(1000);
                     for (int i = 0; i < Math.min(1000, events - appended); i++) {
-                        chunk.add(OutboxEvent.builder().clock(Clock.systemUTC()).type("order.placed")
-                                .key("order-" + (appended + i)).destination("orders").payload(new byte[1024]).build());
+                        chunk.add(OutboxEvent.builder()
+                                .clock(Clock.systemUTC())
+                                .type("order.placed")
+                                .key("order-" + (appended + i))
+                                .destination("orders")
+                                .payload(new byte[1024])
+                                .build());
                     }
                     store.transactional().inTransaction(connection -> chunk);
                 }
@@ -57,7 +66,10 @@ public final class DrainBenchmark {
                             UUID leaseId = UUID.randomUUID();
                             leased = store.lease(leaseId, batch, now);
                             if (!leased.isEmpty()) {
-                                store.markPublished(leaseId, leased.stream().map(OutboxEvent::id).toList(), now);
+                                store.markPublished(
+                                        leaseId,
+                                        leased.stream().map(OutboxEvent::id).toList(),
+                                        now);
                                 drained.addAndGet(leased.size());
                             }
                         } while (!leased.isEmpty());
@@ -69,9 +81,10 @@ public final class DrainBenchmark {
                     thread.join();
                 }
                 double drainSeconds = (System.nanoTime() - start) / 1e9;
-                System.out.printf("%-17s append %,7.0f events/s (1,000 per transaction); drain %,7.0f events/s "
-                        + "(%d drainers, batches of %d, lease + mark published)%n", mode, events / appendSeconds,
-                        drained.get() / drainSeconds, drainers, batch);
+                System.out.printf(
+                        "%-17s append %,7.0f events/s (1,000 per transaction); drain %,7.0f events/s "
+                                + "(%d drainers, batches of %d, lease + mark published)%n",
+                        mode, events / appendSeconds, drained.get() / drainSeconds, drainers, batch);
                 postgres.dropSchema(schema);
             }
         }

@@ -23,8 +23,11 @@ class EmbeddedPostgresFixtureIT {
         System.setProperty(ServiceConfig.SKIP_LOCAL, "true");
         try (PostgresFixture postgres = PostgresFixture.start()) {
             assertThat(postgres.origin()).isEqualTo(ServiceOrigin.EMBEDDED);
-            PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(),
-                    PostgresOutboxConfig.builder().tableName(postgres.newTableName()).build());
+            PostgresOutboxStore store = PostgresOutboxStore.create(
+                    postgres.dataSource(),
+                    PostgresOutboxConfig.builder()
+                            .tableName(postgres.newTableName())
+                            .build());
             store.ensureSchema();
             ManualClock clock = ManualClock.startingAtEpochOf2024();
             List<OutboxEvent> events = TestEvents.events(clock, 3);
@@ -32,8 +35,12 @@ class EmbeddedPostgresFixtureIT {
 
             UUID leaseId = UUID.randomUUID();
             assertThat(store.lease(leaseId, 10, clock.instant())).hasSize(3);
-            assertThat(store.markPublished(leaseId, events.stream().map(OutboxEvent::id).toList(), clock.instant())
-                    .marked()).hasSize(3);
+            assertThat(store.markPublished(
+                                    leaseId,
+                                    events.stream().map(OutboxEvent::id).toList(),
+                                    clock.instant())
+                            .marked())
+                    .hasSize(3);
             assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, 3L);
         } finally {
             if (previous == null) {

@@ -66,7 +66,10 @@ class FlywayMigrationsIT {
 
     /** The application's own Flyway: its migrations, the default history table. */
     private Flyway application() {
-        return Flyway.configure().dataSource(dataSource).locations(APPLICATION_LOCATION).load();
+        return Flyway.configure()
+                .dataSource(dataSource)
+                .locations(APPLICATION_LOCATION)
+                .load();
     }
 
     /**
@@ -74,8 +77,12 @@ class FlywayMigrationsIT {
      * table makes the schema non-empty, so it starts below its V1 as the outbox's does.
      */
     private Flyway applicationAfterOutbox() {
-        return Flyway.configure().dataSource(dataSource).locations(APPLICATION_LOCATION)
-                .baselineOnMigrate(true).baselineVersion("0").load();
+        return Flyway.configure()
+                .dataSource(dataSource)
+                .locations(APPLICATION_LOCATION)
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load();
     }
 
     /** The outbox's Flyway, configured exactly as the documentation says. */
@@ -85,11 +92,13 @@ class FlywayMigrationsIT {
         if (perKey) {
             locations.add(PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
         }
-        return Flyway.configure().dataSource(dataSource)
+        return Flyway.configure()
+                .dataSource(dataSource)
                 .locations(locations.toArray(String[]::new))
                 .table(PostgresSchema.HISTORY_TABLE)
                 .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
-                .baselineOnMigrate(true).baselineVersion("0")
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
                 .load();
         // end::flyway-outbox[]
     }
@@ -97,22 +106,26 @@ class FlywayMigrationsIT {
     /** The operator API's Flyway (audit table, dead-letter indexes), configured exactly as the documentation says. */
     private Flyway operator(String table) {
         // tag::flyway-operator[]
-        return Flyway.configure().dataSource(dataSource)
+        return Flyway.configure()
+                .dataSource(dataSource)
                 .locations(PostgresSchema.OPERATOR_MIGRATIONS_LOCATION)
                 .table(PostgresSchema.OPERATOR_HISTORY_TABLE)
                 .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
-                .baselineOnMigrate(true).baselineVersion("0")
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
                 .load();
         // end::flyway-operator[]
     }
 
     /** The inbox's Flyway, configured exactly as the documentation says. */
     private Flyway inbox(String table) {
-        return Flyway.configure().dataSource(dataSource)
+        return Flyway.configure()
+                .dataSource(dataSource)
                 .locations(PostgresInboxSchema.MIGRATIONS_LOCATION)
                 .table(PostgresInboxSchema.HISTORY_TABLE)
                 .placeholders(Map.of(PostgresInboxSchema.TABLE_PLACEHOLDER, table))
-                .baselineOnMigrate(true).baselineVersion("0")
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
                 .load();
     }
 
@@ -125,40 +138,56 @@ class FlywayMigrationsIT {
         for (int round = 1; round <= 2; round++) {
             int expected = round == 1 ? 1 : 0;
             if (applicationFirst) {
-                assertThat(application().migrate().migrationsExecuted).as("application, round " + round)
+                assertThat(application().migrate().migrationsExecuted)
+                        .as("application, round " + round)
                         .isEqualTo(round == 1 ? 2 : 0);
             }
             MigrateResult outbox = outbox("outbox_events", true).migrate();
-            assertThat(outbox.migrationsExecuted).as("outbox table and per-key indexes, round " + round)
+            assertThat(outbox.migrationsExecuted)
+                    .as("outbox table and per-key indexes, round " + round)
                     .isEqualTo(expected * (MigrationFiles.OUTBOX.size() + MigrationFiles.OUTBOX_PER_KEY.size()));
-            assertThat(inbox("outbox_inbox").migrate().migrationsExecuted).as("inbox, round " + round)
+            assertThat(inbox("outbox_inbox").migrate().migrationsExecuted)
+                    .as("inbox, round " + round)
                     .isEqualTo(expected * MigrationFiles.INBOX.size());
             if (!applicationFirst) {
-                assertThat(applicationAfterOutbox().migrate().migrationsExecuted).as("application, round " + round)
+                assertThat(applicationAfterOutbox().migrate().migrationsExecuted)
+                        .as("application, round " + round)
                         .isEqualTo(round == 1 ? 2 : 0);
             }
         }
 
         assertThat(versions(application())).endsWith("1", "2");
-        assertThat(versions(outbox("outbox_events", true))).contains("1").endsWith("repeatable")
-                .hasSize((applicationFirst ? 1 : 0) + MigrationFiles.OUTBOX.size() + MigrationFiles.OUTBOX_PER_KEY.size());
+        assertThat(versions(outbox("outbox_events", true)))
+                .contains("1")
+                .endsWith("repeatable")
+                .hasSize((applicationFirst ? 1 : 0)
+                        + MigrationFiles.OUTBOX.size()
+                        + MigrationFiles.OUTBOX_PER_KEY.size());
         assertThat(versions(inbox("outbox_inbox"))).contains("1");
         for (Flyway flyway : List.of(application(), outbox("outbox_events", true), inbox("outbox_inbox"))) {
             assertThat(flyway.validateWithResult().validationSuccessful).isTrue();
         }
 
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)).build();
+                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
+                .build();
         PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, config);
-        assertThat(store.checkHealth().healthy()).as(store.checkHealth().detail()).isTrue();
+        assertThat(store.checkHealth().healthy())
+                .as(store.checkHealth().detail())
+                .isTrue();
         try (Connection connection = dataSource.getConnection()) {
             assertThat(new PerKeyIndexes(config.table()).missing(connection)).isEmpty();
         }
 
         List<UUID> appended = placeOrders(store, 3);
         RecordingPublisher publisher = new RecordingPublisher();
-        Relay relay = new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(10), config.ordering()),
-                RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
+        Relay relay = new Relay(
+                store,
+                publisher,
+                new RelayConfig(100, Duration.ofSeconds(10), config.ordering()),
+                RetryPolicy.ofDefaults(),
+                clock,
+                RelayListener.NONE);
         for (int tick = 0; tick < 10 && publisher.published().size() < appended.size(); tick++) {
             relay.runOnce();
         }
@@ -166,8 +195,8 @@ class FlywayMigrationsIT {
 
         PostgresInbox consumer = PostgresInbox.create(dataSource, PostgresInboxConfig.ofDefaults(), clock);
         String messageId = appended.get(0).toString();
-        assertThat(consumer.process("shipping", messageId, connection -> { })).isEqualTo(InboxResult.PROCESSED);
-        assertThat(consumer.process("shipping", messageId, connection -> { })).isEqualTo(InboxResult.DUPLICATE);
+        assertThat(consumer.process("shipping", messageId, connection -> {})).isEqualTo(InboxResult.PROCESSED);
+        assertThat(consumer.process("shipping", messageId, connection -> {})).isEqualTo(InboxResult.DUPLICATE);
     }
 
     @Test
@@ -175,8 +204,10 @@ class FlywayMigrationsIT {
     void perKeyAddedLater() throws Exception {
         application().migrate();
         assertThat(outbox("events", false).migrate().migrationsExecuted).isEqualTo(MigrationFiles.OUTBOX.size());
-        PostgresOutboxConfig perKey = PostgresOutboxConfig.builder().tableName("events")
-                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE)).build();
+        PostgresOutboxConfig perKey = PostgresOutboxConfig.builder()
+                .tableName("events")
+                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE))
+                .build();
         try (Connection connection = dataSource.getConnection()) {
             assertThat(new PerKeyIndexes(perKey.table()).missing(connection)).hasSize(2);
         }
@@ -194,11 +225,15 @@ class FlywayMigrationsIT {
     @Test
     @DisplayName("without the table placeholder Flyway stops before creating anything, naming the placeholder")
     void placeholderIsRequired() throws Exception {
-        Flyway withoutName = Flyway.configure().dataSource(dataSource).locations(PostgresSchema.MIGRATIONS_LOCATION)
-                .table(PostgresSchema.HISTORY_TABLE).load();
+        Flyway withoutName = Flyway.configure()
+                .dataSource(dataSource)
+                .locations(PostgresSchema.MIGRATIONS_LOCATION)
+                .table(PostgresSchema.HISTORY_TABLE)
+                .load();
 
         assertThatThrownBy(withoutName::migrate).hasMessageContaining("${outbox_table}");
-        assertThat(count("SELECT count(*) FROM pg_tables WHERE tablename LIKE '%outbox_table%'")).isZero();
+        assertThat(count("SELECT count(*) FROM pg_tables WHERE tablename LIKE '%outbox_table%'"))
+                .isZero();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -207,24 +242,42 @@ class FlywayMigrationsIT {
             + "constraints, indexes, storage settings, triggers")
     void migrationsAndDdlAgree(String ordering) throws Exception {
         boolean perKey = ordering.equals("per_key");
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA by_flyway");
             statement.execute("CREATE SCHEMA by_ddl");
         }
-        Flyway.configure().configuration(outbox("shop_events", perKey).getConfiguration())
-                .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
-        Flyway.configure().configuration(operator("shop_events").getConfiguration())
-                .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
-        Flyway.configure().configuration(inbox("shop_inbox").getConfiguration())
-                .schemas("by_flyway").defaultSchema("by_flyway").load().migrate();
+        Flyway.configure()
+                .configuration(outbox("shop_events", perKey).getConfiguration())
+                .schemas("by_flyway")
+                .defaultSchema("by_flyway")
+                .load()
+                .migrate();
+        Flyway.configure()
+                .configuration(operator("shop_events").getConfiguration())
+                .schemas("by_flyway")
+                .defaultSchema("by_flyway")
+                .load()
+                .migrate();
+        Flyway.configure()
+                .configuration(inbox("shop_inbox").getConfiguration())
+                .schemas("by_flyway")
+                .defaultSchema("by_flyway")
+                .load()
+                .migrate();
         PostgresOutboxConfig.Builder config = PostgresOutboxConfig.builder()
                 .ordering(perKey ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none());
         PostgresSchema.apply(dataSource, config.tableName("by_ddl.shop_events").build());
-        PostgresInbox.create(dataSource, PostgresInboxConfig.builder().tableName("by_ddl.shop_inbox").build())
+        PostgresInbox.create(
+                        dataSource,
+                        PostgresInboxConfig.builder()
+                                .tableName("by_ddl.shop_inbox")
+                                .build())
                 .ensureSchema();
 
         List<String> byFlyway = database.describe("by_flyway", "shop_events");
-        assertThat(byFlyway).anyMatch(line -> line.startsWith("column xact_id xid8"))
+        assertThat(byFlyway)
+                .anyMatch(line -> line.startsWith("column xact_id xid8"))
                 .anyMatch(line -> line.startsWith("column subject text"))
                 .anyMatch(line -> line.startsWith("column data_schema text"))
                 .anyMatch(line -> line.startsWith("index shop_events_pending_idx"));
@@ -233,9 +286,11 @@ class FlywayMigrationsIT {
         assertThat(byFlyway).isEqualTo(database.describe("by_ddl", "shop_events"));
         assertThat(database.describe("by_flyway", "shop_inbox")).isEqualTo(database.describe("by_ddl", "shop_inbox"));
         assertThat(database.describe("by_flyway", "shop_events_audit"))
-                .isEqualTo(database.describe("by_ddl", "shop_events_audit")).isNotEmpty();
+                .isEqualTo(database.describe("by_ddl", "shop_events_audit"))
+                .isNotEmpty();
         assertThat(database.describe("by_flyway", "shop_events_attempts"))
-                .isEqualTo(database.describe("by_ddl", "shop_events_attempts")).isNotEmpty();
+                .isEqualTo(database.describe("by_ddl", "shop_events_attempts"))
+                .isNotEmpty();
     }
 
     /** Inserts {@code count} orders and their events in one transaction, as an application does. */
@@ -243,20 +298,26 @@ class FlywayMigrationsIT {
         List<OutboxEvent> events = new ArrayList<>();
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT INTO orders (id, customer, total_cents) VALUES (?, ?, ?)")) {
+            try (PreparedStatement insert =
+                    connection.prepareStatement("INSERT INTO orders (id, customer, total_cents) VALUES (?, ?, ?)")) {
                 for (int i = 0; i < count; i++) {
                     insert.setLong(1, i + 1);
                     insert.setString(2, "customer-" + i);
                     insert.setLong(3, 100L * (i + 1));
                     insert.addBatch();
-                    events.add(OutboxEvent.builder().clock(clock).type("order.placed").key("order-" + (i + 1))
+                    events.add(OutboxEvent.builder()
+                            .clock(clock)
+                            .type("order.placed")
+                            .key("order-" + (i + 1))
                             .destination("orders")
-                            .payload(("{\"order\":" + (i + 1) + "}").getBytes(StandardCharsets.UTF_8)).build());
+                            .payload(("{\"order\":" + (i + 1) + "}").getBytes(StandardCharsets.UTF_8))
+                            .build());
                 }
                 insert.executeBatch();
             }
-            List<UUID> ids = store.writer().append(connection, events).stream().map(OutboxEvent::id).toList();
+            List<UUID> ids = store.writer().append(connection, events).stream()
+                    .map(OutboxEvent::id)
+                    .toList();
             connection.commit();
             return ids;
         }
@@ -265,13 +326,15 @@ class FlywayMigrationsIT {
     private static List<String> versions(Flyway flyway) {
         List<String> versions = new ArrayList<>();
         for (MigrationInfo info : flyway.info().applied()) {
-            versions.add(info.getVersion() == null ? "repeatable" : info.getVersion().getVersion());
+            versions.add(
+                    info.getVersion() == null ? "repeatable" : info.getVersion().getVersion());
         }
         return versions;
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);

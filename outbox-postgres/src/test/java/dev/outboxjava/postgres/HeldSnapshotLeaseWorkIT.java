@@ -79,8 +79,9 @@ class HeldSnapshotLeaseWorkIT {
             Explained after = relayAndMeasure(store, EVENTS, () -> inPlaceLeaseBuffers(store, sql));
             report("in-place", before, after);
             // every event relayed left dead entries where the lease looks for pending events
-            assertThat(after.read() - before.read()).as("more buffers the in-place lease read after %d more events",
-                    EVENTS).isGreaterThan(EVENTS / 100);
+            assertThat(after.read() - before.read())
+                    .as("more buffers the in-place lease read after %d more events", EVENTS)
+                    .isGreaterThan(EVENTS / 100);
         } finally {
             drop(store);
         }
@@ -97,9 +98,11 @@ class HeldSnapshotLeaseWorkIT {
             Explained after = relayAndMeasure(store, EVENTS, () -> logLeaseBuffers(store, queries));
             report("append-only", before, after);
             // flat: an index page boundary may cost a few buffers, never one per lease of 100 events relayed
-            assertThat(after.read()).as("buffers the append-only lease read after %d more events", EVENTS)
+            assertThat(after.read())
+                    .as("buffers the append-only lease read after %d more events", EVENTS)
                     .isLessThanOrEqualTo(before.read() + 5);
-            assertThat(after.written()).as("buffers the append-only lease wrote after %d more events", EVENTS)
+            assertThat(after.written())
+                    .as("buffers the append-only lease wrote after %d more events", EVENTS)
                     .isLessThanOrEqualTo(before.written() + 5);
         } finally {
             drop(store);
@@ -139,12 +142,14 @@ class HeldSnapshotLeaseWorkIT {
                 twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
                 return logLeaseBuffers(twelve, new LogLayoutQueries(table, CompletionMode.KEEP_SENT));
             });
-            System.out.printf("append-only layout, lease of %d under a held snapshot after %,d events: one range read %d"
-                    + " and wrote %d buffers; twelve ranges read %d and wrote %d%n", BATCH, WARM_UP, single.read(),
-                    single.written(), split.read(), split.written());
+            System.out.printf(
+                    "append-only layout, lease of %d under a held snapshot after %,d events: one range read %d"
+                            + " and wrote %d buffers; twelve ranges read %d and wrote %d%n",
+                    BATCH, WARM_UP, single.read(), single.written(), split.read(), split.written());
             // the ranges below the floor are not read; the two above it (the one being filled and the one ahead)
             // cost a probe of their position index per branch of the log read
-            assertThat(split.read()).as("buffers the lease read with twelve ranges")
+            assertThat(split.read())
+                    .as("buffers the lease read with twelve ranges")
                     .isLessThanOrEqualTo(single.read() + 2 * 2 + 5);
             assertThat(split.written()).isLessThanOrEqualTo(single.written() + 5);
         } finally {
@@ -177,9 +182,10 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     private static void report(String layout, Explained before, Explained after) {
-        System.out.printf("%s layout, lease of %d under a held snapshot: after %,d events read %d and wrote %d "
-                + "buffers; after %,d more, read %d and wrote %d%n", layout, BATCH, WARM_UP, before.read(),
-                before.written(), EVENTS, after.read(), after.written());
+        System.out.printf(
+                "%s layout, lease of %d under a held snapshot: after %,d events read %d and wrote %d "
+                        + "buffers; after %,d more, read %d and wrote %d%n",
+                layout, BATCH, WARM_UP, before.read(), before.written(), EVENTS, after.read(), after.written());
     }
 
     /**
@@ -202,12 +208,15 @@ class HeldSnapshotLeaseWorkIT {
      * while a transaction elsewhere on the server is older than the events' writers; it is tried again.
      */
     private void relayAll(PostgresOutboxStore store) {
-        await().atMost(Duration.ofMinutes(2)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+        await().atMost(Duration.ofMinutes(2))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> {
                     UUID leaseId = UUID.randomUUID();
                     List<OutboxEvent> batch = store.lease(leaseId, BATCH, now);
                     if (!batch.isEmpty()) {
-                        store.markPublished(leaseId, batch.stream().map(OutboxEvent::id).toList(), now);
+                        store.markPublished(
+                                leaseId, batch.stream().map(OutboxEvent::id).toList(), now);
                         now = now.plusMillis(1);
                     }
                     return store.countByStatus().get(EventStatus.PENDING) == 0;
@@ -218,9 +227,15 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     private void append(PostgresOutboxStore store, int count) {
-        List<OutboxEvent> events = IntStream.range(0, count).mapToObj(i -> OutboxEvent.builder()
-                .clock(java.time.Clock.fixed(now, ZoneOffset.UTC)).type("order.placed").destination("orders")
-                .key("order-" + i).payload(new byte[64]).build()).toList();
+        List<OutboxEvent> events = IntStream.range(0, count)
+                .mapToObj(i -> OutboxEvent.builder()
+                        .clock(java.time.Clock.fixed(now, ZoneOffset.UTC))
+                        .type("order.placed")
+                        .destination("orders")
+                        .key("order-" + i)
+                        .payload(new byte[64])
+                        .build())
+                .toList();
         store.transactional().inTransaction(connection -> events);
     }
 
@@ -297,7 +312,8 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     private static long inclusive(JsonNode node) {
-        return node.path("Shared Hit Blocks").asLong() + node.path("Shared Read Blocks").asLong();
+        return node.path("Shared Hit Blocks").asLong()
+                + node.path("Shared Read Blocks").asLong();
     }
 
     /** The buffers the statement's writes used themselves (each ModifyTable node less what it read). */
@@ -317,9 +333,12 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     private static void print(JsonNode node, String indent) {
-        long own = node.path("Shared Hit Blocks").asLong() + node.path("Shared Read Blocks").asLong();
-        System.out.println(indent + node.path("Node Type").asText() + " " + node.path("Relation Name").asText("")
-                + " " + node.path("Index Name").asText("") + " rows=" + node.path("Actual Rows").asLong()
+        long own = node.path("Shared Hit Blocks").asLong()
+                + node.path("Shared Read Blocks").asLong();
+        System.out.println(indent + node.path("Node Type").asText() + " "
+                + node.path("Relation Name").asText("")
+                + " " + node.path("Index Name").asText("") + " rows="
+                + node.path("Actual Rows").asLong()
                 + " loops=" + node.path("Actual Loops").asLong() + " buffers=" + own);
         for (JsonNode child : node.path("Plans")) {
             print(child, indent + "  ");
@@ -337,8 +356,12 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     private PostgresOutboxStore store(String name, StoreLayout layout, Ordering ordering) {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(postgres.schema() + "." + name)
-                .layout(layout).ordering(ordering).wakeUpMode(WakeUpMode.NONE).build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + "." + name)
+                .layout(layout)
+                .ordering(ordering)
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
         PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
         store.ensureSchema();
         return store;
@@ -350,8 +373,11 @@ class HeldSnapshotLeaseWorkIT {
 
     private static void drop(PostgresOutboxStore store) {
         Identifiers.TableName table = table(store);
-        postgres.fixture().execute(store.config().layout() == StoreLayout.APPEND_LOG ? LogLayoutDdl.drop(table)
-                : "DROP TABLE " + table.quoted());
+        postgres.fixture()
+                .execute(
+                        store.config().layout() == StoreLayout.APPEND_LOG
+                                ? LogLayoutDdl.drop(table)
+                                : "DROP TABLE " + table.quoted());
     }
 
     /** A lease's plan: rows leased, buffers read (finding the events), buffers written (moving them). */

@@ -30,14 +30,15 @@ class HorizonHoldersIT {
     @DisplayName("a session idle in a REPEATABLE READ transaction is named with its pid, application, client and times")
     void sessionHoldingASnapshotIsNamed() throws Exception {
         try (ScratchDatabase database = new ScratchDatabase("horizon")) {
-            String application = "horizon-holder-" + UUID.randomUUID().toString().substring(0, 8);
+            String application =
+                    "horizon-holder-" + UUID.randomUUID().toString().substring(0, 8);
             PGSimpleDataSource holderSource = new PGSimpleDataSource();
             holderSource.setUrl(database.dataSource().getUrl());
             holderSource.setUser(database.dataSource().getUser());
             holderSource.setPassword(database.dataSource().getPassword());
             holderSource.setApplicationName(application);
-            PostgresHealthProbe probe = PostgresHealthProbe.create(database.dataSource(), "outbox_events",
-                    Optional.empty());
+            PostgresHealthProbe probe =
+                    PostgresHealthProbe.create(database.dataSource(), "outbox_events", Optional.empty());
             int pid;
             try (Connection holder = holderSource.getConnection()) {
                 holder.setAutoCommit(false);
@@ -59,14 +60,18 @@ class HorizonHoldersIT {
                 assertThat(oldest.user()).isEqualTo(database.dataSource().getUser());
                 assertThat(oldest.queryStart()).isPresent();
                 assertThat(oldest.queryStart().get()).isAfterOrEqualTo(oldest.transactionStart());
-                assertThat(oldest.describe()).startsWith("pid " + pid + " (" + application + "), idle in transaction, "
-                        + "client 127.0.0.1:").contains("last query started");
-                assertThat(report.xminHorizon()).hasValueSatisfying(horizon -> assertThat(horizon.culprit())
-                        .contains("pid " + pid + " (" + application + ")"));
+                assertThat(oldest.describe())
+                        .startsWith(
+                                "pid " + pid + " (" + application + "), idle in transaction, " + "client 127.0.0.1:")
+                        .contains("last query started");
+                assertThat(report.xminHorizon())
+                        .hasValueSatisfying(horizon ->
+                                assertThat(horizon.culprit()).contains("pid " + pid + " (" + application + ")"));
                 holder.commit();
             }
             DatabaseHealthReport after = probe.read(Instant.now());
-            assertThat(after.oldestTransaction().map(OpenTransaction::pid)).as("the transaction ended")
+            assertThat(after.oldestTransaction().map(OpenTransaction::pid))
+                    .as("the transaction ended")
                     .isNotEqualTo(Optional.of(pid));
         }
     }
@@ -82,7 +87,8 @@ class HorizonHoldersIT {
                 .start()) {
             DataSource dataSource = postgres.getPostgresDatabase();
             PostgresHealthProbe probe = PostgresHealthProbe.create(dataSource, "outbox_events", Optional.empty());
-            try (Connection admin = dataSource.getConnection(); Statement statement = admin.createStatement()) {
+            try (Connection admin = dataSource.getConnection();
+                    Statement statement = admin.createStatement()) {
                 statement.execute("CREATE TABLE horizon_probe (n int)");
                 statement.execute("SELECT pg_create_logical_replication_slot('outbox_health_slot', 'pgoutput')");
                 statement.execute("BEGIN; INSERT INTO horizon_probe VALUES (1); PREPARE TRANSACTION 'outbox-gid-1'");
@@ -99,13 +105,15 @@ class HorizonHoldersIT {
                     assertThat(slot.slotType()).isEqualTo("logical");
                     assertThat(slot.active()).isFalse();
                     assertThat(slot.catalogXminAge()).isPresent();
-                    assertThat(slot.describe()).contains("'outbox_health_slot' (logical, inactive")
+                    assertThat(slot.describe())
+                            .contains("'outbox_health_slot' (logical, inactive")
                             .contains("catalog_xmin");
                 });
                 // a logical slot holds back the catalogs only: the outbox table's horizon is the prepared one
                 assertThat(report.replicationSlots()).noneMatch(ReplicationSlotHold::holdsTables);
-                assertThat(report.xminHorizon()).hasValueSatisfying(horizon ->
-                        assertThat(horizon.culprit()).contains("prepared transaction 'outbox-gid-1'"));
+                assertThat(report.xminHorizon())
+                        .hasValueSatisfying(horizon ->
+                                assertThat(horizon.culprit()).contains("prepared transaction 'outbox-gid-1'"));
 
                 statement.execute("ROLLBACK PREPARED 'outbox-gid-1'");
                 statement.execute("SELECT pg_drop_replication_slot('outbox_health_slot')");

@@ -51,8 +51,11 @@ class HostileAppendIT {
 
     @BeforeAll
     static void createTables() {
-        store = PostgresOutboxStore.create(postgres.dataSource(),
-                PostgresOutboxConfig.builder().tableName(postgres.schema() + ".outbox_events").build());
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".outbox_events")
+                        .build());
         store.ensureSchema();
         writer = store.writer();
         orders = postgres.schema() + ".orders";
@@ -65,13 +68,22 @@ class HostileAppendIT {
     }
 
     private static OutboxEvent.Restorer assembled() {
-        return OutboxEvent.restore().id(UUID.randomUUID()).type("order.placed").source("/orders").destination("orders")
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).nextAttemptAt(CLOCK.instant())
+        return OutboxEvent.restore()
+                .id(UUID.randomUUID())
+                .type("order.placed")
+                .source("/orders")
+                .destination("orders")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .nextAttemptAt(CLOCK.instant())
                 .createdAt(CLOCK.instant());
     }
 
     private static OutboxEvent.Builder built() {
-        return OutboxEvent.builder().type("order.placed").destination("orders").payload(new byte[0]).clock(CLOCK);
+        return OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .payload(new byte[0])
+                .clock(CLOCK);
     }
 
     private static Arguments hostile(String name, String field, Supplier<List<OutboxEvent>> events) {
@@ -80,29 +92,61 @@ class HostileAppendIT {
 
     static Stream<Arguments> hostileInputs() {
         return Stream.of(
-                hostile("NUL in a header value (builder)", "headers",
+                hostile(
+                        "NUL in a header value (builder)",
+                        "headers",
                         () -> List.of(built().header("tenant", "a\0b").build())),
-                hostile("NUL in a header value (assembled)", "headers",
-                        () -> List.of(assembled().headers(Map.of("tenant", "a\0b")).build())),
-                hostile("NUL in the type (assembled)", "type", () -> List.of(assembled().type("order\0placed").build())),
-                hostile("NUL in the key (assembled)", "key", () -> List.of(assembled().key(Optional.of("k\0")).build())),
-                hostile("NUL in the content type (assembled)", "contentType",
+                hostile(
+                        "NUL in a header value (assembled)",
+                        "headers",
+                        () -> List.of(
+                                assembled().headers(Map.of("tenant", "a\0b")).build())),
+                hostile(
+                        "NUL in the type (assembled)",
+                        "type",
+                        () -> List.of(assembled().type("order\0placed").build())),
+                hostile(
+                        "NUL in the key (assembled)",
+                        "key",
+                        () -> List.of(assembled().key(Optional.of("k\0")).build())),
+                hostile(
+                        "NUL in the content type (assembled)",
+                        "contentType",
                         () -> List.of(assembled().contentType("text/plain\0").build())),
-                hostile("lone surrogate in the type (assembled)", "type",
+                hostile(
+                        "lone surrogate in the type (assembled)",
+                        "type",
                         () -> List.of(assembled().type("order\uD800").build())),
-                hostile("lone surrogate in the destination (assembled)", "destination",
+                hostile(
+                        "lone surrogate in the destination (assembled)",
+                        "destination",
                         () -> List.of(assembled().destination("orders\uDC00").build())),
-                hostile("source not a URI (assembled)", "source", () -> List.of(assembled().source("not a uri").build())),
-                hostile("cloudEvents_id header (assembled)", "headers",
-                        () -> List.of(assembled().headers(Map.of("cloudEvents_id", "spoof")).build())),
-                hostile("availableAt Instant.MAX (builder)", "availableAt",
+                hostile(
+                        "source not a URI (assembled)",
+                        "source",
+                        () -> List.of(assembled().source("not a uri").build())),
+                hostile(
+                        "cloudEvents_id header (assembled)",
+                        "headers",
+                        () -> List.of(assembled()
+                                .headers(Map.of("cloudEvents_id", "spoof"))
+                                .build())),
+                hostile(
+                        "availableAt Instant.MAX (builder)",
+                        "availableAt",
                         () -> List.of(built().availableAt(Instant.MAX).build())),
-                hostile("due at Instant.MAX (assembled)", "availableAt",
+                hostile(
+                        "due at Instant.MAX (assembled)",
+                        "availableAt",
                         () -> List.of(assembled().nextAttemptAt(Instant.MAX).build())),
                 hostile("a null list", "events", () -> null),
                 hostile("a null element after a valid event", "events", () -> Arrays.asList(built().build(), null)),
-                hostile("a valid event, then a bad one", "headers",
-                        () -> List.of(built().build(), assembled().headers(Map.of("tenant", "\0")).build())));
+                hostile(
+                        "a valid event, then a bad one",
+                        "headers",
+                        () -> List.of(
+                                built().build(),
+                                assembled().headers(Map.of("tenant", "\0")).build())));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -115,7 +159,9 @@ class HostileAppendIT {
             connection.setAutoCommit(false);
             insertOrder(connection, before);
             assertThatThrownBy(() -> writer.append(connection, events.get()))
-                    .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo(field))
+                    .isInstanceOfSatisfying(
+                            InvalidEventException.class,
+                            e -> assertThat(e.field()).isEqualTo(field))
                     .hasMessageContaining("'" + field + "'");
             insertOrder(connection, after); // fails if the transaction was aborted
             connection.commit();
@@ -130,8 +176,11 @@ class HostileAppendIT {
     void jooqTransactionGoesOn() {
         UUID order = UUID.randomUUID();
         DSL.using(postgres.dataSource(), SQLDialect.POSTGRES).transaction(tx -> {
-            assertThatThrownBy(() -> writer.append(tx, List.of(assembled().headers(Map.of("tenant", "\0")).build())))
-                    .isInstanceOfSatisfying(InvalidEventException.class,
+            assertThatThrownBy(() -> writer.append(
+                            tx,
+                            List.of(assembled().headers(Map.of("tenant", "\0")).build())))
+                    .isInstanceOfSatisfying(
+                            InvalidEventException.class,
                             e -> assertThat(e.field()).isEqualTo("headers"));
             tx.dsl().execute("INSERT INTO " + orders + " (id) VALUES (?)", order);
         });
@@ -143,9 +192,11 @@ class HostileAppendIT {
     @DisplayName("helper: a work that returns a null element is refused naming 'events', and nothing commits")
     void helperNullElement() {
         assertThatThrownBy(() -> store.transactional().inTransaction(connection -> {
-            insertOrder(connection, UUID.randomUUID());
-            return Arrays.asList(built().build(), null);
-        })).isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("events"));
+                    insertOrder(connection, UUID.randomUUID());
+                    return Arrays.asList(built().build(), null);
+                }))
+                .isInstanceOfSatisfying(
+                        InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("events"));
         assertThat(orderCount()).isZero();
         assertThat(store.countByStatus().getOrDefault(EventStatus.PENDING, 0L)).isZero();
     }

@@ -2,8 +2,8 @@ package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LeaseQuery;
@@ -43,9 +43,13 @@ class LeaseCommitIT {
             List<OutboxEvent> leased = lease.lease(connection, UUID.randomUUID(), 10, clock.instant());
 
             assertThat(leased).hasSize(3);
-            assertThat(synchronousCommit(connection)).as("inside the lease's transaction").isEqualTo("off");
+            assertThat(synchronousCommit(connection))
+                    .as("inside the lease's transaction")
+                    .isEqualTo("off");
             connection.commit();
-            assertThat(synchronousCommit(connection)).as("after the lease's transaction").isEqualTo("on");
+            assertThat(synchronousCommit(connection))
+                    .as("after the lease's transaction")
+                    .isEqualTo("on");
         }
     }
 
@@ -59,7 +63,9 @@ class LeaseCommitIT {
                 assertThat(store.lease(UUID.randomUUID(), 10, clock.instant())).hasSize(3);
 
                 try (Connection pooled = store.dataSource().getConnection()) { // the pool's only connection
-                    assertThat(synchronousCommit(pooled)).as("after a lease with %s", ordering).isEqualTo("on");
+                    assertThat(synchronousCommit(pooled))
+                            .as("after a lease with %s", ordering)
+                            .isEqualTo("on");
                 }
             }
         }
@@ -67,10 +73,17 @@ class LeaseCommitIT {
 
     /** A store with a pool of one connection, so the lease and the check share it; a new table each time. */
     private static PostgresOutboxStore store(Ordering ordering) {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(postgres.fixture().newTableName())
-                .ordering(ordering).wakeUpMode(WakeUpMode.NONE).maximumPoolSize(1).build();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.fixture().jdbcUrl(), postgres.fixture().user(),
-                postgres.fixture().password(), config);
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(postgres.fixture().newTableName())
+                .ordering(ordering)
+                .wakeUpMode(WakeUpMode.NONE)
+                .maximumPoolSize(1)
+                .build();
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.fixture().jdbcUrl(),
+                postgres.fixture().user(),
+                postgres.fixture().password(),
+                config);
         store.ensureSchema();
         return store;
     }

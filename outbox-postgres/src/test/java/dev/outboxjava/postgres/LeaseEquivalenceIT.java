@@ -94,7 +94,8 @@ class LeaseEquivalenceIT {
         String sql = new LeaseQuery(new OutboxTable(store.config().table())).sql();
         for (Instant at : List.of(clock.instant(), clock.instant().plus(Duration.ofMinutes(2)))) {
             for (int limit : List.of(1, 3, 100)) {
-                assertThat(leased(sql, 4, at, limit)).as("at %s, limit %d", at, limit)
+                assertThat(leased(sql, 4, at, limit))
+                        .as("at %s, limit %d", at, limit)
                         .isEqualTo(leased(LEASE_BY_HAND.formatted(table), 4, at, limit))
                         .isNotEmpty();
             }
@@ -109,11 +110,12 @@ class LeaseEquivalenceIT {
         PostgresOutboxStore store = storeInEveryState(ordering);
         String table = store.config().tableName();
         String sql = new OrderedLeaseQuery(new OutboxTable(store.config().table()), ordering).sql();
-        String byHand = ORDERED_LEASE_BY_HAND.formatted(table,
-                ordering.deadLetterHoldsKey() ? HELD_BY_DEAD_LETTER.formatted(table) : "");
+        String byHand = ORDERED_LEASE_BY_HAND.formatted(
+                table, ordering.deadLetterHoldsKey() ? HELD_BY_DEAD_LETTER.formatted(table) : "");
         for (Instant at : List.of(clock.instant(), clock.instant().plus(Duration.ofMinutes(2)))) {
             for (int limit : List.of(1, 3, 100)) {
-                assertThat(leased(sql, 5, at, limit)).as("at %s, limit %d", at, limit)
+                assertThat(leased(sql, 5, at, limit))
+                        .as("at %s, limit %d", at, limit)
                         .isEqualTo(leased(byHand, 5, at, limit))
                         .isNotEmpty();
             }
@@ -126,9 +128,12 @@ class LeaseEquivalenceIT {
      * three, left in flight.
      */
     private PostgresOutboxStore storeInEveryState(Ordering ordering) {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".lease_equivalence_" + TABLES.incrementAndGet())
-                .ordering(ordering).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".lease_equivalence_" + TABLES.incrementAndGet())
+                        .ordering(ordering)
+                        .build());
         store.ensureSchema();
         List<OutboxEvent> events = new ArrayList<>();
         for (int n = 0; n < 5; n++) {
@@ -142,17 +147,26 @@ class LeaseEquivalenceIT {
         List<OutboxEvent> leased = store.lease(lease, 10, clock.instant());
         assertThat(leased).hasSizeGreaterThanOrEqualTo(4);
         store.markDeadLettered(lease, List.of(new DeadLetterMark(leased.get(0).id(), "boom")), clock.instant());
-        store.markRetry(lease, List.of(new RetryMark(leased.get(1).id(), "later",
-                clock.instant().plus(Duration.ofMinutes(1)))), clock.instant());
+        store.markRetry(
+                lease,
+                List.of(new RetryMark(
+                        leased.get(1).id(), "later", clock.instant().plus(Duration.ofMinutes(1)))),
+                clock.instant());
         store.markPublished(lease, List.of(leased.get(2).id()), clock.instant());
-        store.release(lease, leased.subList(3, leased.size()).stream().map(OutboxEvent::id).toList(), clock.instant());
+        store.release(
+                lease,
+                leased.subList(3, leased.size()).stream().map(OutboxEvent::id).toList(),
+                clock.instant());
         assertThat(store.lease(UUID.randomUUID(), 3, clock.instant())).isNotEmpty();
         return store;
     }
 
     private OutboxEvent event(String key, int n) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().clock(clock).type("account.changed")
-                .destination("accounts").payload(("" + n).getBytes(StandardCharsets.UTF_8));
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .clock(clock)
+                .type("account.changed")
+                .destination("accounts")
+                .payload(("" + n).getBytes(StandardCharsets.UTF_8));
         if (key != null) {
             builder.key(key);
         }

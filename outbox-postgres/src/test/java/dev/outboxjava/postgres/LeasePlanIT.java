@@ -49,8 +49,10 @@ class LeasePlanIT {
 
     @BeforeAll
     static void createTable() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(postgres.schema() + ".outbox_events")
-                .wakeUpMode(WakeUpMode.NONE).build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".outbox_events")
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
         store = PostgresOutboxStore.create(postgres.dataSource(), config);
         store.ensureSchema();
         pendingIndex = SchemaDdl.pendingIndex(Identifiers.tableName("tableName", config.tableName()));
@@ -74,13 +76,15 @@ class LeasePlanIT {
     @DisplayName("with 1,000,000 sent rows the lease query plans an index scan on the pending partial index")
     void customPlan() throws SQLException {
         long start = System.nanoTime();
-        postgres.fixture().execute("INSERT INTO " + store.config().tableName() + " (id, type, source, destination, "
-                + "content_type, payload, status, attempts, max_attempts, next_attempt_at, created_at, leased_at, "
-                + "lease_id, sent_at) SELECT gen_random_uuid(), 'order.placed', '/orders', 'orders', "
-                + "'application/json', convert_to(repeat('x', 64), 'UTF8'), 'sent', 0, 10, "
-                + "timestamptz '2023-12-01' + n * interval '1 second', timestamptz '2023-12-01' + n * interval '1 second', "
-                + "timestamptz '2023-12-01' + n * interval '1 second', gen_random_uuid(), "
-                + "timestamptz '2023-12-01' + n * interval '1 second' FROM generate_series(1, " + SENT_ROWS + ") AS n");
+        postgres.fixture()
+                .execute("INSERT INTO " + store.config().tableName() + " (id, type, source, destination, "
+                        + "content_type, payload, status, attempts, max_attempts, next_attempt_at, created_at, leased_at, "
+                        + "lease_id, sent_at) SELECT gen_random_uuid(), 'order.placed', '/orders', 'orders', "
+                        + "'application/json', convert_to(repeat('x', 64), 'UTF8'), 'sent', 0, 10, "
+                        + "timestamptz '2023-12-01' + n * interval '1 second', timestamptz '2023-12-01' + n * interval '1 second', "
+                        + "timestamptz '2023-12-01' + n * interval '1 second', gen_random_uuid(), "
+                        + "timestamptz '2023-12-01' + n * interval '1 second' FROM generate_series(1, " + SENT_ROWS
+                        + ") AS n");
         postgres.fixture().execute("VACUUM ANALYZE " + store.config().tableName());
         System.out.printf("inserted %,d sent rows in %.1f s%n", SENT_ROWS, (System.nanoTime() - start) / 1e9);
         store.transactional().inTransaction(connection -> TestEvents.events(clock, BATCH));
@@ -102,7 +106,8 @@ class LeasePlanIT {
 
     @Test
     @Order(4)
-    @DisplayName("after more executions than prepareThreshold the driver's server-prepared lease runs a generic index plan")
+    @DisplayName(
+            "after more executions than prepareThreshold the driver's server-prepared lease runs a generic index plan")
     void serverPreparedStatement() throws SQLException {
         List<String> plans = new ArrayList<>();
         try (Connection connection = postgres.dataSource().getConnection()) {
@@ -132,10 +137,12 @@ class LeasePlanIT {
             try (Statement statement = connection.createStatement();
                     ResultSet rs = statement.executeQuery("SELECT generic_plans FROM pg_prepared_statements "
                             + "WHERE statement ILIKE '%skip locked%' AND NOT from_sql ORDER BY generic_plans DESC")) {
-                assertThat(rs.next()).as("the driver prepared the lease statement on the server").isTrue();
+                assertThat(rs.next())
+                        .as("the driver prepared the lease statement on the server")
+                        .isTrue();
                 long genericPlans = rs.getLong(1);
-                System.out.println("server-prepared lease statement: " + genericPlans + " generic-plan executions on this "
-                        + "connection (" + executions + " in this test)");
+                System.out.println("server-prepared lease statement: " + genericPlans
+                        + " generic-plan executions on this " + "connection (" + executions + " in this test)");
                 assertThat(genericPlans).isPositive();
             }
             try (Statement statement = connection.createStatement()) {
@@ -162,18 +169,23 @@ class LeasePlanIT {
     @DisplayName("lease time with 1,000,000 sent rows (printed next to the empty-table time)")
     void fullTable() {
         double fullMillis = medianLeaseMillis();
-        System.out.printf("lease of %d events: median %.3f ms without sent rows, %.3f ms with %,d sent rows "
-                + "(ratio %.2f)%n", BATCH, emptyMillis, fullMillis, SENT_ROWS, fullMillis / emptyMillis);
+        System.out.printf(
+                "lease of %d events: median %.3f ms without sent rows, %.3f ms with %,d sent rows " + "(ratio %.2f)%n",
+                BATCH, emptyMillis, fullMillis, SENT_ROWS, fullMillis / emptyMillis);
     }
 
     private static LeaseQuery leaseQuery() {
-        return new LeaseQuery(new OutboxTable(Identifiers.tableName("t", store.config().tableName())));
+        return new LeaseQuery(
+                new OutboxTable(Identifiers.tableName("t", store.config().tableName())));
     }
 
     /** EXPLAIN of the lease statement's exact text, PREPAREd, under the given {@code plan_cache_mode}. */
     private String explainPrepared(String planCacheMode) throws SQLException {
-        return PreparedPlans.explain(postgres.dataSource(), leaseQuery().sql(), planCacheMode, "'" + UUID.randomUUID()
-                + "', '" + clock.instant() + "', '" + clock.instant() + "', " + BATCH);
+        return PreparedPlans.explain(
+                postgres.dataSource(),
+                leaseQuery().sql(),
+                planCacheMode,
+                "'" + UUID.randomUUID() + "', '" + clock.instant() + "', '" + clock.instant() + "', " + BATCH);
     }
 
     /** Appends a batch, times its lease, marks it published; the median of 15 rounds after 5 warm-up rounds. */

@@ -37,12 +37,24 @@ class LeaseUndoIT {
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
 
     private static PostgresOutboxStore store(CrashablePostgres postgres) {
-        return PostgresOutboxStore.create(postgres.jdbcUrl(), "postgres", "", PostgresOutboxConfig.builder()
-                .tableName(TABLE).wakeUpMode(WakeUpMode.NONE).maximumPoolSize(2).build());
+        return PostgresOutboxStore.create(
+                postgres.jdbcUrl(),
+                "postgres",
+                "",
+                PostgresOutboxConfig.builder()
+                        .tableName(TABLE)
+                        .wakeUpMode(WakeUpMode.NONE)
+                        .maximumPoolSize(2)
+                        .build());
     }
 
     private Relay relay(PostgresOutboxStore store, RecordingPublisher broker) {
-        return new Relay(store, broker, new RelayConfig(100, Duration.ofSeconds(10)), RetryPolicy.ofDefaults(), clock,
+        return new Relay(
+                store,
+                broker,
+                new RelayConfig(100, Duration.ofSeconds(10)),
+                RetryPolicy.ofDefaults(),
+                clock,
                 RelayListener.NONE);
     }
 
@@ -51,8 +63,10 @@ class LeaseUndoIT {
             + "same ids and all end up sent")
     void aLeaseUndoneAfterThePublishMeansADuplicateNeverALoss() throws Exception {
         Path binaries = CrashablePostgres.binaries().orElse(null);
-        assumeTrue(binaries != null, "needs the PostgreSQL server binaries (pg_config --bindir, or "
-                + "-Doutbox.test.pg-bin=DIR) and, when run as root, a postgres OS user");
+        assumeTrue(
+                binaries != null,
+                "needs the PostgreSQL server binaries (pg_config --bindir, or "
+                        + "-Doutbox.test.pg-bin=DIR) and, when run as root, a postgres OS user");
         RecordingPublisher broker = new RecordingPublisher();
         List<OutboxEvent> events = TestEvents.events(clock, 5);
         List<UUID> ids = events.stream().map(OutboxEvent::id).toList();
@@ -69,26 +83,34 @@ class LeaseUndoIT {
 
                 assertThat(batch.size()).isEqualTo(5);
                 await().atMost(Duration.ofSeconds(30)).until(() -> broker.size() == 5);
-                assertThat(store.countByStatus()).as("leased before the crash").containsEntry(EventStatus.IN_FLIGHT, 5L);
+                assertThat(store.countByStatus())
+                        .as("leased before the crash")
+                        .containsEntry(EventStatus.IN_FLIGHT, 5L);
                 postgres.crash(walWriter); // before the relay marks the batch: the broker has every event
             }
-            await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> postgres.recoveredFrom(walWriter));
 
             try (PostgresOutboxStore store = store(postgres)) {
                 Map<EventStatus, Long> afterCrash = store.countByStatus();
-                assertThat(afterCrash.getOrDefault(EventStatus.PENDING, 0L)).as("the crash undid the lease; log:\n%s",
-                        postgres.log()).isEqualTo(5L);
+                assertThat(afterCrash.getOrDefault(EventStatus.PENDING, 0L))
+                        .as("the crash undid the lease; log:\n%s", postgres.log())
+                        .isEqualTo(5L);
                 assertThat(afterCrash.getOrDefault(EventStatus.IN_FLIGHT, 0L)).isZero();
 
                 Relay relay = relay(store, broker);
                 RelayResult result = relay.complete(relay.leaseAndPublish());
 
                 assertThat(result.published()).isEqualTo(5);
-                assertThat(store.countByStatus().getOrDefault(EventStatus.SENT, 0L)).as("none lost").isEqualTo(5L);
+                assertThat(store.countByStatus().getOrDefault(EventStatus.SENT, 0L))
+                        .as("none lost")
+                        .isEqualTo(5L);
             }
         }
         assertThat(broker.publishedIds()).containsOnlyElementsOf(ids).hasSize(10);
-        assertThat(ids).allSatisfy(id -> assertThat(broker.timesPublished(id)).as("event %s", id).isEqualTo(2));
+        assertThat(ids)
+                .allSatisfy(id ->
+                        assertThat(broker.timesPublished(id)).as("event %s", id).isEqualTo(2));
     }
 }

@@ -58,7 +58,8 @@ class LiquibaseMigrationsIT {
 
     private void update() throws Exception {
         try (Connection connection = dataSource.getConnection()) {
-            Database target = DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
+            Database target =
+                    DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
             new CommandScope(UpdateCommandStep.COMMAND_NAME)
                     .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, target)
                     .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
@@ -72,44 +73,78 @@ class LiquibaseMigrationsIT {
         update();
         update();
 
-        assertThat(changeSets()).containsExactly("1", "outbox-table-1", "outbox-table-2", "outbox-per-key-indexes", "outbox-operator-1",
-                "outbox-operator-2", "outbox-operator-3", "outbox-inbox-table-1");
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        assertThat(changeSets())
+                .containsExactly(
+                        "1",
+                        "outbox-table-1",
+                        "outbox-table-2",
+                        "outbox-per-key-indexes",
+                        "outbox-operator-1",
+                        "outbox-operator-2",
+                        "outbox-operator-3",
+                        "outbox-inbox-table-1");
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA by_ddl");
         }
         PostgresOutboxConfig perKey = PostgresOutboxConfig.builder()
-                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)).build();
-        PostgresSchema.apply(dataSource, perKey.toBuilder().tableName("by_ddl.outbox_events").build());
-        PostgresInbox.create(dataSource, PostgresInboxConfig.builder().tableName("by_ddl.outbox_inbox").build())
+                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
+                .build();
+        PostgresSchema.apply(
+                dataSource, perKey.toBuilder().tableName("by_ddl.outbox_events").build());
+        PostgresInbox.create(
+                        dataSource,
+                        PostgresInboxConfig.builder()
+                                .tableName("by_ddl.outbox_inbox")
+                                .build())
                 .ensureSchema();
-        assertThat(database.describe("public", "outbox_events")).isEqualTo(database.describe("by_ddl", "outbox_events"));
+        assertThat(database.describe("public", "outbox_events"))
+                .isEqualTo(database.describe("by_ddl", "outbox_events"));
         assertThat(database.describe("public", "outbox_inbox")).isEqualTo(database.describe("by_ddl", "outbox_inbox"));
         assertThat(database.describe("public", "outbox_events_audit"))
                 .isEqualTo(database.describe("by_ddl", "outbox_events_audit"));
         assertThat(database.describe("public", "outbox_events_attempts"))
-                .isEqualTo(database.describe("by_ddl", "outbox_events_attempts")).isNotEmpty();
+                .isEqualTo(database.describe("by_ddl", "outbox_events_attempts"))
+                .isNotEmpty();
 
         PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, perKey);
-        assertThat(store.checkHealth().healthy()).as(store.checkHealth().detail()).isTrue();
+        assertThat(store.checkHealth().healthy())
+                .as(store.checkHealth().detail())
+                .isTrue();
         OutboxEvent placed;
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try (Statement statement = connection.createStatement()) {
                 statement.execute("INSERT INTO orders (id, customer) VALUES (1, 'ada')");
             }
-            placed = store.writer().append(connection, List.of(OutboxEvent.builder().clock(clock).type("order.placed")
-                    .key("order-1").destination("orders").payload("{}".getBytes(StandardCharsets.UTF_8)).build()))
+            placed = store.writer()
+                    .append(
+                            connection,
+                            List.of(OutboxEvent.builder()
+                                    .clock(clock)
+                                    .type("order.placed")
+                                    .key("order-1")
+                                    .destination("orders")
+                                    .payload("{}".getBytes(StandardCharsets.UTF_8))
+                                    .build()))
                     .get(0);
             connection.commit();
         }
         RecordingPublisher publisher = new RecordingPublisher();
-        new Relay(store, publisher, new RelayConfig(10, Duration.ofSeconds(10), perKey.ordering()),
-                RetryPolicy.ofDefaults(), clock, RelayListener.NONE).runOnce();
+        new Relay(
+                        store,
+                        publisher,
+                        new RelayConfig(10, Duration.ofSeconds(10), perKey.ordering()),
+                        RetryPolicy.ofDefaults(),
+                        clock,
+                        RelayListener.NONE)
+                .runOnce();
         assertThat(publisher.published()).extracting(OutboxEvent::id).containsExactly(placed.id());
     }
 
     private List<String> changeSets() throws Exception {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT id FROM databasechangelog ORDER BY orderexecuted")) {
             List<String> ids = new ArrayList<>();
             while (rows.next()) {

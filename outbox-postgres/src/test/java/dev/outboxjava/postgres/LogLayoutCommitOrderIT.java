@@ -36,15 +36,20 @@ class LogLayoutCommitOrderIT {
 
     @BeforeEach
     void createStore() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(postgres.schema() + ".commit_order")
-                .layout(StoreLayout.APPEND_LOG).wakeUpMode(WakeUpMode.NONE).build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".commit_order")
+                .layout(StoreLayout.APPEND_LOG)
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
         store = PostgresOutboxStore.create(postgres.dataSource(), config);
         store.ensureSchema();
     }
 
     @AfterEach
     void dropStore() {
-        postgres.fixture().execute(LogLayoutDdl.drop(Identifiers.tableName("tableName", store.config().tableName())));
+        postgres.fixture()
+                .execute(LogLayoutDdl.drop(
+                        Identifiers.tableName("tableName", store.config().tableName())));
     }
 
     @Test
@@ -60,17 +65,21 @@ class LogLayoutCommitOrderIT {
             List<OutboxEvent> afterThem = events("after", 2);
             store.transactional().inTransaction(connection -> afterThem);
 
-            assertThat(store.lease(UUID.randomUUID(), 3, now)).extracting(OutboxEvent::id)
+            assertThat(store.lease(UUID.randomUUID(), 3, now))
+                    .extracting(OutboxEvent::id)
                     .containsExactlyElementsOf(ids(later));
-            assertThat(store.lease(UUID.randomUUID(), 10, now)).extracting(OutboxEvent::id)
+            assertThat(store.lease(UUID.randomUUID(), 10, now))
+                    .extracting(OutboxEvent::id)
                     .containsExactlyElementsOf(ids(afterThem));
             assertThat(store.lease(UUID.randomUUID(), 10, now)).isEmpty();
 
             writer.commit();
         }
-        assertThat(store.lease(UUID.randomUUID(), 10, now)).extracting(OutboxEvent::id)
+        assertThat(store.lease(UUID.randomUUID(), 10, now))
+                .extracting(OutboxEvent::id)
                 .containsExactlyElementsOf(ids(early));
-        assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 0L)
+        assertThat(store.countByStatus())
+                .containsEntry(EventStatus.PENDING, 0L)
                 .containsEntry(EventStatus.IN_FLIGHT, 7L);
     }
 
@@ -83,21 +92,29 @@ class LogLayoutCommitOrderIT {
             List<OutboxEvent> later = events("later", 2);
             store.transactional().inTransaction(connection -> later);
             assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 2L);
-            assertThat(store.lease(UUID.randomUUID(), 10, now)).extracting(OutboxEvent::id)
+            assertThat(store.lease(UUID.randomUUID(), 10, now))
+                    .extracting(OutboxEvent::id)
                     .containsExactlyElementsOf(ids(later));
             writer.rollback();
         }
         List<OutboxEvent> last = events("last", 1);
         store.transactional().inTransaction(connection -> last);
-        assertThat(store.lease(UUID.randomUUID(), 10, now)).extracting(OutboxEvent::id)
+        assertThat(store.lease(UUID.randomUUID(), 10, now))
+                .extracting(OutboxEvent::id)
                 .containsExactlyElementsOf(ids(last));
         assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 0L);
     }
 
     private List<OutboxEvent> events(String type, int count) {
-        return IntStream.range(0, count).mapToObj(i -> OutboxEvent.builder().clock(Clock.fixed(now, ZoneOffset.UTC))
-                .type(type).destination("orders").key(type + "-" + i)
-                .payload(type.getBytes(StandardCharsets.UTF_8)).build()).toList();
+        return IntStream.range(0, count)
+                .mapToObj(i -> OutboxEvent.builder()
+                        .clock(Clock.fixed(now, ZoneOffset.UTC))
+                        .type(type)
+                        .destination("orders")
+                        .key(type + "-" + i)
+                        .payload(type.getBytes(StandardCharsets.UTF_8))
+                        .build())
+                .toList();
     }
 
     private static List<UUID> ids(List<OutboxEvent> events) {

@@ -42,13 +42,20 @@ class LogLayoutConversionIT {
     @Test
     @DisplayName("sent, retrying, dead-lettered, in-flight, pending and scheduled events keep their state and go on")
     void convertsEveryState() {
-        inPlace = PostgresOutboxConfig.builder().tableName(postgres.schema() + ".converted")
-                .wakeUpMode(WakeUpMode.NONE).build();
+        inPlace = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".converted")
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
         PostgresOutboxStore before = PostgresOutboxStore.create(postgres.dataSource(), inPlace);
         before.ensureSchema();
         List<OutboxEvent> events = List.of(event("a"), event("b"), event("c"), event("d"), event("e"), event("f"));
-        OutboxEvent scheduled = OutboxEvent.builder().clock(Clock.fixed(start, ZoneOffset.UTC)).type("g")
-                .destination("orders").payload(new byte[] {1}).availableAt(start.plus(Duration.ofHours(1))).build();
+        OutboxEvent scheduled = OutboxEvent.builder()
+                .clock(Clock.fixed(start, ZoneOffset.UTC))
+                .type("g")
+                .destination("orders")
+                .payload(new byte[] {1})
+                .availableAt(start.plus(Duration.ofHours(1)))
+                .build();
         before.transactional().inTransaction(connection -> events);
         before.transactional().inTransaction(connection -> List.of(scheduled));
         UUID lease = UUID.randomUUID();
@@ -58,12 +65,15 @@ class LogLayoutConversionIT {
         before.markDeadLettered(lease, List.of(new DeadLetterMark(id(events, 3), "too large")), start);
         // events.get(4) stays in flight: the relay was stopped before it marked it
 
-        PostgresOutboxConfig appendLog = inPlace.toBuilder().layout(StoreLayout.APPEND_LOG).build();
+        PostgresOutboxConfig appendLog =
+                inPlace.toBuilder().layout(StoreLayout.APPEND_LOG).build();
         PostgresSchema.convertToAppendLog(postgres.dataSource(), appendLog);
         PostgresOutboxStore after = PostgresOutboxStore.create(postgres.dataSource(), appendLog);
 
-        assertThat(after.countByStatus()).containsEntry(EventStatus.PENDING, 4L)
-                .containsEntry(EventStatus.IN_FLIGHT, 0L).containsEntry(EventStatus.SENT, 2L)
+        assertThat(after.countByStatus())
+                .containsEntry(EventStatus.PENDING, 4L)
+                .containsEntry(EventStatus.IN_FLIGHT, 0L)
+                .containsEntry(EventStatus.SENT, 2L)
                 .containsEntry(EventStatus.FAILED, 1L);
         OutboxEvent sent = after.find(id(events, 0)).orElseThrow();
         assertThat(sent.status()).isEqualTo(EventStatus.SENT);
@@ -75,20 +85,30 @@ class LogLayoutConversionIT {
 
         OutboxEvent appendedAfter = event("h");
         after.transactional().inTransaction(connection -> List.of(appendedAfter));
-        assertThat(after.lease(UUID.randomUUID(), 10, start)).extracting(OutboxEvent::id)
+        assertThat(after.lease(UUID.randomUUID(), 10, start))
+                .extracting(OutboxEvent::id)
                 .containsExactly(id(events, 4), id(events, 5), appendedAfter.id());
-        assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60))).extracting(OutboxEvent::id)
+        assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60)))
+                .extracting(OutboxEvent::id)
                 .containsExactly(id(events, 2));
-        assertThat(after.requeueDeadLetters(DeadLetterSelector.all(), start.plusSeconds(60))).isEqualTo(1);
-        assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60))).extracting(OutboxEvent::id)
+        assertThat(after.requeueDeadLetters(DeadLetterSelector.all(), start.plusSeconds(60)))
+                .isEqualTo(1);
+        assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60)))
+                .extracting(OutboxEvent::id)
                 .containsExactly(id(events, 3));
-        assertThat(after.lease(UUID.randomUUID(), 10, start.plus(Duration.ofHours(1)))).extracting(OutboxEvent::id)
+        assertThat(after.lease(UUID.randomUUID(), 10, start.plus(Duration.ofHours(1))))
+                .extracting(OutboxEvent::id)
                 .containsExactly(scheduled.id());
     }
 
     private OutboxEvent event(String type) {
-        return OutboxEvent.builder().clock(Clock.fixed(start, ZoneOffset.UTC)).type(type).destination("orders")
-                .key(type).payload(type.getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .clock(Clock.fixed(start, ZoneOffset.UTC))
+                .type(type)
+                .destination("orders")
+                .key(type)
+                .payload(type.getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     private static UUID id(List<OutboxEvent> events, int index) {

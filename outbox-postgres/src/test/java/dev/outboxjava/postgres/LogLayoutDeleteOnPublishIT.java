@@ -30,35 +30,54 @@ class LogLayoutDeleteOnPublishIT {
 
     @AfterEach
     void dropStore() {
-        postgres.fixture().execute(LogLayoutDdl.drop(Identifiers.tableName("tableName", store.config().tableName())));
+        postgres.fixture()
+                .execute(LogLayoutDdl.drop(
+                        Identifiers.tableName("tableName", store.config().tableName())));
     }
 
     @Test
     @DisplayName("published events are deleted, marks are still fenced, and later events are leased")
     void deletesPublishedEvents() {
-        store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".delete_on_publish").layout(StoreLayout.APPEND_LOG)
-                .completionMode(CompletionMode.DELETE_ON_PUBLISH).wakeUpMode(WakeUpMode.NONE).build());
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".delete_on_publish")
+                        .layout(StoreLayout.APPEND_LOG)
+                        .completionMode(CompletionMode.DELETE_ON_PUBLISH)
+                        .wakeUpMode(WakeUpMode.NONE)
+                        .build());
         store.ensureSchema();
         List<OutboxEvent> events = events(3);
         store.transactional().inTransaction(connection -> events);
         UUID lease = UUID.randomUUID();
         assertThat(store.lease(lease, 2, now)).hasSize(2);
 
-        assertThat(store.markPublished(UUID.randomUUID(), List.of(events.get(0).id()), now).leaseLost())
+        assertThat(store.markPublished(UUID.randomUUID(), List.of(events.get(0).id()), now)
+                        .leaseLost())
                 .containsExactly(events.get(0).id());
-        assertThat(store.markPublished(lease, List.of(events.get(0).id(), events.get(1).id()), now).marked())
+        assertThat(store.markPublished(
+                                lease, List.of(events.get(0).id(), events.get(1).id()), now)
+                        .marked())
                 .containsExactlyInAnyOrder(events.get(0).id(), events.get(1).id());
 
         assertThat(store.find(events.get(0).id())).isEmpty();
-        assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, 0L).containsEntry(EventStatus.PENDING, 1L)
+        assertThat(store.countByStatus())
+                .containsEntry(EventStatus.SENT, 0L)
+                .containsEntry(EventStatus.PENDING, 1L)
                 .containsEntry(EventStatus.IN_FLIGHT, 0L);
-        assertThat(store.lease(UUID.randomUUID(), 10, now)).extracting(OutboxEvent::id)
+        assertThat(store.lease(UUID.randomUUID(), 10, now))
+                .extracting(OutboxEvent::id)
                 .containsExactly(events.get(2).id());
     }
 
     private List<OutboxEvent> events(int count) {
-        return IntStream.range(0, count).mapToObj(i -> OutboxEvent.builder().clock(Clock.fixed(now, ZoneOffset.UTC))
-                .type("order.placed").destination("orders").payload(new byte[] {(byte) i}).build()).toList();
+        return IntStream.range(0, count)
+                .mapToObj(i -> OutboxEvent.builder()
+                        .clock(Clock.fixed(now, ZoneOffset.UTC))
+                        .type("order.placed")
+                        .destination("orders")
+                        .payload(new byte[] {(byte) i})
+                        .build())
+                .toList();
     }
 }

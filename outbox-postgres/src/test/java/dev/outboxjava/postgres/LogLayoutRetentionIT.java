@@ -76,17 +76,22 @@ class LogLayoutRetentionIT {
         UUID unmarkedLease = lastLease;
         OutboxEvent pending = relayRange(Outcome.ONE_PENDING).get(9);
 
-        assertThat(store.cleanUp(T0.minus(Duration.ofMinutes(1)), 100)).as("sent inside the retention").isZero();
-        assertThat(rangeNumbers()).as("six ranges, the one being filled and one ahead")
+        assertThat(store.cleanUp(T0.minus(Duration.ofMinutes(1)), 100))
+                .as("sent inside the retention")
+                .isZero();
+        assertThat(rangeNumbers())
+                .as("six ranges, the one being filled and one ahead")
                 .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
 
-        assertThat(store.cleanUp(T0.plus(Duration.ofMinutes(1)), 100)).as("ranges 1 and 2 dropped, the dead letter"
-                + " moved out").isEqualTo(19);
+        assertThat(store.cleanUp(T0.plus(Duration.ofMinutes(1)), 100))
+                .as("ranges 1 and 2 dropped, the dead letter" + " moved out")
+                .isEqualTo(19);
         assertThat(rangeNumbers()).containsExactly(3L, 4L, 5L, 6L, 7L, 8L);
         assertThat(exists(LogLayoutDdl.sentRange(table, 1))).isFalse();
         store.ensureSchema(); // idempotent: no first range again once the log has ranges
         assertThat(rangeNumbers()).containsExactly(3L, 4L, 5L, 6L, 7L, 8L);
-        assertThat(published).allSatisfy(event -> assertThat(store.find(event.id())).isEmpty());
+        assertThat(published)
+                .allSatisfy(event -> assertThat(store.find(event.id())).isEmpty());
         assertThat(store.find(deadLetter.id())).map(OutboxEvent::status).contains(EventStatus.FAILED);
         assertThat(store.listDeadLetters(0, 10)).extracting(OutboxEvent::id).containsExactly(deadLetter.id());
         assertThat(store.find(retrying.id())).map(OutboxEvent::status).contains(EventStatus.PENDING);
@@ -94,27 +99,33 @@ class LogLayoutRetentionIT {
         assertThat(store.find(pending.id())).map(OutboxEvent::status).contains(EventStatus.PENDING);
         assertThat(store.find(unmarked.get(0).id())).map(OutboxEvent::status).contains(EventStatus.IN_FLIGHT);
         for (long range = 3; range <= 6; range++) {
-            assertThat(rows(LogLayoutDdl.range(table, range))).as("rows of range %d", range).isEqualTo(WIDTH);
+            assertThat(rows(LogLayoutDdl.range(table, range)))
+                    .as("rows of range %d", range)
+                    .isEqualTo(WIDTH);
         }
         assertThat(deletedRows()).as("log and sent rows deleted one by one").isZero();
 
         // the three blockers resolved: their ranges go at the next run
         store.markPublished(inFlightLease, List.of(inFlight.id()), T0);
-        store.markPublished(unmarkedLease, unmarked.stream().map(OutboxEvent::id).toList(), T0);
+        store.markPublished(
+                unmarkedLease, unmarked.stream().map(OutboxEvent::id).toList(), T0);
         UUID lease = UUID.randomUUID();
-        assertThat(store.lease(lease, 10, T0.plus(Duration.ofHours(1)))).extracting(OutboxEvent::id)
+        assertThat(store.lease(lease, 10, T0.plus(Duration.ofHours(1))))
+                .extracting(OutboxEvent::id)
                 .containsExactlyInAnyOrder(retrying.id(), pending.id());
         store.markPublished(lease, List.of(retrying.id(), pending.id()), T0);
         assertThat(store.cleanUp(T0.plus(Duration.ofMinutes(1)), 100)).isEqualTo(4 * WIDTH);
         assertThat(rangeNumbers()).containsExactly(7L, 8L);
 
         // the dead letter outlives its range: requeued, leased with its payload, published
-        assertThat(store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(deadLetter.id())), T0)).isEqualTo(1);
+        assertThat(store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(deadLetter.id())), T0))
+                .isEqualTo(1);
         UUID again = UUID.randomUUID();
         List<OutboxEvent> leased = store.lease(again, 10, T0);
         assertThat(leased).extracting(OutboxEvent::id).containsExactly(deadLetter.id());
         assertThat(leased.get(0).payload()).isEqualTo(deadLetter.payload());
-        assertThat(store.markPublished(again, List.of(deadLetter.id()), T0).marked()).containsExactly(deadLetter.id());
+        assertThat(store.markPublished(again, List.of(deadLetter.id()), T0).marked())
+                .containsExactly(deadLetter.id());
         assertThat(store.find(deadLetter.id())).map(OutboxEvent::status).contains(EventStatus.SENT);
         assertThat(deletedRows()).as("log and sent rows deleted one by one").isZero();
         // past the retention, it goes as well: the one event deleted by itself, having been kept
@@ -131,7 +142,8 @@ class LogLayoutRetentionIT {
         open("retention_delete", CompletionMode.DELETE_ON_PUBLISH);
         List<OutboxEvent> published = relayRange(Outcome.ALL_PUBLISHED);
         OutboxEvent pending = relayRange(Outcome.ONE_PENDING).get(9);
-        assertThat(published).allSatisfy(event -> assertThat(store.find(event.id())).isEmpty());
+        assertThat(published)
+                .allSatisfy(event -> assertThat(store.find(event.id())).isEmpty());
         assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, 0L).containsEntry(EventStatus.PENDING, 1L);
 
         assertThat(store.cleanUp(T0.minus(Duration.ofDays(7)), 100)).isEqualTo(WIDTH);
@@ -177,7 +189,9 @@ class LogLayoutRetentionIT {
             for (int run = 0; run < 3; run++) {
                 partitions.maintain(connection, T0.minus(Duration.ofDays(1)), 100);
             }
-            assertThat(floor()).as("floor while the writer of sequence 1 is open").isLessThanOrEqualTo(1);
+            assertThat(floor())
+                    .as("floor while the writer of sequence 1 is open")
+                    .isLessThanOrEqualTo(1);
             writer.commit();
         }
         UUID lease = UUID.randomUUID();
@@ -186,16 +200,25 @@ class LogLayoutRetentionIT {
         for (int run = 0; run < 2; run++) {
             partitions.maintain(connection, T0.minus(Duration.ofDays(1)), 100);
         }
-        assertThat(floor()).as("floor once every event below the sequence is taken").isEqualTo(2 * WIDTH + 2);
+        assertThat(floor())
+                .as("floor once every event below the sequence is taken")
+                .isEqualTo(2 * WIDTH + 2);
     }
 
     private long floor() throws SQLException {
-        return single("SELECT coalesce((SELECT seq FROM " + LogLayoutDdl.floorTable(table).quoted()
-                + " ORDER BY id DESC LIMIT 1), 0)");
+        return single("SELECT coalesce((SELECT seq FROM "
+                + LogLayoutDdl.floorTable(table).quoted() + " ORDER BY id DESC LIMIT 1), 0)");
     }
 
     /** What happens to a range's events: the last one (or, leased and never marked, all) holds the range. */
-    private enum Outcome { ALL_PUBLISHED, ONE_DEAD_LETTER, ONE_RETRYING, ONE_IN_FLIGHT, LEASED_UNMARKED, ONE_PENDING }
+    private enum Outcome {
+        ALL_PUBLISHED,
+        ONE_DEAD_LETTER,
+        ONE_RETRYING,
+        ONE_IN_FLIGHT,
+        LEASED_UNMARKED,
+        ONE_PENDING
+    }
 
     private UUID lastLease;
 
@@ -206,19 +229,22 @@ class LogLayoutRetentionIT {
         lastLease = lease;
         int leased = outcome == Outcome.ONE_PENDING ? WIDTH - 1 : WIDTH;
         assertThat(store.lease(lease, leased, T0)).hasSize(leased);
-        List<UUID> first = events.subList(0, WIDTH - 1).stream().map(OutboxEvent::id).toList();
+        List<UUID> first =
+                events.subList(0, WIDTH - 1).stream().map(OutboxEvent::id).toList();
         UUID last = events.get(WIDTH - 1).id();
         switch (outcome) {
-            case ALL_PUBLISHED -> store.markPublished(lease, events.stream().map(OutboxEvent::id).toList(), T0);
+            case ALL_PUBLISHED ->
+                store.markPublished(lease, events.stream().map(OutboxEvent::id).toList(), T0);
             case ONE_DEAD_LETTER -> {
                 store.markPublished(lease, first, T0);
                 store.markDeadLettered(lease, List.of(new DeadLetterMark(last, "rejected")), T0);
             }
             case ONE_RETRYING -> {
                 store.markPublished(lease, first, T0);
-                store.markRetry(lease, List.of(new RetryMark(last, "broker down", T0.plus(Duration.ofMinutes(30)))), T0);
+                store.markRetry(
+                        lease, List.of(new RetryMark(last, "broker down", T0.plus(Duration.ofMinutes(30)))), T0);
             }
-            case LEASED_UNMARKED -> { }
+            case LEASED_UNMARKED -> {}
             default -> store.markPublished(lease, first, T0); // in flight again in the state table, or never leased
         }
         return events;
@@ -231,9 +257,14 @@ class LogLayoutRetentionIT {
     }
 
     private static List<OutboxEvent> events(int count) {
-        return IntStream.range(0, count).mapToObj(i -> OutboxEvent.builder()
-                .clock(Clock.fixed(T0, ZoneOffset.UTC)).type("order.placed").destination("orders")
-                .payload(new byte[] {(byte) i, 42}).build()).toList();
+        return IntStream.range(0, count)
+                .mapToObj(i -> OutboxEvent.builder()
+                        .clock(Clock.fixed(T0, ZoneOffset.UTC))
+                        .type("order.placed")
+                        .destination("orders")
+                        .payload(new byte[] {(byte) i, 42})
+                        .build())
+                .toList();
     }
 
     /** A store on one connection, its log shaped into six ranges of {@value #WIDTH} events. */
@@ -242,14 +273,20 @@ class LogLayoutRetentionIT {
         DataSource single = new ForwardingDataSource(postgres.dataSource()) {
             @Override
             public Connection getConnection() {
-                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                        (proxy, method, args) -> method.getName().equals("close") ? null
-                                : invoke(method, args));
+                return (Connection) Proxy.newProxyInstance(
+                        getClass().getClassLoader(),
+                        new Class<?>[] {Connection.class},
+                        (proxy, method, args) -> method.getName().equals("close") ? null : invoke(method, args));
             }
         };
-        store = PostgresOutboxStore.create(single, PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + "." + name).layout(StoreLayout.APPEND_LOG).completionMode(mode)
-                .wakeUpMode(WakeUpMode.NONE).build());
+        store = PostgresOutboxStore.create(
+                single,
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + "." + name)
+                        .layout(StoreLayout.APPEND_LOG)
+                        .completionMode(mode)
+                        .wakeUpMode(WakeUpMode.NONE)
+                        .build());
         store.ensureSchema();
         table = Identifiers.tableName("tableName", store.config().tableName());
         try (Statement statement = connection.createStatement()) {
@@ -272,8 +309,8 @@ class LogLayoutRetentionIT {
     }
 
     private List<Long> rangeNumbers() throws SQLException {
-        return new LogPartitions(table, CompletionMode.KEEP_SENT).ranges(connection).stream()
-                .map(LogPartitions.Range::number).toList();
+        return new LogPartitions(table, CompletionMode.KEEP_SENT)
+                .ranges(connection).stream().map(LogPartitions.Range::number).toList();
     }
 
     private boolean exists(Identifiers.TableName name) throws SQLException {
@@ -301,7 +338,8 @@ class LogLayoutRetentionIT {
     }
 
     private long single(String sql) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet rs = statement.executeQuery(sql)) {
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

@@ -40,8 +40,10 @@ class MarkPlanIT {
 
     @BeforeAll
     static void leasedAndPublishedRows() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(postgres.schema() + ".outbox_events")
-                .wakeUpMode(WakeUpMode.NONE).build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".outbox_events")
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
         store = PostgresOutboxStore.create(postgres.dataSource(), config);
         store.ensureSchema();
         // The steady state in small: many rows leased and marked since the last vacuum, a few in flight.
@@ -53,7 +55,9 @@ class MarkPlanIT {
         }
         store.transactional().inTransaction(connection -> TestEvents.events(clock, 10));
         inFlightLease = UUID.randomUUID();
-        inFlight = store.lease(inFlightLease, 10, clock.instant()).stream().map(OutboxEvent::id).toList();
+        inFlight = store.lease(inFlightLease, 10, clock.instant()).stream()
+                .map(OutboxEvent::id)
+                .toList();
         postgres.fixture().execute("ANALYZE " + store.config().tableName());
     }
 
@@ -64,9 +68,11 @@ class MarkPlanIT {
 
     @ParameterizedTest
     @EnumSource(CompletionMode.class)
-    @DisplayName("the generic plan of the published mark finds its rows by primary key, never through the in-flight index")
+    @DisplayName(
+            "the generic plan of the published mark finds its rows by primary key, never through the in-flight index")
     void publishedMarkUsesThePrimaryKey(CompletionMode mode) throws SQLException {
-        OutboxTable table = new OutboxTable(Identifiers.tableName("t", store.config().tableName()));
+        OutboxTable table =
+                new OutboxTable(Identifiers.tableName("t", store.config().tableName()));
         String sql = new MarkQueries(table, mode).publishedSql();
         String ids = inFlight.stream().map(UUID::toString).collect(Collectors.joining(",", "'{", "}'"));
         String args = (mode == CompletionMode.KEEP_SENT ? "'" + clock.instant() + "', " : "") + ids + ", '"
@@ -79,22 +85,34 @@ class MarkPlanIT {
 
     @ParameterizedTest
     @EnumSource(names = {"RETRY", "DEAD_LETTER"})
-    @DisplayName("the generic plans of the retry and dead-letter marks find their rows by primary key, never through the in-flight index")
+    @DisplayName(
+            "the generic plans of the retry and dead-letter marks find their rows by primary key, never through the in-flight index")
     void perEventMarksUseThePrimaryKey(Mark mark) throws SQLException {
-        OutboxTable table = new OutboxTable(Identifiers.tableName("t", store.config().tableName()));
+        OutboxTable table =
+                new OutboxTable(Identifiers.tableName("t", store.config().tableName()));
         MarkQueries marks = new MarkQueries(table, CompletionMode.KEEP_SENT);
         String ids = inFlight.stream().map(UUID::toString).collect(Collectors.joining(",", "'{", "}'"));
         String errors = inFlight.stream().map(id -> "boom").collect(Collectors.joining(",", "'{", "}'"));
-        String times = inFlight.stream().map(id -> clock.instant().toString()).collect(Collectors.joining(",", "'{", "}'"));
+        String times =
+                inFlight.stream().map(id -> clock.instant().toString()).collect(Collectors.joining(",", "'{", "}'"));
         String lease = "'" + inFlightLease + "'";
         String plan = mark == Mark.RETRY
-                ? PreparedPlans.explain(postgres.dataSource(), marks.retrySql(), "force_generic_plan",
+                ? PreparedPlans.explain(
+                        postgres.dataSource(),
+                        marks.retrySql(),
+                        "force_generic_plan",
                         ids + ", " + errors + ", " + times + ", " + lease)
-                : PreparedPlans.explain(postgres.dataSource(), marks.deadLetterSql(), "force_generic_plan",
+                : PreparedPlans.explain(
+                        postgres.dataSource(),
+                        marks.deadLetterSql(),
+                        "force_generic_plan",
                         ids + ", " + errors + ", " + lease);
 
         assertThat(plan).as(plan).contains("outbox_events_pkey").doesNotContain("in_flight_idx");
     }
 
-    enum Mark { RETRY, DEAD_LETTER }
+    enum Mark {
+        RETRY,
+        DEAD_LETTER
+    }
 }

@@ -3,6 +3,8 @@ package dev.outboxjava.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.sql.Connection;
@@ -16,8 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -36,7 +36,8 @@ class OutboxNotificationListenerIT {
     @DisplayName("a committed append wakes the listener, also after its backend was terminated")
     void notifiesAndSurvivesBackendTermination() throws SQLException {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".outbox_events").build();
+                .tableName(postgres.schema() + ".outbox_events")
+                .build();
         PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
         store.ensureSchema();
         PGSimpleDataSource dedicated = new PGSimpleDataSource();
@@ -45,8 +46,8 @@ class OutboxNotificationListenerIT {
         dedicated.setPassword(postgres.fixture().password());
         AtomicInteger wakeUps = new AtomicInteger();
 
-        try (OutboxNotificationListener listener = OutboxNotificationListener
-                .builder(dedicated, config.notifyChannel(), wakeUps::incrementAndGet)
+        try (OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                        dedicated, config.notifyChannel(), wakeUps::incrementAndGet)
                 .pollTimeout(Duration.ofMillis(200))
                 .reconnectBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
                 .start()) {
@@ -67,7 +68,9 @@ class OutboxNotificationListenerIT {
             store.transactional().inTransaction(connection -> TestEvents.events(clock, 1));
             await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() > afterReconnect);
         }
-        assertThat(listenerBackends(config.notifyChannel())).as("closed listener released its connection").isEmpty();
+        assertThat(listenerBackends(config.notifyChannel()))
+                .as("closed listener released its connection")
+                .isEmpty();
     }
 
     @Test
@@ -79,14 +82,15 @@ class OutboxNotificationListenerIT {
         single.setPassword(postgres.fixture().password());
         single.setMaximumPoolSize(1);
         try (HikariDataSource pool = new HikariDataSource(single)) {
-            OutboxNotificationListener listener = OutboxNotificationListener
-                    .builder(pool, "outbox_listener_pool_test", () -> { }).start();
+            OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                            pool, "outbox_listener_pool_test", () -> {})
+                    .start();
             await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
             listener.close();
 
             try (Connection connection = pool.getConnection();
-                    ResultSet channels = connection.createStatement().executeQuery(
-                            "SELECT count(*) FROM pg_listening_channels()");
+                    ResultSet channels =
+                            connection.createStatement().executeQuery("SELECT count(*) FROM pg_listening_channels()");
                     ResultSet name = connection.createStatement().executeQuery("SHOW application_name")) {
                 channels.next();
                 name.next();
@@ -98,8 +102,8 @@ class OutboxNotificationListenerIT {
 
     private static List<Integer> listenerBackends(String channel) throws SQLException {
         try (Connection connection = postgres.dataSource().getConnection();
-                PreparedStatement select = connection.prepareStatement(
-                        "SELECT pid FROM pg_stat_activity WHERE application_name = ?")) {
+                PreparedStatement select =
+                        connection.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?")) {
             select.setString(1, "outbox-listener:" + channel);
             List<Integer> pids = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {

@@ -32,11 +32,13 @@ class OutboxNotifierIT {
     void signalNotifiesAndCoalesces() {
         String channel = postgres.schema() + "_wake";
         AtomicInteger wakeUps = new AtomicInteger();
-        try (OutboxNotificationListener listener = OutboxNotificationListener
-                .builder(postgres.dataSource(), channel, wakeUps::incrementAndGet).pollTimeout(Duration.ofMillis(100))
-                .start();
+        try (OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                                postgres.dataSource(), channel, wakeUps::incrementAndGet)
+                        .pollTimeout(Duration.ofMillis(100))
+                        .start();
                 OutboxNotifier notifier = OutboxNotifier.builder(postgres.dataSource(), channel)
-                        .minimumInterval(Duration.ofMillis(20)).start()) {
+                        .minimumInterval(Duration.ofMillis(20))
+                        .start()) {
             await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
 
             notifier.signal();
@@ -58,11 +60,13 @@ class OutboxNotifierIT {
         String channel = postgres.schema() + "_paced";
         AtomicInteger wakeUps = new AtomicInteger();
         Duration interval = Duration.ofMillis(500);
-        try (OutboxNotificationListener listener = OutboxNotificationListener
-                .builder(postgres.dataSource(), channel, wakeUps::incrementAndGet).pollTimeout(Duration.ofMillis(100))
-                .start();
+        try (OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                                postgres.dataSource(), channel, wakeUps::incrementAndGet)
+                        .pollTimeout(Duration.ofMillis(100))
+                        .start();
                 OutboxNotifier notifier = OutboxNotifier.builder(postgres.dataSource(), channel)
-                        .minimumInterval(interval).start()) {
+                        .minimumInterval(interval)
+                        .start()) {
             await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
             notifier.signal();
             await().atMost(Duration.ofSeconds(10)).until(() -> notifier.notificationsSent() == 1);
@@ -70,7 +74,8 @@ class OutboxNotifierIT {
 
             notifier.signal(); // within the interval: folded into the next notification, not dropped
             await().atMost(Duration.ofSeconds(10)).until(() -> notifier.notificationsSent() == 2);
-            assertThat(Duration.ofNanos(System.nanoTime() - firstSentAt)).as("time between the two notifications")
+            assertThat(Duration.ofNanos(System.nanoTime() - firstSentAt))
+                    .as("time between the two notifications")
                     .isGreaterThanOrEqualTo(interval.minusMillis(150)); // awaitility polls every 100 ms
             await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() >= 2);
         }
@@ -80,24 +85,29 @@ class OutboxNotifierIT {
     @DisplayName("TransactionalOutbox notifies after a commit, not after a rollback, and needs no trigger")
     void transactionalOutboxNotifiesAfterCommit() throws SQLException {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".outbox_events").build();
+                .tableName(postgres.schema() + ".outbox_events")
+                .build();
         assertThat(config.wakeUpMode()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);
         PostgresSchema.apply(postgres.dataSource(), config);
         assertThat(triggers(config.tableName())).as("triggers on the table").isZero();
         AtomicInteger wakeUps = new AtomicInteger();
-        try (OutboxNotificationListener listener = OutboxNotificationListener
-                .builder(postgres.dataSource(), config.notifyChannel(), wakeUps::incrementAndGet)
-                .pollTimeout(Duration.ofMillis(100)).start();
+        try (OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                                postgres.dataSource(), config.notifyChannel(), wakeUps::incrementAndGet)
+                        .pollTimeout(Duration.ofMillis(100))
+                        .start();
                 TransactionalOutbox outbox = TransactionalOutbox.create(postgres.dataSource(), config)) {
             await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
             OutboxNotifier notifier = outbox.notifier().orElseThrow();
 
             assertThatThrownBy(() -> outbox.inTransaction(connection -> {
-                TestEvents.events(clock, 1);
-                throw new IllegalStateException("business rule broken");
-            })).hasMessage("business rule broken");
+                        TestEvents.events(clock, 1);
+                        throw new IllegalStateException("business rule broken");
+                    }))
+                    .hasMessage("business rule broken");
             outbox.inTransaction(connection -> List.of());
-            assertThat(notifier.notificationsSent()).as("after a rollback and an empty transaction").isZero();
+            assertThat(notifier.notificationsSent())
+                    .as("after a rollback and an empty transaction")
+                    .isZero();
 
             outbox.inTransaction(connection -> TestEvents.events(clock, 2));
             await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() >= 1);
@@ -112,9 +122,10 @@ class OutboxNotifierIT {
         FlakyDataSource flaky = new FlakyDataSource(postgres.dataSource());
         flaky.down.set(true);
         AtomicInteger wakeUps = new AtomicInteger();
-        try (OutboxNotificationListener listener = OutboxNotificationListener
-                .builder(postgres.dataSource(), channel, wakeUps::incrementAndGet).pollTimeout(Duration.ofMillis(100))
-                .start();
+        try (OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                                postgres.dataSource(), channel, wakeUps::incrementAndGet)
+                        .pollTimeout(Duration.ofMillis(100))
+                        .start();
                 OutboxNotifier notifier = OutboxNotifier.builder(flaky, channel).start()) {
             await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
 

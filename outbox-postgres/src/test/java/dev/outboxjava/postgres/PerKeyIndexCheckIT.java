@@ -36,13 +36,17 @@ class PerKeyIndexCheckIT {
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
 
     private PostgresOutboxConfig config(Ordering ordering) {
-        return PostgresOutboxConfig.builder().tableName(postgres.schema() + ".key_indexes_" + TABLES.incrementAndGet())
-                .ordering(ordering).build();
+        return PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".key_indexes_" + TABLES.incrementAndGet())
+                .ordering(ordering)
+                .build();
     }
 
     /** A store on what a team gets from the shipped migration: the table as for unordered relays. */
     private static PostgresOutboxStore storeOnShippedTable(PostgresOutboxConfig config) {
-        PostgresSchema.apply(postgres.dataSource(), config.toBuilder().ordering(Ordering.none()).build());
+        PostgresSchema.apply(
+                postgres.dataSource(),
+                config.toBuilder().ordering(Ordering.none()).build());
         return PostgresOutboxStore.create(postgres.dataSource(), config);
     }
 
@@ -69,14 +73,20 @@ class PerKeyIndexCheckIT {
         // leases until all three came, in batches of two: another session's open transaction on a shared
         // server may hold keyed events back for a moment (the commit-order guard)
         List<UUID> leased = new ArrayList<>();
-        String stderr = capturingStandardError(() -> await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            store.lease(UUID.randomUUID(), 2, clock.instant()).forEach(event -> leased.add(event.id()));
-            assertThat(leased).hasSize(3);
-        }));
+        String stderr = capturingStandardError(() -> await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> {
+                    store.lease(UUID.randomUUID(), 2, clock.instant()).forEach(event -> leased.add(event.id()));
+                    assertThat(leased).hasSize(3);
+                }));
 
         String table = config.table().table();
-        assertThat(stderr.lines().filter(line -> line.contains("WARN"))).singleElement().asString()
-                .contains(config.tableName(), table + "_key_guard_idx", table + "_key_held_idx",
+        assertThat(stderr.lines().filter(line -> line.contains("WARN")))
+                .singleElement()
+                .asString()
+                .contains(
+                        config.tableName(),
+                        table + "_key_guard_idx",
+                        table + "_key_held_idx",
                         "PostgresSchema.ddl(config)");
     }
 
@@ -86,8 +96,9 @@ class PerKeyIndexCheckIT {
         PostgresOutboxConfig config = config(Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE));
         PostgresOutboxStore store = storeOnShippedTable(config);
         String table = config.table().table();
-        postgres.fixture().execute("CREATE INDEX " + table + "_key_held_idx ON " + config.tableName()
-                + " (event_key, seq) WHERE status IN ('in_flight', 'failed') AND event_key IS NOT NULL");
+        postgres.fixture()
+                .execute("CREATE INDEX " + table + "_key_held_idx ON " + config.tableName()
+                        + " (event_key, seq) WHERE status IN ('in_flight', 'failed') AND event_key IS NOT NULL");
 
         HealthCheck withOneIndex = store.checkHealth();
         assertThat(withOneIndex.healthy()).isTrue();
@@ -108,10 +119,13 @@ class PerKeyIndexCheckIT {
         append(store, List.of(TestEvents.event(clock, "same"), TestEvents.event(clock, "same")));
         postgres.fixture().execute("DROP INDEX " + postgres.schema() + "." + table + "_key_guard_idx");
         // two events of one key break the unique index half-way: PostgreSQL keeps it, marked invalid
-        assertThatThrownBy(() -> postgres.fixture().execute("CREATE UNIQUE INDEX CONCURRENTLY " + table
-                + "_key_guard_idx ON " + config.tableName() + " (event_key)")).hasMessageContaining("duplicate");
+        assertThatThrownBy(() -> postgres.fixture()
+                        .execute("CREATE UNIQUE INDEX CONCURRENTLY " + table + "_key_guard_idx ON " + config.tableName()
+                                + " (event_key)"))
+                .hasMessageContaining("duplicate");
 
-        assertThat(store.checkHealth().detail()).contains(table + "_key_guard_idx")
+        assertThat(store.checkHealth().detail())
+                .contains(table + "_key_guard_idx")
                 .doesNotContain(table + "_key_held_idx");
     }
 

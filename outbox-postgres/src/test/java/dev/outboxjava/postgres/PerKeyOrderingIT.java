@@ -37,15 +37,22 @@ class PerKeyOrderingIT {
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
 
     private PostgresOutboxStore store(Ordering ordering) {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".per_key_" + TABLES.incrementAndGet()).ordering(ordering).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".per_key_" + TABLES.incrementAndGet())
+                        .ordering(ordering)
+                        .build());
         store.ensureSchema();
         return store;
     }
 
     private OutboxEvent event(String key, int n) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().clock(clock).type("account.changed")
-                .destination("accounts").payload(("" + n).getBytes(StandardCharsets.UTF_8));
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .clock(clock)
+                .type("account.changed")
+                .destination("accounts")
+                .payload(("" + n).getBytes(StandardCharsets.UTF_8));
         if (key != null) {
             builder.key(key);
         }
@@ -60,18 +67,22 @@ class PerKeyOrderingIT {
         OutboxEvent fromA = event("account-1", 1);
         OutboxEvent fromB = event("account-1", 2);
         OutboxEvent unkeyed = event(null, 3);
-        try (Connection a = postgres.fixture().openConnection(); Connection b = postgres.fixture().openConnection()) {
+        try (Connection a = postgres.fixture().openConnection();
+                Connection b = postgres.fixture().openConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
             writer.append(a, List.of(fromA));
             writer.append(b, List.of(fromB, unkeyed));
             b.commit();
             long seqA = sequenceOf(a, store, fromA);
-            assertThat(store.find(fromB.id()).orElseThrow().sequence()).as("B took the later sequence")
+            assertThat(store.find(fromB.id()).orElseThrow().sequence())
+                    .as("B took the later sequence")
                     .isGreaterThan(seqA);
 
             List<OutboxEvent> whileAOpen = store.lease(UUID.randomUUID(), 10, clock.instant());
-            assertThat(whileAOpen).extracting(OutboxEvent::id).as("B's event waits for A; unkeyed events never wait")
+            assertThat(whileAOpen)
+                    .extracting(OutboxEvent::id)
+                    .as("B's event waits for A; unkeyed events never wait")
                     .containsExactly(unkeyed.id());
 
             a.commit();
@@ -80,13 +91,15 @@ class PerKeyOrderingIT {
     }
 
     @Test
-    @DisplayName("a later event waits for an earlier event of its key whose transaction committed but is not yet older than every open one")
+    @DisplayName(
+            "a later event waits for an earlier event of its key whose transaction committed but is not yet older than every open one")
     void commitOrderGuardProbesEarlierEvents() throws Exception {
         PostgresOutboxStore store = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
         OutboxWriter writer = store.writer();
         OutboxEvent fromA = event("account-1", 1);
         OutboxEvent fromB = event("account-1", 2);
-        try (Connection a = postgres.fixture().openConnection(); Connection b = postgres.fixture().openConnection();
+        try (Connection a = postgres.fixture().openConnection();
+                Connection b = postgres.fixture().openConnection();
                 Connection x = postgres.fixture().openConnection()) {
             for (Connection connection : List.of(a, b, x)) {
                 connection.setAutoCommit(false);
@@ -99,7 +112,9 @@ class PerKeyOrderingIT {
             a.commit();
             assumeTrue(passesItsOwnGuard(store, fromB), "no other session holds the xmin horizon older than B");
 
-            assertThat(store.lease(UUID.randomUUID(), 10, clock.instant())).as("B's event waits for A's").isEmpty();
+            assertThat(store.lease(UUID.randomUUID(), 10, clock.instant()))
+                    .as("B's event waits for A's")
+                    .isEmpty();
 
             x.commit();
         }
@@ -114,7 +129,8 @@ class PerKeyOrderingIT {
         List<UUID> leased = new ArrayList<>();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             store.lease(UUID.randomUUID(), 10, clock.instant()).forEach(e -> leased.add(e.id()));
-            assertThat(leased).containsExactly(Arrays.stream(events).map(OutboxEvent::id).toArray(UUID[]::new));
+            assertThat(leased)
+                    .containsExactly(Arrays.stream(events).map(OutboxEvent::id).toArray(UUID[]::new));
         });
     }
 
@@ -125,9 +141,10 @@ class PerKeyOrderingIT {
     }
 
     private boolean passesItsOwnGuard(PostgresOutboxStore store, OutboxEvent event) throws Exception {
-        try (Connection connection = postgres.fixture().openConnection(); var statement = connection.prepareStatement(
-                "SELECT xact_id < pg_snapshot_xmin(pg_current_snapshot()) FROM " + store.config().tableName()
-                        + " WHERE id = ?")) {
+        try (Connection connection = postgres.fixture().openConnection();
+                var statement =
+                        connection.prepareStatement("SELECT xact_id < pg_snapshot_xmin(pg_current_snapshot()) FROM "
+                                + store.config().tableName() + " WHERE id = ?")) {
             statement.setObject(1, event.id());
             try (var rows = statement.executeQuery()) {
                 return rows.next() && rows.getBoolean(1);
@@ -136,7 +153,8 @@ class PerKeyOrderingIT {
     }
 
     private static long sequenceOf(Connection a, PostgresOutboxStore store, OutboxEvent event) throws Exception {
-        try (var statement = a.prepareStatement("SELECT seq FROM " + store.config().tableName() + " WHERE id = ?")) {
+        try (var statement =
+                a.prepareStatement("SELECT seq FROM " + store.config().tableName() + " WHERE id = ?")) {
             statement.setObject(1, event.id());
             try (var rows = statement.executeQuery()) {
                 rows.next();
@@ -146,7 +164,8 @@ class PerKeyOrderingIT {
     }
 
     @Test
-    @DisplayName("four concurrent relays never hold events of one key at once, and each key is marked in sequence order")
+    @DisplayName(
+            "four concurrent relays never hold events of one key at once, and each key is marked in sequence order")
     void concurrentLeasersKeepKeysExclusive() throws Exception {
         PostgresOutboxStore store = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
         int keys = 40;
@@ -179,7 +198,8 @@ class PerKeyOrderingIT {
                         continue;
                     }
                     idleSince = System.nanoTime();
-                    var keysOfBatch = batch.stream().map(OutboxEvent::keyOrEmpty).collect(Collectors.toSet());
+                    var keysOfBatch =
+                            batch.stream().map(OutboxEvent::keyOrEmpty).collect(Collectors.toSet());
                     for (String key : keysOfBatch) {
                         UUID other = holders.putIfAbsent(key, lease);
                         if (other != null) {
@@ -187,11 +207,13 @@ class PerKeyOrderingIT {
                         }
                     }
                     for (OutboxEvent event : batch) {
-                        markedOrder.computeIfAbsent(event.keyOrEmpty(), k -> new CopyOnWriteArrayList<>())
+                        markedOrder
+                                .computeIfAbsent(event.keyOrEmpty(), k -> new CopyOnWriteArrayList<>())
                                 .add(event.sequence());
                     }
                     keysOfBatch.forEach(key -> holders.remove(key, lease));
-                    store.markPublished(lease, batch.stream().map(OutboxEvent::id).toList(), clock.instant());
+                    store.markPublished(
+                            lease, batch.stream().map(OutboxEvent::id).toList(), clock.instant());
                 }
                 return null;
             }));
@@ -203,8 +225,8 @@ class PerKeyOrderingIT {
 
         assertThat(violations).isEmpty();
         assertThat(markedOrder).hasSize(keys);
-        markedOrder.forEach((key, sequences) -> assertThat(sequences).as("order of key %s", key)
-                .hasSize(perKey).isSorted());
+        markedOrder.forEach((key, sequences) ->
+                assertThat(sequences).as("order of key %s", key).hasSize(perKey).isSorted());
     }
 
     private static int markedCount(Map<String, List<Long>> markedOrder) {
@@ -212,34 +234,42 @@ class PerKeyOrderingIT {
     }
 
     @Test
-    @DisplayName("the per-key lease costs about what the unordered lease costs (100,000 pending over 10,000 keys; printed)")
+    @DisplayName(
+            "the per-key lease costs about what the unordered lease costs (100,000 pending over 10,000 keys; printed)")
     void leaseCost() {
         PostgresOutboxStore unordered = store(Ordering.none());
         PostgresOutboxStore ordered = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
         for (PostgresOutboxStore store : List.of(unordered, ordered)) {
-            postgres.fixture().execute("INSERT INTO " + store.config().tableName()
-                    + " (id, type, source, event_key, destination, content_type, payload, max_attempts,"
-                    + " next_attempt_at, created_at)"
-                    + " SELECT gen_random_uuid(), 'account.changed', '/bench', 'key-' || (g % 10000), 'accounts',"
-                    + " 'application/octet-stream', convert_to(repeat('x', 1000), 'UTF8'), 10,"
-                    + " timestamptz '2024-01-01', timestamptz '2024-01-01' FROM generate_series(1, 100000) g");
+            postgres.fixture()
+                    .execute("INSERT INTO " + store.config().tableName()
+                            + " (id, type, source, event_key, destination, content_type, payload, max_attempts,"
+                            + " next_attempt_at, created_at)"
+                            + " SELECT gen_random_uuid(), 'account.changed', '/bench', 'key-' || (g % 10000), 'accounts',"
+                            + " 'application/octet-stream', convert_to(repeat('x', 1000), 'UTF8'), 10,"
+                            + " timestamptz '2024-01-01', timestamptz '2024-01-01' FROM generate_series(1, 100000) g");
             postgres.fixture().execute("VACUUM ANALYZE " + store.config().tableName());
         }
         long[] unorderedNanos = timeLeases(unordered);
         long[] orderedNanos = timeLeases(ordered);
-        System.out.printf("lease of 500 from 100,000 pending over 10,000 keys: unordered median %.1f ms,"
-                + " per-key median %.1f ms (%d leases each)%n", unorderedNanos[unorderedNanos.length / 2] / 1e6,
-                orderedNanos[orderedNanos.length / 2] / 1e6, orderedNanos.length);
+        System.out.printf(
+                "lease of 500 from 100,000 pending over 10,000 keys: unordered median %.1f ms,"
+                        + " per-key median %.1f ms (%d leases each)%n",
+                unorderedNanos[unorderedNanos.length / 2] / 1e6,
+                orderedNanos[orderedNanos.length / 2] / 1e6,
+                orderedNanos.length);
     }
 
     private long[] timeLeases(PostgresOutboxStore store) {
         long[] nanos = new long[9];
         for (int i = 0; i < nanos.length; i++) {
             long started = System.nanoTime();
-            List<OutboxEvent> batch = store.lease(UUID.randomUUID(), 500, clock.instant().plusSeconds(86400 * 365));
+            List<OutboxEvent> batch =
+                    store.lease(UUID.randomUUID(), 500, clock.instant().plusSeconds(86400 * 365));
             nanos[i] = System.nanoTime() - started;
             assertThat(batch).hasSize(500);
-            store.markPublished(batch.get(0).leaseId().orElseThrow(), batch.stream().map(OutboxEvent::id).toList(),
+            store.markPublished(
+                    batch.get(0).leaseId().orElseThrow(),
+                    batch.stream().map(OutboxEvent::id).toList(),
                     clock.instant());
         }
         Arrays.sort(nanos);

@@ -30,7 +30,9 @@ class PostgresOutboxConfigTest {
     @Test
     @DisplayName("a schema-qualified table name is accepted and the channel is derived from both parts")
     void qualified() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName("billing.outbox_events").build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName("billing.outbox_events")
+                .build();
         assertThat(config.schemaName()).contains("billing");
         assertThat(config.tableName()).isEqualTo("billing.outbox_events");
         assertThat(config.notifyChannel()).isEqualTo("billing_outbox_events");
@@ -39,18 +41,35 @@ class PostgresOutboxConfigTest {
     @Test
     @DisplayName("an explicit channel wins over the derived one")
     void explicitChannel() {
-        assertThat(PostgresOutboxConfig.builder().notifyChannel("wake_relay").build().notifyChannel())
+        assertThat(PostgresOutboxConfig.builder()
+                        .notifyChannel("wake_relay")
+                        .build()
+                        .notifyChannel())
                 .isEqualTo("wake_relay");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"outbox; drop table orders", "", "Outbox", "outbox events", "\"outbox\"", "a.b.c",
-        "1outbox", "outbox-events", "outbox'--", ".outbox", "outbox.", "schema.1table",
-        "a_table_name_that_is_far_too_long_for_its_derived_index_names_x"})
+    @ValueSource(
+            strings = {
+                "outbox; drop table orders",
+                "",
+                "Outbox",
+                "outbox events",
+                "\"outbox\"",
+                "a.b.c",
+                "1outbox",
+                "outbox-events",
+                "outbox'--",
+                ".outbox",
+                "outbox.",
+                "schema.1table",
+                "a_table_name_that_is_far_too_long_for_its_derived_index_names_x"
+            })
     @DisplayName("a table name that is not a plain lower-case identifier is refused, naming the setting")
     void refusesTableName(String name) {
         assertThatThrownBy(() -> PostgresOutboxConfig.builder().tableName(name).build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("tableName"))
                 .hasMessageContaining("tableName");
     }
@@ -59,8 +78,10 @@ class PostgresOutboxConfigTest {
     @ValueSource(strings = {"wake'); drop table x; --", "Wake", "wake.up", ""})
     @DisplayName("a channel name that is not a plain lower-case identifier is refused, naming the setting")
     void refusesChannel(String name) {
-        assertThatThrownBy(() -> PostgresOutboxConfig.builder().notifyChannel(name).build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(
+                        () -> PostgresOutboxConfig.builder().notifyChannel(name).build())
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("notifyChannel"));
     }
 
@@ -68,48 +89,70 @@ class PostgresOutboxConfigTest {
     @DisplayName("the layout is in place unless the experimental append-only one is chosen")
     void layout() {
         assertThat(PostgresOutboxConfig.ofDefaults().layout()).isEqualTo(StoreLayout.IN_PLACE);
-        PostgresOutboxConfig log = PostgresOutboxConfig.builder().layout(StoreLayout.APPEND_LOG).build();
+        PostgresOutboxConfig log =
+                PostgresOutboxConfig.builder().layout(StoreLayout.APPEND_LOG).build();
         assertThat(log.layout()).isEqualTo(StoreLayout.APPEND_LOG);
         assertThat(log.toBuilder().build().layout()).isEqualTo(StoreLayout.APPEND_LOG);
-        assertThat(PostgresOutboxConfig.builder().layout(StoreLayout.APPEND_LOG)
-                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)).build().ordering().isPerKey()).isTrue();
+        assertThat(PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.APPEND_LOG)
+                        .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
+                        .build()
+                        .ordering()
+                        .isPerKey())
+                .isTrue();
     }
 
     @Test
     @DisplayName("a pool size below one is refused")
     void refusesPoolSize() {
-        assertThatThrownBy(() -> PostgresOutboxConfig.builder().maximumPoolSize(0).build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(
+                        () -> PostgresOutboxConfig.builder().maximumPoolSize(0).build())
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("maximumPoolSize"));
     }
 
     @Test
     @DisplayName("a negative notify interval is refused, naming the setting; zero is allowed")
     void refusesNegativeNotifyInterval() {
-        assertThatThrownBy(() -> PostgresOutboxConfig.builder().notifyMinimumInterval(Duration.ofMillis(-1)).build())
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(() -> PostgresOutboxConfig.builder()
+                        .notifyMinimumInterval(Duration.ofMillis(-1))
+                        .build())
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("notifyMinimumInterval"));
-        assertThat(PostgresOutboxConfig.builder().notifyMinimumInterval(Duration.ZERO).build().notifyMinimumInterval())
+        assertThat(PostgresOutboxConfig.builder()
+                        .notifyMinimumInterval(Duration.ZERO)
+                        .build()
+                        .notifyMinimumInterval())
                 .isZero();
     }
 
     @Test
     @DisplayName("the transactional helper's notifier takes the configured minimum interval")
     void transactionalNotifierUsesTheInterval() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().notifyMinimumInterval(Duration.ofMillis(20)).build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .notifyMinimumInterval(Duration.ofMillis(20))
+                .build();
         // no connection is taken: the notifier starts its thread at the first signal
-        try (TransactionalOutbox outbox = TransactionalOutbox.create(new ForwardingDataSource(null) { }, config)) {
-            assertThat(outbox.notifier()).hasValueSatisfying(
-                    notifier -> assertThat(notifier.minimumInterval()).isEqualTo(Duration.ofMillis(20)));
+        try (TransactionalOutbox outbox = TransactionalOutbox.create(new ForwardingDataSource(null) {}, config)) {
+            assertThat(outbox.notifier())
+                    .hasValueSatisfying(
+                            notifier -> assertThat(notifier.minimumInterval()).isEqualTo(Duration.ofMillis(20)));
         }
     }
 
     @Test
     @DisplayName("toBuilder keeps every setting")
     void toBuilder() {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName("s.t").notifyChannel("c")
-                .wakeUpMode(WakeUpMode.NONE).completionMode(CompletionMode.DELETE_ON_PUBLISH).maximumPoolSize(2)
-                .notifyMinimumInterval(Duration.ofMillis(50)).build();
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName("s.t")
+                .notifyChannel("c")
+                .wakeUpMode(WakeUpMode.NONE)
+                .completionMode(CompletionMode.DELETE_ON_PUBLISH)
+                .maximumPoolSize(2)
+                .notifyMinimumInterval(Duration.ofMillis(50))
+                .build();
         assertThat(config.toBuilder().build()).hasToString(config.toString());
     }
 }

@@ -37,8 +37,10 @@ class PostgresOutboxStoreIT {
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
 
     private PostgresOutboxStore newStore(PostgresOutboxConfig.Builder config) {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(),
-                config.tableName(postgres.schema() + ".events_" + TABLES.incrementAndGet()).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                config.tableName(postgres.schema() + ".events_" + TABLES.incrementAndGet())
+                        .build());
         store.ensureSchema();
         return store;
     }
@@ -56,9 +58,13 @@ class PostgresOutboxStoreIT {
         postgres.fixture().execute("CREATE TABLE " + orders + " (id int)");
         CountingDataSource counting = new CountingDataSource(postgres.dataSource());
 
-        assertThatThrownBy(() -> PostgresOutboxStore.create(counting, PostgresOutboxConfig.builder()
-                .tableName("outbox; drop table " + orders).build()))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(() -> PostgresOutboxStore.create(
+                        counting,
+                        PostgresOutboxConfig.builder()
+                                .tableName("outbox; drop table " + orders)
+                                .build()))
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("tableName"))
                 .hasMessageContaining("not a plain PostgreSQL identifier");
 
@@ -72,36 +78,53 @@ class PostgresOutboxStoreIT {
         PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
         store.ensureSchema();
         store.ensureSchema();
-        String table = store.config().tableName().substring(store.config().tableName().indexOf('.') + 1);
+        String table =
+                store.config().tableName().substring(store.config().tableName().indexOf('.') + 1);
         assertThat(names("SELECT indexname FROM pg_indexes WHERE schemaname = '" + postgres.schema()
-                + "' AND tablename = '" + table + "'"))
+                        + "' AND tablename = '" + table + "'"))
                 .contains(table + "_pending_idx", table + "_in_flight_idx", table + "_failed_idx", table + "_sent_idx");
-        assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '" + store.config().tableName()
-                + "'::regclass AND NOT tgisinternal")).containsExactly(table + "_notify");
-        assertThat(names("SELECT unnest(reloptions) FROM pg_class WHERE oid = '" + store.config().tableName()
-                + "'::regclass")).contains("autovacuum_vacuum_scale_factor=0.01");
+        assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '"
+                        + store.config().tableName() + "'::regclass AND NOT tgisinternal"))
+                .containsExactly(table + "_notify");
+        assertThat(names("SELECT unnest(reloptions) FROM pg_class WHERE oid = '"
+                        + store.config().tableName() + "'::regclass"))
+                .contains("autovacuum_vacuum_scale_factor=0.01");
     }
 
     @Test
     @DisplayName("switching the wake-up mode away from TRIGGER_NOTIFY and ensuring the schema again drops the trigger")
     void dropTrigger() throws SQLException {
         PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
-        assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '" + store.config().tableName()
-                + "'::regclass AND NOT tgisinternal")).hasSize(1);
-        PostgresSchema.apply(postgres.dataSource(), store.config().toBuilder().wakeUpMode(WakeUpMode.NONE).build());
-        assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '" + store.config().tableName()
-                + "'::regclass AND NOT tgisinternal")).isEmpty();
+        assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '"
+                        + store.config().tableName() + "'::regclass AND NOT tgisinternal"))
+                .hasSize(1);
+        PostgresSchema.apply(
+                postgres.dataSource(),
+                store.config().toBuilder().wakeUpMode(WakeUpMode.NONE).build());
+        assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '"
+                        + store.config().tableName() + "'::regclass AND NOT tgisinternal"))
+                .isEmpty();
     }
 
     @Test
-    @DisplayName("the CloudEvents subject and dataschema are stored and come back from find, the lease and the per-key lease; absent ones stay absent")
+    @DisplayName(
+            "the CloudEvents subject and dataschema are stored and come back from find, the lease and the per-key lease; absent ones stay absent")
     void subjectAndDataSchemaRoundTrip() {
-        for (PostgresOutboxConfig.Builder config : List.of(PostgresOutboxConfig.builder(), PostgresOutboxConfig.builder()
-                .ordering(dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))) {
+        for (PostgresOutboxConfig.Builder config : List.of(
+                PostgresOutboxConfig.builder(),
+                PostgresOutboxConfig.builder()
+                        .ordering(dev.outboxjava.core.Ordering.perKey(
+                                dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))) {
             PostgresOutboxStore store = newStore(config);
-            OutboxEvent with = OutboxEvent.builder().clock(clock).type("order.placed").key("order-42")
-                    .destination("orders").subject("order-42")
-                    .dataSchema("https://example.com/schemas/order-placed-v1.json").payload(new byte[] {1}).build();
+            OutboxEvent with = OutboxEvent.builder()
+                    .clock(clock)
+                    .type("order.placed")
+                    .key("order-42")
+                    .destination("orders")
+                    .subject("order-42")
+                    .dataSchema("https://example.com/schemas/order-placed-v1.json")
+                    .payload(new byte[] {1})
+                    .build();
             OutboxEvent without = TestEvents.event(clock, "order-43");
             store.transactional().inTransaction(connection -> List.of(with, without));
 
@@ -112,11 +135,16 @@ class PostgresOutboxStoreIT {
             assertThat(store.find(without.id()).orElseThrow().dataSchema()).isEmpty();
 
             List<OutboxEvent> leased = store.lease(UUID.randomUUID(), 10, clock.instant());
-            assertThat(leased).filteredOn(e -> e.id().equals(with.id())).singleElement().satisfies(e -> {
-                assertThat(e.subject()).contains("order-42");
-                assertThat(e.dataSchema()).contains("https://example.com/schemas/order-placed-v1.json");
-            });
-            assertThat(leased).filteredOn(e -> e.id().equals(without.id())).singleElement()
+            assertThat(leased)
+                    .filteredOn(e -> e.id().equals(with.id()))
+                    .singleElement()
+                    .satisfies(e -> {
+                        assertThat(e.subject()).contains("order-42");
+                        assertThat(e.dataSchema()).contains("https://example.com/schemas/order-placed-v1.json");
+                    });
+            assertThat(leased)
+                    .filteredOn(e -> e.id().equals(without.id()))
+                    .singleElement()
                     .satisfies(e -> assertThat(e.subject()).isEmpty());
         }
     }
@@ -131,10 +159,14 @@ class PostgresOutboxStoreIT {
         Set<UUID> ids = events.stream().map(OutboxEvent::id).collect(Collectors.toSet());
         UUID stale = UUID.randomUUID();
 
-        MarkResult retry = store.markRetry(stale, ids.stream().map(id -> new RetryMark(id, "x",
-                clock.instant().plusSeconds(5))).toList(), clock.instant());
-        MarkResult dead = store.markDeadLettered(stale, ids.stream().map(id -> new DeadLetterMark(id, "x")).toList(),
+        MarkResult retry = store.markRetry(
+                stale,
+                ids.stream()
+                        .map(id -> new RetryMark(id, "x", clock.instant().plusSeconds(5)))
+                        .toList(),
                 clock.instant());
+        MarkResult dead = store.markDeadLettered(
+                stale, ids.stream().map(id -> new DeadLetterMark(id, "x")).toList(), clock.instant());
 
         assertThat(retry.leaseLost()).isEqualTo(ids);
         assertThat(dead.leaseLost()).isEqualTo(ids);
@@ -155,12 +187,20 @@ class PostgresOutboxStoreIT {
         UUID leaseId = UUID.randomUUID();
         store.lease(leaseId, 10, clock.instant());
 
-        store.markRetry(leaseId, List.of(
-                new RetryMark(events.get(0).id(), "timeout", clock.instant().plusSeconds(1)),
-                new RetryMark(events.get(1).id(), "broker down", clock.instant().plusSeconds(60))), clock.instant());
+        store.markRetry(
+                leaseId,
+                List.of(
+                        new RetryMark(
+                                events.get(0).id(), "timeout", clock.instant().plusSeconds(1)),
+                        new RetryMark(
+                                events.get(1).id(),
+                                "broker down",
+                                clock.instant().plusSeconds(60))),
+                clock.instant());
 
         assertThat(store.find(events.get(0).id()).orElseThrow().lastError()).contains("timeout");
-        assertThat(store.find(events.get(0).id()).orElseThrow().nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(1));
+        assertThat(store.find(events.get(0).id()).orElseThrow().nextAttemptAt())
+                .isEqualTo(clock.instant().plusSeconds(1));
         assertThat(store.find(events.get(1).id()).orElseThrow().lastError()).contains("broker down");
         assertThat(store.find(events.get(1).id()).orElseThrow().nextAttemptAt())
                 .isEqualTo(clock.instant().plusSeconds(60));
@@ -169,13 +209,14 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("in delete-on-publish mode a published event's row is deleted; a stale lease still deletes nothing")
     void deleteOnPublish() {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder()
-                .completionMode(CompletionMode.DELETE_ON_PUBLISH));
+        PostgresOutboxStore store =
+                newStore(PostgresOutboxConfig.builder().completionMode(CompletionMode.DELETE_ON_PUBLISH));
         List<OutboxEvent> events = append(store, 2);
         UUID leaseId = UUID.randomUUID();
         store.lease(leaseId, 10, clock.instant());
 
-        assertThat(store.markPublished(UUID.randomUUID(), List.of(events.get(0).id()), clock.instant()).leaseLost())
+        assertThat(store.markPublished(UUID.randomUUID(), List.of(events.get(0).id()), clock.instant())
+                        .leaseLost())
                 .containsExactly(events.get(0).id());
         MarkResult result = store.markPublished(leaseId, List.of(events.get(0).id()), clock.instant());
 
@@ -188,19 +229,24 @@ class PostgresOutboxStoreIT {
     @DisplayName("purge deletes more rows than one chunk")
     void purgeInChunks() {
         PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder());
-        postgres.fixture().execute("INSERT INTO " + store.config().tableName() + " (id, type, source, destination, "
-                + "content_type, payload, status, max_attempts, next_attempt_at, created_at, sent_at) "
-                + "SELECT gen_random_uuid(), 't', '/s', 'd', 'application/json', '\\x00', 'sent', 1, "
-                + "'2024-01-01', '2024-01-01', '2024-01-01' FROM generate_series(1, 25000)");
-        assertThat(store.purge(EventStatus.SENT, clock.instant().plus(Duration.ofDays(1)))).isEqualTo(25_000);
+        postgres.fixture()
+                .execute("INSERT INTO " + store.config().tableName() + " (id, type, source, destination, "
+                        + "content_type, payload, status, max_attempts, next_attempt_at, created_at, sent_at) "
+                        + "SELECT gen_random_uuid(), 't', '/s', 'd', 'application/json', '\\x00', 'sent', 1, "
+                        + "'2024-01-01', '2024-01-01', '2024-01-01' FROM generate_series(1, 25000)");
+        assertThat(store.purge(EventStatus.SENT, clock.instant().plus(Duration.ofDays(1))))
+                .isEqualTo(25_000);
         assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, 0L);
     }
 
     @Test
     @DisplayName("a missing table is reported unhealthy, and a query fails naming the table and the fix")
     void missingTable() {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(),
-                PostgresOutboxConfig.builder().tableName(postgres.schema() + ".never_created").build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".never_created")
+                        .build());
 
         assertThat(store.checkHealth().healthy()).isFalse();
         assertThat(store.checkHealth().detail()).contains(postgres.schema() + ".never_created");
@@ -215,9 +261,14 @@ class PostgresOutboxStoreIT {
     @DisplayName("a store created from a JDBC URL opens its own pool and closes it")
     void ownPool() {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".events_" + TABLES.incrementAndGet()).maximumPoolSize(2).build();
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.fixture().jdbcUrl(), postgres.fixture().user(),
-                postgres.fixture().password(), config);
+                .tableName(postgres.schema() + ".events_" + TABLES.incrementAndGet())
+                .maximumPoolSize(2)
+                .build();
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.fixture().jdbcUrl(),
+                postgres.fixture().user(),
+                postgres.fixture().password(),
+                config);
         try (store) {
             store.ensureSchema();
             append(store, 1);
@@ -229,9 +280,10 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("a JDBC URL of another database is refused naming the setting")
     void wrongUrl() {
-        assertThatThrownBy(() -> PostgresOutboxStore.create("jdbc:mysql://localhost/x", "u", "p",
-                PostgresOutboxConfig.ofDefaults()))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+        assertThatThrownBy(() -> PostgresOutboxStore.create(
+                        "jdbc:mysql://localhost/x", "u", "p", PostgresOutboxConfig.ofDefaults()))
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("jdbcUrl"));
     }
 

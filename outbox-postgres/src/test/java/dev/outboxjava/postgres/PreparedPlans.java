@@ -9,8 +9,7 @@ import javax.sql.DataSource;
 /** EXPLAIN of a hot-path statement's exact JDBC text, PREPAREd as pgjdbc's server-side statements are. */
 final class PreparedPlans {
 
-    private PreparedPlans() {
-    }
+    private PreparedPlans() {}
 
     /**
      * The plan PostgreSQL picks for {@code jdbcSql} under {@code planCacheMode} ({@code force_custom_plan}
@@ -20,7 +19,8 @@ final class PreparedPlans {
      */
     static String explain(DataSource dataSource, String jdbcSql, String planCacheMode, String arguments)
             throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("SET plan_cache_mode = " + planCacheMode);
             statement.execute("PREPARE explained AS " + numberedParameters(jdbcSql));
             try (ResultSet rs = statement.executeQuery("EXPLAIN EXECUTE explained(" + arguments + ")")) {

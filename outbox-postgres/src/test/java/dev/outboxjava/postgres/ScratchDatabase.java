@@ -28,7 +28,8 @@ final class ScratchDatabase implements AutoCloseable {
 
     ScratchDatabase(String prefix) {
         postgres = PostgresFixture.shared();
-        name = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
+        name = prefix + "_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
         Matcher matcher = URL.matcher(postgres.jdbcUrl());
         if (!matcher.matches()) {
             throw new IllegalStateException("unexpected JDBC URL " + postgres.jdbcUrl());
@@ -54,8 +55,7 @@ final class ScratchDatabase implements AutoCloseable {
                            || CASE WHEN a.attidentity::text <> '' THEN ' identity ' || a.attidentity::text ELSE '' END
                            || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '')
                     FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                    WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum""",
-                    relation, lines);
+                    WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum""", relation, lines);
             query(connection, """
                     SELECT 'constraint ' || conname || ' ' || pg_get_constraintdef(oid)
                     FROM pg_constraint WHERE conrelid = to_regclass(?) ORDER BY conname""", relation, lines);

@@ -9,15 +9,21 @@ import java.util.stream.IntStream;
 /** Events for the store's own tests. */
 final class TestEvents {
 
-    private TestEvents() {
-    }
+    private TestEvents() {}
 
     static OutboxEvent event(Clock clock, String key) {
-        return OutboxEvent.builder().clock(clock).type("order.placed").key(key).destination("orders")
-                .payload(("{\"order\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .clock(clock)
+                .type("order.placed")
+                .key(key)
+                .destination("orders")
+                .payload(("{\"order\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     static List<OutboxEvent> events(Clock clock, int count) {
-        return IntStream.range(0, count).mapToObj(i -> event(clock, "order-" + i)).toList();
+        return IntStream.range(0, count)
+                .mapToObj(i -> event(clock, "order-" + i))
+                .toList();
     }
 }

@@ -30,21 +30,25 @@ public final class WakeUpCostBenchmark {
     public static void main(String[] args) throws Exception {
         Duration perMode = Duration.ofSeconds(args.length > 0 ? Integer.parseInt(args[0]) : 10);
         try (PostgresFixture postgres = PostgresFixture.start()) {
-            for (WakeUpMode mode : List.of(WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY, WakeUpMode.NONE,
-                    WakeUpMode.TRIGGER_NOTIFY)) {
+            for (WakeUpMode mode :
+                    List.of(WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY, WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY)) {
                 String schema = postgres.newSchema();
-                PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(schema + ".outbox_events")
-                        .wakeUpMode(mode).build();
+                PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                        .tableName(schema + ".outbox_events")
+                        .wakeUpMode(mode)
+                        .build();
                 PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);
                 store.ensureSchema();
                 postgres.execute("CREATE TABLE " + schema + ".orders (id uuid PRIMARY KEY, total int NOT NULL)");
                 AtomicLong wakeUps = new AtomicLong();
-                try (OutboxNotificationListener listener = OutboxNotificationListener
-                        .builder(postgres.dataSource(), config.notifyChannel(), wakeUps::incrementAndGet).start()) {
+                try (OutboxNotificationListener listener = OutboxNotificationListener.builder(
+                                postgres.dataSource(), config.notifyChannel(), wakeUps::incrementAndGet)
+                        .start()) {
                     double tps = run(store, schema + ".orders", perMode);
-                    System.out.printf("wake-up %-14s %,8.0f business transactions/s (1 domain row + 1 event, %d "
-                            + "clients, %d s); listener woken %,d times%n", mode, tps, CLIENTS, perMode.toSeconds(),
-                            wakeUps.get());
+                    System.out.printf(
+                            "wake-up %-14s %,8.0f business transactions/s (1 domain row + 1 event, %d "
+                                    + "clients, %d s); listener woken %,d times%n",
+                            mode, tps, CLIENTS, perMode.toSeconds(), wakeUps.get());
                 }
                 postgres.dropSchema(schema);
             }
@@ -60,13 +64,17 @@ public final class WakeUpCostBenchmark {
             clients.add(new Thread(() -> {
                 while (!stop.get()) {
                     outbox.inTransaction(connection -> {
-                        try (PreparedStatement insert = connection.prepareStatement(
-                                "INSERT INTO " + orders + " (id, total) VALUES (?, 42)")) {
+                        try (PreparedStatement insert =
+                                connection.prepareStatement("INSERT INTO " + orders + " (id, total) VALUES (?, 42)")) {
                             insert.setObject(1, UUID.randomUUID());
                             insert.executeUpdate();
                         }
-                        return List.of(OutboxEvent.builder().clock(Clock.systemUTC()).type("order.placed")
-                                .destination("orders").payload(new byte[256]).build());
+                        return List.of(OutboxEvent.builder()
+                                .clock(Clock.systemUTC())
+                                .type("order.placed")
+                                .destination("orders")
+                                .payload(new byte[256])
+                                .build());
                     });
                     committed.incrementAndGet();
                 }

@@ -20,8 +20,14 @@ import java.util.stream.Collectors;
  * @param rabbitMqProperties     further RabbitMQ connection settings ({@code outbox.rabbitmq.<setting>}),
  *                               by their amqp-client {@code ConnectionFactoryConfigurator} names
  */
-public record BrokerConfig(BrokerKind kind, String kafkaBootstrapServers, String kafkaClientId, String rabbitMqUri,
-        String rabbitMqConnectionName, Map<String, String> kafkaProperties, Map<String, String> rabbitMqProperties) {
+public record BrokerConfig(
+        BrokerKind kind,
+        String kafkaBootstrapServers,
+        String kafkaClientId,
+        String rabbitMqUri,
+        String rabbitMqConnectionName,
+        Map<String, String> kafkaProperties,
+        Map<String, String> rabbitMqProperties) {
 
     public BrokerConfig {
         Objects.requireNonNull(kind, "kind");
@@ -34,7 +40,11 @@ public record BrokerConfig(BrokerKind kind, String kafkaBootstrapServers, String
     }
 
     /** A broker configuration without further client properties. */
-    public BrokerConfig(BrokerKind kind, String kafkaBootstrapServers, String kafkaClientId, String rabbitMqUri,
+    public BrokerConfig(
+            BrokerKind kind,
+            String kafkaBootstrapServers,
+            String kafkaClientId,
+            String rabbitMqUri,
             String rabbitMqConnectionName) {
         this(kind, kafkaBootstrapServers, kafkaClientId, rabbitMqUri, rabbitMqConnectionName, Map.of(), Map.of());
     }
@@ -51,16 +61,19 @@ public record BrokerConfig(BrokerKind kind, String kafkaBootstrapServers, String
     /** Where the relay publishes to, for its start-up line: the broker's address, never a credential. */
     public String describe() {
         return switch (kind) {
-            case KAFKA -> "Kafka at " + kafkaBootstrapServers
-                    + (kafkaProperties.containsKey("security.protocol")
-                            ? " (" + kafkaProperties.get("security.protocol") + ")" : "");
+            case KAFKA ->
+                "Kafka at " + kafkaBootstrapServers
+                        + (kafkaProperties.containsKey("security.protocol")
+                                ? " (" + kafkaProperties.get("security.protocol") + ")"
+                                : "");
             case RABBITMQ -> "RabbitMQ at " + Secrets.maskText(rabbitMqUri) + " as '" + rabbitMqConnectionName + "'";
         };
     }
 
     private static String shown(Map<String, String> properties) {
-        return new TreeMap<>(properties).entrySet().stream()
-                .map(entry -> entry.getKey() + "=" + Secrets.show(entry.getKey(), entry.getValue()))
-                .collect(Collectors.joining(", ", "{", "}"));
+        return new TreeMap<>(properties)
+                .entrySet().stream()
+                        .map(entry -> entry.getKey() + "=" + Secrets.show(entry.getKey(), entry.getValue()))
+                        .collect(Collectors.joining(", ", "{", "}"));
     }
 }

@@ -15,8 +15,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  */
 final class BrokerReader {
 
-    private BrokerReader() {
-    }
+    private BrokerReader() {}
 
     static Optional<BrokerConfig> read(ConfigReader reader) {
         Optional<BrokerKind> kind = reader.optionalChoice(ConfigKey.BROKER, BrokerKind::parse, "kafka, rabbitmq");
@@ -32,27 +31,35 @@ final class BrokerReader {
         if (kind.orElse(null) == BrokerKind.RABBITMQ) {
             checkRabbitMq(reader, rabbitUri, connectionName, rabbitProperties);
         }
-        return kind.map(chosen -> new BrokerConfig(chosen, bootstrap, clientId, rabbitUri, connectionName,
-                kafkaProperties, rabbitProperties));
+        return kind.map(chosen -> new BrokerConfig(
+                chosen, bootstrap, clientId, rabbitUri, connectionName, kafkaProperties, rabbitProperties));
     }
 
-    private static void checkKafka(ConfigReader reader, String bootstrap, String clientId,
-            Map<String, String> properties) {
-        properties.keySet().stream().filter(name -> !ProducerConfig.configNames().contains(name))
-                .forEach(name -> reader.passThroughProblem(ConfigKey.KAFKA_PROPERTY_PREFIX, name,
+    private static void checkKafka(
+            ConfigReader reader, String bootstrap, String clientId, Map<String, String> properties) {
+        properties.keySet().stream()
+                .filter(name -> !ProducerConfig.configNames().contains(name))
+                .forEach(name -> reader.passThroughProblem(
+                        ConfigKey.KAFKA_PROPERTY_PREFIX,
+                        name,
                         "is not a Kafka producer property (typo?); every producer property may be set as "
                                 + ConfigKey.KAFKA_PROPERTY_PREFIX + "<property>"));
         if (bootstrap.isEmpty()) {
-            reader.problem(ConfigKey.KAFKA_BOOTSTRAP_SERVERS, "is required when " + ConfigKey.BROKER.property()
-                    + "=kafka (host:port[,host:port])");
+            reader.problem(
+                    ConfigKey.KAFKA_BOOTSTRAP_SERVERS,
+                    "is required when " + ConfigKey.BROKER.property() + "=kafka (host:port[,host:port])");
             return;
         }
         try {
-            KafkaPublisherConfig.builder().properties(properties).bootstrapServers(bootstrap)
-                    .property("client.id", clientId).build();
+            KafkaPublisherConfig.builder()
+                    .properties(properties)
+                    .bootstrapServers(bootstrap)
+                    .property("client.id", clientId)
+                    .build();
         } catch (InvalidConfigurationException e) {
             String setting = e.setting();
-            String reason = Secrets.maskText(e.reason(), Secrets.isSecretName(setting) ? properties.get(setting) : null);
+            String reason =
+                    Secrets.maskText(e.reason(), Secrets.isSecretName(setting) ? properties.get(setting) : null);
             if (setting.equals("bootstrap.servers")) {
                 reader.problem(ConfigKey.KAFKA_BOOTSTRAP_SERVERS, reason);
             } else if (setting.equals("client.id")) {
@@ -63,15 +70,19 @@ final class BrokerReader {
         }
     }
 
-    private static void checkRabbitMq(ConfigReader reader, String uri, String connectionName,
-            Map<String, String> properties) {
+    private static void checkRabbitMq(
+            ConfigReader reader, String uri, String connectionName, Map<String, String> properties) {
         if (!uri.matches("(?i)amqps?://.*")) {
-            reader.problem(ConfigKey.RABBITMQ_URI, "must start with amqp:// or amqps://, was '"
-                    + Secrets.maskText(uri) + "'");
+            reader.problem(
+                    ConfigKey.RABBITMQ_URI, "must start with amqp:// or amqps://, was '" + Secrets.maskText(uri) + "'");
             return;
         }
         try {
-            RabbitMqPublisherConfig.builder().uri(uri).connectionName(connectionName).properties(properties).build();
+            RabbitMqPublisherConfig.builder()
+                    .uri(uri)
+                    .connectionName(connectionName)
+                    .properties(properties)
+                    .build();
         } catch (InvalidConfigurationException e) {
             String setting = e.setting().replaceFirst("^rabbitmq\\.", "");
             String reason = Secrets.maskText(e.reason());
@@ -80,8 +91,8 @@ final class BrokerReader {
             } else if (setting.equals("connectionName")) {
                 reader.problem(ConfigKey.RABBITMQ_CONNECTION_NAME, reason);
             } else if (properties.containsKey(setting) || setting.equals("ssl")) {
-                reader.passThroughProblem(ConfigKey.RABBITMQ_PROPERTY_PREFIX, setting.equals("ssl") ? "ssl.*"
-                        : setting, reason);
+                reader.passThroughProblem(
+                        ConfigKey.RABBITMQ_PROPERTY_PREFIX, setting.equals("ssl") ? "ssl.*" : setting, reason);
             } else {
                 reader.problem(ConfigKey.RABBITMQ_URI, reason);
             }

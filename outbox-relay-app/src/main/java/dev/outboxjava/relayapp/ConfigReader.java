@@ -32,8 +32,12 @@ final class ConfigReader {
     }
 
     void rejectUnknownKeys() {
-        source.unknownKeys().forEach(unknown -> problems.add(new InvalidSettingsException.Problem(unknown,
-                "unknown setting; known keys are listed by 'outbox-worker keys' and in docs/configuration.md (typo?)")));
+        source.unknownKeys()
+                .forEach(
+                        unknown -> problems.add(
+                                new InvalidSettingsException.Problem(
+                                        unknown,
+                                        "unknown setting; known keys are listed by 'outbox-worker keys' and in docs/configuration.md (typo?)")));
     }
 
     void problem(ConfigKey key, String reason) {
@@ -47,8 +51,7 @@ final class ConfigReader {
     /** A problem with a key under a pass-through prefix, named in both spellings. */
     void passThroughProblem(String prefix, String name, String reason) {
         String property = prefix + name;
-        problems.add(new InvalidSettingsException.Problem(property + " (" + ConfigKey.envName(property) + ")",
-                reason));
+        problems.add(new InvalidSettingsException.Problem(property + " (" + ConfigKey.envName(property) + ")", reason));
     }
 
     /** @throws InvalidSettingsException listing every problem found so far, once each */

@@ -109,10 +109,15 @@ public interface ConfigSource {
                 String envPrefix = ConfigKey.envName(propertyPrefix);
                 Map<String, String> found = new TreeMap<>();
                 copy.forEach((name, value) -> {
-                    if (name.startsWith(envPrefix) && name.length() > envPrefix.length()
+                    if (name.startsWith(envPrefix)
+                            && name.length() > envPrefix.length()
                             && ConfigKey.byEnv(name).isEmpty()) {
-                        nonBlank(value).ifPresent(v -> found.put(name.substring(envPrefix.length())
-                                .toLowerCase(java.util.Locale.ROOT).replace('_', '.'), v));
+                        nonBlank(value)
+                                .ifPresent(v -> found.put(
+                                        name.substring(envPrefix.length())
+                                                .toLowerCase(java.util.Locale.ROOT)
+                                                .replace('_', '.'),
+                                        v));
                     }
                 });
                 return found;
@@ -148,7 +153,8 @@ public interface ConfigSource {
             public Map<String, String> passThrough(String propertyPrefix) {
                 Map<String, String> found = new TreeMap<>();
                 copy.forEach((name, value) -> {
-                    if (name.startsWith(propertyPrefix) && name.length() > propertyPrefix.length()
+                    if (name.startsWith(propertyPrefix)
+                            && name.length() > propertyPrefix.length()
                             && ConfigKey.byProperty(name).isEmpty()) {
                         nonBlank(value).ifPresent(v -> found.put(name.substring(propertyPrefix.length()), v));
                     }
@@ -180,11 +186,11 @@ public interface ConfigSource {
         try (InputStream in = Files.newInputStream(path)) {
             properties.load(in);
         } catch (NoSuchFileException e) {
-            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem("--config",
-                    "file " + path.toAbsolutePath() + " does not exist")));
+            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
+                    "--config", "file " + path.toAbsolutePath() + " does not exist")));
         } catch (IOException | IllegalArgumentException e) {
-            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem("--config",
-                    "cannot read " + path.toAbsolutePath() + ": " + e.getMessage())));
+            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
+                    "--config", "cannot read " + path.toAbsolutePath() + ": " + e.getMessage())));
         }
         return properties(properties, "file " + path);
     }

@@ -16,8 +16,14 @@ import java.util.Objects;
  * @param completionMode what happens to a row once its publish is acknowledged
  * @param layout         how the store keeps its events ({@code outbox.store.layout})
  */
-public record DatabaseConfig(String url, String user, String password, int poolSize, String table,
-        CompletionMode completionMode, StoreLayout layout) {
+public record DatabaseConfig(
+        String url,
+        String user,
+        String password,
+        int poolSize,
+        String table,
+        CompletionMode completionMode,
+        StoreLayout layout) {
 
     /** Default pool size: 4. */
     public static final int DEFAULT_POOL_SIZE = 4;
@@ -32,15 +38,16 @@ public record DatabaseConfig(String url, String user, String password, int poolS
     }
 
     /** In the default layout, {@link StoreLayout#IN_PLACE}. */
-    public DatabaseConfig(String url, String user, String password, int poolSize, String table,
-            CompletionMode completionMode) {
+    public DatabaseConfig(
+            String url, String user, String password, int poolSize, String table, CompletionMode completionMode) {
         this(url, user, password, poolSize, table, completionMode, StoreLayout.IN_PLACE);
     }
 
     /** Never prints the password, neither the setting nor one in the URL. */
     @Override
     public String toString() {
-        return "DatabaseConfig[url=" + dev.outboxjava.relayapp.internal.Secrets.maskText(url) + ", user=" + user + ", password=" + (password.isEmpty() ? "" : "***")
+        return "DatabaseConfig[url=" + dev.outboxjava.relayapp.internal.Secrets.maskText(url) + ", user=" + user
+                + ", password=" + (password.isEmpty() ? "" : "***")
                 + ", poolSize=" + poolSize + ", table=" + table + ", completionMode="
                 + completionMode + ", layout=" + layout + "]";
     }

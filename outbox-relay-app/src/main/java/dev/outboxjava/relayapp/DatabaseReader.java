@@ -18,11 +18,9 @@ final class DatabaseReader {
      * @param layout   the store layout (also without a URL, for {@code schema})
      * @param poolSize the pool size, for the cross-check with the wake-up
      */
-    record Section(Optional<DatabaseConfig> config, String table, StoreLayout layout, int poolSize) {
-    }
+    record Section(Optional<DatabaseConfig> config, String table, StoreLayout layout, int poolSize) {}
 
-    private DatabaseReader() {
-    }
+    private DatabaseReader() {}
 
     static Section read(ConfigReader reader) {
         String url = reader.string(ConfigKey.DB_URL);
@@ -30,23 +28,35 @@ final class DatabaseReader {
         String password = reader.string(ConfigKey.DB_PASSWORD);
         int poolSize = reader.integer(ConfigKey.DB_POOL_SIZE, 1, 100);
         String table = reader.string(ConfigKey.TABLE);
-        reader.check(ConfigKey.TABLE, () -> PostgresOutboxConfig.builder().tableName(table).build());
-        CompletionMode completionMode = reader.choice(ConfigKey.COMPLETION_MODE, CompletionMode.KEEP_SENT,
+        reader.check(
+                ConfigKey.TABLE,
+                () -> PostgresOutboxConfig.builder().tableName(table).build());
+        CompletionMode completionMode = reader.choice(
+                ConfigKey.COMPLETION_MODE,
+                CompletionMode.KEEP_SENT,
                 value -> switch (value) {
                     case "keep_sent" -> Optional.of(CompletionMode.KEEP_SENT);
                     case "delete_on_publish" -> Optional.of(CompletionMode.DELETE_ON_PUBLISH);
                     default -> Optional.empty();
-                }, "keep_sent, delete_on_publish");
-        StoreLayout layout = reader.choice(ConfigKey.STORE_LAYOUT, StoreLayout.IN_PLACE, value -> switch (value) {
-            case "in_place" -> Optional.of(StoreLayout.IN_PLACE);
-            case "append_log" -> Optional.of(StoreLayout.APPEND_LOG);
-            default -> Optional.empty();
-        }, "in_place, append_log");
+                },
+                "keep_sent, delete_on_publish");
+        StoreLayout layout = reader.choice(
+                ConfigKey.STORE_LAYOUT,
+                StoreLayout.IN_PLACE,
+                value -> switch (value) {
+                    case "in_place" -> Optional.of(StoreLayout.IN_PLACE);
+                    case "append_log" -> Optional.of(StoreLayout.APPEND_LOG);
+                    default -> Optional.empty();
+                },
+                "in_place, append_log");
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:")) {
-            reader.problem(ConfigKey.DB_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:, was '"
-                    + Secrets.maskText(url) + "'");
+            reader.problem(
+                    ConfigKey.DB_URL,
+                    "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:, was '" + Secrets.maskText(url)
+                            + "'");
         }
-        Optional<DatabaseConfig> config = url.isEmpty() ? Optional.empty()
+        Optional<DatabaseConfig> config = url.isEmpty()
+                ? Optional.empty()
                 : Optional.of(new DatabaseConfig(url, user, password, poolSize, table, completionMode, layout));
         return new Section(config, table, layout, poolSize);
     }

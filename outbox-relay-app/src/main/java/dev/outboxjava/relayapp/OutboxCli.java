@@ -18,10 +18,10 @@ import dev.outboxjava.worker.InvalidSettingsException;
 import java.sql.SQLException;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * The {@code outbox-worker} command line: {@code run}, {@code status}, {@code dead-letters},
@@ -29,14 +29,27 @@ import picocli.CommandLine;
  * 1 operation failed, 2 wrong usage or settings (a missing outbox table and a taken HTTP port
  * included), 3 database unreachable, 4 {@code status} says not ready.
  */
-@Command(name = "outbox-worker", mixinStandardHelpOptions = true, versionProvider = OutboxCli.Version.class,
-        description = {"Relays the transactional outbox from PostgreSQL to Kafka or RabbitMQ, and answers an operator.",
-                "Settings: OUTBOX_* environment variables or a --config properties file (list: outbox-worker keys).",
-                "Broker clients: any Kafka producer property as OUTBOX_KAFKA_<PROPERTY>, any RabbitMQ connection "
-                        + "setting as OUTBOX_RABBITMQ_<SETTING> (effective values, secrets masked: outbox-worker config)."},
-        subcommands = {RunCommand.class, StatusCommand.class, DeadLettersCommand.class, RetriesCommand.class,
-                PurgeCommand.class, SchemaCommand.class, KeysCommand.class, ConfigCommand.class,
-                CommandLine.HelpCommand.class})
+@Command(
+        name = "outbox-worker",
+        mixinStandardHelpOptions = true,
+        versionProvider = OutboxCli.Version.class,
+        description = {
+            "Relays the transactional outbox from PostgreSQL to Kafka or RabbitMQ, and answers an operator.",
+            "Settings: OUTBOX_* environment variables or a --config properties file (list: outbox-worker keys).",
+            "Broker clients: any Kafka producer property as OUTBOX_KAFKA_<PROPERTY>, any RabbitMQ connection "
+                    + "setting as OUTBOX_RABBITMQ_<SETTING> (effective values, secrets masked: outbox-worker config)."
+        },
+        subcommands = {
+            RunCommand.class,
+            StatusCommand.class,
+            DeadLettersCommand.class,
+            RetriesCommand.class,
+            PurgeCommand.class,
+            SchemaCommand.class,
+            KeysCommand.class,
+            ConfigCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class OutboxCli implements Callable<Integer> {
 
     /** The standalone process's logging configuration (INFO, one line per state change, on stderr). */
@@ -71,8 +84,8 @@ public final class OutboxCli implements Callable<Integer> {
         documentExitCodes(commandLine);
         commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
             int code = exitCode(exception);
-            String message = Secrets.maskText(exception.getMessage() != null ? exception.getMessage()
-                    : exception.toString());
+            String message =
+                    Secrets.maskText(exception.getMessage() != null ? exception.getMessage() : exception.toString());
             cmd.getErr().println("error: " + message);
             if (code == ExitCodes.FAILED && !(exception instanceof dev.outboxjava.core.OutboxException)) {
                 LoggerFactory.getLogger(OutboxCli.class).error("{} failed", cmd.getCommandName(), exception);
@@ -85,13 +98,17 @@ public final class OutboxCli implements Callable<Integer> {
 
     /** Every command's {@code --help} ends with the exit codes. */
     private static void documentExitCodes(CommandLine commandLine) {
-        commandLine.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n")
+        commandLine
+                .getCommandSpec()
+                .usageMessage()
+                .exitCodeListHeading("%nExit codes:%n")
                 .exitCodeList(ExitCodes.descriptions());
         commandLine.getSubcommands().values().forEach(OutboxCli::documentExitCodes);
     }
 
     static int exitCode(Throwable exception) {
-        if (exception instanceof InvalidSettingsException || exception instanceof InvalidConfigurationException
+        if (exception instanceof InvalidSettingsException
+                || exception instanceof InvalidConfigurationException
                 || exception instanceof PortInUseException) {
             return ExitCodes.USAGE;
         }
@@ -106,7 +123,9 @@ public final class OutboxCli implements Callable<Integer> {
 
     private static boolean isConnectionFailure(Throwable exception) {
         for (Throwable cause = exception; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+            if (cause instanceof SQLException sql
+                    && sql.getSQLState() != null
+                    && sql.getSQLState().startsWith("08")) {
                 return true;
             }
             if (cause.getCause() == cause) {

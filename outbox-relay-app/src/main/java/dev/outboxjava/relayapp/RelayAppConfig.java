@@ -21,8 +21,8 @@ import java.util.Optional;
  */
 public final class RelayAppConfig {
 
-    private static final String DATABASE_HINT = "the database of the outbox table, e.g. "
-            + "jdbc:postgresql://127.0.0.1:5432/app";
+    private static final String DATABASE_HINT =
+            "the database of the outbox table, e.g. " + "jdbc:postgresql://127.0.0.1:5432/app";
     private static final String BROKER_HINT = "which broker to publish to: kafka or rabbitmq";
 
     private final Optional<DatabaseConfig> database;
@@ -36,9 +36,17 @@ public final class RelayAppConfig {
     private final StoreLayout layout;
     private final ConsoleConfig console;
 
-    private RelayAppConfig(Optional<DatabaseConfig> database, Optional<BrokerConfig> broker, OutboxWorkerConfig worker,
-            HttpConfig http, WakeUpMode wakeUp, String table, String logLevel, HealthConfig health,
-            StoreLayout layout, ConsoleConfig console) {
+    private RelayAppConfig(
+            Optional<DatabaseConfig> database,
+            Optional<BrokerConfig> broker,
+            OutboxWorkerConfig worker,
+            HttpConfig http,
+            WakeUpMode wakeUp,
+            String table,
+            String logLevel,
+            HealthConfig health,
+            StoreLayout layout,
+            ConsoleConfig console) {
         this.console = console;
         this.database = database;
         this.broker = broker;
@@ -86,18 +94,26 @@ public final class RelayAppConfig {
         Optional<BrokerConfig> broker = BrokerReader.read(reader);
         OutboxWorkerConfig worker = WorkerReader.read(reader);
         WakeUpMode wakeUp = wakeUp(reader, worker, store.poolSize());
-        String logLevel = reader.choice(ConfigKey.LOG_LEVEL, "info", value -> switch (value) {
-            case "error", "warn", "info", "debug", "trace" -> Optional.of(value);
-            default -> Optional.empty();
-        }, "error, warn, info, debug, trace");
-        HttpConfig http = new HttpConfig(reader.string(ConfigKey.HTTP_HOST),
-                reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
+        String logLevel = reader.choice(
+                ConfigKey.LOG_LEVEL,
+                "info",
+                value -> switch (value) {
+                    case "error", "warn", "info", "debug", "trace" -> Optional.of(value);
+                    default -> Optional.empty();
+                },
+                "error, warn, info, debug, trace");
+        HttpConfig http =
+                new HttpConfig(reader.string(ConfigKey.HTTP_HOST), reader.integer(ConfigKey.HTTP_PORT, 0, 65_535));
         HealthConfig health = HealthReader.read(reader);
-        ConsoleConfig console = new ConsoleConfig(reader.bool(ConfigKey.CONSOLE_ENABLED),
-                reader.bool(ConfigKey.CONSOLE_ALLOW_REMOTE), Optional.of(reader.string(ConfigKey.CONSOLE_ADMIN_TOKEN)));
+        ConsoleConfig console = new ConsoleConfig(
+                reader.bool(ConfigKey.CONSOLE_ENABLED),
+                reader.bool(ConfigKey.CONSOLE_ALLOW_REMOTE),
+                Optional.of(reader.string(ConfigKey.CONSOLE_ADMIN_TOKEN)));
         if (console.enabled() && !http.enabled()) {
-            reader.problem(ConfigKey.CONSOLE_ENABLED, "needs the HTTP server, which serves it under /console: set "
-                    + ConfigKey.HTTP_PORT.displayName() + " to a port (it is 0)");
+            reader.problem(
+                    ConfigKey.CONSOLE_ENABLED,
+                    "needs the HTTP server, which serves it under /console: set " + ConfigKey.HTTP_PORT.displayName()
+                            + " to a port (it is 0)");
         }
 
         List<Requirement> requirements = List.of(required);
@@ -108,8 +124,8 @@ public final class RelayAppConfig {
             reader.problem(ConfigKey.BROKER, "is required: " + BROKER_HINT);
         }
         reader.throwIfProblems();
-        return new RelayAppConfig(store.config(), broker, worker, http, wakeUp, store.table(), logLevel, health,
-                store.layout(), console);
+        return new RelayAppConfig(
+                store.config(), broker, worker, http, wakeUp, store.table(), logLevel, health, store.layout(), console);
     }
 
     /**
@@ -117,19 +133,29 @@ public final class RelayAppConfig {
      * LISTEN connection, held for good, when the wake-up listens.
      */
     private static WakeUpMode wakeUp(ConfigReader reader, OutboxWorkerConfig worker, int poolSize) {
-        WakeUpMode wakeUp = reader.choice(ConfigKey.RELAY_WAKEUP, WakeUpMode.NOTIFY_AFTER_COMMIT, value -> switch (value) {
-            case "notify_after_commit" -> Optional.of(WakeUpMode.NOTIFY_AFTER_COMMIT);
-            case "trigger_notify" -> Optional.of(WakeUpMode.TRIGGER_NOTIFY);
-            case "none" -> Optional.of(WakeUpMode.NONE);
-            default -> Optional.empty();
-        }, "notify_after_commit, trigger_notify, none");
+        WakeUpMode wakeUp = reader.choice(
+                ConfigKey.RELAY_WAKEUP,
+                WakeUpMode.NOTIFY_AFTER_COMMIT,
+                value -> switch (value) {
+                    case "notify_after_commit" -> Optional.of(WakeUpMode.NOTIFY_AFTER_COMMIT);
+                    case "trigger_notify" -> Optional.of(WakeUpMode.TRIGGER_NOTIFY);
+                    case "none" -> Optional.of(WakeUpMode.NONE);
+                    default -> Optional.empty();
+                },
+                "notify_after_commit, trigger_notify, none");
         int needed = ConnectionBudget.needed(worker, wakeUp);
         if (poolSize < needed) {
-            reader.problem(ConfigKey.DB_POOL_SIZE, "must be at least " + needed + ": "
-                    + ConfigKey.RELAY_THREADS.property() + "=" + worker.relayThreads() + " relay thread(s) hold one "
-                    + "connection each" + (wakeUp.listens() ? ", and the LISTEN connection of "
-                    + ConfigKey.RELAY_WAKEUP.property() + " is held for good" : "")
-                    + "; lower the relay threads or enlarge the pool");
+            reader.problem(
+                    ConfigKey.DB_POOL_SIZE,
+                    "must be at least " + needed + ": "
+                            + ConfigKey.RELAY_THREADS.property() + "=" + worker.relayThreads()
+                            + " relay thread(s) hold one "
+                            + "connection each"
+                            + (wakeUp.listens()
+                                    ? ", and the LISTEN connection of " + ConfigKey.RELAY_WAKEUP.property()
+                                            + " is held for good"
+                                    : "")
+                            + "; lower the relay threads or enlarge the pool");
         }
         return wakeUp;
     }
@@ -207,7 +233,7 @@ public final class RelayAppConfig {
     }
 
     private static InvalidSettingsException missing(ConfigKey key, String what) {
-        return new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(key.displayName(),
-                "is required: " + what)));
+        return new InvalidSettingsException(
+                List.of(new InvalidSettingsException.Problem(key.displayName(), "is required: " + what)));
     }
 }

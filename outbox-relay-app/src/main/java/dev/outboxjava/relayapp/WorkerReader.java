@@ -18,8 +18,7 @@ import java.util.Optional;
  */
 final class WorkerReader {
 
-    private WorkerReader() {
-    }
+    private WorkerReader() {}
 
     static OutboxWorkerConfig read(ConfigReader reader) {
         OutboxWorkerConfig.Builder builder = OutboxWorkerConfig.builder()
@@ -50,22 +49,31 @@ final class WorkerReader {
         int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelayConfig.MAX_BATCH_SIZE);
         Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
         Ordering ordering = ordering(reader);
-        return reader.build(ConfigKey.RELAY_PUBLISH_TIMEOUT, () -> new RelayConfig(batchSize, publishTimeout, ordering),
+        return reader.build(
+                ConfigKey.RELAY_PUBLISH_TIMEOUT,
+                () -> new RelayConfig(batchSize, publishTimeout, ordering),
                 RelayConfig.ofDefaults());
     }
 
     private static Ordering ordering(ConfigReader reader) {
-        Ordering.Mode mode = reader.choice(ConfigKey.ORDERING, Ordering.Mode.NONE, value -> switch (value) {
-            case "none" -> Optional.of(Ordering.Mode.NONE);
-            case "per_key" -> Optional.of(Ordering.Mode.PER_KEY);
-            default -> Optional.empty();
-        }, "none, per_key");
-        Ordering.AfterDeadLetter afterDeadLetter = reader.choice(ConfigKey.AFTER_DEAD_LETTER,
-                Ordering.AfterDeadLetter.HOLD_KEY, value -> switch (value) {
+        Ordering.Mode mode = reader.choice(
+                ConfigKey.ORDERING,
+                Ordering.Mode.NONE,
+                value -> switch (value) {
+                    case "none" -> Optional.of(Ordering.Mode.NONE);
+                    case "per_key" -> Optional.of(Ordering.Mode.PER_KEY);
+                    default -> Optional.empty();
+                },
+                "none, per_key");
+        Ordering.AfterDeadLetter afterDeadLetter = reader.choice(
+                ConfigKey.AFTER_DEAD_LETTER,
+                Ordering.AfterDeadLetter.HOLD_KEY,
+                value -> switch (value) {
                     case "hold_key" -> Optional.of(Ordering.AfterDeadLetter.HOLD_KEY);
                     case "continue" -> Optional.of(Ordering.AfterDeadLetter.CONTINUE);
                     default -> Optional.empty();
-                }, "hold_key, continue");
+                },
+                "hold_key, continue");
         return new Ordering(mode, afterDeadLetter);
     }
 
@@ -75,22 +83,33 @@ final class WorkerReader {
         Duration maxDelay = reader.duration(ConfigKey.RETRY_MAX_DELAY);
         double jitter = reader.decimal(ConfigKey.RETRY_JITTER);
         int unroutableMaxAttempts = reader.integer(ConfigKey.RETRY_UNROUTABLE_MAX_ATTEMPTS, 1, 1000);
-        return reader.build(ConfigKey.RETRY_INITIAL_DELAY, () -> RetryPolicy.builder()
-                .initialDelay(initialDelay).multiplier(multiplier).maxDelay(maxDelay).jitter(jitter)
-                .unroutableMaxAttempts(unroutableMaxAttempts).build(), RetryPolicy.ofDefaults());
+        return reader.build(
+                ConfigKey.RETRY_INITIAL_DELAY,
+                () -> RetryPolicy.builder()
+                        .initialDelay(initialDelay)
+                        .multiplier(multiplier)
+                        .maxDelay(maxDelay)
+                        .jitter(jitter)
+                        .unroutableMaxAttempts(unroutableMaxAttempts)
+                        .build(),
+                RetryPolicy.ofDefaults());
     }
 
     private static SweeperConfig sweeper(ConfigReader reader) {
         Duration leaseTimeout = reader.duration(ConfigKey.SWEEPER_LEASE_TIMEOUT);
         int chunkSize = reader.integer(ConfigKey.SWEEPER_CHUNK_SIZE, 1, 100_000);
-        return reader.build(ConfigKey.SWEEPER_LEASE_TIMEOUT, () -> new SweeperConfig(leaseTimeout, chunkSize,
-                SweeperConfig.DEFAULT_MAX_CHUNKS_PER_TICK), SweeperConfig.ofDefaults());
+        return reader.build(
+                ConfigKey.SWEEPER_LEASE_TIMEOUT,
+                () -> new SweeperConfig(leaseTimeout, chunkSize, SweeperConfig.DEFAULT_MAX_CHUNKS_PER_TICK),
+                SweeperConfig.ofDefaults());
     }
 
     private static CleanerConfig cleaner(ConfigReader reader) {
         Duration retention = reader.duration(ConfigKey.CLEANER_RETENTION);
         int chunkSize = reader.integer(ConfigKey.CLEANER_CHUNK_SIZE, 1, 100_000);
-        return reader.build(ConfigKey.CLEANER_RETENTION, () -> new CleanerConfig(retention, chunkSize,
-                CleanerConfig.DEFAULT_MAX_CHUNKS_PER_TICK), CleanerConfig.ofDefaults());
+        return reader.build(
+                ConfigKey.CLEANER_RETENTION,
+                () -> new CleanerConfig(retention, chunkSize, CleanerConfig.DEFAULT_MAX_CHUNKS_PER_TICK),
+                CleanerConfig.ofDefaults());
     }
 }

@@ -29,20 +29,39 @@ class OutboxCliTest {
     @Test
     void givenHelp_thenEveryCommandAndTheExitCodesAreListed() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("run", "status", "dead-letters", "retries", "purge", "schema", "keys",
-                "config", "Exit codes:", "3   database unreachable", "4   status: not ready");
+        assertThat(out.toString())
+                .contains(
+                        "run",
+                        "status",
+                        "dead-letters",
+                        "retries",
+                        "purge",
+                        "schema",
+                        "keys",
+                        "config",
+                        "Exit codes:",
+                        "3   database unreachable",
+                        "4   status: not ready");
     }
 
     @Test
     void givenAnyCommandsHelp_thenItListsTheExitCodes() {
-        for (String[] command : new String[][] {{"run"}, {"status"}, {"dead-letters", "list"},
-                {"dead-letters", "requeue"}, {"retries", "list"}, {"purge"}, {"config"}}) {
+        for (String[] command : new String[][] {
+            {"run"},
+            {"status"},
+            {"dead-letters", "list"},
+            {"dead-letters", "requeue"},
+            {"retries", "list"},
+            {"purge"},
+            {"config"}
+        }) {
             out.getBuffer().setLength(0);
             String[] help = java.util.Arrays.copyOf(command, command.length + 1);
             help[command.length] = "--help";
             assertThat(run(help)).isZero();
-            assertThat(out.toString()).as(String.join(" ", command)).contains("Exit codes:",
-                    "2   wrong usage or settings", "3   database unreachable");
+            assertThat(out.toString())
+                    .as(String.join(" ", command))
+                    .contains("Exit codes:", "2   wrong usage or settings", "3   database unreachable");
         }
     }
 
@@ -53,7 +72,9 @@ class OutboxCliTest {
         Files.writeString(file, "outbox.relay.batch.size=0\n");
 
         assertThat(run("run", "--config", file.toString())).isEqualTo(2);
-        assertThat(err.toString()).contains("3 problems").contains("outbox.db.url (OUTBOX_DB_URL): is required")
+        assertThat(err.toString())
+                .contains("3 problems")
+                .contains("outbox.db.url (OUTBOX_DB_URL): is required")
                 .contains("outbox.broker (OUTBOX_BROKER): is required")
                 .contains("outbox.relay.batch.size (OUTBOX_RELAY_BATCH_SIZE)");
     }
@@ -61,12 +82,17 @@ class OutboxCliTest {
     @Test
     void givenConfig_thenEveryKeyIsShown_andSecretsAreMasked(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("outbox.properties");
-        Files.writeString(file, "outbox.db.url=jdbc:postgresql://db/app?password=hunter2\noutbox.db.password=hunter2\n"
-                + "outbox.broker=kafka\noutbox.kafka.bootstrap.servers=k:9092\noutbox.kafka.ssl.key.password=hunter2\n"
-                + "outbox.kafka.linger.ms=20\noutbox.console.admin.token=hunter2\n");
+        Files.writeString(
+                file,
+                "outbox.db.url=jdbc:postgresql://db/app?password=hunter2\noutbox.db.password=hunter2\n"
+                        + "outbox.broker=kafka\noutbox.kafka.bootstrap.servers=k:9092\noutbox.kafka.ssl.key.password=hunter2\n"
+                        + "outbox.kafka.linger.ms=20\noutbox.console.admin.token=hunter2\n");
 
-        assertThat(run("config", "--config", file.toString())).as(err.toString()).isZero();
-        assertThat(out.toString()).doesNotContain("hunter2")
+        assertThat(run("config", "--config", file.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString())
+                .doesNotContain("hunter2")
                 .containsPattern("outbox.console.admin.token\\s+\\*\\*\\*")
                 .containsPattern("outbox.db.url\\s+jdbc:postgresql://db/app\\?password=\\*\\*\\*")
                 .containsPattern("outbox.db.password\\s+\\*\\*\\*")
@@ -81,17 +107,21 @@ class OutboxCliTest {
         assertThat(run("purge", "--status", "sent")).isEqualTo(2);
         assertThat(err.toString()).contains("--older-than");
         assertThat(run("dead-letters", "requeue")).isEqualTo(2);
-        assertThat(run("purge", "--status", "pending", "--older-than", "1d")).as("only terminal states")
+        assertThat(run("purge", "--status", "pending", "--older-than", "1d"))
+                .as("only terminal states")
                 .isEqualTo(2);
     }
 
     @Test
     void givenSchema_thenTheDdlForTheTableIsPrinted_withoutADatabase() {
         assertThat(run("schema", "--table", "billing.outbox_events")).isZero();
-        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"outbox_events\"")
-                .contains("DROP TRIGGER IF EXISTS").doesNotContain("pg_notify");
+        assertThat(out.toString())
+                .contains("CREATE TABLE IF NOT EXISTS \"billing\".\"outbox_events\"")
+                .contains("DROP TRIGGER IF EXISTS")
+                .doesNotContain("pg_notify");
         out.getBuffer().setLength(0);
-        assertThat(run("schema", "--table", "billing.outbox_events", "--notify-trigger")).isZero();
+        assertThat(run("schema", "--table", "billing.outbox_events", "--notify-trigger"))
+                .isZero();
         assertThat(out.toString()).contains("pg_notify('billing_outbox_events', '')");
         assertThat(run("schema", "--table", "Bad Name")).isEqualTo(2);
         assertThat(err.toString()).contains("tableName");
@@ -105,16 +135,22 @@ class OutboxCliTest {
         Files.writeString(perKey, "outbox.table=shop.events\noutbox.ordering=per_key\n");
 
         assertThat(run("schema", "--config", unordered.toString())).isZero();
-        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
-                .doesNotContain("events_key_guard_idx").doesNotContain("${");
+        assertThat(out.toString())
+                .contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+                .doesNotContain("events_key_guard_idx")
+                .doesNotContain("${");
         out.getBuffer().setLength(0);
         assertThat(run("schema", "--config", perKey.toString())).isZero();
-        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+        assertThat(out.toString())
+                .contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
                 .contains("CREATE INDEX IF NOT EXISTS \"events_key_guard_idx\" ON \"shop\".\"events\"")
                 .contains("CREATE INDEX IF NOT EXISTS \"events_key_held_idx\" ON \"shop\".\"events\"");
         out.getBuffer().setLength(0);
-        assertThat(run("schema", "--config", perKey.toString(), "--table", "other")).isZero();
-        assertThat(out.toString()).contains("\"other_key_guard_idx\" ON \"other\"").doesNotContain("shop");
+        assertThat(run("schema", "--config", perKey.toString(), "--table", "other"))
+                .isZero();
+        assertThat(out.toString())
+                .contains("\"other_key_guard_idx\" ON \"other\"")
+                .doesNotContain("shop");
     }
 
     @Test
@@ -123,16 +159,20 @@ class OutboxCliTest {
         Files.writeString(log, "outbox.table=shop.events\noutbox.store.layout=append_log\n");
 
         assertThat(run("schema", "--config", log.toString())).as(err.toString()).isZero();
-        assertThat(out.toString()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
-                .contains("\"shop\".\"events_state\"").contains("\"shop\".\"events_sent\"")
-                .contains("\"events_log_idx\"").doesNotContain("\"events_pending_idx\"");
+        assertThat(out.toString())
+                .contains("CREATE TABLE IF NOT EXISTS \"shop\".\"events\"")
+                .contains("\"shop\".\"events_state\"")
+                .contains("\"shop\".\"events_sent\"")
+                .contains("\"events_log_idx\"")
+                .doesNotContain("\"events_pending_idx\"");
         out.getBuffer().setLength(0);
         assertThat(run("schema", "--table", "billing.outbox_events")).isZero();
         assertThat(out.toString()).as("the default layout").doesNotContain("outbox_events_state");
     }
 
     @Test
-    void givenSchemaApplyWithoutADatabase_thenTheExitCodeIs2_andTheSettingIsNamed(@TempDir Path dir) throws IOException {
+    void givenSchemaApplyWithoutADatabase_thenTheExitCodeIs2_andTheSettingIsNamed(@TempDir Path dir)
+            throws IOException {
         Path noDatabase = dir.resolve("no-database.properties");
         Files.writeString(noDatabase, "outbox.ordering=per_key\n");
 
@@ -151,11 +191,14 @@ class OutboxCliTest {
     void givenInvalidSettingsInTheConfigFile_thenTheExitCodeIs2_andEveryKeyIsNamed(@TempDir Path dir)
             throws IOException {
         Path file = dir.resolve("bad.properties");
-        Files.writeString(file, "outbox.db.url=jdbc:postgresql://127.0.0.1:1/x\noutbox.relay.treads=2\n"
-                + "outbox.relay.batch.size=-1\n");
+        Files.writeString(
+                file,
+                "outbox.db.url=jdbc:postgresql://127.0.0.1:1/x\noutbox.relay.treads=2\n"
+                        + "outbox.relay.batch.size=-1\n");
 
         assertThat(run("status", "--config", file.toString())).isEqualTo(2);
-        assertThat(err.toString()).contains("outbox.relay.treads: unknown setting")
+        assertThat(err.toString())
+                .contains("outbox.relay.treads: unknown setting")
                 .contains("outbox.relay.batch.size (OUTBOX_RELAY_BATCH_SIZE)");
     }
 
@@ -169,8 +212,11 @@ class OutboxCliTest {
         Files.writeString(file, "outbox.db.url=jdbc:postgresql://127.0.0.1:" + closedPort + "/app\n");
 
         assertThat(run("status", "--config", file.toString())).isEqualTo(3);
-        assertThat(err.toString()).contains("database unreachable at jdbc:postgresql://127.0.0.1:" + closedPort)
+        assertThat(err.toString())
+                .contains("database unreachable at jdbc:postgresql://127.0.0.1:" + closedPort)
                 .contains("outbox.db.url");
-        assertThat(err.toString().lines().count()).as("one line, no stack trace: %s", err).isOne();
+        assertThat(err.toString().lines().count())
+                .as("one line, no stack trace: %s", err)
+                .isOne();
     }
 }

@@ -12,9 +12,6 @@ import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
-import dev.outboxjava.postgres.WakeUpMode;
-import dev.outboxjava.postgres.StoreLayout;
-import dev.outboxjava.relayapp.internal.DataSources;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,26 +43,31 @@ class RelayAppConfigTest {
 
     @Test
     void givenTheUnroutableBudget_thenTheRetryPolicyHasIt_andAValueBelowOneIsRefusedByName() {
-        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "5")));
+        RelayAppConfig settings =
+                RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "5")));
         assertThat(settings.worker().retryPolicy().unroutableMaxAttempts()).isEqualTo(5);
 
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "0"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(
+                        ConfigSource.environment(Map.of("OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS", "0"))))
                 .hasMessageContaining("OUTBOX_RETRY_UNROUTABLE_MAX_ATTEMPTS");
     }
 
     @Test
     void givenTheConsole_thenItIsLocalOnlyByDefault_andNeedsTheHttpServer() {
-        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_CONSOLE_ENABLED", "true")));
+        RelayAppConfig settings =
+                RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_CONSOLE_ENABLED", "true")));
         assertThat(settings.console().enabled()).isTrue();
         assertThat(settings.console().allowRemote()).isFalse();
-        assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_CONSOLE_ENABLED", "true",
-                "OUTBOX_CONSOLE_ALLOW_REMOTE", "true"))).console().allowRemote()).isTrue();
+        assertThat(RelayAppConfig.load(ConfigSource.environment(
+                                Map.of("OUTBOX_CONSOLE_ENABLED", "true", "OUTBOX_CONSOLE_ALLOW_REMOTE", "true")))
+                        .console()
+                        .allowRemote())
+                .isTrue();
 
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_CONSOLE_ENABLED", "true", "OUTBOX_HTTP_PORT", "0"))))
-                .hasMessageContaining("OUTBOX_CONSOLE_ENABLED").hasMessageContaining("OUTBOX_HTTP_PORT");
+        assertThatThrownBy(() -> RelayAppConfig.load(
+                        ConfigSource.environment(Map.of("OUTBOX_CONSOLE_ENABLED", "true", "OUTBOX_HTTP_PORT", "0"))))
+                .hasMessageContaining("OUTBOX_CONSOLE_ENABLED")
+                .hasMessageContaining("OUTBOX_HTTP_PORT");
     }
 
     @Test
@@ -104,8 +106,10 @@ class RelayAppConfigTest {
     void givenAPropertiesFile_andEnvironmentVariables_thenTheEnvironmentWinsKeyByKey(@TempDir Path dir)
             throws IOException {
         Path file = dir.resolve("outbox.properties");
-        Files.writeString(file, "outbox.db.url=jdbc:postgresql://file:5432/app\noutbox.relay.batch.size=100\n"
-                + "outbox.sweeper.lease.timeout=5m\nunrelated.key=1\n");
+        Files.writeString(
+                file,
+                "outbox.db.url=jdbc:postgresql://file:5432/app\noutbox.relay.batch.size=100\n"
+                        + "outbox.sweeper.lease.timeout=5m\nunrelated.key=1\n");
         ConfigSource source = ConfigSource.environment(Map.of("OUTBOX_RELAY_BATCH_SIZE", "200"))
                 .overriding(ConfigSource.file(file));
 
@@ -118,8 +122,8 @@ class RelayAppConfigTest {
 
     @Test
     void givenAnUnknownEnvironmentVariable_thenStartingFailsNamingIt_butTestkitVariablesAreIgnored() {
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_RELAY_BATCHSIZE", "10", "OUTBOX_TEST_POSTGRES_URL", "jdbc:postgresql://x/y"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(
+                        Map.of("OUTBOX_RELAY_BATCHSIZE", "10", "OUTBOX_TEST_POSTGRES_URL", "jdbc:postgresql://x/y"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("OUTBOX_RELAY_BATCHSIZE: unknown setting")
                 .hasMessageNotContaining("OUTBOX_TEST_POSTGRES_URL");
@@ -134,8 +138,8 @@ class RelayAppConfigTest {
 
     @Test
     void givenSeveralInvalidValues_thenEveryProblemIsReportedAtOnce_eachNamingItsKey() {
-        InvalidSettingsException failure = (InvalidSettingsException) org.assertj.core.api.Assertions.catchThrowable(
-                () -> RelayAppConfig.load(ConfigSource.map(Map.of(
+        InvalidSettingsException failure = (InvalidSettingsException)
+                org.assertj.core.api.Assertions.catchThrowable(() -> RelayAppConfig.load(ConfigSource.map(Map.of(
                         "outbox.relay.batch.size", "lots",
                         "outbox.relay.threads", "0",
                         "outbox.relay.publish.timeout", "soon",
@@ -144,21 +148,26 @@ class RelayAppConfigTest {
                         "outbox.table", "orders; drop table orders",
                         "outbox.http.port", "70000"))));
 
-        assertThat(failure.problems()).extracting(InvalidSettingsException.Problem::key).containsExactlyInAnyOrder(
-                "outbox.relay.batch.size (OUTBOX_RELAY_BATCH_SIZE)",
-                "outbox.relay.threads (OUTBOX_RELAY_THREADS)",
-                "outbox.relay.publish.timeout (OUTBOX_RELAY_PUBLISH_TIMEOUT)",
-                "outbox.broker (OUTBOX_BROKER)",
-                "outbox.cleaner.enabled (OUTBOX_CLEANER_ENABLED)",
-                "outbox.table (OUTBOX_TABLE)",
-                "outbox.http.port (OUTBOX_HTTP_PORT)");
-        assertThat(failure.getMessage()).contains("7 problems").contains("'lots'").contains("kafka, rabbitmq");
+        assertThat(failure.problems())
+                .extracting(InvalidSettingsException.Problem::key)
+                .containsExactlyInAnyOrder(
+                        "outbox.relay.batch.size (OUTBOX_RELAY_BATCH_SIZE)",
+                        "outbox.relay.threads (OUTBOX_RELAY_THREADS)",
+                        "outbox.relay.publish.timeout (OUTBOX_RELAY_PUBLISH_TIMEOUT)",
+                        "outbox.broker (OUTBOX_BROKER)",
+                        "outbox.cleaner.enabled (OUTBOX_CLEANER_ENABLED)",
+                        "outbox.table (OUTBOX_TABLE)",
+                        "outbox.http.port (OUTBOX_HTTP_PORT)");
+        assertThat(failure.getMessage())
+                .contains("7 problems")
+                .contains("'lots'")
+                .contains("kafka, rabbitmq");
     }
 
     @Test
     void givenALeaseTimeoutNotAboveThePublishTimeout_thenTheCrossCheckFails() {
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of(
-                "outbox.relay.publish.timeout", "1m", "outbox.sweeper.lease.timeout", "1m"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(
+                        Map.of("outbox.relay.publish.timeout", "1m", "outbox.sweeper.lease.timeout", "1m"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.sweeper.lease.timeout (OUTBOX_SWEEPER_LEASE_TIMEOUT): must be longer "
                         + "than outbox.relay.publish.timeout (1m)");
@@ -175,16 +184,19 @@ class RelayAppConfigTest {
     void givenNoDatabaseUrl_whenACommandNeedsTheDatabase_thenTheErrorNamesTheKey() {
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.map(Map.of()));
 
-        assertThatThrownBy(settings::requireDatabase).isInstanceOf(InvalidSettingsException.class)
+        assertThatThrownBy(settings::requireDatabase)
+                .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.db.url (OUTBOX_DB_URL): is required");
-        assertThatThrownBy(settings::requireBroker).isInstanceOf(InvalidSettingsException.class)
+        assertThatThrownBy(settings::requireBroker)
+                .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.broker (OUTBOX_BROKER): is required");
     }
 
     @Test
     void givenAMissingConfigFile_thenTheErrorSaysWhichFile(@TempDir Path dir) {
         assertThatThrownBy(() -> ConfigSource.file(dir.resolve("absent.properties")))
-                .isInstanceOf(InvalidSettingsException.class).hasMessageContaining("absent.properties does not exist");
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("absent.properties does not exist");
     }
 
     @Test
@@ -200,68 +212,95 @@ class RelayAppConfigTest {
 
     @Test
     void givenDurationsTooLongForTheLoops_thenEachIsASettingsErrorNamingItsKey() {
-        InvalidSettingsException failure = (InvalidSettingsException) org.assertj.core.api.Assertions.catchThrowable(
-                () -> RelayAppConfig.load(ConfigSource.map(Map.of(
-                        "outbox.relay.poll.interval", "9999999999999999d",      // overflows Duration itself
-                        "outbox.cleaner.retention", "106751991167301d",         // a Duration, but not in nanoseconds
-                        "outbox.backoff.max", "PT9999999999999999H",             // ISO-8601, overflows Duration
-                        "outbox.shutdown.timeout", "99999999999999999999s"))));  // not even a long
+        InvalidSettingsException failure = (InvalidSettingsException)
+                org.assertj.core.api.Assertions.catchThrowable(() -> RelayAppConfig.load(ConfigSource.map(Map.of(
+                        "outbox.relay.poll.interval", "9999999999999999d", // overflows Duration itself
+                        "outbox.cleaner.retention", "106751991167301d", // a Duration, but not in nanoseconds
+                        "outbox.backoff.max", "PT9999999999999999H", // ISO-8601, overflows Duration
+                        "outbox.shutdown.timeout", "99999999999999999999s")))); // not even a long
 
-        assertThat(failure.problems()).extracting(InvalidSettingsException.Problem::key).containsExactlyInAnyOrder(
-                "outbox.relay.poll.interval (OUTBOX_RELAY_POLL_INTERVAL)",
-                "outbox.cleaner.retention (OUTBOX_CLEANER_RETENTION)",
-                "outbox.backoff.max (OUTBOX_BACKOFF_MAX)",
-                "outbox.shutdown.timeout (OUTBOX_SHUTDOWN_TIMEOUT)");
-        assertThat(failure.problems()).extracting(InvalidSettingsException.Problem::reason)
+        assertThat(failure.problems())
+                .extracting(InvalidSettingsException.Problem::key)
+                .containsExactlyInAnyOrder(
+                        "outbox.relay.poll.interval (OUTBOX_RELAY_POLL_INTERVAL)",
+                        "outbox.cleaner.retention (OUTBOX_CLEANER_RETENTION)",
+                        "outbox.backoff.max (OUTBOX_BACKOFF_MAX)",
+                        "outbox.shutdown.timeout (OUTBOX_SHUTDOWN_TIMEOUT)");
+        assertThat(failure.problems())
+                .extracting(InvalidSettingsException.Problem::reason)
                 .allSatisfy(reason -> assertThat(reason).contains("is too long; a duration must be at most 106751d"));
-        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.cleaner.retention", "106751d"))).worker()
-                .cleaner().retention()).isEqualTo(Duration.ofDays(106_751));
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.cleaner.retention", "106751d")))
+                        .worker()
+                        .cleaner()
+                        .retention())
+                .isEqualTo(Duration.ofDays(106_751));
     }
 
     @Test
     void givenTheWorkerConfigBuilder_thenItValidatesEveryValueAtOnce() {
-        assertThatThrownBy(() -> OutboxWorkerConfig.builder().relayThreads(0).pollInterval(Duration.ZERO)
-                .backoffInitial(Duration.ofSeconds(10)).backoffMax(Duration.ofSeconds(1)).build())
+        assertThatThrownBy(() -> OutboxWorkerConfig.builder()
+                        .relayThreads(0)
+                        .pollInterval(Duration.ZERO)
+                        .backoffInitial(Duration.ofSeconds(10))
+                        .backoffMax(Duration.ofSeconds(1))
+                        .build())
                 .isInstanceOf(InvalidSettingsException.class)
-                .satisfies(e -> assertThat(((InvalidSettingsException) e).problems()).hasSize(3));
+                .satisfies(e ->
+                        assertThat(((InvalidSettingsException) e).problems()).hasSize(3));
     }
 
     @Test
     void givenMoreRelayThreadsThanThePoolHolds_thenThePoolSizeIsRefusedNamingBothSettings() {
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.relay.threads", "4",
-                "outbox.db.pool.size", "4"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(
+                        ConfigSource.map(Map.of("outbox.relay.threads", "4", "outbox.db.pool.size", "4"))))
                 .hasMessageContaining("outbox.db.pool.size (OUTBOX_DB_POOL_SIZE): must be at least 5")
                 .hasMessageContaining("outbox.relay.threads=4");
-        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.relay.threads", "4", "outbox.db.pool.size",
-                "4", "outbox.relay.wakeup", "none"))).worker().relayThreads()).isEqualTo(4);
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of(
+                                "outbox.relay.threads",
+                                "4",
+                                "outbox.db.pool.size",
+                                "4",
+                                "outbox.relay.wakeup",
+                                "none")))
+                        .worker()
+                        .relayThreads())
+                .isEqualTo(4);
     }
 
     @Test
     void givenPerKeyOrdering_thenTheRelaySettingsCarryIt_andABadValueIsNamed() {
-        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_ORDERING", "per_key", "OUTBOX_AFTER_DEAD_LETTER", "continue")));
+        RelayAppConfig settings = RelayAppConfig.load(
+                ConfigSource.environment(Map.of("OUTBOX_ORDERING", "per_key", "OUTBOX_AFTER_DEAD_LETTER", "continue")));
 
-        assertThat(settings.worker().relay().ordering()).isEqualTo(
-                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE));
-        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of())).worker().relay().ordering().isPerKey()).isFalse();
+        assertThat(settings.worker().relay().ordering())
+                .isEqualTo(dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE));
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of()))
+                        .worker()
+                        .relay()
+                        .ordering()
+                        .isPerKey())
+                .isFalse();
         assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.ordering", "global"))))
                 .hasMessageContaining("outbox.ordering (OUTBOX_ORDERING): must be one of none, per_key");
     }
 
     @Test
     void givenTheStoreLayout_thenTheStoreIsBuiltWithIt_andAnUnknownLayoutIsRefusedByName() {
-        RelayAppConfig defaults = RelayAppConfig.load(ConfigSource.map(Map.of("outbox.db.url",
-                "jdbc:postgresql://db:5432/app")));
+        RelayAppConfig defaults =
+                RelayAppConfig.load(ConfigSource.map(Map.of("outbox.db.url", "jdbc:postgresql://db:5432/app")));
         assertThat(defaults.layout()).isEqualTo(StoreLayout.IN_PLACE);
         assertThat(defaults.requireDatabase().layout()).isEqualTo(StoreLayout.IN_PLACE);
 
-        RelayAppConfig log = RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_DB_URL", "jdbc:postgresql://db:5432/app", "OUTBOX_STORE_LAYOUT", "APPEND_LOG")));
+        RelayAppConfig log = RelayAppConfig.load(ConfigSource.environment(
+                Map.of("OUTBOX_DB_URL", "jdbc:postgresql://db:5432/app", "OUTBOX_STORE_LAYOUT", "APPEND_LOG")));
         assertThat(log.layout()).isEqualTo(StoreLayout.APPEND_LOG);
-        assertThat(DataSources.storeConfig(log.requireDatabase(), Ordering.none(), WakeUpMode.NONE).layout())
+        assertThat(DataSources.storeConfig(log.requireDatabase(), Ordering.none(), WakeUpMode.NONE)
+                        .layout())
                 .isEqualTo(StoreLayout.APPEND_LOG);
-        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.store.layout", "append_log"))).layout())
-                .as("without a database URL, for the schema command").isEqualTo(StoreLayout.APPEND_LOG);
+        assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.store.layout", "append_log")))
+                        .layout())
+                .as("without a database URL, for the schema command")
+                .isEqualTo(StoreLayout.APPEND_LOG);
 
         assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.store.layout", "append-only"))))
                 .isInstanceOf(InvalidSettingsException.class)

@@ -46,7 +46,7 @@ public final class BrokerInbox implements Supplier<List<ReceivedMessage>>, AutoC
 
     private final List<ReceivedMessage> received = new CopyOnWriteArrayList<>();
     private final String source;
-    private AutoCloseable stop = () -> { };
+    private AutoCloseable stop = () -> {};
 
     private BrokerInbox(String source) {
         this.source = source;
@@ -66,16 +66,21 @@ public final class BrokerInbox implements Supplier<List<ReceivedMessage>>, AutoC
             Connection connection = factory.newConnection("outbox-testkit-inbox-" + UUID.randomUUID());
             try {
                 Channel channel = connection.createChannel();
-                channel.basicConsume(queue, true, (tag, delivery) -> inbox.received.add(BrokerMessages.fromAmqp(delivery)),
-                        tag -> { });
+                channel.basicConsume(
+                        queue,
+                        true,
+                        (tag, delivery) -> inbox.received.add(BrokerMessages.fromAmqp(delivery)),
+                        tag -> {});
             } catch (IOException | RuntimeException e) {
                 connection.close();
                 throw e;
             }
             inbox.stop = connection::close;
         } catch (IOException | TimeoutException e) {
-            throw new IllegalStateException("cannot consume AMQP queue '" + queue + "' at " + factory.getHost() + ":"
-                    + factory.getPort() + " (does the queue exist?): " + e, e);
+            throw new IllegalStateException(
+                    "cannot consume AMQP queue '" + queue + "' at " + factory.getHost() + ":" + factory.getPort()
+                            + " (does the queue exist?): " + e,
+                    e);
         }
         return inbox;
     }
@@ -99,7 +104,8 @@ public final class BrokerInbox implements Supplier<List<ReceivedMessage>>, AutoC
         List<TopicPartition> partitions;
         try {
             partitions = consumer.partitionsFor(topic, STOP_TIMEOUT).stream()
-                    .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
+                    .map(info -> new TopicPartition(info.topic(), info.partition()))
+                    .toList();
             if (partitions.isEmpty()) {
                 throw new IllegalStateException("Kafka topic '" + topic + "' has no partitions (does it exist?)");
             }
@@ -109,20 +115,23 @@ public final class BrokerInbox implements Supplier<List<ReceivedMessage>>, AutoC
             consumer.close();
             throw e;
         }
-        Thread reader = new Thread(() -> {
-            try (consumer) {
-                while (!Thread.currentThread().isInterrupted()) {
-                    consumer.poll(KAFKA_POLL).forEach(record -> inbox.received.add(BrokerMessages.fromKafka(record)));
-                }
-            } catch (RuntimeException e) {
-                // A WakeupException is close() asking the consumer to stop. It is tested with instanceof, not
-                // caught by name: the JVM loads the types of catch clauses when it verifies this class, and a
-                // test with only the AMQP client (outbox-testkit-rabbitmq) has no Kafka classes to load.
-                if (!(e instanceof WakeupException)) {
-                    log.warn("the Kafka inbox of topic {} stopped reading: {}", topic, e.toString());
-                }
-            }
-        }, "outbox-testkit-inbox-" + topic);
+        Thread reader = new Thread(
+                () -> {
+                    try (consumer) {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            consumer.poll(KAFKA_POLL)
+                                    .forEach(record -> inbox.received.add(BrokerMessages.fromKafka(record)));
+                        }
+                    } catch (RuntimeException e) {
+                        // A WakeupException is close() asking the consumer to stop. It is tested with instanceof, not
+                        // caught by name: the JVM loads the types of catch clauses when it verifies this class, and a
+                        // test with only the AMQP client (outbox-testkit-rabbitmq) has no Kafka classes to load.
+                        if (!(e instanceof WakeupException)) {
+                            log.warn("the Kafka inbox of topic {} stopped reading: {}", topic, e.toString());
+                        }
+                    }
+                },
+                "outbox-testkit-inbox-" + topic);
         reader.setDaemon(true);
         reader.start();
         inbox.stop = () -> {

@@ -28,8 +28,7 @@ public final class BrokerMessages {
     private static final String AMQP_PREFIX = "cloudEvents:";
     private static final String KAFKA_PREFIX = "ce_";
 
-    private BrokerMessages() {
-    }
+    private BrokerMessages() {}
 
     /**
      * An AMQP delivery: id from {@code message_id} (else the {@code cloudEvents:id} header), type, source
@@ -39,7 +38,8 @@ public final class BrokerMessages {
      */
     public static ReceivedMessage fromAmqp(Delivery delivery) {
         Map<String, Object> raw = delivery.getProperties().getHeaders() != null
-                ? delivery.getProperties().getHeaders() : Map.of();
+                ? delivery.getProperties().getHeaders()
+                : Map.of();
         Map<String, String> own = new LinkedHashMap<>();
         Map<String, String> attributes = new LinkedHashMap<>();
         raw.forEach((name, value) -> {
@@ -57,9 +57,14 @@ public final class BrokerMessages {
         }
         String id = Optional.ofNullable(delivery.getProperties().getMessageId())
                 .orElseGet(() -> text(raw.get(AMQP_PREFIX + "id")));
-        return new ReceivedMessage(id, text(raw.get(AMQP_PREFIX + "type")), text(raw.get(AMQP_PREFIX + "source")),
+        return new ReceivedMessage(
+                id,
+                text(raw.get(AMQP_PREFIX + "type")),
+                text(raw.get(AMQP_PREFIX + "source")),
                 Optional.ofNullable(raw.get(AMQP_PREFIX + "partitionkey")).map(Object::toString),
-                Optional.ofNullable(delivery.getProperties().getContentType()).orElse(""), own, body(delivery.getBody()),
+                Optional.ofNullable(delivery.getProperties().getContentType()).orElse(""),
+                own,
+                body(delivery.getBody()),
                 attributes);
     }
 
@@ -84,11 +89,17 @@ public final class BrokerMessages {
         Optional<String> key = Optional.ofNullable(ce.get(KAFKA_PREFIX + "partitionkey"))
                 .or(() -> Optional.ofNullable(record.key()).map(BrokerMessages::keyText));
         Map<String, String> attributes = new LinkedHashMap<>();
-        ce.forEach((name, value) -> attributes.put(name.equals("content-type") ? "datacontenttype"
-                : name.substring(KAFKA_PREFIX.length()), value));
-        return new ReceivedMessage(ce.getOrDefault(KAFKA_PREFIX + "id", ""), ce.getOrDefault(KAFKA_PREFIX + "type", ""),
-                ce.getOrDefault(KAFKA_PREFIX + "source", ""), key, ce.getOrDefault("content-type", ""), own,
-                body(record.value()), attributes);
+        ce.forEach((name, value) -> attributes.put(
+                name.equals("content-type") ? "datacontenttype" : name.substring(KAFKA_PREFIX.length()), value));
+        return new ReceivedMessage(
+                ce.getOrDefault(KAFKA_PREFIX + "id", ""),
+                ce.getOrDefault(KAFKA_PREFIX + "type", ""),
+                ce.getOrDefault(KAFKA_PREFIX + "source", ""),
+                key,
+                ce.getOrDefault("content-type", ""),
+                own,
+                body(record.value()),
+                attributes);
     }
 
     private static String keyText(Object key) {

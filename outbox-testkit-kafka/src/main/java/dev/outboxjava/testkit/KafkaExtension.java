@@ -37,14 +37,15 @@ public final class KafkaExtension implements BeforeAllCallback, AfterAllCallback
     private volatile KafkaFixture fixture;
 
     /** An extension for {@code @RegisterExtension}. */
-    public KafkaExtension() {
-    }
+    public KafkaExtension() {}
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        fixture = context.getRoot().getStore(NAMESPACE)
-                .getOrComputeIfAbsent(SharedFixture.class, type -> new SharedFixture(KafkaFixture.start()),
-                        SharedFixture.class).fixture;
+        fixture = context.getRoot()
+                .getStore(NAMESPACE)
+                .getOrComputeIfAbsent(
+                        SharedFixture.class, type -> new SharedFixture(KafkaFixture.start()), SharedFixture.class)
+                .fixture;
     }
 
     @Override
@@ -63,8 +64,8 @@ public final class KafkaExtension implements BeforeAllCallback, AfterAllCallback
     public KafkaFixture fixture() {
         KafkaFixture started = fixture;
         if (started == null) {
-            throw new IllegalStateException("KafkaExtension is not started: register it as a static field with "
-                    + "@RegisterExtension");
+            throw new IllegalStateException(
+                    "KafkaExtension is not started: register it as a static field with " + "@RegisterExtension");
         }
         return started;
     }
@@ -78,8 +79,8 @@ public final class KafkaExtension implements BeforeAllCallback, AfterAllCallback
     }
 
     /** Closes the run's fixture when JUnit closes the root context. */
-    private record SharedFixture(KafkaFixture fixture) implements ExtensionContext.Store.CloseableResource,
-            AutoCloseable {
+    private record SharedFixture(KafkaFixture fixture)
+            implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         @Override
         public void close() {
             fixture.close();

@@ -31,20 +31,22 @@ import org.slf4j.LoggerFactory;
 public final class RabbitMqExtension implements BeforeAllCallback, AfterAllCallback {
 
     private static final Logger log = LoggerFactory.getLogger(RabbitMqExtension.class);
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RabbitMqExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(RabbitMqExtension.class);
 
     private final List<RabbitMqDestination> destinations = new CopyOnWriteArrayList<>();
     private volatile RabbitMqFixture fixture;
 
     /** An extension for {@code @RegisterExtension}. */
-    public RabbitMqExtension() {
-    }
+    public RabbitMqExtension() {}
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        fixture = context.getRoot().getStore(NAMESPACE)
-                .getOrComputeIfAbsent(SharedFixture.class, type -> new SharedFixture(RabbitMqFixture.start()),
-                        SharedFixture.class).fixture;
+        fixture = context.getRoot()
+                .getStore(NAMESPACE)
+                .getOrComputeIfAbsent(
+                        SharedFixture.class, type -> new SharedFixture(RabbitMqFixture.start()), SharedFixture.class)
+                .fixture;
     }
 
     @Override
@@ -63,8 +65,8 @@ public final class RabbitMqExtension implements BeforeAllCallback, AfterAllCallb
     public RabbitMqFixture fixture() {
         RabbitMqFixture started = fixture;
         if (started == null) {
-            throw new IllegalStateException("RabbitMqExtension is not started: register it as a static field with "
-                    + "@RegisterExtension");
+            throw new IllegalStateException(
+                    "RabbitMqExtension is not started: register it as a static field with " + "@RegisterExtension");
         }
         return started;
     }
@@ -81,8 +83,8 @@ public final class RabbitMqExtension implements BeforeAllCallback, AfterAllCallb
     }
 
     /** Closes the run's fixture when JUnit closes the root context. */
-    private record SharedFixture(RabbitMqFixture fixture) implements ExtensionContext.Store.CloseableResource,
-            AutoCloseable {
+    private record SharedFixture(RabbitMqFixture fixture)
+            implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         @Override
         public void close() {
             fixture.close();

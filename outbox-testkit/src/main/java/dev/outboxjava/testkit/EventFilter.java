@@ -21,8 +21,8 @@ import java.util.function.Predicate;
  */
 public final class EventFilter implements Predicate<OutboxEvent> {
 
-    private record Criterion(String description, Predicate<OutboxEvent> onEvent, Predicate<ReceivedMessage> onMessage) {
-    }
+    private record Criterion(
+            String description, Predicate<OutboxEvent> onEvent, Predicate<ReceivedMessage> onMessage) {}
 
     private static final EventFilter ANY = new EventFilter(List.of());
 
@@ -50,30 +50,32 @@ public final class EventFilter implements Predicate<OutboxEvent> {
     /** This filter, further requiring the type {@code type}. */
     public EventFilter withType(String type) {
         Objects.requireNonNull(type, "type");
-        return and(new Criterion("type=" + type, event -> event.type().equals(type),
-                message -> type.equals(message.type())));
+        return and(new Criterion(
+                "type=" + type, event -> event.type().equals(type), message -> type.equals(message.type())));
     }
 
     /** This filter, further requiring the key {@code key}. */
     public EventFilter withKey(String key) {
         Objects.requireNonNull(key, "key");
-        return and(new Criterion("key=" + key, event -> hasKey(event.key(), key),
-                message -> hasKey(message.key(), key)));
+        return and(
+                new Criterion("key=" + key, event -> hasKey(event.key(), key), message -> hasKey(message.key(), key)));
     }
 
     /** This filter, further requiring the header {@code name} with value {@code value}. */
     public EventFilter withHeader(String name, String value) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(value, "value");
-        return and(new Criterion("header " + name + "=" + value, event -> value.equals(event.headers().get(name)),
+        return and(new Criterion(
+                "header " + name + "=" + value,
+                event -> value.equals(event.headers().get(name)),
                 message -> value.equals(message.headers().get(name))));
     }
 
     /** This filter, further requiring a payload that contains {@code text} (payload read as UTF-8). */
     public EventFilter withPayloadContaining(String text) {
         Objects.requireNonNull(text, "text");
-        return withPayload(payload -> new String(payload, StandardCharsets.UTF_8).contains(text),
-                "payload containing " + text);
+        return withPayload(
+                payload -> new String(payload, StandardCharsets.UTF_8).contains(text), "payload containing " + text);
     }
 
     /**
@@ -84,8 +86,8 @@ public final class EventFilter implements Predicate<OutboxEvent> {
     public EventFilter withPayload(Predicate<byte[]> test, String description) {
         Objects.requireNonNull(test, "test");
         Objects.requireNonNull(description, "description");
-        return and(new Criterion(description, event -> test.test(event.payload()),
-                message -> test.test(message.payload())));
+        return and(new Criterion(
+                description, event -> test.test(event.payload()), message -> test.test(message.payload())));
     }
 
     /** Whether {@code event} matches every criterion. */
@@ -104,7 +106,9 @@ public final class EventFilter implements Predicate<OutboxEvent> {
         if (criteria.isEmpty()) {
             return "any event";
         }
-        return "an event with " + String.join(", ", criteria.stream().map(Criterion::description).toList());
+        return "an event with "
+                + String.join(
+                        ", ", criteria.stream().map(Criterion::description).toList());
     }
 
     @Override

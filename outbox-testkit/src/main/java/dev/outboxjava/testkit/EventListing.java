@@ -2,10 +2,10 @@ package dev.outboxjava.testkit;
 
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.testkit.contract.ReceivedMessage;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.Function;
 
@@ -17,8 +17,7 @@ final class EventListing {
     /** Most lines listed; the rest are counted. */
     private static final int MAX_LINES = 50;
 
-    private EventListing() {
-    }
+    private EventListing() {}
 
     static String ofEvents(List<OutboxEvent> events) {
         return list(events, EventListing::line);
@@ -32,20 +31,30 @@ final class EventListing {
         if (items.isEmpty()) {
             return "nothing";
         }
-        StringBuilder text = new StringBuilder().append(items.size()).append(items.size() == 1 ? " event" : " events")
+        StringBuilder text = new StringBuilder()
+                .append(items.size())
+                .append(items.size() == 1 ? " event" : " events")
                 .append(':');
         for (int i = 0; i < items.size() && i < MAX_LINES; i++) {
-            text.append(System.lineSeparator()).append("  ").append(i + 1).append(". ").append(line.apply(items.get(i)));
+            text.append(System.lineSeparator())
+                    .append("  ")
+                    .append(i + 1)
+                    .append(". ")
+                    .append(line.apply(items.get(i)));
         }
         if (items.size() > MAX_LINES) {
-            text.append(System.lineSeparator()).append("  ... and ").append(items.size() - MAX_LINES).append(" more");
+            text.append(System.lineSeparator())
+                    .append("  ... and ")
+                    .append(items.size() - MAX_LINES)
+                    .append(" more");
         }
         return text.toString();
     }
 
     static String line(OutboxEvent event) {
         return event.type() + " key=" + event.key().orElse("-") + " id=" + event.id() + " destination="
-                + event.destination() + headers(event.headers().toString(), event.headers().isEmpty())
+                + event.destination()
+                + headers(event.headers().toString(), event.headers().isEmpty())
                 + " payload=" + payload(event.payload());
     }
 
@@ -69,8 +78,12 @@ final class EventListing {
     static String payload(byte[] payload) {
         String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(payload)).toString();
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(payload))
+                    .toString();
         } catch (CharacterCodingException e) {
             return "<" + payload.length + " bytes, not UTF-8>";
         }
@@ -78,7 +91,8 @@ final class EventListing {
             return "<" + payload.length + " bytes, binary>";
         }
         text = text.replace('\n', ' ').replace('\r', ' ');
-        return text.length() <= PAYLOAD_EXCERPT ? text : text.substring(0, PAYLOAD_EXCERPT) + "... ("
-                + payload.length + " bytes)";
+        return text.length() <= PAYLOAD_EXCERPT
+                ? text
+                : text.substring(0, PAYLOAD_EXCERPT) + "... (" + payload.length + " bytes)";
     }
 }

@@ -68,11 +68,9 @@ public final class FaultyPublisher implements Publisher {
         }
     }
 
-    private record Rule(Predicate<? super OutboxEvent> when, Failure failure, String description) {
-    }
+    private record Rule(Predicate<? super OutboxEvent> when, Failure failure, String description) {}
 
-    private record Held(List<OutboxEvent> batch, Duration timeout, CompletableFuture<List<PublishOutcome>> answer) {
-    }
+    private record Held(List<OutboxEvent> batch, Duration timeout, CompletableFuture<List<PublishOutcome>> answer) {}
 
     private final Publisher delegate;
     private final List<Rule> rules = new ArrayList<>();
@@ -83,7 +81,7 @@ public final class FaultyPublisher implements Publisher {
     private int acknowledgeThenFailRemaining;
     private boolean hanging;
     private Duration lateBy = Duration.ZERO;
-    private volatile Consumer<List<OutboxEvent>> beforeMark = acknowledged -> { };
+    private volatile Consumer<List<OutboxEvent>> beforeMark = acknowledged -> {};
 
     private FaultyPublisher(Publisher delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
@@ -119,9 +117,11 @@ public final class FaultyPublisher implements Publisher {
      *
      * @param description what the rule matches, shown in the failure reason (e.g. {@code "tenant acme"})
      */
-    public synchronized FaultyPublisher failWhen(Predicate<? super OutboxEvent> when, Failure failure,
-            String description) {
-        rules.add(new Rule(Objects.requireNonNull(when, "when"), Objects.requireNonNull(failure, "failure"),
+    public synchronized FaultyPublisher failWhen(
+            Predicate<? super OutboxEvent> when, Failure failure, String description) {
+        rules.add(new Rule(
+                Objects.requireNonNull(when, "when"),
+                Objects.requireNonNull(failure, "failure"),
                 Objects.requireNonNull(description, "description")));
         return this;
     }
@@ -234,7 +234,7 @@ public final class FaultyPublisher implements Publisher {
             acknowledgeThenFailRemaining = 0;
             lateBy = Duration.ZERO;
         }
-        beforeMark = acknowledged -> { };
+        beforeMark = acknowledged -> {};
         return releaseHung();
     }
 
@@ -263,7 +263,8 @@ public final class FaultyPublisher implements Publisher {
         CompletableFuture<List<PublishOutcome>> lateAnswer = new CompletableFuture<>();
         long dueNanos = System.nanoTime() + timeout.plus(late).toNanos();
         answer.whenComplete((outcomes, error) -> CompletableFuture.delayedExecutor(
-                Math.max(0, dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS).execute(() -> {
+                        Math.max(0, dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+                .execute(() -> {
                     if (error != null) {
                         lateAnswer.completeExceptionally(error);
                     } else {
@@ -292,21 +293,26 @@ public final class FaultyPublisher implements Publisher {
                 toDelegate.add(event);
             }
         }
-        CompletableFuture<List<PublishOutcome>> delegated = toDelegate.isEmpty()
-                ? CompletableFuture.completedFuture(List.of()) : callDelegate(toDelegate, timeout);
+        CompletableFuture<List<PublishOutcome>> delegated =
+                toDelegate.isEmpty() ? CompletableFuture.completedFuture(List.of()) : callDelegate(toDelegate, timeout);
         return delegated.thenApply(outcomes -> merge(batch, toDelegate, injected, reportAsFailed, outcomes));
     }
 
     private PublishOutcome injectedFailure(OutboxEvent event) {
         if (failNextRemaining > 0) {
             failNextRemaining--;
-            return PublishOutcome.failed(event.id(), "injected failure (FaultyPublisher.failNext, "
-                    + failNextKind.name().toLowerCase(java.util.Locale.ROOT) + ")", failNextKind.retryable());
+            return PublishOutcome.failed(
+                    event.id(),
+                    "injected failure (FaultyPublisher.failNext, "
+                            + failNextKind.name().toLowerCase(java.util.Locale.ROOT) + ")",
+                    failNextKind.retryable());
         }
         for (Rule rule : rules) {
             if (rule.when().test(event)) {
-                return PublishOutcome.failed(event.id(), "injected failure (FaultyPublisher rule: "
-                        + rule.description() + ")", rule.failure().retryable());
+                return PublishOutcome.failed(
+                        event.id(),
+                        "injected failure (FaultyPublisher rule: " + rule.description() + ")",
+                        rule.failure().retryable());
             }
         }
         return null;
@@ -316,19 +322,27 @@ public final class FaultyPublisher implements Publisher {
         try {
             return delegate.publish(events, timeout);
         } catch (RuntimeException e) {
-            log.warn("delegate publisher threw instead of reporting failed outcomes; treating the batch as "
-                    + "retryable failures", e);
+            log.warn(
+                    "delegate publisher threw instead of reporting failed outcomes; treating the batch as "
+                            + "retryable failures",
+                    e);
             return CompletableFuture.completedFuture(events.stream()
-                    .map(event -> PublishOutcome.failed(event.id(), "delegate threw: " + e, true)).toList());
+                    .map(event -> PublishOutcome.failed(event.id(), "delegate threw: " + e, true))
+                    .toList());
         }
     }
 
-    private List<PublishOutcome> merge(List<OutboxEvent> batch, List<OutboxEvent> delegated,
-            Map<UUID, PublishOutcome> injected, Set<UUID> reportAsFailed, List<PublishOutcome> fromDelegate) {
+    private List<PublishOutcome> merge(
+            List<OutboxEvent> batch,
+            List<OutboxEvent> delegated,
+            Map<UUID, PublishOutcome> injected,
+            Set<UUID> reportAsFailed,
+            List<PublishOutcome> fromDelegate) {
         Map<UUID, PublishOutcome> byId = new HashMap<>(injected);
         fromDelegate.forEach(outcome -> byId.put(outcome.eventId(), outcome));
         List<OutboxEvent> acknowledged = delegated.stream()
-                .filter(event -> byId.get(event.id()) instanceof PublishOutcome.Published).toList();
+                .filter(event -> byId.get(event.id()) instanceof PublishOutcome.Published)
+                .toList();
         if (!acknowledged.isEmpty()) {
             beforeMark.accept(acknowledged);
         }
@@ -341,8 +355,11 @@ public final class FaultyPublisher implements Publisher {
                 synchronized (this) {
                     acknowledgedThenFailed.add(event.id());
                 }
-                outcome = PublishOutcome.failed(event.id(), "injected failure after the broker acknowledged the "
-                        + "event (FaultyPublisher.acknowledgeThenFail: a crash between publish and mark)", true);
+                outcome = PublishOutcome.failed(
+                        event.id(),
+                        "injected failure after the broker acknowledged the "
+                                + "event (FaultyPublisher.acknowledgeThenFail: a crash between publish and mark)",
+                        true);
             }
             outcomes.add(outcome);
         }
@@ -370,8 +387,13 @@ public final class FaultyPublisher implements Publisher {
             held.clear();
         }
         for (Held batch : abandoned) {
-            batch.answer().complete(batch.batch().stream().map(event -> PublishOutcome.failed(event.id(),
-                    "publisher closed while the publish was held (FaultyPublisher.hang)", true)).toList());
+            batch.answer()
+                    .complete(batch.batch().stream()
+                            .map(event -> PublishOutcome.failed(
+                                    event.id(),
+                                    "publisher closed while the publish was held (FaultyPublisher.hang)",
+                                    true))
+                            .toList());
         }
         delegate.close();
     }

@@ -42,11 +42,11 @@ public final class OutboxAssertions {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
     /** How long "nothing published" watches when no period is given: 500 ms. */
     public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofMillis(500);
+
     private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
     private static final int DEAD_LETTERS_LISTED = 20;
 
-    private OutboxAssertions() {
-    }
+    private OutboxAssertions() {}
 
     // ------------------------------------------------------------------ a recording publisher
 
@@ -64,21 +64,21 @@ public final class OutboxAssertions {
     public static OutboxEvent awaitPublished(RecordingPublisher publisher, EventFilter filter, Duration timeout) {
         Objects.requireNonNull(publisher, "publisher");
         Objects.requireNonNull(filter, "filter");
-        return awaitMatch(publisher::published, filter, filter.describe(), timeout, "published",
-                EventListing::ofEvents);
+        return awaitMatch(
+                publisher::published, filter, filter.describe(), timeout, "published", EventListing::ofEvents);
     }
 
     /**
      * Waits up to {@code timeout} until {@code publisher} has published at least {@code count} events
      * matching {@code filter} (repeats count), and returns them in publish order.
      */
-    public static List<OutboxEvent> awaitPublished(RecordingPublisher publisher, EventFilter filter, int count,
-            Duration timeout) {
+    public static List<OutboxEvent> awaitPublished(
+            RecordingPublisher publisher, EventFilter filter, int count, Duration timeout) {
         Objects.requireNonNull(publisher, "publisher");
         Objects.requireNonNull(filter, "filter");
         if (count < 1) {
-            throw new IllegalArgumentException("count must be at least 1, was " + count
-                    + " (use assertNothingPublished to expect none)");
+            throw new IllegalArgumentException(
+                    "count must be at least 1, was " + count + " (use assertNothingPublished to expect none)");
         }
         AtomicReference<List<OutboxEvent>> matching = new AtomicReference<>(List.of());
         try {
@@ -88,10 +88,13 @@ public final class OutboxAssertions {
             });
         } catch (ConditionTimeoutException e) {
             int found = matching.get().size();
-            String events = filter.describe().replaceFirst("^an event", "events").replaceFirst("^any event", "events");
-            throw new AssertionError("Expected " + count + " " + events + " to be published within "
-                    + EventListing.duration(timeout) + ", but " + found + (found == 1 ? " was." : " were.")
-                    + System.lineSeparator() + "Published: " + EventListing.ofEvents(publisher.published()), e);
+            String events =
+                    filter.describe().replaceFirst("^an event", "events").replaceFirst("^any event", "events");
+            throw new AssertionError(
+                    "Expected " + count + " " + events + " to be published within "
+                            + EventListing.duration(timeout) + ", but " + found + (found == 1 ? " was." : " were.")
+                            + System.lineSeparator() + "Published: " + EventListing.ofEvents(publisher.published()),
+                    e);
         }
         return matching.get().subList(0, count);
     }
@@ -115,8 +118,8 @@ public final class OutboxAssertions {
     public static void assertNothingPublished(RecordingPublisher publisher, EventFilter filter, Duration quietPeriod) {
         Objects.requireNonNull(publisher, "publisher");
         Objects.requireNonNull(filter, "filter");
-        assertNoMatch(publisher::published, filter, filter.describe(), quietPeriod, "published",
-                EventListing::ofEvents);
+        assertNoMatch(
+                publisher::published, filter, filter.describe(), quietPeriod, "published", EventListing::ofEvents);
     }
 
     // ------------------------------------------------------------------ messages read from a broker
@@ -127,11 +130,16 @@ public final class OutboxAssertions {
      *
      * @throws AssertionError listing every received message when none matched in time
      */
-    public static ReceivedMessage awaitReceived(Supplier<? extends List<ReceivedMessage>> received,
-            EventFilter filter, Duration timeout) {
+    public static ReceivedMessage awaitReceived(
+            Supplier<? extends List<ReceivedMessage>> received, EventFilter filter, Duration timeout) {
         Objects.requireNonNull(received, "received");
         Objects.requireNonNull(filter, "filter");
-        return awaitMatch(() -> List.copyOf(received.get()), filter::matches, filter.describe(), timeout, "received",
+        return awaitMatch(
+                () -> List.copyOf(received.get()),
+                filter::matches,
+                filter.describe(),
+                timeout,
+                "received",
                 EventListing::ofMessages);
     }
 
@@ -140,11 +148,16 @@ public final class OutboxAssertions {
      *
      * @throws AssertionError at the first matching message, listing every received message
      */
-    public static void assertNothingReceived(Supplier<? extends List<ReceivedMessage>> received, EventFilter filter,
-            Duration quietPeriod) {
+    public static void assertNothingReceived(
+            Supplier<? extends List<ReceivedMessage>> received, EventFilter filter, Duration quietPeriod) {
         Objects.requireNonNull(received, "received");
         Objects.requireNonNull(filter, "filter");
-        assertNoMatch(() -> List.copyOf(received.get()), filter::matches, filter.describe(), quietPeriod, "received",
+        assertNoMatch(
+                () -> List.copyOf(received.get()),
+                filter::matches,
+                filter.describe(),
+                quietPeriod,
+                "received",
                 EventListing::ofMessages);
     }
 
@@ -202,12 +215,15 @@ public final class OutboxAssertions {
                         && counts.getOrDefault(EventStatus.IN_FLIGHT, 0L) == 0;
             });
         } catch (ConditionTimeoutException e) {
-            String oldest = store.oldestPendingCreatedAt().map(at -> "; the oldest pending event was appended at " + at)
+            String oldest = store.oldestPendingCreatedAt()
+                    .map(at -> "; the oldest pending event was appended at " + at)
                     .orElse("");
-            throw new AssertionError("Expected the outbox to be drained (nothing pending or in flight) within "
-                    + EventListing.duration(timeout) + ", but it holds " + describe(last.get()) + oldest
-                    + ". Is a relay running (and, when time comes from a ManualClock, is the clock moving past "
-                    + "the retry backoff)?", e);
+            throw new AssertionError(
+                    "Expected the outbox to be drained (nothing pending or in flight) within "
+                            + EventListing.duration(timeout) + ", but it holds " + describe(last.get()) + oldest
+                            + ". Is a relay running (and, when time comes from a ManualClock, is the clock moving past "
+                            + "the retry backoff)?",
+                    e);
         }
     }
 
@@ -222,15 +238,23 @@ public final class OutboxAssertions {
         if (!dead.isEmpty()) {
             long total = store.countByStatus().getOrDefault(EventStatus.FAILED, (long) dead.size());
             throw new AssertionError("Expected no dead letters, but the outbox holds " + total + " (first "
-                    + dead.size() + " listed): " + EventListing.list(dead, event -> EventListing.line(event)
-                            + " attempts=" + event.attempts() + " lastError=" + event.lastError().orElse("-")));
+                    + dead.size() + " listed): "
+                    + EventListing.list(
+                            dead,
+                            event -> EventListing.line(event) + " attempts=" + event.attempts() + " lastError="
+                                    + event.lastError().orElse("-")));
         }
     }
 
     // ------------------------------------------------------------------ shared machinery
 
-    private static <T> T awaitMatch(Supplier<List<T>> source, Predicate<T> test, String described, Duration timeout,
-            String verb, Function<List<T>, String> listing) {
+    private static <T> T awaitMatch(
+            Supplier<List<T>> source,
+            Predicate<T> test,
+            String described,
+            Duration timeout,
+            String verb,
+            Function<List<T>, String> listing) {
         AtomicReference<T> match = new AtomicReference<>();
         try {
             poll(timeout).until(() -> {
@@ -238,21 +262,31 @@ public final class OutboxAssertions {
                 return match.get() != null;
             });
         } catch (ConditionTimeoutException e) {
-            throw new AssertionError("Expected " + described + " to be " + verb + " within " + EventListing.duration(timeout)
-                    + ", but none was." + System.lineSeparator() + capitalized(verb) + ": "
-                    + listing.apply(source.get()), e);
+            throw new AssertionError(
+                    "Expected " + described + " to be " + verb + " within " + EventListing.duration(timeout)
+                            + ", but none was." + System.lineSeparator() + capitalized(verb) + ": "
+                            + listing.apply(source.get()),
+                    e);
         }
         return match.get();
     }
 
-    private static <T> void assertNoMatch(Supplier<List<T>> source, Predicate<T> test, String described,
-            Duration quietPeriod, String verb, Function<List<T>, String> listing) {
+    private static <T> void assertNoMatch(
+            Supplier<List<T>> source,
+            Predicate<T> test,
+            String described,
+            Duration quietPeriod,
+            String verb,
+            Function<List<T>, String> listing) {
         Objects.requireNonNull(quietPeriod, "quietPeriod");
         Predicate<List<T>> anyMatch = items -> items.stream().anyMatch(test);
         try {
             if (!quietPeriod.isZero()) {
-                Awaitility.await().pollDelay(Duration.ZERO).pollInterval(POLL_INTERVAL)
-                        .atMost(quietPeriod.plus(Duration.ofSeconds(5))).during(quietPeriod)
+                Awaitility.await()
+                        .pollDelay(Duration.ZERO)
+                        .pollInterval(POLL_INTERVAL)
+                        .atMost(quietPeriod.plus(Duration.ofSeconds(5)))
+                        .during(quietPeriod)
                         .failFast(() -> anyMatch.test(source.get()))
                         .until(() -> true);
             }
@@ -262,7 +296,8 @@ public final class OutboxAssertions {
         List<T> items = source.get();
         long matching = items.stream().filter(test).count();
         if (matching > 0) {
-            String what = described.equals(EventFilter.anyEvent().describe()) ? "nothing"
+            String what = described.equals(EventFilter.anyEvent().describe())
+                    ? "nothing"
                     : "no " + described.replaceFirst("^an ", "");
             throw new AssertionError("Expected " + what + " to be " + verb
                     + (quietPeriod.isZero() ? "" : " within " + EventListing.duration(quietPeriod)) + ", but "
@@ -273,7 +308,10 @@ public final class OutboxAssertions {
 
     private static ConditionFactory poll(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        return Awaitility.await().pollDelay(Duration.ZERO).pollInterval(POLL_INTERVAL).atMost(timeout);
+        return Awaitility.await()
+                .pollDelay(Duration.ZERO)
+                .pollInterval(POLL_INTERVAL)
+                .atMost(timeout);
     }
 
     private static String describe(Map<EventStatus, Long> counts) {

@@ -55,13 +55,19 @@ public final class OutboxExtension implements ParameterResolver {
     /** The publish timeout of the supplied {@link Relay}: 2 seconds. */
     public static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(2);
 
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(OutboxExtension.class);
-    private static final Set<Class<?>> SUPPORTED = Set.of(ManualClock.class, InMemoryOutboxStore.class,
-            OutboxStore.class, RecordingPublisher.class, FaultyPublisher.class, Relay.class, Sweeper.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(OutboxExtension.class);
+    private static final Set<Class<?>> SUPPORTED = Set.of(
+            ManualClock.class,
+            InMemoryOutboxStore.class,
+            OutboxStore.class,
+            RecordingPublisher.class,
+            FaultyPublisher.class,
+            Relay.class,
+            Sweeper.class);
 
     /** Used by JUnit through {@code @ExtendWith(OutboxExtension.class)}. */
-    public OutboxExtension() {
-    }
+    public OutboxExtension() {}
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
@@ -87,15 +93,21 @@ public final class OutboxExtension implements ParameterResolver {
     }
 
     /** One test's set of fakes, wired together. */
-    private static final class Fakes implements ExtensionContext.Store.CloseableResource,
-            AutoCloseable {
+    private static final class Fakes implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         final ManualClock clock = new ManualClock(CLOCK_START);
         final InMemoryOutboxStore store = new InMemoryOutboxStore();
         final RecordingPublisher recording = new RecordingPublisher();
         final FaultyPublisher faulty = FaultyPublisher.wrapping(recording);
-        final Relay relay = new Relay(store, faulty, new RelayConfig(RelayConfig.DEFAULT_BATCH_SIZE, PUBLISH_TIMEOUT)
-                .withMarkRetryTimeout(Duration.ZERO),
-                RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).multiplier(2).jitter(0).build(), clock,
+        final Relay relay = new Relay(
+                store,
+                faulty,
+                new RelayConfig(RelayConfig.DEFAULT_BATCH_SIZE, PUBLISH_TIMEOUT).withMarkRetryTimeout(Duration.ZERO),
+                RetryPolicy.builder()
+                        .initialDelay(Duration.ofSeconds(1))
+                        .multiplier(2)
+                        .jitter(0)
+                        .build(),
+                clock,
                 RelayListener.NONE);
         final Sweeper sweeper = new Sweeper(store, SweeperConfig.ofDefaults(), clock);
 

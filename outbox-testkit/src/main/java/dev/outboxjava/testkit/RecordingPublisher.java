@@ -37,8 +37,7 @@ public final class RecordingPublisher implements Publisher {
     private boolean closed;
 
     /** A publisher that has recorded nothing yet. */
-    public RecordingPublisher() {
-    }
+    public RecordingPublisher() {}
 
     /**
      * Records the batch in order and acknowledges every event of it, but for what every publisher
@@ -52,8 +51,9 @@ public final class RecordingPublisher implements Publisher {
         List<PublishOutcome> outcomes = new ArrayList<>(batch.size());
         synchronized (this) {
             if (closed) {
-                return CompletableFuture.completedFuture(batch.stream().map(event -> PublishOutcome.failed(event.id(),
-                        "recording publisher is closed", true)).toList());
+                return CompletableFuture.completedFuture(batch.stream()
+                        .map(event -> PublishOutcome.failed(event.id(), "recording publisher is closed", true))
+                        .toList());
             }
             if (!batch.isEmpty()) {
                 batches++;

@@ -27,9 +27,14 @@ class AcknowledgeThenFailRelayTest {
 
     @Test
     @DisplayName("an acknowledged event reported as failed is published again with the same id, and nothing is lost")
-    void duplicateNotLoss(InMemoryOutboxStore store, Relay relay, FaultyPublisher publisher,
-            RecordingPublisher broker, ManualClock clock) {
-        List<OutboxEvent> events = IntStream.range(0, 5).mapToObj(n -> event(clock, "order.placed", "o-" + n, "{}"))
+    void duplicateNotLoss(
+            InMemoryOutboxStore store,
+            Relay relay,
+            FaultyPublisher publisher,
+            RecordingPublisher broker,
+            ManualClock clock) {
+        List<OutboxEvent> events = IntStream.range(0, 5)
+                .mapToObj(n -> event(clock, "order.placed", "o-" + n, "{}"))
                 .toList();
         store.append(events);
         publisher.acknowledgeThenFail(2);
@@ -40,15 +45,17 @@ class AcknowledgeThenFailRelayTest {
         assertThat(first.retried()).isEqualTo(2);
         assertThat(broker.published()).hasSize(5);
         List<OutboxEvent> unlucky = events.subList(0, 2);
-        assertThat(publisher.acknowledgedThenFailed()).containsExactlyElementsOf(
-                unlucky.stream().map(OutboxEvent::id).toList());
+        assertThat(publisher.acknowledgedThenFailed())
+                .containsExactlyElementsOf(unlucky.stream().map(OutboxEvent::id).toList());
 
         clock.advance(Duration.ofSeconds(1));
         RelayResult second = relay.runOnce();
 
         assertThat(second.published()).isEqualTo(2);
         for (OutboxEvent event : unlucky) {
-            assertThat(broker.timesPublished(event.id())).as("publishes of %s", event.id()).isEqualTo(2);
+            assertThat(broker.timesPublished(event.id()))
+                    .as("publishes of %s", event.id())
+                    .isEqualTo(2);
             assertThat(store.find(event.id()).orElseThrow().attempts()).isEqualTo(1);
         }
         for (OutboxEvent event : events) {
@@ -60,9 +67,15 @@ class AcknowledgeThenFailRelayTest {
     }
 
     @Test
-    @DisplayName("a relay that dies after the ack leaves the events in flight; after the lease expires they go out again, same id")
-    void crashAfterAck(InMemoryOutboxStore store, Relay relay, Sweeper sweeper, FaultyPublisher publisher,
-            RecordingPublisher broker, ManualClock clock) {
+    @DisplayName(
+            "a relay that dies after the ack leaves the events in flight; after the lease expires they go out again, same id")
+    void crashAfterAck(
+            InMemoryOutboxStore store,
+            Relay relay,
+            Sweeper sweeper,
+            FaultyPublisher publisher,
+            RecordingPublisher broker,
+            ManualClock clock) {
         OutboxEvent event = event(clock, "order.placed", "o-1", "{\"total\":12}");
         store.append(event);
         // the crash: the store becomes unreachable between the broker's ack and the relay's mark
@@ -74,7 +87,8 @@ class AcknowledgeThenFailRelayTest {
         publisher.heal();
         assertThat(broker.publishedIds()).containsExactly(event.id());
         assertThat(store.find(event.id()).orElseThrow().status()).isEqualTo(EventStatus.IN_FLIGHT);
-        assertThat(relay.runOnce().leased()).as("an in-flight event is not leased again before its lease expires")
+        assertThat(relay.runOnce().leased())
+                .as("an in-flight event is not leased again before its lease expires")
                 .isZero();
 
         clock.advance(SweeperConfig.DEFAULT_LEASE_TIMEOUT.plusSeconds(1));

@@ -173,7 +173,8 @@ class FaultyPublisherTest {
 
             publisher.close();
 
-            assertThat(answer.get(10, TimeUnit.SECONDS)).singleElement()
+            assertThat(answer.get(10, TimeUnit.SECONDS))
+                    .singleElement()
                     .isInstanceOfSatisfying(PublishOutcome.Failed.class, f -> {
                         assertThat(f.retryable()).isTrue();
                         assertThat(f.reason()).contains("closed");
@@ -224,13 +225,17 @@ class FaultyPublisherTest {
         @DisplayName("the beforeMark hook runs with the acknowledged events before the caller gets any outcome")
         void hookRunsInTheWindow() {
             List<String> sequence = new ArrayList<>();
-            publisher.failType("invoice.issued", Failure.RETRYABLE).beforeMark(acked -> sequence.add(
-                    "hook saw " + acked.stream().map(OutboxEvent::type).toList() + ", broker has " + broker.size()));
+            publisher
+                    .failType("invoice.issued", Failure.RETRYABLE)
+                    .beforeMark(acked -> sequence.add("hook saw "
+                            + acked.stream().map(OutboxEvent::type).toList() + ", broker has " + broker.size()));
             OutboxEvent order = event("order.placed", "o-1");
             OutboxEvent invoice = event("invoice.issued", "o-1");
 
-            publisher.publish(List.of(order, invoice), TIMEOUT)
-                    .thenRun(() -> sequence.add("caller got outcomes")).join();
+            publisher
+                    .publish(List.of(order, invoice), TIMEOUT)
+                    .thenRun(() -> sequence.add("caller got outcomes"))
+                    .join();
 
             assertThat(sequence).containsExactly("hook saw [order.placed], broker has 1", "caller got outcomes");
         }
@@ -251,12 +256,12 @@ class FaultyPublisherTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         });
         OutboxEvent a = event("order.placed", "o-1");
 
-        List<PublishOutcome> outcomes = overThrowing.publish(List.of(a), TIMEOUT).get(10, TimeUnit.SECONDS);
+        List<PublishOutcome> outcomes =
+                overThrowing.publish(List.of(a), TIMEOUT).get(10, TimeUnit.SECONDS);
 
         assertThat(outcomes).singleElement().isInstanceOfSatisfying(PublishOutcome.Failed.class, f -> {
             assertThat(f.retryable()).isTrue();

@@ -24,22 +24,27 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class HangingPublisherRelayTest {
 
     @Test
-    @DisplayName("the relay gives up and schedules a retry; when the stuck broker recovers, the retry duplicates, nothing is lost")
-    void retriesAfterTimeout(InMemoryOutboxStore store, Relay relay, FaultyPublisher publisher,
-            RecordingPublisher broker, ManualClock clock) {
-        List<OutboxEvent> events = List.of(event(clock, "order.placed", "o-1", "{}"),
-                event(clock, "order.placed", "o-2", "{}"));
+    @DisplayName(
+            "the relay gives up and schedules a retry; when the stuck broker recovers, the retry duplicates, nothing is lost")
+    void retriesAfterTimeout(
+            InMemoryOutboxStore store,
+            Relay relay,
+            FaultyPublisher publisher,
+            RecordingPublisher broker,
+            ManualClock clock) {
+        List<OutboxEvent> events =
+                List.of(event(clock, "order.placed", "o-1", "{}"), event(clock, "order.placed", "o-2", "{}"));
         store.append(events);
         publisher.hang();
 
         RelayResult stuck = relay.runOnce();
 
         assertThat(stuck.retried()).isEqualTo(2);
-        assertThat(store.find(events.get(0).id()).orElseThrow().lastError()).hasValueSatisfying(
-                error -> assertThat(error).contains("not acknowledged within"));
+        assertThat(store.find(events.get(0).id()).orElseThrow().lastError())
+                .hasValueSatisfying(error -> assertThat(error).contains("not acknowledged within"));
         assertThat(broker.published()).isEmpty();
 
-        publisher.releaseHung();                           // the stuck broker takes the old batch after all
+        publisher.releaseHung(); // the stuck broker takes the old batch after all
         clock.advance(Duration.ofSeconds(1));
         RelayResult retry = relay.runOnce();
 

@@ -44,7 +44,8 @@ class OutboxAssertionsTest {
             OutboxEvent wanted = event("order.placed", "order-7", "{\"total\":12.5}");
             publish(other, wanted);
 
-            OutboxEvent found = OutboxAssertions.awaitPublished(publisher,
+            OutboxEvent found = OutboxAssertions.awaitPublished(
+                    publisher,
                     EventFilter.ofType("order.placed").withKey("order-7").withPayloadContaining("12.5"));
 
             assertThat(found).isEqualTo(wanted);
@@ -54,10 +55,11 @@ class OutboxAssertionsTest {
         @DisplayName("waits for an event that is published later, on another thread")
         void waits() {
             OutboxEvent later = event("order.placed", "order-7");
-            CompletableFuture.runAsync(() -> publish(later),
-                    CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
+            CompletableFuture.runAsync(
+                    () -> publish(later), CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
 
-            assertThat(OutboxAssertions.awaitPublished(publisher, EventFilter.ofKey("order-7"))).isEqualTo(later);
+            assertThat(OutboxAssertions.awaitPublished(publisher, EventFilter.ofKey("order-7")))
+                    .isEqualTo(later);
         }
 
         @Test
@@ -67,22 +69,23 @@ class OutboxAssertionsTest {
             OutboxEvent cancelled = event("order.cancelled", "order-7", "{\"id\":7}");
             publish(placed, cancelled);
 
-            assertThatThrownBy(() -> OutboxAssertions.awaitPublished(publisher,
-                    EventFilter.ofType("order.placed").withKey("order-9"), SHORT))
+            assertThatThrownBy(() -> OutboxAssertions.awaitPublished(
+                            publisher, EventFilter.ofType("order.placed").withKey("order-9"), SHORT))
                     .isInstanceOf(AssertionError.class)
                     .hasMessageContaining("Expected an event with type=order.placed, key=order-9 to be published "
                             + "within 100 ms, but none was.")
                     .hasMessageContaining("Published: 2 events:")
-                    .hasMessageContaining("1. order.placed key=order-7 id=" + placed.id()
-                            + " destination=orders payload={\"id\":7}")
+                    .hasMessageContaining(
+                            "1. order.placed key=order-7 id=" + placed.id() + " destination=orders payload={\"id\":7}")
                     .hasMessageContaining("2. order.cancelled key=order-7 id=" + cancelled.id());
         }
 
         @Test
         @DisplayName("says so when nothing at all was published")
         void failureWhenNothing() {
-            assertThatThrownBy(() -> OutboxAssertions.awaitPublished(publisher, EventFilter.ofType("order.placed"),
-                    SHORT)).hasMessageContaining("Published: nothing");
+            assertThatThrownBy(
+                            () -> OutboxAssertions.awaitPublished(publisher, EventFilter.ofType("order.placed"), SHORT))
+                    .hasMessageContaining("Published: nothing");
         }
 
         @Test
@@ -94,16 +97,21 @@ class OutboxAssertionsTest {
 
             assertThat(OutboxAssertions.awaitPublished(publisher, EventFilter.ofType("order.placed"), 2, SHORT))
                     .containsExactly(one, two);
-            assertThatThrownBy(() -> OutboxAssertions.awaitPublished(publisher, EventFilter.ofType("order.placed"),
-                    3, SHORT)).hasMessageStartingWith("Expected 3 events with type=order.placed to be published "
-                            + "within 100 ms, but 2 were.").hasMessageContaining("Published: 3 events:");
+            assertThatThrownBy(() ->
+                            OutboxAssertions.awaitPublished(publisher, EventFilter.ofType("order.placed"), 3, SHORT))
+                    .hasMessageStartingWith(
+                            "Expected 3 events with type=order.placed to be published " + "within 100 ms, but 2 were.")
+                    .hasMessageContaining("Published: 3 events:");
         }
 
         @Test
         @DisplayName("shows a binary payload by its size and cuts a long one")
         void payloadRendering() {
-            OutboxEvent binary = OutboxEvent.builder().type("blob.stored").destination("blobs")
-                    .payload(new byte[] {0, 1, 2, (byte) 0xFF}).build();
+            OutboxEvent binary = OutboxEvent.builder()
+                    .type("blob.stored")
+                    .destination("blobs")
+                    .payload(new byte[] {0, 1, 2, (byte) 0xFF})
+                    .build();
             OutboxEvent longText = event("doc.stored", null, "x".repeat(500));
             publish(binary, longText);
 
@@ -132,8 +140,8 @@ class OutboxAssertionsTest {
             OutboxEvent leaked = event("order.placed", "order-8");
             publish(event("order.placed", "order-7"), leaked);
 
-            assertThatThrownBy(() -> OutboxAssertions.assertNothingPublished(publisher, EventFilter.ofKey("order-8"),
-                    Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> OutboxAssertions.assertNothingPublished(
+                            publisher, EventFilter.ofKey("order-8"), Duration.ofSeconds(5)))
                     .isInstanceOf(AssertionError.class)
                     .hasMessageStartingWith("Expected no event with key=order-8 to be published within 5 s, but 1 was.")
                     .hasMessageContaining("2. order.placed key=order-8 id=" + leaked.id());
@@ -144,8 +152,9 @@ class OutboxAssertionsTest {
         void anythingImmediately() {
             publish(event("order.placed", "order-7"));
 
-            assertThatThrownBy(() -> OutboxAssertions.assertNothingPublished(publisher, EventFilter.anyEvent(),
-                    Duration.ZERO)).hasMessageStartingWith("Expected nothing to be published, but 1 was.");
+            assertThatThrownBy(() ->
+                            OutboxAssertions.assertNothingPublished(publisher, EventFilter.anyEvent(), Duration.ZERO))
+                    .hasMessageStartingWith("Expected nothing to be published, but 1 was.");
         }
     }
 
@@ -156,8 +165,14 @@ class OutboxAssertionsTest {
         private final List<ReceivedMessage> consumed = new CopyOnWriteArrayList<>();
 
         private ReceivedMessage message(String type, String key) {
-            return new ReceivedMessage(UUID.randomUUID().toString(), type, "/orders", Optional.ofNullable(key),
-                    "application/json", Map.of("tenant", "acme"), "{}".getBytes(StandardCharsets.UTF_8));
+            return new ReceivedMessage(
+                    UUID.randomUUID().toString(),
+                    type,
+                    "/orders",
+                    Optional.ofNullable(key),
+                    "application/json",
+                    Map.of("tenant", "acme"),
+                    "{}".getBytes(StandardCharsets.UTF_8));
         }
 
         @Test
@@ -166,10 +181,12 @@ class OutboxAssertionsTest {
             ReceivedMessage placed = message("order.placed", "order-7");
             consumed.add(placed);
 
-            assertThat(OutboxAssertions.awaitReceived(() -> consumed,
-                    EventFilter.ofType("order.placed").withHeader("tenant", "acme"), SHORT)).isEqualTo(placed);
-            assertThatThrownBy(() -> OutboxAssertions.awaitReceived(() -> consumed, EventFilter.ofKey("order-9"),
-                    SHORT)).hasMessageContaining("Expected an event with key=order-9 to be received within 100 ms")
+            assertThat(OutboxAssertions.awaitReceived(
+                            () -> consumed, EventFilter.ofType("order.placed").withHeader("tenant", "acme"), SHORT))
+                    .isEqualTo(placed);
+            assertThatThrownBy(
+                            () -> OutboxAssertions.awaitReceived(() -> consumed, EventFilter.ofKey("order-9"), SHORT))
+                    .hasMessageContaining("Expected an event with key=order-9 to be received within 100 ms")
                     .hasMessageContaining("Received: 1 event:")
                     .hasMessageContaining("1. order.placed key=order-7 id=" + placed.id() + " headers={tenant=acme}");
         }
@@ -180,8 +197,9 @@ class OutboxAssertionsTest {
             consumed.add(message("order.placed", "order-8"));
 
             OutboxAssertions.assertNothingReceived(() -> consumed, EventFilter.ofKey("order-7"), SHORT);
-            assertThatThrownBy(() -> OutboxAssertions.assertNothingReceived(() -> consumed,
-                    EventFilter.ofKey("order-8"), SHORT)).hasMessageContaining("but 1 was");
+            assertThatThrownBy(() ->
+                            OutboxAssertions.assertNothingReceived(() -> consumed, EventFilter.ofKey("order-8"), SHORT))
+                    .hasMessageContaining("but 1 was");
         }
     }
 
@@ -221,7 +239,8 @@ class OutboxAssertionsTest {
             store.append(event);
             UUID lease = UUID.randomUUID();
             store.lease(lease, 10, clock.instant());
-            CompletableFuture.runAsync(() -> store.markPublished(lease, List.of(event.id()), clock.instant()),
+            CompletableFuture.runAsync(
+                    () -> store.markPublished(lease, List.of(event.id()), clock.instant()),
                     CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
 
             OutboxAssertions.awaitDrained(store);
@@ -248,7 +267,8 @@ class OutboxAssertionsTest {
             store.append(event);
             UUID lease = UUID.randomUUID();
             store.lease(lease, 10, clock.instant());
-            store.markDeadLettered(lease, List.of(new DeadLetterMark(event.id(), "message too large")), clock.instant());
+            store.markDeadLettered(
+                    lease, List.of(new DeadLetterMark(event.id(), "message too large")), clock.instant());
 
             assertThatThrownBy(() -> OutboxAssertions.assertNoDeadLetters(store))
                     .hasMessageContaining("Expected no dead letters, but the outbox holds 1")
@@ -261,8 +281,11 @@ class OutboxAssertionsTest {
     @DisplayName("EventFilter describes itself as a sentence")
     void describes() {
         assertThat(EventFilter.anyEvent().describe()).isEqualTo("any event");
-        assertThat(EventFilter.ofType("order.placed").withKey("o-1").withHeader("tenant", "acme")
-                .withPayload(p -> p.length > 0, "a non-empty payload").describe())
+        assertThat(EventFilter.ofType("order.placed")
+                        .withKey("o-1")
+                        .withHeader("tenant", "acme")
+                        .withPayload(p -> p.length > 0, "a non-empty payload")
+                        .describe())
                 .isEqualTo("an event with type=order.placed, key=o-1, header tenant=acme, a non-empty payload");
     }
 }

@@ -27,8 +27,13 @@ class OutboxExtensionTest {
 
     @Test
     @DisplayName("gives every parameter of one test the same wired set of fakes")
-    void sharedWithinATest(InMemoryOutboxStore store, OutboxStore port, ManualClock clock, Relay relay,
-            FaultyPublisher faulty, RecordingPublisher recording) {
+    void sharedWithinATest(
+            InMemoryOutboxStore store,
+            OutboxStore port,
+            ManualClock clock,
+            Relay relay,
+            FaultyPublisher faulty,
+            RecordingPublisher recording) {
         assertThat(port).isSameAs(store).isSameAs(storeSeenByBeforeEach);
         assertThat(faulty.delegate()).isSameAs(recording);
         assertThat(clock.instant()).isEqualTo(OutboxExtension.CLOCK_START);
@@ -37,7 +42,9 @@ class OutboxExtensionTest {
         faulty.failNext(1);
         relay.runOnce();
 
-        assertThat(recording.published()).as("the relay publishes through the faulty publisher").isEmpty();
+        assertThat(recording.published())
+                .as("the relay publishes through the faulty publisher")
+                .isEmpty();
         assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 1L);
     }
 

@@ -25,10 +25,13 @@ class RecordingPublisherTest {
     void acknowledgesAll() {
         List<OutboxEvent> batch = List.of(event("order.placed", "o-1"), event("order.paid", "o-1"));
 
-        List<PublishOutcome> outcomes = publisher.publish(batch, Duration.ofSeconds(1)).join();
+        List<PublishOutcome> outcomes =
+                publisher.publish(batch, Duration.ofSeconds(1)).join();
 
-        assertThat(outcomes).containsExactly(PublishOutcome.published(batch.get(0).id()),
-                PublishOutcome.published(batch.get(1).id()));
+        assertThat(outcomes)
+                .containsExactly(
+                        PublishOutcome.published(batch.get(0).id()),
+                        PublishOutcome.published(batch.get(1).id()));
     }
 
     @Test
@@ -52,7 +55,9 @@ class RecordingPublisherTest {
         OutboxEvent paid = event("order.paid", "o-1");
         OutboxEvent other = event("order.placed", "o-2");
         OutboxEvent unkeyed = event("stock.counted", null);
-        publisher.publish(List.of(placed, paid, other, unkeyed), Duration.ofSeconds(1)).join();
+        publisher
+                .publish(List.of(placed, paid, other, unkeyed), Duration.ofSeconds(1))
+                .join();
 
         assertThat(publisher.ofType("order.placed")).containsExactly(placed, other);
         assertThat(publisher.withKey("o-1")).containsExactly(placed, paid);
@@ -62,7 +67,9 @@ class RecordingPublisherTest {
     @Test
     @DisplayName("forgets everything on clear")
     void clear() {
-        publisher.publish(List.of(event("order.placed", "o-1")), Duration.ofSeconds(1)).join();
+        publisher
+                .publish(List.of(event("order.placed", "o-1")), Duration.ofSeconds(1))
+                .join();
 
         publisher.clear();
 
@@ -76,17 +83,21 @@ class RecordingPublisherTest {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> done = new ArrayList<>();
-            List<OutboxEvent> all = IntStream.range(0, 2_000).mapToObj(n -> event("order.placed", "o-" + n)).toList();
+            List<OutboxEvent> all = IntStream.range(0, 2_000)
+                    .mapToObj(n -> event("order.placed", "o-" + n))
+                    .toList();
             for (int thread = 0; thread < 8; thread++) {
                 List<OutboxEvent> share = all.subList(thread * 250, (thread + 1) * 250);
-                done.add(pool.submit(() -> share.forEach(
-                        e -> publisher.publish(List.of(e), Duration.ofSeconds(1)).join())));
+                done.add(pool.submit(() -> share.forEach(e ->
+                        publisher.publish(List.of(e), Duration.ofSeconds(1)).join())));
             }
             for (Future<?> future : done) {
                 future.get();
             }
-            assertThat(publisher.publishedIds()).hasSize(2_000)
-                    .containsExactlyInAnyOrderElementsOf(all.stream().map(OutboxEvent::id).toList());
+            assertThat(publisher.publishedIds())
+                    .hasSize(2_000)
+                    .containsExactlyInAnyOrderElementsOf(
+                            all.stream().map(OutboxEvent::id).toList());
         } finally {
             pool.shutdownNow();
         }
@@ -100,7 +111,8 @@ class RecordingPublisherTest {
 
         publisher.close();
         OutboxEvent late = event("order.placed", "o-2");
-        List<PublishOutcome> outcomes = publisher.publish(List.of(late), Duration.ofSeconds(1)).join();
+        List<PublishOutcome> outcomes =
+                publisher.publish(List.of(late), Duration.ofSeconds(1)).join();
 
         assertThat(publisher.isClosed()).isTrue();
         assertThat(publisher.checkHealth().healthy()).isFalse();

@@ -7,8 +7,7 @@ import java.time.Clock;
 /** Small event factory for the testkit's own tests. */
 final class TestEvents {
 
-    private TestEvents() {
-    }
+    private TestEvents() {}
 
     static OutboxEvent event(String type, String key) {
         return event(type, key, "{\"type\":\"" + type + "\"}");
@@ -19,7 +18,10 @@ final class TestEvents {
     }
 
     static OutboxEvent event(Clock clock, String type, String key, String payload) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().clock(clock).type(type).destination("orders")
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .clock(clock)
+                .type(type)
+                .destination("orders")
                 .payload(payload.getBytes(StandardCharsets.UTF_8));
         if (key != null) {
             builder.key(key);

@@ -15,8 +15,7 @@ public final class ConnectionBudget {
 
     private static final String HIKARI_POOL = "com.zaxxer.hikari.HikariDataSource";
 
-    private ConnectionBudget() {
-    }
+    private ConnectionBudget() {}
 
     /** Connections the worker may hold at the same time. */
     public static int needed(OutboxWorkerConfig config, WakeUpMode wakeUp) {
@@ -33,8 +32,10 @@ public final class ConnectionBudget {
         int needed = needed(config, wakeUp);
         if (poolSize < needed) {
             throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
-                    ConfigKey.RELAY_THREADS.displayName(), "is " + config.relayThreads() + (wakeUp.listens()
-                            ? ", plus the LISTEN connection of wake-up mode " + wakeUp : "") + ": the worker needs "
+                    ConfigKey.RELAY_THREADS.displayName(),
+                    "is " + config.relayThreads()
+                            + (wakeUp.listens() ? ", plus the LISTEN connection of wake-up mode " + wakeUp : "")
+                            + ": the worker needs "
                             + needed + " connections at once, but " + poolSetting + " is " + poolSize
                             + "; lower the relay threads or enlarge the pool")));
         }
@@ -47,13 +48,14 @@ public final class ConnectionBudget {
     public static OptionalInt poolSize(DataSource dataSource) {
         try {
             // by name: the worker does not depend on HikariCP, the application's pool may be one
-            Class<?> hikari = Class.forName(HIKARI_POOL, false, dataSource.getClass().getClassLoader());
+            Class<?> hikari =
+                    Class.forName(HIKARI_POOL, false, dataSource.getClass().getClassLoader());
             if (dataSource.isWrapperFor(hikari)) {
                 Object pool = dataSource.unwrap(hikari);
-                return OptionalInt.of((Integer) hikari.getMethod("getMaximumPoolSize").invoke(pool));
+                return OptionalInt.of(
+                        (Integer) hikari.getMethod("getMaximumPoolSize").invoke(pool));
             }
-        } catch (SQLException | ReflectiveOperationException | RuntimeException
-                | LinkageError e) {
+        } catch (SQLException | ReflectiveOperationException | RuntimeException | LinkageError e) {
             // a data source that cannot tell, or no HikariCP on the classpath: nothing to check
         }
         return OptionalInt.empty();

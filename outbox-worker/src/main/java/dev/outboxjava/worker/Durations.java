@@ -14,10 +14,10 @@ public final class Durations {
 
     private static final Pattern SIMPLE = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
     /** The longest duration accepted: whole days whose nanoseconds still fit a {@code long}. */
-    private static final Duration MAX = Duration.ofDays(Duration.ofNanos(Long.MAX_VALUE).toDays());
+    private static final Duration MAX =
+            Duration.ofDays(Duration.ofNanos(Long.MAX_VALUE).toDays());
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /**
      * Parses a duration.
@@ -32,13 +32,15 @@ public final class Durations {
         if (matcher.matches()) {
             try {
                 long amount = Long.parseLong(matcher.group(1));
-                return bounded(text, switch (matcher.group(2)) {
-                    case "ms" -> Duration.ofMillis(amount);
-                    case "s" -> Duration.ofSeconds(amount);
-                    case "m" -> Duration.ofMinutes(amount);
-                    case "h" -> Duration.ofHours(amount);
-                    default -> Duration.ofDays(amount);
-                });
+                return bounded(
+                        text,
+                        switch (matcher.group(2)) {
+                            case "ms" -> Duration.ofMillis(amount);
+                            case "s" -> Duration.ofSeconds(amount);
+                            case "m" -> Duration.ofMinutes(amount);
+                            case "h" -> Duration.ofHours(amount);
+                            default -> Duration.ofDays(amount);
+                        });
             } catch (NumberFormatException | ArithmeticException e) {
                 throw tooLong(text);
             }
@@ -66,8 +68,8 @@ public final class Durations {
     }
 
     private static IllegalArgumentException tooLong(String text) {
-        return new IllegalArgumentException("'" + text + "' is too long; a duration must be at most "
-                + MAX.toDays() + "d (about 292 years)");
+        return new IllegalArgumentException(
+                "'" + text + "' is too long; a duration must be at most " + MAX.toDays() + "d (about 292 years)");
     }
 
     /** Formats in the shortest exact unit: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 7d}. */

@@ -28,12 +28,12 @@ public record HealthConfig(Duration maxLag, Duration maxXminAge, Optional<String
         Objects.requireNonNull(maxXminAge, "maxXminAge");
         Objects.requireNonNull(inboxTable, "inboxTable");
         if (maxLag.isNegative()) {
-            throw new InvalidConfigurationException(ConfigKey.HEALTH_MAX_LAG.property(), "must not be negative, was "
-                    + maxLag);
+            throw new InvalidConfigurationException(
+                    ConfigKey.HEALTH_MAX_LAG.property(), "must not be negative, was " + maxLag);
         }
         if (maxXminAge.isNegative()) {
-            throw new InvalidConfigurationException(ConfigKey.HEALTH_MAX_XMIN_AGE.property(),
-                    "must not be negative, was " + maxXminAge);
+            throw new InvalidConfigurationException(
+                    ConfigKey.HEALTH_MAX_XMIN_AGE.property(), "must not be negative, was " + maxXminAge);
         }
     }
 

@@ -27,7 +27,8 @@ public final class InvalidSettingsException extends OutboxException {
 
     private static String format(List<Problem> problems) {
         return "invalid outbox settings (" + problems.size() + " problem" + (problems.size() == 1 ? "" : "s") + "):\n"
-                + problems.stream().map(problem -> "  - " + problem.key() + ": " + problem.reason())
+                + problems.stream()
+                        .map(problem -> "  - " + problem.key() + ": " + problem.reason())
                         .collect(Collectors.joining("\n"));
     }
 

@@ -1,8 +1,8 @@
 package dev.outboxjava.worker;
 
 import dev.outboxjava.core.HealthCheck;
-import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
@@ -10,8 +10,11 @@ import dev.outboxjava.core.relay.Cleaner;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.Sweeper;
-import dev.outboxjava.worker.internal.Backoff;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.BacklogGauges;
+import dev.outboxjava.worker.internal.Backoff;
 import dev.outboxjava.worker.internal.CompositeRelayListener;
 import dev.outboxjava.worker.internal.LeaseTrackingStore;
 import dev.outboxjava.worker.internal.LoopThread;
@@ -23,9 +26,6 @@ import dev.outboxjava.worker.internal.RelayStep;
 import dev.outboxjava.worker.internal.WakeUpSignal;
 import dev.outboxjava.worker.observability.RelaySummaryListener;
 import dev.outboxjava.worker.observability.Tracing;
-import dev.outboxjava.postgres.PostgresOutboxConfig;
-import dev.outboxjava.postgres.PostgresOutboxStore;
-import dev.outboxjava.postgres.WakeUpMode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -80,7 +80,12 @@ public final class OutboxWorker implements AutoCloseable {
     /** The least a publisher gets to close when the loops used up the shutdown timeout. */
     private static final Duration MIN_PUBLISHER_CLOSE = Duration.ofMillis(500);
 
-    private enum State { NEW, RUNNING, STOPPED, CLOSED }
+    private enum State {
+        NEW,
+        RUNNING,
+        STOPPED,
+        CLOSED
+    }
 
     private final OutboxStore store;
     private final LeaseTrackingStore leases;
@@ -96,6 +101,7 @@ public final class OutboxWorker implements AutoCloseable {
     private final WakeUpSignal wakeUp = new WakeUpSignal();
     /** When the broker's health check began to fail, as seen by readiness checks; null while it answers. */
     private final AtomicReference<Instant> brokerFailingSince = new AtomicReference<>();
+
     private final List<LoopThread> relayLoops = new ArrayList<>();
     private final List<LoopThread> otherLoops = new ArrayList<>();
     private final List<AutoCloseable> startedSources = new ArrayList<>();
@@ -106,8 +112,10 @@ public final class OutboxWorker implements AutoCloseable {
     private BacklogGauges gauges;
 
     private OutboxWorker(Builder builder) {
-        this.store = Objects.requireNonNull(builder.store, "store (bind an OutboxStore, e.g. install PostgresStoreModule)");
-        this.publisher = Objects.requireNonNull(builder.publisher,
+        this.store =
+                Objects.requireNonNull(builder.store, "store (bind an OutboxStore, e.g. install PostgresStoreModule)");
+        this.publisher = Objects.requireNonNull(
+                builder.publisher,
                 "publisher (bind a Publisher, e.g. install KafkaPublisherModule or RabbitMqPublisherModule)");
         this.leases = new LeaseTrackingStore(store, wakeUp::leaseStarting, wakeUp::leaseReturned);
         this.clock = builder.clock;
@@ -120,19 +128,24 @@ public final class OutboxWorker implements AutoCloseable {
         if (!relayOrdering.equals(store.ordering())) {
             if (relayOrdering.isPerKey()) {
                 throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
-                        ConfigKey.ORDERING.displayName(), "the relay's ordering (" + relayOrdering + ") differs "
-                        + "from its store's (" + store.ordering() + "): set it once, on the store's configuration "
-                        + "(PostgresOutboxConfig.ordering), which the relay follows")));
+                        ConfigKey.ORDERING.displayName(),
+                        "the relay's ordering (" + relayOrdering + ") differs "
+                                + "from its store's (" + store.ordering()
+                                + "): set it once, on the store's configuration "
+                                + "(PostgresOutboxConfig.ordering), which the relay follows")));
             }
-            this.config = builder.config.toBuilder().relay(builder.config.relay().withOrdering(store.ordering()))
+            this.config = builder.config.toBuilder()
+                    .relay(builder.config.relay().withOrdering(store.ordering()))
                     .build();
         } else {
             this.config = builder.config;
         }
-        String expected = wakeUpSources.stream().map(WakeUpSource::expects).filter(text -> !text.isEmpty())
+        String expected = wakeUpSources.stream()
+                .map(WakeUpSource::expects)
+                .filter(text -> !text.isEmpty())
                 .collect(java.util.stream.Collectors.joining(" or "));
-        this.missedWakeUps = expected.isEmpty() ? MissedWakeUps.none()
-                : MissedWakeUps.expecting(expected, config.pollInterval());
+        this.missedWakeUps =
+                expected.isEmpty() ? MissedWakeUps.none() : MissedWakeUps.expecting(expected, config.pollInterval());
     }
 
     /** Starts a worker without Guice. */
@@ -196,9 +209,20 @@ public final class OutboxWorker implements AutoCloseable {
         relay = new Relay(leases, Tracing.traced(publisher), config.relay(), config.retryPolicy(), clock, listener);
         for (int i = 1; i <= config.relayThreads(); i++) {
             String name = "relay-" + i;
-            relayLoops.add(new LoopThread(new RelayStep(name, relay, publisher, leases, config.pollInterval(), backoff,
-                    storeOutage, brokerOutage, new OutageTracker(name + " loop", true, Clock.systemUTC()),
-                    missedWakeUps, clock), wakeUp));
+            relayLoops.add(new LoopThread(
+                    new RelayStep(
+                            name,
+                            relay,
+                            publisher,
+                            leases,
+                            config.pollInterval(),
+                            backoff,
+                            storeOutage,
+                            brokerOutage,
+                            new OutageTracker(name + " loop", true, Clock.systemUTC()),
+                            missedWakeUps,
+                            clock),
+                    wakeUp));
         }
         Sweeper sweeper = new Sweeper(store, config.sweeper(), clock);
         otherLoops.add(periodic("sweeper", sweeper::runOnce, config.sweepInterval(), backoff, storeOutage));
@@ -217,39 +241,61 @@ public final class OutboxWorker implements AutoCloseable {
             try {
                 startedSources.add(check.start());
             } catch (RuntimeException e) {
-                log.warn("readiness check {} did not start: {}", check.getClass().getSimpleName(), e.toString());
+                log.warn(
+                        "readiness check {} did not start: {}", check.getClass().getSimpleName(), e.toString());
             }
         }
         for (WakeUpSource source : wakeUpSources) {
             try {
                 startedSources.add(source.start(wakeUp));
             } catch (RuntimeException e) {
-                log.warn("wake-up source {} did not start; the relay polls every {} instead: {}",
-                        source.getClass().getSimpleName(), Durations.format(config.pollInterval()), e.toString());
+                log.warn(
+                        "wake-up source {} did not start; the relay polls every {} instead: {}",
+                        source.getClass().getSimpleName(),
+                        Durations.format(config.pollInterval()),
+                        e.toString());
             }
         }
         state = State.RUNNING;
-        log.info("outbox worker started: {} relay thread(s), batch size {}, ordering {}, publish timeout {}, "
-                + "poll interval {}, lease timeout {}, cleaner {}, meters in {}", config.relayThreads(),
+        log.info(
+                "outbox worker started: {} relay thread(s), batch size {}, ordering {}, publish timeout {}, "
+                        + "poll interval {}, lease timeout {}, cleaner {}, meters in {}",
+                config.relayThreads(),
                 config.relay().batchSize(),
                 config.relay().ordering().isPerKey() ? "per key" : "none",
-                Durations.format(config.relay().publishTimeout()), Durations.format(config.pollInterval()),
-                Durations.format(config.sweeper().leaseTimeout()), config.cleanerEnabled()
-                        ? "retention " + Durations.format(config.cleaner().retention()) : "off",
+                Durations.format(config.relay().publishTimeout()),
+                Durations.format(config.pollInterval()),
+                Durations.format(config.sweeper().leaseTimeout()),
+                config.cleanerEnabled()
+                        ? "retention " + Durations.format(config.cleaner().retention())
+                        : "off",
                 registry instanceof SimpleMeterRegistry
                         ? "a SimpleMeterRegistry (in memory: pass the application's registry to export them)"
                         : registry.getClass().getSimpleName());
     }
 
-    private LoopThread periodic(String name, java.util.function.IntSupplier tick, Duration interval, Backoff backoff,
+    private LoopThread periodic(
+            String name,
+            java.util.function.IntSupplier tick,
+            Duration interval,
+            Backoff backoff,
             OutageTracker storeOutage) {
-        return new LoopThread(new PeriodicStep(name, tick, interval, backoff, storeOutage,
-                new OutageTracker(name + " loop", true, Clock.systemUTC()), store::checkHealth), wakeUp);
+        return new LoopThread(
+                new PeriodicStep(
+                        name,
+                        tick,
+                        interval,
+                        backoff,
+                        storeOutage,
+                        new OutageTracker(name + " loop", true, Clock.systemUTC()),
+                        store::checkHealth),
+                wakeUp);
     }
 
     /** Whether every loop thread is alive (liveness). False before start and after close. */
     public synchronized boolean isRunning() {
-        return state == State.RUNNING && relayLoops.stream().allMatch(LoopThread::isAlive)
+        return state == State.RUNNING
+                && relayLoops.stream().allMatch(LoopThread::isAlive)
                 && otherLoops.stream().allMatch(LoopThread::isAlive);
     }
 
@@ -317,7 +363,9 @@ public final class OutboxWorker implements AutoCloseable {
         long deadline = started + config.shutdownTimeout().toNanos();
         int released = stopLoops(deadline, deadline + AFTER_TIMEOUT_GRACE.toNanos());
         state = State.STOPPED;
-        log.info("outbox worker stopped in {} ms{}; it can be started again", (System.nanoTime() - started) / 1_000_000,
+        log.info(
+                "outbox worker stopped in {} ms{}; it can be started again",
+                (System.nanoTime() - started) / 1_000_000,
                 released > 0 ? " (" + released + " event(s) released)" : "");
     }
 
@@ -346,14 +394,17 @@ public final class OutboxWorker implements AutoCloseable {
             closeWithin(resource, Duration.ofNanos(Math.max(0, lastMoment - System.nanoTime())));
         }
         if (wasRunning) {
-            log.info("outbox worker stopped in {} ms{}", (System.nanoTime() - started) / 1_000_000,
+            log.info(
+                    "outbox worker stopped in {} ms{}",
+                    (System.nanoTime() - started) / 1_000_000,
                     released > 0 ? " (" + released + " event(s) released)" : "");
         }
     }
 
     /** Ends the loops and the started sources by {@code deadline} (nanoTime), giving up batches by {@code lastMoment}. */
     private int stopLoops(long deadline, long lastMoment) {
-        log.info("outbox worker stopping: no new leases; batches in flight get up to {}",
+        log.info(
+                "outbox worker stopping: no new leases; batches in flight get up to {}",
                 Durations.format(config.shutdownTimeout()));
         closeQuietly(startedSources);
         relayLoops.forEach(LoopThread::requestStop);
@@ -385,8 +436,9 @@ public final class OutboxWorker implements AutoCloseable {
      * @return how many events went back to pending
      */
     private int abandonRelayLoops(long lastMoment) throws InterruptedException {
-        log.warn("batches in flight did not finish within {}; giving them up: their events go back to pending untried "
-                + "and the next relay publishes them (possibly a second time)",
+        log.warn(
+                "batches in flight did not finish within {}; giving them up: their events go back to pending untried "
+                        + "and the next relay publishes them (possibly a second time)",
                 Durations.format(config.shutdownTimeout()));
         leases.countReleases();
         relay.abandonInFlight();
@@ -404,17 +456,19 @@ public final class OutboxWorker implements AutoCloseable {
      */
     private static void closeWithin(AutoCloseable closeable, Duration budget) {
         String name = closeable.getClass().getSimpleName();
-        Thread closer = new Thread(() -> {
-            try {
-                if (closeable instanceof Publisher closing) {
-                    closing.close(budget);
-                } else {
-                    closeable.close();
-                }
-            } catch (Exception e) {
-                log.warn("closing {} failed: {}", name, e.toString());
-            }
-        }, "outbox-close-" + name);
+        Thread closer = new Thread(
+                () -> {
+                    try {
+                        if (closeable instanceof Publisher closing) {
+                            closing.close(budget);
+                        } else {
+                            closeable.close();
+                        }
+                    } catch (Exception e) {
+                        log.warn("closing {} failed: {}", name, e.toString());
+                    }
+                },
+                "outbox-close-" + name);
         closer.setDaemon(true);
         closer.start();
         try {
@@ -423,7 +477,9 @@ public final class OutboxWorker implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (closer.isAlive()) {
-            log.warn("closing {} did not finish within {} ms; the worker stops without waiting for it", name,
+            log.warn(
+                    "closing {} did not finish within {} ms; the worker stops without waiting for it",
+                    name,
                     budget.toMillis());
         }
     }
@@ -468,8 +524,7 @@ public final class OutboxWorker implements AutoCloseable {
         private java.util.OptionalInt postgresPool = java.util.OptionalInt.empty();
         private WakeUpMode postgresWakeUp = WakeUpMode.NONE;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Where the events are. Required. */
         public Builder store(OutboxStore value) {
@@ -555,8 +610,8 @@ public final class OutboxWorker implements AutoCloseable {
          *         store's pool is too small for the relay threads
          */
         public OutboxWorker build() {
-            postgresPool.ifPresent(size -> ConnectionBudget.check(config, postgresWakeUp, size,
-                    "the data source's maximum pool size"));
+            postgresPool.ifPresent(size ->
+                    ConnectionBudget.check(config, postgresWakeUp, size, "the data source's maximum pool size"));
             return new OutboxWorker(this);
         }
     }

@@ -96,11 +96,22 @@ public final class OutboxWorkerConfig {
 
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
-        return builder().relay(relay).relayThreads(relayThreads).pollInterval(pollInterval).retryPolicy(retryPolicy)
-                .sweeper(sweeper).sweepInterval(sweepInterval).cleanerEnabled(cleanerEnabled).cleaner(cleaner)
-                .cleanInterval(cleanInterval).backoffInitial(backoffInitial).backoffMax(backoffMax)
-                .shutdownTimeout(shutdownTimeout).metricsPollInterval(metricsPollInterval)
-                .logSummaryInterval(logSummaryInterval).maxBrokerOutage(maxBrokerOutage);
+        return builder()
+                .relay(relay)
+                .relayThreads(relayThreads)
+                .pollInterval(pollInterval)
+                .retryPolicy(retryPolicy)
+                .sweeper(sweeper)
+                .sweepInterval(sweepInterval)
+                .cleanerEnabled(cleanerEnabled)
+                .cleaner(cleaner)
+                .cleanInterval(cleanInterval)
+                .backoffInitial(backoffInitial)
+                .backoffMax(backoffMax)
+                .shutdownTimeout(shutdownTimeout)
+                .metricsPollInterval(metricsPollInterval)
+                .logSummaryInterval(logSummaryInterval)
+                .maxBrokerOutage(maxBrokerOutage);
     }
 
     /** Batch size and publish timeout of a relay tick. */
@@ -208,8 +219,7 @@ public final class OutboxWorkerConfig {
         private Duration logSummaryInterval = DEFAULT_LOG_SUMMARY_INTERVAL;
         private Duration maxBrokerOutage = DEFAULT_MAX_BROKER_OUTAGE;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Batch size and publish timeout of a relay tick. Default {@link RelayConfig#ofDefaults()} (500, 30 s). */
         public Builder relay(RelayConfig value) {
@@ -317,8 +327,9 @@ public final class OutboxWorkerConfig {
         public OutboxWorkerConfig build() {
             List<InvalidSettingsException.Problem> problems = new ArrayList<>();
             if (relayThreads < 1 || relayThreads > MAX_RELAY_THREADS) {
-                problems.add(problem(ConfigKey.RELAY_THREADS, "must be between 1 and " + MAX_RELAY_THREADS + ", was "
-                        + relayThreads));
+                problems.add(problem(
+                        ConfigKey.RELAY_THREADS,
+                        "must be between 1 and " + MAX_RELAY_THREADS + ", was " + relayThreads));
             }
             positive(problems, ConfigKey.RELAY_POLL_INTERVAL, pollInterval);
             positive(problems, ConfigKey.SWEEPER_INTERVAL, sweepInterval);
@@ -326,26 +337,35 @@ public final class OutboxWorkerConfig {
             positive(problems, ConfigKey.BACKOFF_INITIAL, backoffInitial);
             positive(problems, ConfigKey.METRICS_POLL_INTERVAL, metricsPollInterval);
             if (backoffMax.compareTo(backoffInitial) < 0) {
-                problems.add(problem(ConfigKey.BACKOFF_MAX, "must be at least " + ConfigKey.BACKOFF_INITIAL.property()
-                        + " (" + Durations.format(backoffInitial) + "), was " + Durations.format(backoffMax)));
+                problems.add(problem(
+                        ConfigKey.BACKOFF_MAX,
+                        "must be at least " + ConfigKey.BACKOFF_INITIAL.property() + " ("
+                                + Durations.format(backoffInitial) + "), was " + Durations.format(backoffMax)));
             }
             if (logSummaryInterval.isNegative()) {
-                problems.add(problem(ConfigKey.LOG_SUMMARY_INTERVAL, "must not be negative (0s = off), was "
-                        + Durations.format(logSummaryInterval)));
+                problems.add(problem(
+                        ConfigKey.LOG_SUMMARY_INTERVAL,
+                        "must not be negative (0s = off), was " + Durations.format(logSummaryInterval)));
             }
             if (maxBrokerOutage.isNegative()) {
-                problems.add(problem(ConfigKey.HEALTH_MAX_BROKER_OUTAGE, "must not be negative (0s = at the first "
-                        + "failed check), was " + Durations.format(maxBrokerOutage)));
+                problems.add(problem(
+                        ConfigKey.HEALTH_MAX_BROKER_OUTAGE,
+                        "must not be negative (0s = at the first " + "failed check), was "
+                                + Durations.format(maxBrokerOutage)));
             }
             if (shutdownTimeout.isNegative()) {
-                problems.add(problem(ConfigKey.SHUTDOWN_TIMEOUT, "must not be negative, was "
-                        + Durations.format(shutdownTimeout)));
+                problems.add(problem(
+                        ConfigKey.SHUTDOWN_TIMEOUT, "must not be negative, was " + Durations.format(shutdownTimeout)));
             }
             if (sweeper.leaseTimeout().compareTo(relay.publishTimeout()) <= 0) {
-                problems.add(problem(ConfigKey.SWEEPER_LEASE_TIMEOUT, "must be longer than "
-                        + ConfigKey.RELAY_PUBLISH_TIMEOUT.property() + " (" + Durations.format(relay.publishTimeout())
-                        + "), was " + Durations.format(sweeper.leaseTimeout()) + ": otherwise the sweeper reclaims "
-                        + "batches that are still being published and every event is sent twice"));
+                problems.add(problem(
+                        ConfigKey.SWEEPER_LEASE_TIMEOUT,
+                        "must be longer than "
+                                + ConfigKey.RELAY_PUBLISH_TIMEOUT.property() + " ("
+                                + Durations.format(relay.publishTimeout())
+                                + "), was " + Durations.format(sweeper.leaseTimeout())
+                                + ": otherwise the sweeper reclaims "
+                                + "batches that are still being published and every event is sent twice"));
             }
             if (!problems.isEmpty()) {
                 throw new InvalidSettingsException(problems);

@@ -50,9 +50,12 @@ public final class OutboxWorkerModule extends AbstractModule {
     protected void configure() {
         bind(OutboxWorkerConfig.class).toInstance(config);
         OptionalBinder.newOptionalBinder(binder(), Clock.class).setDefault().toInstance(Clock.systemUTC());
-        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setDefault()
+        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class)
+                .setDefault()
                 .toInstance(new SimpleMeterRegistry());
-        OptionalBinder.newOptionalBinder(binder(), RelayListener.class).setDefault().toInstance(RelayListener.NONE);
+        OptionalBinder.newOptionalBinder(binder(), RelayListener.class)
+                .setDefault()
+                .toInstance(RelayListener.NONE);
         Multibinder.newSetBinder(binder(), WakeUpSource.class);
         Multibinder.newSetBinder(binder(), ReadinessCheck.class);
         Multibinder.newSetBinder(binder(), AutoCloseable.class, WorkerResource.class);
@@ -60,12 +63,27 @@ public final class OutboxWorkerModule extends AbstractModule {
 
     @Provides
     @Singleton
-    OutboxWorker worker(OutboxStore store, Publisher publisher, OutboxWorkerConfig workerConfig, Clock clock,
-            MeterRegistry registry, RelayListener listener, Set<WakeUpSource> wakeUpSources,
-            @WorkerResource Set<AutoCloseable> resources, Set<ReadinessCheck> readinessChecks) {
-        return OutboxWorker.builder().store(store).publisher(publisher).config(workerConfig).clock(clock)
-                .meterRegistry(registry).relayListener(listener).wakeUpSources(wakeUpSources)
-                .closeOnShutdown(resources).readinessChecks(readinessChecks).build();
+    OutboxWorker worker(
+            OutboxStore store,
+            Publisher publisher,
+            OutboxWorkerConfig workerConfig,
+            Clock clock,
+            MeterRegistry registry,
+            RelayListener listener,
+            Set<WakeUpSource> wakeUpSources,
+            @WorkerResource Set<AutoCloseable> resources,
+            Set<ReadinessCheck> readinessChecks) {
+        return OutboxWorker.builder()
+                .store(store)
+                .publisher(publisher)
+                .config(workerConfig)
+                .clock(clock)
+                .meterRegistry(registry)
+                .relayListener(listener)
+                .wakeUpSources(wakeUpSources)
+                .closeOnShutdown(resources)
+                .readinessChecks(readinessChecks)
+                .build();
     }
 
     @Provides

@@ -49,14 +49,17 @@ public final class PostgresStoreModule extends AbstractModule {
     @Provides
     @Singleton
     PostgresOutboxConfig postgresConfig(OutboxWorkerConfig worker) {
-        return store.ordering().isPerKey() ? store : store.toBuilder().ordering(worker.relay().ordering()).build();
+        return store.ordering().isPerKey()
+                ? store
+                : store.toBuilder().ordering(worker.relay().ordering()).build();
     }
 
     @Provides
     @Singleton
     PostgresOutboxStore store(PostgresOutboxConfig config, OutboxWorkerConfig worker) {
-        ConnectionBudget.poolSize(dataSource).ifPresent(size ->
-                ConnectionBudget.check(worker, config.wakeUpMode(), size, "the data source's maximum pool size"));
+        ConnectionBudget.poolSize(dataSource)
+                .ifPresent(size -> ConnectionBudget.check(
+                        worker, config.wakeUpMode(), size, "the data source's maximum pool size"));
         return PostgresOutboxStore.create(dataSource, config);
     }
 

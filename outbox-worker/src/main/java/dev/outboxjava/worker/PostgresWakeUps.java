@@ -11,8 +11,7 @@ import dev.outboxjava.worker.internal.PostgresNotifyWakeUp;
  */
 public final class PostgresWakeUps {
 
-    private PostgresWakeUps() {
-    }
+    private PostgresWakeUps() {}
 
     /**
      * The wake-up source for the store's mode: a LISTEN on its channel in both NOTIFY modes, the
@@ -33,7 +32,7 @@ public final class PostgresWakeUps {
 
         @Override
         public AutoCloseable start(OutboxWakeUp wakeUp) {
-            return () -> { };
+            return () -> {};
         }
 
         @Override

@@ -18,6 +18,6 @@ public interface ReadinessCheck {
      * worker stops. Default: nothing to start.
      */
     default AutoCloseable start() {
-        return () -> { };
+        return () -> {};
     }
 }

@@ -18,5 +18,4 @@ import java.lang.annotation.Target;
 @Qualifier
 @Retention(RUNTIME)
 @Target({FIELD, PARAMETER, METHOD})
-public @interface WorkerResource {
-}
+public @interface WorkerResource {}

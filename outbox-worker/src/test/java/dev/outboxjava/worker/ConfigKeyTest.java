@@ -13,7 +13,10 @@ class ConfigKeyTest {
     @Test
     @DisplayName("has no key that is also the parent of another, so the settings nest as YAML and bind to objects")
     void noKeyIsAParent() {
-        assertThat(parentsAmong(Arrays.stream(ConfigKey.values()).map(ConfigKey::property).toList())).isEmpty();
+        assertThat(parentsAmong(Arrays.stream(ConfigKey.values())
+                        .map(ConfigKey::property)
+                        .toList()))
+                .isEmpty();
     }
 
     @Test
@@ -24,6 +27,8 @@ class ConfigKeyTest {
     }
 
     private static List<String> parentsAmong(List<String> keys) {
-        return keys.stream().filter(key -> keys.stream().anyMatch(other -> other.startsWith(key + "."))).toList();
+        return keys.stream()
+                .filter(key -> keys.stream().anyMatch(other -> other.startsWith(key + ".")))
+                .toList();
     }
 }

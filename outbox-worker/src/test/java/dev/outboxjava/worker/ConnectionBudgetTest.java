@@ -19,12 +19,18 @@ class ConnectionBudgetTest {
     void tooManyRelayThreads() {
         try (HikariDataSource pool = pool(2)) {
             OutboxWorker.Builder builder = OutboxWorker.builder()
-                    .postgres(pool, PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.NOTIFY_AFTER_COMMIT).build())
+                    .postgres(
+                            pool,
+                            PostgresOutboxConfig.builder()
+                                    .wakeUpMode(WakeUpMode.NOTIFY_AFTER_COMMIT)
+                                    .build())
                     .publisher(new RecordingPublisher())
                     .config(OutboxWorkerConfig.builder().relayThreads(2).build());
 
-            assertThatThrownBy(builder::build).isInstanceOf(InvalidSettingsException.class)
-                    .hasMessageContaining("outbox.relay.threads").hasMessageContaining("maximum pool size is 2")
+            assertThatThrownBy(builder::build)
+                    .isInstanceOf(InvalidSettingsException.class)
+                    .hasMessageContaining("outbox.relay.threads")
+                    .hasMessageContaining("maximum pool size is 2")
                     .hasMessageContaining("needs 3 connections");
         }
     }
@@ -34,9 +40,14 @@ class ConnectionBudgetTest {
     void fits() {
         try (HikariDataSource pool = pool(2);
                 OutboxWorker worker = OutboxWorker.builder()
-                        .postgres(pool, PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.IN_PROCESS).build())
+                        .postgres(
+                                pool,
+                                PostgresOutboxConfig.builder()
+                                        .wakeUpMode(WakeUpMode.IN_PROCESS)
+                                        .build())
                         .publisher(new RecordingPublisher())
-                        .config(OutboxWorkerConfig.builder().relayThreads(2).build()).build()) {
+                        .config(OutboxWorkerConfig.builder().relayThreads(2).build())
+                        .build()) {
             assertThat(worker.config().relayThreads()).isEqualTo(2);
         }
     }
@@ -47,7 +58,8 @@ class ConnectionBudgetTest {
         try (HikariDataSource pool = pool(7)) {
             assertThat(ConnectionBudget.poolSize(pool)).hasValue(7);
         }
-        assertThat(ConnectionBudget.poolSize(new org.postgresql.ds.PGSimpleDataSource())).isEqualTo(OptionalInt.empty());
+        assertThat(ConnectionBudget.poolSize(new org.postgresql.ds.PGSimpleDataSource()))
+                .isEqualTo(OptionalInt.empty());
     }
 
     private static HikariDataSource pool(int size) {

@@ -39,14 +39,18 @@ class EmbeddableDependenciesTest {
     void noStandaloneDependencies() throws Exception {
         for (Element dependency : dependencies()) {
             if (STANDALONE_ONLY.contains(text(dependency, "artifactId"))) {
-                assertThat(text(dependency, "scope")).as(text(dependency, "artifactId")).isEqualTo("test");
+                assertThat(text(dependency, "scope"))
+                        .as(text(dependency, "artifactId"))
+                        .isEqualTo("test");
             }
         }
     }
 
     private static List<Element> dependencies() throws Exception {
-        Element project = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(Path.of("pom.xml").toFile()).getDocumentElement();
+        Element project = DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(Path.of("pom.xml").toFile())
+                .getDocumentElement();
         List<Element> result = new ArrayList<>();
         NodeList nodes = project.getElementsByTagName("dependency");
         for (int i = 0; i < nodes.getLength(); i++) {

@@ -9,8 +9,8 @@ import com.google.inject.CreationException;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Key;
-import com.google.inject.TypeLiteral;
 import com.google.inject.ProvisionException;
+import com.google.inject.TypeLiteral;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
 import dev.outboxjava.core.EventStatus;
@@ -54,11 +54,16 @@ class OutboxWorkerModuleTest {
     void givenTheWorkerModuleAndAdapterBindings_thenTheInjectorGivesARunnableSingletonWorker() {
         Injector injector = Guice.createInjector(new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()), adapters());
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
-        store.append(OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build());
+        store.append(OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload(new byte[0])
+                .build());
 
         try (worker) {
             worker.start();
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.countByStatus().get(EventStatus.SENT) == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> store.countByStatus().get(EventStatus.SENT) == 1);
         }
 
         assertThat(injector.getInstance(OutboxWorker.class)).isSameAs(worker);
@@ -71,8 +76,11 @@ class OutboxWorkerModuleTest {
     @DisplayName("the PostgreSQL store module adds the wake-up of the store's mode: a LISTEN in both NOTIFY modes, "
             + "in-process signals expected, or nothing to listen to or expect")
     void givenTheStoresWakeUpMode_thenTheRelayGetsThatWakeUp(WakeUpMode mode) {
-        Injector injector = Guice.createInjector(new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()),
-                new PostgresStoreModule(new PGSimpleDataSource(), PostgresOutboxConfig.builder().wakeUpMode(mode).build()),
+        Injector injector = Guice.createInjector(
+                new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()),
+                new PostgresStoreModule(
+                        new PGSimpleDataSource(),
+                        PostgresOutboxConfig.builder().wakeUpMode(mode).build()),
                 new AbstractModule() {
                     @Override
                     protected void configure() {
@@ -80,7 +88,7 @@ class OutboxWorkerModuleTest {
                     }
                 });
 
-        Set<WakeUpSource> sources = injector.getInstance(Key.get(new TypeLiteral<Set<WakeUpSource>>() { }));
+        Set<WakeUpSource> sources = injector.getInstance(Key.get(new TypeLiteral<Set<WakeUpSource>>() {}));
 
         WakeUpSource source = sources.iterator().next();
         assertThat(sources).hasSize(1);
@@ -92,14 +100,18 @@ class OutboxWorkerModuleTest {
             assertThat(source).isNotInstanceOfAny(PostgresNotifyWakeUp.class, InProcessWakeUp.class);
             assertThat(source.expects()).as("a mode that expects nothing").isEmpty();
         }
-        assertThat(injector.getInstance(PostgresOutboxConfig.class).wakeUpMode()).isEqualTo(mode);
+        assertThat(injector.getInstance(PostgresOutboxConfig.class).wakeUpMode())
+                .isEqualTo(mode);
     }
 
     @Test
     void givenNoStoreModule_thenTheInjectorSaysWhatIsMissing() {
         assertThatThrownBy(() -> Guice.createInjector(new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()))
-                .getInstance(OutboxWorker.class))
-                .isInstanceOfAny(CreationException.class, ProvisionException.class, com.google.inject.ConfigurationException.class)
+                        .getInstance(OutboxWorker.class))
+                .isInstanceOfAny(
+                        CreationException.class,
+                        ProvisionException.class,
+                        com.google.inject.ConfigurationException.class)
                 .hasMessageContaining("OutboxStore");
     }
 
@@ -108,15 +120,19 @@ class OutboxWorkerModuleTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         AtomicInteger started = new AtomicInteger();
         AtomicInteger closed = new AtomicInteger();
-        Injector injector = Guice.createInjector(new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()), adapters(),
-                new AbstractModule() {
+        Injector injector = Guice.createInjector(
+                new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()), adapters(), new AbstractModule() {
                     @Override
                     protected void configure() {
-                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setBinding().toInstance(registry);
-                        Multibinder.newSetBinder(binder(), WakeUpSource.class).addBinding().toInstance(wakeUp -> {
-                            started.incrementAndGet();
-                            return closed::incrementAndGet;
-                        });
+                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class)
+                                .setBinding()
+                                .toInstance(registry);
+                        Multibinder.newSetBinder(binder(), WakeUpSource.class)
+                                .addBinding()
+                                .toInstance(wakeUp -> {
+                                    started.incrementAndGet();
+                                    return closed::incrementAndGet;
+                                });
                     }
                 });
 

@@ -45,10 +45,16 @@ class OutboxWorkerShutdownTest {
     }
 
     private OutboxWorker worker(Publisher publisher, Duration shutdownTimeout) {
-        worker = OutboxWorker.builder().store(store).publisher(publisher).meterRegistry(registry)
-                .config(OutboxWorkerConfig.builder().relay(new RelayConfig(50, Duration.ofSeconds(30)))
-                        .pollInterval(Duration.ofHours(1)).sweepInterval(Duration.ofHours(1))
-                        .shutdownTimeout(shutdownTimeout).build())
+        worker = OutboxWorker.builder()
+                .store(store)
+                .publisher(publisher)
+                .meterRegistry(registry)
+                .config(OutboxWorkerConfig.builder()
+                        .relay(new RelayConfig(50, Duration.ofSeconds(30)))
+                        .pollInterval(Duration.ofHours(1))
+                        .sweepInterval(Duration.ofHours(1))
+                        .shutdownTimeout(shutdownTimeout)
+                        .build())
                 .build();
         return worker;
     }
@@ -56,8 +62,11 @@ class OutboxWorkerShutdownTest {
     private void append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("order.placed").destination("orders")
-                    .payload("{}".getBytes(StandardCharsets.UTF_8)).build());
+            events.add(OutboxEvent.builder()
+                    .type("order.placed")
+                    .destination("orders")
+                    .payload("{}".getBytes(StandardCharsets.UTF_8))
+                    .build());
         }
         store.append(events);
     }
@@ -70,7 +79,8 @@ class OutboxWorkerShutdownTest {
     @DisplayName("gives up a batch the broker never answers: back to pending untried, counted as released, "
             + "never as a lost lease")
     void abandonedBatchIsReleasedNotLost() {
-        FaultyPublisher frozen = FaultyPublisher.wrapping(new RecordingPublisher()).hang();
+        FaultyPublisher frozen =
+                FaultyPublisher.wrapping(new RecordingPublisher()).hang();
         append(70); // a full batch in flight, and the pipelined second one
         worker(frozen, SHUTDOWN_TIMEOUT).start();
         await().atMost(Duration.ofSeconds(10)).until(() -> frozen.hungBatchCount() == 2);
@@ -87,7 +97,9 @@ class OutboxWorkerShutdownTest {
             assertThat(event.lastError()).isEmpty();
         });
         assertThat(registry.counter("outbox.events.lease_lost").count()).isZero();
-        assertThat(registry.counter("outbox.events.failed", "reason", "retryable").count()).isZero();
+        assertThat(registry.counter("outbox.events.failed", "reason", "retryable")
+                        .count())
+                .isZero();
         assertThat(registry.counter("outbox.events.released").count()).isEqualTo(70);
     }
 
@@ -99,8 +111,9 @@ class OutboxWorkerShutdownTest {
 
         worker.close();
 
-        assertThat(publisher.budgets).singleElement().satisfies(budget -> assertThat(budget)
-                .isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5)));
+        assertThat(publisher.budgets)
+                .singleElement()
+                .satisfies(budget -> assertThat(budget).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5)));
     }
 
     @Test
@@ -113,8 +126,9 @@ class OutboxWorkerShutdownTest {
 
         worker.close();
 
-        assertThat(publisher.budgets).singleElement().satisfies(budget -> assertThat(budget)
-                .isPositive().isLessThanOrEqualTo(Duration.ofMillis(1500)));
+        assertThat(publisher.budgets)
+                .singleElement()
+                .satisfies(budget -> assertThat(budget).isPositive().isLessThanOrEqualTo(Duration.ofMillis(1500)));
         assertThat(count(EventStatus.PENDING)).isEqualTo(5);
     }
 
@@ -122,7 +136,8 @@ class OutboxWorkerShutdownTest {
     @DisplayName("returns within the shutdown timeout plus the promised grace even when the broker never answers and "
             + "the publisher's close hangs")
     void boundedWhateverThePublisherDoes() {
-        BudgetRecordingPublisher publisher = new BudgetRecordingPublisher().hangPublishes().hangClose();
+        BudgetRecordingPublisher publisher =
+                new BudgetRecordingPublisher().hangPublishes().hangClose();
         append(5);
         worker(publisher, SHUTDOWN_TIMEOUT).start();
         await().atMost(Duration.ofSeconds(10)).until(() -> publisher.publishes.size() == 1);
@@ -157,8 +172,8 @@ class OutboxWorkerShutdownTest {
 
         @Override
         public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
-            CompletableFuture<List<PublishOutcome>> future = hangPublishes ? new CompletableFuture<>()
-                    : recording.publish(batch, timeout);
+            CompletableFuture<List<PublishOutcome>> future =
+                    hangPublishes ? new CompletableFuture<>() : recording.publish(batch, timeout);
             publishes.add(future);
             return future;
         }

@@ -42,22 +42,31 @@ class OutboxWorkerTest {
     }
 
     private OutboxWorker worker(FaultyPublisher publisher, OutboxWorkerConfig.Builder config) {
-        worker = OutboxWorker.builder().store(store).publisher(publisher).config(config.build())
-                .meterRegistry(registry).build();
+        worker = OutboxWorker.builder()
+                .store(store)
+                .publisher(publisher)
+                .config(config.build())
+                .meterRegistry(registry)
+                .build();
         return worker;
     }
 
     private static OutboxWorkerConfig.Builder config() {
-        return OutboxWorkerConfig.builder().relay(new RelayConfig(50, Duration.ofSeconds(30)))
-                .pollInterval(Duration.ofHours(1)).sweepInterval(Duration.ofHours(1))
+        return OutboxWorkerConfig.builder()
+                .relay(new RelayConfig(50, Duration.ofSeconds(30)))
+                .pollInterval(Duration.ofHours(1))
+                .sweepInterval(Duration.ofHours(1))
                 .shutdownTimeout(Duration.ofMillis(300));
     }
 
     private void append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("order.placed").destination("orders")
-                    .payload("{}".getBytes(StandardCharsets.UTF_8)).build());
+            events.add(OutboxEvent.builder()
+                    .type("order.placed")
+                    .destination("orders")
+                    .payload("{}".getBytes(StandardCharsets.UTF_8))
+                    .build());
         }
         store.append(events);
     }
@@ -132,10 +141,14 @@ class OutboxWorkerTest {
         worker.stop();
         worker.stop();
         assertThat(worker.isRunning()).isFalse();
-        assertThat(recording.isClosed()).as("stop keeps the publisher for the next start").isFalse();
+        assertThat(recording.isClosed())
+                .as("stop keeps the publisher for the next start")
+                .isFalse();
         append(3);
         worker.wakeUp().signal();
-        assertThat(count(EventStatus.PENDING)).as("a stopped worker leases nothing").isEqualTo(3);
+        assertThat(count(EventStatus.PENDING))
+                .as("a stopped worker leases nothing")
+                .isEqualTo(3);
 
         worker.start();
         assertThat(worker.isRunning()).isTrue();
@@ -148,20 +161,32 @@ class OutboxWorkerTest {
 
     @Test
     void givenARelayOrderingThatContradictsTheStores_whenBuilt_thenItNamesTheOrderingSetting() {
-        assertThatThrownBy(() -> OutboxWorker.builder().store(store).publisher(recording)
-                .config(config().relay(new RelayConfig(50, Duration.ofSeconds(30),
-                        dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))
-                        .build()).build())
-                .isInstanceOf(InvalidSettingsException.class).hasMessageContaining("outbox.ordering")
+        assertThatThrownBy(() -> OutboxWorker.builder()
+                        .store(store)
+                        .publisher(recording)
+                        .config(config().relay(new RelayConfig(
+                                        50,
+                                        Duration.ofSeconds(30),
+                                        dev.outboxjava.core.Ordering.perKey(
+                                                dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))
+                                .build())
+                        .build())
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("outbox.ordering")
                 .hasMessageContaining("PostgresOutboxConfig.ordering");
     }
 
     @Test
     void givenAStoreWithPerKeyOrdering_whenTheRelayLeavesItAtNone_thenTheRelayFollowsTheStore() {
-        dev.outboxjava.core.Ordering perKey = dev.outboxjava.core.Ordering.perKey(
-                dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE);
-        InMemoryOutboxStore ordered = new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey);
-        worker = OutboxWorker.builder().store(ordered).publisher(recording).config(config().build()).build();
+        dev.outboxjava.core.Ordering perKey =
+                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE);
+        InMemoryOutboxStore ordered =
+                new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey);
+        worker = OutboxWorker.builder()
+                .store(ordered)
+                .publisher(recording)
+                .config(config().build())
+                .build();
 
         assertThat(worker.config().relay().ordering()).isEqualTo(perKey);
     }
@@ -186,15 +211,19 @@ class OutboxWorkerTest {
         append(5);
         store.setAvailable(false);
         try (LogCapture outage = new LogCapture("dev.outboxjava.worker.outage")) {
-            worker(FaultyPublisher.wrapping(recording), config().backoffInitial(Duration.ofMillis(20))
-                    .backoffMax(Duration.ofMillis(100))).start();
-            await().atMost(Duration.ofSeconds(10)).until(() -> !outage.atLeast(Level.WARN).isEmpty());
+            worker(
+                            FaultyPublisher.wrapping(recording),
+                            config().backoffInitial(Duration.ofMillis(20)).backoffMax(Duration.ofMillis(100)))
+                    .start();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !outage.atLeast(Level.WARN).isEmpty());
             assertThat(worker.isRunning()).isTrue();
 
             store.setAvailable(true);
 
             await().atMost(Duration.ofSeconds(10)).until(() -> count(EventStatus.SENT) == 5);
-            await().atMost(Duration.ofSeconds(10)).until(() -> outage.atLeast(Level.INFO).size() == 2);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> outage.atLeast(Level.INFO).size() == 2);
             assertThat(outage.atLeast(Level.WARN)).singleElement().asString().startsWith("database unavailable");
         }
     }
@@ -203,8 +232,13 @@ class OutboxWorkerTest {
     void givenABrokerThatStopsAnswering_thenReadinessTurnsDownOnlyPastTheMaxBrokerOutage() {
         ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         SwitchablePublisher broker = new SwitchablePublisher();
-        worker = OutboxWorker.builder().store(store).publisher(broker).clock(clock)
-                .config(config().maxBrokerOutage(Duration.ofSeconds(30)).build()).meterRegistry(registry).build();
+        worker = OutboxWorker.builder()
+                .store(store)
+                .publisher(broker)
+                .clock(clock)
+                .config(config().maxBrokerOutage(Duration.ofSeconds(30)).build())
+                .meterRegistry(registry)
+                .build();
         assertThat(worker.checkReadiness().healthy()).isTrue();
 
         broker.setDown(true);

@@ -20,7 +20,8 @@ public final class Brokers {
 
     /** Which broker. */
     public enum Kind {
-        KAFKA("Kafka"), RABBITMQ("RabbitMQ"),
+        KAFKA("Kafka"),
+        RABBITMQ("RabbitMQ"),
         /** No broker: a publisher that acknowledges every event at once — the relay's own path alone. */
         NONE("no broker");
 
@@ -60,13 +61,16 @@ public final class Brokers {
             return new AcknowledgingPublisher();
         }
         if (kind == Kind.KAFKA) {
-            KafkaPublisherConfig.Builder config = KafkaPublisherConfig.builder()
-                    .bootstrapServers(services.kafkaBootstrapServers());
+            KafkaPublisherConfig.Builder config =
+                    KafkaPublisherConfig.builder().bootstrapServers(services.kafkaBootstrapServers());
             kafkaProperties.forEach(config::property);
             return KafkaPublisher.create(config.build());
         }
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().host(services.rabbitHost()).port(5672)
-                .username("guest").password("guest")
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                .host(services.rabbitHost())
+                .port(5672)
+                .username("guest")
+                .password("guest")
                 .connectionName("outbox-benchmarks-relay-" + services.schema() + "-" + connections.incrementAndGet())
                 .build());
     }
@@ -86,7 +90,6 @@ public final class Brokers {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -47,8 +47,8 @@ public final class BusinessWork {
 
     /** Inserts one order (the business transaction's own work). */
     public void insertOrder(Connection connection) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + ordersTable
-                + " (id, customer, total, created_at) VALUES (?, ?, ?, ?)")) {
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO " + ordersTable + " (id, customer, total, created_at) VALUES (?, ?, ?, ?)")) {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             insert.setObject(1, UUID.randomUUID());
             insert.setString(2, "customer-" + random.nextInt(10_000));
@@ -61,8 +61,15 @@ public final class BusinessWork {
     /** The event the order causes. */
     public static OutboxEvent event(String destination) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        return OutboxEvent.builder().clock(Clock.systemUTC()).type("order.placed").source("/benchmarks")
-                .key("key-" + random.nextInt(1_000)).destination(destination).routingKey("bench")
-                .contentType("application/octet-stream").payload(PAYLOADS[random.nextInt(PAYLOADS.length)]).build();
+        return OutboxEvent.builder()
+                .clock(Clock.systemUTC())
+                .type("order.placed")
+                .source("/benchmarks")
+                .key("key-" + random.nextInt(1_000))
+                .destination(destination)
+                .routingKey("bench")
+                .contentType("application/octet-stream")
+                .payload(PAYLOADS[random.nextInt(PAYLOADS.length)])
+                .build();
     }
 }

@@ -30,11 +30,13 @@ public final class CpuBreakdown {
             (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     /** Clock ticks per second of /proc/[pid]/stat times (USER_HZ, 100 on Linux). */
     private static final double TICKS_PER_SECOND = 100;
+
     static final String JVM_INTERNAL = "JIT compiler and GC";
     /** The group of a Kafka broker running in a JVM of its own ({@link KafkaBrokerProcess}). */
     public static final String KAFKA_BROKER_JVM = "Kafka broker (own JVM)";
     /** Processes of the benchmark's own to report by name, by process id. */
     private static final Map<Long, String> WATCHED = new ConcurrentHashMap<>();
+
     private static volatile String otherThreads = "other JVM threads";
 
     private final Map<Long, Long> threadCpuAtStart;
@@ -80,8 +82,8 @@ public final class CpuBreakdown {
             return "CPU per event: n/a (nothing relayed)";
         }
         return used(Map.of()).entrySet().stream()
-                .map(entry -> String.format(Locale.ROOT, "%s %.1f us", entry.getKey(),
-                        entry.getValue() / 1000.0 / events))
+                .map(entry ->
+                        String.format(Locale.ROOT, "%s %.1f us", entry.getKey(), entry.getValue() / 1000.0 / events))
                 .collect(Collectors.joining(", ", "CPU per event: ", ""));
     }
 
@@ -93,12 +95,13 @@ public final class CpuBreakdown {
      *                     longer lists them), by group name
      */
     public String shareOfMachine(Map<String, Long> endedThreads) {
-        double capacityNanos = (System.nanoTime() - startedNanos) * (double) Runtime.getRuntime().availableProcessors();
+        double capacityNanos = (System.nanoTime() - startedNanos)
+                * (double) Runtime.getRuntime().availableProcessors();
         String busy = machineBusy();
         return used(endedThreads).entrySet().stream()
                 .filter(entry -> entry.getValue() / capacityNanos >= 0.005)
-                .map(entry -> String.format(Locale.ROOT, "%s %.0f %%", entry.getKey(),
-                        100.0 * entry.getValue() / capacityNanos))
+                .map(entry -> String.format(
+                        Locale.ROOT, "%s %.0f %%", entry.getKey(), 100.0 * entry.getValue() / capacityNanos))
                 .collect(Collectors.joining(", ", busy + ": ", ""));
     }
 
@@ -113,21 +116,25 @@ public final class CpuBreakdown {
         if (total <= 0) {
             return "machine busy n/a";
         }
-        String busy = String.format(Locale.ROOT, "machine busy %.0f %%", 100.0 * (machine[0] - machineTicksAtStart[0]) / total);
+        String busy = String.format(
+                Locale.ROOT, "machine busy %.0f %%", 100.0 * (machine[0] - machineTicksAtStart[0]) / total);
         long stolen = machine[2] - machineTicksAtStart[2];
         return 200 * stolen >= total
-                ? busy + String.format(Locale.ROOT, " (%.0f %% stolen by the hypervisor)", 100.0 * stolen / total) : busy;
+                ? busy + String.format(Locale.ROOT, " (%.0f %% stolen by the hypervisor)", 100.0 * stolen / total)
+                : busy;
     }
 
     /** CPU nanoseconds per group since {@link #start()}, largest first. */
     private Map<String, Long> used(Map<String, Long> endedThreads) {
         Map<String, Long> nanosByGroup = new HashMap<>(endedThreads);
-        long javaThreads = endedThreads.values().stream().mapToLong(Long::longValue).sum();
+        long javaThreads =
+                endedThreads.values().stream().mapToLong(Long::longValue).sum();
         for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
             if (info == null) {
                 continue;
             }
-            long used = THREADS.getThreadCpuTime(info.getThreadId()) - threadCpuAtStart.getOrDefault(info.getThreadId(), 0L);
+            long used = THREADS.getThreadCpuTime(info.getThreadId())
+                    - threadCpuAtStart.getOrDefault(info.getThreadId(), 0L);
             if (used > 0) {
                 nanosByGroup.merge(threadGroup(info.getThreadName()), used, Long::sum);
                 javaThreads += used;
@@ -135,10 +142,12 @@ public final class CpuBreakdown {
         }
         // what the JVM spent outside the threads Java lists: JIT compilers and garbage collectors
         nanosByGroup.put(JVM_INTERNAL, Math.max(0, JVM.getProcessCpuTime() - jvmCpuAtStart - javaThreads));
-        serverTicks().forEach((process, now) -> nanosByGroup.put(process,
-                ticksToNanos(now - processTicksAtStart.getOrDefault(process, 0L))));
+        serverTicks()
+                .forEach((process, now) ->
+                        nanosByGroup.put(process, ticksToNanos(now - processTicksAtStart.getOrDefault(process, 0L))));
         Map<String, Long> sorted = new LinkedHashMap<>();
-        nanosByGroup.entrySet().stream().filter(entry -> entry.getValue() > 0)
+        nanosByGroup.entrySet().stream()
+                .filter(entry -> entry.getValue() > 0)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .forEach(entry -> sorted.put(entry.getKey(), entry.getValue()));
         return sorted;
@@ -174,7 +183,8 @@ public final class CpuBreakdown {
     /** {busy, total, stolen} ticks of the whole machine from /proc/stat; zeros where it is unreadable. */
     private static long[] machineTicks() {
         try {
-            String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            String[] cpu =
+                    Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             long total = 0;
             for (int i = 1; i < Math.min(cpu.length, 9); i++) { // user nice system idle iowait irq softirq steal
                 total += Long.parseLong(cpu[i]);
@@ -192,9 +202,7 @@ public final class CpuBreakdown {
      * process, a {@linkplain #watchProcess watched} one, or null for any other.
      */
     static String processGroup(long pid, String name) {
-        return name.equals("postgres") ? "PostgreSQL"
-                : name.equals("beam.smp") ? "RabbitMQ server"
-                : WATCHED.get(pid);
+        return name.equals("postgres") ? "PostgreSQL" : name.equals("beam.smp") ? "RabbitMQ server" : WATCHED.get(pid);
     }
 
     /**
@@ -222,10 +230,12 @@ public final class CpuBreakdown {
      */
     static void forEachServerProcess(BiConsumer<Path, String> action) {
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
-            processes.filter(path -> path.getFileName().toString().chars().allMatch(Character::isDigit))
+            processes
+                    .filter(path -> path.getFileName().toString().chars().allMatch(Character::isDigit))
                     .forEach(process -> {
                         try {
-                            String group = processGroup(Long.parseLong(process.getFileName().toString()),
+                            String group = processGroup(
+                                    Long.parseLong(process.getFileName().toString()),
                                     Files.readString(process.resolve("comm")).strip());
                             if (group != null) {
                                 action.accept(process, group);

@@ -32,7 +32,8 @@ public final class CpuWaits {
     private static final Path PROC = Path.of("/proc");
     private static final Path PRESSURE = Path.of("/proc/pressure/cpu");
     /** HotSpot's compiler and collector threads, as the kernel names them. */
-    private static final Pattern JVM_INTERNAL_THREAD = Pattern.compile("C[12] CompilerThre|GC Thread|G1 |VM Thread|Z[A-Z]");
+    private static final Pattern JVM_INTERNAL_THREAD =
+            Pattern.compile("C[12] CompilerThre|GC Thread|G1 |VM Thread|Z[A-Z]");
 
     /** Waiting nanoseconds and CPU grants of one thread or group. */
     record Waits(long waitNanos, long grants) {
@@ -49,6 +50,7 @@ public final class CpuWaits {
 
     /** Each thread's or process's waits at the start, keyed by its /proc path (group, then task). */
     private final Map<String, Map<Path, Waits>> atStart;
+
     private final OptionalLong pressureAtStart;
     private final long startedNanos;
 
@@ -80,13 +82,16 @@ public final class CpuWaits {
         }));
         String pressure = pressureShare();
         if (byGroup.isEmpty()) {
-            return "waiting for a CPU: n/a (no scheduler statistics in /proc)" + (pressure.isEmpty() ? "" : "; " + pressure);
+            return "waiting for a CPU: n/a (no scheduler statistics in /proc)"
+                    + (pressure.isEmpty() ? "" : "; " + pressure);
         }
         return byGroup.entrySet().stream()
                 .sorted((a, b) -> Double.compare(meanMillis(b.getValue()), meanMillis(a.getValue())))
                 .map(entry -> String.format(Locale.ROOT, "%s %.2f ms", entry.getKey(), meanMillis(entry.getValue())))
-                .collect(Collectors.joining(", ", "waiting for a CPU: " + (pressure.isEmpty() ? "" : pressure + "; ")
-                        + "per CPU grant ", ""));
+                .collect(Collectors.joining(
+                        ", ",
+                        "waiting for a CPU: " + (pressure.isEmpty() ? "" : pressure + "; ") + "per CPU grant ",
+                        ""));
     }
 
     private String pressureShare() {
@@ -95,7 +100,9 @@ public final class CpuWaits {
         if (now.isEmpty() || pressureAtStart.isEmpty() || elapsedMicros <= 0) {
             return "";
         }
-        return String.format(Locale.ROOT, "some task %.0f %% of the time",
+        return String.format(
+                Locale.ROOT,
+                "some task %.0f %% of the time",
                 100.0 * (now.getAsLong() - pressureAtStart.getAsLong()) / elapsedMicros);
     }
 
@@ -106,21 +113,30 @@ public final class CpuWaits {
     /** The waits of every thread of this JVM and every reported server process, by group and /proc path. */
     private static Map<String, Map<Path, Waits>> tasksByGroup() {
         Map<String, Map<Path, Waits>> groups = new HashMap<>();
-        forEachTask(PROC.resolve("self"), (task, name) -> put(groups, JVM_INTERNAL_THREAD.matcher(name).lookingAt()
-                ? CpuBreakdown.JVM_INTERNAL : CpuBreakdown.threadGroup(name), task));
-        CpuBreakdown.forEachServerProcess((process, group) -> forEachTask(process, (task, name) -> put(groups, group, task)));
+        forEachTask(
+                PROC.resolve("self"),
+                (task, name) -> put(
+                        groups,
+                        JVM_INTERNAL_THREAD.matcher(name).lookingAt()
+                                ? CpuBreakdown.JVM_INTERNAL
+                                : CpuBreakdown.threadGroup(name),
+                        task));
+        CpuBreakdown.forEachServerProcess(
+                (process, group) -> forEachTask(process, (task, name) -> put(groups, group, task)));
         return groups;
     }
 
     private static void put(Map<String, Map<Path, Waits>> groups, String group, Path task) {
         parseSchedstat(read(task.resolve("schedstat")))
-                .ifPresent(waits -> groups.computeIfAbsent(group, g -> new HashMap<>()).put(task, waits));
+                .ifPresent(waits ->
+                        groups.computeIfAbsent(group, g -> new HashMap<>()).put(task, waits));
     }
 
     /** Calls {@code visitor} with each thread's /proc directory and kernel name. */
     private static void forEachTask(Path process, BiConsumer<Path, String> visitor) {
         try (Stream<Path> tasks = Files.list(process.resolve("task"))) {
-            tasks.forEach(task -> visitor.accept(task, read(task.resolve("comm")).strip()));
+            tasks.forEach(
+                    task -> visitor.accept(task, read(task.resolve("comm")).strip()));
         } catch (IOException | RuntimeException ignored) {
             // the process ended meanwhile
         }
@@ -149,7 +165,8 @@ public final class CpuWaits {
                 int at = line.indexOf("total=");
                 if (at >= 0) {
                     try {
-                        return OptionalLong.of(Long.parseLong(line.substring(at + "total=".length()).strip()));
+                        return OptionalLong.of(Long.parseLong(
+                                line.substring(at + "total=".length()).strip()));
                     } catch (NumberFormatException e) {
                         return OptionalLong.empty();
                     }

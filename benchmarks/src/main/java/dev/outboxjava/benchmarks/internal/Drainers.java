@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class Drainers {
 
-    private Drainers() {
-    }
+    private Drainers() {}
 
     /**
      * Drains until the backlog is empty or {@code window} has passed.
@@ -32,23 +31,27 @@ public final class Drainers {
         Clock clock = Clock.systemUTC();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < drainers; i++) {
-            threads.add(new Thread(() -> {
-                try {
-                    while (System.nanoTime() < deadline) {
-                        UUID lease = UUID.randomUUID();
-                        Instant now = clock.instant();
-                        List<OutboxEvent> batch = store.lease(lease, batchSize, now);
-                        if (batch.isEmpty()) {
-                            return;
+            threads.add(new Thread(
+                    () -> {
+                        try {
+                            while (System.nanoTime() < deadline) {
+                                UUID lease = UUID.randomUUID();
+                                Instant now = clock.instant();
+                                List<OutboxEvent> batch = store.lease(lease, batchSize, now);
+                                if (batch.isEmpty()) {
+                                    return;
+                                }
+                                List<UUID> ids = new ArrayList<>(batch.size());
+                                batch.forEach(event -> ids.add(event.id()));
+                                marked.addAndGet(store.markPublished(lease, ids, clock.instant())
+                                        .marked()
+                                        .size());
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
                         }
-                        List<UUID> ids = new ArrayList<>(batch.size());
-                        batch.forEach(event -> ids.add(event.id()));
-                        marked.addAndGet(store.markPublished(lease, ids, clock.instant()).marked().size());
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-drainer-" + i));
+                    },
+                    "bench-drainer-" + i));
         }
         long start = System.nanoTime();
         threads.forEach(Thread::start);

@@ -26,6 +26,7 @@ public final class GcPauses {
     private final String name;
     /** {@code {reported at (nanoTime), duration in ms}}, in order. */
     private final List<long[]> pauses = new ArrayList<>();
+
     private volatile boolean recording;
 
     GcPauses(String name) {
@@ -50,15 +51,20 @@ public final class GcPauses {
     public static void listen(LongConsumer onPause) {
         for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (collector instanceof NotificationEmitter emitter) {
-                emitter.addNotificationListener((notification, handback) -> {
-                    if (notification.getType().equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
-                        GarbageCollectionNotificationInfo info =
-                                GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
-                        if (isPause(info.getGcName())) {
-                            onPause.accept(info.getGcInfo().getDuration());
-                        }
-                    }
-                }, null, null);
+                emitter.addNotificationListener(
+                        (notification, handback) -> {
+                            if (notification
+                                    .getType()
+                                    .equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
+                                GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from(
+                                        (CompositeData) notification.getUserData());
+                                if (isPause(info.getGcName())) {
+                                    onPause.accept(info.getGcInfo().getDuration());
+                                }
+                            }
+                        },
+                        null,
+                        null);
             }
         }
     }
@@ -100,8 +106,10 @@ public final class GcPauses {
             if (!recorded) {
                 return "";
             }
-            return count == 0 ? jvm + " none" : String.format(Locale.ROOT, "%s %d, longest %d ms, %d ms in all", jvm,
-                    count, longestMillis, totalMillis);
+            return count == 0
+                    ? jvm + " none"
+                    : String.format(
+                            Locale.ROOT, "%s %d, longest %d ms, %d ms in all", jvm, count, longestMillis, totalMillis);
         }
     }
 

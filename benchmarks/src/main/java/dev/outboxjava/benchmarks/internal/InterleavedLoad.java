@@ -52,8 +52,7 @@ public final class InterleavedLoad<V extends Enum<V>> {
      * @param tps        committed transactions per second in the variant's phase
      * @param cpuMicros  the producer threads' JVM CPU microseconds per transaction in that phase
      */
-    public record Rates<V>(Map<V, List<Double>> tps, Map<V, List<Double>> cpuMicros) {
-    }
+    public record Rates<V>(Map<V, List<Double>> tps, Map<V, List<Double>> cpuMicros) {}
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
@@ -106,15 +105,21 @@ public final class InterleavedLoad<V extends Enum<V>> {
         Duration roundTime = phase.multipliedBy(variants.length);
         int warmUpRounds = (int) Math.ceil(warmUp.toNanos() / (double) roundTime.toNanos());
         Duration load = roundTime.multipliedBy(warmUpRounds + rounds).plusSeconds(1); // outlasts the last phase
-        CompletableFuture<Double> running = CompletableFuture.supplyAsync(() -> ProducerLoad.saturate(pool, producers,
-                load, connection -> {
-                    V variant = current.get();
-                    work.run(variant, connection);
-                    return variant;
-                }, (variant, at) -> {
-                    committed.incrementAndGet();
-                    after.committed(type.cast(variant));
-                }), runnable -> new Thread(runnable, "bench-interleaved-load").start());
+        CompletableFuture<Double> running = CompletableFuture.supplyAsync(
+                () -> ProducerLoad.saturate(
+                        pool,
+                        producers,
+                        load,
+                        connection -> {
+                            V variant = current.get();
+                            work.run(variant, connection);
+                            return variant;
+                        },
+                        (variant, at) -> {
+                            committed.incrementAndGet();
+                            after.committed(type.cast(variant));
+                        }),
+                runnable -> new Thread(runnable, "bench-interleaved-load").start());
         for (int round = -warmUpRounds; round < rounds; round++) {
             Map<V, double[]> measured = new EnumMap<>(type);
             for (V variant : order(variants, Math.floorMod(round, variants.length * 2))) {
@@ -127,15 +132,22 @@ public final class InterleavedLoad<V extends Enum<V>> {
                     LockSupport.parkNanos(left);
                 }
                 long commits = committed.get() - commitsBefore;
-                measured.put(variant, new double[] {commits / ((System.nanoTime() - startedAt) / 1e9),
-                        commits == 0 ? Double.NaN : (producerCpuNanos() - cpuBefore) / 1e3 / commits});
+                measured.put(variant, new double[] {
+                    commits / ((System.nanoTime() - startedAt) / 1e9),
+                    commits == 0 ? Double.NaN : (producerCpuNanos() - cpuBefore) / 1e3 / commits
+                });
             }
             if (round >= 0) { // the first rounds only warm up
                 measured.forEach((variant, figures) -> {
                     rates.tps().get(variant).add(figures[0]);
                     rates.cpuMicros().get(variant).add(figures[1]);
                 });
-                Log.line("%s round %d of %d, phases of %d ms: %s", label, round + 1, rounds, phase.toMillis(),
+                Log.line(
+                        "%s round %d of %d, phases of %d ms: %s",
+                        label,
+                        round + 1,
+                        rounds,
+                        phase.toMillis(),
                         measured.entrySet().stream()
                                 .map(e -> String.format(Locale.ROOT, "%s %,.0f", e.getKey(), e.getValue()[0]))
                                 .collect(Collectors.joining(", ", "", " transactions/s")));

@@ -37,13 +37,19 @@ import java.util.concurrent.TimeoutException;
 public final class KafkaBrokerProcess implements AutoCloseable {
 
     /** {@code kafka-server-start.sh}'s heap and {@code kafka-run-class.sh}'s collector settings. */
-    public static final List<String> BROKER_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC",
-            "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
+    public static final List<String> BROKER_JVM_OPTIONS = List.of(
+            "-Xms1g",
+            "-Xmx1g",
+            "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20",
+            "-XX:InitiatingHeapOccupancyPercent=35",
+            "-XX:+ExplicitGCInvokesConcurrent",
             "-Djava.awt.headless=true");
 
     static final String READY = "outbox-kafka-broker-ready ";
     /** The line prefix of each stop-the-world pause the child reports, followed by its duration in ms. */
     static final String GC_PAUSE = "outbox-kafka-broker-gc-pause ";
+
     private static final long START_TIMEOUT_SECONDS = 120;
     private static final long STOP_TIMEOUT_SECONDS = 60;
 
@@ -64,8 +70,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      */
     public static KafkaBrokerProcess start(Path logParent, Map<String, String> overrides) {
         List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-                "java").toString()));
+        command.add(ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(BROKER_JVM_OPTIONS);
         command.add("-cp");
         command.add(classPath());
@@ -74,7 +82,9 @@ public final class KafkaBrokerProcess implements AutoCloseable {
         overrides.forEach((name, value) -> command.add(name + "=" + value));
         Process process;
         try {
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a JVM for the Kafka broker: " + command.get(0), e);
         }
@@ -92,9 +102,12 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             throw new IllegalStateException("interrupted while the Kafka broker JVM started", e);
         } catch (ExecutionException | TimeoutException e) {
             process.destroyForcibly();
-            throw new IllegalStateException("the Kafka broker JVM (pid " + process.pid() + ") did not report ready within "
-                    + START_TIMEOUT_SECONDS + " s; its output is above. Use --kafka-broker in-process to run it in "
-                    + "this JVM instead", e instanceof ExecutionException ? e.getCause() : e);
+            throw new IllegalStateException(
+                    "the Kafka broker JVM (pid " + process.pid() + ") did not report ready within "
+                            + START_TIMEOUT_SECONDS
+                            + " s; its output is above. Use --kafka-broker in-process to run it in "
+                            + "this JVM instead",
+                    e instanceof ExecutionException ? e.getCause() : e);
         }
     }
 
@@ -131,9 +144,11 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      * names its {@code lib/} jars), and the URLs of a class loader in between (Maven's {@code exec:java}).
      */
     static String classPath() {
-        Set<String> entries = new LinkedHashSet<>(List.of(System.getProperty("java.class.path")
-                .split(java.io.File.pathSeparator)));
-        for (ClassLoader loader = KafkaBrokerProcess.class.getClassLoader(); loader != null; loader = loader.getParent()) {
+        Set<String> entries = new LinkedHashSet<>(
+                List.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)));
+        for (ClassLoader loader = KafkaBrokerProcess.class.getClassLoader();
+                loader != null;
+                loader = loader.getParent()) {
             if (loader instanceof URLClassLoader urls) {
                 for (URL url : urls.getURLs()) {
                     if (url.getProtocol().equals("file")) {
@@ -151,13 +166,16 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      * line to standard error (a pipe nobody reads would block the child once it filled).
      */
     private static void forwardOutput(Process process, CompletableFuture<String> ready) {
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         try {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
                 if (line.startsWith(READY) && !ready.isDone()) {
                     ready.complete(line.substring(READY.length()).trim());
                 } else if (line.startsWith(GC_PAUSE)) {
-                    GcPauses.BROKER_JVM.record(System.nanoTime(), Long.parseLong(line.substring(GC_PAUSE.length()).trim()));
+                    GcPauses.BROKER_JVM.record(
+                            System.nanoTime(),
+                            Long.parseLong(line.substring(GC_PAUSE.length()).trim()));
                 } else {
                     System.err.println("[kafka broker JVM] " + line);
                 }

@@ -33,12 +33,18 @@ public final class LatencyConsumer implements AutoCloseable {
     private volatile boolean stop;
 
     public LatencyConsumer(String bootstrapServers, String topic, int partitions) {
-        consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500,
-                ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-                new StringDeserializer(), new ByteArrayDeserializer());
+        consumer = new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrapServers,
+                        ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                        500,
+                        ConsumerConfig.FETCH_MIN_BYTES_CONFIG,
+                        1,
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
         List<TopicPartition> assigned = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
             assigned.add(new TopicPartition(topic, p));

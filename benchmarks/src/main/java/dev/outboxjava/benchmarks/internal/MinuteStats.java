@@ -16,8 +16,7 @@ import org.HdrHistogram.Histogram;
 public final class MinuteStats {
 
     /** Database counters read at one interval's end. */
-    public record Sample(long pending, long deadTuples, long indexTuplesRead, long indexScans) {
-    }
+    public record Sample(long pending, long deadTuples, long indexTuplesRead, long indexScans) {}
 
     /**
      * One interval's figures.
@@ -36,10 +35,19 @@ public final class MinuteStats {
      * @param leaseMaxMillis  the longest of them
      * @param leases          how many started in it
      */
-    public record Minute(int index, double p50Millis, double p99Millis, long delivered, long censored,
-            long pendingAtEnd, boolean keptUp, long deadTuples, double entriesPerScan, double leaseMillis,
-            double leaseMaxMillis, long leases) {
-    }
+    public record Minute(
+            int index,
+            double p50Millis,
+            double p99Millis,
+            long delivered,
+            long censored,
+            long pendingAtEnd,
+            boolean keptUp,
+            long deadTuples,
+            double entriesPerScan,
+            double leaseMillis,
+            double leaseMaxMillis,
+            long leases) {}
 
     private final long start;
     private final long intervalNanos;
@@ -125,11 +133,21 @@ public final class MinuteStats {
             long[] c = counts.getOrDefault(index, new long[2]);
             long[] l = leases.getOrDefault(index, new long[3]);
             long scans = s.indexScans() - previous.indexScans();
-            double perScan = scans <= 0 ? Double.NaN : (double) (s.indexTuplesRead() - previous.indexTuplesRead()) / scans;
-            minutes.add(new Minute(index, h == null ? Double.NaN : h.getValueAtPercentile(50) / 1000.0,
-                    h == null ? Double.NaN : h.getValueAtPercentile(99) / 1000.0, c[0], c[1], s.pending(),
-                    s.pending() <= 2L * ratePerSecond, s.deadTuples(), perScan,
-                    l[0] == 0 ? Double.NaN : l[1] / 1e6 / l[0], l[2] / 1e6, l[0]));
+            double perScan =
+                    scans <= 0 ? Double.NaN : (double) (s.indexTuplesRead() - previous.indexTuplesRead()) / scans;
+            minutes.add(new Minute(
+                    index,
+                    h == null ? Double.NaN : h.getValueAtPercentile(50) / 1000.0,
+                    h == null ? Double.NaN : h.getValueAtPercentile(99) / 1000.0,
+                    c[0],
+                    c[1],
+                    s.pending(),
+                    s.pending() <= 2L * ratePerSecond,
+                    s.deadTuples(),
+                    perScan,
+                    l[0] == 0 ? Double.NaN : l[1] / 1e6 / l[0],
+                    l[2] / 1e6,
+                    l[0]));
             previous = s;
         }
         return minutes;
@@ -139,7 +157,8 @@ public final class MinuteStats {
     public synchronized double[] wholeRunMillis() {
         Histogram all = new Histogram(3_600_000_000L, 3);
         latency.values().forEach(all::add);
-        return all.getTotalCount() == 0 ? new double[] {Double.NaN, Double.NaN}
+        return all.getTotalCount() == 0
+                ? new double[] {Double.NaN, Double.NaN}
                 : new double[] {all.getValueAtPercentile(50) / 1000.0, all.getValueAtPercentile(99) / 1000.0};
     }
 

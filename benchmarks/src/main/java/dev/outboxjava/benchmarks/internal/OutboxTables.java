@@ -30,16 +30,26 @@ public final class OutboxTables {
     }
 
     /** A new outbox table in the benchmark schema and a store over it, with the given ordering's indexes. */
-    public PostgresOutboxStore create(String prefix, CompletionMode completion, WakeUpMode wakeUp, Ordering ordering,
-            DataSource pool) {
+    public PostgresOutboxStore create(
+            String prefix, CompletionMode completion, WakeUpMode wakeUp, Ordering ordering, DataSource pool) {
         return create(prefix, completion, wakeUp, ordering, StoreLayout.IN_PLACE, pool);
     }
 
     /** A new outbox table of the given layout in the benchmark schema and a store over it. */
-    public PostgresOutboxStore create(String prefix, CompletionMode completion, WakeUpMode wakeUp, Ordering ordering,
-            StoreLayout layout, DataSource pool) {
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(services.newTableName(prefix))
-                .completionMode(completion).wakeUpMode(wakeUp).ordering(ordering).layout(layout).build();
+    public PostgresOutboxStore create(
+            String prefix,
+            CompletionMode completion,
+            WakeUpMode wakeUp,
+            Ordering ordering,
+            StoreLayout layout,
+            DataSource pool) {
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(services.newTableName(prefix))
+                .completionMode(completion)
+                .wakeUpMode(wakeUp)
+                .ordering(ordering)
+                .layout(layout)
+                .build();
         PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
         store.ensureSchema();
         return store;
@@ -48,9 +58,11 @@ public final class OutboxTables {
     /** Empties the table (and its dead tuples), e.g. between runs. */
     public void truncate(PostgresOutboxStore store) {
         String table = store.config().tableName();
-        services.execute(store.config().layout() == StoreLayout.APPEND_LOG
-                ? "TRUNCATE " + table + ", " + table + "_position, " + table + "_state, " + table + "_sent, " + table + "_lease, " + table + "_floor"
-                : "TRUNCATE " + table);
+        services.execute(
+                store.config().layout() == StoreLayout.APPEND_LOG
+                        ? "TRUNCATE " + table + ", " + table + "_position, " + table + "_state, " + table + "_sent, "
+                                + table + "_lease, " + table + "_floor"
+                        : "TRUNCATE " + table);
     }
 
     /** Appends {@code rows} due pending events for {@code destination}, then VACUUM ANALYZE. */
@@ -92,8 +104,14 @@ public final class OutboxTables {
                        '{}'::jsonb, '%3$s', 0, 10, clock_timestamp() - interval '1 hour',
                        clock_timestamp() - interval '1 hour', %6$s
                   FROM generate_series(1, %7$d) i JOIN pay ON pay.n = i %% 1000
-                """.formatted(store.config().tableName(), destination, status, md5s, loadNumber(),
-                sent ? "clock_timestamp() - interval '1 hour'" : "NULL", rows);
+                """.formatted(
+                        store.config().tableName(),
+                        destination,
+                        status,
+                        md5s,
+                        loadNumber(),
+                        sent ? "clock_timestamp() - interval '1 hour'" : "NULL",
+                        rows);
         services.execute(sql);
     }
 

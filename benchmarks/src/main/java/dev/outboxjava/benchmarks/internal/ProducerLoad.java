@@ -35,8 +35,7 @@ public final class ProducerLoad {
         void committed(Object result, long commitNanos);
     }
 
-    private ProducerLoad() {
-    }
+    private ProducerLoad() {}
 
     private static final ThreadLocal<Long> LAST_CPU_NANOS = ThreadLocal.withInitial(() -> 0L);
 
@@ -46,19 +45,19 @@ public final class ProducerLoad {
     }
 
     /** @return committed transactions per second over {@code duration} with {@code threads} clients */
-    public static double saturate(DataSource pool, int threads, Duration duration, Transaction work,
-            AfterCommit after) {
+    public static double saturate(
+            DataSource pool, int threads, Duration duration, Transaction work, AfterCommit after) {
         return run(pool, threads, duration, 0, work, after);
     }
 
     /** Commits {@code ratePerSecond} transactions per second in total for {@code duration}. @return achieved rate */
-    public static double paced(DataSource pool, int threads, Duration duration, int ratePerSecond, Transaction work,
-            AfterCommit after) {
+    public static double paced(
+            DataSource pool, int threads, Duration duration, int ratePerSecond, Transaction work, AfterCommit after) {
         return run(pool, threads, duration, ratePerSecond, work, after);
     }
 
-    private static double run(DataSource pool, int threads, Duration duration, int rate, Transaction work,
-            AfterCommit after) {
+    private static double run(
+            DataSource pool, int threads, Duration duration, int rate, Transaction work, AfterCommit after) {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong committed = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -69,39 +68,41 @@ public final class ProducerLoad {
         long start = System.nanoTime();
         for (int i = 0; i < threads; i++) {
             long offset = periodNanos * i / threads;
-            clients.add(new Thread(() -> {
-                long cpuStart = cpu.getCurrentThreadCpuTime();
-                try (Connection connection = pool.getConnection()) {
-                    connection.setAutoCommit(false);
-                    long next = start + offset;
-                    while (!stop.get()) {
-                        if (periodNanos > 0) {
-                            long wait = next - System.nanoTime();
-                            if (wait > 0) {
-                                LockSupport.parkNanos(wait);
-                                continue;
+            clients.add(new Thread(
+                    () -> {
+                        long cpuStart = cpu.getCurrentThreadCpuTime();
+                        try (Connection connection = pool.getConnection()) {
+                            connection.setAutoCommit(false);
+                            long next = start + offset;
+                            while (!stop.get()) {
+                                if (periodNanos > 0) {
+                                    long wait = next - System.nanoTime();
+                                    if (wait > 0) {
+                                        LockSupport.parkNanos(wait);
+                                        continue;
+                                    }
+                                    next += periodNanos;
+                                }
+                                Object result;
+                                try {
+                                    result = work.run(connection);
+                                    connection.commit();
+                                } catch (SQLException | RuntimeException e) {
+                                    connection.rollback();
+                                    throw e;
+                                }
+                                long at = System.nanoTime();
+                                committed.incrementAndGet();
+                                after.committed(result, at);
                             }
-                            next += periodNanos;
+                            connection.setAutoCommit(true);
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        } finally {
+                            cpuNanos.addAndGet(cpu.getCurrentThreadCpuTime() - cpuStart);
                         }
-                        Object result;
-                        try {
-                            result = work.run(connection);
-                            connection.commit();
-                        } catch (SQLException | RuntimeException e) {
-                            connection.rollback();
-                            throw e;
-                        }
-                        long at = System.nanoTime();
-                        committed.incrementAndGet();
-                        after.committed(result, at);
-                    }
-                    connection.setAutoCommit(true);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                } finally {
-                    cpuNanos.addAndGet(cpu.getCurrentThreadCpuTime() - cpuStart);
-                }
-            }, THREAD_NAME_PREFIX + i));
+                    },
+                    THREAD_NAME_PREFIX + i));
         }
         clients.forEach(Thread::start);
         long end = start + duration.toNanos();

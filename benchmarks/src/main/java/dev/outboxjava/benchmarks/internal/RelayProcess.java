@@ -44,12 +44,19 @@ public final class RelayProcess implements AutoCloseable {
     private static final int STOP_TIMEOUT_SECONDS = 60;
 
     /** What one relay process runs; {@code topic} receives its warm-up events. */
-    public record Settings(String jdbcUrl, String table, Ordering ordering, String bootstrapServers, String topic,
-            int threads, int batchSize, Map<String, String> kafkaProperties) {
-    }
+    public record Settings(
+            String jdbcUrl,
+            String table,
+            Ordering ordering,
+            String bootstrapServers,
+            String topic,
+            int threads,
+            int batchSize,
+            Map<String, String> kafkaProperties) {}
 
     /** Events a relay JVM drains from a table of its own before it reports ready, so its code is compiled. */
     static final int WARM_UP_EVENTS = 20_000;
+
     private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
 
     private final Process process;
@@ -61,8 +68,10 @@ public final class RelayProcess implements AutoCloseable {
     /** Starts a relay JVM and waits until its worker is built (not started: see {@link #go()}). */
     public static RelayProcess start(Settings settings) {
         List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-                "java").toString()));
+        command.add(ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.add("-Xmx512m");
         command.add("-cp");
         command.add(KafkaBrokerProcess.classPath());
@@ -77,24 +86,28 @@ public final class RelayProcess implements AutoCloseable {
         settings.kafkaProperties().forEach((name, value) -> command.add(name + "=" + value));
         Process process;
         try {
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a relay JVM: " + command.get(0), e);
         }
         CompletableFuture<Void> ready = new CompletableFuture<>();
-        Thread output = new Thread(() -> {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                    if (line.equals("ready")) {
-                        ready.complete(null);
+        Thread output = new Thread(
+                () -> {
+                    try (BufferedReader lines = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                            if (line.equals("ready")) {
+                                ready.complete(null);
+                            }
+                        }
+                    } catch (IOException e) {
+                        ready.completeExceptionally(e);
                     }
-                }
-            } catch (IOException e) {
-                ready.completeExceptionally(e);
-            }
-            ready.completeExceptionally(new IllegalStateException("the relay JVM ended before it was ready"));
-        }, "relay-jvm-output");
+                    ready.completeExceptionally(new IllegalStateException("the relay JVM ended before it was ready"));
+                },
+                "relay-jvm-output");
         output.setDaemon(true);
         output.start();
         try {
@@ -106,8 +119,10 @@ public final class RelayProcess implements AutoCloseable {
             throw new IllegalStateException("interrupted while a relay JVM started", e);
         } catch (ExecutionException | TimeoutException e) {
             process.destroyForcibly();
-            throw new IllegalStateException("the relay JVM (pid " + process.pid() + ") did not report ready within "
-                    + START_TIMEOUT_SECONDS + " s; its output is above", e);
+            throw new IllegalStateException(
+                    "the relay JVM (pid " + process.pid() + ") did not report ready within " + START_TIMEOUT_SECONDS
+                            + " s; its output is above",
+                    e);
         }
     }
 
@@ -145,8 +160,8 @@ public final class RelayProcess implements AutoCloseable {
     public static void main(String[] args) throws IOException {
         dev.outboxjava.benchmarks.BenchmarkMain.quietLogging();
         String table = args[1];
-        Ordering ordering = args[2].equals("per_key") ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
-                : Ordering.none();
+        Ordering ordering =
+                args[2].equals("per_key") ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none();
         String topic = args[4];
         int threads = Integer.parseInt(args[5]);
         int batchSize = Integer.parseInt(args[6]);
@@ -162,13 +177,26 @@ public final class RelayProcess implements AutoCloseable {
             kafka.property(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
         try (HikariDataSource pool = new HikariDataSource(poolConfig)) {
-            warmUp(pool, table + "_warmup_" + ProcessHandle.current().pid(), ordering, topic, kafka, threads,
+            warmUp(
+                    pool,
+                    table + "_warmup_" + ProcessHandle.current().pid(),
+                    ordering,
+                    topic,
+                    kafka,
+                    threads,
                     batchSize);
             PostgresOutboxStore store = PostgresOutboxStore.create(pool, config(table, ordering));
             WorkerRun.PublishedCounter counter = new WorkerRun.PublishedCounter();
             // polls often: the parent fills the table before "go", so the poll interval only matters at the end
-            try (OutboxWorker worker = WorkerRun.worker(store, KafkaPublisher.create(kafka.build()), threads,
-                    batchSize, ordering, Duration.ofMillis(50), counter, List.of())) {
+            try (OutboxWorker worker = WorkerRun.worker(
+                    store,
+                    KafkaPublisher.create(kafka.build()),
+                    threads,
+                    batchSize,
+                    ordering,
+                    Duration.ofMillis(50),
+                    counter,
+                    List.of())) {
                 BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
                 System.out.println("ready");
                 System.out.flush();
@@ -182,13 +210,23 @@ public final class RelayProcess implements AutoCloseable {
     }
 
     private static PostgresOutboxConfig config(String table, Ordering ordering) {
-        return PostgresOutboxConfig.builder().tableName(table).completionMode(CompletionMode.KEEP_SENT)
-                .wakeUpMode(WakeUpMode.NONE).ordering(ordering).build();
+        return PostgresOutboxConfig.builder()
+                .tableName(table)
+                .completionMode(CompletionMode.KEEP_SENT)
+                .wakeUpMode(WakeUpMode.NONE)
+                .ordering(ordering)
+                .build();
     }
 
     /** Drains {@link #WARM_UP_EVENTS} from a table of its own into {@code topic}, then drops the table. */
-    private static void warmUp(HikariDataSource pool, String table, Ordering ordering, String topic,
-            KafkaPublisherConfig.Builder kafka, int threads, int batchSize) {
+    private static void warmUp(
+            HikariDataSource pool,
+            String table,
+            Ordering ordering,
+            String topic,
+            KafkaPublisherConfig.Builder kafka,
+            int threads,
+            int batchSize) {
         PostgresOutboxConfig config = config(table, ordering);
         PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
         store.ensureSchema();
@@ -199,15 +237,26 @@ public final class RelayProcess implements AutoCloseable {
                 connection.setAutoCommit(false);
                 List<OutboxEvent> events = new ArrayList<>(WARM_UP_EVENTS);
                 for (int i = 0; i < WARM_UP_EVENTS; i++) {
-                    events.add(OutboxEvent.builder().type("bench.warmup").key("key-" + (i % 1000)).destination(topic)
-                            .payload(payload).build());
+                    events.add(OutboxEvent.builder()
+                            .type("bench.warmup")
+                            .key("key-" + (i % 1000))
+                            .destination(topic)
+                            .payload(payload)
+                            .build());
                 }
                 writer.append(connection, events);
                 connection.commit();
             }
             WorkerRun.PublishedCounter counter = new WorkerRun.PublishedCounter();
-            try (OutboxWorker worker = WorkerRun.worker(store, KafkaPublisher.create(kafka.build()), threads, batchSize,
-                    ordering, Duration.ofMillis(50), counter, List.of())) {
+            try (OutboxWorker worker = WorkerRun.worker(
+                    store,
+                    KafkaPublisher.create(kafka.build()),
+                    threads,
+                    batchSize,
+                    ordering,
+                    Duration.ofMillis(50),
+                    counter,
+                    List.of())) {
                 worker.start();
                 long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
                 while (counter.published() < WARM_UP_EVENTS && System.nanoTime() < deadline) {
@@ -219,7 +268,8 @@ public final class RelayProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+            try (Connection connection = pool.getConnection();
+                    Statement statement = connection.createStatement()) {
                 statement.execute("DROP TABLE IF EXISTS " + table);
             } catch (SQLException e) {
                 System.err.println("cannot drop the warm-up table " + table + ": " + e.getMessage());

@@ -49,6 +49,7 @@ public final class Services implements AutoCloseable {
     private KafkaBrokerProcess kafkaInItsJvm;
     /** Cleans up when the JVM exits before {@link #close()} (Ctrl-C): a full run leaves 10 M rows otherwise. */
     private final Thread cleanUpOnExit = new Thread(this::closeOnExit, "outbox-bench-clean-up");
+
     private boolean closed;
     private Connection rabbitAdmin;
 
@@ -110,11 +111,12 @@ public final class Services implements AutoCloseable {
 
     /** Runs SQL outside a transaction (VACUUM, DDL). */
     public void execute(String sql) {
-        try (java.sql.Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+        try (java.sql.Connection connection = pool.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         } catch (SQLException e) {
-            throw new IllegalStateException("benchmark SQL failed: " + sql.lines().findFirst().orElse(sql) + ": "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "benchmark SQL failed: " + sql.lines().findFirst().orElse(sql) + ": " + e.getMessage(), e);
         }
     }
 
@@ -132,8 +134,10 @@ public final class Services implements AutoCloseable {
         }
         Path memory = Path.of("/dev/shm");
         try {
-            if (Files.isDirectory(memory) && Files.isWritable(memory) && Files.getFileStore(memory).getUsableSpace()
-                    >= BenchmarkConfig.MEMORY_LOG_MIN_FREE_GIB * (1L << 30)) {
+            if (Files.isDirectory(memory)
+                    && Files.isWritable(memory)
+                    && Files.getFileStore(memory).getUsableSpace()
+                            >= BenchmarkConfig.MEMORY_LOG_MIN_FREE_GIB * (1L << 30)) {
                 return memory;
             }
         } catch (IOException e) {
@@ -197,13 +201,14 @@ public final class Services implements AutoCloseable {
             }
             try (Channel channel = rabbitAdmin.createChannel()) {
                 channel.exchangeDeclare(name, BuiltinExchangeType.TOPIC, true, false, null);
-                channel.queueDeclare(name, true, false, false, Map.of("x-max-length", 10_000,
-                        "x-overflow", "drop-head"));
+                channel.queueDeclare(
+                        name, true, false, false, Map.of("x-max-length", 10_000, "x-overflow", "drop-head"));
                 channel.queueBind(name, name, "#");
             }
         } catch (Exception e) {
-            throw new IllegalStateException("cannot declare RabbitMQ exchange/queue " + name + " on " + rabbitHost
-                    + ":5672: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot declare RabbitMQ exchange/queue " + name + " on " + rabbitHost + ":5672: " + e.getMessage(),
+                    e);
         }
         rabbitDeclared.add(name);
         return name;
@@ -254,7 +259,8 @@ public final class Services implements AutoCloseable {
      */
     private void dropSchema() {
         String drop = "DROP SCHEMA IF EXISTS " + schema + " CASCADE";
-        try (java.sql.Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+        try (java.sql.Connection connection = pool.getConnection();
+                Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);
             statement.execute("SET LOCAL lock_timeout = '" + DROP_LOCK_TIMEOUT + "'");
             statement.execute(drop);
@@ -280,9 +286,10 @@ public final class Services implements AutoCloseable {
      * statement running there (scenario 6 loads 10 M rows in one) would hold locks the drop waits for.
      */
     private void endOtherSessions() {
-        try (java.sql.Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                        + " WHERE starts_with(application_name, ?) AND pid <> pg_backend_pid()")) {
+        try (java.sql.Connection connection = pool.getConnection();
+                PreparedStatement statement =
+                        connection.prepareStatement("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                + " WHERE starts_with(application_name, ?) AND pid <> pg_backend_pid()")) {
             statement.setString(1, applicationNamePrefix());
             statement.execute();
         } catch (SQLException e) {

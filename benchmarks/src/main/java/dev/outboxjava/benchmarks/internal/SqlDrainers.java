@@ -25,12 +25,17 @@ import javax.sql.DataSource;
  */
 public final class SqlDrainers {
 
-    private SqlDrainers() {
-    }
+    private SqlDrainers() {}
 
     /** @return rows marked per second until the backlog is empty or {@code window} has passed */
-    public static double drain(DataSource pool, String table, boolean delete, int batchSize, int drainers,
-            long expected, Duration window) {
+    public static double drain(
+            DataSource pool,
+            String table,
+            boolean delete,
+            int batchSize,
+            int drainers,
+            long expected,
+            Duration window) {
         String lease = "UPDATE " + table + " SET status = 'in_flight', lease_id = ?, leased_at = ? "
                 + "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit WHERE id IN "
                 + "(SELECT id FROM " + table + " WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY seq "
@@ -45,49 +50,51 @@ public final class SqlDrainers {
         long deadline = System.nanoTime() + window.toNanos();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < drainers; i++) {
-            threads.add(new Thread(() -> {
-                try (Connection connection = pool.getConnection();
-                        PreparedStatement leaseStatement = connection.prepareStatement(lease);
-                        PreparedStatement markStatement = connection.prepareStatement(mark)) {
-                    while (System.nanoTime() < deadline) {
-                        UUID leaseId = UUID.randomUUID();
-                        Timestamp now = Timestamp.from(Instant.now());
-                        leaseStatement.setObject(1, leaseId);
-                        leaseStatement.setTimestamp(2, now);
-                        leaseStatement.setTimestamp(3, now);
-                        leaseStatement.setInt(4, batchSize);
-                        List<UUID> ids = new ArrayList<>(batchSize);
-                        try (ResultSet rs = leaseStatement.executeQuery()) {
-                            ResultSetMetaData meta = rs.getMetaData();
-                            while (rs.next()) {
-                                for (int c = 1; c <= meta.getColumnCount(); c++) {
-                                    rs.getObject(c);
+            threads.add(new Thread(
+                    () -> {
+                        try (Connection connection = pool.getConnection();
+                                PreparedStatement leaseStatement = connection.prepareStatement(lease);
+                                PreparedStatement markStatement = connection.prepareStatement(mark)) {
+                            while (System.nanoTime() < deadline) {
+                                UUID leaseId = UUID.randomUUID();
+                                Timestamp now = Timestamp.from(Instant.now());
+                                leaseStatement.setObject(1, leaseId);
+                                leaseStatement.setTimestamp(2, now);
+                                leaseStatement.setTimestamp(3, now);
+                                leaseStatement.setInt(4, batchSize);
+                                List<UUID> ids = new ArrayList<>(batchSize);
+                                try (ResultSet rs = leaseStatement.executeQuery()) {
+                                    ResultSetMetaData meta = rs.getMetaData();
+                                    while (rs.next()) {
+                                        for (int c = 1; c <= meta.getColumnCount(); c++) {
+                                            rs.getObject(c);
+                                        }
+                                        ids.add(rs.getObject("id", UUID.class));
+                                    }
                                 }
-                                ids.add(rs.getObject("id", UUID.class));
+                                if (ids.isEmpty()) {
+                                    return;
+                                }
+                                Array array = connection.createArrayOf("uuid", ids.toArray());
+                                int p = 1;
+                                if (!delete) {
+                                    markStatement.setTimestamp(p++, Timestamp.from(Instant.now()));
+                                }
+                                markStatement.setArray(p++, array);
+                                markStatement.setObject(p, leaseId);
+                                try (ResultSet rs = markStatement.executeQuery()) {
+                                    long n = 0;
+                                    while (rs.next()) {
+                                        n++;
+                                    }
+                                    marked.addAndGet(n);
+                                }
                             }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
                         }
-                        if (ids.isEmpty()) {
-                            return;
-                        }
-                        Array array = connection.createArrayOf("uuid", ids.toArray());
-                        int p = 1;
-                        if (!delete) {
-                            markStatement.setTimestamp(p++, Timestamp.from(Instant.now()));
-                        }
-                        markStatement.setArray(p++, array);
-                        markStatement.setObject(p, leaseId);
-                        try (ResultSet rs = markStatement.executeQuery()) {
-                            long n = 0;
-                            while (rs.next()) {
-                                n++;
-                            }
-                            marked.addAndGet(n);
-                        }
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-sql-drainer-" + i));
+                    },
+                    "bench-sql-drainer-" + i));
         }
         long start = System.nanoTime();
         threads.forEach(Thread::start);

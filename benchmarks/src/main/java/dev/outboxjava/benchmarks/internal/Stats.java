@@ -7,8 +7,7 @@ import java.util.List;
 /** Medians, quantiles and their precision over repeated runs. */
 public final class Stats {
 
-    private Stats() {
-    }
+    private Stats() {}
 
     /** The median (mean of the middle two for an even count). */
     public static double median(List<Double> values) {

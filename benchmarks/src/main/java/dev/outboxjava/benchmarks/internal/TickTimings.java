@@ -45,9 +45,15 @@ public final class TickTimings {
      */
     public String describe() {
         long n = leases.sum();
-        return String.format(Locale.ROOT, "lease %.1f ms, publish %.1f ms, mark %.1f ms; %.0f events/lease, %,d of %,d "
-                + "leases empty", mean(leaseNanos, leases), mean(publishNanos, publishes), mean(markNanos, marks),
-                n == 0 ? 0.0 : (double) leased.sum() / n, emptyLeases.sum(), n);
+        return String.format(
+                Locale.ROOT,
+                "lease %.1f ms, publish %.1f ms, mark %.1f ms; %.0f events/lease, %,d of %,d " + "leases empty",
+                mean(leaseNanos, leases),
+                mean(publishNanos, publishes),
+                mean(markNanos, marks),
+                n == 0 ? 0.0 : (double) leased.sum() / n,
+                emptyLeases.sum(),
+                n);
     }
 
     /**
@@ -66,8 +72,13 @@ public final class TickTimings {
             long[] times = eventTimes.get(id);
             Long received = receivedAt.get(id);
             if (committed >= from && times != null && received != null && times[2] != 0) {
-                rows.add(new long[] {received - committed, times[0] - committed, times[1] - times[0],
-                        times[2] - times[1], received - times[2]});
+                rows.add(new long[] {
+                    received - committed,
+                    times[0] - committed,
+                    times[1] - times[0],
+                    times[2] - times[1],
+                    received - times[2]
+                });
             }
         });
         if (rows.isEmpty()) {
@@ -82,9 +93,16 @@ public final class TickTimings {
             }
         }
         int n = rows.size() - first;
-        return String.format(Locale.ROOT, "slowest %.0f %% (>= %.1f ms): wait for a lease %.1f, lease %.1f, "
-                + "publish %.1f, to consumer %.1f ms", 100 - percentile, rows.get(first)[0] / 1e6, sums[1] / n / 1e6,
-                sums[2] / n / 1e6, sums[3] / n / 1e6, sums[4] / n / 1e6);
+        return String.format(
+                Locale.ROOT,
+                "slowest %.0f %% (>= %.1f ms): wait for a lease %.1f, lease %.1f, "
+                        + "publish %.1f, to consumer %.1f ms",
+                100 - percentile,
+                rows.get(first)[0] / 1e6,
+                sums[1] / n / 1e6,
+                sums[2] / n / 1e6,
+                sums[3] / n / 1e6,
+                sums[4] / n / 1e6);
     }
 
     private static double mean(LongAdder nanos, LongAdder count) {

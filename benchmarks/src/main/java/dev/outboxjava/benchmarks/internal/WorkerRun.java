@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /** Builds the library's worker as a user would, counting what it publishes. */
 public final class WorkerRun {
 
-    private WorkerRun() {
-    }
+    private WorkerRun() {}
 
     /** Counts events the relay marked published. */
     public static final class PublishedCounter implements RelayListener {
@@ -35,21 +34,39 @@ public final class WorkerRun {
     }
 
     /** A worker with {@code threads} relay threads of {@code batchSize}, no cleaner, the given wake-up sources. */
-    public static OutboxWorker worker(OutboxStore store, Publisher publisher, int threads, int batchSize,
-            Duration pollInterval, RelayListener listener, List<WakeUpSource> wakeUps) {
+    public static OutboxWorker worker(
+            OutboxStore store,
+            Publisher publisher,
+            int threads,
+            int batchSize,
+            Duration pollInterval,
+            RelayListener listener,
+            List<WakeUpSource> wakeUps) {
         return worker(store, publisher, threads, batchSize, Ordering.none(), pollInterval, listener, wakeUps);
     }
 
     /** The same with the given ordering (the store's must be the same). */
-    public static OutboxWorker worker(OutboxStore store, Publisher publisher, int threads, int batchSize,
-            Ordering ordering, Duration pollInterval, RelayListener listener, List<WakeUpSource> wakeUps) {
+    public static OutboxWorker worker(
+            OutboxStore store,
+            Publisher publisher,
+            int threads,
+            int batchSize,
+            Ordering ordering,
+            Duration pollInterval,
+            RelayListener listener,
+            List<WakeUpSource> wakeUps) {
         OutboxWorkerConfig config = OutboxWorkerConfig.builder()
                 .relay(new RelayConfig(batchSize, Duration.ofSeconds(30), ordering))
                 .relayThreads(threads)
                 .pollInterval(pollInterval)
                 .cleanerEnabled(false)
                 .build();
-        return OutboxWorker.builder().store(store).publisher(publisher).config(config).relayListener(listener)
-                .wakeUpSources(wakeUps).build();
+        return OutboxWorker.builder()
+                .store(store)
+                .publisher(publisher)
+                .config(config)
+                .relayListener(listener)
+                .wakeUpSources(wakeUps)
+                .build();
     }
 }

@@ -20,8 +20,7 @@ class CpuWaitsTest {
 
     @Test
     void aSchedstatLineGivesTheRunQueueWaitAndTheCpuGrants() {
-        assertThat(CpuWaits.parseSchedstat("183084923 13500611 355\n"))
-                .contains(new CpuWaits.Waits(13_500_611, 355));
+        assertThat(CpuWaits.parseSchedstat("183084923 13500611 355\n")).contains(new CpuWaits.Waits(13_500_611, 355));
         assertThat(CpuWaits.parseSchedstat("")).isEmpty();
         assertThat(CpuWaits.parseSchedstat("1 2")).isEmpty();
     }
@@ -37,18 +36,21 @@ class CpuWaitsTest {
 
     @Test
     void relayThreadsThatOutnumberTheCoresAreReportedWaiting() throws InterruptedException {
-        assumeTrue(Files.exists(Path.of("/proc/self/task")) && Files.exists(Path.of("/proc/self/schedstat")),
+        assumeTrue(
+                Files.exists(Path.of("/proc/self/task")) && Files.exists(Path.of("/proc/self/schedstat")),
                 "needs Linux scheduler statistics");
         CpuWaits waits = CpuWaits.start();
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> spinners = new ArrayList<>();
         // more runnable threads than cores: each has to wait for a CPU now and then
         for (int i = 0; i < Runtime.getRuntime().availableProcessors() + 2; i++) {
-            Thread spinner = new Thread(() -> {
-                while (!stop.get()) {
-                    Thread.onSpinWait();
-                }
-            }, "outbox-relay-test-" + i);
+            Thread spinner = new Thread(
+                    () -> {
+                        while (!stop.get()) {
+                            Thread.onSpinWait();
+                        }
+                    },
+                    "outbox-relay-test-" + i);
             spinner.start();
             spinners.add(spinner);
         }

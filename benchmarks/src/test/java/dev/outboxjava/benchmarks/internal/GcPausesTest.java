@@ -54,6 +54,7 @@ class GcPausesTest {
 
         System.gc();
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(reported).hasPositiveValue());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(reported).hasPositiveValue());
     }
 }

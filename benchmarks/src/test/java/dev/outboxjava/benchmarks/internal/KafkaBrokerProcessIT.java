@@ -42,17 +42,20 @@ class KafkaBrokerProcessIT {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 KafkaTopics.createAndAwaitReady(admin, "own-jvm", 1, Duration.ofSeconds(30), bootstrap);
             }
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
-                    new StringSerializer(), new StringSerializer())) {
-                producer.send(new ProducerRecord<>("own-jvm", "key", "across processes")).get(30, TimeUnit.SECONDS);
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+                    Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+                    new StringSerializer(),
+                    new StringSerializer())) {
+                producer.send(new ProducerRecord<>("own-jvm", "key", "across processes"))
+                        .get(30, TimeUnit.SECONDS);
             }
-            assertThat(readOne(bootstrap)).hasValueSatisfying(record -> assertThat(record.value())
-                    .isEqualTo("across processes"));
+            assertThat(readOne(bootstrap))
+                    .hasValueSatisfying(record -> assertThat(record.value()).isEqualTo("across processes"));
             assertThat(logParent).isNotEmptyDirectory();
             // a starting broker loads more classes than the first metaspace threshold allows: at least one pause
             assertThat(GcPauses.BROKER_JVM.between(started, System.nanoTime()).count())
-                    .as("GC pauses the broker JVM reported").isPositive();
+                    .as("GC pauses the broker JVM reported")
+                    .isPositive();
         } finally {
             broker.close();
         }
@@ -64,9 +67,14 @@ class KafkaBrokerProcessIT {
     }
 
     private static Optional<ConsumerRecord<String, String>> readOne(String bootstrap) {
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-                new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             TopicPartition partition = new TopicPartition("own-jvm", 0);
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));

@@ -45,7 +45,9 @@ class MinuteStatsTest {
 
         MinuteStats.Minute second = minutes.get(1);
         assertThat(second.p99Millis()).isCloseTo(99_000, within(100.0));
-        assertThat(second.keptUp()).as("50,000 pending is more than two seconds' worth").isFalse();
+        assertThat(second.keptUp())
+                .as("50,000 pending is more than two seconds' worth")
+                .isFalse();
         assertThat(second.entriesPerScan()).as("5,000,000 entries in 50 scans").isEqualTo(100_000.0);
         assertThat(second.leases()).isEqualTo(1);
     }

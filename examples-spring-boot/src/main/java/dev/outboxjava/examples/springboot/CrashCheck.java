@@ -45,12 +45,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class CrashCheck {
 
     /** What one run found. */
-    public record Result(int committed, int published, int lost, int duplicates) {
-    }
+    public record Result(int committed, int published, int lost, int duplicates) {}
 
     private final PrintStream out;
     private final int orders;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     CrashCheck(PrintStream out, int orders) {
         this.out = out;
@@ -76,13 +76,15 @@ public final class CrashCheck {
             await(first);
             // orders keep coming in while instance #1 is killed: requests and the relay are cut off mid-way
             java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
-            Thread load = new Thread(() -> {
-                try {
-                    place(first, Integer.MAX_VALUE, accepted, killed);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "orders-to-instance-1");
+            Thread load = new Thread(
+                    () -> {
+                        try {
+                            place(first, Integer.MAX_VALUE, accepted, killed);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    "orders-to-instance-1");
             load.start();
             while (accepted.get() < orders / 2) {
                 Thread.sleep(10);
@@ -97,12 +99,17 @@ public final class CrashCheck {
             Instance second = Instance.start(jdbcUrl, kafka.bootstrapServers(), 2);
             try {
                 await(second);
-                place(second, Math.max(0, orders - accepted.get()), accepted, new java.util.concurrent.atomic.AtomicBoolean());
+                place(
+                        second,
+                        Math.max(0, orders - accepted.get()),
+                        accepted,
+                        new java.util.concurrent.atomic.AtomicBoolean());
                 out.println("instance #2: " + accepted.get() + " orders accepted in all; waiting for the events");
                 int committed = (int) count(jdbcUrl, "SELECT count(*) FROM orders");
                 Set<String> expected = orderIds(jdbcUrl);
                 Map<String, Integer> seen = consume(kafka.bootstrapServers(), expected, Duration.ofMinutes(2));
-                int lost = (int) expected.stream().filter(id -> !seen.containsKey(id)).count();
+                int lost = (int)
+                        expected.stream().filter(id -> !seen.containsKey(id)).count();
                 int duplicates = seen.values().stream().mapToInt(n -> n - 1).sum();
                 Result result = new Result(committed, seen.size(), lost, duplicates);
                 out.println("committed orders " + committed + ", their events on Kafka " + (committed - lost)
@@ -125,12 +132,21 @@ public final class CrashCheck {
                 port = socket.getLocalPort();
             }
             Path log = Files.createTempFile("orders-instance-" + number + "-", ".log");
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                    OrdersApplication.class.getName(), "--server.port=" + port, "--spring.datasource.url=" + jdbcUrl,
-                    "--spring.datasource.username=postgres", "--spring.datasource.password=postgres",
-                    "--spring.kafka.bootstrap-servers=" + kafka)
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            String java =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            Process process = new ProcessBuilder(
+                            java,
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            OrdersApplication.class.getName(),
+                            "--server.port=" + port,
+                            "--spring.datasource.url=" + jdbcUrl,
+                            "--spring.datasource.username=postgres",
+                            "--spring.datasource.password=postgres",
+                            "--spring.kafka.bootstrap-servers=" + kafka)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             return new Instance(process, port, log);
         }
     }
@@ -142,8 +158,9 @@ public final class CrashCheck {
                 throw new IllegalStateException("instance exited; see " + instance.log);
             }
             try {
-                HttpResponse<String> health = http.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + instance.port + "/actuator/health")).build(),
+                HttpResponse<String> health = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.port + "/actuator/health"))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (health.statusCode() == 200) {
                     out.println("instance on port " + instance.port + " is up (log: " + instance.log + ")");
@@ -161,19 +178,25 @@ public final class CrashCheck {
      * Places up to {@code count} orders from four threads until {@code stop}; a failed request is not
      * retried (its order may or may not have committed).
      */
-    private void place(Instance instance, int count, AtomicInteger accepted,
-            java.util.concurrent.atomic.AtomicBoolean stop) throws InterruptedException {
+    private void place(
+            Instance instance, int count, AtomicInteger accepted, java.util.concurrent.atomic.AtomicBoolean stop)
+            throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             Thread thread = new Thread(() -> {
                 while (!stop.get() && next.getAndIncrement() < count) {
-                    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.port + "/orders"))
-                            .header("content-type", "application/json").timeout(Duration.ofSeconds(10))
+                    HttpRequest request = HttpRequest.newBuilder(
+                                    URI.create("http://127.0.0.1:" + instance.port + "/orders"))
+                            .header("content-type", "application/json")
+                            .timeout(Duration.ofSeconds(10))
                             .POST(HttpRequest.BodyPublishers.ofString(
-                                    "{\"customer\":\"ada\",\"sku\":\"book\",\"quantity\":1}")).build();
+                                    "{\"customer\":\"ada\",\"sku\":\"book\",\"quantity\":1}"))
+                            .build();
                     try {
-                        if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 201) {
+                        if (http.send(request, HttpResponse.BodyHandlers.discarding())
+                                        .statusCode()
+                                == 201) {
                             accepted.incrementAndGet();
                         }
                     } catch (IOException e) {
@@ -194,7 +217,8 @@ public final class CrashCheck {
 
     private static long count(String jdbcUrl, String sql) throws SQLException {
         try (Connection connection = DriverManager.getConnection(jdbcUrl, "postgres", "postgres");
-                Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);
         }
@@ -220,7 +244,8 @@ public final class CrashCheck {
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName()))) {
             List<TopicPartition> partitions = consumer.partitionsFor(OrderService.TOPIC).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();

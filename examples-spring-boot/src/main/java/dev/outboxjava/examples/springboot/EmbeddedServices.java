@@ -25,8 +25,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 public final class EmbeddedServices {
 
-    private EmbeddedServices() {
-    }
+    private EmbeddedServices() {}
 
     public static void main(String[] args) {
         start(args);
@@ -65,8 +64,10 @@ public final class EmbeddedServices {
         try {
             return EmbeddedPostgres.builder().start();
         } catch (IOException e) {
-            throw new UncheckedIOException("could not start an embedded PostgreSQL (pass --spring.datasource.url=... "
-                    + "to use another one): " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "could not start an embedded PostgreSQL (pass --spring.datasource.url=... "
+                            + "to use another one): " + e.getMessage(),
+                    e);
         }
     }
 }

@@ -14,8 +14,7 @@ import org.springframework.web.bind.annotation.RestController;
 public class OrderController {
 
     /** The request body. */
-    public record PlaceOrder(String customer, String sku, int quantity) {
-    }
+    public record PlaceOrder(String customer, String sku, int quantity) {}
 
     private final OrderService orders;
 

@@ -29,16 +29,24 @@ public class OrderService {
     @Transactional
     public UUID placeOrder(String customer, String sku, int quantity) {
         UUID orderId = UUID.randomUUID();
-        jdbc.update("INSERT INTO orders (id, customer, sku, quantity, placed_at) VALUES (?, ?, ?, ?, ?)",
-                orderId, customer, sku, quantity, Timestamp.from(Instant.now()));
+        jdbc.update(
+                "INSERT INTO orders (id, customer, sku, quantity, placed_at) VALUES (?, ?, ?, ?, ?)",
+                orderId,
+                customer,
+                sku,
+                quantity,
+                Timestamp.from(Instant.now()));
         outbox.append(OutboxEvent.builder()
-                .type("shop.order.placed").source("/orders").destination(TOPIC).key(orderId.toString())
+                .type("shop.order.placed")
+                .source("/orders")
+                .destination(TOPIC)
+                .key(orderId.toString())
                 .contentType("application/json")
                 .payload(("{\"orderId\":\"" + orderId + "\",\"sku\":\"" + sku + "\",\"quantity\":" + quantity + "}")
                         .getBytes(StandardCharsets.UTF_8))
                 .build());
         if (quantity <= 0) {
-            throw new IllegalArgumentException("quantity must be positive");   // the rollback takes the event too
+            throw new IllegalArgumentException("quantity must be positive"); // the rollback takes the event too
         }
         return orderId;
     }

@@ -29,17 +29,22 @@ class OrdersApplicationIT {
             assertThat(placed.statusCode()).isEqualTo(201);
             assertThat(refused.statusCode()).isEqualTo(400);
             JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
-            await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                    "SELECT count(*) FROM outbox_events WHERE status = 'sent'", Long.class) == 1);
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_events", Long.class)).isEqualTo(1);
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Long.class)).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() ->
+                            jdbc.queryForObject("SELECT count(*) FROM outbox_events WHERE status = 'sent'", Long.class)
+                                    == 1);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_events", Long.class))
+                    .isEqualTo(1);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Long.class))
+                    .isEqualTo(1);
         }
     }
 
     private static HttpRequest post(int port, int quantity) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
                 .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"customer\":\"ada\",\"sku\":\"book\",\"quantity\":"
-                        + quantity + "}")).build();
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"customer\":\"ada\",\"sku\":\"book\",\"quantity\":" + quantity + "}"))
+                .build();
     }
 }

@@ -45,12 +45,14 @@ public final class KafkaLoyaltyConsumer {
      * @param inbox  the inbox on the database that holds {@code points}
      * @param points the business table the records credit
      */
-    public KafkaLoyaltyConsumer(Consumer<String, byte[]> kafka, String topic, Inbox<Connection> inbox,
-            LoyaltyPoints points) {
+    public KafkaLoyaltyConsumer(
+            Consumer<String, byte[]> kafka, String topic, Inbox<Connection> inbox, LoyaltyPoints points) {
         Objects.requireNonNull(points, "points");
         // tag::kafka-inbox[]
         kafka.subscribe(List.of(topic));
-        this.loop = KafkaInboxConsumer.create(kafka, KafkaInbox.of(inbox, CONSUMER_NAME),
+        this.loop = KafkaInboxConsumer.create(
+                kafka,
+                KafkaInbox.of(inbox, CONSUMER_NAME),
                 (connection, record) -> points.credit(connection, OrderEvents.readPlaced(record.value())));
         // end::kafka-inbox[]
     }

@@ -40,7 +40,8 @@ public final class LoyaltyPoints {
 
     /** Creates the balance table if it is missing. */
     public void createTable(DataSource dataSource) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE IF NOT EXISTS " + table + " (customer_id text PRIMARY KEY, "
                     + "points bigint NOT NULL, orders integer NOT NULL)");
         }
@@ -68,8 +69,8 @@ public final class LoyaltyPoints {
     /** A customer's balance: {points, orders credited}; {0, 0} for a customer never credited. */
     public long[] balance(DataSource dataSource, String customerId) throws SQLException {
         try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(
-                        "SELECT points, orders FROM " + table + " WHERE customer_id = ?")) {
+                PreparedStatement select =
+                        connection.prepareStatement("SELECT points, orders FROM " + table + " WHERE customer_id = ?")) {
             select.setString(1, customerId);
             try (ResultSet row = select.executeQuery()) {
                 return row.next() ? new long[] {row.getLong(1), row.getLong(2)} : new long[] {0, 0};

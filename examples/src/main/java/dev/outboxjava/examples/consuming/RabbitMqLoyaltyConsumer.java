@@ -59,11 +59,15 @@ public final class RabbitMqLoyaltyConsumer {
     public String start(Channel channel, String queue, int prefetch) throws IOException {
         // tag::rabbitmq-inbox[]
         channel.basicQos(prefetch);
-        return channel.basicConsume(queue, false,                      // autoAck = false: ack after the commit
-                (consumerTag, delivery) -> outcomes.get(inbox.handle(channel, delivery,
-                        (connection, d) -> points.credit(connection, OrderEvents.readPlaced(d.getBody()))))
+        return channel.basicConsume(
+                queue,
+                false, // autoAck = false: ack after the commit
+                (consumerTag, delivery) -> outcomes.get(inbox.handle(
+                                channel,
+                                delivery,
+                                (connection, d) -> points.credit(connection, OrderEvents.readPlaced(d.getBody()))))
                         .incrementAndGet(),
-                consumerTag -> { });
+                consumerTag -> {});
         // end::rabbitmq-inbox[]
     }
 

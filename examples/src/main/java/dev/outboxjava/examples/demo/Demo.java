@@ -23,7 +23,10 @@ import picocli.CommandLine.Spec;
  * mvn -B -q -pl examples -am verify -DskipTests -Pdemo -Ddemo.args="--broker rabbitmq"
  * </pre>
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, version = "Outbox for Java demo 0.1.0-SNAPSHOT",
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        version = "Outbox for Java demo 0.1.0-SNAPSHOT",
         description = "Places orders, kills the relay mid-drain, and shows that no event is lost.")
 public final class Demo implements Callable<Integer> {
 
@@ -36,15 +39,18 @@ public final class Demo implements Callable<Integer> {
     @Option(names = "--db-user", defaultValue = "postgres", description = "database user (default: ${DEFAULT-VALUE})")
     String dbUser;
 
-    @Option(names = "--db-password", defaultValue = "postgres",
+    @Option(
+            names = "--db-password",
+            defaultValue = "postgres",
             description = "database password (default: ${DEFAULT-VALUE})")
     String dbPassword;
 
     @Option(names = "--kafka", description = "Kafka bootstrap servers to use instead of an in-process broker")
     String kafka;
 
-    @Option(names = "--rabbitmq-uri", description = "AMQP URI to use instead of a local (127.0.0.1:5672) or "
-            + "embedded broker")
+    @Option(
+            names = "--rabbitmq-uri",
+            description = "AMQP URI to use instead of a local (127.0.0.1:5672) or " + "embedded broker")
     String rabbitMqUri;
 
     @Option(names = "--orders", defaultValue = "10000", description = "orders to place (default: ${DEFAULT-VALUE})")
@@ -53,12 +59,16 @@ public final class Demo implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "4", description = "threads placing orders (default: ${DEFAULT-VALUE})")
     int threads;
 
-    @Option(names = "--kill-at", defaultValue = "0.3",
+    @Option(
+            names = "--kill-at",
+            defaultValue = "0.3",
             description = "share of the orders published when relay #1 is killed (default: ${DEFAULT-VALUE})")
     double killAt;
 
-    @Option(names = "--timeout", defaultValue = "90", description = "seconds without any progress after which "
-            + "the demo gives up (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--timeout",
+            defaultValue = "90",
+            description = "seconds without any progress after which " + "the demo gives up (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
     @Spec
@@ -83,27 +93,40 @@ public final class Demo implements Callable<Integer> {
         BrokerKind kind = switch (broker.toLowerCase(Locale.ROOT)) {
             case "kafka" -> BrokerKind.KAFKA;
             case "rabbitmq" -> BrokerKind.RABBITMQ;
-            default -> throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--broker must be kafka or rabbitmq, was '" + broker + "'");
+            default ->
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--broker must be kafka or rabbitmq, was '" + broker + "'");
         };
         DemoConfig options;
         try {
-            options = new DemoConfig(kind, Optional.ofNullable(dbUrl), dbUser, dbPassword,
-                    Optional.ofNullable(kafka), Optional.ofNullable(rabbitMqUri), orders, threads, killAt,
+            options = new DemoConfig(
+                    kind,
+                    Optional.ofNullable(dbUrl),
+                    dbUser,
+                    dbPassword,
+                    Optional.ofNullable(kafka),
+                    Optional.ofNullable(rabbitMqUri),
+                    orders,
+                    threads,
+                    killAt,
                     Duration.ofSeconds(timeoutSeconds));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         DemoSummary summary = new DemoRun(options, out).run();
         out.println();
-        out.printf("order-to-shipment latency: p50 %s, p99 %s (p99 includes the events the killed relay held)%n",
+        out.printf(
+                "order-to-shipment latency: p50 %s, p99 %s (p99 includes the events the killed relay held)%n",
                 Progress.millis(summary.latencyP50Millis()), Progress.millis(summary.latencyP99Millis()));
-        out.printf("rolled back (sold out): %d orders, events of rolled-back orders consumed: %d%n",
+        out.printf(
+                "rolled back (sold out): %d orders, events of rolled-back orders consumed: %d%n",
                 summary.rejected(), summary.phantoms());
         out.printf("relays killed with SIGKILL: %d%n", summary.relayKills());
         out.println(summary.line());
-        out.println(summary.ok() ? "OK: every committed order was shipped exactly once, none was lost"
-                : "FAILED: events were lost or appeared for rolled-back orders");
+        out.println(
+                summary.ok()
+                        ? "OK: every committed order was shipped exactly once, none was lost"
+                        : "FAILED: events were lost or appeared for rolled-back orders");
         return summary.ok() ? 0 : 1;
     }
 }

@@ -20,8 +20,16 @@ import java.util.Optional;
  * @param timeout      how long nothing may move (no order written, no event published or consumed)
  *                     before the demo gives up
  */
-public record DemoConfig(BrokerKind broker, Optional<String> dbUrl, String dbUser, String dbPassword,
-        Optional<String> kafka, Optional<String> rabbitMqUri, int orders, int threads, double killAt,
+public record DemoConfig(
+        BrokerKind broker,
+        Optional<String> dbUrl,
+        String dbUser,
+        String dbPassword,
+        Optional<String> kafka,
+        Optional<String> rabbitMqUri,
+        int orders,
+        int threads,
+        double killAt,
         Duration timeout) {
 
     public DemoConfig {
@@ -45,7 +53,16 @@ public record DemoConfig(BrokerKind broker, Optional<String> dbUrl, String dbUse
 
     /** Embedded everything, {@code orders} orders from {@code threads} threads. */
     public static DemoConfig embedded(BrokerKind broker, int orders, int threads) {
-        return new DemoConfig(broker, Optional.empty(), "postgres", "postgres", Optional.empty(), Optional.empty(),
-                orders, threads, 0.3, Duration.ofSeconds(90));
+        return new DemoConfig(
+                broker,
+                Optional.empty(),
+                "postgres",
+                "postgres",
+                Optional.empty(),
+                Optional.empty(),
+                orders,
+                threads,
+                0.3,
+                Duration.ofSeconds(90));
     }
 }

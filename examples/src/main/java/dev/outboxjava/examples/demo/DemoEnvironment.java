@@ -49,7 +49,8 @@ final class DemoEnvironment implements AutoCloseable {
     static final int KAFKA_PARTITIONS = 3;
 
     private final Deque<AutoCloseable> cleanUp = new ConcurrentLinkedDeque<>();
-    private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 8).toLowerCase(Locale.ROOT);
+    private final String suffix =
+            UUID.randomUUID().toString().replace("-", "").substring(0, 8).toLowerCase(Locale.ROOT);
     private final BrokerKind broker;
     private String jdbcUrl;
     private String dbUser;
@@ -105,8 +106,10 @@ final class DemoEnvironment implements AutoCloseable {
             try {
                 postgres = EmbeddedPostgres.builder().start();
             } catch (IOException e) {
-                throw new UncheckedIOException("could not start an embedded PostgreSQL (pass --db-url to use "
-                        + "another one): " + e.getMessage(), e);
+                throw new UncheckedIOException(
+                        "could not start an embedded PostgreSQL (pass --db-url to use " + "another one): "
+                                + e.getMessage(),
+                        e);
             }
             cleanUp.push(postgres);
             jdbcUrl = postgres.getJdbcUrl("postgres", "postgres");
@@ -119,8 +122,10 @@ final class DemoEnvironment implements AutoCloseable {
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA " + schema);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create schema " + schema + " in " + jdbcUrl + " (check --db-url, "
-                    + "--db-user, --db-password): " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot create schema " + schema + " in " + jdbcUrl + " (check --db-url, "
+                            + "--db-user, --db-password): " + e.getMessage(),
+                    e);
         }
         cleanUp.push(this::dropSchema);
         HikariConfig config = new HikariConfig();
@@ -149,14 +154,19 @@ final class DemoEnvironment implements AutoCloseable {
         }
         destination = DESTINATION + "." + suffix;
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaBootstrapServers))) {
-            KafkaTopics.createAndAwaitReady(admin, destination, KAFKA_PARTITIONS, Duration.ofSeconds(30),
+            KafkaTopics.createAndAwaitReady(
+                    admin,
+                    destination,
+                    KAFKA_PARTITIONS,
+                    Duration.ofSeconds(30),
                     kafkaBootstrapServers + " (check --kafka)");
         }
         String topic = destination;
         String servers = kafkaBootstrapServers;
         cleanUp.push(() -> deleteTopic(servers, topic));
-        out.printf("broker:   %s, topic %s with %d partitions (ready in %s)%n", origin, destination, KAFKA_PARTITIONS,
-                Progress.seconds(started));
+        out.printf(
+                "broker:   %s, topic %s with %d partitions (ready in %s)%n",
+                origin, destination, KAFKA_PARTITIONS, Progress.seconds(started));
     }
 
     private void startRabbitMq(DemoConfig options, PrintStream out) {
@@ -173,7 +183,8 @@ final class DemoEnvironment implements AutoCloseable {
             origin = "RabbitMQ at " + rabbitMqFactory.getHost() + ":" + rabbitMqFactory.getPort();
         } else if (!ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL)
                 && LocalPort.isOpen(RabbitMqFixture.LOCAL_HOST, RabbitMqFixture.LOCAL_PORT, 500)) {
-            rabbitMqUri = "amqp://guest:guest@" + RabbitMqFixture.LOCAL_HOST + ":" + RabbitMqFixture.LOCAL_PORT + "/%2F";
+            rabbitMqUri =
+                    "amqp://guest:guest@" + RabbitMqFixture.LOCAL_HOST + ":" + RabbitMqFixture.LOCAL_PORT + "/%2F";
             rabbitMqFactory = new ConnectionFactory();
             rabbitMqFactory.setHost(RabbitMqFixture.LOCAL_HOST);
             rabbitMqFactory.setPort(RabbitMqFixture.LOCAL_PORT);
@@ -187,8 +198,9 @@ final class DemoEnvironment implements AutoCloseable {
             origin = switch (fixture.origin()) {
                 case EMBEDDED -> "embedded Apache Qpid Broker-J (AMQP 0-9-1) on port " + fixture.port();
                 case LOCAL -> "local RabbitMQ at " + fixture.host() + ":" + fixture.port();
-                default -> fixture.origin().name().toLowerCase(Locale.ROOT) + " broker at " + fixture.host() + ":"
-                        + fixture.port();
+                default ->
+                    fixture.origin().name().toLowerCase(Locale.ROOT) + " broker at " + fixture.host() + ":"
+                            + fixture.port();
             };
         }
         rabbitMqFactory.setAutomaticRecoveryEnabled(false);
@@ -198,10 +210,10 @@ final class DemoEnvironment implements AutoCloseable {
         ConnectionFactory factory = rabbitMqFactory;
         String exchange = destination;
         String queueName = queue;
-        cleanUp.push(() -> RabbitMqEventStream.deleteQueue(factory, exchange,
-                queueName));
-        out.printf("broker:   %s, exchange %s -> queue %s (ready in %s)%n", origin, destination, queue,
-                Progress.seconds(started));
+        cleanUp.push(() -> RabbitMqEventStream.deleteQueue(factory, exchange, queueName));
+        out.printf(
+                "broker:   %s, exchange %s -> queue %s (ready in %s)%n",
+                origin, destination, queue, Progress.seconds(started));
     }
 
     BrokerKind broker() {

@@ -82,22 +82,33 @@ public final class DemoRun {
         }
     }
 
-    private DemoSummary run(DemoEnvironment environment, PostgresOutboxConfig outboxConfig, DemoStats stats,
-            Clock clock, RelayLauncher launcher, RelayLauncher.Relay relay, Path logs, long started) {
+    private DemoSummary run(
+            DemoEnvironment environment,
+            PostgresOutboxConfig outboxConfig,
+            DemoStats stats,
+            Clock clock,
+            RelayLauncher launcher,
+            RelayLauncher.Relay relay,
+            Path logs,
+            long started) {
         DataSource dataSource = environment.dataSource();
         Ending ending;
         try (PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, outboxConfig);
-                ShippingConsumer consumer = new ShippingConsumer(stream(environment),
-                        new ShipmentHandler(dataSource, clock), stats::onApplied)) {
+                ShippingConsumer consumer = new ShippingConsumer(
+                        stream(environment), new ShipmentHandler(dataSource, clock), stats::onApplied)) {
             consumer.start();
             List<OrderService> services = List.of(
-                    Guice.createInjector(new OrdersModule(dataSource, outboxConfig, environment.destination(),
-                            Persistence.JDBC)).getInstance(OrderService.class),
-                    Guice.createInjector(new OrdersModule(dataSource, outboxConfig, environment.destination(),
-                            Persistence.JOOQ)).getInstance(OrderService.class));
+                    Guice.createInjector(new OrdersModule(
+                                    dataSource, outboxConfig, environment.destination(), Persistence.JDBC))
+                            .getInstance(OrderService.class),
+                    Guice.createInjector(new OrdersModule(
+                                    dataSource, outboxConfig, environment.destination(), Persistence.JOOQ))
+                            .getInstance(OrderService.class));
             OrderLoad load = new OrderLoad(services, options.orders(), options.threads(), stats);
-            out.printf("placing %,d orders from %d threads (JDBC and jOOQ services alternate; every %dth order is "
-                    + "sold out and rolls back)%n", options.orders(), options.threads(), OrderLoad.REJECT_EVERY);
+            out.printf(
+                    "placing %,d orders from %d threads (JDBC and jOOQ services alternate; every %dth order is "
+                            + "sold out and rolls back)%n",
+                    options.orders(), options.threads(), OrderLoad.REJECT_EVERY);
             load.start();
             try {
                 ending = watch(launcher, relay, load, store, stats, started, logs);
@@ -106,7 +117,8 @@ public final class DemoRun {
             }
             printProgress(started, stats, store.countByStatus(), ending.relay());
             int exit = ending.relay().stop();
-            out.printf("relay #%d stopped with SIGTERM after a graceful drain (exit code %d)%n",
+            out.printf(
+                    "relay #%d stopped with SIGTERM after a graceful drain (exit code %d)%n",
                     ending.relay().number(), exit);
         }
         // The consumer is closed now: the counts below no longer move.
@@ -114,15 +126,20 @@ public final class DemoRun {
     }
 
     /** What the watch loop ended with: the relay still running and how many were killed. */
-    private record Ending(RelayLauncher.Relay relay, int kills) {
-    }
+    private record Ending(RelayLauncher.Relay relay, int kills) {}
 
     /**
      * Prints progress until every committed order's event was consumed (or the timeout passed),
      * killing relay #1 once {@code killAt} of the orders are published.
      */
-    private Ending watch(RelayLauncher launcher, RelayLauncher.Relay first, OrderLoad load, PostgresOutboxStore store,
-            DemoStats stats, long started, Path logs) {
+    private Ending watch(
+            RelayLauncher launcher,
+            RelayLauncher.Relay first,
+            OrderLoad load,
+            PostgresOutboxStore store,
+            DemoStats stats,
+            long started,
+            Path logs) {
         RelayLauncher.Relay relay = first;
         int kills = 0;
         boolean firstReported = false;
@@ -141,21 +158,24 @@ public final class DemoRun {
             }
             if (!firstReported && stats.firstConsumedAtNanos() != 0) {
                 firstReported = true;
-                out.printf("first event consumed %.1f s after start%n",
-                        (stats.firstConsumedAtNanos() - started) / 1e9);
+                out.printf("first event consumed %.1f s after start%n", (stats.firstConsumedAtNanos() - started) / 1e9);
             }
             if (kills == 0 && sent >= options.killAt() * options.orders()) {
                 awaitBatchInFlight(store);
                 relay.kill();
                 kills++;
                 Map<EventStatus, Long> atKill = store.countByStatus();
-                out.printf("%n*** SIGKILL relay #%d (pid %d) mid-drain: %,d events in flight, %,d pending -- "
-                        + "their lease expires within %d s%n", relay.number(), relay.pid(),
-                        atKill.get(EventStatus.IN_FLIGHT), atKill.get(EventStatus.PENDING),
+                out.printf(
+                        "%n*** SIGKILL relay #%d (pid %d) mid-drain: %,d events in flight, %,d pending -- "
+                                + "their lease expires within %d s%n",
+                        relay.number(),
+                        relay.pid(),
+                        atKill.get(EventStatus.IN_FLIGHT),
+                        atKill.get(EventStatus.PENDING),
                         RelayLauncher.LEASE_TIMEOUT_SECONDS);
                 relay = launcher.start(kills + 1);
-                out.printf("*** relay #%d started as process %d (log %s)%n%n", relay.number(), relay.pid(),
-                        relay.log());
+                out.printf(
+                        "*** relay #%d started as process %d (log %s)%n%n", relay.number(), relay.pid(), relay.log());
             }
             if (System.nanoTime() / 1_000_000 - lastPrint >= PRINT_EVERY_MILLIS) {
                 lastPrint = System.nanoTime() / 1_000_000;
@@ -172,14 +192,20 @@ public final class DemoRun {
                 drainedAt = 0;
             }
             // A busy machine is slow, not stuck: give up only when nothing moves for the timeout.
-            long signature = stats.written() + stats.rejected() + sent + counts.get(EventStatus.IN_FLIGHT)
-                    + stats.consumed() + stats.duplicates();
+            long signature = stats.written()
+                    + stats.rejected()
+                    + sent
+                    + counts.get(EventStatus.IN_FLIGHT)
+                    + stats.consumed()
+                    + stats.duplicates();
             if (signature != lastSignature) {
                 lastSignature = signature;
                 lastProgress = System.nanoTime();
             } else if (System.nanoTime() - lastProgress > options.timeout().toNanos()) {
-                out.printf("%n!!! gave up: no progress for %d s; events not consumed by now count as lost. "
-                        + "Relay logs: %s%n", options.timeout().toSeconds(), logs);
+                out.printf(
+                        "%n!!! gave up: no progress for %d s; events not consumed by now count as lost. "
+                                + "Relay logs: %s%n",
+                        options.timeout().toSeconds(), logs);
                 break;
             }
         }
@@ -194,32 +220,57 @@ public final class DemoRun {
         }
     }
 
-    private void printProgress(long started, DemoStats stats, Map<EventStatus, Long> counts,
-            RelayLauncher.Relay relay) {
-        out.printf(Locale.ROOT, "[%6s] written %,7d | published %,7d | in flight %,5d | consumed %,7d | "
+    private void printProgress(
+            long started, DemoStats stats, Map<EventStatus, Long> counts, RelayLauncher.Relay relay) {
+        out.printf(
+                Locale.ROOT,
+                "[%6s] written %,7d | published %,7d | in flight %,5d | consumed %,7d | "
                         + "duplicates %,4d | latency p50 %s p99 %s | relay #%d%s%n",
-                Progress.seconds(started), stats.written(), counts.get(EventStatus.SENT),
-                counts.get(EventStatus.IN_FLIGHT), stats.consumed(), stats.duplicates(),
-                Progress.millis(stats.latencyMillis(50)), Progress.millis(stats.latencyMillis(99)),
-                relay.number(), relay.isAlive() ? "" : " (down)");
+                Progress.seconds(started),
+                stats.written(),
+                counts.get(EventStatus.SENT),
+                counts.get(EventStatus.IN_FLIGHT),
+                stats.consumed(),
+                stats.duplicates(),
+                Progress.millis(stats.latencyMillis(50)),
+                Progress.millis(stats.latencyMillis(99)),
+                relay.number(),
+                relay.isAlive() ? "" : " (down)");
     }
 
     private DemoSummary summarize(DataSource dataSource, DemoStats stats, int kills) {
         Map<String, Long> facts = new LinkedHashMap<>();
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             facts.put("orders", count(statement, "SELECT count(*) FROM orders"));
             facts.put("shipments", count(statement, "SELECT count(*) FROM shipments"));
             // A committed order whose event never reached the consumer:
-            facts.put("lost", count(statement, "SELECT count(*) FROM orders o "
-                    + "WHERE NOT EXISTS (SELECT 1 FROM shipments s WHERE s.order_id = o.order_id)"));
+            facts.put(
+                    "lost",
+                    count(
+                            statement,
+                            "SELECT count(*) FROM orders o "
+                                    + "WHERE NOT EXISTS (SELECT 1 FROM shipments s WHERE s.order_id = o.order_id)"));
             // A shipment for an order that was rolled back (its event must not exist):
-            facts.put("phantoms", count(statement, "SELECT count(*) FROM shipments s "
-                    + "WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.order_id = s.order_id)"));
+            facts.put(
+                    "phantoms",
+                    count(
+                            statement,
+                            "SELECT count(*) FROM shipments s "
+                                    + "WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.order_id = s.order_id)"));
         } catch (SQLException e) {
             throw new IllegalStateException("could not check the result in the database: " + e.getMessage(), e);
         }
-        return new DemoSummary(facts.get("orders"), stats.rejected(), facts.get("shipments"), stats.duplicates(),
-                facts.get("lost"), facts.get("phantoms"), kills, stats.latencyMillis(50), stats.latencyMillis(99));
+        return new DemoSummary(
+                facts.get("orders"),
+                stats.rejected(),
+                facts.get("shipments"),
+                stats.duplicates(),
+                facts.get("lost"),
+                facts.get("phantoms"),
+                kills,
+                stats.latencyMillis(50),
+                stats.latencyMillis(99));
     }
 
     private static long count(Statement statement, String sql) throws SQLException {
@@ -247,11 +298,11 @@ public final class DemoRun {
 
     private static EventStream stream(DemoEnvironment environment) {
         if (environment.broker() == BrokerKind.KAFKA) {
-            return new KafkaEventStream(environment.kafkaBootstrapServers(), environment.destination(),
-                    "shipping-" + environment.suffix());
+            return new KafkaEventStream(
+                    environment.kafkaBootstrapServers(), environment.destination(), "shipping-" + environment.suffix());
         }
-        return new RabbitMqEventStream(environment.rabbitMqFactory(), environment.queue(),
-                "outbox-demo-shipping-" + environment.suffix());
+        return new RabbitMqEventStream(
+                environment.rabbitMqFactory(), environment.queue(), "outbox-demo-shipping-" + environment.suffix());
     }
 
     private static Path logDirectory() {

@@ -1,8 +1,8 @@
 package dev.outboxjava.examples.demo;
 
+import dev.outboxjava.examples.orders.OrderEvents;
 import dev.outboxjava.examples.shipping.Applied;
 import dev.outboxjava.examples.shipping.ReceivedEvent;
-import dev.outboxjava.examples.orders.OrderEvents;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

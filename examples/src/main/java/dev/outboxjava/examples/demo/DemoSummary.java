@@ -13,8 +13,16 @@ package dev.outboxjava.examples.demo;
  * @param latencyP50Millis commit-to-consume latency, median
  * @param latencyP99Millis commit-to-consume latency, 99th percentile
  */
-public record DemoSummary(long written, long rejected, long consumed, long duplicates, long lost, long phantoms,
-        int relayKills, double latencyP50Millis, double latencyP99Millis) {
+public record DemoSummary(
+        long written,
+        long rejected,
+        long consumed,
+        long duplicates,
+        long lost,
+        long phantoms,
+        int relayKills,
+        double latencyP50Millis,
+        double latencyP99Millis) {
 
     /** Whether nothing was lost and nothing appeared that should not have. */
     public boolean ok() {

@@ -71,8 +71,8 @@ final class OrderLoad {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int n = next.getAndIncrement(); n < orders; n = next.getAndIncrement()) {
             String sku = n % REJECT_EVERY == REJECT_EVERY - 1 ? SOLD_OUT_SKU : "sku-" + random.nextInt(SKUS);
-            PlaceOrder order = new PlaceOrder("customer-" + random.nextInt(1000), sku, 1 + random.nextInt(3),
-                    100 + random.nextInt(10_000));
+            PlaceOrder order = new PlaceOrder(
+                    "customer-" + random.nextInt(1000), sku, 1 + random.nextInt(3), 100 + random.nextInt(10_000));
             try {
                 service.place(order);
                 stats.orderWritten();

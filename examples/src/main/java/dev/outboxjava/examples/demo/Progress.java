@@ -5,8 +5,7 @@ import java.util.Locale;
 /** Formatting for the demo's output. */
 final class Progress {
 
-    private Progress() {
-    }
+    private Progress() {}
 
     /** Seconds since {@code startedNanos}, e.g. {@code 2.4 s}. */
     static String seconds(long startedNanos) {

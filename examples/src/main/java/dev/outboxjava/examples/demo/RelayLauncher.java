@@ -131,8 +131,14 @@ final class RelayLauncher implements AutoCloseable {
         Path log = logDirectory.resolve("relay-" + number + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // C1 only: a relay is I/O-bound, and its JVM starts noticeably faster on a busy machine.
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), RelayProcess.class.getName())
+        ProcessBuilder builder = new ProcessBuilder(
+                        java,
+                        "-Xmx256m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        RelayProcess.class.getName())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         Map<String, String> environment = builder.environment();
@@ -144,21 +150,36 @@ final class RelayLauncher implements AutoCloseable {
             started.add(process);
             return new Relay(number, process, log);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start a relay process with " + java + " (class path from "
-                    + "java.class.path" + File.pathSeparator + "...): " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot start a relay process with " + java + " (class path from " + "java.class.path"
+                            + File.pathSeparator + "...): " + e.getMessage(),
+                    e);
         }
     }
 
     /** The settings of the demo's relays, as environment variables. */
     static Map<String, String> settings(DemoEnvironment environment) {
-        return settings(environment.jdbcUrl(), environment.dbUser(), environment.dbPassword(), environment.schema(),
-                environment.broker(), environment.kafkaBootstrapServers(), environment.rabbitMqUri(),
+        return settings(
+                environment.jdbcUrl(),
+                environment.dbUser(),
+                environment.dbPassword(),
+                environment.schema(),
+                environment.broker(),
+                environment.kafkaBootstrapServers(),
+                environment.rabbitMqUri(),
                 "outbox-demo-relay-" + environment.suffix());
     }
 
     /** As {@link #settings(DemoEnvironment)}; an empty Kafka or AMQP address is left unset. */
-    static Map<String, String> settings(String jdbcUrl, String user, String password, String schema, BrokerKind broker,
-            String kafkaBootstrapServers, String rabbitMqUri, String connectionName) {
+    static Map<String, String> settings(
+            String jdbcUrl,
+            String user,
+            String password,
+            String schema,
+            BrokerKind broker,
+            String kafkaBootstrapServers,
+            String rabbitMqUri,
+            String connectionName) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("OUTBOX_DB_URL", jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema);
         env.put("OUTBOX_DB_USER", user);

@@ -25,8 +25,7 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class RelayProcess {
 
-    private RelayProcess() {
-    }
+    private RelayProcess() {}
 
     /** Runs until the process is terminated. */
     public static void main(String[] args) throws InterruptedException {
@@ -37,10 +36,13 @@ public final class RelayProcess {
         RelayAppConfig settings = RelayAppConfig.fromEnvironment();
         OutboxWorker worker = start(settings);
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            worker.close();
-            stopped.countDown();
-        }, "relay-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            worker.close();
+                            stopped.countDown();
+                        },
+                        "relay-shutdown"));
         System.out.println("relay started (pid " + ProcessHandle.current().pid() + ")");
         stopped.await();
     }
@@ -49,16 +51,21 @@ public final class RelayProcess {
     static OutboxWorker start(RelayAppConfig settings) {
         DatabaseConfig database = settings.requireDatabase();
         // tag::guice-worker[]
-        HikariDataSource pool = new HikariDataSource();                             // the service's own pool
+        HikariDataSource pool = new HikariDataSource(); // the service's own pool
         pool.setJdbcUrl(database.url());
         pool.setUsername(database.user());
         pool.setPassword(database.password());
         pool.setMaximumPoolSize(database.poolSize());
         Injector injector = Guice.createInjector(
-                new OutboxWorkerModule(settings.worker()),                          // relay, sweeper, cleaner
-                new PostgresStoreModule(pool, PostgresOutboxConfig.builder().tableName(database.table())
-                        .completionMode(database.completionMode()).wakeUpMode(settings.wakeUp()).build()),
-                publisherModule(settings.requireBroker()));                          // Kafka or RabbitMQ
+                new OutboxWorkerModule(settings.worker()), // relay, sweeper, cleaner
+                new PostgresStoreModule(
+                        pool,
+                        PostgresOutboxConfig.builder()
+                                .tableName(database.table())
+                                .completionMode(database.completionMode())
+                                .wakeUpMode(settings.wakeUp())
+                                .build()),
+                publisherModule(settings.requireBroker())); // Kafka or RabbitMQ
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();
         // end::guice-worker[]

@@ -26,8 +26,8 @@ public final class JdbcOrderService implements OrderService {
     private final Clock clock;
 
     @Inject
-    public JdbcOrderService(DataSource dataSource, OutboxWriter outbox, OutboxNotifier notifier, OrderEvents events,
-            Clock clock) {
+    public JdbcOrderService(
+            DataSource dataSource, OutboxWriter outbox, OutboxNotifier notifier, OrderEvents events, Clock clock) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.outbox = Objects.requireNonNull(outbox, "outbox");
         this.notifier = Objects.requireNonNull(notifier, "notifier");
@@ -42,15 +42,15 @@ public final class JdbcOrderService implements OrderService {
             // tag::append-jdbc[]
             connection.setAutoCommit(false);
             try {
-                insertOrder(connection, order);                             // your domain write
-                outbox.append(connection, List.of(events.placed(order)));  // the event, same transaction
-                reserveStock(connection, order);                           // may throw: both roll back
+                insertOrder(connection, order); // your domain write
+                outbox.append(connection, List.of(events.placed(order))); // the event, same transaction
+                reserveStock(connection, order); // may throw: both roll back
                 connection.commit();
             } catch (SQLException | RuntimeException e) {
-                connection.rollback();                                     // no order, no event
+                connection.rollback(); // no order, no event
                 throw e;
             }
-            notifier.signal();                                             // committed: wake the relay
+            notifier.signal(); // committed: wake the relay
             // end::append-jdbc[]
             return order;
         } catch (SQLException e) {

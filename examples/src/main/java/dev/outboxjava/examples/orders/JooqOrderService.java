@@ -43,8 +43,8 @@ public final class JooqOrderService implements OrderService {
     private final Clock clock;
 
     @Inject
-    public JooqOrderService(DSLContext dsl, OutboxWriter outbox, OutboxNotifier notifier, OrderEvents events,
-            Clock clock) {
+    public JooqOrderService(
+            DSLContext dsl, OutboxWriter outbox, OutboxNotifier notifier, OrderEvents events, Clock clock) {
         this.dsl = Objects.requireNonNull(dsl, "dsl");
         this.outbox = Objects.requireNonNull(outbox, "outbox");
         this.notifier = Objects.requireNonNull(notifier, "notifier");
@@ -59,13 +59,18 @@ public final class JooqOrderService implements OrderService {
         dsl.transaction(transaction -> {
             DSL.using(transaction)
                     .insertInto(ORDERS, ORDER_ID, CUSTOMER_ID, SKU, QUANTITY, TOTAL_CENTS, PLACED_AT)
-                    .values(order.orderId(), order.customerId(), order.sku(), order.quantity(),
-                            order.totalCents(), order.placedAt())
-                    .execute();                                             // your domain write
-            outbox.append(transaction, List.of(events.placed(order)));    // the event, same transaction
-            reserveStock(DSL.using(transaction), order);                  // may throw: both roll back
+                    .values(
+                            order.orderId(),
+                            order.customerId(),
+                            order.sku(),
+                            order.quantity(),
+                            order.totalCents(),
+                            order.placedAt())
+                    .execute(); // your domain write
+            outbox.append(transaction, List.of(events.placed(order))); // the event, same transaction
+            reserveStock(DSL.using(transaction), order); // may throw: both roll back
         });
-        notifier.signal();                                                // committed: wake the relay
+        notifier.signal(); // committed: wake the relay
         // end::append-jooq[]
         return order;
     }

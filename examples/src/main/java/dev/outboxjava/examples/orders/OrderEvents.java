@@ -41,12 +41,12 @@ public final class OrderEvents {
     public OutboxEvent placed(OrderPlaced order) {
         // tag::build-event[]
         OutboxEvent event = OutboxEvent.builder()
-                .type("order.placed")                  // CloudEvents type
-                .source("/orders-service")             // CloudEvents source
-                .key(order.orderId().toString())       // same key = same partition, in order
-                .destination(destination)              // Kafka topic or RabbitMQ exchange
-                .routingKey("order.placed")            // RabbitMQ routing key (Kafka ignores it)
-                .payload(toJson(order))                // bytes, serialized by you
+                .type("order.placed") // CloudEvents type
+                .source("/orders-service") // CloudEvents source
+                .key(order.orderId().toString()) // same key = same partition, in order
+                .destination(destination) // Kafka topic or RabbitMQ exchange
+                .routingKey("order.placed") // RabbitMQ routing key (Kafka ignores it)
+                .payload(toJson(order)) // bytes, serialized by you
                 .build();
         // end::build-event[]
         return event;
@@ -56,8 +56,12 @@ public final class OrderEvents {
     public static OrderPlaced readPlaced(byte[] payload) {
         try {
             JsonNode node = JSON.readTree(payload);
-            return new OrderPlaced(UUID.fromString(node.get("orderId").asText()), node.get("customerId").asText(),
-                    node.get("sku").asText(), node.get("quantity").asInt(), node.get("totalCents").asLong(),
+            return new OrderPlaced(
+                    UUID.fromString(node.get("orderId").asText()),
+                    node.get("customerId").asText(),
+                    node.get("sku").asText(),
+                    node.get("quantity").asInt(),
+                    node.get("totalCents").asLong(),
                     Instant.parse(node.get("placedAt").asText()));
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("not an order.placed payload: " + e.getMessage(), e);

@@ -14,8 +14,8 @@ import java.util.UUID;
  * @param totalCents what it costs in cents
  * @param placedAt   when the order service placed it
  */
-public record OrderPlaced(UUID orderId, String customerId, String sku, int quantity, long totalCents,
-        Instant placedAt) {
+public record OrderPlaced(
+        UUID orderId, String customerId, String sku, int quantity, long totalCents, Instant placedAt) {
 
     public OrderPlaced {
         Objects.requireNonNull(orderId, "orderId");
@@ -26,7 +26,12 @@ public record OrderPlaced(UUID orderId, String customerId, String sku, int quant
 
     /** A new order from a request, with a fresh id. */
     public static OrderPlaced from(PlaceOrder request, Instant placedAt) {
-        return new OrderPlaced(UUID.randomUUID(), request.customerId(), request.sku(), request.quantity(),
-                request.totalCents(), placedAt);
+        return new OrderPlaced(
+                UUID.randomUUID(),
+                request.customerId(),
+                request.sku(),
+                request.quantity(),
+                request.totalCents(),
+                placedAt);
     }
 }

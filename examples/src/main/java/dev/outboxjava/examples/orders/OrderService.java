@@ -1,7 +1,5 @@
 package dev.outboxjava.examples.orders;
 
-import java.util.UUID;
-
 /** Places orders. Every placed order causes exactly one {@code order.placed} event, committed with it. */
 public interface OrderService {
 

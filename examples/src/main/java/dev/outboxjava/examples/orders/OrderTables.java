@@ -28,8 +28,7 @@ public final class OrderTables {
             );
             """;
 
-    private OrderTables() {
-    }
+    private OrderTables() {}
 
     /** Creates the tables in the connection's current schema. */
     public static void create(Connection connection) throws SQLException {
@@ -40,9 +39,8 @@ public final class OrderTables {
 
     /** Sets the stock of each SKU (inserting or replacing). */
     public static void stock(Connection connection, Map<String, Integer> availableBySku) throws SQLException {
-        try (PreparedStatement upsert = connection.prepareStatement(
-                "INSERT INTO stock (sku, available) VALUES (?, ?) "
-                        + "ON CONFLICT (sku) DO UPDATE SET available = EXCLUDED.available")) {
+        try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO stock (sku, available) VALUES (?, ?) "
+                + "ON CONFLICT (sku) DO UPDATE SET available = EXCLUDED.available")) {
             for (Map.Entry<String, Integer> entry : availableBySku.entrySet()) {
                 upsert.setString(1, entry.getKey());
                 upsert.setInt(2, entry.getValue());

@@ -49,8 +49,8 @@ public final class OrdersModule extends AbstractModule {
     }
 
     /** As {@link #OrdersModule(DataSource, String, Persistence)}, with a non-default outbox table. */
-    public OrdersModule(DataSource dataSource, PostgresOutboxConfig outboxConfig, String destination,
-            Persistence persistence) {
+    public OrdersModule(
+            DataSource dataSource, PostgresOutboxConfig outboxConfig, String destination, Persistence persistence) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.outboxConfig = Objects.requireNonNull(outboxConfig, "outboxConfig");
         this.destination = Objects.requireNonNull(destination, "destination");
@@ -62,10 +62,13 @@ public final class OrdersModule extends AbstractModule {
         // tag::guice-orders[]
         bind(DataSource.class).toInstance(dataSource);
         bind(OutboxWriter.class).toInstance(OutboxWriter.create(outboxConfig));
-        bind(OutboxNotifier.class).toInstance(OutboxNotifier.builder(dataSource, outboxConfig.notifyChannel()).start());
+        bind(OutboxNotifier.class)
+                .toInstance(OutboxNotifier.builder(dataSource, outboxConfig.notifyChannel())
+                        .start());
         bind(OrderEvents.class).toInstance(new OrderEvents(destination));
         bind(Clock.class).toInstance(Clock.systemUTC());
-        bind(OrderService.class).to(persistence == Persistence.JDBC ? JdbcOrderService.class : JooqOrderService.class)
+        bind(OrderService.class)
+                .to(persistence == Persistence.JDBC ? JdbcOrderService.class : JooqOrderService.class)
                 .in(Singleton.class);
         // end::guice-orders[]
     }

@@ -50,8 +50,7 @@ public final class RegistryFramedAvro {
                {"name": "note", "type": ["null", "bytes"], "default": null}
              ]}""");
 
-    private RegistryFramedAvro() {
-    }
+    private RegistryFramedAvro() {}
 
     /**
      * The {@code order.placed} event with its payload in the registry's wire format.
@@ -68,7 +67,7 @@ public final class RegistryFramedAvro {
                 .destination(destination)
                 .routingKey(OrderEvents.ORDER_PLACED)
                 .contentType(CONTENT_TYPE)
-                .payload(frame(schemaId, toAvro(order, note)))   // serialized now; published byte for byte
+                .payload(frame(schemaId, toAvro(order, note))) // serialized now; published byte for byte
                 .build();
         // end::registry-payload[]
         return event;
@@ -125,8 +124,8 @@ public final class RegistryFramedAvro {
         try {
             return new GenericDatumReader<GenericRecord>(writerSchema).read(null, decoder);
         } catch (IOException e) {
-            throw new IllegalArgumentException("the payload is not a " + writerSchema.getFullName() + " record: "
-                    + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "the payload is not a " + writerSchema.getFullName() + " record: " + e.getMessage(), e);
         }
     }
 }

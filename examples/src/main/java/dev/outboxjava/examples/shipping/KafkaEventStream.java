@@ -56,12 +56,18 @@ public final class KafkaEventStream implements EventStream {
         for (ConsumerRecord<String, byte[]> record : consumer.poll(timeout)) {
             Optional<String> id = header(record, "ce_id");
             if (id.isEmpty()) {
-                log.warn("skipping record {}-{}@{} without a ce_id header: not an outbox event", record.topic(),
-                        record.partition(), record.offset());
+                log.warn(
+                        "skipping record {}-{}@{} without a ce_id header: not an outbox event",
+                        record.topic(),
+                        record.partition(),
+                        record.offset());
                 continue;
             }
-            events.add(new ReceivedEvent(UUID.fromString(id.get()), header(record, "ce_type").orElse(""),
-                    Optional.ofNullable(record.key()), record.value() == null ? new byte[0] : record.value()));
+            events.add(new ReceivedEvent(
+                    UUID.fromString(id.get()),
+                    header(record, "ce_type").orElse(""),
+                    Optional.ofNullable(record.key()),
+                    record.value() == null ? new byte[0] : record.value()));
         }
         return events;
     }
@@ -92,7 +98,8 @@ public final class KafkaEventStream implements EventStream {
 
     private static Optional<String> header(ConsumerRecord<?, ?> record, String name) {
         Header header = record.headers().lastHeader(name);
-        return header == null || header.value() == null ? Optional.empty()
+        return header == null || header.value() == null
+                ? Optional.empty()
                 : Optional.of(new String(header.value(), StandardCharsets.UTF_8));
     }
 }

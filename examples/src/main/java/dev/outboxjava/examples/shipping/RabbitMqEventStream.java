@@ -32,8 +32,7 @@ public final class RabbitMqEventStream implements EventStream {
     private static final int PREFETCH = 1000;
     private static final int MAX_BATCH = 500;
 
-    private record Delivery(long tag, Optional<ReceivedEvent> event) {
-    }
+    private record Delivery(long tag, Optional<ReceivedEvent> event) {}
 
     private final Connection connection;
     private final Channel channel;
@@ -53,14 +52,15 @@ public final class RabbitMqEventStream implements EventStream {
             channel.basicQos(PREFETCH);
             channel.basicConsume(queue, false, new DefaultConsumer(channel) {
                 @Override
-                public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
-                        byte[] body) {
+                public void handleDelivery(
+                        String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
                     arrivals.add(new Delivery(envelope.getDeliveryTag(), toEvent(properties, body)));
                 }
             });
         } catch (IOException | TimeoutException e) {
-            throw new IllegalStateException("cannot consume queue '" + queue + "' on " + factory.getHost() + ":"
-                    + factory.getPort() + ": " + e, e);
+            throw new IllegalStateException(
+                    "cannot consume queue '" + queue + "' on " + factory.getHost() + ":" + factory.getPort() + ": " + e,
+                    e);
         }
     }
 
@@ -69,19 +69,21 @@ public final class RabbitMqEventStream implements EventStream {
      * (e.g. {@code order.#}); do it before the relay publishes, or its mandatory messages are unroutable.
      */
     public static void declareQueue(ConnectionFactory factory, String exchange, String queue, String bindingKey) {
-        try (Connection admin = factory.newConnection("outbox-examples-declare"); Channel ch = admin.createChannel()) {
+        try (Connection admin = factory.newConnection("outbox-examples-declare");
+                Channel ch = admin.createChannel()) {
             ch.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true);
             ch.queueDeclare(queue, true, false, false, null);
             ch.queueBind(queue, exchange, bindingKey);
         } catch (IOException | TimeoutException e) {
-            throw new IllegalStateException("cannot declare exchange '" + exchange + "' and queue '" + queue + "': "
-                    + e, e);
+            throw new IllegalStateException(
+                    "cannot declare exchange '" + exchange + "' and queue '" + queue + "': " + e, e);
         }
     }
 
     /** Deletes the queue and the exchange (demo and test clean-up). */
     public static void deleteQueue(ConnectionFactory factory, String exchange, String queue) {
-        try (Connection admin = factory.newConnection("outbox-examples-delete"); Channel ch = admin.createChannel()) {
+        try (Connection admin = factory.newConnection("outbox-examples-delete");
+                Channel ch = admin.createChannel()) {
             ch.queueDelete(queue);
             ch.exchangeDelete(exchange);
         } catch (IOException | TimeoutException e) {
@@ -158,8 +160,8 @@ public final class RabbitMqEventStream implements EventStream {
         if (type == null) {
             type = properties.getType() == null ? "" : properties.getType();
         }
-        return Optional.of(new ReceivedEvent(UUID.fromString(id), type,
-                Optional.ofNullable(text(headers.get("cloudEvents:partitionkey"))), body));
+        return Optional.of(new ReceivedEvent(
+                UUID.fromString(id), type, Optional.ofNullable(text(headers.get("cloudEvents:partitionkey"))), body));
     }
 
     private static String text(Object value) {

@@ -49,15 +49,15 @@ public final class ShipmentHandler {
             connection.setAutoCommit(false);
             try {
                 // tag::idempotent-consumer[]
-                Set<UUID> firstSeen = claim(connection, batch);     // INSERT ... ON CONFLICT DO NOTHING RETURNING
+                Set<UUID> firstSeen = claim(connection, batch); // INSERT ... ON CONFLICT DO NOTHING RETURNING
                 List<ReceivedEvent> applied = new ArrayList<>();
                 List<ReceivedEvent> duplicates = new ArrayList<>();
                 for (ReceivedEvent event : batch) {
                     // remove(): a second copy within the same batch is a duplicate too
                     (firstSeen.remove(event.id()) ? applied : duplicates).add(event);
                 }
-                createShipments(connection, applied);              // the effect, in the same transaction
-                connection.commit();                               // ids and effects commit together
+                createShipments(connection, applied); // the effect, in the same transaction
+                connection.commit(); // ids and effects commit together
                 // end::idempotent-consumer[]
                 return new Applied(applied, duplicates);
             } catch (SQLException | RuntimeException e) {

@@ -23,8 +23,7 @@ public final class ShippingConsumer implements AutoCloseable {
     /** Told about every applied batch, on the consumer thread. */
     @FunctionalInterface
     public interface Listener {
-        Listener NONE = applied -> {
-        };
+        Listener NONE = applied -> {};
 
         void onApplied(Applied applied);
     }

@@ -24,8 +24,7 @@ public final class ShippingTables {
             );
             """;
 
-    private ShippingTables() {
-    }
+    private ShippingTables() {}
 
     /** Creates the tables in the connection's current schema. */
     public static void create(Connection connection) throws SQLException {

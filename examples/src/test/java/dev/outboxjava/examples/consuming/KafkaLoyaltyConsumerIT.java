@@ -80,8 +80,8 @@ class KafkaLoyaltyConsumerIT {
         String group = "loyalty-" + UUID.randomUUID();
 
         try (KafkaConsumer<String, byte[]> first = newConsumer(group)) {
-            KafkaLoyaltyConsumer dying = new KafkaLoyaltyConsumer(diesAtItsOffsetCommit(first), topic, tables.inbox,
-                    tables.points);
+            KafkaLoyaltyConsumer dying =
+                    new KafkaLoyaltyConsumer(diesAtItsOffsetCommit(first), topic, tables.inbox, tables.points);
             await().atMost(Duration.ofSeconds(60)).pollInSameThread().until(() -> {
                 try {
                     dying.pollOnce(Duration.ofMillis(200));
@@ -92,7 +92,8 @@ class KafkaLoyaltyConsumerIT {
             });
         }
         long creditedBeforeTheCrash = tables.processed(orders, KafkaLoyaltyConsumer.CONSUMER_NAME);
-        assertThat(creditedBeforeTheCrash).as("records credited and committed in the database before the crash")
+        assertThat(creditedBeforeTheCrash)
+                .as("records credited and committed in the database before the crash")
                 .isPositive();
 
         AtomicInteger processed = new AtomicInteger();
@@ -102,12 +103,16 @@ class KafkaLoyaltyConsumerIT {
             pollUntil(next, processed, duplicates, orders.size());
 
             Set<TopicPartition> partitions = second.partitionsFor(topic).stream()
-                    .map(info -> new TopicPartition(topic, info.partition())).collect(Collectors.toSet());
+                    .map(info -> new TopicPartition(topic, info.partition()))
+                    .collect(Collectors.toSet());
             Map<TopicPartition, Long> committed = second.committed(partitions).entrySet().stream()
-                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue() == null ? 0L : e.getValue().offset()));
+                    .collect(Collectors.toMap(
+                            Map.Entry::getKey,
+                            e -> e.getValue() == null ? 0L : e.getValue().offset()));
             assertThat(committed).as("offsets committed after processing").isEqualTo(second.endOffsets(partitions));
         }
-        assertThat(duplicates.get()).as("records received again and skipped by the inbox")
+        assertThat(duplicates.get())
+                .as("records received again and skipped by the inbox")
                 .isEqualTo(creditedBeforeTheCrash);
         assertThat(processed.get()).isEqualTo(orders.size() - creditedBeforeTheCrash);
         tables.assertEachOrderCreditedOnce(orders);
@@ -126,7 +131,10 @@ class KafkaLoyaltyConsumerIT {
         AtomicInteger processed = new AtomicInteger();
         AtomicInteger duplicates = new AtomicInteger();
         try (KafkaConsumer<String, byte[]> consumer = newConsumer("loyalty-" + UUID.randomUUID())) {
-            pollUntil(new KafkaLoyaltyConsumer(consumer, topic, tables.inbox, tables.points), processed, duplicates,
+            pollUntil(
+                    new KafkaLoyaltyConsumer(consumer, topic, tables.inbox, tables.points),
+                    processed,
+                    duplicates,
                     2 * orders.size());
         }
 
@@ -136,7 +144,8 @@ class KafkaLoyaltyConsumerIT {
     }
 
     @Test
-    @DisplayName("a credit that fails rolls its inbox record back with it: the record, delivered again, is credited once")
+    @DisplayName(
+            "a credit that fails rolls its inbox record back with it: the record, delivered again, is credited once")
     void creditFails() throws Exception {
         List<OutboxEvent> orders = tables.placeOrders(topic, 6);
         try (KafkaPublisher publisher = publisher()) {
@@ -159,14 +168,15 @@ class KafkaLoyaltyConsumerIT {
         }
 
         assertThat(failures.get()).as("polls that stopped at the failed credit").isEqualTo(1);
-        assertThat(processed.get()).as("the failed record left no inbox record, so its redelivery was credited")
+        assertThat(processed.get())
+                .as("the failed record left no inbox record, so its redelivery was credited")
                 .isEqualTo(orders.size());
         assertThat(duplicates.get()).isZero();
         tables.assertEachOrderCreditedOnce(orders);
     }
 
-    private static void pollUntil(KafkaLoyaltyConsumer consumer, AtomicInteger processed, AtomicInteger duplicates,
-            int records) {
+    private static void pollUntil(
+            KafkaLoyaltyConsumer consumer, AtomicInteger processed, AtomicInteger duplicates, int records) {
         await().atMost(Duration.ofSeconds(60)).pollInSameThread().until(() -> {
             PollResult result = consumer.pollOnce(Duration.ofMillis(200));
             assertThat(result.failure()).isEmpty();
@@ -177,7 +187,9 @@ class KafkaLoyaltyConsumerIT {
     }
 
     private static KafkaPublisher publisher() {
-        return KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers()).build());
+        return KafkaPublisher.create(KafkaPublisherConfig.builder()
+                .bootstrapServers(kafka.bootstrapServers())
+                .build());
     }
 
     private static KafkaConsumer<String, byte[]> newConsumer(String group) {
@@ -193,8 +205,8 @@ class KafkaLoyaltyConsumerIT {
 
     @SuppressWarnings("unchecked")
     private static Consumer<String, byte[]> diesAtItsOffsetCommit(Consumer<String, byte[]> consumer) {
-        return (Consumer<String, byte[]>) Proxy.newProxyInstance(Consumer.class.getClassLoader(),
-                new Class<?>[] {Consumer.class}, (proxy, method, args) -> {
+        return (Consumer<String, byte[]>) Proxy.newProxyInstance(
+                Consumer.class.getClassLoader(), new Class<?>[] {Consumer.class}, (proxy, method, args) -> {
                     if (method.getName().startsWith("commit")) {
                         throw new ConsumerDied();
                     }

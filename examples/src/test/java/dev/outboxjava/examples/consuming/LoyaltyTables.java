@@ -42,12 +42,19 @@ final class LoyaltyTables {
 
     LoyaltyTables(PostgresExtension postgres) throws SQLException {
         this.postgres = postgres;
-        String suffix = "_" + COUNT.incrementAndGet() + "_" + UUID.randomUUID().toString().substring(0, 8);
-        store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".outbox" + suffix).build());
+        String suffix = "_" + COUNT.incrementAndGet() + "_"
+                + UUID.randomUUID().toString().substring(0, 8);
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".outbox" + suffix)
+                        .build());
         store.ensureSchema();
-        inbox = PostgresInbox.create(postgres.dataSource(), PostgresInboxConfig.builder()
-                .tableName(postgres.schema() + ".inbox" + suffix).build());
+        inbox = PostgresInbox.create(
+                postgres.dataSource(),
+                PostgresInboxConfig.builder()
+                        .tableName(postgres.schema() + ".inbox" + suffix)
+                        .build());
         inbox.ensureSchema();
         points = new LoyaltyPoints(postgres.schema() + ".loyalty_points" + suffix);
         points.createTable(postgres.dataSource());
@@ -58,8 +65,13 @@ final class LoyaltyTables {
         OrderEvents events = new OrderEvents(destination);
         List<OutboxEvent> appended = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            OrderPlaced order = new OrderPlaced(UUID.randomUUID(), "customer-" + (i % 3), "sku-" + i, 1,
-                    1_000 + 250L * i, Instant.now().truncatedTo(ChronoUnit.MILLIS));
+            OrderPlaced order = new OrderPlaced(
+                    UUID.randomUUID(),
+                    "customer-" + (i % 3),
+                    "sku-" + i,
+                    1,
+                    1_000 + 250L * i,
+                    Instant.now().truncatedTo(ChronoUnit.MILLIS));
             appended.addAll(store.transactional().inTransaction(connection -> List.of(events.placed(order))));
         }
         return appended;
@@ -67,13 +79,21 @@ final class LoyaltyTables {
 
     /** One relay pass: publishes every pending event and marks it sent. */
     void relay(Publisher publisher) {
-        new Relay(store, publisher, new RelayConfig(500, Duration.ofSeconds(30)), RetryPolicy.ofDefaults(),
-                Clock.systemUTC(), RelayListener.NONE).runOnce();
+        new Relay(
+                        store,
+                        publisher,
+                        new RelayConfig(500, Duration.ofSeconds(30)),
+                        RetryPolicy.ofDefaults(),
+                        Clock.systemUTC(),
+                        RelayListener.NONE)
+                .runOnce();
     }
 
     /** How many of {@code events} the loyalty consumer's inbox has recorded as processed. */
     long processed(List<OutboxEvent> events, String consumerName) {
-        return events.stream().filter(event -> inbox.isProcessed(consumerName, event.id().toString())).count();
+        return events.stream()
+                .filter(event -> inbox.isProcessed(consumerName, event.id().toString()))
+                .count();
     }
 
     /** Every order credited exactly once: each customer's points and order count are those of its orders. */
@@ -87,7 +107,8 @@ final class LoyaltyTables {
         }
         for (Map.Entry<String, long[]> customer : expected.entrySet()) {
             assertThat(points.balance(postgres.dataSource(), customer.getKey()))
-                    .as("points and orders credited to " + customer.getKey()).containsExactly(customer.getValue());
+                    .as("points and orders credited to " + customer.getKey())
+                    .containsExactly(customer.getValue());
         }
     }
 
@@ -98,16 +119,19 @@ final class LoyaltyTables {
      */
     void failTheFirstCredit() {
         postgres.fixture().execute("CREATE SEQUENCE " + points.table() + "_attempts");
-        postgres.fixture().execute("CREATE FUNCTION " + points.table() + "_fail_once() RETURNS trigger "
-                + "LANGUAGE plpgsql AS $$ BEGIN IF nextval('" + points.table() + "_attempts') = 1 THEN "
-                + "RAISE EXCEPTION 'the credit failed'; END IF; RETURN NEW; END $$");
-        postgres.fixture().execute("CREATE TRIGGER fail_once BEFORE INSERT OR UPDATE ON " + points.table()
-                + " FOR EACH ROW EXECUTE FUNCTION " + points.table() + "_fail_once()");
+        postgres.fixture()
+                .execute("CREATE FUNCTION " + points.table() + "_fail_once() RETURNS trigger "
+                        + "LANGUAGE plpgsql AS $$ BEGIN IF nextval('" + points.table() + "_attempts') = 1 THEN "
+                        + "RAISE EXCEPTION 'the credit failed'; END IF; RETURN NEW; END $$");
+        postgres.fixture()
+                .execute("CREATE TRIGGER fail_once BEFORE INSERT OR UPDATE ON " + points.table()
+                        + " FOR EACH ROW EXECUTE FUNCTION " + points.table() + "_fail_once()");
     }
 
     void drop() {
-        postgres.fixture().execute("DROP TABLE IF EXISTS " + store.config().tableName() + ", "
-                + inbox.config().tableName() + ", " + points.table());
+        postgres.fixture()
+                .execute("DROP TABLE IF EXISTS " + store.config().tableName() + ", "
+                        + inbox.config().tableName() + ", " + points.table());
         postgres.fixture().execute("DROP FUNCTION IF EXISTS " + points.table() + "_fail_once()");
         postgres.fixture().execute("DROP SEQUENCE IF EXISTS " + points.table() + "_attempts");
     }

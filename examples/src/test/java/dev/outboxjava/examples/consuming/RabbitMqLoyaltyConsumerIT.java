@@ -77,24 +77,29 @@ class RabbitMqLoyaltyConsumerIT {
             dying.start(acknowledgementsLost(connection.createChannel()), destination.queue(), 20);
             await().atMost(Duration.ofSeconds(30)).until(() -> dying.count(DeliveryOutcome.PROCESSED) == orders.size());
         } // the connection closes: the broker requeues every unacknowledged message
-        assertThat(tables.processed(orders, RabbitMqLoyaltyConsumer.CONSUMER_NAME)).isEqualTo(orders.size());
+        assertThat(tables.processed(orders, RabbitMqLoyaltyConsumer.CONSUMER_NAME))
+                .isEqualTo(orders.size());
 
         RabbitMqLoyaltyConsumer next = new RabbitMqLoyaltyConsumer(tables.inbox, tables.points);
         try (Connection connection = connection("next")) {
             next.start(connection.createChannel(), destination.queue(), 20);
             await().atMost(Duration.ofSeconds(30)).until(() -> next.handled() == orders.size());
             try (Channel check = connection.createChannel()) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> check.queueDeclarePassive(destination.queue())
-                        .getMessageCount() == 0);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() ->
+                                check.queueDeclarePassive(destination.queue()).getMessageCount() == 0);
             }
         }
-        assertThat(next.count(DeliveryOutcome.DUPLICATE)).as("redeliveries acknowledged without a credit")
+        assertThat(next.count(DeliveryOutcome.DUPLICATE))
+                .as("redeliveries acknowledged without a credit")
                 .isEqualTo(orders.size());
         assertThat(next.count(DeliveryOutcome.PROCESSED)).isZero();
         tables.assertEachOrderCreditedOnce(orders);
-        try (Connection connection = connection("after"); Channel channel = connection.createChannel()) {
+        try (Connection connection = connection("after");
+                Channel channel = connection.createChannel()) {
             assertThat(channel.queueDeclarePassive(destination.queue()).getMessageCount())
-                    .as("messages left in the queue once the acknowledging consumer is gone").isZero();
+                    .as("messages left in the queue once the acknowledging consumer is gone")
+                    .isZero();
         }
     }
 
@@ -117,8 +122,10 @@ class RabbitMqLoyaltyConsumerIT {
         assertThat(consumer.count(DeliveryOutcome.PROCESSED)).isEqualTo(orders.size());
         assertThat(consumer.count(DeliveryOutcome.DUPLICATE)).isEqualTo(orders.size());
         tables.assertEachOrderCreditedOnce(orders);
-        try (Connection connection = connection("after"); Channel channel = connection.createChannel()) {
-            assertThat(channel.queueDeclarePassive(destination.queue()).getMessageCount()).isZero();
+        try (Connection connection = connection("after");
+                Channel channel = connection.createChannel()) {
+            assertThat(channel.queueDeclarePassive(destination.queue()).getMessageCount())
+                    .isZero();
         }
     }
 
@@ -132,11 +139,16 @@ class RabbitMqLoyaltyConsumerIT {
         RabbitMqLoyaltyConsumer consumer = new RabbitMqLoyaltyConsumer(tables.inbox, tables.points);
         try (Connection connection = connection("consumer")) {
             consumer.start(connection.createChannel(), destination.queue(), 20);
-            await().atMost(Duration.ofSeconds(30)).until(() -> consumer.count(DeliveryOutcome.PROCESSED) == orders.size());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> consumer.count(DeliveryOutcome.PROCESSED) == orders.size());
         }
 
-        assertThat(consumer.count(DeliveryOutcome.REQUEUED)).as("the delivery whose credit failed").isEqualTo(1);
-        assertThat(consumer.count(DeliveryOutcome.DUPLICATE)).as("the failed delivery left no inbox record").isZero();
+        assertThat(consumer.count(DeliveryOutcome.REQUEUED))
+                .as("the delivery whose credit failed")
+                .isEqualTo(1);
+        assertThat(consumer.count(DeliveryOutcome.DUPLICATE))
+                .as("the failed delivery left no inbox record")
+                .isZero();
         tables.assertEachOrderCreditedOnce(orders);
     }
 
@@ -147,8 +159,10 @@ class RabbitMqLoyaltyConsumerIT {
     }
 
     private static RabbitMqPublisher publisher() {
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
-                .connectionName("outbox-loyalty-recipe-relay-" + UUID.randomUUID()).build());
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                .uri(rabbit.uri())
+                .connectionName("outbox-loyalty-recipe-relay-" + UUID.randomUUID())
+                .build());
     }
 
     private static Connection connection(String role) throws Exception {
@@ -160,8 +174,8 @@ class RabbitMqLoyaltyConsumerIT {
      * lost on the way, the rest of the channel works.
      */
     private static Channel acknowledgementsLost(Channel channel) {
-        return (Channel) Proxy.newProxyInstance(Channel.class.getClassLoader(), new Class<?>[] {Channel.class},
-                (proxy, method, args) -> {
+        return (Channel) Proxy.newProxyInstance(
+                Channel.class.getClassLoader(), new Class<?>[] {Channel.class}, (proxy, method, args) -> {
                     if (method.getName().equals("basicAck")) {
                         return null;
                     }

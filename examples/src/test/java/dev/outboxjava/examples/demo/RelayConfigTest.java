@@ -16,8 +16,14 @@ class RelayConfigTest {
     @DisplayName("are accepted by the worker: every key is known and every value valid (Kafka)")
     void kafkaSettingsLoad() {
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(RelayLauncher.settings(
-                "jdbc:postgresql://127.0.0.1:5432/demo", "postgres", "postgres", "outbox_demo_1", BrokerKind.KAFKA,
-                "127.0.0.1:9092", "", "relay-test")));
+                "jdbc:postgresql://127.0.0.1:5432/demo",
+                "postgres",
+                "postgres",
+                "outbox_demo_1",
+                BrokerKind.KAFKA,
+                "127.0.0.1:9092",
+                "",
+                "relay-test")));
 
         assertThat(settings.requireBroker().kind()).isEqualTo(BrokerKind.KAFKA);
         assertThat(settings.requireDatabase().url()).endsWith("?currentSchema=outbox_demo_1");
@@ -25,16 +31,24 @@ class RelayConfigTest {
     }
 
     @Test
-    @DisplayName("are accepted by the worker for RabbitMQ, and the lease timeout lets a new relay take over within seconds")
+    @DisplayName(
+            "are accepted by the worker for RabbitMQ, and the lease timeout lets a new relay take over within seconds")
     void rabbitMqSettingsLoad() {
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(RelayLauncher.settings(
-                "jdbc:postgresql://127.0.0.1:5432/demo?ssl=false", "postgres", "postgres", "outbox_demo_2",
-                BrokerKind.RABBITMQ, "", "amqp://guest:guest@127.0.0.1:5672/%2F", "relay-test")));
+                "jdbc:postgresql://127.0.0.1:5432/demo?ssl=false",
+                "postgres",
+                "postgres",
+                "outbox_demo_2",
+                BrokerKind.RABBITMQ,
+                "",
+                "amqp://guest:guest@127.0.0.1:5672/%2F",
+                "relay-test")));
 
         assertThat(settings.requireBroker().kind()).isEqualTo(BrokerKind.RABBITMQ);
         assertThat(settings.requireDatabase().url()).endsWith("?ssl=false&currentSchema=outbox_demo_2");
         assertThat(settings.worker().sweeper().leaseTimeout())
                 .isEqualTo(Duration.ofSeconds(RelayLauncher.LEASE_TIMEOUT_SECONDS));
-        assertThat(settings.worker().relay().publishTimeout()).isLessThan(settings.worker().sweeper().leaseTimeout());
+        assertThat(settings.worker().relay().publishTimeout())
+                .isLessThan(settings.worker().sweeper().leaseTimeout());
     }
 }

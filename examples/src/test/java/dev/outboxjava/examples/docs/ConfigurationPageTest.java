@@ -20,8 +20,10 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The configuration page")
 class ConfigurationPageTest {
 
-    static final Path PAGE = Path.of("").toAbsolutePath().resolve("../docs/configuration.md").normalize();
-    static final String BEGIN = "<!-- BEGIN GENERATED FROM ConfigKey.markdownTable(): edit ConfigKey, then regenerate -->";
+    static final Path PAGE =
+            Path.of("").toAbsolutePath().resolve("../docs/configuration.md").normalize();
+    static final String BEGIN =
+            "<!-- BEGIN GENERATED FROM ConfigKey.markdownTable(): edit ConfigKey, then regenerate -->";
     static final String END = "<!-- END GENERATED -->";
     private static final String REGENERATE = "outbox.docs.regenerate";
 
@@ -35,8 +37,10 @@ class ConfigurationPageTest {
             page = generated;
         }
 
-        assertThat(page).as("docs/configuration.md differs from ConfigKey.markdownTable(); regenerate it with "
-                + "-D" + REGENERATE + "=true (see the page)").isEqualTo(generated);
+        assertThat(page)
+                .as("docs/configuration.md differs from ConfigKey.markdownTable(); regenerate it with " + "-D"
+                        + REGENERATE + "=true (see the page)")
+                .isEqualTo(generated);
     }
 
     @Test
@@ -44,7 +48,8 @@ class ConfigurationPageTest {
     void detectsAStaleTable() {
         String table = ConfigKey.markdownTable();
         String stale = "# Configuration\n\n" + BEGIN + "\n"
-                + table.lines().filter(line -> !line.contains(ConfigKey.LOG_LEVEL.property()))
+                + table.lines()
+                        .filter(line -> !line.contains(ConfigKey.LOG_LEVEL.property()))
                         .reduce("", (a, b) -> a + b + "\n")
                 + END + "\n";
 
@@ -64,8 +69,8 @@ class ConfigurationPageTest {
         int begin = page.indexOf(BEGIN);
         int end = page.indexOf(END);
         if (begin < 0 || end < begin) {
-            throw new IllegalStateException("docs/configuration.md must hold the line '" + BEGIN
-                    + "' followed later by '" + END + "'");
+            throw new IllegalStateException(
+                    "docs/configuration.md must hold the line '" + BEGIN + "' followed later by '" + END + "'");
         }
         return page.substring(0, begin + BEGIN.length()) + "\n" + table.strip() + "\n" + page.substring(end);
     }

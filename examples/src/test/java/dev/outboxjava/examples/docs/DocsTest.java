@@ -2,13 +2,13 @@ package dev.outboxjava.examples.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxjava.worker.ConfigKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import dev.outboxjava.worker.ConfigKey;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -33,9 +33,11 @@ class DocsTest {
     private static final Path ROOT = Path.of("").toAbsolutePath().resolve("..").normalize();
     private static final Path README = ROOT.resolve("README.md");
     private static final Path DOCS = ROOT.resolve("docs");
-    private static final Path ALERTS = ROOT.resolve("outbox-worker/src/main/resources/dashboards/prometheus-alerts.yml");
+    private static final Path ALERTS =
+            ROOT.resolve("outbox-worker/src/main/resources/dashboards/prometheus-alerts.yml");
     /** Inline links {@code [text](target)}; images and reference-style links are not used in these pages. */
     private static final Pattern LINK = Pattern.compile("\\[[^\\]]*]\\(([^)\\s]+)\\)");
+
     private static final Pattern FENCE = Pattern.compile("^\\s*```.*$");
     private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.*?)\\s*#*\\s*$");
     private static final Pattern ALERT = Pattern.compile("^\\s*-\\s*alert:\\s*(\\w+)\\s*$");
@@ -45,7 +47,9 @@ class DocsTest {
      * The Spring Boot starter's {@code outbox.*} properties (kebab-case): the table of docs/spring-boot.md,
      * which outbox-spring-boot-autoconfigure's PropertiesPageTest keeps equal to the generated metadata.
      */
-    private static final Pattern STARTER_PROPERTY = Pattern.compile("^\\| `(outbox\\.[a-z0-9.-]+)` \\|", Pattern.MULTILINE);
+    private static final Pattern STARTER_PROPERTY =
+            Pattern.compile("^\\| `(outbox\\.[a-z0-9.-]+)` \\|", Pattern.MULTILINE);
+
     private static final Pattern ENV_NAME = Pattern.compile("\\b(OUTBOX_[A-Z0-9_]+)");
     private static final Pattern STRING_LITERAL = Pattern.compile("\"(outbox\\.[a-z0-9_.]+)\"");
 
@@ -73,22 +77,35 @@ class DocsTest {
         List<Path> unlisted = docsPages().stream()
                 .filter(page -> !page.equals(DOCS.resolve("README.md")) && !fromIndex.contains(page))
                 .toList();
-        assertThat(unlisted).as("docs pages the index docs/README.md does not link to").isEmpty();
+        assertThat(unlisted)
+                .as("docs pages the index docs/README.md does not link to")
+                .isEmpty();
     }
 
     @Test
     @DisplayName("docs/operations.md has a runbook section for every shipped Prometheus alert")
     void everyAlertHasARunbook() {
-        List<String> alerts = read(ALERTS).lines().map(ALERT::matcher).filter(Matcher::matches)
-                .map(matcher -> matcher.group(1)).toList();
+        List<String> alerts = read(ALERTS)
+                .lines()
+                .map(ALERT::matcher)
+                .filter(Matcher::matches)
+                .map(matcher -> matcher.group(1))
+                .toList();
         assertThat(alerts).as("alerts in " + ROOT.relativize(ALERTS)).isNotEmpty();
         Set<String> headings = headings(read(DOCS.resolve("operations.md")));
 
-        List<String> missing = alerts.stream().filter(alert -> !headings.contains(anchor(alert))).toList();
-        assertThat(missing).as("alerts without a '### <name>' runbook section in docs/operations.md").isEmpty();
+        List<String> missing = alerts.stream()
+                .filter(alert -> !headings.contains(anchor(alert)))
+                .toList();
+        assertThat(missing)
+                .as("alerts without a '### <name>' runbook section in docs/operations.md")
+                .isEmpty();
         for (String alert : alerts) {
             String section = section(read(DOCS.resolve("operations.md")), alert);
-            assertThat(section).as("runbook of " + alert).contains("**Means**").contains("**Confirm**")
+            assertThat(section)
+                    .as("runbook of " + alert)
+                    .contains("**Means**")
+                    .contains("**Confirm**")
                     .contains("**Do**");
         }
     }
@@ -110,7 +127,9 @@ class DocsTest {
         for (Path page : pages()) {
             unknown.addAll(unknownNames(page, read(page), known, env));
         }
-        assertThat(unknown).as("names in the docs that no ConfigKey or main source defines").isEmpty();
+        assertThat(unknown)
+                .as("names in the docs that no ConfigKey or main source defines")
+                .isEmpty();
     }
 
     @Test
@@ -120,15 +139,16 @@ class DocsTest {
         for (Path page : pages()) {
             problems.addAll(malformedRows(page, read(page)));
         }
-        assertThat(problems).as("table rows whose cell count differs from their header's (an unescaped |?)")
+        assertThat(problems)
+                .as("table rows whose cell count differs from their header's (an unescaped |?)")
                 .isEmpty();
     }
 
     @Test
     @DisplayName("given a row with an unescaped | in a cell, then the table check reports it")
     void reportsMalformedRows() {
-        String page = String.join("\n", "| a | b |", "|---|---|", "| 1 | 2 |", "| `x | y` | 3 |",
-                "| `x \\| y` | 3 |", "");
+        String page =
+                String.join("\n", "| a | b |", "|---|---|", "| 1 | 2 |", "| `x | y` | 3 |", "| `x \\| y` | 3 |", "");
 
         assertThat(malformedRows(Path.of("page.md"), page)).containsExactly("page.md:4");
     }
@@ -173,11 +193,19 @@ class DocsTest {
         void reportsBrokenLinks(@TempDir Path directory) throws IOException {
             Files.writeString(directory.resolve("other.md"), "# Other\n\n## A heading, with `code`\n");
             Path page = directory.resolve("page.md");
-            Files.writeString(page, String.join("\n",
-                    "# Page", "[ok](other.md) [ok too](other.md#a-heading-with-code) [self](#page)",
-                    "[web](https://example.com/missing.md) [mail](mailto:a@b.c)",
-                    "```", "[in code](nowhere.md)", "```",
-                    "[gone](missing.md)", "[no heading](other.md#nope)", ""));
+            Files.writeString(
+                    page,
+                    String.join(
+                            "\n",
+                            "# Page",
+                            "[ok](other.md) [ok too](other.md#a-heading-with-code) [self](#page)",
+                            "[web](https://example.com/missing.md) [mail](mailto:a@b.c)",
+                            "```",
+                            "[in code](nowhere.md)",
+                            "```",
+                            "[gone](missing.md)",
+                            "[no heading](other.md#nope)",
+                            ""));
 
             List<String> broken = brokenLinks(page);
 
@@ -190,10 +218,12 @@ class DocsTest {
     @Test
     @DisplayName("given a page that names a setting and a variable the code lacks, then the name check reports both")
     void reportsUnknownNames() {
-        List<String> unknown = unknownNames(Path.of("page.md"),
+        List<String> unknown = unknownNames(
+                Path.of("page.md"),
                 "`outbox.relay.batch.size`, `outbox.relay.batch.count`, OUTBOX_RELAY_BATCH_SIZE, OUTBOX_RELAY_BATCH, "
                         + "OUTBOX_TEST_ANYTHING, `outbox.health.*`",
-                Set.of("outbox.relay.batch.size"), Set.of("OUTBOX_RELAY_BATCH_SIZE"));
+                Set.of("outbox.relay.batch.size"),
+                Set.of("OUTBOX_RELAY_BATCH_SIZE"));
 
         assertThat(unknown).containsExactly("page.md: outbox.relay.batch.count", "page.md: OUTBOX_RELAY_BATCH");
     }
@@ -210,7 +240,8 @@ class DocsTest {
         Matcher variable = ENV_NAME.matcher(text);
         while (variable.find()) {
             String found = variable.group(1);
-            if (!env.contains(found) && !found.startsWith(ConfigKey.RESERVED_ENV_PREFIX)
+            if (!env.contains(found)
+                    && !found.startsWith(ConfigKey.RESERVED_ENV_PREFIX)
                     && !passedToABrokerClient(found)) {
                 unknown.add(page.getFileName() + ": " + found);
             }
@@ -220,9 +251,10 @@ class DocsTest {
 
     /** {@code outbox.kafka.<property>}, {@code OUTBOX_RABBITMQ_<SETTING>}: settings handed to a broker client. */
     private static boolean passedToABrokerClient(String name) {
-        return ConfigKey.PASS_THROUGH_PREFIXES.stream().anyMatch(prefix -> name.startsWith(prefix)
-                || name.equals(prefix.substring(0, prefix.length() - 1))
-                || name.startsWith(prefix.toUpperCase(Locale.ROOT).replace('.', '_')));
+        return ConfigKey.PASS_THROUGH_PREFIXES.stream()
+                .anyMatch(prefix -> name.startsWith(prefix)
+                        || name.equals(prefix.substring(0, prefix.length() - 1))
+                        || name.startsWith(prefix.toUpperCase(Locale.ROOT).replace('.', '_')));
     }
 
     /** Every {@code "outbox.…"} string literal of the modules' main sources: meter names, mostly. */
@@ -230,7 +262,8 @@ class DocsTest {
         Set<String> names = new LinkedHashSet<>();
         try (Stream<Path> files = Files.walk(ROOT)) {
             files.filter(file -> file.toString().endsWith(".java"))
-                    .filter(file -> ROOT.relativize(file).toString().replace('\\', '/').matches("[^/]+/src/main/java/.*"))
+                    .filter(file ->
+                            ROOT.relativize(file).toString().replace('\\', '/').matches("[^/]+/src/main/java/.*"))
                     .forEach(file -> {
                         Matcher literal = STRING_LITERAL.matcher(read(file));
                         while (literal.find()) {
@@ -279,7 +312,8 @@ class DocsTest {
         if (!Files.exists(resolved)) {
             return "no such file " + resolved;
         }
-        if (fragment != null && resolved.toString().endsWith(".md")
+        if (fragment != null
+                && resolved.toString().endsWith(".md")
                 && !headings(read(resolved)).contains(fragment)) {
             return "no heading with anchor #" + fragment + " in " + resolved.getFileName();
         }
@@ -305,7 +339,10 @@ class DocsTest {
 
     /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces become hyphens. */
     static String anchor(String heading) {
-        return heading.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}\\s_-]", "").trim().replace(' ', '-');
+        return heading.toLowerCase(Locale.ROOT)
+                .replaceAll("[^\\p{L}\\p{N}\\s_-]", "")
+                .trim()
+                .replace(' ', '-');
     }
 
     /** The text of the section under the heading with this title, up to the next heading. */
@@ -350,7 +387,9 @@ class DocsTest {
     /** The reference pages at the top of docs/ (design notes live in docs/design/). */
     private static List<Path> docsPages() {
         try (Stream<Path> files = Files.list(DOCS)) {
-            return files.filter(file -> file.toString().endsWith(".md")).sorted().toList();
+            return files.filter(file -> file.toString().endsWith(".md"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

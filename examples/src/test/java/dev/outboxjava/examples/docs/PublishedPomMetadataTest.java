@@ -46,11 +46,11 @@ class PublishedPomMetadataTest {
         Files.createDirectories(tree.resolve("lib"));
         Files.writeString(tree.resolve("lib/pom.xml"), "<project><parent/><name>Lib</name></project>");
         Files.createDirectories(tree.resolve("demo"));
-        Files.writeString(tree.resolve("demo/pom.xml"),
+        Files.writeString(
+                tree.resolve("demo/pom.xml"),
                 "<project><parent/><properties><maven.deploy.skip>true</maven.deploy.skip></properties></project>");
 
-        assertThat(problems(tree)).containsExactlyInAnyOrder(
-                "lib/pom.xml: no <description>", "pom.xml: no <licenses>");
+        assertThat(problems(tree)).containsExactlyInAnyOrder("lib/pom.xml: no <description>", "pom.xml: no <licenses>");
     }
 
     @Test
@@ -73,15 +73,19 @@ class PublishedPomMetadataTest {
                 </dependencies></dependencyManagement></project>""");
         for (String module : List.of("lib", "fixtures")) {
             Files.createDirectories(tree.resolve(module));
-            Files.writeString(tree.resolve(module + "/pom.xml"),
+            Files.writeString(
+                    tree.resolve(module + "/pom.xml"),
                     "<project><parent/><artifactId>" + module + "</artifactId></project>");
         }
         Files.createDirectories(tree.resolve("demo"));
-        Files.writeString(tree.resolve("demo/pom.xml"), "<project><parent/><artifactId>demo</artifactId>"
-                + "<properties><maven.deploy.skip>true</maven.deploy.skip></properties></project>");
+        Files.writeString(
+                tree.resolve("demo/pom.xml"),
+                "<project><parent/><artifactId>demo</artifactId>"
+                        + "<properties><maven.deploy.skip>true</maven.deploy.skip></properties></project>");
 
-        assertThat(bomProblems(tree, "bom")).containsExactlyInAnyOrder(
-                "bom/pom.xml: no fixtures", "bom/pom.xml: lists demo, which is not published");
+        assertThat(bomProblems(tree, "bom"))
+                .containsExactlyInAnyOrder(
+                        "bom/pom.xml: no fixtures", "bom/pom.xml: lists demo, which is not published");
     }
 
     static List<String> bomProblems(Path root) throws Exception {
@@ -98,17 +102,20 @@ class PublishedPomMetadataTest {
             if (packaging != null && packaging.getTextContent().trim().equals("pom")) {
                 continue;
             }
-            (deploySkipped(pom) ? unpublished : published).add(child(pom, "artifactId").getTextContent().trim());
+            (deploySkipped(pom) ? unpublished : published)
+                    .add(child(pom, "artifactId").getTextContent().trim());
         }
         Element management = child(read(root.resolve(bomModule + "/pom.xml")), "dependencyManagement");
         List<String> listed = new ArrayList<>();
-        for (Element dependency : management == null ? List.<Element>of() : children(management, "dependencies", "dependency")) {
+        for (Element dependency :
+                management == null ? List.<Element>of() : children(management, "dependencies", "dependency")) {
             listed.add(child(dependency, "artifactId").getTextContent().trim());
         }
         List<String> problems = new ArrayList<>();
         String path = bomModule + "/pom.xml";
         published.stream().filter(name -> !listed.contains(name)).forEach(name -> problems.add(path + ": no " + name));
-        listed.stream().filter(unpublished::contains)
+        listed.stream()
+                .filter(unpublished::contains)
                 .forEach(name -> problems.add(path + ": lists " + name + ", which is not published"));
         return problems;
     }

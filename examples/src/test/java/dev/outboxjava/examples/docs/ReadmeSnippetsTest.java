@@ -43,21 +43,34 @@ class ReadmeSnippetsTest {
         assertThat(regions).as("tagged regions in the modules' sources").isNotEmpty();
         List<Path> docs = documents();
         assertThat(docs.stream().mapToInt(doc -> blocks(doc, "java").size()).sum())
-                .as("java blocks in " + docs).isPositive();
+                .as("java blocks in " + docs)
+                .isPositive();
 
-        assertThat(unmatchedJavaBlocks(docs, regions)).as("README java blocks that no compiled source contains")
+        assertThat(unmatchedJavaBlocks(docs, regions))
+                .as("README java blocks that no compiled source contains")
                 .isEmpty();
     }
 
     @Test
-    @DisplayName("check reports a Java block that differs from its source, and accepts one that differs only in indentation")
+    @DisplayName(
+            "check reports a Java block that differs from its source, and accepts one that differs only in indentation")
     void checkCatchesDrift(@TempDir Path directory) throws IOException {
         Path doc = directory.resolve("README.md");
-        Files.writeString(doc, String.join("\n",
-                "```java", "int a = 1;", "    int b = 2;", "```",
-                "```java", "int a = 1;", "int b = 3;", "```", ""));
-        Map<String, List<String>> regions = Map.of("Example.java#snippet", List.of("        int a = 1;",
-                "        int b = 2;"));
+        Files.writeString(
+                doc,
+                String.join(
+                        "\n",
+                        "```java",
+                        "int a = 1;",
+                        "    int b = 2;",
+                        "```",
+                        "```java",
+                        "int a = 1;",
+                        "int b = 3;",
+                        "```",
+                        ""));
+        Map<String, List<String>> regions =
+                Map.of("Example.java#snippet", List.of("        int a = 1;", "        int b = 2;"));
 
         List<String> unmatched = unmatchedJavaBlocks(List.of(doc), regions);
 
@@ -72,7 +85,8 @@ class ReadmeSnippetsTest {
                 List<String> wanted = normalized(block.lines());
                 boolean found = regions.values().stream().anyMatch(region -> containsRun(normalized(region), wanted));
                 if (!found) {
-                    problems.add(MODULE.resolve("..").normalize().relativize(doc) + ":" + block.line() + " is in no tagged region of "
+                    problems.add(MODULE.resolve("..").normalize().relativize(doc) + ":" + block.line()
+                            + " is in no tagged region of "
                             + "the modules' sources (regions: " + String.join(", ", regions.keySet()) + "):\n"
                             + String.join("\n", block.lines()));
                 }
@@ -86,7 +100,8 @@ class ReadmeSnippetsTest {
     void coordinatesNameRealModules() {
         Pattern artifact = Pattern.compile("<groupId>dev\\.outboxjava</groupId>\\s*<artifactId>([\\w-]+)</artifactId>");
         List<String> missing = new ArrayList<>();
-        for (Block block : documents().stream().flatMap(doc -> blocks(doc, "xml").stream()).toList()) {
+        for (Block block :
+                documents().stream().flatMap(doc -> blocks(doc, "xml").stream()).toList()) {
             Matcher matcher = artifact.matcher(String.join("\n", block.lines()));
             while (matcher.find()) {
                 if (!Files.isDirectory(MODULE.resolve("..").resolve(matcher.group(1)))) {
@@ -108,8 +123,7 @@ class ReadmeSnippetsTest {
         return docs;
     }
 
-    private record Block(int line, List<String> lines) {
-    }
+    private record Block(int line, List<String> lines) {}
 
     /** Fenced blocks of the given language, with the line number of their opening fence. */
     private static List<Block> blocks(Path doc, String language) {
@@ -138,7 +152,8 @@ class ReadmeSnippetsTest {
         Path root = MODULE.resolve("..").normalize();
         try (Stream<Path> files = Files.walk(root)) {
             for (Path file : files.filter(path -> path.toString().endsWith(".java"))
-                    .filter(path -> root.relativize(path).toString().replace('\\', '/').matches("[^/]+/src/.*"))
+                    .filter(path ->
+                            root.relativize(path).toString().replace('\\', '/').matches("[^/]+/src/.*"))
                     .toList()) {
                 Map<String, List<String>> open = new LinkedHashMap<>();
                 for (String line : read(file).lines().toList()) {

@@ -75,6 +75,7 @@ class InboxEndToEndIT {
     private static final int ACKNOWLEDGED_THEN_FAILED = 5;
     /** Every event twice (before and after the kill), plus the acknowledged-then-failed ones once more. */
     private static final int DELIVERIES = 2 * EVENTS + ACKNOWLEDGED_THEN_FAILED;
+
     private static final String CONSUMER = "shipping.order-placed";
     private static final AtomicInteger tables = new AtomicInteger();
 
@@ -105,11 +106,18 @@ class InboxEndToEndIT {
     @BeforeEach
     void createTables() {
         int n = tables.incrementAndGet();
-        store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".outbox_" + n).build());
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".outbox_" + n)
+                        .build());
         store.ensureSchema();
-        inbox = PostgresInbox.create(postgres.dataSource(), PostgresInboxConfig.builder()
-                .tableName(postgres.schema() + ".inbox_" + n).build(), clock);
+        inbox = PostgresInbox.create(
+                postgres.dataSource(),
+                PostgresInboxConfig.builder()
+                        .tableName(postgres.schema() + ".inbox_" + n)
+                        .build(),
+                clock);
         inbox.ensureSchema();
         shipments = postgres.schema() + ".shipments_" + n;
         // Deliberately no unique constraint: only the inbox stands between a duplicate and a second shipment.
@@ -118,8 +126,9 @@ class InboxEndToEndIT {
 
     @AfterEach
     void dropTables() {
-        postgres.fixture().execute("DROP TABLE IF EXISTS " + store.config().tableName() + ", "
-                + inbox.config().tableName() + ", " + shipments);
+        postgres.fixture()
+                .execute("DROP TABLE IF EXISTS " + store.config().tableName() + ", "
+                        + inbox.config().tableName() + ", " + shipments);
     }
 
     @Test
@@ -128,7 +137,8 @@ class InboxEndToEndIT {
         String topic = kafka.createTopic("inbox-e2e", 3);
         List<OutboxEvent> events = placeOrders(topic, "");
         relayWithFailures(KafkaPublisher.create(KafkaPublisherConfig.builder()
-                .bootstrapServers(kafka.bootstrapServers()).build()));
+                .bootstrapServers(kafka.bootstrapServers())
+                .build()));
 
         Map<String, Object> properties = new HashMap<>(kafka.consumerProperties());
         properties.put(ConsumerConfig.GROUP_ID_CONFIG, "shipping-" + UUID.randomUUID());
@@ -136,9 +146,11 @@ class InboxEndToEndIT {
         AtomicInteger duplicates = new AtomicInteger();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties)) {
             consumer.subscribe(List.of(topic));
-            KafkaInboxConsumer<String, Connection> loop = KafkaInboxConsumer.create(consumer,
+            KafkaInboxConsumer<String, Connection> loop = KafkaInboxConsumer.create(
+                    consumer,
                     KafkaInbox.of(inbox, CONSUMER),
-                    (connection, record) -> ship(connection, KafkaInbox.messageId(record).orElseThrow(), record.value()));
+                    (connection, record) ->
+                            ship(connection, KafkaInbox.messageId(record).orElseThrow(), record.value()));
             await().atMost(Duration.ofSeconds(90)).pollInSameThread().until(() -> {
                 KafkaInboxConsumer.PollResult result = loop.pollOnce(Duration.ofMillis(200));
                 assertThat(result.failure()).isEmpty();
@@ -160,31 +172,47 @@ class InboxEndToEndIT {
     void rabbitMq() throws Exception {
         RabbitMqDestination destination = rabbit.createDestination("inbox-e2e");
         List<OutboxEvent> events = placeOrders(destination.exchange(), "order.placed");
-        relayWithFailures(new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(rabbit.uri())
-                .connectionName("outbox-inbox-e2e-relay-" + UUID.randomUUID()).build()));
+        relayWithFailures(new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                .uri(rabbit.uri())
+                .connectionName("outbox-inbox-e2e-relay-" + UUID.randomUUID())
+                .build()));
 
         RabbitMqInbox<Connection> rabbitInbox = RabbitMqInbox.of(inbox, CONSUMER);
         List<DeliveryOutcome> outcomes = new CopyOnWriteArrayList<>();
-        try (com.rabbitmq.client.Connection connection = rabbit.connectionFactory()
-                .newConnection("outbox-inbox-e2e-consumer-" + UUID.randomUUID())) {
+        try (com.rabbitmq.client.Connection connection =
+                rabbit.connectionFactory().newConnection("outbox-inbox-e2e-consumer-" + UUID.randomUUID())) {
             try (Channel channel = connection.createChannel()) {
                 channel.basicQos(10);
-                channel.basicConsume(destination.queue(), false, (tag, delivery) -> outcomes.add(
-                        rabbitInbox.handle(channel, delivery, (transaction, d) -> ship(transaction,
-                                RabbitMqInbox.messageId(d.getProperties()).orElseThrow(), d.getBody()))), tag -> { });
+                channel.basicConsume(
+                        destination.queue(),
+                        false,
+                        (tag, delivery) -> outcomes.add(rabbitInbox.handle(
+                                channel,
+                                delivery,
+                                (transaction, d) -> ship(
+                                        transaction,
+                                        RabbitMqInbox.messageId(d.getProperties())
+                                                .orElseThrow(),
+                                        d.getBody()))),
+                        tag -> {});
                 await().atMost(Duration.ofSeconds(90)).until(() -> outcomes.size() >= DELIVERIES);
             }
             try (Channel channel = connection.createChannel()) {
                 assertThat(channel.queueDeclarePassive(destination.queue()).getMessageCount())
-                        .as("messages left unacknowledged (requeued when the consumer's channel closed)").isZero();
+                        .as("messages left unacknowledged (requeued when the consumer's channel closed)")
+                        .isZero();
             }
         } finally {
             rabbit.delete(destination);
         }
 
         assertThat(outcomes).hasSize(DELIVERIES);
-        assertThat(outcomes).filteredOn(outcome -> outcome == DeliveryOutcome.PROCESSED).hasSize(EVENTS);
-        assertThat(outcomes).filteredOn(outcome -> outcome == DeliveryOutcome.DUPLICATE).hasSize(DELIVERIES - EVENTS);
+        assertThat(outcomes)
+                .filteredOn(outcome -> outcome == DeliveryOutcome.PROCESSED)
+                .hasSize(EVENTS);
+        assertThat(outcomes)
+                .filteredOn(outcome -> outcome == DeliveryOutcome.DUPLICATE)
+                .hasSize(DELIVERIES - EVENTS);
         assertOneShipmentPerEvent(events);
     }
 
@@ -214,13 +242,19 @@ class InboxEndToEndIT {
         RelayKilledBeforeMark killable = new RelayKilledBeforeMark(store);
         try (FaultyPublisher publisher = FaultyPublisher.wrapping(broker)) {
             // a killed relay does not try its mark again
-            Relay relay = new Relay(killable, publisher, new RelayConfig(500, Duration.ofSeconds(30))
-                    .withMarkRetryTimeout(Duration.ZERO),
-                    RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
+            Relay relay = new Relay(
+                    killable,
+                    publisher,
+                    new RelayConfig(500, Duration.ofSeconds(30)).withMarkRetryTimeout(Duration.ZERO),
+                    RetryPolicy.ofDefaults(),
+                    clock,
+                    RelayListener.NONE);
             Sweeper sweeper = new Sweeper(store, SweeperConfig.ofDefaults(), clock);
 
             killable.kill();
-            assertThatThrownBy(relay::runOnce).isInstanceOf(OutboxStoreException.class).hasMessageContaining("killed");
+            assertThatThrownBy(relay::runOnce)
+                    .isInstanceOf(OutboxStoreException.class)
+                    .hasMessageContaining("killed");
             assertThat(store.countByStatus()).containsEntry(EventStatus.IN_FLIGHT, (long) EVENTS);
 
             clock.advance(SweeperConfig.DEFAULT_LEASE_TIMEOUT.plusSeconds(1));
@@ -228,7 +262,8 @@ class InboxEndToEndIT {
 
             publisher.acknowledgeThenFail(ACKNOWLEDGED_THEN_FAILED);
             relay.runOnce();
-            assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, (long) (EVENTS - ACKNOWLEDGED_THEN_FAILED))
+            assertThat(store.countByStatus())
+                    .containsEntry(EventStatus.SENT, (long) (EVENTS - ACKNOWLEDGED_THEN_FAILED))
                     .containsEntry(EventStatus.PENDING, (long) ACKNOWLEDGED_THEN_FAILED);
 
             clock.advance(Duration.ofMinutes(1));
@@ -239,8 +274,8 @@ class InboxEndToEndIT {
 
     /** The shipping service's effect, in the inbox's transaction. */
     private void ship(Connection connection, String eventId, byte[] payload) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + shipments + " (event_id, order_key) VALUES (?, ?)")) {
+        try (PreparedStatement insert =
+                connection.prepareStatement("INSERT INTO " + shipments + " (event_id, order_key) VALUES (?, ?)")) {
             insert.setString(1, eventId);
             insert.setString(2, new String(payload, StandardCharsets.UTF_8));
             insert.executeUpdate();
@@ -256,8 +291,10 @@ class InboxEndToEndIT {
                 shipped.add(rows.getString(1));
             }
         }
-        assertThat(shipped).as("one shipment per distinct event, none twice")
-                .containsExactlyInAnyOrderElementsOf(events.stream().map(event -> event.id().toString()).toList());
+        assertThat(shipped)
+                .as("one shipment per distinct event, none twice")
+                .containsExactlyInAnyOrderElementsOf(
+                        events.stream().map(event -> event.id().toString()).toList());
         for (OutboxEvent event : events) {
             assertThat(inbox.isProcessed(CONSUMER, event.id().toString())).isTrue();
         }

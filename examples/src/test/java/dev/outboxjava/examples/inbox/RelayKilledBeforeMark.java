@@ -36,5 +36,4 @@ final class RelayKilledBeforeMark extends ForwardingOutboxStore {
         }
         return super.markPublished(leaseId, eventIds, now);
     }
-
 }

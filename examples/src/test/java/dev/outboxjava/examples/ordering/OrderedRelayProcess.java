@@ -26,8 +26,7 @@ import java.util.List;
  */
 public final class OrderedRelayProcess {
 
-    private OrderedRelayProcess() {
-    }
+    private OrderedRelayProcess() {}
 
     public static void main(String[] args) throws Exception {
         String jdbcUrl = args[0];
@@ -36,14 +35,24 @@ public final class OrderedRelayProcess {
         long seed = Long.parseLong(args[6]);
         int threads = Integer.parseInt(args[7]);
         Ordering ordering = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
-        PostgresOutboxStore store = PostgresOutboxStore.create(jdbcUrl, args[1], args[2],
-                PostgresOutboxConfig.builder().tableName(table).ordering(ordering).maximumPoolSize(threads + 1)
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                jdbcUrl,
+                args[1],
+                args[2],
+                PostgresOutboxConfig.builder()
+                        .tableName(table)
+                        .ordering(ordering)
+                        .maximumPoolSize(threads + 1)
                         .build());
         FlakyOrderedPublisher publisher = new FlakyOrderedPublisher(
-                KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(args[4]).build()), 0.05,
+                KafkaPublisher.create(
+                        KafkaPublisherConfig.builder().bootstrapServers(args[4]).build()),
+                0.05,
                 event -> event.keyOrEmpty().equals(poisonKey) && "0".equals(new String(event.payload()).split(":")[1]),
                 seed);
-        RetryPolicy retry = RetryPolicy.builder().initialDelay(Duration.ofMillis(20)).maxDelay(Duration.ofMillis(200))
+        RetryPolicy retry = RetryPolicy.builder()
+                .initialDelay(Duration.ofMillis(20))
+                .maxDelay(Duration.ofMillis(200))
                 .build();
         RelayConfig settings = new RelayConfig(200, Duration.ofSeconds(20), ordering);
         java.util.concurrent.atomic.LongAdder ticks = new java.util.concurrent.atomic.LongAdder();
@@ -58,39 +67,45 @@ public final class OrderedRelayProcess {
             }
         };
         Relay relay = new Relay(store, publisher, settings, retry, Clock.systemUTC(), progress);
-        Sweeper sweeper = new Sweeper(store, new SweeperConfig(Duration.ofSeconds(60), 1000, 10),
-                Clock.systemUTC());
+        Sweeper sweeper = new Sweeper(store, new SweeperConfig(Duration.ofSeconds(60), 1000, 10), Clock.systemUTC());
 
         List<Thread> loops = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            loops.add(new Thread(() -> {
-                while (true) {
-                    try {
-                        RelayResult result = relay.runOnce();
-                        if (result.leased() < settings.batchSize()) {
-                            Thread.sleep(10);
+            loops.add(new Thread(
+                    () -> {
+                        while (true) {
+                            try {
+                                RelayResult result = relay.runOnce();
+                                if (result.leased() < settings.batchSize()) {
+                                    Thread.sleep(10);
+                                }
+                            } catch (InterruptedException e) {
+                                return;
+                            } catch (RuntimeException e) {
+                                System.err.println("relay tick failed: " + e);
+                                sleepQuietly(200);
+                            }
                         }
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (RuntimeException e) {
-                        System.err.println("relay tick failed: " + e);
-                        sleepQuietly(200);
-                    }
-                }
-            }, "relay-" + t));
+                    },
+                    "relay-" + t));
         }
-        loops.add(new Thread(() -> {
-            while (true) {
-                try {
-                    sweeper.runOnce();
-                } catch (RuntimeException e) {
-                    System.err.println("sweep failed: " + e);
-                }
-                System.out.printf("ticks %d, leased %d, mean tick %.1f ms%n", ticks.sum(), leased.sum(),
-                        ticks.sum() == 0 ? 0.0 : tickNanos.sum() / 1e6 / ticks.sum());
-                sleepQuietly(5000);
-            }
-        }, "sweeper"));
+        loops.add(new Thread(
+                () -> {
+                    while (true) {
+                        try {
+                            sweeper.runOnce();
+                        } catch (RuntimeException e) {
+                            System.err.println("sweep failed: " + e);
+                        }
+                        System.out.printf(
+                                "ticks %d, leased %d, mean tick %.1f ms%n",
+                                ticks.sum(),
+                                leased.sum(),
+                                ticks.sum() == 0 ? 0.0 : tickNanos.sum() / 1e6 / ticks.sum());
+                        sleepQuietly(5000);
+                    }
+                },
+                "sweeper"));
         loops.forEach(Thread::start);
         System.out.println("ordered relay process ready with " + threads + " relay threads");
         for (Thread loop : loops) {

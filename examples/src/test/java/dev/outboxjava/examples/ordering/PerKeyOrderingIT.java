@@ -66,8 +66,12 @@ class PerKeyOrderingIT {
     void ordered() throws Exception {
         String table = postgres.schema() + ".ordered_events";
         Ordering ordering = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(),
-                PostgresOutboxConfig.builder().tableName(table).ordering(ordering).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(table)
+                        .ordering(ordering)
+                        .build());
         store.ensureSchema();
         String topic = kafka.createTopic("ordering", 6);
         for (int n = 0; n < EVENTS_PER_KEY; n += 5) {
@@ -75,8 +79,12 @@ class PerKeyOrderingIT {
             for (int m = n; m < Math.min(n + 5, EVENTS_PER_KEY); m++) {
                 for (int k = 0; k < KEYS; k++) {
                     String key = "key-" + k;
-                    chunk.add(OutboxEvent.builder().type("account.changed").key(key).destination(topic)
-                            .payload((key + ":" + m).getBytes(StandardCharsets.UTF_8)).build());
+                    chunk.add(OutboxEvent.builder()
+                            .type("account.changed")
+                            .key(key)
+                            .destination(topic)
+                            .payload((key + ":" + m).getBytes(StandardCharsets.UTF_8))
+                            .build());
                 }
             }
             store.transactional().inTransaction(connection -> chunk);
@@ -91,22 +99,31 @@ class PerKeyOrderingIT {
             }
             Map<String, List<Integer>> arrivals = consumeUntil(topic, healthyEvents, Duration.ofMinutes(8));
             double seconds = (System.nanoTime() - started) / 1e9;
-            System.out.printf("per-key ordering: %d healthy events over %d keys relayed by 2 processes x 2 threads"
-                    + " in %.1f s = %.0f events/s (5%% injected failures, one poisoned key)%n", healthyEvents,
-                    KEYS - 1, seconds, healthyEvents / seconds);
+            System.out.printf(
+                    "per-key ordering: %d healthy events over %d keys relayed by 2 processes x 2 threads"
+                            + " in %.1f s = %.0f events/s (5%% injected failures, one poisoned key)%n",
+                    healthyEvents, KEYS - 1, seconds, healthyEvents / seconds);
 
             for (int k = 0; k < KEYS; k++) {
                 String key = "key-" + k;
                 List<Integer> firstArrivals = firstOccurrences(arrivals.getOrDefault(key, List.of()));
                 if (key.equals(POISON_KEY)) {
-                    assertThat(firstArrivals).as("the poisoned key stops at its head").isEmpty();
+                    assertThat(firstArrivals)
+                            .as("the poisoned key stops at its head")
+                            .isEmpty();
                 } else {
-                    assertThat(firstArrivals).as("arrival order of %s", key).hasSize(EVENTS_PER_KEY).isSorted();
+                    assertThat(firstArrivals)
+                            .as("arrival order of %s", key)
+                            .hasSize(EVENTS_PER_KEY)
+                            .isSorted();
                 }
             }
             Map<EventStatus, Long> counts = store.countByStatus();
-            assertThat(counts.get(EventStatus.FAILED)).as("only the poisoned head is a dead letter").isEqualTo(1L);
-            assertThat(counts.get(EventStatus.PENDING)).as("the rest of the poisoned key waits")
+            assertThat(counts.get(EventStatus.FAILED))
+                    .as("only the poisoned head is a dead letter")
+                    .isEqualTo(1L);
+            assertThat(counts.get(EventStatus.PENDING))
+                    .as("the rest of the poisoned key waits")
                     .isEqualTo(EVENTS_PER_KEY - 1L);
         } finally {
             relays.forEach(Process::destroyForcibly);
@@ -117,10 +134,22 @@ class PerKeyOrderingIT {
     private Process startRelayProcess(String table, String topic, int index) throws Exception {
         Path log = Files.createTempFile("ordered-relay-" + index + "-", ".log");
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                OrderedRelayProcess.class.getName(), postgres.fixture().jdbcUrl(), postgres.fixture().user(),
-                postgres.fixture().password(), table, kafka.bootstrapServers(), POISON_KEY, Long.toString(index),
-                "2").redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(
+                        java,
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        OrderedRelayProcess.class.getName(),
+                        postgres.fixture().jdbcUrl(),
+                        postgres.fixture().user(),
+                        postgres.fixture().password(),
+                        table,
+                        kafka.bootstrapServers(),
+                        POISON_KEY,
+                        Long.toString(index),
+                        "2")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         System.out.println("relay process " + index + " logs to " + log);
         return builder.start();
     }
@@ -134,7 +163,8 @@ class PerKeyOrderingIT {
         properties.putAll(props);
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(info -> new TopicPartition(topic, info.partition())).toList();
+                    .map(info -> new TopicPartition(topic, info.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();

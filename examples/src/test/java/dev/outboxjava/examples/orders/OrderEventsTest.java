@@ -14,8 +14,13 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The order.placed contract")
 class OrderEventsTest {
 
-    private final OrderPlaced order = new OrderPlaced(UUID.fromString("0190a5e2-7c3b-7cde-8a11-2b3c4d5e6f70"),
-            "customer-7", "sku-1", 2, 2500, Instant.parse("2026-11-21T10:15:30.123456Z"));
+    private final OrderPlaced order = new OrderPlaced(
+            UUID.fromString("0190a5e2-7c3b-7cde-8a11-2b3c4d5e6f70"),
+            "customer-7",
+            "sku-1",
+            2,
+            2500,
+            Instant.parse("2026-11-21T10:15:30.123456Z"));
 
     @Test
     @DisplayName("is a pending event of type order.placed, keyed by the order id, to the configured destination")

@@ -23,7 +23,6 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -75,11 +74,19 @@ class PlacingAnOrderIT {
         PostgresSchema.apply(dataSource, outboxConfig(schema));
         topic = kafka.createTopic("orders", 1);
         worker = Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(100)).build()),
-                new PostgresStoreModule(dataSource, PostgresOutboxConfig.builder().tableName(schema + ".outbox_events")
-                        .completionMode(CompletionMode.KEEP_SENT).wakeUpMode(WakeUpMode.NONE).build()),
-                new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
-                        .build()))
+                        new OutboxWorkerModule(OutboxWorkerConfig.builder()
+                                .pollInterval(Duration.ofMillis(100))
+                                .build()),
+                        new PostgresStoreModule(
+                                dataSource,
+                                PostgresOutboxConfig.builder()
+                                        .tableName(schema + ".outbox_events")
+                                        .completionMode(CompletionMode.KEEP_SENT)
+                                        .wakeUpMode(WakeUpMode.NONE)
+                                        .build()),
+                        new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                                .bootstrapServers(kafka.bootstrapServers())
+                                .build()))
                 .getInstance(OutboxWorker.class);
         worker.start();
         inbox = BrokerInbox.kafka(kafka.consumerProperties(), topic);
@@ -102,7 +109,8 @@ class PlacingAnOrderIT {
         // tag::testkit-await[]
         OrderPlaced order = orders.place(new PlaceOrder("customer-7", "sku-1", 2, 1250));
 
-        ReceivedMessage message = OutboxAssertions.awaitReceived(inbox,
+        ReceivedMessage message = OutboxAssertions.awaitReceived(
+                inbox,
                 EventFilter.ofType("order.placed")
                         .withKey(order.orderId().toString())
                         .withPayloadContaining("\"totalCents\":2500"),
@@ -126,7 +134,8 @@ class PlacingAnOrderIT {
 
         // Once the later order's event has arrived, the relay has passed the rolled-back one's place.
         OutboxAssertions.awaitReceived(inbox, EventFilter.ofKey(later.orderId().toString()), Duration.ofSeconds(30));
-        OutboxAssertions.assertNothingReceived(inbox,
+        OutboxAssertions.assertNothingReceived(
+                inbox,
                 EventFilter.ofType("order.placed").withPayloadContaining("customer-rolled-back"),
                 Duration.ofSeconds(1));
         // end::testkit-nothing[]
@@ -142,7 +151,9 @@ class PlacingAnOrderIT {
     }
 
     private static PostgresOutboxConfig outboxConfig(String schema) {
-        return PostgresOutboxConfig.builder().tableName(schema + ".outbox_events").build();
+        return PostgresOutboxConfig.builder()
+                .tableName(schema + ".outbox_events")
+                .build();
     }
 
     private static HikariDataSource dataSourceIn(String schema) {

@@ -12,8 +12,13 @@ import org.junit.jupiter.api.Test;
 
 class RegistryFramedAvroTest {
 
-    private static final OrderPlaced ORDER = new OrderPlaced(UUID.fromString("0190f3c4-0000-7000-8000-000000000001"),
-            "customer-1", "sku-1", 2, 4_999, Instant.parse("2026-11-25T10:00:00Z"));
+    private static final OrderPlaced ORDER = new OrderPlaced(
+            UUID.fromString("0190f3c4-0000-7000-8000-000000000001"),
+            "customer-1",
+            "sku-1",
+            2,
+            4_999,
+            Instant.parse("2026-11-25T10:00:00Z"));
 
     @Test
     void framesTheAvroBinaryEncodingBehindTheMagicByteAndTheBigEndianSchemaId() {
@@ -41,8 +46,10 @@ class RegistryFramedAvroTest {
     @Test
     void rejectsAPayloadThatIsNotInTheWireFormat() {
         assertThatThrownBy(() -> RegistryFramedAvro.schemaId("{\"json\":1}".getBytes()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("magic byte 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("magic byte 0");
         assertThatThrownBy(() -> RegistryFramedAvro.schemaId(new byte[] {0, 1}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has 2 bytes");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has 2 bytes");
     }
 }

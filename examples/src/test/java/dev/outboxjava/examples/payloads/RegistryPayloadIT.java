@@ -75,9 +75,12 @@ class RegistryPayloadIT {
 
     @BeforeEach
     void createOutbox() {
-        store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".outbox_registry_" + UUID.randomUUID().toString().substring(0, 8))
-                .build());
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".outbox_registry_"
+                                + UUID.randomUUID().toString().substring(0, 8))
+                        .build());
         store.ensureSchema();
     }
 
@@ -94,7 +97,8 @@ class RegistryPayloadIT {
             OrderPlaced order = order();
             OutboxEvent appended = append(RegistryFramedAvro.placed(topic, order, everyByteValue(), SCHEMA_ID));
             try (KafkaPublisher publisher = KafkaPublisher.create(KafkaPublisherConfig.builder()
-                    .bootstrapServers(kafka.bootstrapServers()).build())) {
+                    .bootstrapServers(kafka.bootstrapServers())
+                    .build())) {
                 relay(publisher);
             }
 
@@ -104,7 +108,8 @@ class RegistryPayloadIT {
             ConsumerRecord<String, byte[]> record = received.get(0);
             assertThat(record.value()).as("the payload, byte for byte").isEqualTo(appended.payload());
             Header contentType = record.headers().lastHeader("content-type");
-            assertThat(new String(contentType.value(), StandardCharsets.UTF_8)).isEqualTo(RegistryFramedAvro.CONTENT_TYPE);
+            assertThat(new String(contentType.value(), StandardCharsets.UTF_8))
+                    .isEqualTo(RegistryFramedAvro.CONTENT_TYPE);
             assertDecodesTo(record.value(), order);
         } finally {
             kafka.deleteTopic(topic);
@@ -117,10 +122,12 @@ class RegistryPayloadIT {
         RabbitMqDestination destination = rabbit.createDestination("registry-payload");
         try {
             OrderPlaced order = order();
-            OutboxEvent appended = append(RegistryFramedAvro.placed(destination.exchange(), order, everyByteValue(),
-                    SCHEMA_ID));
+            OutboxEvent appended =
+                    append(RegistryFramedAvro.placed(destination.exchange(), order, everyByteValue(), SCHEMA_ID));
             try (RabbitMqPublisher publisher = new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
-                    .uri(rabbit.uri()).connectionName("outbox-registry-payload-" + UUID.randomUUID()).build())) {
+                    .uri(rabbit.uri())
+                    .connectionName("outbox-registry-payload-" + UUID.randomUUID())
+                    .build())) {
                 relay(publisher);
             }
 
@@ -137,7 +144,9 @@ class RegistryPayloadIT {
     }
 
     private OutboxEvent append(OutboxEvent event) {
-        OutboxEvent appended = store.transactional().inTransaction(connection -> List.of(event)).get(0);
+        OutboxEvent appended = store.transactional()
+                .inTransaction(connection -> List.of(event))
+                .get(0);
         // the framing a registry-aware deserializer expects, before the outbox touched it
         assertThat(appended.payload()[0]).isEqualTo(RegistryFramedAvro.MAGIC_BYTE);
         assertThat(RegistryFramedAvro.schemaId(appended.payload())).isEqualTo(SCHEMA_ID);
@@ -145,8 +154,14 @@ class RegistryPayloadIT {
     }
 
     private void relay(Publisher publisher) {
-        new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(30)), RetryPolicy.ofDefaults(),
-                Clock.systemUTC(), RelayListener.NONE).runOnce();
+        new Relay(
+                        store,
+                        publisher,
+                        new RelayConfig(100, Duration.ofSeconds(30)),
+                        RetryPolicy.ofDefaults(),
+                        Clock.systemUTC(),
+                        RelayListener.NONE)
+                .runOnce();
     }
 
     private static void assertDecodesTo(byte[] payload, OrderPlaced order) {
@@ -166,7 +181,12 @@ class RegistryPayloadIT {
 
     /** Text beyond ASCII and a negative amount, so the encoding has multi-byte characters and high bytes. */
     private static OrderPlaced order() {
-        return new OrderPlaced(UUID.randomUUID(), "kundin-Jürgen-東京", "sku-ß-42", 3, -123_456_789_012L,
+        return new OrderPlaced(
+                UUID.randomUUID(),
+                "kundin-Jürgen-東京",
+                "sku-ß-42",
+                3,
+                -123_456_789_012L,
                 Instant.parse("2026-11-25T12:34:56.789Z"));
     }
 

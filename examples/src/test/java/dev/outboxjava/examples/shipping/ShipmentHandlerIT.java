@@ -93,7 +93,10 @@ class ShipmentHandlerIT {
     @DisplayName("records nothing when the batch fails, so the redelivery is applied")
     void failedBatchLeavesNoTrace() throws SQLException {
         ReceivedEvent good = orderPlaced();
-        ReceivedEvent broken = new ReceivedEvent(UUID.randomUUID(), OrderEvents.ORDER_PLACED, java.util.Optional.empty(),
+        ReceivedEvent broken = new ReceivedEvent(
+                UUID.randomUUID(),
+                OrderEvents.ORDER_PLACED,
+                java.util.Optional.empty(),
                 "not json".getBytes(java.nio.charset.StandardCharsets.UTF_8));
 
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> handler.apply(List.of(good, broken)))
@@ -110,7 +113,8 @@ class ShipmentHandlerIT {
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);

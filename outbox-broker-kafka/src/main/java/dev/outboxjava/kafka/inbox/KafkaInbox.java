@@ -80,9 +80,13 @@ public final class KafkaInbox<T> {
      */
     public <X extends Exception> InboxResult process(ConsumerRecord<?, ?> record, InboxWork<T, X> work) throws X {
         Objects.requireNonNull(work, "work");
-        String id = messageId(record).orElseThrow(() -> new UnidentifiableMessageException("the record at "
-                + describe(record) + " has no " + CLOUD_EVENTS_ID_HEADER + " header, so consumer '" + consumerName
-                + "' cannot deduplicate it; publish CloudEvents in binary mode (the outbox's Kafka publisher does)"));
+        String id = messageId(record)
+                .orElseThrow(
+                        () -> new UnidentifiableMessageException(
+                                "the record at "
+                                        + describe(record) + " has no " + CLOUD_EVENTS_ID_HEADER
+                                        + " header, so consumer '" + consumerName
+                                        + "' cannot deduplicate it; publish CloudEvents in binary mode (the outbox's Kafka publisher does)"));
         MDC.put("event_id", id);
         putIfPresent("event_type", header(record, CLOUD_EVENTS_TYPE_HEADER));
         putIfPresent("key", record.key() == null ? null : record.key().toString());

@@ -100,10 +100,12 @@ public final class KafkaInboxConsumer<K, T> {
      * @param inbox    the inbox and consumer name records are deduplicated under
      * @param handler  the effect of one record
      */
-    public static <K, T> KafkaInboxConsumer<K, T> create(Consumer<K, byte[]> consumer, KafkaInbox<T> inbox,
-            RecordHandler<K, T> handler) {
-        return new KafkaInboxConsumer<>(Objects.requireNonNull(consumer, "consumer"),
-                Objects.requireNonNull(inbox, "inbox"), Objects.requireNonNull(handler, "handler"));
+    public static <K, T> KafkaInboxConsumer<K, T> create(
+            Consumer<K, byte[]> consumer, KafkaInbox<T> inbox, RecordHandler<K, T> handler) {
+        return new KafkaInboxConsumer<>(
+                Objects.requireNonNull(consumer, "consumer"),
+                Objects.requireNonNull(inbox, "inbox"),
+                Objects.requireNonNull(handler, "handler"));
     }
 
     /**
@@ -161,8 +163,11 @@ public final class KafkaInboxConsumer<K, T> {
                 }
                 throw e;
             } catch (KafkaException e) {
-                log.warn("inbox consumer '{}': poll or commit failed, retrying in {}: {}", inbox.consumerName(),
-                        failureBackoff, e.toString());
+                log.warn(
+                        "inbox consumer '{}': poll or commit failed, retrying in {}: {}",
+                        inbox.consumerName(),
+                        failureBackoff,
+                        e.toString());
                 failed = true;
             }
             if (failed && pause(failureBackoff)) {
@@ -186,7 +191,9 @@ public final class KafkaInboxConsumer<K, T> {
             List<ConsumerRecord<K, byte[]>> batch = records.records(partition);
             long last = batch.get(batch.size() - 1).offset();
             OffsetAndMetadata processedUpTo = done.get(partition);
-            long next = processedUpTo != null ? processedUpTo.offset() : batch.get(0).offset();
+            long next = processedUpTo != null
+                    ? processedUpTo.offset()
+                    : batch.get(0).offset();
             if (next <= last) {
                 consumer.seek(partition, next);
             }
@@ -201,12 +208,18 @@ public final class KafkaInboxConsumer<K, T> {
 
     private void logFailure(ConsumerRecord<K, byte[]> record, Exception e) {
         if (e instanceof UnidentifiableMessageException) {
-            log.error("inbox consumer '{}': record {} cannot be deduplicated and blocks its partition until an "
-                    + "operator moves the group's offset past it: {}", inbox.consumerName(),
-                    KafkaInbox.describe(record), e.getMessage());
+            log.error(
+                    "inbox consumer '{}': record {} cannot be deduplicated and blocks its partition until an "
+                            + "operator moves the group's offset past it: {}",
+                    inbox.consumerName(),
+                    KafkaInbox.describe(record),
+                    e.getMessage());
         } else {
-            log.warn("inbox consumer '{}': record {} failed and will be delivered again: {}", inbox.consumerName(),
-                    KafkaInbox.describe(record), e.toString());
+            log.warn(
+                    "inbox consumer '{}': record {} failed and will be delivered again: {}",
+                    inbox.consumerName(),
+                    KafkaInbox.describe(record),
+                    e.toString());
         }
     }
 

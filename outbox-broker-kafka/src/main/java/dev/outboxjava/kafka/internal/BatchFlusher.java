@@ -24,6 +24,7 @@ public final class BatchFlusher implements AutoCloseable {
     private final Thread thread;
     /** The producer to flush next; null while nothing was handed over since the last flush began. */
     private Producer<?, ?> requested;
+
     private boolean closed;
 
     public BatchFlusher(String threadName) {

@@ -54,7 +54,11 @@ public final class BatchSender {
     }
 
     /** @param nanoTime the clock of {@link #UNSERVED_TOPIC_PATIENCE} ({@link System#nanoTime()} but in tests) */
-    public BatchSender(ProducerLifecycle producers, ClusterProbe probe, Duration maxBlock, Duration probeTimeout,
+    public BatchSender(
+            ProducerLifecycle producers,
+            ClusterProbe probe,
+            Duration maxBlock,
+            Duration probeTimeout,
             LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
         this.producers = producers;
@@ -74,7 +78,10 @@ public final class BatchSender {
             producer = producers.current();
         } catch (RuntimeException e) {
             log.warn("cannot create the Kafka producer; the batch will be retried: {}", e.toString());
-            outcomes.failRemaining(0, "cannot create the Kafka producer: " + KafkaErrors.classify(e).reason());
+            outcomes.failRemaining(
+                    0,
+                    "cannot create the Kafka producer: "
+                            + KafkaErrors.classify(e).reason());
             return;
         }
         Map<String, TopicCheck> topicChecks = new HashMap<>();
@@ -83,17 +90,18 @@ public final class BatchSender {
                 return;
             }
             if (System.nanoTime() - deadlineNanos > 0) {
-                outcomes.failRemaining(i, "the publish timeout ended before the event was handed to the Kafka producer");
+                outcomes.failRemaining(
+                        i, "the publish timeout ended before the event was handed to the Kafka producer");
                 return;
             }
             if (!producers.isCurrent(producer)) {
-                outcomes.failRemaining(i, "not sent: the Kafka producer failed during this batch and is being "
-                        + "replaced");
+                outcomes.failRemaining(
+                        i, "not sent: the Kafka producer failed during this batch and is being " + "replaced");
                 return;
             }
             OutboxEvent event = batch.get(i);
-            TopicCheck topic = topicChecks.computeIfAbsent(event.destination(),
-                    name -> checkTopic(producer, name, deadlineNanos));
+            TopicCheck topic =
+                    topicChecks.computeIfAbsent(event.destination(), name -> checkTopic(producer, name, deadlineNanos));
             if (outcomes.holdBackIfKeyFailed(i)) {
                 continue;
             }
@@ -156,12 +164,16 @@ public final class BatchSender {
         if (!TopicNames.isValid(topic)) {
             // Checked here: the producer would keep asking the cluster for an invalid name's metadata
             // (and log an error each time) long after the event was given up.
-            return TopicCheck.problem("topic '" + topic + "': " + KafkaErrors.classify(new InvalidTopicException(
-                    TopicNames.RULE)).reason(), false);
+            return TopicCheck.problem(
+                    "topic '" + topic + "': "
+                            + KafkaErrors.classify(new InvalidTopicException(TopicNames.RULE))
+                                    .reason(),
+                    false);
         }
         try {
             int partitions = producer.partitionsFor(topic).size();
-            return servedTopics.getOrDefault(topic, 0) == partitions ? TopicCheck.USABLE
+            return servedTopics.getOrDefault(topic, 0) == partitions
+                    ? TopicCheck.USABLE
                     : checkServed(topic, partitions, deadlineNanos);
         } catch (TimeoutException e) {
             if (probe.topicState(topic, probeBudget(deadlineNanos)) == ClusterProbe.TopicState.MISSING) {
@@ -169,13 +181,16 @@ public final class BatchSender {
                 // its small budget for unroutable destinations.
                 String reason = "topic '" + topic + "' does not exist and the Kafka cluster does not create topics on "
                         + "demand (auto.create.topics.enable=false), found after waiting max.block.ms="
-                        + maxBlock.toMillis() + " ms for its metadata: create the topic, or fix the event's destination";
+                        + maxBlock.toMillis()
+                        + " ms for its metadata: create the topic, or fix the event's destination";
                 log.debug("{}", reason);
                 return TopicCheck.missing(reason);
             }
-            return TopicCheck.problem("no metadata for topic '" + topic + "' within max.block.ms="
-                    + maxBlock.toMillis() + " ms: is the Kafka cluster reachable? ("
-                    + e.getMessage() + ")", true);
+            return TopicCheck.problem(
+                    "no metadata for topic '" + topic + "' within max.block.ms="
+                            + maxBlock.toMillis() + " ms: is the Kafka cluster reachable? ("
+                            + e.getMessage() + ")",
+                    true);
         } catch (RuntimeException e) {
             KafkaErrors.Classified classified = KafkaErrors.classify(e);
             if (classified.producerBroken()) {
@@ -201,15 +216,22 @@ public final class BatchSender {
         if (state == ClusterProbe.PartitionsState.NOT_YET_SERVED) {
             long firstSeen = unservedSince.computeIfAbsent(topic, name -> nanoTime.getAsLong());
             if (nanoTime.getAsLong() - firstSeen < UNSERVED_TOPIC_PATIENCE.toNanos()) {
-                return TopicCheck.problem("topic '" + topic + "' is known, but not all of its " + partitions
-                        + " partitions are served by their leaders yet (a topic created a moment ago?)", true);
+                return TopicCheck.problem(
+                        "topic '" + topic + "' is known, but not all of its " + partitions
+                                + " partitions are served by their leaders yet (a topic created a moment ago?)",
+                        true);
             }
-            log.warn("not all {} partitions of topic '{}' are served by a leader after {} s; sending its events "
-                    + "anyway, the producer retries what a missing leader refuses", partitions, topic,
+            log.warn(
+                    "not all {} partitions of topic '{}' are served by a leader after {} s; sending its events "
+                            + "anyway, the producer retries what a missing leader refuses",
+                    partitions,
+                    topic,
                     UNSERVED_TOPIC_PATIENCE.toSeconds());
         } else if (state == ClusterProbe.PartitionsState.UNANSWERABLE) {
-            log.debug("cannot tell whether the partitions of topic '{}' are served (no permission to list offsets?); "
-                    + "sending anyway", topic);
+            log.debug(
+                    "cannot tell whether the partitions of topic '{}' are served (no permission to list offsets?); "
+                            + "sending anyway",
+                    topic);
         }
         unservedSince.remove(topic);
         servedTopics.put(topic, partitions);
@@ -221,8 +243,8 @@ public final class BatchSender {
         return probeTimeout.compareTo(left) < 0 ? probeTimeout : left;
     }
 
-    private static void fail(OutboxEvent event, int index, BatchOutcomes outcomes, KafkaErrors.Classified classified,
-            Throwable error) {
+    private static void fail(
+            OutboxEvent event, int index, BatchOutcomes outcomes, KafkaErrors.Classified classified, Throwable error) {
         String reason = "topic '" + event.destination() + "': " + classified.reason();
         outcomes.failed(index, reason, classified.retryable());
         if (log.isDebugEnabled()) {
@@ -230,8 +252,12 @@ public final class BatchSender {
             MDC.put("event_type", event.type());
             MDC.put("key", event.keyOrEmpty());
             try {
-                log.debug("event {} not published ({}): {}", event.id(),
-                        classified.retryable() ? "retryable" : "not retryable", reason, error);
+                log.debug(
+                        "event {} not published ({}): {}",
+                        event.id(),
+                        classified.retryable() ? "retryable" : "not retryable",
+                        reason,
+                        error);
             } finally {
                 MDC.remove("event_id");
                 MDC.remove("event_type");

@@ -30,8 +30,7 @@ final class CloudEventRecords {
     /** The CloudEvents partitioning extension: the key the record is partitioned by. */
     public static final String PARTITION_KEY_EXTENSION = CloudEventAttributes.PARTITIONKEY;
 
-    private CloudEventRecords() {
-    }
+    private CloudEventRecords() {}
 
     /**
      * The record for {@code event}.
@@ -55,8 +54,8 @@ final class CloudEventRecords {
         event.subject().ifPresent(builder::withSubject);
         event.dataSchema().ifPresent(schema -> builder.withDataSchema(dataSchemaUri(schema)));
         CloudEvent cloudEvent = builder.build();
-        ProducerRecord<String, byte[]> record = KafkaMessageFactory
-                .<String>createWriter(event.destination(), null, null, event.key().orElse(null))
+        ProducerRecord<String, byte[]> record = KafkaMessageFactory.<String>createWriter(
+                        event.destination(), null, null, event.key().orElse(null))
                 .writeBinary(cloudEvent);
         addOwnHeaders(record.headers(), event.headers());
         return record;

@@ -27,7 +27,11 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 public class ClusterProbe {
 
     /** What the cluster says about a topic. */
-    public enum TopicState { EXISTS, MISSING, UNKNOWN }
+    public enum TopicState {
+        EXISTS,
+        MISSING,
+        UNKNOWN
+    }
 
     private final Map<String, Object> adminProperties;
     private final String bootstrapServers;
@@ -43,7 +47,8 @@ public class ClusterProbe {
     public HealthCheck health(Duration timeout) {
         long millis = Math.max(1, timeout.toMillis());
         try {
-            DescribeClusterResult cluster = admin().describeCluster(new DescribeClusterOptions().timeoutMs((int) millis));
+            DescribeClusterResult cluster =
+                    admin().describeCluster(new DescribeClusterOptions().timeoutMs((int) millis));
             String clusterId = cluster.clusterId().get(millis, TimeUnit.MILLISECONDS);
             Collection<Node> nodes = cluster.nodes().get(millis, TimeUnit.MILLISECONDS);
             return HealthCheck.up("Kafka cluster " + clusterId + " at " + bootstrapServers + " answered with "
@@ -66,7 +71,8 @@ public class ClusterProbe {
         long millis = Math.max(1, timeout.toMillis());
         try {
             admin().describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs((int) millis))
-                    .allTopicNames().get(millis, TimeUnit.MILLISECONDS);
+                    .allTopicNames()
+                    .get(millis, TimeUnit.MILLISECONDS);
             return TopicState.EXISTS;
         } catch (ExecutionException e) {
             return e.getCause() instanceof UnknownTopicOrPartitionException ? TopicState.MISSING : TopicState.UNKNOWN;
@@ -81,7 +87,11 @@ public class ClusterProbe {
     }
 
     /** Whether a topic's partition leaders serve requests for it yet. */
-    public enum PartitionsState { SERVED, NOT_YET_SERVED, UNANSWERABLE }
+    public enum PartitionsState {
+        SERVED,
+        NOT_YET_SERVED,
+        UNANSWERABLE
+    }
 
     /**
      * Whether every one of {@code partitions} of {@code topic} is open on its leader, found with a
@@ -96,11 +106,13 @@ public class ClusterProbe {
             ends.put(new TopicPartition(topic, partition), OffsetSpec.latest());
         }
         try {
-            admin().listOffsets(ends, new ListOffsetsOptions().timeoutMs((int) millis)).all()
+            admin().listOffsets(ends, new ListOffsetsOptions().timeoutMs((int) millis))
+                    .all()
                     .get(millis, TimeUnit.MILLISECONDS);
             return PartitionsState.SERVED;
         } catch (ExecutionException e) {
-            return e.getCause() instanceof RetriableException ? PartitionsState.NOT_YET_SERVED
+            return e.getCause() instanceof RetriableException
+                    ? PartitionsState.NOT_YET_SERVED
                     : PartitionsState.UNANSWERABLE;
         } catch (java.util.concurrent.TimeoutException e) {
             return PartitionsState.NOT_YET_SERVED;

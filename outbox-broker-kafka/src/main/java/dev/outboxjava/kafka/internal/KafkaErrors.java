@@ -2,11 +2,11 @@ package dev.outboxjava.kafka.internal;
 
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -27,8 +27,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  */
 final class KafkaErrors {
 
-    private KafkaErrors() {
-    }
+    private KafkaErrors() {}
 
     /**
      * What one error means for the event it hit.
@@ -37,8 +36,7 @@ final class KafkaErrors {
      * @param retryable       whether a later attempt can succeed
      * @param producerBroken  whether the producer must be closed and created anew
      */
-    public record Classified(String reason, boolean retryable, boolean producerBroken) {
-    }
+    public record Classified(String reason, boolean retryable, boolean producerBroken) {}
 
     /** Classifies {@code error} (wrappers such as {@link ExecutionException} are looked through). */
     public static Classified classify(Throwable error) {
@@ -69,11 +67,13 @@ final class KafkaErrors {
         if (e instanceof UnpublishableEventException) {
             return permanent(described);
         }
-        if (e instanceof ProducerFencedException || e instanceof OutOfOrderSequenceException
-                || e instanceof InvalidProducerEpochException || e instanceof UnsupportedVersionException
+        if (e instanceof ProducerFencedException
+                || e instanceof OutOfOrderSequenceException
+                || e instanceof InvalidProducerEpochException
+                || e instanceof UnsupportedVersionException
                 || e instanceof IllegalStateException) {
-            return new Classified(described + " (the Kafka producer cannot continue and is being replaced)", true,
-                    true);
+            return new Classified(
+                    described + " (the Kafka producer cannot continue and is being replaced)", true, true);
         }
         // RetriableException (timeouts, not enough replicas, leader moves, network), broker not
         // available, interruptions, and whatever is not known to be permanent.

@@ -25,8 +25,8 @@ public final class ProducerLifecycle {
     private final AtomicInteger created = new AtomicInteger();
     private Producer<String, byte[]> current;
 
-    public ProducerLifecycle(Function<Map<String, Object>, Producer<String, byte[]>> factory,
-            Map<String, Object> properties) {
+    public ProducerLifecycle(
+            Function<Map<String, Object>, Producer<String, byte[]>> factory, Map<String, Object> properties) {
         this.factory = factory;
         this.properties = properties;
     }
@@ -75,7 +75,8 @@ public final class ProducerLifecycle {
             current = null;
         }
         log.warn("Kafka producer is unusable and will be replaced before the next send: {}", why);
-        Thread closer = new Thread(() -> closeQuietly(broken, Duration.ZERO),
+        Thread closer = new Thread(
+                () -> closeQuietly(broken, Duration.ZERO),
                 "outbox-kafka-producer-closer-" + CLOSER_THREADS.incrementAndGet());
         closer.setDaemon(true);
         closer.start();

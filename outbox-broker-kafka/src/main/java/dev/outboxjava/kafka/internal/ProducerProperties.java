@@ -29,8 +29,7 @@ public final class ProducerProperties {
     private static final Logger log = LoggerFactory.getLogger(ProducerProperties.class);
     private static final ConfigDef PRODUCER_CONFIG = ProducerConfig.configDef();
 
-    private ProducerProperties() {
-    }
+    private ProducerProperties() {}
 
     /**
      * The validated, effective producer properties (unmodifiable).
@@ -40,8 +39,10 @@ public final class ProducerProperties {
     public static Map<String, Object> effective(Map<String, Object> userProperties) {
         Object bootstrap = userProperties.get(BOOTSTRAP_SERVERS);
         if (bootstrap == null || bootstrap.toString().isBlank()) {
-            throw new InvalidConfigurationException(BOOTSTRAP_SERVERS, "is required: the Kafka brokers to connect to, "
-                    + "e.g. broker1:9092,broker2:9092 (KafkaPublisherConfig.builder().bootstrapServers(...))");
+            throw new InvalidConfigurationException(
+                    BOOTSTRAP_SERVERS,
+                    "is required: the Kafka brokers to connect to, "
+                            + "e.g. broker1:9092,broker2:9092 (KafkaPublisherConfig.builder().bootstrapServers(...))");
         }
         refuseOwnedByLibrary(userProperties);
         refuseUnsafeDelivery(userProperties);
@@ -51,8 +52,7 @@ public final class ProducerProperties {
         effective.put(ProducerConfig.LINGER_MS_CONFIG, KafkaPublisherConfig.DEFAULT_LINGER_MS);
         effective.put(ProducerConfig.BATCH_SIZE_CONFIG, KafkaPublisherConfig.DEFAULT_BATCH_SIZE_BYTES);
         effective.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, KafkaPublisherConfig.DEFAULT_COMPRESSION_TYPE);
-        effective.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
-                KafkaPublisherConfig.MAX_IN_FLIGHT_LIMIT);
+        effective.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, KafkaPublisherConfig.MAX_IN_FLIGHT_LIMIT);
         effective.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, KafkaPublisherConfig.DEFAULT_MAX_BLOCK_MS);
         effective.put(ProducerConfig.CLIENT_ID_CONFIG, KafkaPublisherConfig.DEFAULT_CLIENT_ID);
         effective.putAll(userProperties);
@@ -68,12 +68,14 @@ public final class ProducerProperties {
     public static Map<String, Object> adminProperties(Map<String, Object> producerProperties) {
         Map<String, Object> admin = new LinkedHashMap<>();
         producerProperties.forEach((name, value) -> {
-            if (AdminClientConfig.configNames().contains(name) && !name.equals(AdminClientConfig.CLIENT_ID_CONFIG)
+            if (AdminClientConfig.configNames().contains(name)
+                    && !name.equals(AdminClientConfig.CLIENT_ID_CONFIG)
                     && !name.equals(AdminClientConfig.METRIC_REPORTER_CLASSES_CONFIG)) {
                 admin.put(name, value);
             }
         });
-        admin.put(AdminClientConfig.CLIENT_ID_CONFIG, producerProperties.get(ProducerConfig.CLIENT_ID_CONFIG) + "-admin");
+        admin.put(
+                AdminClientConfig.CLIENT_ID_CONFIG, producerProperties.get(ProducerConfig.CLIENT_ID_CONFIG) + "-admin");
         return admin;
     }
 
@@ -88,54 +90,70 @@ public final class ProducerProperties {
         properties.forEach((name, value) -> {
             ConfigDef.ConfigKey key = PRODUCER_CONFIG.configKeys().get(name);
             boolean secret = (key != null && key.type == ConfigDef.Type.PASSWORD)
-                    || name.toLowerCase(Locale.ROOT).contains("password") || name.endsWith("jaas.config");
+                    || name.toLowerCase(Locale.ROOT).contains("password")
+                    || name.endsWith("jaas.config");
             shown.put(name, secret ? "[hidden]" : value instanceof Class<?> c ? c.getName() : value);
         });
         return shown.toString();
     }
 
     private static void refuseOwnedByLibrary(Map<String, Object> user) {
-        for (String name : List.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
+        for (String name :
+                List.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
             if (user.containsKey(name)) {
-                throw new InvalidConfigurationException(name, "is set by the publisher itself (string keys, the "
-                        + "event's payload bytes as value, CloudEvents attributes as headers); remove it");
+                throw new InvalidConfigurationException(
+                        name,
+                        "is set by the publisher itself (string keys, the "
+                                + "event's payload bytes as value, CloudEvents attributes as headers); remove it");
             }
         }
         if (user.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
-            throw new InvalidConfigurationException(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "is not supported: the "
-                    + "outbox gets at-least-once delivery from the idempotent producer and the event id, not from Kafka "
-                    + "transactions; remove it");
+            throw new InvalidConfigurationException(
+                    ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                    "is not supported: the "
+                            + "outbox gets at-least-once delivery from the idempotent producer and the event id, not from Kafka "
+                            + "transactions; remove it");
         }
     }
 
     private static void refuseUnsafeDelivery(Map<String, Object> user) {
         if (user.containsKey(ProducerConfig.ACKS_CONFIG)) {
-            String acks = parse(user, ProducerConfig.ACKS_CONFIG).toString().trim().toLowerCase(Locale.ROOT);
+            String acks =
+                    parse(user, ProducerConfig.ACKS_CONFIG).toString().trim().toLowerCase(Locale.ROOT);
             if (!acks.equals("all") && !acks.equals("-1")) {
-                throw new InvalidConfigurationException(ProducerConfig.ACKS_CONFIG, "is '" + acks + "', which could lose "
-                        + "events: an event would count as published before every in-sync replica has it. The "
-                        + "publisher always uses acks=all; remove the setting");
+                throw new InvalidConfigurationException(
+                        ProducerConfig.ACKS_CONFIG,
+                        "is '" + acks + "', which could lose "
+                                + "events: an event would count as published before every in-sync replica has it. The "
+                                + "publisher always uses acks=all; remove the setting");
             }
         }
         if (user.containsKey(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)
                 && !((Boolean) parse(user, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG))) {
-            throw new InvalidConfigurationException(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "is false, which lets "
-                    + "producer retries duplicate and reorder events within a partition. The publisher always uses "
-                    + "the idempotent producer; remove the setting");
+            throw new InvalidConfigurationException(
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                    "is false, which lets "
+                            + "producer retries duplicate and reorder events within a partition. The publisher always uses "
+                            + "the idempotent producer; remove the setting");
         }
-        if (user.containsKey(ProducerConfig.RETRIES_CONFIG) && ((Number) parse(user, ProducerConfig.RETRIES_CONFIG)).intValue() < 1) {
-            throw new InvalidConfigurationException(ProducerConfig.RETRIES_CONFIG, "is "
-                    + user.get(ProducerConfig.RETRIES_CONFIG) + ": without retries a passing leader change fails "
-                    + "whole batches and the idempotent producer cannot work. Remove it (Kafka's default retries "
-                    + "until delivery.timeout.ms) or set it to at least 1");
+        if (user.containsKey(ProducerConfig.RETRIES_CONFIG)
+                && ((Number) parse(user, ProducerConfig.RETRIES_CONFIG)).intValue() < 1) {
+            throw new InvalidConfigurationException(
+                    ProducerConfig.RETRIES_CONFIG,
+                    "is "
+                            + user.get(ProducerConfig.RETRIES_CONFIG)
+                            + ": without retries a passing leader change fails "
+                            + "whole batches and the idempotent producer cannot work. Remove it (Kafka's default retries "
+                            + "until delivery.timeout.ms) or set it to at least 1");
         }
         if (user.containsKey(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)) {
             int inFlight = ((Number) parse(user, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)).intValue();
             if (inFlight < 1 || inFlight > KafkaPublisherConfig.MAX_IN_FLIGHT_LIMIT) {
-                throw new InvalidConfigurationException(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "is "
-                        + inFlight + ", but must be between 1 and " + KafkaPublisherConfig.MAX_IN_FLIGHT_LIMIT
-                        + ": above that the idempotent producer can no longer keep records of a partition in order");
+                throw new InvalidConfigurationException(
+                        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                        "is "
+                                + inFlight + ", but must be between 1 and " + KafkaPublisherConfig.MAX_IN_FLIGHT_LIMIT
+                                + ": above that the idempotent producer can no longer keep records of a partition in order");
             }
         }
     }
@@ -143,8 +161,7 @@ public final class ProducerProperties {
     private static void checkKafkaAcceptsValue(String name, Object value) {
         ConfigDef.ConfigKey key = PRODUCER_CONFIG.configKeys().get(name);
         if (key == null) {
-            log.warn("'{}' is not a known Kafka producer property; it is passed on as-is (a plugin may read it)",
-                    name);
+            log.warn("'{}' is not a known Kafka producer property; it is passed on as-is (a plugin may read it)", name);
             return;
         }
         try {
@@ -162,8 +179,10 @@ public final class ProducerProperties {
         long linger = ((Number) parse(effective, ProducerConfig.LINGER_MS_CONFIG)).longValue();
         long request = ((Number) parse(effective, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)).longValue();
         if (delivery < linger + request) {
-            throw new InvalidConfigurationException(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "is " + delivery
-                    + " ms, but must be at least linger.ms + request.timeout.ms (" + (linger + request) + " ms)");
+            throw new InvalidConfigurationException(
+                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                    "is " + delivery + " ms, but must be at least linger.ms + request.timeout.ms (" + (linger + request)
+                            + " ms)");
         }
     }
 

@@ -15,8 +15,7 @@ public final class RecordSizeLimits {
 
     private static final ConfigDef PRODUCER_CONFIG = ProducerConfig.configDef();
 
-    private RecordSizeLimits() {
-    }
+    private RecordSizeLimits() {}
 
     /**
      * Checks that {@code max.request.size} and {@code buffer.memory} hold the largest accepted event.
@@ -30,13 +29,16 @@ public final class RecordSizeLimits {
         for (String name : new String[] {ProducerConfig.MAX_REQUEST_SIZE_CONFIG, ProducerConfig.BUFFER_MEMORY_CONFIG}) {
             long limit = value(effective, name);
             if (limit < largest) {
-                throw new InvalidConfigurationException(name, "is " + limit + " bytes, but the largest event the "
-                        + "outbox accepts takes up to " + largest + " bytes (maxPayloadBytes " + maxPayloadBytes
-                        + " plus " + OutboxEvent.ENVELOPE_RESERVE_BYTES + " for key, headers and CloudEvents "
-                        + "attributes) and would be refused by the producer. Raise " + name + " to at least "
-                        + largest + " (and the topics' max.message.bytes with it), or build events with a "
-                        + "maxPayloadBytes of at most " + Math.max(0, limit - OutboxEvent.ENVELOPE_RESERVE_BYTES)
-                        + " and give the publisher the same value");
+                throw new InvalidConfigurationException(
+                        name,
+                        "is " + limit + " bytes, but the largest event the "
+                                + "outbox accepts takes up to " + largest + " bytes (maxPayloadBytes " + maxPayloadBytes
+                                + " plus " + OutboxEvent.ENVELOPE_RESERVE_BYTES + " for key, headers and CloudEvents "
+                                + "attributes) and would be refused by the producer. Raise " + name + " to at least "
+                                + largest + " (and the topics' max.message.bytes with it), or build events with a "
+                                + "maxPayloadBytes of at most "
+                                + Math.max(0, limit - OutboxEvent.ENVELOPE_RESERVE_BYTES)
+                                + " and give the publisher the same value");
             }
         }
     }

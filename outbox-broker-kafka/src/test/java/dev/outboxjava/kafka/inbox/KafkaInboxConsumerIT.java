@@ -70,11 +70,17 @@ class KafkaInboxConsumerIT {
     }
 
     private void send(List<String> ceIds) {
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                new StringSerializer(),
+                new ByteArraySerializer())) {
             for (String id : ceIds) {
-                ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, "k", id.getBytes(StandardCharsets.UTF_8));
+                ProducerRecord<String, byte[]> record =
+                        new ProducerRecord<>(topic, "k", id.getBytes(StandardCharsets.UTF_8));
                 if (!id.isEmpty()) {
                     record.headers().add(KafkaInbox.CLOUD_EVENTS_ID_HEADER, id.getBytes(StandardCharsets.UTF_8));
                 }
@@ -85,11 +91,18 @@ class KafkaInboxConsumerIT {
     }
 
     private KafkaConsumer<String, byte[]> consumer() {
-        KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ConsumerConfig.GROUP_ID_CONFIG, group,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new StringDeserializer(), new ByteArrayDeserializer());
+        KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        group,
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                        "earliest",
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
         consumer.subscribe(List.of(topic));
         return consumer;
     }
@@ -116,8 +129,8 @@ class KafkaInboxConsumerIT {
         }
         send(copies);
         try (KafkaConsumer<String, byte[]> consumer = consumer()) {
-            KafkaInboxConsumer<String, InboxKey> loop = KafkaInboxConsumer.create(consumer, inbox,
-                    (key, record) -> effect(record));
+            KafkaInboxConsumer<String, InboxKey> loop =
+                    KafkaInboxConsumer.create(consumer, inbox, (key, record) -> effect(record));
             AtomicInteger processed = new AtomicInteger();
             AtomicInteger duplicates = new AtomicInteger();
 
@@ -130,7 +143,9 @@ class KafkaInboxConsumerIT {
 
             assertThat(processed).hasValue(5);
             assertThat(duplicates).hasValue(10);
-            assertThat(effects).hasSize(5).allSatisfy((id, count) -> assertThat(count).hasValue(1));
+            assertThat(effects)
+                    .hasSize(5)
+                    .allSatisfy((id, count) -> assertThat(count).hasValue(1));
             assertThat(committed(consumer)).isEqualTo(15);
         }
     }
@@ -182,8 +197,8 @@ class KafkaInboxConsumerIT {
             // closed without committing: the "crash"
         }
         try (KafkaConsumer<String, byte[]> consumer = consumer()) {
-            KafkaInboxConsumer<String, InboxKey> loop = KafkaInboxConsumer.create(consumer, inbox,
-                    (key, record) -> effect(record));
+            KafkaInboxConsumer<String, InboxKey> loop =
+                    KafkaInboxConsumer.create(consumer, inbox, (key, record) -> effect(record));
             AtomicInteger duplicates = new AtomicInteger();
             await().atMost(Duration.ofSeconds(60)).pollInSameThread().until(() -> {
                 KafkaInboxConsumer.PollResult result = loop.pollOnce(Duration.ofMillis(200));
@@ -192,7 +207,9 @@ class KafkaInboxConsumerIT {
             });
             assertThat(committed(consumer)).isEqualTo(3);
         }
-        assertThat(effects).hasSize(3).allSatisfy((id, count) -> assertThat(count).hasValue(1));
+        assertThat(effects)
+                .hasSize(3)
+                .allSatisfy((id, count) -> assertThat(count).hasValue(1));
     }
 
     @Test
@@ -200,8 +217,8 @@ class KafkaInboxConsumerIT {
     void missingIdBlocks() {
         send(List.of("id-0", ""));
         try (KafkaConsumer<String, byte[]> consumer = consumer()) {
-            KafkaInboxConsumer<String, InboxKey> loop = KafkaInboxConsumer.create(consumer, inbox,
-                    (key, record) -> effect(record));
+            KafkaInboxConsumer<String, InboxKey> loop =
+                    KafkaInboxConsumer.create(consumer, inbox, (key, record) -> effect(record));
             KafkaInboxConsumer.PollResult result = pollUntilSomething(loop);
             while (result.failure().isEmpty()) {
                 result = pollUntilSomething(loop);
@@ -216,8 +233,8 @@ class KafkaInboxConsumerIT {
     void runUntilStopped() throws InterruptedException {
         send(List.of("id-0", "id-1", "id-0"));
         try (KafkaConsumer<String, byte[]> consumer = consumer()) {
-            KafkaInboxConsumer<String, InboxKey> loop = KafkaInboxConsumer.create(consumer, inbox,
-                    (key, record) -> effect(record));
+            KafkaInboxConsumer<String, InboxKey> loop =
+                    KafkaInboxConsumer.create(consumer, inbox, (key, record) -> effect(record));
             Thread thread = new Thread(() -> loop.run(Duration.ofMillis(200), Duration.ofMillis(100)), "inbox-loop");
             thread.start();
             await().atMost(Duration.ofSeconds(60)).until(() -> effects.size() == 2 && memory.size() == 2);

@@ -42,8 +42,10 @@ class KafkaInboxTest {
     @Test
     @DisplayName("a redelivered record (same ce_id, any offset) is a duplicate")
     void redeliveryIsDuplicate() {
-        assertThat(inbox.process(record(7, "id-1"), key -> effects.incrementAndGet())).isEqualTo(InboxResult.PROCESSED);
-        assertThat(inbox.process(record(9, "id-1"), key -> effects.incrementAndGet())).isEqualTo(InboxResult.DUPLICATE);
+        assertThat(inbox.process(record(7, "id-1"), key -> effects.incrementAndGet()))
+                .isEqualTo(InboxResult.PROCESSED);
+        assertThat(inbox.process(record(9, "id-1"), key -> effects.incrementAndGet()))
+                .isEqualTo(InboxResult.DUPLICATE);
 
         assertThat(effects).hasValue(1);
         assertThat(memory.isProcessed("shipping", "id-1")).isTrue();
@@ -63,6 +65,7 @@ class KafkaInboxTest {
     @DisplayName("a blank consumer name is refused when the helper is made")
     void consumerName() {
         assertThatThrownBy(() -> KafkaInbox.of(memory, " "))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("inbox.consumerName");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("inbox.consumerName");
     }
 }

@@ -35,18 +35,38 @@ class BatchSenderNewTopicTest {
     private static final String TOPIC = "orders";
     private static final Node BROKER = new Node(1, "127.0.0.1", 9092);
 
-    private final MockProducer<String, byte[]> producer = new MockProducer<>(new Cluster("cluster", List.of(BROKER),
-            IntStream.range(0, 3).mapToObj(p -> new PartitionInfo(TOPIC, p, BROKER, new Node[] {BROKER},
-                    new Node[] {BROKER})).toList(), Set.of(), Set.of()), true, null, new StringSerializer(),
+    private final MockProducer<String, byte[]> producer = new MockProducer<>(
+            new Cluster(
+                    "cluster",
+                    List.of(BROKER),
+                    IntStream.range(0, 3)
+                            .mapToObj(
+                                    p -> new PartitionInfo(TOPIC, p, BROKER, new Node[] {BROKER}, new Node[] {BROKER}))
+                            .toList(),
+                    Set.of(),
+                    Set.of()),
+            true,
+            null,
+            new StringSerializer(),
             new ByteArraySerializer());
     private final ScriptedProbe probe = new ScriptedProbe();
     private final AtomicLong now = new AtomicLong();
-    private final BatchSender sender = new BatchSender(new ProducerLifecycle(properties -> producer, Map.of()), probe,
-            Duration.ofSeconds(1), Duration.ofSeconds(1), now::get);
+    private final BatchSender sender = new BatchSender(
+            new ProducerLifecycle(properties -> producer, Map.of()),
+            probe,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            now::get);
 
     private static List<OutboxEvent> batch(int size) {
-        return IntStream.range(0, size).mapToObj(n -> OutboxEvent.builder().type("order.placed").destination(TOPIC)
-                .key("order-" + n).payload("{}".getBytes(StandardCharsets.UTF_8)).build()).toList();
+        return IntStream.range(0, size)
+                .mapToObj(n -> OutboxEvent.builder()
+                        .type("order.placed")
+                        .destination(TOPIC)
+                        .key("order-" + n)
+                        .payload("{}".getBytes(StandardCharsets.UTF_8))
+                        .build())
+                .toList();
     }
 
     private List<PublishOutcome> send(List<OutboxEvent> batch) throws Exception {
@@ -62,11 +82,13 @@ class BatchSenderNewTopicTest {
 
         List<PublishOutcome> outcomes = send(batch(2));
 
-        assertThat(outcomes).hasSize(2).allSatisfy(outcome -> assertThat(outcome)
-                .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
-                    assertThat(failed.retryable()).isTrue();
-                    assertThat(failed.reason()).contains("'orders'").contains("not all of its 3 partitions");
-                }));
+        assertThat(outcomes)
+                .hasSize(2)
+                .allSatisfy(outcome -> assertThat(outcome)
+                        .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                            assertThat(failed.retryable()).isTrue();
+                            assertThat(failed.reason()).contains("'orders'").contains("not all of its 3 partitions");
+                        }));
         assertThat(producer.history()).isEmpty();
     }
 
@@ -77,8 +99,10 @@ class BatchSenderNewTopicTest {
         probe.answers.add(ClusterProbe.PartitionsState.SERVED);
         send(batch(1));
 
-        assertThat(send(batch(2))).allSatisfy(outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
-        assertThat(send(batch(2))).allSatisfy(outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
+        assertThat(send(batch(2)))
+                .allSatisfy(outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
+        assertThat(send(batch(2)))
+                .allSatisfy(outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
         assertThat(probe.calls).hasValue(2);
         assertThat(producer.history()).hasSize(4);
     }
@@ -103,7 +127,8 @@ class BatchSenderNewTopicTest {
     void unanswerableProbeHoldsNothingBack() throws Exception {
         probe.answers.add(ClusterProbe.PartitionsState.UNANSWERABLE);
 
-        assertThat(send(batch(2))).allSatisfy(outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
+        assertThat(send(batch(2)))
+                .allSatisfy(outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
     }
 
     /** Answers from a script, in order; counts the questions. */

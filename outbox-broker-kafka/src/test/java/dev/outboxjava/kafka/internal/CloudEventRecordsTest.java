@@ -26,8 +26,12 @@ class CloudEventRecordsTest {
     private static final Instant CREATED = Instant.parse("2026-03-01T10:15:30.123Z");
 
     private static OutboxEvent.Builder event() {
-        return OutboxEvent.builder().type("order.placed").source("/orders-service").destination("orders")
-                .contentType("application/json").payload("{\"id\":7}".getBytes(StandardCharsets.UTF_8))
+        return OutboxEvent.builder()
+                .type("order.placed")
+                .source("/orders-service")
+                .destination("orders")
+                .contentType("application/json")
+                .payload("{\"id\":7}".getBytes(StandardCharsets.UTF_8))
                 .clock(Clock.fixed(CREATED, ZoneOffset.UTC));
     }
 
@@ -63,7 +67,8 @@ class CloudEventRecordsTest {
         OutboxEvent event = event().key("order-7").build();
         ProducerRecord<String, byte[]> record = CloudEventRecords.toRecord(event);
 
-        CloudEvent read = KafkaMessageFactory.createReader(record.headers(), record.value()).toEvent();
+        CloudEvent read = KafkaMessageFactory.createReader(record.headers(), record.value())
+                .toEvent();
 
         assertThat(read.getId()).isEqualTo(event.id().toString());
         assertThat(read.getType()).isEqualTo("order.placed");
@@ -83,43 +88,71 @@ class CloudEventRecordsTest {
     }
 
     @Test
-    @DisplayName("a stored event whose own header is named like an envelope header is refused, not sent with the header dropped")
+    @DisplayName(
+            "a stored event whose own header is named like an envelope header is refused, not sent with the header dropped")
     void envelopeHeaderRefused() {
-        OutboxEvent stored = OutboxEvent.restore().id(UUID.randomUUID()).type("t").source("/s").destination("d")
-                .key(Optional.empty()).headers(Map.of("cloudEvents_type", "forged", "ok", "1"))
-                .nextAttemptAt(CREATED).createdAt(CREATED).build();
+        OutboxEvent stored = OutboxEvent.restore()
+                .id(UUID.randomUUID())
+                .type("t")
+                .source("/s")
+                .destination("d")
+                .key(Optional.empty())
+                .headers(Map.of("cloudEvents_type", "forged", "ok", "1"))
+                .nextAttemptAt(CREATED)
+                .createdAt(CREATED)
+                .build();
 
-        assertThatThrownBy(() -> CloudEventRecords.toRecord(stored)).isInstanceOf(UnpublishableEventException.class)
-                .hasMessageContaining("'cloudEvents_type'").hasMessageContaining("reserved");
+        assertThatThrownBy(() -> CloudEventRecords.toRecord(stored))
+                .isInstanceOf(UnpublishableEventException.class)
+                .hasMessageContaining("'cloudEvents_type'")
+                .hasMessageContaining("reserved");
     }
 
     @Test
-    @DisplayName("the ce_ headers are exactly the core's CloudEvents attributes of the event, content type as content-type")
+    @DisplayName(
+            "the ce_ headers are exactly the core's CloudEvents attributes of the event, content type as content-type")
     void headersAreTheCoreAttributes() {
-        OutboxEvent event = OutboxEvent.restore().id(UUID.randomUUID()).type("order.placed").source("/orders")
-                .destination("orders").key(Optional.of("order-7")).subject(Optional.of("order/7"))
-                .dataSchema(Optional.of("https://schemas.example/order/1")).contentType("application/json")
-                .headers(Map.of("tenant", "acme")).nextAttemptAt(CREATED).createdAt(CREATED.plusNanos(120_000_000))
+        OutboxEvent event = OutboxEvent.restore()
+                .id(UUID.randomUUID())
+                .type("order.placed")
+                .source("/orders")
+                .destination("orders")
+                .key(Optional.of("order-7"))
+                .subject(Optional.of("order/7"))
+                .dataSchema(Optional.of("https://schemas.example/order/1"))
+                .contentType("application/json")
+                .headers(Map.of("tenant", "acme"))
+                .nextAttemptAt(CREATED)
+                .createdAt(CREATED.plusNanos(120_000_000))
                 .build();
 
         ProducerRecord<String, byte[]> record = CloudEventRecords.toRecord(event);
 
         Map<String, String> expected = new java.util.LinkedHashMap<>();
-        CloudEventAttributes.of(event).forEach((name, value) -> expected.put(
-                name.equals(CloudEventAttributes.DATACONTENTTYPE) ? "content-type" : "ce_" + name, value));
+        CloudEventAttributes.of(event)
+                .forEach((name, value) -> expected.put(
+                        name.equals(CloudEventAttributes.DATACONTENTTYPE) ? "content-type" : "ce_" + name, value));
         expected.put("tenant", "acme");
         Map<String, String> written = new java.util.LinkedHashMap<>();
-        record.headers().forEach(h -> written.put(h.key(), new String(h.value(), java.nio.charset.StandardCharsets.UTF_8)));
+        record.headers()
+                .forEach(h -> written.put(h.key(), new String(h.value(), java.nio.charset.StandardCharsets.UTF_8)));
         assertThat(written).containsExactlyInAnyOrderEntriesOf(expected);
     }
 
     @Test
     @DisplayName("a stored source that is not a URI reference cannot be published")
     void badSource() {
-        OutboxEvent event = OutboxEvent.restore().id(UUID.randomUUID()).type("t").source("not a uri").destination("d")
-                .nextAttemptAt(CREATED).createdAt(CREATED).build();
+        OutboxEvent event = OutboxEvent.restore()
+                .id(UUID.randomUUID())
+                .type("t")
+                .source("not a uri")
+                .destination("d")
+                .nextAttemptAt(CREATED)
+                .createdAt(CREATED)
+                .build();
 
-        assertThatThrownBy(() -> CloudEventRecords.toRecord(event)).isInstanceOf(UnpublishableEventException.class)
+        assertThatThrownBy(() -> CloudEventRecords.toRecord(event))
+                .isInstanceOf(UnpublishableEventException.class)
                 .hasMessageContaining("not a URI");
     }
 }

@@ -25,16 +25,23 @@ import org.junit.jupiter.params.provider.MethodSource;
 class KafkaErrorsTest {
 
     static Stream<Throwable> permanent() {
-        return Stream.of(new RecordTooLargeException("too big"), new InvalidTopicException("bad name"),
-                new TopicAuthorizationException("no ACL"), new SaslAuthenticationException("bad password"),
+        return Stream.of(
+                new RecordTooLargeException("too big"),
+                new InvalidTopicException("bad name"),
+                new TopicAuthorizationException("no ACL"),
+                new SaslAuthenticationException("bad password"),
                 new SerializationException("cannot serialize"),
                 new UnpublishableEventException("source is not a URI"));
     }
 
     static Stream<Throwable> passing() {
-        return Stream.of(new TimeoutException("expired"), new NotEnoughReplicasException("isr"),
-                new NotEnoughReplicasAfterAppendException("isr"), new NetworkException("reset"),
-                new BrokerNotAvailableException("down"), new NotLeaderOrFollowerException("moved"),
+        return Stream.of(
+                new TimeoutException("expired"),
+                new NotEnoughReplicasException("isr"),
+                new NotEnoughReplicasAfterAppendException("isr"),
+                new NetworkException("reset"),
+                new BrokerNotAvailableException("down"),
+                new NotLeaderOrFollowerException("moved"),
                 new RuntimeException("something unknown"));
     }
 
@@ -46,7 +53,9 @@ class KafkaErrorsTest {
 
         assertThat(classified.retryable()).isFalse();
         assertThat(classified.producerBroken()).isFalse();
-        assertThat(classified.reason()).startsWith(error.getClass().getSimpleName()).contains(error.getMessage());
+        assertThat(classified.reason())
+                .startsWith(error.getClass().getSimpleName())
+                .contains(error.getMessage());
     }
 
     @ParameterizedTest
@@ -65,19 +74,22 @@ class KafkaErrorsTest {
         assertThat(KafkaErrors.classify(new ProducerFencedException("fenced")))
                 .extracting(KafkaErrors.Classified::retryable, KafkaErrors.Classified::producerBroken)
                 .containsExactly(true, true);
-        assertThat(KafkaErrors.classify(new OutOfOrderSequenceException("gap")).producerBroken()).isTrue();
+        assertThat(KafkaErrors.classify(new OutOfOrderSequenceException("gap")).producerBroken())
+                .isTrue();
     }
 
     @Test
     @DisplayName("wrappers such as ExecutionException are looked through")
     void unwraps() {
-        assertThat(KafkaErrors.classify(new ExecutionException(new RecordTooLargeException("big"))).retryable())
+        assertThat(KafkaErrors.classify(new ExecutionException(new RecordTooLargeException("big")))
+                        .retryable())
                 .isFalse();
     }
 
     @Test
     @DisplayName("a too-large record's reason says what to change")
     void tooLargeHint() {
-        assertThat(KafkaErrors.classify(new RecordTooLargeException("big")).reason()).contains("max.request.size");
+        assertThat(KafkaErrors.classify(new RecordTooLargeException("big")).reason())
+                .contains("max.request.size");
     }
 }

@@ -118,7 +118,8 @@ public final class RabbitMqInbox<T> {
         }
         Map<String, Object> headers = properties.getHeaders();
         Object header = headers == null ? null : headers.get(CLOUD_EVENTS_ID_HEADER);
-        String fromHeader = header instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8)
+        String fromHeader = header instanceof byte[] bytes
+                ? new String(bytes, StandardCharsets.UTF_8)
                 : header instanceof LongString || header instanceof String ? header.toString() : null;
         return fromHeader == null || fromHeader.isBlank() ? Optional.empty() : Optional.of(fromHeader);
     }
@@ -130,12 +131,13 @@ public final class RabbitMqInbox<T> {
      * @throws X                              whatever {@code work} threw, after rollback
      * @throws UnidentifiableMessageException when the message has no usable id
      */
-    public <X extends Exception> InboxResult process(AMQP.BasicProperties properties, InboxWork<T, X> work)
-            throws X {
+    public <X extends Exception> InboxResult process(AMQP.BasicProperties properties, InboxWork<T, X> work) throws X {
         Objects.requireNonNull(work, "work");
-        String id = messageId(properties).orElseThrow(() -> new UnidentifiableMessageException("the message has "
-                + "neither a message_id nor a " + CLOUD_EVENTS_ID_HEADER + " header, so consumer '" + consumerName
-                + "' cannot deduplicate it (the outbox's RabbitMQ publisher sets both)"));
+        String id = messageId(properties)
+                .orElseThrow(() -> new UnidentifiableMessageException("the message has "
+                        + "neither a message_id nor a " + CLOUD_EVENTS_ID_HEADER + " header, so consumer '"
+                        + consumerName
+                        + "' cannot deduplicate it (the outbox's RabbitMQ publisher sets both)"));
         MDC.put("event_id", id);
         if (properties.getType() != null) {
             MDC.put("event_type", properties.getType());
@@ -161,23 +163,33 @@ public final class RabbitMqInbox<T> {
         try {
             result = process(delivery.getProperties(), transaction -> handler.handle(transaction, delivery));
         } catch (UnidentifiableMessageException e) {
-            log.error("inbox consumer '{}': rejecting a message from exchange '{}' (routing key '{}') without "
-                    + "requeue: {}", consumerName, delivery.getEnvelope().getExchange(),
-                    delivery.getEnvelope().getRoutingKey(), e.getMessage());
+            log.error(
+                    "inbox consumer '{}': rejecting a message from exchange '{}' (routing key '{}') without "
+                            + "requeue: {}",
+                    consumerName,
+                    delivery.getEnvelope().getExchange(),
+                    delivery.getEnvelope().getRoutingKey(),
+                    e.getMessage());
             nack(channel, tag, false);
             return DeliveryOutcome.REJECTED;
         } catch (Exception e) {
-            log.warn("inbox consumer '{}': message {} failed and is requeued: {}", consumerName,
-                    messageId(delivery.getProperties()).orElse("?"), e.toString());
+            log.warn(
+                    "inbox consumer '{}': message {} failed and is requeued: {}",
+                    consumerName,
+                    messageId(delivery.getProperties()).orElse("?"),
+                    e.toString());
             nack(channel, tag, true);
             return DeliveryOutcome.REQUEUED;
         }
         try {
             channel.basicAck(tag, false);
         } catch (IOException | RuntimeException e) {
-            log.warn("inbox consumer '{}': message {} committed but its acknowledgement failed; the broker will "
-                    + "deliver it again and the inbox will skip it: {}", consumerName,
-                    messageId(delivery.getProperties()).orElse("?"), e.toString());
+            log.warn(
+                    "inbox consumer '{}': message {} committed but its acknowledgement failed; the broker will "
+                            + "deliver it again and the inbox will skip it: {}",
+                    consumerName,
+                    messageId(delivery.getProperties()).orElse("?"),
+                    e.toString());
         }
         return result.processed() ? DeliveryOutcome.PROCESSED : DeliveryOutcome.DUPLICATE;
     }
@@ -196,8 +208,12 @@ public final class RabbitMqInbox<T> {
         try {
             channel.basicNack(tag, false, requeue);
         } catch (IOException | RuntimeException e) {
-            log.warn("inbox consumer '{}': could not reject delivery {} (the broker redelivers it when the channel "
-                    + "closes): {}", consumerName, tag, e.toString());
+            log.warn(
+                    "inbox consumer '{}': could not reject delivery {} (the broker redelivers it when the channel "
+                            + "closes): {}",
+                    consumerName,
+                    tag,
+                    e.toString());
         }
     }
 }

@@ -21,6 +21,7 @@ final class AmqpMessages {
 
     /** Header prefix of the CloudEvents AMQP protocol binding. */
     public static final String CLOUD_EVENTS_PREFIX = "cloudEvents:";
+
     public static final String CE_ID = CLOUD_EVENTS_PREFIX + CloudEventAttributes.ID;
     public static final String CE_SOURCE = CLOUD_EVENTS_PREFIX + CloudEventAttributes.SOURCE;
     public static final String CE_TYPE = CLOUD_EVENTS_PREFIX + CloudEventAttributes.TYPE;
@@ -30,6 +31,7 @@ final class AmqpMessages {
     public static final String CE_DATASCHEMA = CLOUD_EVENTS_PREFIX + CloudEventAttributes.DATASCHEMA;
     /** The CloudEvents partitioning extension: carries the event key. */
     public static final String CE_PARTITIONKEY = CLOUD_EVENTS_PREFIX + CloudEventAttributes.PARTITIONKEY;
+
     public static final String SPEC_VERSION = CloudEventAttributes.SPEC_VERSION;
     /** AMQP delivery mode 2: the broker writes the message to disk on durable queues. */
     public static final int PERSISTENT = 2;
@@ -37,8 +39,7 @@ final class AmqpMessages {
     /** AMQP 0-9-1 short strings (exchange, routing key, type, content type) hold at most 255 bytes. */
     public static final int MAX_SHORT_STRING_BYTES = 255;
 
-    private AmqpMessages() {
-    }
+    private AmqpMessages() {}
 
     /**
      * Why {@code event} cannot be written as an AMQP 0-9-1 message, if it cannot: an own header with a
@@ -60,7 +61,8 @@ final class AmqpMessages {
             return Optional.empty(); // a UTF-16 char takes at most 3 bytes in UTF-8 (a surrogate pair 4 for 2 chars)
         }
         int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-        return bytes <= MAX_SHORT_STRING_BYTES ? Optional.empty()
+        return bytes <= MAX_SHORT_STRING_BYTES
+                ? Optional.empty()
                 : Optional.of("the event's " + what + " is " + bytes + " bytes in UTF-8, over the AMQP limit of "
                         + MAX_SHORT_STRING_BYTES + "; it cannot be published to RabbitMQ (not retryable)");
     }

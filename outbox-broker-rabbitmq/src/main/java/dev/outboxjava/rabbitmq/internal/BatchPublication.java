@@ -65,8 +65,11 @@ public final class BatchPublication {
     synchronized void acked(int index) {
         if (!finished && outcomes[index] == null) {
             UUID id = events.get(index).id();
-            set(index, returnReasons[index] != null ? PublishOutcome.unroutable(id, returnReasons[index])
-                    : PublishOutcome.published(id));
+            set(
+                    index,
+                    returnReasons[index] != null
+                            ? PublishOutcome.unroutable(id, returnReasons[index])
+                            : PublishOutcome.published(id));
         }
         settle();
     }
@@ -74,9 +77,15 @@ public final class BatchPublication {
     synchronized void nacked(int index) {
         if (!finished && outcomes[index] == null) {
             OutboxEvent event = events.get(index);
-            set(index, returnReasons[index] != null ? PublishOutcome.unroutable(event.id(), returnReasons[index])
-                    : PublishOutcome.failed(event.id(), "RabbitMQ refused the event (negative publisher confirm) for "
-                            + "exchange '" + event.destination() + "' and routing key '" + event.routingKey() + "'", true));
+            set(
+                    index,
+                    returnReasons[index] != null
+                            ? PublishOutcome.unroutable(event.id(), returnReasons[index])
+                            : PublishOutcome.failed(
+                                    event.id(),
+                                    "RabbitMQ refused the event (negative publisher confirm) for " + "exchange '"
+                                            + event.destination() + "' and routing key '" + event.routingKey() + "'",
+                                    true));
             nacked[index] = true;
         }
         settle();

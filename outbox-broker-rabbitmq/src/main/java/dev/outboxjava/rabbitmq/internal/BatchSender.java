@@ -138,27 +138,32 @@ public final class BatchSender {
      * or after we dropped the channel ourselves, all but those for a missing exchange and those held
      * back behind a failed event of their key; after anything else, none.
      */
-    private List<Integer> sortOut(BatchPublication publication, List<Integer> unresolved,
-            Optional<ShutdownSignalException> cause) {
+    private List<Integer> sortOut(
+            BatchPublication publication, List<Integer> unresolved, Optional<ShutdownSignalException> cause) {
         Optional<AMQP.Channel.Close> close = cause.filter(signal -> !signal.isHardError())
                 .map(ShutdownSignalException::getReason)
-                .filter(AMQP.Channel.Close.class::isInstance).map(AMQP.Channel.Close.class::cast);
+                .filter(AMQP.Channel.Close.class::isInstance)
+                .map(AMQP.Channel.Close.class::cast);
         boolean notFound = close.isPresent() && close.get().getReplyCode() == NOT_FOUND;
         // we dropped the channel ourselves (an event that could not be encoded): the rest go out again
-        boolean droppedByUs = cause.map(ShutdownSignalException::isInitiatedByApplication).orElse(true)
-                && connections.isOpen();
+        boolean droppedByUs =
+                cause.map(ShutdownSignalException::isInitiatedByApplication).orElse(true) && connections.isOpen();
         if (!notFound && !droppedByUs) {
             String why = cause.map(ConnectionManager::describe).orElse("the channel failed");
-            boolean connectionLost = cause.map(ShutdownSignalException::isHardError).orElse(false)
-                    || !connections.isOpen();
-            failAll(publication, unresolved, (connectionLost ? "connection to RabbitMQ lost" : "RabbitMQ closed the channel")
-                    + " before confirming the event: " + why);
+            boolean connectionLost =
+                    cause.map(ShutdownSignalException::isHardError).orElse(false) || !connections.isOpen();
+            failAll(
+                    publication,
+                    unresolved,
+                    (connectionLost ? "connection to RabbitMQ lost" : "RabbitMQ closed the channel")
+                            + " before confirming the event: " + why);
             return List.of();
         }
         Set<String> missing = Set.of();
         if (notFound) {
             Set<String> destinations = new LinkedHashSet<>();
-            unresolved.forEach(index -> destinations.add(publication.event(index).destination()));
+            unresolved.forEach(
+                    index -> destinations.add(publication.event(index).destination()));
             destinations.forEach(exchanges::forget);
             missing = exchanges.missing(destinations);
         }
@@ -222,8 +227,11 @@ public final class BatchSender {
             }
         }
         if (!reasons.isEmpty()) {
-            log.debug("{} of {} events not published: {}", reasons.values().stream().mapToInt(Integer::intValue).sum(),
-                    outcomes.size(), reasons.keySet());
+            log.debug(
+                    "{} of {} events not published: {}",
+                    reasons.values().stream().mapToInt(Integer::intValue).sum(),
+                    outcomes.size(),
+                    reasons.keySet());
         }
     }
 }

@@ -31,6 +31,7 @@ final class ConfirmingChannel {
     private final Channel channel;
     /** Guards the round below; taken by the publishing thread and the connection's listener thread. */
     private final Object lock = new Object();
+
     private volatile BatchPublication current;
     private volatile ShutdownSignalException closedBy;
     // the round in progress (or the last one)
@@ -211,9 +212,11 @@ final class ConfirmingChannel {
         } catch (IllegalArgumentException e) {
             return;
         }
-        publication.returned(eventId, "unroutable: exchange '" + returned.getExchange() + "' has no queue bound for "
-                + "routing key '" + returned.getRoutingKey() + "' (" + returned.getReplyCode() + " "
-                + returned.getReplyText() + "); retryable, as a binding may appear later");
+        publication.returned(
+                eventId,
+                "unroutable: exchange '" + returned.getExchange() + "' has no queue bound for "
+                        + "routing key '" + returned.getRoutingKey() + "' (" + returned.getReplyCode() + " "
+                        + returned.getReplyText() + "); retryable, as a binding may appear later");
     }
 
     private void onShutdown(ShutdownSignalException cause) {
@@ -255,8 +258,7 @@ final class ConfirmingChannel {
         }
         if (hasUnconfirmed()) {
             // abort() on a channel whose connection is gone may not run the listeners again
-            onShutdown(closedBy != null ? closedBy
-                    : new ShutdownSignalException(false, true, null, channel));
+            onShutdown(closedBy != null ? closedBy : new ShutdownSignalException(false, true, null, channel));
         }
     }
 }

@@ -32,8 +32,8 @@ public final class ConnectionManager implements AutoCloseable {
     private boolean attempted;
     private boolean closed;
 
-    public ConnectionManager(ConnectionFactory factory, String connectionName, String brokerDescription,
-            Duration retryInterval) {
+    public ConnectionManager(
+            ConnectionFactory factory, String connectionName, String brokerDescription, Duration retryInterval) {
         this.factory = factory;
         this.connectionName = connectionName;
         this.brokerDescription = brokerDescription;
@@ -47,8 +47,8 @@ public final class ConnectionManager implements AutoCloseable {
             current = connect();
         }
         if (!current.isOpen()) {
-            throw new BrokerUnavailableException("connection '" + connectionName + "' to RabbitMQ at " + brokerDescription
-                    + " is down (" + downReason + "); the client reconnects automatically");
+            throw new BrokerUnavailableException("connection '" + connectionName + "' to RabbitMQ at "
+                    + brokerDescription + " is down (" + downReason + "); the client reconnects automatically");
         }
         return current;
     }
@@ -93,25 +93,36 @@ public final class ConnectionManager implements AutoCloseable {
                     }
                 });
             }
-            opened.addBlockedListener(reason -> log.warn("RabbitMQ blocked connection '{}' ({}): publishes wait until "
-                    + "the broker unblocks it, and batches may time out", connectionName, reason),
+            opened.addBlockedListener(
+                    reason -> log.warn(
+                            "RabbitMQ blocked connection '{}' ({}): publishes wait until "
+                                    + "the broker unblocks it, and batches may time out",
+                            connectionName,
+                            reason),
                     () -> log.info("RabbitMQ unblocked connection '{}'", connectionName));
             connection = opened;
             log.info("connected to RabbitMQ at {} as '{}'", brokerDescription, connectionName);
             int frameMax = opened.getFrameMax();
             if (frameMax != 0 && frameMax < OutboxEvent.ENVELOPE_RESERVE_BYTES) {
                 // the broker's own frame_max: the client asked for more (or for no limit)
-                log.error("RabbitMQ at {} limits frames to {} bytes (frame_max), but a message's properties must fit "
-                        + "one frame and the largest event the outbox accepts takes up to {} for its headers, key and "
-                        + "CloudEvents attributes: such events cannot be published. Raise the broker's frame_max "
-                        + "(default 131072)", brokerDescription, frameMax, OutboxEvent.ENVELOPE_RESERVE_BYTES);
+                log.error(
+                        "RabbitMQ at {} limits frames to {} bytes (frame_max), but a message's properties must fit "
+                                + "one frame and the largest event the outbox accepts takes up to {} for its headers, key and "
+                                + "CloudEvents attributes: such events cannot be published. Raise the broker's frame_max "
+                                + "(default 131072)",
+                        brokerDescription,
+                        frameMax,
+                        OutboxEvent.ENVELOPE_RESERVE_BYTES);
             }
             return opened;
         } catch (IOException | TimeoutException | RuntimeException e) {
             String reason = describe(e);
             if (!reason.equals(downReason)) {
-                log.warn("cannot connect to RabbitMQ at {} as '{}': {}; events stay pending and are retried",
-                        brokerDescription, connectionName, reason);
+                log.warn(
+                        "cannot connect to RabbitMQ at {} as '{}': {}; events stay pending and are retried",
+                        brokerDescription,
+                        connectionName,
+                        reason);
             }
             downReason = reason;
             throw new BrokerUnavailableException("RabbitMQ at " + brokerDescription + " is unreachable: " + reason);
@@ -123,8 +134,12 @@ public final class ConnectionManager implements AutoCloseable {
             return;
         }
         downReason = describe(cause);
-        log.warn("RabbitMQ connection '{}' to {} lost: {}; reconnecting every {}", connectionName, brokerDescription,
-                downReason, Duration.ofNanos(retryIntervalNanos));
+        log.warn(
+                "RabbitMQ connection '{}' to {} lost: {}; reconnecting every {}",
+                connectionName,
+                brokerDescription,
+                downReason,
+                Duration.ofNanos(retryIntervalNanos));
     }
 
     static String describe(Throwable e) {

@@ -47,7 +47,7 @@ final class ExchangeCheck {
             switch (probe(exchange)) {
                 case EXISTS -> existing.add(exchange);
                 case MISSING -> missing.add(exchange);
-                case UNKNOWN -> { }
+                case UNKNOWN -> {}
             }
         }
         return missing;
@@ -58,7 +58,11 @@ final class ExchangeCheck {
         existing.remove(exchange);
     }
 
-    private enum Answer { EXISTS, MISSING, UNKNOWN }
+    private enum Answer {
+        EXISTS,
+        MISSING,
+        UNKNOWN
+    }
 
     private Answer probe(String exchange) {
         Channel probe;
@@ -87,7 +91,9 @@ final class ExchangeCheck {
     }
 
     private static boolean isNotFound(Throwable cause) {
-        return cause instanceof ShutdownSignalException signal && !signal.isHardError()
-                && signal.getReason() instanceof AMQP.Channel.Close close && close.getReplyCode() == NOT_FOUND;
+        return cause instanceof ShutdownSignalException signal
+                && !signal.isHardError()
+                && signal.getReason() instanceof AMQP.Channel.Close close
+                && close.getReplyCode() == NOT_FOUND;
     }
 }

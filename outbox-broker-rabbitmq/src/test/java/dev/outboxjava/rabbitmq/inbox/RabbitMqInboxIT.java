@@ -71,15 +71,17 @@ class RabbitMqInboxIT {
     private void publish(String messageId, String body) throws Exception {
         try (Channel channel = connection.createChannel()) {
             channel.confirmSelect();
-            AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(messageId).build();
-            channel.basicPublish(destination.exchange(), "order.placed", properties,
-                    body.getBytes(StandardCharsets.UTF_8));
+            AMQP.BasicProperties properties =
+                    new AMQP.BasicProperties.Builder().messageId(messageId).build();
+            channel.basicPublish(
+                    destination.exchange(), "order.placed", properties, body.getBytes(StandardCharsets.UTF_8));
             channel.waitForConfirmsOrDie(10_000);
         }
     }
 
     private void effect(byte[] body) {
-        effects.computeIfAbsent(new String(body, StandardCharsets.UTF_8), id -> new AtomicInteger()).incrementAndGet();
+        effects.computeIfAbsent(new String(body, StandardCharsets.UTF_8), id -> new AtomicInteger())
+                .incrementAndGet();
     }
 
     /** Messages still in the queue, ready or unacknowledged (an unacknowledged one returns when its channel closes). */
@@ -101,14 +103,20 @@ class RabbitMqInboxIT {
         try (Channel channel = connection.createChannel()) {
             channel.basicQos(10);
             DeliverCallback callback = inbox.deliverCallback(channel, (key, delivery) -> effect(delivery.getBody()));
-            channel.basicConsume(destination.queue(), false, (tag, delivery) -> {
-                callback.handle(tag, delivery);
-                handled.incrementAndGet();
-            }, tag -> { });
+            channel.basicConsume(
+                    destination.queue(),
+                    false,
+                    (tag, delivery) -> {
+                        callback.handle(tag, delivery);
+                        handled.incrementAndGet();
+                    },
+                    tag -> {});
             await().atMost(Duration.ofSeconds(30)).until(() -> handled.get() == 15);
         }
         assertThat(remaining()).isZero(); // nothing left unacknowledged: closing the channel would have requeued it
-        assertThat(effects).hasSize(5).allSatisfy((id, count) -> assertThat(count).hasValue(1));
+        assertThat(effects)
+                .hasSize(5)
+                .allSatisfy((id, count) -> assertThat(count).hasValue(1));
     }
 
     @Test
@@ -117,13 +125,16 @@ class RabbitMqInboxIT {
         publish("id-1", "id-1");
         AtomicBoolean failedOnce = new AtomicBoolean();
         try (Channel channel = connection.createChannel()) {
-            channel.basicConsume(destination.queue(), false, (tag, delivery) -> outcomes.add(
-                    inbox.handle(channel, delivery, (key, d) -> {
+            channel.basicConsume(
+                    destination.queue(),
+                    false,
+                    (tag, delivery) -> outcomes.add(inbox.handle(channel, delivery, (key, d) -> {
                         if (failedOnce.compareAndSet(false, true)) {
                             throw new IllegalStateException("database said no");
                         }
                         effect(d.getBody());
-                    })), tag -> { });
+                    })),
+                    tag -> {});
             await().atMost(Duration.ofSeconds(30)).until(() -> outcomes.size() == 2);
         }
         assertThat(outcomes).containsExactly(DeliveryOutcome.REQUEUED, DeliveryOutcome.PROCESSED);
@@ -143,8 +154,11 @@ class RabbitMqInboxIT {
             // the channel closes without basicAck: the "crash"
         }
         try (Channel channel = connection.createChannel()) {
-            channel.basicConsume(destination.queue(), false, (tag, delivery) -> outcomes.add(
-                    inbox.handle(channel, delivery, (key, d) -> effect(d.getBody()))), tag -> { });
+            channel.basicConsume(
+                    destination.queue(),
+                    false,
+                    (tag, delivery) -> outcomes.add(inbox.handle(channel, delivery, (key, d) -> effect(d.getBody()))),
+                    tag -> {});
             await().atMost(Duration.ofSeconds(30)).until(() -> outcomes.size() == 1);
         }
         assertThat(outcomes).containsExactly(DeliveryOutcome.DUPLICATE);
@@ -157,8 +171,11 @@ class RabbitMqInboxIT {
     void missingIdIsRejected() throws Exception {
         publish(null, "anonymous");
         try (Channel channel = connection.createChannel()) {
-            channel.basicConsume(destination.queue(), false, (tag, delivery) -> outcomes.add(
-                    inbox.handle(channel, delivery, (key, d) -> effect(d.getBody()))), tag -> { });
+            channel.basicConsume(
+                    destination.queue(),
+                    false,
+                    (tag, delivery) -> outcomes.add(inbox.handle(channel, delivery, (key, d) -> effect(d.getBody()))),
+                    tag -> {});
             await().atMost(Duration.ofSeconds(30)).until(() -> outcomes.size() == 1);
         }
         assertThat(outcomes).containsExactly(DeliveryOutcome.REJECTED);

@@ -21,20 +21,28 @@ class RabbitMqInboxTest {
     private final InMemoryInbox<InboxKey> memory = InMemoryInbox.create(ManualClock.startingAtEpochOf2024());
 
     private static AMQP.BasicProperties properties(String messageId, Map<String, Object> headers) {
-        return new AMQP.BasicProperties.Builder().messageId(messageId).headers(headers).build();
+        return new AMQP.BasicProperties.Builder()
+                .messageId(messageId)
+                .headers(headers)
+                .build();
     }
 
     @Test
     @DisplayName("message_id first, then the cloudEvents:id header as string, long string or bytes")
     void messageId() {
-        assertThat(RabbitMqInbox.messageId(properties("m-1", Map.of("cloudEvents:id", "other")))).contains("m-1");
-        assertThat(RabbitMqInbox.messageId(properties(null, Map.of("cloudEvents:id", "h-1")))).contains("h-1");
-        assertThat(RabbitMqInbox.messageId(properties(" ", Map.of("cloudEvents:id",
-                LongStringHelper.asLongString("h-2"))))).contains("h-2");
-        assertThat(RabbitMqInbox.messageId(properties(null, Map.of("cloudEvents:id",
-                "h-3".getBytes(StandardCharsets.UTF_8))))).contains("h-3");
+        assertThat(RabbitMqInbox.messageId(properties("m-1", Map.of("cloudEvents:id", "other"))))
+                .contains("m-1");
+        assertThat(RabbitMqInbox.messageId(properties(null, Map.of("cloudEvents:id", "h-1"))))
+                .contains("h-1");
+        assertThat(RabbitMqInbox.messageId(
+                        properties(" ", Map.of("cloudEvents:id", LongStringHelper.asLongString("h-2")))))
+                .contains("h-2");
+        assertThat(RabbitMqInbox.messageId(
+                        properties(null, Map.of("cloudEvents:id", "h-3".getBytes(StandardCharsets.UTF_8)))))
+                .contains("h-3");
         assertThat(RabbitMqInbox.messageId(properties(null, null))).isEmpty();
-        assertThat(RabbitMqInbox.messageId(properties(null, Map.of("cloudEvents:id", 42)))).isEmpty();
+        assertThat(RabbitMqInbox.messageId(properties(null, Map.of("cloudEvents:id", 42))))
+                .isEmpty();
     }
 
     @Test
@@ -43,14 +51,17 @@ class RabbitMqInboxTest {
         RabbitMqInbox<InboxKey> inbox = RabbitMqInbox.of(memory, "shipping");
 
         assertThatThrownBy(() -> inbox.process(properties(null, null), key -> {
-            throw new AssertionError("must not run");
-        })).isInstanceOf(UnidentifiableMessageException.class).hasMessageContaining("message_id");
+                    throw new AssertionError("must not run");
+                }))
+                .isInstanceOf(UnidentifiableMessageException.class)
+                .hasMessageContaining("message_id");
     }
 
     @Test
     @DisplayName("a blank consumer name is refused when the helper is made")
     void consumerName() {
         assertThatThrownBy(() -> RabbitMqInbox.of(memory, ""))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("inbox.consumerName");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("inbox.consumerName");
     }
 }

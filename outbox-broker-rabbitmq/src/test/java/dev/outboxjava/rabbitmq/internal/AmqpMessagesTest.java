@@ -17,9 +17,17 @@ class AmqpMessagesTest {
     @Test
     @DisplayName("an event maps to persistent properties with the CloudEvents attributes as cloudEvents: headers")
     void mapsEvent() {
-        OutboxEvent event = OutboxEvent.builder().type("order.placed").source("/orders").key("order-1")
-                .destination("orders").routingKey("order.placed").contentType("application/json")
-                .header("tenant", "acme").payload(new byte[] {1}).clock(clock).build();
+        OutboxEvent event = OutboxEvent.builder()
+                .type("order.placed")
+                .source("/orders")
+                .key("order-1")
+                .destination("orders")
+                .routingKey("order.placed")
+                .contentType("application/json")
+                .header("tenant", "acme")
+                .payload(new byte[] {1})
+                .clock(clock)
+                .build();
 
         AMQP.BasicProperties properties = AmqpMessages.propertiesOf(event);
 
@@ -33,30 +41,50 @@ class AmqpMessagesTest {
                 .containsEntry("cloudEvents:id", event.id().toString())
                 .containsEntry("cloudEvents:source", "/orders")
                 .containsEntry("cloudEvents:type", "order.placed")
-                .containsEntry("cloudEvents:time", CloudEventAttributes.of(event).get(CloudEventAttributes.TIME))
+                .containsEntry(
+                        "cloudEvents:time", CloudEventAttributes.of(event).get(CloudEventAttributes.TIME))
                 .containsEntry("cloudEvents:partitionkey", "order-1")
                 .containsEntry("tenant", "acme");
     }
 
     @Test
-    @DisplayName("a stored event whose own header is named like a CloudEvents attribute cannot be encoded (not dropped, not overwritten)")
+    @DisplayName(
+            "a stored event whose own header is named like a CloudEvents attribute cannot be encoded (not dropped, not overwritten)")
     void spoofedAttributesRefused() {
-        OutboxEvent stored = OutboxEvent.restore().id(java.util.UUID.randomUUID()).type("order.placed").source("/orders")
-                .destination("orders").nextAttemptAt(clock.instant()).createdAt(clock.instant())
+        OutboxEvent stored = OutboxEvent.restore()
+                .id(java.util.UUID.randomUUID())
+                .type("order.placed")
+                .source("/orders")
+                .destination("orders")
+                .nextAttemptAt(clock.instant())
+                .createdAt(clock.instant())
                 .headers(java.util.Map.of("ce_source", "forged", "tenant", "acme"))
                 .build();
 
-        assertThat(AmqpMessages.encodingProblem(stored)).get().asString().contains("'ce_source'").contains("reserved");
+        assertThat(AmqpMessages.encodingProblem(stored))
+                .get()
+                .asString()
+                .contains("'ce_source'")
+                .contains("reserved");
     }
 
     @Test
-    @DisplayName("the cloudEvents: headers are exactly the core's CloudEvents attributes of the event, content type as the property")
+    @DisplayName(
+            "the cloudEvents: headers are exactly the core's CloudEvents attributes of the event, content type as the property")
     void headersAreTheCoreAttributes() {
-        OutboxEvent event = OutboxEvent.restore().id(java.util.UUID.randomUUID()).type("order.placed").source("/orders")
-                .destination("orders").key(java.util.Optional.of("order-7")).subject(java.util.Optional.of("order/7"))
-                .dataSchema(java.util.Optional.of("https://schemas.example/order/1")).contentType("application/json")
-                .headers(java.util.Map.of("tenant", "acme")).nextAttemptAt(clock.instant())
-                .createdAt(clock.instant().plusNanos(120_000_000)).build();
+        OutboxEvent event = OutboxEvent.restore()
+                .id(java.util.UUID.randomUUID())
+                .type("order.placed")
+                .source("/orders")
+                .destination("orders")
+                .key(java.util.Optional.of("order-7"))
+                .subject(java.util.Optional.of("order/7"))
+                .dataSchema(java.util.Optional.of("https://schemas.example/order/1"))
+                .contentType("application/json")
+                .headers(java.util.Map.of("tenant", "acme"))
+                .nextAttemptAt(clock.instant())
+                .createdAt(clock.instant().plusNanos(120_000_000))
+                .build();
 
         AMQP.BasicProperties properties = AmqpMessages.propertiesOf(event);
 
@@ -75,31 +103,51 @@ class AmqpMessagesTest {
     @Test
     @DisplayName("an event without a key has no partition key header")
     void noKey() {
-        OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).clock(clock).build();
+        OutboxEvent event = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload(new byte[0])
+                .clock(clock)
+                .build();
         assertThat(AmqpMessages.propertiesOf(event).getHeaders()).doesNotContainKey("cloudEvents:partitionkey");
     }
 
     private OutboxEvent stored(String type, String destination) {
-        return OutboxEvent.restore().id(java.util.UUID.randomUUID()).type(type).destination(destination)
-                .nextAttemptAt(clock.instant()).createdAt(clock.instant()).build();
+        return OutboxEvent.restore()
+                .id(java.util.UUID.randomUUID())
+                .type(type)
+                .destination(destination)
+                .nextAttemptAt(clock.instant())
+                .createdAt(clock.instant())
+                .build();
     }
 
     @Test
     @DisplayName("names over 255 UTF-8 bytes are reported, naming the field; ASCII names up to 255 pass")
     void encodingProblem() {
-        OutboxEvent fine = OutboxEvent.builder().type("t".repeat(255)).destination("d").payload(new byte[0])
-                .clock(clock).build();
+        OutboxEvent fine = OutboxEvent.builder()
+                .type("t".repeat(255))
+                .destination("d")
+                .payload(new byte[0])
+                .clock(clock)
+                .build();
         // rows inserted by other means than the builder, which refuses names over 255 UTF-8 bytes
         OutboxEvent wide = stored("t", "\u00e9".repeat(200));
-        OutboxEvent threeByteChars = OutboxEvent.builder().type("\u20ac".repeat(85)).destination("d")
-                .payload(new byte[0]).clock(clock).build();
+        OutboxEvent threeByteChars = OutboxEvent.builder()
+                .type("\u20ac".repeat(85))
+                .destination("d")
+                .payload(new byte[0])
+                .clock(clock)
+                .build();
         OutboxEvent oneCharTooMany = stored("\u20ac".repeat(86), "d");
 
         assertThat(AmqpMessages.encodingProblem(fine)).isEmpty();
         assertThat(AmqpMessages.encodingProblem(threeByteChars)).isEmpty();
-        assertThat(AmqpMessages.encodingProblem(oneCharTooMany)).hasValueSatisfying(
-                reason -> assertThat(reason).contains("type").contains("258 bytes"));
-        assertThat(AmqpMessages.encodingProblem(wide)).hasValueSatisfying(
-                reason -> assertThat(reason).contains("destination").contains("400 bytes"));
+        assertThat(AmqpMessages.encodingProblem(oneCharTooMany))
+                .hasValueSatisfying(
+                        reason -> assertThat(reason).contains("type").contains("258 bytes"));
+        assertThat(AmqpMessages.encodingProblem(wide))
+                .hasValueSatisfying(
+                        reason -> assertThat(reason).contains("destination").contains("400 bytes"));
     }
 }

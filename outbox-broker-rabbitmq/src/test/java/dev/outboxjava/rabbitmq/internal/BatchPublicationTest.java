@@ -11,7 +11,12 @@ import org.junit.jupiter.api.Test;
 class BatchPublicationTest {
 
     private static OutboxEvent event(String key) {
-        return OutboxEvent.builder().type("t").destination("orders").routingKey("rk").key(key).payload(new byte[0])
+        return OutboxEvent.builder()
+                .type("t")
+                .destination("orders")
+                .routingKey("rk")
+                .key(key)
+                .payload(new byte[0])
                 .build();
     }
 
@@ -19,7 +24,8 @@ class BatchPublicationTest {
     private final BatchPublication publication = new BatchPublication(events);
 
     @Test
-    @DisplayName("acked events are published; a return before the ack makes it a retryable failure with the return's reason")
+    @DisplayName(
+            "acked events are published; a return before the ack makes it a retryable failure with the return's reason")
     void ackAndReturn() throws Exception {
         events.forEach(e -> publication.sent(events.indexOf(e)));
         publication.returned(events.get(1).id(), "unroutable: orders/rk");
@@ -31,7 +37,8 @@ class BatchPublicationTest {
         List<PublishOutcome> outcomes = publication.finish("timeout");
 
         assertThat(outcomes.get(0)).isInstanceOf(PublishOutcome.Published.class);
-        assertThat(outcomes.get(1)).isEqualTo(PublishOutcome.unroutable(events.get(1).id(), "unroutable: orders/rk"));
+        assertThat(outcomes.get(1))
+                .isEqualTo(PublishOutcome.unroutable(events.get(1).id(), "unroutable: orders/rk"));
     }
 
     @Test
@@ -39,15 +46,18 @@ class BatchPublicationTest {
     void nackThenReturn() {
         publication.sent(0);
         publication.nacked(0);
-        assertThat(publication.finish("x").get(0)).isInstanceOfSatisfying(PublishOutcome.Failed.class,
-                failed -> assertThat(failed.reason()).contains("'orders'").contains("'rk'"));
+        assertThat(publication.finish("x").get(0))
+                .isInstanceOfSatisfying(
+                        PublishOutcome.Failed.class,
+                        failed ->
+                                assertThat(failed.reason()).contains("'orders'").contains("'rk'"));
 
         BatchPublication other = new BatchPublication(events);
         other.sent(0);
         other.nacked(0);
         other.returned(events.get(0).id(), "unroutable: orders/rk");
-        assertThat(other.finish("x").get(0)).isEqualTo(PublishOutcome.unroutable(events.get(0).id(),
-                "unroutable: orders/rk"));
+        assertThat(other.finish("x").get(0))
+                .isEqualTo(PublishOutcome.unroutable(events.get(0).id(), "unroutable: orders/rk"));
     }
 
     @Test
@@ -65,7 +75,8 @@ class BatchPublicationTest {
 
         List<PublishOutcome> outcomes = publication.finish("not confirmed in time");
 
-        assertThat(outcomes.get(0)).isEqualTo(PublishOutcome.failed(events.get(0).id(), "not confirmed in time", true));
+        assertThat(outcomes.get(0))
+                .isEqualTo(PublishOutcome.failed(events.get(0).id(), "not confirmed in time", true));
         assertThat(outcomes.get(1)).isInstanceOf(PublishOutcome.Published.class);
     }
 
@@ -91,8 +102,10 @@ class BatchPublicationTest {
 
         List<PublishOutcome> outcomes = publication.finish("timeout");
 
-        assertThat(outcomes.get(0)).isInstanceOfSatisfying(PublishOutcome.Failed.class,
-                failed -> assertThat(failed.heldBack()).isFalse());
+        assertThat(outcomes.get(0))
+                .isInstanceOfSatisfying(
+                        PublishOutcome.Failed.class,
+                        failed -> assertThat(failed.heldBack()).isFalse());
         assertThat(outcomes.get(2)).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
             assertThat(failed.heldBack()).isTrue();
             assertThat(failed.reason()).contains(events.get(0).id().toString());

@@ -30,7 +30,9 @@ class ConfirmingChannelTest {
         ShutdownListener shutdown;
 
         Connection connection() {
-            Channel channel = (Channel) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Channel.class},
+            Channel channel = (Channel) Proxy.newProxyInstance(
+                    getClass().getClassLoader(),
+                    new Class<?>[] {Channel.class},
                     (proxy, method, args) -> switch (method.getName()) {
                         case "addConfirmListener" -> {
                             confirms = (ConfirmListener) args[0];
@@ -67,7 +69,9 @@ class ConfirmingChannelTest {
                         case "toString" -> "scripted channel";
                         default -> null; // addReturnListener, confirmSelect
                     });
-            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+            return (Connection) Proxy.newProxyInstance(
+                    getClass().getClassLoader(),
+                    new Class<?>[] {Connection.class},
                     (proxy, method, args) -> method.getName().equals("createChannel") ? channel : null);
         }
     }
@@ -75,8 +79,14 @@ class ConfirmingChannelTest {
     private final ScriptedChannel scripted = new ScriptedChannel();
 
     private static BatchPublication batchOf(int size) {
-        return new BatchPublication(IntStream.range(0, size).mapToObj(n -> OutboxEvent.builder().type("t")
-                .destination("orders").routingKey("rk").payload(new byte[0]).build()).toList());
+        return new BatchPublication(IntStream.range(0, size)
+                .mapToObj(n -> OutboxEvent.builder()
+                        .type("t")
+                        .destination("orders")
+                        .routingKey("rk")
+                        .payload(new byte[0])
+                        .build())
+                .toList());
     }
 
     private static List<Integer> all(BatchPublication publication) {
@@ -96,20 +106,22 @@ class ConfirmingChannelTest {
         // the next round on the same channel starts at tag 4
         BatchPublication second = batchOf(6);
         assertThat(channel.send(second, all(second), Long.MAX_VALUE)).isEmpty();
-        scripted.confirms.handleAck(6, false);     // event 2, out of order
-        scripted.confirms.handleNack(4, false);    // event 0
-        scripted.confirms.handleAck(5, false);     // event 1
+        scripted.confirms.handleAck(6, false); // event 2, out of order
+        scripted.confirms.handleNack(4, false); // event 0
+        scripted.confirms.handleAck(5, false); // event 1
         assertThat(channel.isReusable()).isFalse();
-        scripted.confirms.handleAck(8, true);      // events 3 and 4 (2 already settled)
-        scripted.confirms.handleAck(8, true);      // a repeat changes nothing
+        scripted.confirms.handleAck(8, true); // events 3 and 4 (2 already settled)
+        scripted.confirms.handleAck(8, true); // a repeat changes nothing
         assertThat(second.awaitRound(System.nanoTime())).isFalse();
-        scripted.confirms.handleNack(9, true);     // event 5
+        scripted.confirms.handleNack(9, true); // event 5
         assertThat(second.awaitRound(System.nanoTime())).isTrue();
         assertThat(channel.isReusable()).isTrue();
 
         List<PublishOutcome> outcomes = second.finish("timeout");
-        assertThat(outcomes.get(0)).isInstanceOfSatisfying(PublishOutcome.Failed.class,
-                failed -> assertThat(failed.reason()).contains("negative publisher confirm"));
+        assertThat(outcomes.get(0))
+                .isInstanceOfSatisfying(
+                        PublishOutcome.Failed.class,
+                        failed -> assertThat(failed.reason()).contains("negative publisher confirm"));
         assertThat(outcomes.subList(1, 5)).allMatch(PublishOutcome.Published.class::isInstance);
         assertThat(outcomes.get(5)).isInstanceOf(PublishOutcome.Failed.class);
         assertThat(first.finish("timeout")).allMatch(PublishOutcome.Published.class::isInstance);

@@ -9,8 +9,7 @@ public final class Charts {
     private static final int WIDTH = 480;
     private static final int HEIGHT = 120;
 
-    private Charts() {
-    }
+    private Charts() {}
 
     /** A chart of {@code values} (oldest first) with its title and the largest value as the scale. */
     public static String line(String id, String title, List<Double> values) {
@@ -23,13 +22,16 @@ public final class Charts {
             double y = HEIGHT - values.get(i) / top * (HEIGHT - 4) - 2;
             points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
         }
-        String last = n == 0 ? "no samples yet" : String.format(Locale.ROOT, "now %.1f, max %.1f", values.get(n - 1), max);
+        String last =
+                n == 0 ? "no samples yet" : String.format(Locale.ROOT, "now %.1f, max %.1f", values.get(n - 1), max);
         return "<figure class=\"chart\" id=\"" + id + "\"><figcaption>" + Html.text(title) + " <span class=\"hint\">("
                 + Html.text(last) + ")</span></figcaption><svg viewBox=\"0 0 " + WIDTH + " " + HEIGHT
                 + "\" width=\"" + WIDTH + "\" height=\"" + HEIGHT + "\" role=\"img\" aria-label=\"" + Html.text(title)
                 + "\"><rect x=\"0\" y=\"0\" width=\"" + WIDTH + "\" height=\"" + HEIGHT + "\" class=\"plot\"/>"
-                + (n > 0 ? "<polyline fill=\"none\" stroke-width=\"2\" class=\"series\" points=\"" + points.toString().trim()
-                        + "\"/>" : "")
+                + (n > 0
+                        ? "<polyline fill=\"none\" stroke-width=\"2\" class=\"series\" points=\""
+                                + points.toString().trim() + "\"/>"
+                        : "")
                 + "</svg></figure>";
     }
 }

@@ -46,6 +46,7 @@ public final class ConsoleRoutes {
     private static final int PAGE_SIZE = 50;
     /** The list counts its matches up to here (an exact count of a million rows costs a second). */
     private static final long COUNT_LIMIT = 10_000;
+
     private static final String CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
             + "frame-ancestors 'none'; base-uri 'none'";
     private static final String CSS = readCss();
@@ -63,11 +64,20 @@ public final class ConsoleRoutes {
 
     /** Whether clients other than this machine may use the console. */
     private final boolean allowRemoteClients;
+
     private final SignInThrottle signInThrottle;
 
-    public ConsoleRoutes(OutboxStore store, OperatorStore operator, String base, Optional<String> adminCredential,
-            Clock clock, Optional<ActivitySampler> sampler, Supplier<List<HealthSignal>> healthSignals,
-            Supplier<Map<String, String>> processFacts, boolean allowRemoteClients, int signInFailuresPerMinute) {
+    public ConsoleRoutes(
+            OutboxStore store,
+            OperatorStore operator,
+            String base,
+            Optional<String> adminCredential,
+            Clock clock,
+            Optional<ActivitySampler> sampler,
+            Supplier<List<HealthSignal>> healthSignals,
+            Supplier<Map<String, String>> processFacts,
+            boolean allowRemoteClients,
+            int signInFailuresPerMinute) {
         this.allowRemoteClients = allowRemoteClients;
         this.signInThrottle = new SignInThrottle(signInFailuresPerMinute, clock);
         this.store = store;
@@ -112,8 +122,11 @@ public final class ConsoleRoutes {
             } catch (OutboxException e) {
                 log.warn("console page {} failed: {}", ctx.path(), e.getMessage());
                 ctx.status(503);
-                page(ctx, "", "Not available", "<div class=\"problem\" id=\"problem\">" + Html.text(e.getMessage())
-                        + "</div>");
+                page(
+                        ctx,
+                        "",
+                        "Not available",
+                        "<div class=\"problem\" id=\"problem\">" + Html.text(e.getMessage()) + "</div>");
             }
         };
     }
@@ -127,9 +140,11 @@ public final class ConsoleRoutes {
         if (allowRemoteClients || isLoopback(ctx.req().getRemoteAddr())) {
             return;
         }
-        ctx.status(403).contentType("text/plain; charset=utf-8").result("The web console answers only clients on "
-                + "this machine (reach it through an SSH tunnel or kubectl port-forward); remote clients are allowed "
-                + "only when the console is configured to allow them, behind a proxy that authenticates.\n");
+        ctx.status(403)
+                .contentType("text/plain; charset=utf-8")
+                .result("The web console answers only clients on "
+                        + "this machine (reach it through an SSH tunnel or kubectl port-forward); remote clients are allowed "
+                        + "only when the console is configured to allow them, behind a proxy that authenticates.\n");
         ctx.skipRemainingHandlers();
     }
 
@@ -163,8 +178,11 @@ public final class ConsoleRoutes {
     /** Runs a change only with a session (the admin credential) and its CSRF token; refuses otherwise. */
     private void act(Context ctx, Action action) throws Exception {
         if (!sessions.writable()) {
-            refuse(ctx, 403, "The console is read-only: no admin credential is configured "
-                    + "(outbox.console.admin.token). Nothing was changed.");
+            refuse(
+                    ctx,
+                    403,
+                    "The console is read-only: no admin credential is configured "
+                            + "(outbox.console.admin.token). Nothing was changed.");
             return;
         }
         Optional<Sessions.Session> session = session(ctx);
@@ -173,8 +191,11 @@ public final class ConsoleRoutes {
             return;
         }
         if (!Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
-            refuse(ctx, 403, "The form's security token is missing or stale (reload the page and try again). "
-                    + "Nothing was changed.");
+            refuse(
+                    ctx,
+                    403,
+                    "The form's security token is missing or stale (reload the page and try again). "
+                            + "Nothing was changed.");
             return;
         }
         try {
@@ -187,8 +208,12 @@ public final class ConsoleRoutes {
 
     private void refuse(Context ctx, int status, String message) {
         ctx.status(status);
-        page(ctx, "", "Not done", "<div class=\"problem\" id=\"problem\">" + Html.text(message) + "</div>"
-                + "<p><a href=\"" + base + "/dead-letters\">Back to the dead letters</a></p>");
+        page(
+                ctx,
+                "",
+                "Not done",
+                "<div class=\"problem\" id=\"problem\">" + Html.text(message) + "</div>" + "<p><a href=\"" + base
+                        + "/dead-letters\">Back to the dead letters</a></p>");
     }
 
     private void redirectWith(Context ctx, Sessions.Session session, String path, String message) {
@@ -197,8 +222,10 @@ public final class ConsoleRoutes {
     }
 
     private String takeFlash(Context ctx) {
-        return session(ctx).map(s -> flash.remove(s.id())).map(message -> "<div class=\"notice\" id=\"notice\">"
-                + Html.text(message) + "</div>").orElse("");
+        return session(ctx)
+                .map(s -> flash.remove(s.id()))
+                .map(message -> "<div class=\"notice\" id=\"notice\">" + Html.text(message) + "</div>")
+                .orElse("");
     }
 
     private void login(Context ctx) {
@@ -212,8 +239,12 @@ public final class ConsoleRoutes {
             long seconds = Math.max(1, (blocked.get().toMillis() + 999) / 1000);
             log.warn("console sign-in from {} refused without checking: too many wrong credentials", client);
             ctx.status(429).header("Retry-After", Long.toString(seconds));
-            page(ctx, "login", "Sign in", loginForm(Optional.of("Too many wrong credentials from your address: try "
-                    + "again in " + seconds + " s. Nothing was checked.")));
+            page(
+                    ctx,
+                    "login",
+                    "Sign in",
+                    loginForm(Optional.of("Too many wrong credentials from your address: try " + "again in " + seconds
+                            + " s. Nothing was checked.")));
             return;
         }
         Optional<Sessions.Session> session = sessions.signIn(ctx.formParam("credential"), name + " (console)");
@@ -223,13 +254,21 @@ public final class ConsoleRoutes {
             }
             log.warn("console sign-in refused from {}", ctx.ip());
             ctx.status(401);
-            page(ctx, "login", "Sign in", loginForm(Optional.of(sessions.writable()
-                    ? "That is not the admin credential." : "The console is read-only: no admin credential is configured.")));
+            page(
+                    ctx,
+                    "login",
+                    "Sign in",
+                    loginForm(Optional.of(
+                            sessions.writable()
+                                    ? "That is not the admin credential."
+                                    : "The console is read-only: no admin credential is configured.")));
             return;
         }
         signInThrottle.succeeded(client);
-        ctx.header("Set-Cookie", COOKIE + "=" + session.get().id() + "; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age="
-                + Sessions.LIFETIME.toSeconds());
+        ctx.header(
+                "Set-Cookie",
+                COOKIE + "=" + session.get().id() + "; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age="
+                        + Sessions.LIFETIME.toSeconds());
         log.info("console: {} signed in", session.get().operator());
         ctx.redirect(base, io.javalin.http.HttpStatus.SEE_OTHER);
     }
@@ -244,7 +283,8 @@ public final class ConsoleRoutes {
     }
 
     private String loginForm(Optional<String> problem) {
-        return problem.map(p -> "<div class=\"problem\" id=\"problem\">" + Html.text(p) + "</div>").orElse("")
+        return problem.map(p -> "<div class=\"problem\" id=\"problem\">" + Html.text(p) + "</div>")
+                        .orElse("")
                 + (sessions.writable() ? "" : "<p>No admin credential is configured: the console is read-only.</p>")
                 + "<form method=\"post\" action=\"" + base + "/login\" id=\"login\">"
                 + "<p><label>Your name (for the audit trail) <input name=\"operator\" id=\"operator\" maxlength=\"100\"></label></p>"
@@ -259,26 +299,50 @@ public final class ConsoleRoutes {
         Optional<Sessions.Session> session = session(ctx);
         StringBuilder html = new StringBuilder(8192);
         html.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
-                .append(Html.text(title)).append(" · Outbox console</title><link rel=\"stylesheet\" href=\"")
-                .append(base).append("/style.css\"></head><body><header><strong>Outbox console</strong>");
-        String[][] nav = {{"overview", "", "Overview"}, {"dead-letters", "/dead-letters", "Dead letters"},
-            {"retrying", "/retrying", "Retrying"}, {"audit", "/audit", "Audit"}};
+                .append(Html.text(title))
+                .append(" · Outbox console</title><link rel=\"stylesheet\" href=\"")
+                .append(base)
+                .append("/style.css\"></head><body><header><strong>Outbox console</strong>");
+        String[][] nav = {
+            {"overview", "", "Overview"},
+            {"dead-letters", "/dead-letters", "Dead letters"},
+            {"retrying", "/retrying", "Retrying"},
+            {"audit", "/audit", "Audit"}
+        };
         for (String[] item : nav) {
-            html.append("<a href=\"").append(base).append(item[1]).append("\" id=\"nav-").append(item[0]).append("\"")
-                    .append(item[0].equals(current) ? " class=\"current\"" : "").append(">").append(item[2]).append("</a>");
+            html.append("<a href=\"")
+                    .append(base)
+                    .append(item[1])
+                    .append("\" id=\"nav-")
+                    .append(item[0])
+                    .append("\"")
+                    .append(item[0].equals(current) ? " class=\"current\"" : "")
+                    .append(">")
+                    .append(item[2])
+                    .append("</a>");
         }
         html.append("<span class=\"who\">");
         if (session.isPresent()) {
-            html.append("signed in as ").append(Html.text(session.get().operator())).append(" <form method=\"post\" action=\"")
-                    .append(base).append("/logout\">").append(csrf(session.get()))
+            html.append("signed in as ")
+                    .append(Html.text(session.get().operator()))
+                    .append(" <form method=\"post\" action=\"")
+                    .append(base)
+                    .append("/logout\">")
+                    .append(csrf(session.get()))
                     .append("<button type=\"submit\" id=\"sign-out\">Sign out</button></form>");
         } else if (sessions.writable()) {
-            html.append("read-only · <a href=\"").append(base).append("/login\" id=\"nav-login\">sign in to make changes</a>");
+            html.append("read-only · <a href=\"")
+                    .append(base)
+                    .append("/login\" id=\"nav-login\">sign in to make changes</a>");
         } else {
             html.append("read-only (no admin credential configured)");
         }
-        html.append("</span></header><main><h1>").append(Html.text(title)).append("</h1>").append(takeFlash(ctx))
-                .append(body).append("</main></body></html>");
+        html.append("</span></header><main><h1>")
+                .append(Html.text(title))
+                .append("</h1>")
+                .append(takeFlash(ctx))
+                .append(body)
+                .append("</main></body></html>");
         ctx.html(html.toString());
     }
 
@@ -295,23 +359,43 @@ public final class ConsoleRoutes {
         Optional<Instant> oldestPending = store.oldestPendingCreatedAt();
         StringBuilder html = new StringBuilder("<div class=\"cards\" id=\"status-counts\">");
         for (EventStatus status : EventStatus.values()) {
-            html.append("<div class=\"card\"><div class=\"label\">").append(status.databaseValue())
-                    .append("</div><div class=\"value\" id=\"count-").append(status.databaseValue()).append("\">")
-                    .append(counts.getOrDefault(status, 0L)).append("</div></div>");
+            html.append("<div class=\"card\"><div class=\"label\">")
+                    .append(status.databaseValue())
+                    .append("</div><div class=\"value\" id=\"count-")
+                    .append(status.databaseValue())
+                    .append("\">")
+                    .append(counts.getOrDefault(status, 0L))
+                    .append("</div></div>");
         }
-        html.append("</div><h2>Waiting</h2><table id=\"backlog\"><tr><th>eligible now</th><td class=\"num\" id=\"eligible\">")
-                .append(backlog.eligible()).append("</td></tr><tr><th>oldest eligible event due since</th><td>")
-                .append(Html.time(backlog.oldestEligibleSince(), now)).append("</td></tr><tr><th>waiting for a retry</th>")
-                .append("<td class=\"num\">").append(backlog.retrying()).append("</td></tr><tr><th>scheduled for later</th>")
-                .append("<td class=\"num\">").append(backlog.scheduled()).append("</td></tr><tr><th>held behind their key</th>")
-                .append("<td class=\"num\">").append(backlog.held()).append("</td></tr><tr><th>oldest pending event (any)</th><td>")
-                .append(Html.time(oldestPending, now)).append("</td></tr></table>");
+        html.append(
+                        "</div><h2>Waiting</h2><table id=\"backlog\"><tr><th>eligible now</th><td class=\"num\" id=\"eligible\">")
+                .append(backlog.eligible())
+                .append("</td></tr><tr><th>oldest eligible event due since</th><td>")
+                .append(Html.time(backlog.oldestEligibleSince(), now))
+                .append("</td></tr><tr><th>waiting for a retry</th>")
+                .append("<td class=\"num\">")
+                .append(backlog.retrying())
+                .append("</td></tr><tr><th>scheduled for later</th>")
+                .append("<td class=\"num\">")
+                .append(backlog.scheduled())
+                .append("</td></tr><tr><th>held behind their key</th>")
+                .append("<td class=\"num\">")
+                .append(backlog.held())
+                .append("</td></tr><tr><th>oldest pending event (any)</th><td>")
+                .append(Html.time(oldestPending, now))
+                .append("</td></tr></table>");
         sampler.ifPresent(s -> {
             List<ActivitySampler.Sample> samples = s.samples();
             html.append("<h2>Last hour</h2><div class=\"charts\">")
-                    .append(Charts.line("chart-published", "published per second",
-                            samples.stream().map(ActivitySampler.Sample::publishedPerSecond).toList()))
-                    .append(Charts.line("chart-pending", "pending",
+                    .append(Charts.line(
+                            "chart-published",
+                            "published per second",
+                            samples.stream()
+                                    .map(ActivitySampler.Sample::publishedPerSecond)
+                                    .toList()))
+                    .append(Charts.line(
+                            "chart-pending",
+                            "pending",
                             samples.stream().map(x -> (double) x.pending()).toList()))
                     .append("</div>");
         });
@@ -319,19 +403,34 @@ public final class ConsoleRoutes {
                 + "<th>in flight</th><th>dead letters</th></tr>");
         List<DestinationCounts> destinations = operator.countByDestination(50);
         for (DestinationCounts d : destinations) {
-            html.append("<tr><td>").append(Html.text(d.destination())).append("</td><td class=\"num\">").append(d.pending())
-                    .append("</td><td class=\"num\">").append(d.inFlight()).append("</td><td class=\"num\"><a href=\"")
-                    .append(base).append("/dead-letters?destination=").append(Html.url(d.destination())).append("\">")
-                    .append(d.failed()).append("</a></td></tr>");
+            html.append("<tr><td>")
+                    .append(Html.text(d.destination()))
+                    .append("</td><td class=\"num\">")
+                    .append(d.pending())
+                    .append("</td><td class=\"num\">")
+                    .append(d.inFlight())
+                    .append("</td><td class=\"num\"><a href=\"")
+                    .append(base)
+                    .append("/dead-letters?destination=")
+                    .append(Html.url(d.destination()))
+                    .append("\">")
+                    .append(d.failed())
+                    .append("</a></td></tr>");
         }
         if (destinations.isEmpty()) {
             html.append("<tr><td colspan=\"4\">nothing unfinished</td></tr>");
         }
-        html.append("</table><h2>Leases held now</h2><table id=\"leases\"><tr><th>lease</th><th>events</th><th>leased at</th></tr>");
+        html.append(
+                "</table><h2>Leases held now</h2><table id=\"leases\"><tr><th>lease</th><th>events</th><th>leased at</th></tr>");
         List<ActiveLease> leases = operator.activeLeases(20);
         for (ActiveLease lease : leases) {
-            html.append("<tr><td>").append(lease.leaseId()).append("</td><td class=\"num\">").append(lease.events())
-                    .append("</td><td>").append(Html.time(lease.leasedAt(), now)).append("</td></tr>");
+            html.append("<tr><td>")
+                    .append(lease.leaseId())
+                    .append("</td><td class=\"num\">")
+                    .append(lease.events())
+                    .append("</td><td>")
+                    .append(Html.time(lease.leasedAt(), now))
+                    .append("</td></tr>");
         }
         if (leases.isEmpty()) {
             html.append("<tr><td colspan=\"3\">none: no relay holds a batch now</td></tr>");
@@ -340,18 +439,28 @@ public final class ConsoleRoutes {
         Map<String, String> facts = processFacts.get();
         if (!facts.isEmpty()) {
             html.append("<h2>This worker</h2><table id=\"process\">");
-            facts.forEach((name, value) -> html.append("<tr><th>").append(Html.text(name)).append("</th><td>")
-                    .append(Html.text(value)).append("</td></tr>"));
+            facts.forEach((name, value) -> html.append("<tr><th>")
+                    .append(Html.text(name))
+                    .append("</th><td>")
+                    .append(Html.text(value))
+                    .append("</td></tr>"));
             html.append("</table>");
         }
         List<HealthSignal> signals = healthSignals.get();
         if (!signals.isEmpty()) {
-            html.append("<h2>Database health</h2><table id=\"health\"><tr><th>signal</th><th>value</th><th>threshold</th>"
-                    + "<th></th></tr>");
+            html.append(
+                    "<h2>Database health</h2><table id=\"health\"><tr><th>signal</th><th>value</th><th>threshold</th>"
+                            + "<th></th></tr>");
             for (HealthSignal signal : signals) {
-                html.append("<tr><td>").append(Html.text(signal.name())).append("</td><td>").append(Html.text(signal.value()))
-                        .append("</td><td>").append(Html.text(signal.threshold())).append("</td><td class=\"")
-                        .append(signal.ok() ? "good\">ok" : "bad\">over").append("</td></tr>");
+                html.append("<tr><td>")
+                        .append(Html.text(signal.name()))
+                        .append("</td><td>")
+                        .append(Html.text(signal.value()))
+                        .append("</td><td>")
+                        .append(Html.text(signal.threshold()))
+                        .append("</td><td class=\"")
+                        .append(signal.ok() ? "good\">ok" : "bad\">over")
+                        .append("</td></tr>");
             }
             html.append("</table>");
         }
@@ -363,9 +472,13 @@ public final class ConsoleRoutes {
     private void deadLetters(Context ctx) {
         FilterForm form = FilterForm.read(ctx::queryParam);
         StringBuilder html = new StringBuilder();
-        html.append("<form method=\"get\" action=\"").append(base).append("/dead-letters\" class=\"filter\" id=\"filter\">")
-                .append(form.inputs(false)).append("<button type=\"submit\" id=\"apply-filter\">Filter</button> <a href=\"")
-                .append(base).append("/dead-letters\">clear</a></form>");
+        html.append("<form method=\"get\" action=\"")
+                .append(base)
+                .append("/dead-letters\" class=\"filter\" id=\"filter\">")
+                .append(form.inputs(false))
+                .append("<button type=\"submit\" id=\"apply-filter\">Filter</button> <a href=\"")
+                .append(base)
+                .append("/dead-letters\">clear</a></form>");
         if (!form.problems().isEmpty()) {
             ctx.status(400);
             html.append(problems(form.problems()));
@@ -374,51 +487,95 @@ public final class ConsoleRoutes {
         }
         EventPage page = operator.findDeadLetters(form.filter(), form.after(), PAGE_SIZE);
         long counted = operator.countDeadLetters(form.filter(), COUNT_LIMIT);
-        String total = counted >= COUNT_LIMIT ? String.format(java.util.Locale.ROOT, "%,d or more", COUNT_LIMIT)
+        String total = counted >= COUNT_LIMIT
+                ? String.format(java.util.Locale.ROOT, "%,d or more", COUNT_LIMIT)
                 : Long.toString(counted);
         Instant now = clock.instant();
         Optional<Sessions.Session> session = session(ctx);
-        html.append("<p id=\"match-count\">").append(total).append(" dead letter(s) match (")
-                .append(Html.text(form.filter().describe())).append(")</p>");
+        html.append("<p id=\"match-count\">")
+                .append(total)
+                .append(" dead letter(s) match (")
+                .append(Html.text(form.filter().describe()))
+                .append(")</p>");
         if (session.isPresent()) {
-            html.append("<form method=\"post\" action=\"").append(base).append("/dead-letters/requeue\" id=\"selection\">")
-                    .append(csrf(session.get())).append(form.inputs(true));
+            html.append("<form method=\"post\" action=\"")
+                    .append(base)
+                    .append("/dead-letters/requeue\" id=\"selection\">")
+                    .append(csrf(session.get()))
+                    .append(form.inputs(true));
         }
-        html.append("<table id=\"dead-letters\"><tr>").append(session.isPresent() ? "<th></th>" : "")
+        html.append("<table id=\"dead-letters\"><tr>")
+                .append(session.isPresent() ? "<th></th>" : "")
                 .append("<th>id</th><th>type</th><th>key</th><th>destination</th><th>attempts</th><th>created</th>"
                         + "<th>last error</th></tr>");
         for (OutboxEvent event : page.events()) {
             html.append("<tr data-id=\"").append(event.id()).append("\">");
             if (session.isPresent()) {
-                html.append("<td><input type=\"checkbox\" name=\"id\" value=\"").append(event.id()).append("\"></td>");
+                html.append("<td><input type=\"checkbox\" name=\"id\" value=\"")
+                        .append(event.id())
+                        .append("\"></td>");
             }
-            html.append("<td><a href=\"").append(base).append("/dead-letters/").append(event.id()).append("\">")
-                    .append(event.id()).append("</a></td><td>").append(Html.text(event.type())).append("</td><td>")
-                    .append(Html.text(event.key().orElse("–"))).append("</td><td>").append(Html.text(event.destination()))
-                    .append("</td><td class=\"num\">").append(event.attempts()).append("/").append(event.maxAttempts())
-                    .append("</td><td>").append(Html.time(event.createdAt(), now)).append("</td><td>")
-                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120))).append("</td></tr>");
+            html.append("<td><a href=\"")
+                    .append(base)
+                    .append("/dead-letters/")
+                    .append(event.id())
+                    .append("\">")
+                    .append(event.id())
+                    .append("</a></td><td>")
+                    .append(Html.text(event.type()))
+                    .append("</td><td>")
+                    .append(Html.text(event.key().orElse("–")))
+                    .append("</td><td>")
+                    .append(Html.text(event.destination()))
+                    .append("</td><td class=\"num\">")
+                    .append(event.attempts())
+                    .append("/")
+                    .append(event.maxAttempts())
+                    .append("</td><td>")
+                    .append(Html.time(event.createdAt(), now))
+                    .append("</td><td>")
+                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120)))
+                    .append("</td></tr>");
         }
         if (page.events().isEmpty()) {
             html.append("<tr><td colspan=\"8\">no dead letters match</td></tr>");
         }
         html.append("</table>");
         if (session.isPresent()) {
-            html.append("<div class=\"actions\"><button type=\"submit\" name=\"scope\" value=\"selected\" id=\"requeue-selected\">"
-                    + "Requeue selected</button><button type=\"submit\" name=\"scope\" value=\"matching\" id=\"requeue-matching\">"
-                    + "Requeue all matching (").append(total).append(")</button><button type=\"submit\" class=\"danger\" "
-                    + "formaction=\"").append(base).append("/dead-letters/purge\" name=\"scope\" value=\"selected\" "
-                    + "id=\"purge-selected\">Purge selected…</button><button type=\"submit\" class=\"danger\" formaction=\"")
-                    .append(base).append("/dead-letters/purge\" name=\"scope\" value=\"matching\" id=\"purge-matching\">"
-                            + "Purge all matching (").append(total).append(")…</button></div></form>");
+            html.append(
+                            "<div class=\"actions\"><button type=\"submit\" name=\"scope\" value=\"selected\" id=\"requeue-selected\">"
+                                    + "Requeue selected</button><button type=\"submit\" name=\"scope\" value=\"matching\" id=\"requeue-matching\">"
+                                    + "Requeue all matching (")
+                    .append(total)
+                    .append(")</button><button type=\"submit\" class=\"danger\" " + "formaction=\"")
+                    .append(base)
+                    .append(
+                            "/dead-letters/purge\" name=\"scope\" value=\"selected\" "
+                                    + "id=\"purge-selected\">Purge selected…</button><button type=\"submit\" class=\"danger\" formaction=\"")
+                    .append(base)
+                    .append("/dead-letters/purge\" name=\"scope\" value=\"matching\" id=\"purge-matching\">"
+                            + "Purge all matching (")
+                    .append(total)
+                    .append(")…</button></div></form>");
         } else if (sessions.writable()) {
-            html.append("<p class=\"hint\"><a href=\"").append(base).append("/login\">Sign in</a> to requeue, purge or edit.</p>");
+            html.append("<p class=\"hint\"><a href=\"")
+                    .append(base)
+                    .append("/login\">Sign in</a> to requeue, purge or edit.</p>");
         }
-        page.next().ifPresent(next -> html.append("<p><a id=\"next-page\" href=\"").append(base).append("/dead-letters?")
-                .append(form.query()).append(form.query().isEmpty() ? "" : "&").append("after=").append(next)
-                .append("\">next page →</a></p>"));
+        page.next()
+                .ifPresent(next -> html.append("<p><a id=\"next-page\" href=\"")
+                        .append(base)
+                        .append("/dead-letters?")
+                        .append(form.query())
+                        .append(form.query().isEmpty() ? "" : "&")
+                        .append("after=")
+                        .append(next)
+                        .append("\">next page →</a></p>"));
         if (form.after().isPresent()) {
-            html.append("<p><a href=\"").append(base).append("/dead-letters?").append(form.query())
+            html.append("<p><a href=\"")
+                    .append(base)
+                    .append("/dead-letters?")
+                    .append(form.query())
                     .append("\">← first page</a></p>");
         }
         page(ctx, "dead-letters", "Dead letters", html.toString());
@@ -457,9 +614,17 @@ public final class ConsoleRoutes {
             return;
         }
         long requeued = operator.requeueDeadLetters(filter.get(), session.operator(), clock.instant());
-        log.info("console: {} requeued {} dead letter(s) ({})", session.operator(), requeued, filter.get().describe());
-        redirectWith(ctx, session, base + "/dead-letters", "Requeued " + requeued + " dead letter(s) ("
-                + filter.get().describe() + "). The relay sends them again.");
+        log.info(
+                "console: {} requeued {} dead letter(s) ({})",
+                session.operator(),
+                requeued,
+                filter.get().describe());
+        redirectWith(
+                ctx,
+                session,
+                base + "/dead-letters",
+                "Requeued " + requeued + " dead letter(s) (" + filter.get().describe()
+                        + "). The relay sends them again.");
     }
 
     private void purge(Context ctx, Sessions.Session session) {
@@ -473,25 +638,43 @@ public final class ConsoleRoutes {
         if (!"yes".equals(ctx.formParam("confirm"))) {
             long count = operator.countDeadLetters(filter.get());
             StringBuilder html = new StringBuilder("<div class=\"problem\" id=\"confirm-text\">Delete ")
-                    .append(count).append(" dead letter(s) (").append(Html.text(filter.get().describe()))
+                    .append(count)
+                    .append(" dead letter(s) (")
+                    .append(Html.text(filter.get().describe()))
                     .append(") for good? They cannot be requeued afterwards.</div><form method=\"post\" action=\"")
-                    .append(base).append("/dead-letters/purge\" id=\"confirm-purge\">").append(csrf(session))
+                    .append(base)
+                    .append("/dead-letters/purge\" id=\"confirm-purge\">")
+                    .append(csrf(session))
                     .append(FilterForm.read(ctx::formParam).inputs(true))
-                    .append("<input type=\"hidden\" name=\"scope\" value=\"").append(Html.text(ctx.formParam("scope")))
+                    .append("<input type=\"hidden\" name=\"scope\" value=\"")
+                    .append(Html.text(ctx.formParam("scope")))
                     .append("\">");
             for (String id : ctx.formParams("id")) {
-                html.append("<input type=\"hidden\" name=\"id\" value=\"").append(Html.text(id)).append("\">");
+                html.append("<input type=\"hidden\" name=\"id\" value=\"")
+                        .append(Html.text(id))
+                        .append("\">");
             }
-            html.append("<input type=\"hidden\" name=\"confirm\" value=\"yes\"><button type=\"submit\" class=\"danger\" "
-                    + "id=\"confirm\">Purge ").append(count).append("</button> <a href=\"").append(base)
+            html.append(
+                            "<input type=\"hidden\" name=\"confirm\" value=\"yes\"><button type=\"submit\" class=\"danger\" "
+                                    + "id=\"confirm\">Purge ")
+                    .append(count)
+                    .append("</button> <a href=\"")
+                    .append(base)
                     .append("/dead-letters\" id=\"cancel\">Cancel</a></form>");
             page(ctx, "dead-letters", "Purge dead letters?", html.toString());
             return;
         }
         long purged = operator.purgeDeadLetters(filter.get(), session.operator(), clock.instant());
-        log.info("console: {} purged {} dead letter(s) ({})", session.operator(), purged, filter.get().describe());
-        redirectWith(ctx, session, base + "/dead-letters", "Purged " + purged + " dead letter(s) ("
-                + filter.get().describe() + ").");
+        log.info(
+                "console: {} purged {} dead letter(s) ({})",
+                session.operator(),
+                purged,
+                filter.get().describe());
+        redirectWith(
+                ctx,
+                session,
+                base + "/dead-letters",
+                "Purged " + purged + " dead letter(s) (" + filter.get().describe() + ").");
     }
 
     private Optional<UUID> pathId(Context ctx) {
@@ -507,9 +690,13 @@ public final class ConsoleRoutes {
         Optional<OutboxEvent> found = id.flatMap(store::find);
         if (found.isEmpty()) {
             ctx.status(404);
-            page(ctx, "dead-letters", "No such event", "<div class=\"problem\" id=\"problem\">"
-                    + (id.isEmpty() ? "That is not an event id." : "No event with id " + id.get() + ".")
-                    + "</div><p><a href=\"" + base + "/dead-letters\">Back to the dead letters</a></p>");
+            page(
+                    ctx,
+                    "dead-letters",
+                    "No such event",
+                    "<div class=\"problem\" id=\"problem\">"
+                            + (id.isEmpty() ? "That is not an event id." : "No event with id " + id.get() + ".")
+                            + "</div><p><a href=\"" + base + "/dead-letters\">Back to the dead letters</a></p>");
             return;
         }
         page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(), Optional.empty()));
@@ -527,11 +714,17 @@ public final class ConsoleRoutes {
         }
         html.append("<table id=\"attempts\"><tr><th>#</th><th>when</th><th>then</th><th>error</th><th>lease</th></tr>");
         for (Attempt attempt : attempts) {
-            html.append("<tr class=\"attempt\"><td>").append(attempt.number()).append("</td><td>")
-                    .append(Html.time(attempt.at(), now)).append("</td><td>")
+            html.append("<tr class=\"attempt\"><td>")
+                    .append(attempt.number())
+                    .append("</td><td>")
+                    .append(Html.time(attempt.at(), now))
+                    .append("</td><td>")
                     .append(attempt.outcome() == Attempt.Outcome.RETRY ? "retry" : "dead letter")
-                    .append("</td><td class=\"attempt-error\"><pre>").append(Html.text(attempt.error()))
-                    .append("</pre></td><td><code>").append(attempt.leaseId()).append("</code></td></tr>");
+                    .append("</td><td class=\"attempt-error\"><pre>")
+                    .append(Html.text(attempt.error()))
+                    .append("</pre></td><td><code>")
+                    .append(attempt.leaseId())
+                    .append("</code></td></tr>");
         }
         html.append("</table>");
     }
@@ -539,7 +732,9 @@ public final class ConsoleRoutes {
     private String eventDetail(Context ctx, OutboxEvent event, Optional<String> problem) {
         Instant now = clock.instant();
         StringBuilder html = new StringBuilder();
-        problem.ifPresent(p -> html.append("<div class=\"problem\" id=\"problem\">").append(Html.text(p)).append("</div>"));
+        problem.ifPresent(p -> html.append("<div class=\"problem\" id=\"problem\">")
+                .append(Html.text(p))
+                .append("</div>"));
         html.append("<table id=\"event\">");
         row(html, "status", "<span id=\"event-status\">" + event.status().databaseValue() + "</span>");
         row(html, "type", Html.text(event.type()));
@@ -550,12 +745,15 @@ public final class ConsoleRoutes {
         row(html, "created", Html.time(event.createdAt(), now));
         row(html, "next attempt", Html.time(event.nextAttemptAt(), now));
         row(html, "sequence", Long.toString(event.sequence()));
-        html.append("</table><h2>Attempts</h2><p>").append(event.attempts()).append(" attempt(s) failed")
+        html.append("</table><h2>Attempts</h2><p>")
+                .append(event.attempts())
+                .append(" attempt(s) failed")
                 .append(event.status() == EventStatus.FAILED ? "; the event was given up on after the last one." : ".")
                 .append("</p>");
         attempts(html, event, now);
         html.append("<p>The last error:</p><pre id=\"last-error\">")
-                .append(Html.text(event.lastError().orElse("(none)"))).append("</pre>");
+                .append(Html.text(event.lastError().orElse("(none)")))
+                .append("</pre>");
         html.append("<h2>CloudEvents attributes</h2><table id=\"cloudevents\">");
         Map<String, String> attributes = cloudEvents(event);
         attributes.forEach((name, value) -> row(html, Html.text(name), Html.text(value)));
@@ -567,12 +765,20 @@ public final class ConsoleRoutes {
         html.append("</table><h2>Payload</h2>").append(PayloadView.render(event.payload()));
         Optional<Sessions.Session> session = session(ctx);
         if (event.status() == EventStatus.FAILED && session.isPresent()) {
-            String single = "<input type=\"hidden\" name=\"scope\" value=\"selected\"><input type=\"hidden\" name=\"id\" "
-                    + "value=\"" + event.id() + "\">";
-            html.append("<div class=\"actions\"><form method=\"post\" action=\"").append(base)
-                    .append("/dead-letters/requeue\">").append(csrf(session.get())).append(single)
-                    .append("<button type=\"submit\" id=\"requeue-one\">Requeue</button></form><form method=\"post\" action=\"")
-                    .append(base).append("/dead-letters/purge\">").append(csrf(session.get())).append(single)
+            String single =
+                    "<input type=\"hidden\" name=\"scope\" value=\"selected\"><input type=\"hidden\" name=\"id\" "
+                            + "value=\"" + event.id() + "\">";
+            html.append("<div class=\"actions\"><form method=\"post\" action=\"")
+                    .append(base)
+                    .append("/dead-letters/requeue\">")
+                    .append(csrf(session.get()))
+                    .append(single)
+                    .append(
+                            "<button type=\"submit\" id=\"requeue-one\">Requeue</button></form><form method=\"post\" action=\"")
+                    .append(base)
+                    .append("/dead-letters/purge\">")
+                    .append(csrf(session.get()))
+                    .append(single)
                     .append("<button type=\"submit\" class=\"danger\" id=\"purge-one\">Purge…</button></form></div>");
             Optional<String> text = PayloadView.utf8(event.payload());
             html.append("<h2>Edit and requeue</h2>");
@@ -580,19 +786,32 @@ public final class ConsoleRoutes {
                 html.append("<p class=\"hint\">The payload is not UTF-8 text: it cannot be edited here.</p>");
             } else {
                 StringBuilder headerLines = new StringBuilder();
-                event.headers().forEach((name, value) -> headerLines.append(name).append(": ").append(value).append('\n'));
-                html.append("<form method=\"post\" action=\"").append(base).append("/dead-letters/").append(event.id())
-                        .append("/edit\" id=\"edit\">").append(csrf(session.get()))
+                event.headers()
+                        .forEach((name, value) -> headerLines
+                                .append(name)
+                                .append(": ")
+                                .append(value)
+                                .append('\n'));
+                html.append("<form method=\"post\" action=\"")
+                        .append(base)
+                        .append("/dead-letters/")
+                        .append(event.id())
+                        .append("/edit\" id=\"edit\">")
+                        .append(csrf(session.get()))
                         .append("<p><label>Payload<br><textarea name=\"payload\" id=\"edit-payload\" rows=\"12\">")
-                        .append(Html.text(text.get())).append("</textarea></label></p><p><label>Headers, one "
-                                + "<code>name: value</code> a line<br><textarea name=\"headers\" id=\"edit-headers\" rows=\"4\">")
-                        .append(Html.text(headerLines.toString())).append("</textarea></label></p><p class=\"hint\">The "
+                        .append(Html.text(text.get()))
+                        .append(
+                                "</textarea></label></p><p><label>Headers, one "
+                                        + "<code>name: value</code> a line<br><textarea name=\"headers\" id=\"edit-headers\" rows=\"4\">")
+                        .append(Html.text(headerLines.toString()))
+                        .append("</textarea></label></p><p class=\"hint\">The "
                                 + "original payload and headers are kept in the audit trail.</p>"
                                 + "<button type=\"submit\" id=\"edit-requeue\">Save and requeue</button></form>");
             }
         } else if (event.status() == EventStatus.FAILED && sessions.writable()) {
-            html.append("<p class=\"hint\"><a href=\"").append(base).append("/login\">Sign in</a> to requeue, purge or "
-                    + "edit this dead letter.</p>");
+            html.append("<p class=\"hint\"><a href=\"")
+                    .append(base)
+                    .append("/login\">Sign in</a> to requeue, purge or " + "edit this dead letter.</p>");
         }
         return html.toString();
     }
@@ -611,7 +830,11 @@ public final class ConsoleRoutes {
     }
 
     private static void row(StringBuilder html, String name, String valueHtml) {
-        html.append("<tr><th>").append(name).append("</th><td>").append(valueHtml).append("</td></tr>");
+        html.append("<tr><th>")
+                .append(name)
+                .append("</th><td>")
+                .append(valueHtml)
+                .append("</td></tr>");
     }
 
     private void edit(Context ctx, Sessions.Session session) {
@@ -623,32 +846,53 @@ public final class ConsoleRoutes {
         }
         String payload = Optional.ofNullable(ctx.formParam("payload")).orElse("");
         List<String> problems = new ArrayList<>();
-        Map<String, String> headers = parseHeaders(Optional.ofNullable(ctx.formParam("headers")).orElse(""), problems);
+        Map<String, String> headers =
+                parseHeaders(Optional.ofNullable(ctx.formParam("headers")).orElse(""), problems);
         if (!problems.isEmpty()) {
             ctx.status(400);
-            page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(),
-                    Optional.of("Nothing was changed: " + String.join("; ", problems))));
+            page(
+                    ctx,
+                    "dead-letters",
+                    "Event " + found.get().id(),
+                    eventDetail(ctx, found.get(), Optional.of("Nothing was changed: " + String.join("; ", problems))));
             return;
         }
         Optional<OutboxEvent> edited;
         try {
-            edited = operator.editAndRequeue(found.get().id(),
-                    new EventEdit(payload.getBytes(StandardCharsets.UTF_8), headers), session.operator(), clock.instant());
+            edited = operator.editAndRequeue(
+                    found.get().id(),
+                    new EventEdit(payload.getBytes(StandardCharsets.UTF_8), headers),
+                    session.operator(),
+                    clock.instant());
         } catch (InvalidEventException e) {
             ctx.status(400);
-            page(ctx, "dead-letters", "Event " + found.get().id(), eventDetail(ctx, found.get(),
-                    Optional.of("Nothing was changed: " + e.getMessage())));
+            page(
+                    ctx,
+                    "dead-letters",
+                    "Event " + found.get().id(),
+                    eventDetail(ctx, found.get(), Optional.of("Nothing was changed: " + e.getMessage())));
             return;
         }
         if (edited.isEmpty()) {
-            refuse(ctx, 409, "Event " + found.get().id() + " is no longer a dead letter (it is "
-                    + store.find(found.get().id()).map(e -> e.status().databaseValue()).orElse("gone")
-                    + "); nothing was changed.");
+            refuse(
+                    ctx,
+                    409,
+                    "Event " + found.get().id() + " is no longer a dead letter (it is "
+                            + store.find(found.get().id())
+                                    .map(e -> e.status().databaseValue())
+                                    .orElse("gone")
+                            + "); nothing was changed.");
             return;
         }
-        log.info("console: {} edited and requeued dead letter {}", session.operator(), found.get().id());
-        redirectWith(ctx, session, base + "/dead-letters/" + found.get().id(), "Saved and requeued; the original "
-                + "payload and headers are in the audit trail.");
+        log.info(
+                "console: {} edited and requeued dead letter {}",
+                session.operator(),
+                found.get().id());
+        redirectWith(
+                ctx,
+                session,
+                base + "/dead-letters/" + found.get().id(),
+                "Saved and requeued; the original " + "payload and headers are in the audit trail.");
     }
 
     /** {@code name: value} lines; blank lines are skipped. */
@@ -665,7 +909,8 @@ public final class ConsoleRoutes {
                 problems.add("header line " + number + " is not 'name: value'");
                 continue;
             }
-            headers.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+            headers.put(
+                    line.substring(0, colon).trim(), line.substring(colon + 1).trim());
         }
         return headers;
     }
@@ -676,22 +921,41 @@ public final class ConsoleRoutes {
         Instant now = clock.instant();
         int offset = Math.max(0, parseInt(ctx.queryParam("offset")));
         List<OutboxEvent> retrying = store.listRetrying(offset, PAGE_SIZE + 1);
-        StringBuilder html = new StringBuilder("<h2>Waiting for a retry</h2><table id=\"retrying\"><tr><th>id</th><th>type</th>"
-                + "<th>key</th><th>destination</th><th>attempts</th><th>next attempt</th><th>last error</th></tr>");
+        StringBuilder html = new StringBuilder(
+                "<h2>Waiting for a retry</h2><table id=\"retrying\"><tr><th>id</th><th>type</th>"
+                        + "<th>key</th><th>destination</th><th>attempts</th><th>next attempt</th><th>last error</th></tr>");
         for (OutboxEvent event : retrying.subList(0, Math.min(PAGE_SIZE, retrying.size()))) {
-            html.append("<tr><td><a href=\"").append(base).append("/dead-letters/").append(event.id()).append("\">")
-                    .append(event.id()).append("</a></td><td>").append(Html.text(event.type())).append("</td><td>")
-                    .append(Html.text(event.key().orElse("–"))).append("</td><td>").append(Html.text(event.destination()))
-                    .append("</td><td class=\"num\">").append(event.attempts()).append("/").append(event.maxAttempts())
-                    .append("</td><td>").append(Html.time(event.nextAttemptAt(), now)).append("</td><td>")
-                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120))).append("</td></tr>");
+            html.append("<tr><td><a href=\"")
+                    .append(base)
+                    .append("/dead-letters/")
+                    .append(event.id())
+                    .append("\">")
+                    .append(event.id())
+                    .append("</a></td><td>")
+                    .append(Html.text(event.type()))
+                    .append("</td><td>")
+                    .append(Html.text(event.key().orElse("–")))
+                    .append("</td><td>")
+                    .append(Html.text(event.destination()))
+                    .append("</td><td class=\"num\">")
+                    .append(event.attempts())
+                    .append("/")
+                    .append(event.maxAttempts())
+                    .append("</td><td>")
+                    .append(Html.time(event.nextAttemptAt(), now))
+                    .append("</td><td>")
+                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120)))
+                    .append("</td></tr>");
         }
         if (retrying.isEmpty()) {
             html.append("<tr><td colspan=\"7\">no event waits for a retry</td></tr>");
         }
         html.append("</table>");
         if (retrying.size() > PAGE_SIZE) {
-            html.append("<p><a href=\"").append(base).append("/retrying?offset=").append(offset + PAGE_SIZE)
+            html.append("<p><a href=\"")
+                    .append(base)
+                    .append("/retrying?offset=")
+                    .append(offset + PAGE_SIZE)
                     .append("\">next page →</a></p>");
         }
         html.append("<h2>Held keys</h2><p class=\"hint\">Keys whose later events wait behind a failed one (per-key "
@@ -700,11 +964,22 @@ public final class ConsoleRoutes {
         List<HeldKey> held = operator.heldKeys(PAGE_SIZE);
         for (HeldKey key : held) {
             OutboxEvent holder = key.holder();
-            html.append("<tr><td>").append(Html.text(key.key())).append("</td><td class=\"num\">").append(key.waiting())
-                    .append("</td><td><a href=\"").append(base).append("/dead-letters/").append(holder.id()).append("\">")
-                    .append(holder.id()).append("</a></td><td>").append(holder.status() == EventStatus.FAILED
-                            ? "dead letter" : "retrying").append("</td><td>").append(Html.time(holder.createdAt(), now))
-                    .append("</td><td>").append(Html.text(Html.shorten(holder.lastError().orElse("–"), 100)))
+            html.append("<tr><td>")
+                    .append(Html.text(key.key()))
+                    .append("</td><td class=\"num\">")
+                    .append(key.waiting())
+                    .append("</td><td><a href=\"")
+                    .append(base)
+                    .append("/dead-letters/")
+                    .append(holder.id())
+                    .append("\">")
+                    .append(holder.id())
+                    .append("</a></td><td>")
+                    .append(holder.status() == EventStatus.FAILED ? "dead letter" : "retrying")
+                    .append("</td><td>")
+                    .append(Html.time(holder.createdAt(), now))
+                    .append("</td><td>")
+                    .append(Html.text(Html.shorten(holder.lastError().orElse("–"), 100)))
                     .append("</td></tr>");
         }
         if (held.isEmpty()) {
@@ -734,17 +1009,31 @@ public final class ConsoleRoutes {
             }
         }
         List<AuditEntry> entries = operator.auditTrail(before, PAGE_SIZE);
-        StringBuilder html = new StringBuilder("<table id=\"audit\"><tr><th>when</th><th>who</th><th>what</th><th>which</th>"
-                + "<th>how many</th><th>original (edits)</th></tr>");
+        StringBuilder html =
+                new StringBuilder("<table id=\"audit\"><tr><th>when</th><th>who</th><th>what</th><th>which</th>"
+                        + "<th>how many</th><th>original (edits)</th></tr>");
         for (AuditEntry entry : entries) {
-            html.append("<tr><td>").append(Html.time(entry.at(), now)).append("</td><td>").append(Html.text(entry.actor()))
-                    .append("</td><td>").append(Html.text(entry.action())).append("</td><td>")
-                    .append(Html.text(entry.selection())).append("</td><td class=\"num\">").append(entry.affected())
+            html.append("<tr><td>")
+                    .append(Html.time(entry.at(), now))
+                    .append("</td><td>")
+                    .append(Html.text(entry.actor()))
+                    .append("</td><td>")
+                    .append(Html.text(entry.action()))
+                    .append("</td><td>")
+                    .append(Html.text(entry.selection()))
+                    .append("</td><td class=\"num\">")
+                    .append(entry.affected())
                     .append("</td><td>");
-            entry.originalPayload().ifPresent(payload -> html.append("<details><summary>payload, ").append(payload.length)
-                    .append(" bytes; ").append(entry.originalHeaders().size()).append(" header(s)</summary>")
-                    .append(PayloadView.render(payload).replace("id=\"payload\"", ""))
-                    .append("<pre>").append(Html.text(entry.originalHeaders().toString())).append("</pre></details>"));
+            entry.originalPayload()
+                    .ifPresent(payload -> html.append("<details><summary>payload, ")
+                            .append(payload.length)
+                            .append(" bytes; ")
+                            .append(entry.originalHeaders().size())
+                            .append(" header(s)</summary>")
+                            .append(PayloadView.render(payload).replace("id=\"payload\"", ""))
+                            .append("<pre>")
+                            .append(Html.text(entry.originalHeaders().toString()))
+                            .append("</pre></details>"));
             html.append("</td></tr>");
         }
         if (entries.isEmpty()) {
@@ -752,7 +1041,10 @@ public final class ConsoleRoutes {
         }
         html.append("</table>");
         if (entries.size() == PAGE_SIZE) {
-            html.append("<p><a href=\"").append(base).append("/audit?before=").append(entries.get(PAGE_SIZE - 1).id())
+            html.append("<p><a href=\"")
+                    .append(base)
+                    .append("/audit?before=")
+                    .append(entries.get(PAGE_SIZE - 1).id())
                     .append("\">older →</a></p>");
         }
         return html.toString();

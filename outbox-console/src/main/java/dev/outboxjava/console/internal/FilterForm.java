@@ -43,8 +43,12 @@ public final class FilterForm {
         this.to = field(param, "to", found);
         Optional<Instant> fromAt = instant("from", from, found);
         Optional<Instant> toAt = instant("to", to, found);
-        this.filter = DeadLetterFilter.any().withDestination(destination).withType(type).withKey(key)
-                .withErrorContaining(error).withCreated(fromAt, toAt);
+        this.filter = DeadLetterFilter.any()
+                .withDestination(destination)
+                .withType(type)
+                .withKey(key)
+                .withErrorContaining(error)
+                .withCreated(fromAt, toAt);
         String afterText = Optional.ofNullable(param.apply("after")).orElse("").trim();
         OptionalLong position = OptionalLong.empty();
         if (!afterText.isEmpty()) {
@@ -127,22 +131,41 @@ public final class FilterForm {
 
     private static void append(StringBuilder query, String name, String value) {
         if (!value.isEmpty()) {
-            query.append(query.length() == 0 ? "" : "&").append(name).append('=').append(Html.url(value));
+            query.append(query.length() == 0 ? "" : "&")
+                    .append(name)
+                    .append('=')
+                    .append(Html.url(value));
         }
     }
 
     /** The filter fields as inputs: visible for the filter form, hidden for an action form. */
     public String inputs(boolean hidden) {
         StringBuilder html = new StringBuilder();
-        String[][] fields = {{"destination", destination, "Destination"}, {"type", type, "Type"}, {"key", key, "Key"},
-            {"error", error, "Error contains"}, {"from", from, "Created from (UTC)"}, {"to", to, "Created before (UTC)"}};
+        String[][] fields = {
+            {"destination", destination, "Destination"},
+            {"type", type, "Type"},
+            {"key", key, "Key"},
+            {"error", error, "Error contains"},
+            {"from", from, "Created from (UTC)"},
+            {"to", to, "Created before (UTC)"}
+        };
         for (String[] f : fields) {
             if (hidden) {
-                html.append("<input type=\"hidden\" name=\"").append(f[0]).append("\" value=\"")
-                        .append(Html.text(f[1])).append("\">");
+                html.append("<input type=\"hidden\" name=\"")
+                        .append(f[0])
+                        .append("\" value=\"")
+                        .append(Html.text(f[1]))
+                        .append("\">");
             } else {
-                html.append("<label>").append(f[2]).append(" <input name=\"").append(f[0]).append("\" id=\"filter-")
-                        .append(f[0]).append("\" value=\"").append(Html.text(f[1])).append("\"")
+                html.append("<label>")
+                        .append(f[2])
+                        .append(" <input name=\"")
+                        .append(f[0])
+                        .append("\" id=\"filter-")
+                        .append(f[0])
+                        .append("\" value=\"")
+                        .append(Html.text(f[1]))
+                        .append("\"")
                         .append(f[0].equals("from") || f[0].equals("to") ? " placeholder=\"2024-03-01T10:00\"" : "")
                         .append("></label> ");
             }

@@ -14,8 +14,7 @@ import java.util.Optional;
  */
 public final class Html {
 
-    private Html() {
-    }
+    private Html() {}
 
     /** The text, safe between tags and inside a quoted attribute. */
     public static String text(String value) {
@@ -34,7 +33,9 @@ public final class Html {
                 case '\n', '\t' -> out.append(c);
                 case '\r' -> out.append("\\r");
                 default -> {
-                    if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029'
+                    if (Character.isISOControl(c)
+                            || c == '\u2028'
+                            || c == '\u2029'
                             || (Character.isSurrogate(c) && !validPair(value, i))) {
                         out.append(String.format("\\u%04X", (int) c));
                     } else {

@@ -11,17 +11,20 @@ import java.util.Optional;
 /** A payload as an operator reads it: JSON pretty-printed, other text as it is, bytes as a hex dump. */
 public final class PayloadView {
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private PayloadView() {
-    }
+    private PayloadView() {}
 
     /** The payload as UTF-8 text, when it is valid UTF-8. */
     public static Optional<String> utf8(byte[] payload) {
         try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(payload)).toString());
+            return Optional.of(StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(payload))
+                    .toString());
         } catch (CharacterCodingException e) {
             return Optional.empty();
         }
@@ -40,8 +43,8 @@ public final class PayloadView {
             } catch (java.io.IOException notJson) {
                 // shown as text below
             }
-            return "<p class=\"hint\">text, " + payload.length + " bytes</p><pre id=\"payload\">" + Html.text(text.get())
-                    + "</pre>";
+            return "<p class=\"hint\">text, " + payload.length + " bytes</p><pre id=\"payload\">"
+                    + Html.text(text.get()) + "</pre>";
         }
         return "<p class=\"hint\">binary, " + payload.length + " bytes (hex)</p><pre id=\"payload\">" + hex(payload)
                 + "</pre>";

@@ -23,6 +23,7 @@ public final class Sessions {
 
     /** How long a session lasts after sign-in. */
     public static final Duration LIFETIME = Duration.ofHours(8);
+
     private static final int MAX_SESSIONS = 1000;
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -31,11 +32,11 @@ public final class Sessions {
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
 
     /** One signed-in operator. */
-    public record Session(String id, String operator, String csrfToken, Instant expires) {
-    }
+    public record Session(String id, String operator, String csrfToken, Instant expires) {}
 
     public Sessions(Optional<String> adminCredential, Clock clock) {
-        this.credentialDigest = adminCredential.filter(value -> !value.isEmpty()).map(Sessions::digest);
+        this.credentialDigest =
+                adminCredential.filter(value -> !value.isEmpty()).map(Sessions::digest);
         this.clock = clock;
     }
 
@@ -46,7 +47,8 @@ public final class Sessions {
 
     /** A new session when {@code credential} is the admin credential; empty otherwise. */
     public Optional<Session> signIn(String credential, String operator) {
-        if (credentialDigest.isEmpty() || credential == null
+        if (credentialDigest.isEmpty()
+                || credential == null
                 || !MessageDigest.isEqual(credentialDigest.get(), digest(credential))) {
             return Optional.empty();
         }
@@ -54,7 +56,8 @@ public final class Sessions {
         if (sessions.size() >= MAX_SESSIONS) {
             return Optional.empty();
         }
-        Session session = new Session(randomToken(), operator, randomToken(), clock.instant().plus(LIFETIME));
+        Session session = new Session(
+                randomToken(), operator, randomToken(), clock.instant().plus(LIFETIME));
         sessions.put(session.id(), session);
         return Optional.of(session);
     }

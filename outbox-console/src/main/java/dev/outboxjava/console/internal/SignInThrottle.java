@@ -24,8 +24,7 @@ public final class SignInThrottle {
     private final Clock clock;
     private final Map<String, Window> failures = new HashMap<>();
 
-    private record Window(Instant start, int count) {
-    }
+    private record Window(Instant start, int count) {}
 
     /**
      * @param limit failed sign-ins allowed per client per minute (1 or more)

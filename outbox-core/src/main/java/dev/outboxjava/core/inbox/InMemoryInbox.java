@@ -105,7 +105,9 @@ public final class InMemoryInbox<T> implements Inbox<T> {
 
     /** How many messages are recorded as processed now. */
     public int size() {
-        return (int) slots.values().stream().filter(slot -> processedAt(slot) != Instant.MAX).count();
+        return (int) slots.values().stream()
+                .filter(slot -> processedAt(slot) != Instant.MAX)
+                .count();
     }
 
     // Unprocessed slots (failed or in-progress work) sort last and are never cleaned up as "old".

@@ -24,15 +24,16 @@ public record InboxCleanerConfig(Duration retention, int chunkSize, int maxChunk
     public InboxCleanerConfig {
         Objects.requireNonNull(retention, "retention");
         if (retention.isNegative() || retention.isZero()) {
-            throw new InvalidConfigurationException("inbox.retention", "must be positive (it is the window in which "
-                    + "duplicates are recognised), was " + retention);
+            throw new InvalidConfigurationException(
+                    "inbox.retention",
+                    "must be positive (it is the window in which " + "duplicates are recognised), was " + retention);
         }
         if (chunkSize < 1) {
             throw new InvalidConfigurationException("inbox.cleanupChunkSize", "must be at least 1, was " + chunkSize);
         }
         if (maxChunksPerTick < 1) {
-            throw new InvalidConfigurationException("inbox.cleanupMaxChunksPerTick", "must be at least 1, was "
-                    + maxChunksPerTick);
+            throw new InvalidConfigurationException(
+                    "inbox.cleanupMaxChunksPerTick", "must be at least 1, was " + maxChunksPerTick);
         }
     }
 

@@ -43,12 +43,14 @@ public record InboxKey(String consumerName, String messageId) {
      */
     public static String requireValidConsumerName(String consumerName) {
         if (consumerName == null || consumerName.isBlank()) {
-            throw new InvalidConfigurationException("inbox.consumerName", "is required: a stable name of the "
-                    + "consuming handler, e.g. shipping.order-placed");
+            throw new InvalidConfigurationException(
+                    "inbox.consumerName",
+                    "is required: a stable name of the " + "consuming handler, e.g. shipping.order-placed");
         }
         if (consumerName.length() > MAX_CONSUMER_NAME_LENGTH) {
-            throw new InvalidConfigurationException("inbox.consumerName", "is " + consumerName.length()
-                    + " characters, over the maximum of " + MAX_CONSUMER_NAME_LENGTH);
+            throw new InvalidConfigurationException(
+                    "inbox.consumerName",
+                    "is " + consumerName.length() + " characters, over the maximum of " + MAX_CONSUMER_NAME_LENGTH);
         }
         return consumerName;
     }

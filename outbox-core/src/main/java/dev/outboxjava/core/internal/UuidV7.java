@@ -21,8 +21,7 @@ public final class UuidV7 {
     /** Last issued (millis << 12 | counter), so ids from this JVM never go backwards. */
     private static final AtomicLong LAST = new AtomicLong();
 
-    private UuidV7() {
-    }
+    private UuidV7() {}
 
     /** A new version-7 UUID whose timestamp comes from {@code clock}. */
     public static UUID next(Clock clock) {

@@ -3,24 +3,23 @@ package dev.outboxjava.core.memory;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
-import dev.outboxjava.core.port.Backlog;
-import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
-import dev.outboxjava.core.port.MarkResult;
-import dev.outboxjava.core.port.OutboxStore;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.ActiveLease;
 import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.core.port.Backlog;
+import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
 import dev.outboxjava.core.port.HeldKey;
+import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OperatorStore;
-import java.util.OptionalLong;
+import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +30,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -52,6 +52,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     private final List<AuditEntry> audit = new ArrayList<>();
     /** Each event's failed attempts, oldest first; they go with the event. */
     private final Map<UUID, List<Attempt>> attempts = new java.util.HashMap<>();
+
     private volatile boolean available = true;
 
     public InMemoryOutboxStore() {
@@ -85,8 +86,8 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         Set<UUID> seen = new HashSet<>();
         for (OutboxEvent event : events) {
             if (sequenceById.containsKey(event.id()) || !seen.add(event.id())) {
-                throw new dev.outboxjava.core.OutboxException("event id " + event.id() + " is already in the outbox; "
-                        + "every event needs a new id");
+                throw new dev.outboxjava.core.OutboxException(
+                        "event id " + event.id() + " is already in the outbox; " + "every event needs a new id");
             }
         }
         List<OutboxEvent> stored = new ArrayList<>(events.size());
@@ -123,7 +124,8 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
             if (leased.size() >= limit) {
                 break;
             }
-            boolean due = event.status() == EventStatus.PENDING && !event.nextAttemptAt().isAfter(now);
+            boolean due = event.status() == EventStatus.PENDING
+                    && !event.nextAttemptAt().isAfter(now);
             if (ordering.isPerKey() && event.key().isPresent()) {
                 String key = event.key().get();
                 if (blockedKeys.contains(key)) {
@@ -137,9 +139,14 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 }
             }
             if (due) {
-                leased.add(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.IN_FLIGHT),
-                        event.attempts(), event.lastError(), event.nextAttemptAt(), Optional.of(now),
-                        Optional.of(leaseId), Optional.empty()));
+                leased.add(event.withDelivery(
+                        event.status().checkTransition(event.id(), EventStatus.IN_FLIGHT),
+                        event.attempts(),
+                        event.lastError(),
+                        event.nextAttemptAt(),
+                        Optional.of(now),
+                        Optional.of(leaseId),
+                        Optional.empty()));
             }
         }
         leased.forEach(this::put);
@@ -162,8 +169,14 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 remove(event.id());
                 return;
             }
-            put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.SENT), event.attempts(),
-                    event.lastError(), event.nextAttemptAt(), event.leasedAt(), event.leaseId(), Optional.of(now)));
+            put(event.withDelivery(
+                    event.status().checkTransition(event.id(), EventStatus.SENT),
+                    event.attempts(),
+                    event.lastError(),
+                    event.nextAttemptAt(),
+                    event.leasedAt(),
+                    event.leaseId(),
+                    Optional.of(now)));
         });
     }
 
@@ -172,9 +185,14 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         Map<UUID, RetryMark> byId = index(marks, RetryMark::eventId);
         return markEach(leaseId, byId.keySet(), Function.identity(), event -> {
             RetryMark mark = byId.get(event.id());
-            put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.PENDING),
-                    event.attempts() + 1, Optional.of(mark.error()), mark.nextAttemptAt(), Optional.empty(),
-                    Optional.empty(), Optional.empty()));
+            put(event.withDelivery(
+                    event.status().checkTransition(event.id(), EventStatus.PENDING),
+                    event.attempts() + 1,
+                    Optional.of(mark.error()),
+                    mark.nextAttemptAt(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty()));
             recordAttempt(event, Attempt.Outcome.RETRY, mark.error(), now);
         });
     }
@@ -184,35 +202,59 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         Map<UUID, DeadLetterMark> byId = index(marks, DeadLetterMark::eventId);
         return markEach(leaseId, byId.keySet(), Function.identity(), event -> {
             DeadLetterMark mark = byId.get(event.id());
-            put(event.withDelivery(event.status().checkTransition(event.id(), EventStatus.FAILED),
-                    event.attempts() + 1, Optional.of(mark.error()), event.nextAttemptAt(), Optional.empty(),
-                    Optional.empty(), Optional.empty()));
+            put(event.withDelivery(
+                    event.status().checkTransition(event.id(), EventStatus.FAILED),
+                    event.attempts() + 1,
+                    Optional.of(mark.error()),
+                    event.nextAttemptAt(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty()));
             recordAttempt(event, Attempt.Outcome.DEAD_LETTER, mark.error(), now);
         });
     }
 
     @Override
     public synchronized MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
-        return markEach(leaseId, eventIds, Function.identity(), event -> put(event.withDelivery(
-                event.status().checkTransition(event.id(), EventStatus.PENDING), event.attempts(), event.lastError(),
-                event.nextAttemptAt(), Optional.empty(), Optional.empty(), Optional.empty())));
+        return markEach(
+                leaseId,
+                eventIds,
+                Function.identity(),
+                event -> put(event.withDelivery(
+                        event.status().checkTransition(event.id(), EventStatus.PENDING),
+                        event.attempts(),
+                        event.lastError(),
+                        event.nextAttemptAt(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty())));
     }
 
     @Override
     public synchronized int sweepExpiredLeases(Instant leasedBefore, int limit) {
         checkAvailable();
-        List<OutboxEvent> expired = select(event -> event.status() == EventStatus.IN_FLIGHT
-                && event.leasedAt().orElseThrow().isBefore(leasedBefore), limit);
-        expired.forEach(event -> put(event.withDelivery(EventStatus.PENDING, event.attempts(), event.lastError(),
-                event.nextAttemptAt(), Optional.empty(), Optional.empty(), Optional.empty())));
+        List<OutboxEvent> expired = select(
+                event -> event.status() == EventStatus.IN_FLIGHT
+                        && event.leasedAt().orElseThrow().isBefore(leasedBefore),
+                limit);
+        expired.forEach(event -> put(event.withDelivery(
+                EventStatus.PENDING,
+                event.attempts(),
+                event.lastError(),
+                event.nextAttemptAt(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty())));
         return expired.size();
     }
 
     @Override
     public synchronized int cleanUp(Instant sentBefore, int limit) {
         checkAvailable();
-        List<OutboxEvent> old = select(event -> event.status() == EventStatus.SENT
-                && event.sentAt().orElseThrow().isBefore(sentBefore), limit);
+        List<OutboxEvent> old = select(
+                event -> event.status() == EventStatus.SENT
+                        && event.sentAt().orElseThrow().isBefore(sentBefore),
+                limit);
         old.forEach(event -> remove(event.id()));
         return old.size();
     }
@@ -231,8 +273,10 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     @Override
     public synchronized Optional<Instant> oldestPendingCreatedAt() {
         checkAvailable();
-        return bySequence.values().stream().filter(event -> event.status() == EventStatus.PENDING)
-                .map(OutboxEvent::createdAt).min(Comparator.naturalOrder());
+        return bySequence.values().stream()
+                .filter(event -> event.status() == EventStatus.PENDING)
+                .map(OutboxEvent::createdAt)
+                .min(Comparator.naturalOrder());
     }
 
     @Override
@@ -261,8 +305,8 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 held++;
             } else if (due) {
                 eligible++;
-                Instant since = event.nextAttemptAt().isAfter(event.createdAt()) ? event.nextAttemptAt()
-                        : event.createdAt();
+                Instant since =
+                        event.nextAttemptAt().isAfter(event.createdAt()) ? event.nextAttemptAt() : event.createdAt();
                 if (oldestEligibleSince == null || since.isBefore(oldestEligibleSince)) {
                     oldestEligibleSince = since;
                 }
@@ -282,8 +326,11 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     @Override
     public synchronized List<OutboxEvent> listDeadLetters(int offset, int limit) {
         checkAvailable();
-        return bySequence.values().stream().filter(event -> event.status() == EventStatus.FAILED)
-                .skip(offset).limit(limit).toList();
+        return bySequence.values().stream()
+                .filter(event -> event.status() == EventStatus.FAILED)
+                .skip(offset)
+                .limit(limit)
+                .toList();
     }
 
     @Override
@@ -292,7 +339,9 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         return bySequence.values().stream()
                 .filter(event -> event.status() == EventStatus.PENDING && event.attempts() > 0)
                 .sorted(Comparator.comparing(OutboxEvent::nextAttemptAt)) // stable: sequence order on ties
-                .skip(offset).limit(limit).toList();
+                .skip(offset)
+                .limit(limit)
+                .toList();
     }
 
     @Override
@@ -306,11 +355,16 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         } else {
             chosen = event -> true;
         }
-        List<OutboxEvent> requeued = select(event -> event.status() == EventStatus.FAILED && chosen.test(event),
-                Integer.MAX_VALUE);
+        List<OutboxEvent> requeued =
+                select(event -> event.status() == EventStatus.FAILED && chosen.test(event), Integer.MAX_VALUE);
         requeued.forEach(event -> put(event.withDelivery(
-                event.status().checkTransition(event.id(), EventStatus.PENDING), 0, event.lastError(), now,
-                Optional.empty(), Optional.empty(), Optional.empty())));
+                event.status().checkTransition(event.id(), EventStatus.PENDING),
+                0,
+                event.lastError(),
+                now,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty())));
         return requeued.size();
     }
 
@@ -318,11 +372,11 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     public synchronized long purge(EventStatus status, Instant createdBefore) {
         checkAvailable();
         if (!status.isTerminal()) {
-            throw new InvalidConfigurationException("status", "only terminal events (sent, failed) can be purged, "
-                    + "not " + status);
+            throw new InvalidConfigurationException(
+                    "status", "only terminal events (sent, failed) can be purged, " + "not " + status);
         }
-        List<OutboxEvent> purged = select(event -> event.status() == status
-                && event.createdAt().isBefore(createdBefore), Integer.MAX_VALUE);
+        List<OutboxEvent> purged = select(
+                event -> event.status() == status && event.createdAt().isBefore(createdBefore), Integer.MAX_VALUE);
         purged.forEach(event -> remove(event.id()));
         return purged.size();
     }
@@ -334,7 +388,8 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         long from = after.isPresent() ? after.getAsLong() + 1 : Long.MIN_VALUE;
         List<OutboxEvent> fetched = bySequence.tailMap(from, true).values().stream()
                 .filter(event -> event.status() == EventStatus.FAILED && filter.matches(event))
-                .limit(limit + 1L).toList();
+                .limit(limit + 1L)
+                .toList();
         return EventPage.of(fetched, limit);
     }
 
@@ -342,16 +397,25 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     public synchronized long countDeadLetters(DeadLetterFilter filter, long upTo) {
         checkAvailable();
         return bySequence.values().stream()
-                .filter(event -> event.status() == EventStatus.FAILED && filter.matches(event)).limit(upTo).count();
+                .filter(event -> event.status() == EventStatus.FAILED && filter.matches(event))
+                .limit(upTo)
+                .count();
     }
 
     @Override
     public synchronized long requeueDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
         checkAvailable();
-        List<OutboxEvent> requeued = select(event -> event.status() == EventStatus.FAILED && filter.matches(event),
-                Integer.MAX_VALUE);
+        List<OutboxEvent> requeued =
+                select(event -> event.status() == EventStatus.FAILED && filter.matches(event), Integer.MAX_VALUE);
         requeued.forEach(event -> put(requeued(event, now)));
-        audit(now, actor, AuditEntry.REQUEUE, filter.describe(), requeued.size(), Optional.empty(), Optional.empty(),
+        audit(
+                now,
+                actor,
+                AuditEntry.REQUEUE,
+                filter.describe(),
+                requeued.size(),
+                Optional.empty(),
+                Optional.empty(),
                 Map.of());
         return requeued.size();
     }
@@ -359,25 +423,38 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     @Override
     public synchronized long purgeSent(Instant createdBefore, String actor, Instant now) {
         long purged = purge(EventStatus.SENT, createdBefore);
-        audit(now, actor, AuditEntry.PURGE, "status=sent, created<" + createdBefore, purged, Optional.empty(),
-                Optional.empty(), Map.of());
+        audit(
+                now,
+                actor,
+                AuditEntry.PURGE,
+                "status=sent, created<" + createdBefore,
+                purged,
+                Optional.empty(),
+                Optional.empty(),
+                Map.of());
         return purged;
     }
 
     @Override
     public synchronized long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
         checkAvailable();
-        List<OutboxEvent> purged = select(event -> event.status() == EventStatus.FAILED && filter.matches(event),
-                Integer.MAX_VALUE);
+        List<OutboxEvent> purged =
+                select(event -> event.status() == EventStatus.FAILED && filter.matches(event), Integer.MAX_VALUE);
         purged.forEach(event -> remove(event.id()));
-        audit(now, actor, AuditEntry.PURGE, filter.describe(), purged.size(), Optional.empty(), Optional.empty(),
+        audit(
+                now,
+                actor,
+                AuditEntry.PURGE,
+                filter.describe(),
+                purged.size(),
+                Optional.empty(),
+                Optional.empty(),
                 Map.of());
         return purged.size();
     }
 
     @Override
-    public synchronized Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor,
-            Instant now) {
+    public synchronized Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor, Instant now) {
         checkAvailable();
         edit.requireValid();
         Optional<OutboxEvent> found = find(eventId).filter(event -> event.status() == EventStatus.FAILED);
@@ -387,8 +464,15 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         OutboxEvent original = found.get();
         OutboxEvent edited = requeued(original.withContent(edit.payload(), edit.headers()), now);
         put(edited);
-        audit(now, actor, AuditEntry.EDIT_REQUEUE, "id=" + eventId, 1, Optional.of(eventId),
-                Optional.of(original.payload()), original.headers());
+        audit(
+                now,
+                actor,
+                AuditEntry.EDIT_REQUEUE,
+                "id=" + eventId,
+                1,
+                Optional.of(eventId),
+                Optional.of(original.payload()),
+                original.headers());
         return Optional.of(edited);
     }
 
@@ -415,9 +499,11 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 holders.put(key, event);
             }
         }
-        return holders.entrySet().stream().filter(entry -> waiting.containsKey(entry.getKey()))
+        return holders.entrySet().stream()
+                .filter(entry -> waiting.containsKey(entry.getKey()))
                 .map(entry -> new HeldKey(entry.getKey(), entry.getValue(), waiting.get(entry.getKey())))
-                .limit(limit).toList();
+                .limit(limit)
+                .toList();
     }
 
     @Override
@@ -437,10 +523,11 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
             }
         }
         return counts.entrySet().stream()
-                .map(entry -> new DestinationCounts(entry.getKey(), entry.getValue()[0], entry.getValue()[1],
-                        entry.getValue()[2]))
+                .map(entry -> new DestinationCounts(
+                        entry.getKey(), entry.getValue()[0], entry.getValue()[1], entry.getValue()[2]))
                 .sorted(Comparator.comparingLong((DestinationCounts c) -> -(c.pending() + c.inFlight() + c.failed())))
-                .limit(limit).toList();
+                .limit(limit)
+                .toList();
     }
 
     @Override
@@ -452,11 +539,17 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
             if (event.status() == EventStatus.IN_FLIGHT) {
                 UUID leaseId = event.leaseId().orElseThrow();
                 Instant at = event.leasedAt().orElseThrow();
-                leases.merge(leaseId, new ActiveLease(leaseId, 1, at), (a, b) -> new ActiveLease(leaseId,
-                        a.events() + 1, a.leasedAt().isBefore(at) ? a.leasedAt() : at));
+                leases.merge(
+                        leaseId,
+                        new ActiveLease(leaseId, 1, at),
+                        (a, b) -> new ActiveLease(
+                                leaseId, a.events() + 1, a.leasedAt().isBefore(at) ? a.leasedAt() : at));
             }
         }
-        return leases.values().stream().sorted(Comparator.comparing(ActiveLease::leasedAt)).limit(limit).toList();
+        return leases.values().stream()
+                .sorted(Comparator.comparing(ActiveLease::leasedAt))
+                .limit(limit)
+                .toList();
     }
 
     @Override
@@ -465,8 +558,10 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         requirePositive(limit);
         List<AuditEntry> newestFirst = new ArrayList<>(audit);
         java.util.Collections.reverse(newestFirst);
-        return newestFirst.stream().filter(entry -> before.isEmpty() || entry.id() < before.getAsLong())
-                .limit(limit).toList();
+        return newestFirst.stream()
+                .filter(entry -> before.isEmpty() || entry.id() < before.getAsLong())
+                .limit(limit)
+                .toList();
     }
 
     @Override
@@ -477,19 +572,46 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
 
     /** Records the failed attempt of {@code event} (as leased, before the mark). */
     private void recordAttempt(OutboxEvent event, Attempt.Outcome outcome, String error, Instant now) {
-        attempts.computeIfAbsent(event.id(), id -> new ArrayList<>()).add(new Attempt(event.id(),
-                event.attempts() + 1, now, outcome, error, event.leaseId().orElseThrow()));
+        attempts.computeIfAbsent(event.id(), id -> new ArrayList<>())
+                .add(new Attempt(
+                        event.id(),
+                        event.attempts() + 1,
+                        now,
+                        outcome,
+                        error,
+                        event.leaseId().orElseThrow()));
     }
 
     private static OutboxEvent requeued(OutboxEvent event, Instant now) {
-        return event.withDelivery(event.status().checkTransition(event.id(), EventStatus.PENDING), 0,
-                event.lastError(), now, Optional.empty(), Optional.empty(), Optional.empty());
+        return event.withDelivery(
+                event.status().checkTransition(event.id(), EventStatus.PENDING),
+                0,
+                event.lastError(),
+                now,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty());
     }
 
-    private void audit(Instant at, String actor, String action, String selection, long affected,
-            Optional<UUID> eventId, Optional<byte[]> originalPayload, Map<String, String> originalHeaders) {
-        audit.add(new AuditEntry(audit.size() + 1L, at, java.util.Objects.requireNonNull(actor, "actor"), action,
-                selection, affected, eventId, originalPayload, originalHeaders));
+    private void audit(
+            Instant at,
+            String actor,
+            String action,
+            String selection,
+            long affected,
+            Optional<UUID> eventId,
+            Optional<byte[]> originalPayload,
+            Map<String, String> originalHeaders) {
+        audit.add(new AuditEntry(
+                audit.size() + 1L,
+                at,
+                java.util.Objects.requireNonNull(actor, "actor"),
+                action,
+                selection,
+                affected,
+                eventId,
+                originalPayload,
+                originalHeaders));
     }
 
     private static void requirePositive(int limit) {
@@ -508,15 +630,16 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         return available ? HealthCheck.up("in-memory store") : HealthCheck.down("in-memory store marked unavailable");
     }
 
-    private <T> MarkResult markEach(UUID leaseId, Collection<T> ids, Function<T, UUID> toId,
-            java.util.function.Consumer<OutboxEvent> change) {
+    private <T> MarkResult markEach(
+            UUID leaseId, Collection<T> ids, Function<T, UUID> toId, java.util.function.Consumer<OutboxEvent> change) {
         checkAvailable();
         Set<UUID> marked = new HashSet<>();
         Set<UUID> lost = new HashSet<>();
         for (T item : ids) {
             UUID id = toId.apply(item);
             OutboxEvent event = find(id).orElse(null);
-            if (event == null || event.status() != EventStatus.IN_FLIGHT
+            if (event == null
+                    || event.status() != EventStatus.IN_FLIGHT
                     || !event.leaseId().equals(Optional.of(leaseId))) {
                 lost.add(id);
             } else {

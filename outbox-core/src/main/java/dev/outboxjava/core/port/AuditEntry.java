@@ -19,8 +19,16 @@ import java.util.UUID;
  * @param originalPayload the payload before an edit (edits only)
  * @param originalHeaders the headers before an edit (empty otherwise)
  */
-public record AuditEntry(long id, Instant at, String actor, String action, String selection, long affected,
-        Optional<UUID> eventId, Optional<byte[]> originalPayload, Map<String, String> originalHeaders) {
+public record AuditEntry(
+        long id,
+        Instant at,
+        String actor,
+        String action,
+        String selection,
+        long affected,
+        Optional<UUID> eventId,
+        Optional<byte[]> originalPayload,
+        Map<String, String> originalHeaders) {
 
     /** Action name of a requeue. */
     public static final String REQUEUE = "requeue";

@@ -23,8 +23,7 @@ import java.util.Optional;
  *                            retry, is scheduled for later, or (when the ordering holds keys) was
  *                            dead-lettered (per-key ordering only)
  */
-public record Backlog(long eligible, Optional<Instant> oldestEligibleSince, long retrying, long scheduled,
-        long held) {
+public record Backlog(long eligible, Optional<Instant> oldestEligibleSince, long retrying, long scheduled, long held) {
 
     /** Nothing pending. */
     public static final Backlog EMPTY = new Backlog(0, Optional.empty(), 0, 0, 0);
@@ -42,7 +41,9 @@ public record Backlog(long eligible, Optional<Instant> oldestEligibleSince, long
      * Zero when none is eligible.
      */
     public Duration oldestEligibleWait(Instant now) {
-        return oldestEligibleSince.map(since -> Duration.between(since, now)).filter(wait -> !wait.isNegative())
+        return oldestEligibleSince
+                .map(since -> Duration.between(since, now))
+                .filter(wait -> !wait.isNegative())
                 .orElse(Duration.ZERO);
     }
 

@@ -21,8 +21,13 @@ import java.util.UUID;
  * @param createdFrom   appended at or after this time
  * @param createdBefore appended before this time
  */
-public record DeadLetterFilter(Set<UUID> ids, Optional<String> destination, Optional<String> type,
-        Optional<String> key, Optional<String> errorContains, Optional<Instant> createdFrom,
+public record DeadLetterFilter(
+        Set<UUID> ids,
+        Optional<String> destination,
+        Optional<String> type,
+        Optional<String> key,
+        Optional<String> errorContains,
+        Optional<Instant> createdFrom,
         Optional<Instant> createdBefore) {
 
     public DeadLetterFilter {
@@ -41,8 +46,14 @@ public record DeadLetterFilter(Set<UUID> ids, Optional<String> destination, Opti
 
     /** Every dead letter. */
     public static DeadLetterFilter any() {
-        return new DeadLetterFilter(Set.of(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), Optional.empty());
+        return new DeadLetterFilter(
+                Set.of(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty());
     }
 
     /** The dead letters with these ids. */
@@ -57,26 +68,26 @@ public record DeadLetterFilter(Set<UUID> ids, Optional<String> destination, Opti
 
     /** This filter with a destination (blank = any). */
     public DeadLetterFilter withDestination(String value) {
-        return new DeadLetterFilter(ids, Optional.ofNullable(value), type, key, errorContains, createdFrom,
-                createdBefore);
+        return new DeadLetterFilter(
+                ids, Optional.ofNullable(value), type, key, errorContains, createdFrom, createdBefore);
     }
 
     /** This filter with an event type (blank = any). */
     public DeadLetterFilter withType(String value) {
-        return new DeadLetterFilter(ids, destination, Optional.ofNullable(value), key, errorContains, createdFrom,
-                createdBefore);
+        return new DeadLetterFilter(
+                ids, destination, Optional.ofNullable(value), key, errorContains, createdFrom, createdBefore);
     }
 
     /** This filter with a key (blank = any). */
     public DeadLetterFilter withKey(String value) {
-        return new DeadLetterFilter(ids, destination, type, Optional.ofNullable(value), errorContains, createdFrom,
-                createdBefore);
+        return new DeadLetterFilter(
+                ids, destination, type, Optional.ofNullable(value), errorContains, createdFrom, createdBefore);
     }
 
     /** This filter with a text the last error contains (blank = any). */
     public DeadLetterFilter withErrorContaining(String value) {
-        return new DeadLetterFilter(ids, destination, type, key, Optional.ofNullable(value), createdFrom,
-                createdBefore);
+        return new DeadLetterFilter(
+                ids, destination, type, key, Optional.ofNullable(value), createdFrom, createdBefore);
     }
 
     /** This filter with a creation-time range (either end may be empty). */
@@ -90,11 +101,16 @@ public record DeadLetterFilter(Set<UUID> ids, Optional<String> destination, Opti
                 && destination.map(event.destination()::equals).orElse(true)
                 && type.map(event.type()::equals).orElse(true)
                 && key.map(k -> event.key().map(k::equals).orElse(false)).orElse(true)
-                && errorContains.map(text -> event.lastError()
-                        .map(error -> error.toLowerCase(java.util.Locale.ROOT)
-                                .contains(text.toLowerCase(java.util.Locale.ROOT))).orElse(false)).orElse(true)
+                && errorContains
+                        .map(text -> event.lastError()
+                                .map(error -> error.toLowerCase(java.util.Locale.ROOT)
+                                        .contains(text.toLowerCase(java.util.Locale.ROOT)))
+                                .orElse(false))
+                        .orElse(true)
                 && createdFrom.map(from -> !event.createdAt().isBefore(from)).orElse(true)
-                && createdBefore.map(before -> event.createdAt().isBefore(before)).orElse(true);
+                && createdBefore
+                        .map(before -> event.createdAt().isBefore(before))
+                        .orElse(true);
     }
 
     /** The filter as text for an audit entry, e.g. {@code type=order.placed, error~timeout}; {@code all} when empty. */

@@ -34,6 +34,5 @@ public sealed interface DeadLetterSelector {
         }
     }
 
-    record All() implements DeadLetterSelector {
-    }
+    record All() implements DeadLetterSelector {}
 }

@@ -25,8 +25,12 @@ public record EventEdit(byte[] payload, Map<String, String> headers) {
      */
     public void requireValid() {
         // the builder holds every content rule; the event it builds is thrown away
-        dev.outboxjava.core.OutboxEvent.builder().type("edit").destination("edit").payload(payload)
-                .headers(headers).build();
+        dev.outboxjava.core.OutboxEvent.builder()
+                .type("edit")
+                .destination("edit")
+                .payload(payload)
+                .headers(headers)
+                .build();
     }
 
     @Override
@@ -36,7 +40,8 @@ public record EventEdit(byte[] payload, Map<String, String> headers) {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof EventEdit edit && java.util.Arrays.equals(payload, edit.payload)
+        return other instanceof EventEdit edit
+                && java.util.Arrays.equals(payload, edit.payload)
                 && headers.equals(edit.headers);
     }
 

@@ -74,7 +74,8 @@ public final class KeyHoldBack {
     public synchronized Optional<PublishOutcome> check(int position) {
         String key = keys[position];
         Integer first = key == null ? null : firstFailure.get(key);
-        return first == null || first >= position ? Optional.empty()
+        return first == null || first >= position
+                ? Optional.empty()
                 : Optional.of(heldBack(position, first, reasons[first]));
     }
 
@@ -102,8 +103,10 @@ public final class KeyHoldBack {
             String key = keys[i];
             Integer earlier = key == null ? null : first.get(key);
             if (earlier != null && earlier < i) {
-                applied.add(outcome instanceof PublishOutcome.Failed failed && failed.heldBack() ? outcome
-                        : heldBack(i, earlier, why[earlier]));
+                applied.add(
+                        outcome instanceof PublishOutcome.Failed failed && failed.heldBack()
+                                ? outcome
+                                : heldBack(i, earlier, why[earlier]));
             } else {
                 if (key != null && outcome instanceof PublishOutcome.Failed failed) {
                     first.merge(key, i, Math::min);
@@ -127,8 +130,11 @@ public final class KeyHoldBack {
     }
 
     private PublishOutcome heldBack(int position, int earlier, String earlierReason) {
-        return PublishOutcome.heldBack(ids[position], "held back to keep per-key order: the earlier event "
-                + ids[earlier] + " with key '" + keys[position] + "' failed or was not acknowledged in this batch"
-                + (earlierReason == null ? "" : " (" + earlierReason + ")"));
+        return PublishOutcome.heldBack(
+                ids[position],
+                "held back to keep per-key order: the earlier event "
+                        + ids[earlier] + " with key '" + keys[position]
+                        + "' failed or was not acknowledged in this batch"
+                        + (earlierReason == null ? "" : " (" + earlierReason + ")"));
     }
 }

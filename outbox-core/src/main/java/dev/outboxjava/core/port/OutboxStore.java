@@ -2,8 +2,8 @@ package dev.outboxjava.core.port;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
-import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.OutboxEvent;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;

@@ -26,8 +26,8 @@ public record CleanerConfig(Duration retention, int chunkSize, int maxChunksPerT
             throw new InvalidConfigurationException("cleaner.chunkSize", "must be at least 1, was " + chunkSize);
         }
         if (maxChunksPerTick < 1) {
-            throw new InvalidConfigurationException("cleaner.maxChunksPerTick", "must be at least 1, was "
-                    + maxChunksPerTick);
+            throw new InvalidConfigurationException(
+                    "cleaner.maxChunksPerTick", "must be at least 1, was " + maxChunksPerTick);
         }
     }
 

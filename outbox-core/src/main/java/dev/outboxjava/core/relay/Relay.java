@@ -63,6 +63,7 @@ public final class Relay {
     private static final Duration PUBLISHER_GRACE = Duration.ofSeconds(5);
     /** First pause before a failed mark is tried again; each further pause doubles, up to the maximum. */
     private static final Duration MARK_RETRY_FIRST_PAUSE = Duration.ofMillis(100);
+
     private static final Duration MARK_RETRY_MAX_PAUSE = Duration.ofSeconds(2);
 
     private final OutboxStore store;
@@ -73,10 +74,16 @@ public final class Relay {
     private final RelayListener listener;
     /** Completed by {@link #abandonInFlight()}: every wait of this relay ends. */
     private final CompletableFuture<Void> abandoned = new CompletableFuture<>();
+
     private final UnroutableWarnings unroutable;
 
-    public Relay(OutboxStore store, Publisher publisher, RelayConfig settings, RetryPolicy retryPolicy,
-            Clock clock, RelayListener listener) {
+    public Relay(
+            OutboxStore store,
+            Publisher publisher,
+            RelayConfig settings,
+            RetryPolicy retryPolicy,
+            Clock clock,
+            RelayListener listener) {
         this.store = Objects.requireNonNull(store, "store");
         this.publisher = Objects.requireNonNull(publisher, "publisher");
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -179,15 +186,23 @@ public final class Relay {
         Sorted sorted = sort(events, outcomes, now);
 
         MarkRetry retry = new MarkRetry(leaseId);
-        MarkResult published = sorted.published.isEmpty() ? MarkResult.empty()
-                : retry.mark("published", sorted.published.size(),
+        MarkResult published = sorted.published.isEmpty()
+                ? MarkResult.empty()
+                : retry.mark(
+                        "published",
+                        sorted.published.size(),
                         () -> store.markPublished(leaseId, sorted.published, now));
-        MarkResult retried = sorted.retries.isEmpty() ? MarkResult.empty()
+        MarkResult retried = sorted.retries.isEmpty()
+                ? MarkResult.empty()
                 : retry.mark("for retry", sorted.retries.size(), () -> store.markRetry(leaseId, sorted.retries, now));
-        MarkResult dead = sorted.deadLetters.isEmpty() ? MarkResult.empty()
-                : retry.mark("dead-lettered", sorted.deadLetters.size(),
+        MarkResult dead = sorted.deadLetters.isEmpty()
+                ? MarkResult.empty()
+                : retry.mark(
+                        "dead-lettered",
+                        sorted.deadLetters.size(),
                         () -> store.markDeadLettered(leaseId, sorted.deadLetters, now));
-        MarkResult released = sorted.released.isEmpty() ? MarkResult.empty()
+        MarkResult released = sorted.released.isEmpty()
+                ? MarkResult.empty()
                 : retry.mark("released", sorted.released.size(), () -> store.release(leaseId, sorted.released, now));
 
         // After abandonInFlight the worker may have released this lease itself: a refused mark is then no news.
@@ -195,17 +210,28 @@ public final class Relay {
         int leaseLost = 0;
         for (OutboxEvent event : events) {
             UUID id = event.id();
-            if (published.leaseLost().contains(id) || retried.leaseLost().contains(id)
-                    || dead.leaseLost().contains(id) || released.leaseLost().contains(id)) {
+            if (published.leaseLost().contains(id)
+                    || retried.leaseLost().contains(id)
+                    || dead.leaseLost().contains(id)
+                    || released.leaseLost().contains(id)) {
                 if (gaveUp) {
-                    withMdc(event, "released", () -> log.debug("event {} was released on shutdown before its mark "
-                            + "arrived; it goes out again", id));
+                    withMdc(
+                            event,
+                            "released",
+                            () -> log.debug(
+                                    "event {} was released on shutdown before its mark " + "arrived; it goes out again",
+                                    id));
                     continue;
                 }
                 leaseLost++;
-                withMdc(event, "lease_lost", () -> log.warn("lease lost for event {}: another relay owns it now, so this "
-                        + "relay's outcome was dropped (is relay.publishTimeout close to sweeper.leaseTimeout, or are "
-                        + "relay clocks skewed?)", id));
+                withMdc(
+                        event,
+                        "lease_lost",
+                        () -> log.warn(
+                                "lease lost for event {}: another relay owns it now, so this "
+                                        + "relay's outcome was dropped (is relay.publishTimeout close to sweeper.leaseTimeout, or are "
+                                        + "relay clocks skewed?)",
+                                id));
                 listener.onLeaseLost(event);
             } else if (published.marked().contains(id)) {
                 listener.onPublished(event, now);
@@ -213,23 +239,45 @@ public final class Relay {
                 PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
                 failed(event, failed);
                 Instant next = sorted.retryTimes.get(id);
-                withMdc(event, "retry_scheduled", () -> log.debug("event {} failed (attempt {}/{}), retry at {}: {}", id,
-                        event.attempts() + 1, event.maxAttempts(), next, failed.reason()));
+                withMdc(
+                        event,
+                        "retry_scheduled",
+                        () -> log.debug(
+                                "event {} failed (attempt {}/{}), retry at {}: {}",
+                                id,
+                                event.attempts() + 1,
+                                event.maxAttempts(),
+                                next,
+                                failed.reason()));
                 listener.onRetryScheduled(event, failed.reason(), next);
             } else if (dead.marked().contains(id)) {
                 PublishOutcome.Failed failed = (PublishOutcome.Failed) outcomes.get(id);
                 failed(event, failed);
-                withMdc(event, "dead_lettered", () -> log.warn("event {} dead-lettered after {} attempt(s){}: {}", id,
-                        event.attempts() + 1, failed.unroutable() ? " (destination unroutable; budget "
-                                + UnroutableWarnings.SETTING + "=" + retryPolicy.unroutableMaxAttempts() + ")"
-                                : failed.retryable() ? "" : " (not retryable)", failed.reason()));
+                withMdc(
+                        event,
+                        "dead_lettered",
+                        () -> log.warn(
+                                "event {} dead-lettered after {} attempt(s){}: {}",
+                                id,
+                                event.attempts() + 1,
+                                failed.unroutable()
+                                        ? " (destination unroutable; budget " + UnroutableWarnings.SETTING + "="
+                                                + retryPolicy.unroutableMaxAttempts() + ")"
+                                        : failed.retryable() ? "" : " (not retryable)",
+                                failed.reason()));
                 listener.onDeadLettered(event, failed.reason(), failed.retryable());
             } else if (released.marked().contains(id)) {
                 listener.onReleased(event);
             }
         }
-        RelayResult result = new RelayResult(events.size(), published.marked().size(), retried.marked().size(),
-                dead.marked().size(), released.marked().size(), leaseLost, Duration.ofNanos(System.nanoTime() - started));
+        RelayResult result = new RelayResult(
+                events.size(),
+                published.marked().size(),
+                retried.marked().size(),
+                dead.marked().size(),
+                released.marked().size(),
+                leaseLost,
+                Duration.ofNanos(System.nanoTime() - started));
         listener.onTick(result);
         return result;
     }
@@ -254,11 +302,19 @@ public final class Relay {
             }
         }
         if (!released.marked().isEmpty()) {
-            log.info("released {} event(s) of lease {} back to pending untried: the relay stopped waiting for the "
-                    + "broker's acknowledgement on shutdown (the next relay publishes them, possibly a second time)",
-                    released.marked().size(), batch.leaseId);
+            log.info(
+                    "released {} event(s) of lease {} back to pending untried: the relay stopped waiting for the "
+                            + "broker's acknowledgement on shutdown (the next relay publishes them, possibly a second time)",
+                    released.marked().size(),
+                    batch.leaseId);
         }
-        RelayResult result = new RelayResult(batch.events.size(), 0, 0, 0, released.marked().size(), 0,
+        RelayResult result = new RelayResult(
+                batch.events.size(),
+                0,
+                0,
+                0,
+                released.marked().size(),
+                0,
                 Duration.ofNanos(System.nanoTime() - batch.startedNanos));
         listener.onTick(result);
         return result;
@@ -273,11 +329,13 @@ public final class Relay {
         List<OutboxEvent> events = batch.events;
         Map<UUID, PublishOutcome> byId = new HashMap<>();
         String missingReason = "publisher reported no outcome";
-        long waitNanos = batch.publishedNanos + settings.publishTimeout().plus(PUBLISHER_GRACE).toNanos()
+        long waitNanos = batch.publishedNanos
+                + settings.publishTimeout().plus(PUBLISHER_GRACE).toNanos()
                 - System.nanoTime();
         try {
             // wakes early when the relay is abandoned; a failed publish surfaces in the get below
-            CompletableFuture.anyOf(batch.publishing, abandoned).exceptionally(failure -> null)
+            CompletableFuture.anyOf(batch.publishing, abandoned)
+                    .exceptionally(failure -> null)
                     .get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
             if (!batch.publishing.isDone()) {
                 return null;
@@ -294,8 +352,10 @@ public final class Relay {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             if (cause instanceof ContractBreach breach) {
                 missingReason = "publisher failed: " + breach.getCause();
-                log.warn("publisher threw on a batch of {} events instead of reporting outcomes; they will be retried",
-                        events.size(), breach.getCause());
+                log.warn(
+                        "publisher threw on a batch of {} events instead of reporting outcomes; they will be retried",
+                        events.size(),
+                        breach.getCause());
             } else {
                 missingReason = "publisher failed: " + cause;
                 log.warn("publisher failed a whole batch of {} events; they will be retried", events.size(), cause);
@@ -320,7 +380,8 @@ public final class Relay {
      */
     private Sorted sort(List<OutboxEvent> batch, Map<UUID, PublishOutcome> outcomes, Instant now) {
         Sorted sorted = new Sorted();
-        List<PublishOutcome> decided = settings.ordering().isPerKey() ? KeyHoldBack.apply(batch, outcomes)
+        List<PublishOutcome> decided = settings.ordering().isPerKey()
+                ? KeyHoldBack.apply(batch, outcomes)
                 : batch.stream().map(event -> outcomes.get(event.id())).toList();
         for (int i = 0; i < batch.size(); i++) {
             OutboxEvent event = batch.get(i);
@@ -369,7 +430,10 @@ public final class Relay {
         private final long startedNanos;
         private final long publishedNanos;
 
-        private Batch(UUID leaseId, List<OutboxEvent> events, CompletableFuture<List<PublishOutcome>> publishing,
+        private Batch(
+                UUID leaseId,
+                List<OutboxEvent> events,
+                CompletableFuture<List<PublishOutcome>> publishing,
                 long startedNanos) {
             this.leaseId = leaseId;
             this.events = List.copyOf(events);
@@ -433,9 +497,16 @@ public final class Relay {
                     if (attempt == 1) {
                         return result;
                     }
-                    log.info("marking {} event(s) {} under lease {} succeeded on attempt {}{}", count, what, leaseId,
-                            attempt, result.leaseLost().isEmpty() ? "" : "; " + result.leaseLost().size()
-                                    + " of them were marked already by an attempt whose answer was lost");
+                    log.info(
+                            "marking {} event(s) {} under lease {} succeeded on attempt {}{}",
+                            count,
+                            what,
+                            leaseId,
+                            attempt,
+                            result.leaseLost().isEmpty()
+                                    ? ""
+                                    : "; " + result.leaseLost().size()
+                                            + " of them were marked already by an attempt whose answer was lost");
                     Set<UUID> marked = new HashSet<>(result.marked());
                     marked.addAll(result.leaseLost());
                     return new MarkResult(marked, Set.of());
@@ -447,16 +518,29 @@ public final class Relay {
                     }
                     if (now + pause.toNanos() > deadlineNanos || !pauseUnlessAbandoned(pause)) {
                         if (attempt > 1) {
-                            log.warn("marking {} event(s) {} under lease {} failed {} time(s) within {}; giving up: "
-                                    + "they stay in flight until the lease expires and are then published again: {}",
-                                    count, what, leaseId, attempt, settings.markRetryTimeout(), failure.getMessage());
+                            log.warn(
+                                    "marking {} event(s) {} under lease {} failed {} time(s) within {}; giving up: "
+                                            + "they stay in flight until the lease expires and are then published again: {}",
+                                    count,
+                                    what,
+                                    leaseId,
+                                    attempt,
+                                    settings.markRetryTimeout(),
+                                    failure.getMessage());
                         }
                         throw failure;
                     }
-                    log.debug("marking {} event(s) {} under lease {} failed (attempt {}), trying again in {} ms: {}",
-                            count, what, leaseId, attempt, pause.toMillis(), failure.getMessage());
+                    log.debug(
+                            "marking {} event(s) {} under lease {} failed (attempt {}), trying again in {} ms: {}",
+                            count,
+                            what,
+                            leaseId,
+                            attempt,
+                            pause.toMillis(),
+                            failure.getMessage());
                     attempt++;
-                    pause = pause.multipliedBy(2).compareTo(MARK_RETRY_MAX_PAUSE) > 0 ? MARK_RETRY_MAX_PAUSE
+                    pause = pause.multipliedBy(2).compareTo(MARK_RETRY_MAX_PAUSE) > 0
+                            ? MARK_RETRY_MAX_PAUSE
                             : pause.multipliedBy(2);
                 }
             }

@@ -34,15 +34,16 @@ public record RelayConfig(int batchSize, Duration publishTimeout, Ordering order
         Objects.requireNonNull(ordering, "ordering");
         Objects.requireNonNull(markRetryTimeout, "markRetryTimeout");
         if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-            throw new InvalidConfigurationException("relay.batchSize", "must be between 1 and " + MAX_BATCH_SIZE
-                    + ", was " + batchSize);
+            throw new InvalidConfigurationException(
+                    "relay.batchSize", "must be between 1 and " + MAX_BATCH_SIZE + ", was " + batchSize);
         }
         if (publishTimeout.isNegative() || publishTimeout.isZero()) {
             throw new InvalidConfigurationException("relay.publishTimeout", "must be positive, was " + publishTimeout);
         }
         if (markRetryTimeout.isNegative()) {
-            throw new InvalidConfigurationException("relay.markRetryTimeout", "must not be negative (zero: never "
-                    + "retry a failed mark), was " + markRetryTimeout);
+            throw new InvalidConfigurationException(
+                    "relay.markRetryTimeout",
+                    "must not be negative (zero: never " + "retry a failed mark), was " + markRetryTimeout);
         }
     }
 

@@ -10,12 +10,10 @@ import java.time.Instant;
  */
 public interface RelayListener {
 
-    RelayListener NONE = new RelayListener() {
-    };
+    RelayListener NONE = new RelayListener() {};
 
     /** The broker acknowledged {@code event} and it is marked sent. */
-    default void onPublished(OutboxEvent event, Instant acknowledgedAt) {
-    }
+    default void onPublished(OutboxEvent event, Instant acknowledgedAt) {}
 
     /**
      * A publish attempt of {@code event} failed; called before {@link #onRetryScheduled} or
@@ -24,26 +22,20 @@ public interface RelayListener {
      * @param failure what the publisher reported, with whether it is retryable and whether the
      *                destination was unroutable
      */
-    default void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
-    }
+    default void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {}
 
     /** {@code event} failed and will be tried again at {@code nextAttemptAt}. */
-    default void onRetryScheduled(OutboxEvent event, String reason, Instant nextAttemptAt) {
-    }
+    default void onRetryScheduled(OutboxEvent event, String reason, Instant nextAttemptAt) {}
 
     /** {@code event} failed for good and is now a dead letter. */
-    default void onDeadLettered(OutboxEvent event, String reason, boolean retryable) {
-    }
+    default void onDeadLettered(OutboxEvent event, String reason, boolean retryable) {}
 
     /** {@code event} went back to pending untried. */
-    default void onReleased(OutboxEvent event) {
-    }
+    default void onReleased(OutboxEvent event) {}
 
     /** The mark for {@code event} was refused: another relay owns it now. */
-    default void onLeaseLost(OutboxEvent event) {
-    }
+    default void onLeaseLost(OutboxEvent event) {}
 
     /** A tick finished. */
-    default void onTick(RelayResult result) {
-    }
+    default void onTick(RelayResult result) {}
 }

@@ -13,8 +13,8 @@ import java.time.Duration;
  * @param leaseLost    events whose mark was refused because their lease had changed; not counted as sent
  * @param elapsed      wall time of the tick
  */
-public record RelayResult(int leased, int published, int retried, int deadLettered, int released, int leaseLost,
-        Duration elapsed) {
+public record RelayResult(
+        int leased, int published, int retried, int deadLettered, int released, int leaseLost, Duration elapsed) {
 
     public static RelayResult idle(Duration elapsed) {
         return new RelayResult(0, 0, 0, 0, 0, 0, elapsed);

@@ -38,8 +38,10 @@ public final class Sweeper {
             }
         }
         if (total > 0) {
-            log.info("reclaimed {} event(s) whose lease expired (leased before {}); they will be published again",
-                    total, leasedBefore);
+            log.info(
+                    "reclaimed {} event(s) whose lease expired (leased before {}); they will be published again",
+                    total,
+                    leasedBefore);
         }
         return total;
     }

@@ -27,8 +27,8 @@ public record SweeperConfig(Duration leaseTimeout, int chunkSize, int maxChunksP
             throw new InvalidConfigurationException("sweeper.chunkSize", "must be at least 1, was " + chunkSize);
         }
         if (maxChunksPerTick < 1) {
-            throw new InvalidConfigurationException("sweeper.maxChunksPerTick", "must be at least 1, was "
-                    + maxChunksPerTick);
+            throw new InvalidConfigurationException(
+                    "sweeper.maxChunksPerTick", "must be at least 1, was " + maxChunksPerTick);
         }
     }
 

@@ -58,16 +58,25 @@ final class UnroutableWarnings {
             return new Window(window.since, window.suppressed + 1);
         });
         if (suppressed[0] >= 0) {
-            Relay.withMdc(event, "unroutable", () -> log.warn("destination '{}' is unroutable, event {} not "
-                    + "published: {}. Each such event is dead-lettered after {} attempt(s) ({}; "
-                    + "RetryPolicy.unroutableMaxAttempts in code). {} more such failure(s) for this destination "
-                    + "since the last warning; next warning in {} s at the earliest",
-                    destination, event.id(), failure.reason(), budget, SETTING, suppressed[0], INTERVAL.toSeconds()));
+            Relay.withMdc(
+                    event,
+                    "unroutable",
+                    () -> log.warn(
+                            "destination '{}' is unroutable, event {} not "
+                                    + "published: {}. Each such event is dead-lettered after {} attempt(s) ({}; "
+                                    + "RetryPolicy.unroutableMaxAttempts in code). {} more such failure(s) for this destination "
+                                    + "since the last warning; next warning in {} s at the earliest",
+                            destination,
+                            event.id(),
+                            failure.reason(),
+                            budget,
+                            SETTING,
+                            suppressed[0],
+                            INTERVAL.toSeconds()));
             return true;
         }
         return false;
     }
 
-    private record Window(Instant since, long suppressed) {
-    }
+    private record Window(Instant since, long suppressed) {}
 }

@@ -74,11 +74,13 @@ class InMemoryInboxTest {
         IOException boom = new IOException("disk full");
 
         assertThatThrownBy(() -> inbox.process("shipping", "m-1", key -> {
-            throw boom;
-        })).isSameAs(boom);
+                    throw boom;
+                }))
+                .isSameAs(boom);
         assertThat(inbox.isProcessed("shipping", "m-1")).isFalse();
 
-        assertThat(inbox.process("shipping", "m-1", key -> effects.incrementAndGet())).isEqualTo(InboxResult.PROCESSED);
+        assertThat(inbox.process("shipping", "m-1", key -> effects.incrementAndGet()))
+                .isEqualTo(InboxResult.PROCESSED);
         assertThat(effects).hasValue(1);
     }
 
@@ -120,7 +122,8 @@ class InMemoryInboxTest {
         inbox.process("billing", "m-1", key -> effects.incrementAndGet());
 
         assertThat(effects).hasValue(2);
-        assertThat(inbox.process("billing", "m-1", key -> effects.incrementAndGet())).isEqualTo(InboxResult.DUPLICATE);
+        assertThat(inbox.process("billing", "m-1", key -> effects.incrementAndGet()))
+                .isEqualTo(InboxResult.DUPLICATE);
     }
 
     @Test
@@ -133,7 +136,8 @@ class InMemoryInboxTest {
     }
 
     @Test
-    @DisplayName("cleanUp deletes the oldest records before the cut-off, at most limit; a duplicate after it runs again")
+    @DisplayName(
+            "cleanUp deletes the oldest records before the cut-off, at most limit; a duplicate after it runs again")
     void cleanUpWindow() {
         inbox.process("shipping", "old-1", key -> effects.incrementAndGet());
         clock.advance(Duration.ofMinutes(1));
@@ -144,11 +148,13 @@ class InMemoryInboxTest {
         assertThat(inbox.cleanUp(clock.instant().minus(Duration.ofHours(1)), 1)).isEqualTo(1);
         assertThat(inbox.isProcessed("shipping", "old-1")).isFalse();
         assertThat(inbox.isProcessed("shipping", "old-2")).isTrue();
-        assertThat(inbox.cleanUp(clock.instant().minus(Duration.ofHours(1)), 10)).isEqualTo(1);
+        assertThat(inbox.cleanUp(clock.instant().minus(Duration.ofHours(1)), 10))
+                .isEqualTo(1);
         assertThat(inbox.size()).isEqualTo(1);
 
         // The documented caveat: past the window, a duplicate is not recognised.
-        assertThat(inbox.process("shipping", "old-1", key -> effects.incrementAndGet())).isEqualTo(InboxResult.PROCESSED);
+        assertThat(inbox.process("shipping", "old-1", key -> effects.incrementAndGet()))
+                .isEqualTo(InboxResult.PROCESSED);
         assertThat(effects).hasValue(4);
     }
 
@@ -156,11 +162,14 @@ class InMemoryInboxTest {
     @DisplayName("a blank or oversized message id is refused as unidentifiable, a blank consumer name as configuration")
     void validation() {
         assertThatThrownBy(() -> inbox.process("shipping", " ", key -> effects.incrementAndGet()))
-                .isInstanceOf(UnidentifiableMessageException.class).hasMessageContaining("shipping");
+                .isInstanceOf(UnidentifiableMessageException.class)
+                .hasMessageContaining("shipping");
         assertThatThrownBy(() -> inbox.process("shipping", "x".repeat(256), key -> effects.incrementAndGet()))
-                .isInstanceOf(UnidentifiableMessageException.class).hasMessageContaining("255");
+                .isInstanceOf(UnidentifiableMessageException.class)
+                .hasMessageContaining("255");
         assertThatThrownBy(() -> inbox.process("", "m-1", key -> effects.incrementAndGet()))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("inbox.consumerName");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("inbox.consumerName");
         assertThat(effects).hasValue(0);
     }
 

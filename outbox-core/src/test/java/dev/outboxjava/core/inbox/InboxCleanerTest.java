@@ -19,10 +19,10 @@ class InboxCleanerTest {
     @DisplayName("deletes records older than the retention in chunks, bounded per tick; recent ones stay")
     void chunkedAndBounded() {
         for (int i = 0; i < 7; i++) {
-            inbox.process("c", "old-" + i, key -> { });
+            inbox.process("c", "old-" + i, key -> {});
         }
         clock.advance(Duration.ofDays(2));
-        inbox.process("c", "recent", key -> { });
+        inbox.process("c", "recent", key -> {});
         InboxCleaner cleaner = new InboxCleaner(inbox, new InboxCleanerConfig(Duration.ofDays(1), 2, 3), clock);
 
         assertThat(cleaner.runOnce()).isEqualTo(6);
@@ -35,9 +35,11 @@ class InboxCleanerTest {
     @DisplayName("refuses a zero retention and empty chunks, naming the setting")
     void validation() {
         assertThatThrownBy(() -> new InboxCleanerConfig(Duration.ZERO, 1, 1))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("inbox.retention");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("inbox.retention");
         assertThatThrownBy(() -> new InboxCleanerConfig(Duration.ofDays(1), 0, 1))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("inbox.cleanupChunkSize");
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("inbox.cleanupChunkSize");
         assertThat(InboxCleanerConfig.ofDefaults().retention()).isEqualTo(Duration.ofDays(14));
     }
 }

@@ -40,7 +40,12 @@ class InMemoryOutboxStoreTest {
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
 
     private OutboxEvent event(String type) {
-        return OutboxEvent.builder().type(type).destination("d").payload(new byte[0]).clock(clock).build();
+        return OutboxEvent.builder()
+                .type(type)
+                .destination("d")
+                .payload(new byte[0])
+                .clock(clock)
+                .build();
     }
 
     private List<OutboxEvent> append(int count, String type) {
@@ -59,7 +64,11 @@ class InMemoryOutboxStoreTest {
     private void deadLetter(List<OutboxEvent> events) {
         UUID lease = UUID.randomUUID();
         store.lease(lease, Integer.MAX_VALUE, clock.instant());
-        store.markDeadLettered(lease, events.stream().map(e -> new DeadLetterMark(e.id(), "poison " + e.type())).toList(),
+        store.markDeadLettered(
+                lease,
+                events.stream()
+                        .map(e -> new DeadLetterMark(e.id(), "poison " + e.type()))
+                        .toList(),
                 clock.instant());
     }
 
@@ -79,10 +88,16 @@ class InMemoryOutboxStoreTest {
         void duplicateId() {
             OutboxEvent first = store.append(event("t")).get(0);
             OutboxEvent fresh = event("t");
-            OutboxEvent again = OutboxEvent.builder().id(first.id()).type("t").destination("d").payload(new byte[0])
-                    .clock(clock).build();
+            OutboxEvent again = OutboxEvent.builder()
+                    .id(first.id())
+                    .type("t")
+                    .destination("d")
+                    .payload(new byte[0])
+                    .clock(clock)
+                    .build();
 
-            assertThatThrownBy(() -> store.append(fresh, again)).isInstanceOf(OutboxException.class)
+            assertThatThrownBy(() -> store.append(fresh, again))
+                    .isInstanceOf(OutboxException.class)
                     .hasMessageContaining(first.id().toString());
             assertThat(store.all()).hasSize(1);
         }
@@ -101,8 +116,10 @@ class InMemoryOutboxStoreTest {
 
             assertThat(first).hasSize(3);
             assertThat(second).hasSize(2);
-            assertThat(first).extracting(OutboxEvent::id)
-                    .doesNotContainAnyElementsOf(second.stream().map(OutboxEvent::id).toList());
+            assertThat(first)
+                    .extracting(OutboxEvent::id)
+                    .doesNotContainAnyElementsOf(
+                            second.stream().map(OutboxEvent::id).toList());
         }
 
         @Test
@@ -123,8 +140,12 @@ class InMemoryOutboxStoreTest {
         @DisplayName("a mark for an unknown event reports lease-lost")
         void unknownEvent() {
             UUID unknown = UUID.randomUUID();
-            assertThat(store.markRetry(UUID.randomUUID(), List.of(new RetryMark(unknown, "x", clock.instant())),
-                    clock.instant()).leaseLost()).containsExactly(unknown);
+            assertThat(store.markRetry(
+                                    UUID.randomUUID(),
+                                    List.of(new RetryMark(unknown, "x", clock.instant())),
+                                    clock.instant())
+                            .leaseLost())
+                    .containsExactly(unknown);
         }
 
         @Test
@@ -134,7 +155,9 @@ class InMemoryOutboxStoreTest {
             UUID lease = UUID.randomUUID();
             store.lease(lease, 1, clock.instant());
 
-            assertThat(store.release(lease, List.of(event.id()), clock.instant()).marked()).containsExactly(event.id());
+            assertThat(store.release(lease, List.of(event.id()), clock.instant())
+                            .marked())
+                    .containsExactly(event.id());
             assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING);
             assertThat(stored(event).attempts()).isZero();
             assertThat(stored(event).leaseId()).isEmpty();
@@ -163,7 +186,8 @@ class InMemoryOutboxStoreTest {
             deadLetter(events);
             clock.advance(Duration.ofHours(1));
 
-            int requeued = store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(events.get(0).id())), clock.instant());
+            int requeued = store.requeueDeadLetters(
+                    DeadLetterSelector.byIds(Set.of(events.get(0).id())), clock.instant());
 
             assertThat(requeued).isEqualTo(1);
             OutboxEvent back = stored(events.get(0));
@@ -172,7 +196,8 @@ class InMemoryOutboxStoreTest {
             assertThat(back.lastError()).contains("poison t");
             assertThat(back.nextAttemptAt()).isEqualTo(clock.instant());
             assertThat(stored(events.get(1)).status()).isEqualTo(EventStatus.FAILED);
-            assertThat(store.lease(UUID.randomUUID(), 10, clock.instant())).extracting(OutboxEvent::id)
+            assertThat(store.lease(UUID.randomUUID(), 10, clock.instant()))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(events.get(0).id());
         }
 
@@ -183,7 +208,8 @@ class InMemoryOutboxStoreTest {
             List<OutboxEvent> payments = append(1, "payment.taken");
             deadLetter(List.of(orders.get(0), orders.get(1), payments.get(0)));
 
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.byType("order.placed"), clock.instant())).isEqualTo(2);
+            assertThat(store.requeueDeadLetters(DeadLetterSelector.byType("order.placed"), clock.instant()))
+                    .isEqualTo(2);
             assertThat(stored(payments.get(0)).status()).isEqualTo(EventStatus.FAILED);
         }
 
@@ -198,17 +224,21 @@ class InMemoryOutboxStoreTest {
             UUID lease = store.find(pending.id()).orElseThrow().leaseId().orElseThrow();
             store.release(lease, List.of(pending.id()), clock.instant());
 
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.all(), clock.instant())).isEqualTo(2);
+            assertThat(store.requeueDeadLetters(DeadLetterSelector.all(), clock.instant()))
+                    .isEqualTo(2);
             assertThat(stored(inFlight).status()).isEqualTo(EventStatus.IN_FLIGHT);
-            assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 3L).containsEntry(EventStatus.FAILED, 0L);
+            assertThat(store.countByStatus())
+                    .containsEntry(EventStatus.PENDING, 3L)
+                    .containsEntry(EventStatus.FAILED, 0L);
         }
 
         @Test
         @DisplayName("ignores ids of events that are not dead letters")
         void ignoresOtherStates() {
             OutboxEvent pending = append(1, "t").get(0);
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(pending.id(), UUID.randomUUID())),
-                    clock.instant())).isZero();
+            assertThat(store.requeueDeadLetters(
+                            DeadLetterSelector.byIds(Set.of(pending.id(), UUID.randomUUID())), clock.instant()))
+                    .isZero();
             assertThat(stored(pending).status()).isEqualTo(EventStatus.PENDING);
         }
 
@@ -217,7 +247,8 @@ class InMemoryOutboxStoreTest {
         void listDeadLetters() {
             List<OutboxEvent> dead = append(5, "t");
             deadLetter(dead);
-            assertThat(store.listDeadLetters(1, 2)).extracting(OutboxEvent::id)
+            assertThat(store.listDeadLetters(1, 2))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(dead.get(1).id(), dead.get(2).id());
             assertThat(store.listDeadLetters(4, 10)).hasSize(1);
         }
@@ -250,7 +281,8 @@ class InMemoryOutboxStoreTest {
         @DisplayName("refuses a non-terminal status, naming the setting")
         void refusesNonTerminal() {
             assertThatThrownBy(() -> store.purge(EventStatus.PENDING, clock.instant()))
-                    .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                    .isInstanceOfSatisfying(
+                            InvalidConfigurationException.class,
                             e -> assertThat(e.setting()).isEqualTo("status"))
                     .hasMessageContaining("PENDING");
             assertThatThrownBy(() -> store.purge(EventStatus.IN_FLIGHT, clock.instant()))
@@ -287,7 +319,10 @@ class InMemoryOutboxStoreTest {
             MarkResult result = deleting.markPublished(UUID.randomUUID(), List.of(event.id()), clock.instant());
 
             assertThat(result.leaseLost()).containsExactly(event.id());
-            assertThat(deleting.find(event.id())).get().extracting(OutboxEvent::status).isEqualTo(EventStatus.IN_FLIGHT);
+            assertThat(deleting.find(event.id()))
+                    .get()
+                    .extracting(OutboxEvent::status)
+                    .isEqualTo(EventStatus.IN_FLIGHT);
         }
 
         @Test
@@ -296,12 +331,18 @@ class InMemoryOutboxStoreTest {
             List<OutboxEvent> events = deleting.append(event("t"), event("t"));
             UUID lease = UUID.randomUUID();
             deleting.lease(lease, 2, clock.instant());
-            deleting.markRetry(lease, List.of(new RetryMark(events.get(0).id(), "x", clock.instant())), clock.instant());
-            deleting.markDeadLettered(lease, List.of(new DeadLetterMark(events.get(1).id(), "y")), clock.instant());
+            deleting.markRetry(
+                    lease, List.of(new RetryMark(events.get(0).id(), "x", clock.instant())), clock.instant());
+            deleting.markDeadLettered(
+                    lease, List.of(new DeadLetterMark(events.get(1).id(), "y")), clock.instant());
 
-            assertThat(deleting.find(events.get(0).id())).get().extracting(OutboxEvent::status)
+            assertThat(deleting.find(events.get(0).id()))
+                    .get()
+                    .extracting(OutboxEvent::status)
                     .isEqualTo(EventStatus.PENDING);
-            assertThat(deleting.find(events.get(1).id())).get().extracting(OutboxEvent::status)
+            assertThat(deleting.find(events.get(1).id()))
+                    .get()
+                    .extracting(OutboxEvent::status)
                     .isEqualTo(EventStatus.FAILED);
         }
 
@@ -312,8 +353,9 @@ class InMemoryOutboxStoreTest {
             Publisher acknowledgeAll = new Publisher() {
                 @Override
                 public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
-                    return CompletableFuture.completedFuture(
-                            batch.stream().map(e -> PublishOutcome.published(e.id())).toList());
+                    return CompletableFuture.completedFuture(batch.stream()
+                            .map(e -> PublishOutcome.published(e.id()))
+                            .toList());
                 }
 
                 @Override
@@ -322,11 +364,15 @@ class InMemoryOutboxStoreTest {
                 }
 
                 @Override
-                public void close() {
-                }
+                public void close() {}
             };
-            Relay relay = new Relay(deleting, acknowledgeAll, new RelayConfig(10, Duration.ofMillis(50)),
-                    RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
+            Relay relay = new Relay(
+                    deleting,
+                    acknowledgeAll,
+                    new RelayConfig(10, Duration.ofMillis(50)),
+                    RetryPolicy.ofDefaults(),
+                    clock,
+                    RelayListener.NONE);
 
             RelayResult result = relay.runOnce();
 
@@ -342,8 +388,9 @@ class InMemoryOutboxStoreTest {
         @Test
         @DisplayName("count every state, zero included")
         void countsEveryState() {
-            assertThat(store.countByStatus()).containsOnlyKeys(EventStatus.values()).allSatisfy(
-                    (status, count) -> assertThat(count).isZero());
+            assertThat(store.countByStatus())
+                    .containsOnlyKeys(EventStatus.values())
+                    .allSatisfy((status, count) -> assertThat(count).isZero());
         }
 
         @Test

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 class KeyHoldBackTest {
 
     private static OutboxEvent event(String key) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().type("t").source("/s").destination("d")
-                .payload(new byte[] {1});
+        OutboxEvent.Builder builder =
+                OutboxEvent.builder().type("t").source("/s").destination("d").payload(new byte[] {1});
         return key == null ? builder.build() : builder.key(key).build();
     }
 
@@ -24,10 +24,19 @@ class KeyHoldBackTest {
     }
 
     @Test
-    @DisplayName("any failure of a key (retryable, not retryable, unroutable) holds back the later events of that key only")
+    @DisplayName(
+            "any failure of a key (retryable, not retryable, unroutable) holds back the later events of that key only")
     void anyFailureHoldsBackLaterEventsOfItsKey() {
-        List<OutboxEvent> batch = List.of(event("a"), event("a"), event("b"), event("a"), event(null),
-                event("c"), event("c"), event("d"), event("d"));
+        List<OutboxEvent> batch = List.of(
+                event("a"),
+                event("a"),
+                event("b"),
+                event("a"),
+                event(null),
+                event("c"),
+                event("c"),
+                event("d"),
+                event("d"));
         List<PublishOutcome> outcomes = List.of(
                 PublishOutcome.published(batch.get(0).id()),
                 PublishOutcome.failed(batch.get(1).id(), "too large", false),
@@ -44,19 +53,24 @@ class KeyHoldBackTest {
         assertThat(applied.get(0)).isEqualTo(outcomes.get(0));
         assertThat(applied.get(1)).isEqualTo(outcomes.get(1));
         assertThat(applied.get(2)).as("another key").isEqualTo(outcomes.get(2));
-        assertThat(applied.get(3)).as("acknowledged, but after a failure of its key")
+        assertThat(applied.get(3))
+                .as("acknowledged, but after a failure of its key")
                 .matches(KeyHoldBackTest::heldBack)
                 .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
                     assertThat(failed.retryable()).isTrue();
                     assertThat(failed.unroutable()).isFalse();
-                    assertThat(failed.reason()).contains("held back", batch.get(1).id().toString(), "'a'", "(too large)");
+                    assertThat(failed.reason())
+                            .contains("held back", batch.get(1).id().toString(), "'a'", "(too large)");
                 });
         assertThat(applied.get(4)).as("no key: never held back").isEqualTo(outcomes.get(4));
         assertThat(applied.get(5)).isEqualTo(outcomes.get(5));
-        assertThat(applied.get(6)).as("its own failure gives way to the hold-back").matches(KeyHoldBackTest::heldBack);
+        assertThat(applied.get(6))
+                .as("its own failure gives way to the hold-back")
+                .matches(KeyHoldBackTest::heldBack);
         assertThat(applied.get(7)).isEqualTo(outcomes.get(7));
         assertThat(applied.get(8)).matches(KeyHoldBackTest::heldBack);
-        assertThat(applied).extracting(PublishOutcome::eventId)
+        assertThat(applied)
+                .extracting(PublishOutcome::eventId)
                 .containsExactlyElementsOf(batch.stream().map(OutboxEvent::id).toList());
     }
 
@@ -70,8 +84,12 @@ class KeyHoldBackTest {
 
         assertThat(rule.check(0)).isEmpty();
         assertThat(rule.check(1)).as("the failed event itself").isEmpty();
-        assertThat(rule.check(2)).get().matches(KeyHoldBackTest::heldBack).isInstanceOfSatisfying(
-                PublishOutcome.Failed.class, failed -> assertThat(failed.reason()).contains("(nack)"));
+        assertThat(rule.check(2))
+                .get()
+                .matches(KeyHoldBackTest::heldBack)
+                .isInstanceOfSatisfying(
+                        PublishOutcome.Failed.class,
+                        failed -> assertThat(failed.reason()).contains("(nack)"));
         rule.failed(0, "timeout");
         assertThat(rule.check(1)).get().matches(KeyHoldBackTest::heldBack);
     }
@@ -83,7 +101,8 @@ class KeyHoldBackTest {
         KeyHoldBack rule = KeyHoldBack.of(batch);
         rule.failed(0, "timeout");
 
-        List<PublishOutcome> applied = rule.apply(List.of(PublishOutcome.published(batch.get(0).id()),
+        List<PublishOutcome> applied = rule.apply(List.of(
+                PublishOutcome.published(batch.get(0).id()),
                 PublishOutcome.published(batch.get(1).id())));
 
         assertThat(applied.get(1)).matches(KeyHoldBackTest::heldBack);
@@ -94,8 +113,9 @@ class KeyHoldBackTest {
     void byId() {
         List<OutboxEvent> batch = List.of(event("k"), event("k"));
         Map<java.util.UUID, PublishOutcome> byId = List.of(
-                PublishOutcome.published(batch.get(1).id()),
-                PublishOutcome.failed(batch.get(0).id(), "nack", true)).stream()
+                        PublishOutcome.published(batch.get(1).id()),
+                        PublishOutcome.failed(batch.get(0).id(), "nack", true))
+                .stream()
                 .collect(Collectors.toMap(PublishOutcome::eventId, Function.identity()));
 
         List<PublishOutcome> applied = KeyHoldBack.apply(batch, byId);

@@ -54,8 +54,10 @@ class PortValuesTest {
         Set<UUID> ids = new HashSet<>(Set.of(id));
         DeadLetterSelector selector = DeadLetterSelector.byIds(ids);
         ids.clear();
-        assertThat(selector).isInstanceOfSatisfying(DeadLetterSelector.ByIds.class,
-                byIds -> assertThat(byIds.ids()).containsExactly(id));
+        assertThat(selector)
+                .isInstanceOfSatisfying(
+                        DeadLetterSelector.ByIds.class,
+                        byIds -> assertThat(byIds.ids()).containsExactly(id));
         assertThat(DeadLetterSelector.all()).isInstanceOf(DeadLetterSelector.All.class);
         assertThat(new RetryMark(id, "x", Instant.EPOCH).nextAttemptAt()).isEqualTo(Instant.EPOCH);
     }

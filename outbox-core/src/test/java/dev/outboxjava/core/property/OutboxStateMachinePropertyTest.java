@@ -90,11 +90,27 @@ class OutboxStateMachinePropertyTest {
     @DisplayName("reaches every interesting case: stale marks, reclaims, dead letters, requeues, clean-ups")
     void walkCoversEveryCase() {
         Map<String, Integer> seen = new TreeMap<>();
-        LongStream.range(0, 30).forEach(seed -> new Run(seed).execute().seen.forEach((k, v) -> seen.merge(k, v, Integer::sum)));
-        assertThat(seen).as("cases reached by 30 seeds").containsOnlyKeys("leased", "marked sent", "marked for retry",
-                "marked dead letter", "dead letter with budget spent", "relay published", "relay retried",
-                "relay dead-lettered", "relay released", "held back by key order", "reclaimed by sweeper", "requeued", "stale mark refused", "released", "cleaned",
-                "lease lost on mark");
+        LongStream.range(0, 30)
+                .forEach(seed -> new Run(seed).execute().seen.forEach((k, v) -> seen.merge(k, v, Integer::sum)));
+        assertThat(seen)
+                .as("cases reached by 30 seeds")
+                .containsOnlyKeys(
+                        "leased",
+                        "marked sent",
+                        "marked for retry",
+                        "marked dead letter",
+                        "dead letter with budget spent",
+                        "relay published",
+                        "relay retried",
+                        "relay dead-lettered",
+                        "relay released",
+                        "held back by key order",
+                        "reclaimed by sweeper",
+                        "requeued",
+                        "stale mark refused",
+                        "released",
+                        "cleaned",
+                        "lease lost on mark");
     }
 
     /** What the store should hold for one event. */
@@ -130,8 +146,7 @@ class OutboxStateMachinePropertyTest {
     }
 
     /** A batch some relay leased; it may have gone stale since. */
-    private record Holding(UUID leaseId, List<OutboxEvent> events) {
-    }
+    private record Holding(UUID leaseId, List<OutboxEvent> events) {}
 
     private static final class Run {
         private final long seed;
@@ -154,10 +169,20 @@ class OutboxStateMachinePropertyTest {
             this.random = new Random(seed);
             this.ordering = orderingFor(seed);
             this.store = new InMemoryOutboxStore(CompletionMode.KEEP_SENT, ordering);
-            this.retryPolicy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).multiplier(2)
-                    .maxDelay(Duration.ofSeconds(30)).jitter(0.3).seed(seed).build();
+            this.retryPolicy = RetryPolicy.builder()
+                    .initialDelay(Duration.ofSeconds(1))
+                    .multiplier(2)
+                    .maxDelay(Duration.ofSeconds(30))
+                    .jitter(0.3)
+                    .seed(seed)
+                    .build();
             this.publisher = new RandomPublisher(new Random(seed * 31 + 7));
-            this.relay = new Relay(store, publisher, new RelayConfig(4, Duration.ofMillis(50), ordering), retryPolicy, clock,
+            this.relay = new Relay(
+                    store,
+                    publisher,
+                    new RelayConfig(4, Duration.ofMillis(50), ordering),
+                    retryPolicy,
+                    clock,
                     listener);
         }
 
@@ -173,9 +198,12 @@ class OutboxStateMachinePropertyTest {
                     step();
                     checkInvariants();
                 } catch (AssertionError | RuntimeException e) {
-                    throw new AssertionError("seed " + seed + " (" + ordering + ") failed at step " + step + " (replay with "
-                            + "-Doutbox.property.seed=" + seed + "); last steps:\n  " + String.join("\n  ", trace)
-                            + "\n" + e.getMessage(), e);
+                    throw new AssertionError(
+                            "seed " + seed + " (" + ordering + ") failed at step " + step + " (replay with "
+                                    + "-Doutbox.property.seed=" + seed + "); last steps:\n  "
+                                    + String.join("\n  ", trace)
+                                    + "\n" + e.getMessage(),
+                            e);
                 }
             }
             return this;
@@ -221,8 +249,12 @@ class OutboxStateMachinePropertyTest {
             int count = 1 + random.nextInt(3);
             List<OutboxEvent> fresh = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                OutboxEvent.Builder builder = OutboxEvent.builder().type("t" + random.nextInt(3)).destination("d")
-                        .payload(new byte[] {(byte) i}).maxAttempts(1 + random.nextInt(4)).clock(clock);
+                OutboxEvent.Builder builder = OutboxEvent.builder()
+                        .type("t" + random.nextInt(3))
+                        .destination("d")
+                        .payload(new byte[] {(byte) i})
+                        .maxAttempts(1 + random.nextInt(4))
+                        .clock(clock);
                 if (random.nextInt(4) != 0) {
                     builder.key("k" + random.nextInt(3));
                 }
@@ -246,8 +278,10 @@ class OutboxStateMachinePropertyTest {
             List<OutboxEvent> leased = store.lease(lease, limit, now);
 
             note("lease " + lease + " limit " + limit + " -> " + leased.size());
-            assertThat(leased).as("leased ids: the oldest due events that no earlier event of their key holds back")
-                    .extracting(OutboxEvent::id).containsExactlyElementsOf(due);
+            assertThat(leased)
+                    .as("leased ids: the oldest due events that no earlier event of their key holds back")
+                    .extracting(OutboxEvent::id)
+                    .containsExactlyElementsOf(due);
             for (OutboxEvent event : leased) {
                 assertThat(event.status()).isEqualTo(EventStatus.IN_FLIGHT);
                 assertThat(event.leaseId()).contains(lease);
@@ -267,13 +301,15 @@ class OutboxStateMachinePropertyTest {
             if (holding == null) {
                 return;
             }
-            List<UUID> ids = subset(holding.events()).stream().map(OutboxEvent::id).toList();
+            List<UUID> ids =
+                    subset(holding.events()).stream().map(OutboxEvent::id).toList();
             Instant now = clock.instant();
             Set<UUID> shouldMark = heldBy(holding.leaseId(), ids);
 
             MarkResult result = store.markPublished(holding.leaseId(), ids, now);
 
-            note("markPublished " + holding.leaseId() + " " + ids.size() + " -> " + result.marked().size() + " marked");
+            note("markPublished " + holding.leaseId() + " " + ids.size() + " -> "
+                    + result.marked().size() + " marked");
             assertMarkResult(result, ids, shouldMark);
             saw("marked sent", shouldMark.size());
             for (UUID id : shouldMark) {
@@ -297,19 +333,22 @@ class OutboxStateMachinePropertyTest {
                 if (decision.isDeadLetter()) {
                     deadLetters.add(new DeadLetterMark(leased.id(), "gave up"));
                 } else {
-                    retries.add(new RetryMark(leased.id(), "try again", decision.nextAttemptAt().orElseThrow()));
+                    retries.add(new RetryMark(
+                            leased.id(), "try again", decision.nextAttemptAt().orElseThrow()));
                 }
             }
             List<UUID> retryIds = retries.stream().map(RetryMark::eventId).toList();
-            List<UUID> deadIds = deadLetters.stream().map(DeadLetterMark::eventId).toList();
+            List<UUID> deadIds =
+                    deadLetters.stream().map(DeadLetterMark::eventId).toList();
             Set<UUID> retryShould = heldBy(holding.leaseId(), retryIds);
             Set<UUID> deadShould = heldBy(holding.leaseId(), deadIds);
 
             MarkResult retried = store.markRetry(holding.leaseId(), retries, now);
             MarkResult dead = store.markDeadLettered(holding.leaseId(), deadLetters, now);
 
-            note("fail " + holding.leaseId() + " retry " + retryIds.size() + " -> " + retried.marked().size()
-                    + ", dead " + deadIds.size() + " -> " + dead.marked().size());
+            note("fail " + holding.leaseId() + " retry " + retryIds.size() + " -> "
+                    + retried.marked().size() + ", dead " + deadIds.size() + " -> "
+                    + dead.marked().size());
             assertMarkResult(retried, retryIds, retryShould);
             assertMarkResult(dead, deadIds, deadShould);
             saw("marked for retry", retried.marked().size());
@@ -339,7 +378,9 @@ class OutboxStateMachinePropertyTest {
 
             note("relay tick -> " + result);
             assertThat(result.leased()).isEqualTo(due.size());
-            assertThat(result.leaseLost()).as("a fresh lease is never lost in one thread").isZero();
+            assertThat(result.leaseLost())
+                    .as("a fresh lease is never lost in one thread")
+                    .isZero();
             assertThat(result.published() + result.retried() + result.deadLettered() + result.released())
                     .isEqualTo(due.size());
             Set<UUID> reported = new HashSet<>();
@@ -347,9 +388,14 @@ class OutboxStateMachinePropertyTest {
             reported.addAll(listener.retried.keySet());
             reported.addAll(listener.deadLettered);
             reported.addAll(listener.released);
-            assertThat(reported).as("every leased event got exactly one outcome").containsExactlyInAnyOrderElementsOf(due);
-            assertThat(listener.published.size() + listener.retried.size() + listener.deadLettered.size()
-                    + listener.released.size()).isEqualTo(due.size());
+            assertThat(reported)
+                    .as("every leased event got exactly one outcome")
+                    .containsExactlyInAnyOrderElementsOf(due);
+            assertThat(listener.published.size()
+                            + listener.retried.size()
+                            + listener.deadLettered.size()
+                            + listener.released.size())
+                    .isEqualTo(due.size());
             if (!due.isEmpty()) {
                 checkKeyOrderWithinBatch(publisher.lastBatch);
             }
@@ -388,7 +434,9 @@ class OutboxStateMachinePropertyTest {
                     .filter(e -> e.getValue().status == EventStatus.IN_FLIGHT
                             && e.getValue().leasedAt.orElseThrow().isBefore(cutoff))
                     .sorted(Comparator.comparingLong(e -> e.getValue().sequence))
-                    .limit(limit).map(Map.Entry::getKey).toList();
+                    .limit(limit)
+                    .map(Map.Entry::getKey)
+                    .toList();
 
             int reclaimed = store.sweepExpiredLeases(cutoff, limit);
 
@@ -408,8 +456,10 @@ class OutboxStateMachinePropertyTest {
         }
 
         private void requeue() {
-            List<UUID> dead = model.entrySet().stream().filter(e -> e.getValue().status == EventStatus.FAILED)
-                    .map(Map.Entry::getKey).toList();
+            List<UUID> dead = model.entrySet().stream()
+                    .filter(e -> e.getValue().status == EventStatus.FAILED)
+                    .map(Map.Entry::getKey)
+                    .toList();
             Set<UUID> chosen;
             DeadLetterSelector selector;
             if (random.nextBoolean()) {
@@ -418,8 +468,10 @@ class OutboxStateMachinePropertyTest {
             } else {
                 chosen = new HashSet<>(subset(dead));
                 Set<UUID> asked = new HashSet<>(chosen);
-                model.entrySet().stream().filter(e -> e.getValue().status != EventStatus.FAILED)
-                        .filter(e -> random.nextInt(10) == 0).forEach(e -> asked.add(e.getKey())); // ignored by the store
+                model.entrySet().stream()
+                        .filter(e -> e.getValue().status != EventStatus.FAILED)
+                        .filter(e -> random.nextInt(10) == 0)
+                        .forEach(e -> asked.add(e.getKey())); // ignored by the store
                 selector = DeadLetterSelector.byIds(asked);
             }
             Instant now = clock.instant();
@@ -436,29 +488,43 @@ class OutboxStateMachinePropertyTest {
 
         private void markWithStaleLease() {
             List<Holding> stale = holdings.stream()
-                    .filter(h -> h.events().stream().anyMatch(e -> !isHeldBy(h.leaseId(), e.id()))).toList();
+                    .filter(h -> h.events().stream().anyMatch(e -> !isHeldBy(h.leaseId(), e.id())))
+                    .toList();
             if (stale.isEmpty()) {
                 return;
             }
             Holding holding = stale.get(random.nextInt(stale.size()));
-            List<UUID> ids = holding.events().stream().map(OutboxEvent::id)
-                    .filter(id -> !isHeldBy(holding.leaseId(), id)).toList();
+            List<UUID> ids = holding.events().stream()
+                    .map(OutboxEvent::id)
+                    .filter(id -> !isHeldBy(holding.leaseId(), id))
+                    .toList();
             List<OutboxEvent> before = store.all();
             Instant now = clock.instant();
 
             MarkResult result = switch (random.nextInt(4)) {
                 case 0 -> store.markPublished(holding.leaseId(), ids, now);
-                case 1 -> store.markRetry(holding.leaseId(),
-                        ids.stream().map(id -> new RetryMark(id, "stale", now.plusSeconds(1))).toList(), now);
-                case 2 -> store.markDeadLettered(holding.leaseId(),
-                        ids.stream().map(id -> new DeadLetterMark(id, "stale")).toList(), now);
+                case 1 ->
+                    store.markRetry(
+                            holding.leaseId(),
+                            ids.stream()
+                                    .map(id -> new RetryMark(id, "stale", now.plusSeconds(1)))
+                                    .toList(),
+                            now);
+                case 2 ->
+                    store.markDeadLettered(
+                            holding.leaseId(),
+                            ids.stream()
+                                    .map(id -> new DeadLetterMark(id, "stale"))
+                                    .toList(),
+                            now);
                 default -> store.release(holding.leaseId(), ids, now);
             };
 
             saw("stale mark refused", ids.size());
             note("stale mark " + holding.leaseId() + " " + ids.size() + " ids");
             assertThat(result.marked()).as("a stale lease marks nothing").isEmpty();
-            assertThat(result.leaseLost()).as("every stale mark is reported lease-lost")
+            assertThat(result.leaseLost())
+                    .as("every stale mark is reported lease-lost")
                     .containsExactlyInAnyOrderElementsOf(ids);
             assertThat(store.all()).as("a stale lease changes nothing").isEqualTo(before);
         }
@@ -468,12 +534,14 @@ class OutboxStateMachinePropertyTest {
             if (holding == null) {
                 return;
             }
-            List<UUID> ids = subset(holding.events()).stream().map(OutboxEvent::id).toList();
+            List<UUID> ids =
+                    subset(holding.events()).stream().map(OutboxEvent::id).toList();
             Set<UUID> shouldMark = heldBy(holding.leaseId(), ids);
 
             MarkResult result = store.release(holding.leaseId(), ids, clock.instant());
 
-            note("release " + holding.leaseId() + " " + ids.size() + " -> " + result.marked().size());
+            note("release " + holding.leaseId() + " " + ids.size() + " -> "
+                    + result.marked().size());
             assertMarkResult(result, ids, shouldMark);
             saw("released", shouldMark.size());
             for (UUID id : shouldMark) {
@@ -486,9 +554,12 @@ class OutboxStateMachinePropertyTest {
             Instant cutoff = clock.instant().minusSeconds(random.nextInt(120));
             int limit = 1 + random.nextInt(5);
             List<UUID> old = model.entrySet().stream()
-                    .filter(e -> e.getValue().status == EventStatus.SENT && e.getValue().sentAt.orElseThrow().isBefore(cutoff))
+                    .filter(e -> e.getValue().status == EventStatus.SENT
+                            && e.getValue().sentAt.orElseThrow().isBefore(cutoff))
                     .sorted(Comparator.comparingLong(e -> e.getValue().sequence))
-                    .limit(limit).map(Map.Entry::getKey).toList();
+                    .limit(limit)
+                    .map(Map.Entry::getKey)
+                    .toList();
 
             int deleted = store.cleanUp(cutoff, limit);
 
@@ -507,7 +578,8 @@ class OutboxStateMachinePropertyTest {
          */
         private List<UUID> leasable(Instant now, int limit) {
             List<Map.Entry<UUID, Expected>> inOrder = model.entrySet().stream()
-                    .sorted(Comparator.comparingLong(e -> e.getValue().sequence)).toList();
+                    .sorted(Comparator.comparingLong(e -> e.getValue().sequence))
+                    .toList();
             Set<String> blockedKeys = new HashSet<>();
             List<UUID> leasable = new ArrayList<>();
             int heldBack = 0;
@@ -523,8 +595,10 @@ class OutboxStateMachinePropertyTest {
                     if (leasable.size() < limit) {
                         leasable.add(entry.getKey());
                     }
-                } else if (ordered && (event.status == EventStatus.PENDING || event.status == EventStatus.IN_FLIGHT
-                        || (event.status == EventStatus.FAILED && ordering.deadLetterHoldsKey()))) {
+                } else if (ordered
+                        && (event.status == EventStatus.PENDING
+                                || event.status == EventStatus.IN_FLIGHT
+                                || (event.status == EventStatus.FAILED && ordering.deadLetterHoldsKey()))) {
                     blockedKeys.add(event.key.get());
                 }
             }
@@ -539,7 +613,9 @@ class OutboxStateMachinePropertyTest {
          */
         private void checkKeyOrderWithinBatch(List<OutboxEvent> batch) {
             if (!ordering.isPerKey()) {
-                assertThat(listener.released).as("an unordered relay releases nothing").isEmpty();
+                assertThat(listener.released)
+                        .as("an unordered relay releases nothing")
+                        .isEmpty();
                 return;
             }
             Set<String> failedKeys = new HashSet<>();
@@ -547,15 +623,22 @@ class OutboxStateMachinePropertyTest {
                 UUID id = event.id();
                 boolean failed = listener.retried.containsKey(id) || listener.deadLettered.contains(id);
                 if (event.key().isEmpty()) {
-                    assertThat(listener.released).as("an event without a key is never held back").doesNotContain(id);
+                    assertThat(listener.released)
+                            .as("an event without a key is never held back")
+                            .doesNotContain(id);
                     continue;
                 }
                 String key = event.key().get();
                 if (failedKeys.contains(key)) {
-                    assertThat(listener.released).as("event %s of key %s comes after a failure of its key in the "
-                            + "batch, so it goes back untried", id, key).contains(id);
+                    assertThat(listener.released)
+                            .as(
+                                    "event %s of key %s comes after a failure of its key in the "
+                                            + "batch, so it goes back untried",
+                                    id, key)
+                            .contains(id);
                 } else {
-                    assertThat(listener.released).as("event %s of key %s has no earlier failure in the batch", id, key)
+                    assertThat(listener.released)
+                            .as("event %s of key %s has no earlier failure in the batch", id, key)
                             .doesNotContain(id);
                     if (failed) {
                         failedKeys.add(key);
@@ -596,9 +679,11 @@ class OutboxStateMachinePropertyTest {
         private void assertMarkResult(MarkResult result, Collection<UUID> asked, Set<UUID> shouldMark) {
             Set<UUID> lost = new HashSet<>(asked);
             lost.removeAll(shouldMark);
-            assertThat(result.marked()).as("marked: exactly the events the lease still holds")
+            assertThat(result.marked())
+                    .as("marked: exactly the events the lease still holds")
                     .containsExactlyInAnyOrderElementsOf(shouldMark);
-            assertThat(result.leaseLost()).as("lease-lost: every other asked event")
+            assertThat(result.leaseLost())
+                    .as("lease-lost: every other asked event")
                     .containsExactlyInAnyOrderElementsOf(lost);
             saw("lease lost on mark", lost.size());
         }
@@ -617,15 +702,20 @@ class OutboxStateMachinePropertyTest {
                 counted.merge(event.status(), 1L, Long::sum);
                 checkEvent(event);
             }
-            assertThat(byId.keySet()).as("the store holds exactly the model's events")
+            assertThat(byId.keySet())
+                    .as("the store holds exactly the model's events")
                     .containsExactlyInAnyOrderElementsOf(model.keySet());
             Map<EventStatus, Long> reported = store.countByStatus();
             assertThat(reported).as("counts by status").isEqualTo(counted);
-            assertThat(reported.values().stream().mapToLong(Long::longValue).sum()).as("counts sum to the events")
+            assertThat(reported.values().stream().mapToLong(Long::longValue).sum())
+                    .as("counts sum to the events")
                     .isEqualTo(all.size());
-            assertThat(store.oldestPendingCreatedAt()).as("oldest pending").isEqualTo(all.stream()
-                    .filter(e -> e.status() == EventStatus.PENDING).map(OutboxEvent::createdAt)
-                    .min(Comparator.naturalOrder()));
+            assertThat(store.oldestPendingCreatedAt())
+                    .as("oldest pending")
+                    .isEqualTo(all.stream()
+                            .filter(e -> e.status() == EventStatus.PENDING)
+                            .map(OutboxEvent::createdAt)
+                            .min(Comparator.naturalOrder()));
         }
 
         /** Plain checks rather than AssertJ here: this runs for every event after every step. */
@@ -634,10 +724,14 @@ class OutboxStateMachinePropertyTest {
             check(expected != null, event, "is not in the model");
             check(event.status() == expected.status, event, "status should be " + expected.status);
             check(event.attempts() == expected.attempts, event, "attempts should be " + expected.attempts);
-            check(event.attempts() >= 0 && event.attempts() <= event.maxAttempts(), event,
+            check(
+                    event.attempts() >= 0 && event.attempts() <= event.maxAttempts(),
+                    event,
                     "attempts exceed the budget");
             check(event.maxAttempts() == expected.maxAttempts, event, "max attempts changed");
-            check(event.nextAttemptAt().equals(expected.nextAttemptAt), event,
+            check(
+                    event.nextAttemptAt().equals(expected.nextAttemptAt),
+                    event,
                     "next attempt should be " + expected.nextAttemptAt + " but is " + event.nextAttemptAt());
             check(store.find(event.id()).equals(Optional.of(event)), event, "find disagrees with all()");
             check(event.attempts() == 0 || event.lastError().isPresent(), event, "failed without saying why");
@@ -648,19 +742,28 @@ class OutboxStateMachinePropertyTest {
                     check(event.attempts() < event.maxAttempts(), event, "pending with no budget left");
                 }
                 case IN_FLIGHT -> {
-                    check(event.leaseId().isPresent() && event.leasedAt().isPresent(), event,
+                    check(
+                            event.leaseId().isPresent() && event.leasedAt().isPresent(),
+                            event,
                             "in flight without a lease id and lease time");
-                    check(event.leaseId().equals(expected.leaseId), event, "held by " + event.leaseId()
-                            + " but the current holder is " + expected.leaseId);
+                    check(
+                            event.leaseId().equals(expected.leaseId),
+                            event,
+                            "held by " + event.leaseId() + " but the current holder is " + expected.leaseId);
                     check(event.leasedAt().equals(expected.leasedAt), event, "leased at the wrong time");
                     check(event.sentAt().isEmpty(), event, "in flight but sent");
                 }
-                case SENT -> check(event.sentAt().isPresent() && event.sentAt().equals(expected.sentAt), event,
-                        "sent at " + event.sentAt() + ", expected " + expected.sentAt);
+                case SENT ->
+                    check(
+                            event.sentAt().isPresent() && event.sentAt().equals(expected.sentAt),
+                            event,
+                            "sent at " + event.sentAt() + ", expected " + expected.sentAt);
                 case FAILED -> {
                     check(event.leaseId().isEmpty() && event.leasedAt().isEmpty(), event, "dead letter still leased");
                     check(event.sentAt().isEmpty(), event, "dead letter but sent");
-                    check(event.attempts() > 0 && event.lastError().isPresent(), event,
+                    check(
+                            event.attempts() > 0 && event.lastError().isPresent(),
+                            event,
                             "dead letter without an attempt or an error");
                 }
             }
@@ -705,8 +808,7 @@ class OutboxStateMachinePropertyTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     /** Collects one relay tick's per-event reports. */

@@ -29,7 +29,12 @@ class CleanerTest {
     private List<OutboxEvent> append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).clock(clock).build());
+            events.add(OutboxEvent.builder()
+                    .type("t")
+                    .destination("d")
+                    .payload(new byte[0])
+                    .clock(clock)
+                    .build());
         }
         return store.append(events);
     }
@@ -46,11 +51,19 @@ class CleanerTest {
     @DisplayName("deletes only sent events older than the retention; recent sent, pending and dead letters stay")
     void deletesOnlyOldSent() {
         OutboxEvent oldSent = appendSent(1).get(0);
-        OutboxEvent oldPending = store.append(OutboxEvent.builder().type("t").destination("d").payload(new byte[0])
-                .clock(clock).availableAt(clock.instant().plus(Duration.ofDays(30))).build()).get(0);
+        OutboxEvent oldPending = store.append(OutboxEvent.builder()
+                        .type("t")
+                        .destination("d")
+                        .payload(new byte[0])
+                        .clock(clock)
+                        .availableAt(clock.instant().plus(Duration.ofDays(30)))
+                        .build())
+                .get(0);
         OutboxEvent oldDead = append(1).get(0);
         UUID deadLease = UUID.randomUUID();
-        assertThat(store.lease(deadLease, 10, clock.instant())).extracting(OutboxEvent::id).containsExactly(oldDead.id());
+        assertThat(store.lease(deadLease, 10, clock.instant()))
+                .extracting(OutboxEvent::id)
+                .containsExactly(oldDead.id());
         store.markDeadLettered(deadLease, List.of(new DeadLetterMark(oldDead.id(), "poison")), clock.instant());
         clock.advance(RETENTION.minusHours(1));
         OutboxEvent recentSent = appendSent(1).get(0);
@@ -59,9 +72,18 @@ class CleanerTest {
         assertThat(cleaner.runOnce()).isEqualTo(1);
 
         assertThat(store.find(oldSent.id())).isEmpty();
-        assertThat(store.find(recentSent.id())).get().extracting(OutboxEvent::status).isEqualTo(EventStatus.SENT);
-        assertThat(store.find(oldPending.id())).get().extracting(OutboxEvent::status).isEqualTo(EventStatus.PENDING);
-        assertThat(store.find(oldDead.id())).get().extracting(OutboxEvent::status).isEqualTo(EventStatus.FAILED);
+        assertThat(store.find(recentSent.id()))
+                .get()
+                .extracting(OutboxEvent::status)
+                .isEqualTo(EventStatus.SENT);
+        assertThat(store.find(oldPending.id()))
+                .get()
+                .extracting(OutboxEvent::status)
+                .isEqualTo(EventStatus.PENDING);
+        assertThat(store.find(oldDead.id()))
+                .get()
+                .extracting(OutboxEvent::status)
+                .isEqualTo(EventStatus.FAILED);
     }
 
     @Test
@@ -105,13 +127,16 @@ class CleanerTest {
     void settings() {
         assertThat(CleanerConfig.ofDefaults().retention()).isEqualTo(Duration.ofDays(7));
         assertThatThrownBy(() -> new CleanerConfig(Duration.ofSeconds(-1), 1, 1))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("cleaner.retention"));
         assertThatThrownBy(() -> new CleanerConfig(Duration.ZERO, 0, 1))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("cleaner.chunkSize"));
         assertThatThrownBy(() -> new CleanerConfig(Duration.ZERO, 1, 0))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("cleaner.maxChunksPerTick"));
     }
 }

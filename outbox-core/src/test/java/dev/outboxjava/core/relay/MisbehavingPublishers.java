@@ -12,8 +12,7 @@ import java.util.function.BiFunction;
 /** Publishers that break the {@link Publisher} contract in the ways the relay must survive. */
 final class MisbehavingPublishers {
 
-    private MisbehavingPublishers() {
-    }
+    private MisbehavingPublishers() {}
 
     /** Never completes its future: the relay's publish timeout has to end the wait. */
     static Publisher neverCompleting() {
@@ -50,8 +49,7 @@ final class MisbehavingPublishers {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 }

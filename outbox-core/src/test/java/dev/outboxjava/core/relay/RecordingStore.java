@@ -31,5 +31,4 @@ final class RecordingStore extends ForwardingOutboxStore {
         cleanUpCutoffs.add(sentBefore);
         return super.cleanUp(sentBefore, limit);
     }
-
 }

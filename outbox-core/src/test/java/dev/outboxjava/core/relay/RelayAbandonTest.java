@@ -26,14 +26,24 @@ class RelayAbandonTest {
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
     private final RecordingListener listener = new RecordingListener();
     private final List<CompletableFuture<List<PublishOutcome>>> publishes = new ArrayList<>();
-    private final Relay relay = new Relay(store, new HangingPublisher(publishes), new RelayConfig(10, PUBLISH_TIMEOUT),
-            RetryPolicy.ofDefaults(), clock, listener);
+    private final Relay relay = new Relay(
+            store,
+            new HangingPublisher(publishes),
+            new RelayConfig(10, PUBLISH_TIMEOUT),
+            RetryPolicy.ofDefaults(),
+            clock,
+            listener);
 
     private List<OutboxEvent> append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("order.placed").destination("orders").key("order-" + i)
-                    .payload(new byte[] {1}).clock(clock).build());
+            events.add(OutboxEvent.builder()
+                    .type("order.placed")
+                    .destination("orders")
+                    .key("order-" + i)
+                    .payload(new byte[] {1})
+                    .clock(clock)
+                    .build());
         }
         return store.append(events);
     }
@@ -45,13 +55,15 @@ class RelayAbandonTest {
     /** Completes {@code batch} on a thread of its own, returned once that thread waits for the broker. */
     private CompletableFuture<RelayResult> completeInBackground(Relay.Batch batch) throws InterruptedException {
         CompletableFuture<RelayResult> result = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                result.complete(relay.complete(batch));
-            } catch (RuntimeException | Error e) {
-                result.completeExceptionally(e);
-            }
-        }, "relay-under-test");
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        result.complete(relay.complete(batch));
+                    } catch (RuntimeException | Error e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "relay-under-test");
         thread.start();
         awaitWaiting(thread);
         return result;
@@ -60,7 +72,9 @@ class RelayAbandonTest {
     private static void awaitWaiting(Thread thread) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING) {
-            assertThat(System.nanoTime()).as("thread %s waits", thread.getName()).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("thread %s waits", thread.getName())
+                    .isLessThan(deadline);
             Thread.sleep(5);
         }
     }
@@ -79,7 +93,8 @@ class RelayAbandonTest {
         RelayResult result = completing.get(10, TimeUnit.SECONDS);
         assertThat(result.leased()).isEqualTo(3);
         assertThat(result.released()).isEqualTo(3);
-        assertThat(result.retried() + result.deadLettered() + result.published() + result.leaseLost()).isZero();
+        assertThat(result.retried() + result.deadLettered() + result.published() + result.leaseLost())
+                .isZero();
         assertThat(events).allSatisfy(event -> {
             assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING);
             assertThat(stored(event).attempts()).isZero();
@@ -100,7 +115,8 @@ class RelayAbandonTest {
         RelayResult result = relay.complete(batch);
 
         assertThat(result.released()).isEqualTo(2);
-        assertThat(events).allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING));
+        assertThat(events)
+                .allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING));
     }
 
     @Test
@@ -131,7 +147,8 @@ class RelayAbandonTest {
         RelayResult result = completing.get(10, TimeUnit.SECONDS);
         assertThat(result.leaseLost()).isZero();
         assertThat(listener.leaseLost).isEmpty();
-        assertThat(events).allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING));
+        assertThat(events)
+                .allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING));
     }
 
     @Test
@@ -142,7 +159,11 @@ class RelayAbandonTest {
         // the broker acknowledged the first event; the worker released the second meanwhile
         store.release(batch.leaseId(), List.of(events.get(1).id()), clock.instant());
         relay.abandonInFlight();
-        publishes.get(0).complete(events.stream().map(event -> PublishOutcome.published(event.id())).toList());
+        publishes
+                .get(0)
+                .complete(events.stream()
+                        .map(event -> PublishOutcome.published(event.id()))
+                        .toList());
 
         RelayResult result = relay.complete(batch);
 
@@ -194,7 +215,6 @@ class RelayAbandonTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

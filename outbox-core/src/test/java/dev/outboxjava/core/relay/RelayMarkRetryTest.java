@@ -38,15 +38,24 @@ class RelayMarkRetryTest {
     private final RecordingListener listener = new RecordingListener();
 
     private Relay relay(Duration markRetryTimeout) {
-        return new Relay(store, publisher, new RelayConfig(10, PUBLISH_TIMEOUT).withMarkRetryTimeout(markRetryTimeout),
-                RetryPolicy.ofDefaults(), clock, listener);
+        return new Relay(
+                store,
+                publisher,
+                new RelayConfig(10, PUBLISH_TIMEOUT).withMarkRetryTimeout(markRetryTimeout),
+                RetryPolicy.ofDefaults(),
+                clock,
+                listener);
     }
 
     private List<OutboxEvent> append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("order.placed").destination("orders").payload(new byte[] {1})
-                    .clock(clock).build());
+            events.add(OutboxEvent.builder()
+                    .type("order.placed")
+                    .destination("orders")
+                    .payload(new byte[] {1})
+                    .clock(clock)
+                    .build());
         }
         return memory.append(events);
     }
@@ -56,7 +65,8 @@ class RelayMarkRetryTest {
     }
 
     @Test
-    @DisplayName("tries the mark again under the same lease until it lands: the published batch is sent, not re-published")
+    @DisplayName(
+            "tries the mark again under the same lease until it lands: the published batch is sent, not re-published")
     void retriesUntilTheMarkLands() {
         List<OutboxEvent> events = append(3);
         store.failNextMarks(2, false);
@@ -66,7 +76,8 @@ class RelayMarkRetryTest {
         assertThat(result.published()).isEqualTo(3);
         assertThat(store.markAttempts.get()).isEqualTo(3);
         assertThat(store.leaseIdsOfMarks).hasSize(3).containsOnly(store.leaseIdsOfMarks.get(0));
-        assertThat(events).allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.SENT));
+        assertThat(events)
+                .allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.SENT));
         assertThat(listener.published).hasSize(3);
         assertThat(listener.leaseLost).isEmpty();
         assertThat(publisher.publishCalls()).isEqualTo(1);
@@ -83,7 +94,8 @@ class RelayMarkRetryTest {
         assertThat(result.published()).isEqualTo(2);
         assertThat(result.leaseLost()).isZero();
         assertThat(listener.leaseLost).isEmpty();
-        assertThat(events).allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.SENT));
+        assertThat(events)
+                .allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.SENT));
     }
 
     @Test
@@ -109,7 +121,8 @@ class RelayMarkRetryTest {
         assertThatThrownBy(() -> relay(Duration.ofMillis(400)).runOnce()).isInstanceOf(OutboxStoreException.class);
 
         assertThat(store.markAttempts.get()).as("tried again, but not for ever").isBetween(2, 4);
-        assertThat(events).allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.IN_FLIGHT));
+        assertThat(events)
+                .allSatisfy(event -> assertThat(stored(event).status()).isEqualTo(EventStatus.IN_FLIGHT));
     }
 
     @Test
@@ -155,7 +168,8 @@ class RelayMarkRetryTest {
     void settings() {
         assertThat(RelayConfig.ofDefaults().markRetryTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThatThrownBy(() -> RelayConfig.ofDefaults().withMarkRetryTimeout(Duration.ofMillis(-1)))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("relay.markRetryTimeout"));
     }
 

@@ -22,24 +22,37 @@ import org.junit.jupiter.api.Test;
 class RelayOrderingTest {
 
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
-    private final RetryPolicy retry = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
+    private final RetryPolicy retry =
+            RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
 
     private InMemoryOutboxStore store(Ordering.AfterDeadLetter afterDeadLetter) {
         return new InMemoryOutboxStore(CompletionMode.KEEP_SENT, Ordering.perKey(afterDeadLetter));
     }
 
     private Relay relay(InMemoryOutboxStore store, ScriptedPublisher publisher, Ordering.AfterDeadLetter after) {
-        return new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(5), Ordering.perKey(after)),
-                retry, clock, RelayListener.NONE);
+        return new Relay(
+                store,
+                publisher,
+                new RelayConfig(100, Duration.ofSeconds(5), Ordering.perKey(after)),
+                retry,
+                clock,
+                RelayListener.NONE);
     }
 
     private OutboxEvent event(String key, int n) {
-        return OutboxEvent.builder().clock(clock).type("t").destination("d").key(key).payload(new byte[] {(byte) n})
-                .maxAttempts(3).build();
+        return OutboxEvent.builder()
+                .clock(clock)
+                .type("t")
+                .destination("d")
+                .key(key)
+                .payload(new byte[] {(byte) n})
+                .maxAttempts(3)
+                .build();
     }
 
     @Test
-    @DisplayName("only the acknowledged run before a key's first failure is sent; later events of the key go back untried")
+    @DisplayName(
+            "only the acknowledged run before a key's first failure is sent; later events of the key go back untried")
     void contiguousPrefix() {
         InMemoryOutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
         OutboxEvent a1 = event("a", 1);
@@ -47,10 +60,11 @@ class RelayOrderingTest {
         OutboxEvent a3 = event("a", 3);
         OutboxEvent b1 = event("b", 1);
         store.append(a1, a2, b1, a3);
-        ScriptedPublisher publisher = new ScriptedPublisher()
-                .thenRespond(a2.id(), ScriptedPublisher.Response.retryable("broker hiccup"));
+        ScriptedPublisher publisher =
+                new ScriptedPublisher().thenRespond(a2.id(), ScriptedPublisher.Response.retryable("broker hiccup"));
 
-        RelayResult result = relay(store, publisher, Ordering.AfterDeadLetter.HOLD_KEY).runOnce();
+        RelayResult result =
+                relay(store, publisher, Ordering.AfterDeadLetter.HOLD_KEY).runOnce();
 
         assertThat(result.published()).isEqualTo(2);
         assertThat(result.retried()).isEqualTo(1);
@@ -66,16 +80,18 @@ class RelayOrderingTest {
     }
 
     @Test
-    @DisplayName("an event acknowledged after its key's failure in the same batch is not marked sent: it goes back untried after the failure")
+    @DisplayName(
+            "an event acknowledged after its key's failure in the same batch is not marked sent: it goes back untried after the failure")
     void acknowledgedAfterFailureGoesBackUntried() {
         InMemoryOutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
         OutboxEvent a1 = event("a", 1);
         OutboxEvent a2 = event("a", 2);
         store.append(a1, a2);
-        ScriptedPublisher publisher = new ScriptedPublisher()
-                .thenRespond(a1.id(), ScriptedPublisher.Response.notRetryable("too large"));
+        ScriptedPublisher publisher =
+                new ScriptedPublisher().thenRespond(a1.id(), ScriptedPublisher.Response.notRetryable("too large"));
 
-        RelayResult result = relay(store, publisher, Ordering.AfterDeadLetter.HOLD_KEY).runOnce();
+        RelayResult result =
+                relay(store, publisher, Ordering.AfterDeadLetter.HOLD_KEY).runOnce();
 
         assertThat(result.published()).isZero();
         assertThat(result.released()).isEqualTo(1);
@@ -94,8 +110,8 @@ class RelayOrderingTest {
         ScriptedPublisher publisher = new ScriptedPublisher()
                 .thenRespond(a1.id(), ScriptedPublisher.Response.retryable("broker hiccup"))
                 .thenRespond(a2.id(), ScriptedPublisher.Response.heldBack("held back behind " + a1.id()));
-        Relay relay = new Relay(store, publisher, new RelayConfig(100, Duration.ofSeconds(5)), retry, clock,
-                RelayListener.NONE);
+        Relay relay = new Relay(
+                store, publisher, new RelayConfig(100, Duration.ofSeconds(5)), retry, clock, RelayListener.NONE);
 
         RelayResult result = relay.runOnce();
 
@@ -107,7 +123,8 @@ class RelayOrderingTest {
     }
 
     @Test
-    @DisplayName("under random failures every key reaches the broker complete and in order; a poisoned key stops at its head")
+    @DisplayName(
+            "under random failures every key reaches the broker complete and in order; a poisoned key stops at its head")
     void randomFailuresKeepOrder() {
         InMemoryOutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
         List<OutboxEvent> all = new ArrayList<>();
@@ -117,11 +134,15 @@ class RelayOrderingTest {
             }
         }
         store.append(all);
-        OutboxEvent poisonHead = all.stream().filter(e -> e.keyOrEmpty().equals("poison")).findFirst().orElseThrow();
+        OutboxEvent poisonHead = all.stream()
+                .filter(e -> e.keyOrEmpty().equals("poison"))
+                .findFirst()
+                .orElseThrow();
         Random random = new Random(42);
         ScriptedPublisher publisher = new ScriptedPublisher()
                 .alwaysRespond(poisonHead.id(), ScriptedPublisher.Response.notRetryable("poison"));
-        all.stream().filter(e -> !e.equals(poisonHead) && random.nextInt(10) == 0)
+        all.stream()
+                .filter(e -> !e.equals(poisonHead) && random.nextInt(10) == 0)
                 .forEach(e -> publisher.thenRespond(e.id(), ScriptedPublisher.Response.retryable("flaky")));
         Relay relay = relay(store, publisher, Ordering.AfterDeadLetter.HOLD_KEY);
 
@@ -130,17 +151,25 @@ class RelayOrderingTest {
             clock.advance(Duration.ofSeconds(10));
         }
 
-        List<UUID> sentOrder = publisher.batches().stream().flatMap(List::stream).map(OutboxEvent::id)
-                .filter(id -> store.find(id).orElseThrow().status() == EventStatus.SENT).distinct()
+        List<UUID> sentOrder = publisher.batches().stream()
+                .flatMap(List::stream)
+                .map(OutboxEvent::id)
+                .filter(id -> store.find(id).orElseThrow().status() == EventStatus.SENT)
+                .distinct()
                 .collect(Collectors.toList());
         for (String key : List.of("a", "b", "c", "d")) {
-            List<UUID> expected = all.stream().filter(e -> e.keyOrEmpty().equals(key)).map(OutboxEvent::id).toList();
+            List<UUID> expected = all.stream()
+                    .filter(e -> e.keyOrEmpty().equals(key))
+                    .map(OutboxEvent::id)
+                    .toList();
             List<UUID> lastDeliveries = lastDeliveryOrder(publisher, key, store);
             assertThat(lastDeliveries).as("final delivery order of key %s", key).containsExactlyElementsOf(expected);
         }
         assertThat(store.find(poisonHead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
-        assertThat(all.stream().filter(e -> e.keyOrEmpty().equals("poison") && !e.equals(poisonHead))
-                .map(e -> store.find(e.id()).orElseThrow().status())).containsOnly(EventStatus.PENDING);
+        assertThat(all.stream()
+                        .filter(e -> e.keyOrEmpty().equals("poison") && !e.equals(poisonHead))
+                        .map(e -> store.find(e.id()).orElseThrow().status()))
+                .containsOnly(EventStatus.PENDING);
         assertThat(sentOrder).hasSize(80);
     }
 

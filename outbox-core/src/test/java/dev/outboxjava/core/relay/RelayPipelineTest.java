@@ -24,17 +24,28 @@ class RelayPipelineTest {
 
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
     private final HeldPublisher publisher = new HeldPublisher();
-    private final RetryPolicy retry = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
+    private final RetryPolicy retry =
+            RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).jitter(0).build();
 
     private Relay relay(InMemoryOutboxStore store, Ordering ordering) {
-        return new Relay(store, publisher, new RelayConfig(3, Duration.ofSeconds(5), ordering), retry, clock,
+        return new Relay(
+                store,
+                publisher,
+                new RelayConfig(3, Duration.ofSeconds(5), ordering),
+                retry,
+                clock,
                 RelayListener.NONE);
     }
 
     private List<OutboxEvent> append(InMemoryOutboxStore store, String... keys) {
         List<OutboxEvent> events = new ArrayList<>();
         for (String key : keys) {
-            events.add(OutboxEvent.builder().clock(clock).type("t").destination("d").key(key).payload(new byte[] {1})
+            events.add(OutboxEvent.builder()
+                    .clock(clock)
+                    .type("t")
+                    .destination("d")
+                    .key(key)
+                    .payload(new byte[] {1})
                     .build());
         }
         return store.append(events);
@@ -67,8 +78,8 @@ class RelayPipelineTest {
     @Test
     @DisplayName("with per-key ordering, a lease made while a key's batch is in flight takes none of that key's events")
     void perKeyWhileInFlight() {
-        InMemoryOutboxStore store = new InMemoryOutboxStore(CompletionMode.KEEP_SENT, Ordering.perKey(
-                Ordering.AfterDeadLetter.HOLD_KEY));
+        InMemoryOutboxStore store =
+                new InMemoryOutboxStore(CompletionMode.KEEP_SENT, Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
         List<OutboxEvent> events = append(store, "a", "a", "a", "a", "b");
         Relay relay = relay(store, Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
 
@@ -76,16 +87,22 @@ class RelayPipelineTest {
         Relay.Batch second = relay.leaseAndPublish();
 
         assertThat(first.size()).isEqualTo(3);
-        assertThat(publisher.pending.get(0)).extracting(OutboxEvent::id)
-                .containsExactly(events.get(0).id(), events.get(1).id(), events.get(2).id());
-        assertThat(publisher.pending.get(1)).extracting(OutboxEvent::id).containsExactly(events.get(4).id());
+        assertThat(publisher.pending.get(0))
+                .extracting(OutboxEvent::id)
+                .containsExactly(
+                        events.get(0).id(), events.get(1).id(), events.get(2).id());
+        assertThat(publisher.pending.get(1))
+                .extracting(OutboxEvent::id)
+                .containsExactly(events.get(4).id());
         assertThat(second.size()).isEqualTo(1);
 
         publisher.acknowledgeAll();
         relay.complete(first);
         relay.complete(second);
         Relay.Batch third = relay.leaseAndPublish();
-        assertThat(publisher.pending.get(2)).extracting(OutboxEvent::id).containsExactly(events.get(3).id());
+        assertThat(publisher.pending.get(2))
+                .extracting(OutboxEvent::id)
+                .containsExactly(events.get(3).id());
         publisher.acknowledgeAll();
         assertThat(relay.complete(third).published()).isEqualTo(1);
     }
@@ -117,7 +134,10 @@ class RelayPipelineTest {
 
         void acknowledgeAll() {
             for (int i = 0; i < futures.size(); i++) {
-                futures.get(i).complete(pending.get(i).stream().map(e -> PublishOutcome.published(e.id())).toList());
+                futures.get(i)
+                        .complete(pending.get(i).stream()
+                                .map(e -> PublishOutcome.published(e.id()))
+                                .toList());
             }
         }
 
@@ -127,7 +147,6 @@ class RelayPipelineTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

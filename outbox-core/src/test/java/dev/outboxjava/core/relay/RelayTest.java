@@ -2,7 +2,6 @@ package dev.outboxjava.core.relay;
 
 import static dev.outboxjava.core.relay.ScriptedPublisher.Response.notRetryable;
 import static dev.outboxjava.core.relay.ScriptedPublisher.Response.omitted;
-import static dev.outboxjava.core.relay.ScriptedPublisher.Response.published;
 import static dev.outboxjava.core.relay.ScriptedPublisher.Response.retryable;
 import static dev.outboxjava.core.relay.ScriptedPublisher.Response.unroutable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,8 +35,13 @@ class RelayTest {
     private final ScriptedPublisher publisher = new ScriptedPublisher();
     private final RecordingListener listener = new RecordingListener();
     /** No jitter, so the next attempt times are exact: 1 s, 2 s, 4 s, ... */
-    private final RetryPolicy retryPolicy = RetryPolicy.builder().initialDelay(Duration.ofSeconds(1)).multiplier(2)
-            .maxDelay(Duration.ofMinutes(1)).jitter(0).build();
+    private final RetryPolicy retryPolicy = RetryPolicy.builder()
+            .initialDelay(Duration.ofSeconds(1))
+            .multiplier(2)
+            .maxDelay(Duration.ofMinutes(1))
+            .jitter(0)
+            .build();
+
     private final Relay relay = relay(publisher);
 
     private Relay relay(Publisher with) {
@@ -45,8 +49,14 @@ class RelayTest {
     }
 
     private OutboxEvent append(int maxAttempts) {
-        OutboxEvent event = OutboxEvent.builder().type("order.placed").destination("orders").key("order-1")
-                .payload(new byte[] {1}).maxAttempts(maxAttempts).clock(clock).build();
+        OutboxEvent event = OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .key("order-1")
+                .payload(new byte[] {1})
+                .maxAttempts(maxAttempts)
+                .clock(clock)
+                .build();
         return store.append(event).get(0);
     }
 
@@ -80,7 +90,8 @@ class RelayTest {
 
             assertThat(result.leased()).isEqualTo(1);
             assertThat(result.published()).isEqualTo(1);
-            assertThat(result.retried() + result.deadLettered() + result.leaseLost()).isZero();
+            assertThat(result.retried() + result.deadLettered() + result.leaseLost())
+                    .isZero();
             OutboxEvent sent = stored(event);
             assertThat(sent.status()).isEqualTo(EventStatus.SENT);
             assertThat(sent.sentAt()).contains(clock.instant());
@@ -97,9 +108,12 @@ class RelayTest {
             relay.runOnce();
 
             assertThat(publisher.batches()).hasSize(1);
-            assertThat(publisher.batches().get(0)).extracting(OutboxEvent::id)
-                    .containsExactlyElementsOf(events.stream().map(OutboxEvent::id).toList());
-            assertThat(publisher.batches().get(0)).allSatisfy(e -> assertThat(e.status()).isEqualTo(EventStatus.IN_FLIGHT));
+            assertThat(publisher.batches().get(0))
+                    .extracting(OutboxEvent::id)
+                    .containsExactlyElementsOf(
+                            events.stream().map(OutboxEvent::id).toList());
+            assertThat(publisher.batches().get(0))
+                    .allSatisfy(e -> assertThat(e.status()).isEqualTo(EventStatus.IN_FLIGHT));
             assertThat(publisher.timeouts()).containsExactly(PUBLISH_TIMEOUT);
         }
 
@@ -127,8 +141,14 @@ class RelayTest {
         @Test
         @DisplayName("a delayed event is not published before its time")
         void delayedEvent() {
-            OutboxEvent event = store.append(OutboxEvent.builder().type("t").destination("d").payload(new byte[0])
-                    .clock(clock).availableAt(clock.instant().plusSeconds(60)).build()).get(0);
+            OutboxEvent event = store.append(OutboxEvent.builder()
+                            .type("t")
+                            .destination("d")
+                            .payload(new byte[0])
+                            .clock(clock)
+                            .availableAt(clock.instant().plusSeconds(60))
+                            .build())
+                    .get(0);
 
             clock.advance(Duration.ofSeconds(59));
             assertThat(relay.runOnce().leased()).isZero();
@@ -143,7 +163,8 @@ class RelayTest {
     class RetryableFailure {
 
         @Test
-        @DisplayName("the event goes back to pending with one more attempt, the error, and a next attempt after the backoff")
+        @DisplayName(
+                "the event goes back to pending with one more attempt, the error, and a next attempt after the backoff")
         void failureSchedulesRetry() {
             OutboxEvent event = append();
             publisher.thenRespond(event.id(), retryable("broker unreachable"));
@@ -157,7 +178,9 @@ class RelayTest {
             assertThat(pending.status()).isEqualTo(EventStatus.PENDING);
             assertThat(pending.attempts()).isEqualTo(1);
             assertThat(pending.lastError()).contains("broker unreachable");
-            assertThat(pending.nextAttemptAt()).isEqualTo(failedAt.plusSeconds(1)).isAfter(clock.instant());
+            assertThat(pending.nextAttemptAt())
+                    .isEqualTo(failedAt.plusSeconds(1))
+                    .isAfter(clock.instant());
             assertThat(pending.leaseId()).isEmpty();
             assertThat(pending.leasedAt()).isEmpty();
             assertThat(listener.retried).containsExactly(event.id());
@@ -228,7 +251,9 @@ class RelayTest {
             assertThat(listener.deadLettered).containsExactly(event.id());
 
             clock.advance(Duration.ofHours(1));
-            assertThat(relay.runOnce().leased()).as("a dead letter is never leased again").isZero();
+            assertThat(relay.runOnce().leased())
+                    .as("a dead letter is never leased again")
+                    .isZero();
         }
 
         @Test
@@ -268,7 +293,9 @@ class RelayTest {
             assertThat(dead.status()).isEqualTo(EventStatus.FAILED);
             assertThat(dead.attempts()).isEqualTo(RetryPolicy.DEFAULT_UNROUTABLE_MAX_ATTEMPTS);
             assertThat(dead.lastError().orElseThrow()).contains("does not exist");
-            assertThat(listener.failures).hasSize(3).allSatisfy(f -> assertThat(f.unroutable()).isTrue());
+            assertThat(listener.failures)
+                    .hasSize(3)
+                    .allSatisfy(f -> assertThat(f.unroutable()).isTrue());
         }
 
         @Test
@@ -290,7 +317,9 @@ class RelayTest {
                 clock.advance(Duration.ofMinutes(1));
             }
             assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING);
-            assertThat(listener.failures).hasSize(3).noneSatisfy(f -> assertThat(f.unroutable()).isTrue());
+            assertThat(listener.failures)
+                    .hasSize(3)
+                    .noneSatisfy(f -> assertThat(f.unroutable()).isTrue());
         }
     }
 
@@ -307,8 +336,14 @@ class RelayTest {
 
             RelayResult result = relay.runOnce();
 
-            assertThat(result).extracting(RelayResult::leased, RelayResult::published, RelayResult::retried,
-                    RelayResult::deadLettered, RelayResult::leaseLost).containsExactly(5, 3, 1, 1, 0);
+            assertThat(result)
+                    .extracting(
+                            RelayResult::leased,
+                            RelayResult::published,
+                            RelayResult::retried,
+                            RelayResult::deadLettered,
+                            RelayResult::leaseLost)
+                    .containsExactly(5, 3, 1, 1, 0);
             assertThat(stored(events.get(0)).status()).isEqualTo(EventStatus.SENT);
             assertThat(stored(events.get(1)).status()).isEqualTo(EventStatus.PENDING);
             assertThat(stored(events.get(2)).status()).isEqualTo(EventStatus.SENT);
@@ -317,7 +352,8 @@ class RelayTest {
         }
 
         @Test
-        @DisplayName("that the publisher forgot to report on is a retryable failure; the others are marked by their outcome")
+        @DisplayName(
+                "that the publisher forgot to report on is a retryable failure; the others are marked by their outcome")
         void missingOutcome() {
             List<OutboxEvent> events = append(3, 5);
             publisher.thenRespond(events.get(1).id(), omitted());
@@ -348,8 +384,9 @@ class RelayTest {
             assertThat(events).allSatisfy(event -> {
                 assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING);
                 assertThat(stored(event).attempts()).isEqualTo(1);
-                assertThat(stored(event).lastError()).hasValueSatisfying(
-                        error -> assertThat(error).contains("not acknowledged within " + PUBLISH_TIMEOUT));
+                assertThat(stored(event).lastError())
+                        .hasValueSatisfying(
+                                error -> assertThat(error).contains("not acknowledged within " + PUBLISH_TIMEOUT));
             });
         }
 
@@ -365,8 +402,8 @@ class RelayTest {
             assertThat(events).allSatisfy(event -> {
                 assertThat(stored(event).status()).isEqualTo(EventStatus.PENDING);
                 assertThat(stored(event).attempts()).isEqualTo(1);
-                assertThat(stored(event).lastError()).hasValueSatisfying(
-                        error -> assertThat(error).contains("publisher failed", "serializer bug"));
+                assertThat(stored(event).lastError())
+                        .hasValueSatisfying(error -> assertThat(error).contains("publisher failed", "serializer bug"));
             });
         }
 
@@ -389,12 +426,13 @@ class RelayTest {
         void failedFuture() {
             OutboxEvent event = append();
 
-            RelayResult result = relay(MisbehavingPublishers.failingFuture(new IllegalStateException("connection reset")))
+            RelayResult result = relay(
+                            MisbehavingPublishers.failingFuture(new IllegalStateException("connection reset")))
                     .runOnce();
 
             assertThat(result.retried()).isEqualTo(1);
-            assertThat(stored(event).lastError()).hasValueSatisfying(
-                    error -> assertThat(error).contains("publisher failed", "connection reset"));
+            assertThat(stored(event).lastError())
+                    .hasValueSatisfying(error -> assertThat(error).contains("publisher failed", "connection reset"));
         }
 
         @Test
@@ -501,10 +539,12 @@ class RelayTest {
         @DisplayName("reject a batch size outside 1..10000, naming relay.batchSize")
         void badBatchSize() {
             assertThatThrownBy(() -> new RelayConfig(0, Duration.ofSeconds(1)))
-                    .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                    .isInstanceOfSatisfying(
+                            InvalidConfigurationException.class,
                             e -> assertThat(e.setting()).isEqualTo("relay.batchSize"));
             assertThatThrownBy(() -> new RelayConfig(10_001, Duration.ofSeconds(1)))
-                    .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                    .isInstanceOfSatisfying(
+                            InvalidConfigurationException.class,
                             e -> assertThat(e.setting()).isEqualTo("relay.batchSize"));
         }
 
@@ -512,7 +552,8 @@ class RelayTest {
         @DisplayName("reject a publish timeout that is not positive, naming relay.publishTimeout")
         void badTimeout() {
             assertThatThrownBy(() -> new RelayConfig(10, Duration.ZERO))
-                    .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                    .isInstanceOfSatisfying(
+                            InvalidConfigurationException.class,
                             e -> assertThat(e.setting()).isEqualTo("relay.publishTimeout"));
         }
     }

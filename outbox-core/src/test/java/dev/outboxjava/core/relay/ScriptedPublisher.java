@@ -60,7 +60,7 @@ final class ScriptedPublisher implements Publisher {
     private final Map<UUID, Response> always = new HashMap<>();
     private final List<List<OutboxEvent>> batches = new ArrayList<>();
     private final List<Duration> timeouts = new ArrayList<>();
-    private Consumer<List<OutboxEvent>> duringPublish = batch -> { };
+    private Consumer<List<OutboxEvent>> duringPublish = batch -> {};
 
     /** The next attempts of {@code eventId} get these responses, in order. */
     synchronized ScriptedPublisher thenRespond(UUID eventId, Response... responses) {
@@ -88,7 +88,8 @@ final class ScriptedPublisher implements Publisher {
         List<PublishOutcome> outcomes = new ArrayList<>();
         for (OutboxEvent event : batch) {
             Deque<Response> queued = next.get(event.id());
-            Response response = queued != null && !queued.isEmpty() ? queued.poll()
+            Response response = queued != null && !queued.isEmpty()
+                    ? queued.poll()
                     : always.getOrDefault(event.id(), Response.published());
             response.outcome.apply(event.id()).ifPresent(outcomes::add);
         }
@@ -113,6 +114,5 @@ final class ScriptedPublisher implements Publisher {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

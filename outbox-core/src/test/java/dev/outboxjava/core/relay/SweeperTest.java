@@ -30,7 +30,12 @@ class SweeperTest {
     private List<OutboxEvent> append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).clock(clock).build());
+            events.add(OutboxEvent.builder()
+                    .type("t")
+                    .destination("d")
+                    .payload(new byte[0])
+                    .clock(clock)
+                    .build());
         }
         return store.append(events);
     }
@@ -45,8 +50,8 @@ class SweeperTest {
         OutboxEvent event = append(1).get(0);
         UUID firstLease = UUID.randomUUID();
         store.lease(firstLease, 1, clock.instant());
-        store.markRetry(firstLease, List.of(new RetryMark(event.id(), "broker unreachable", clock.instant())),
-                clock.instant());
+        store.markRetry(
+                firstLease, List.of(new RetryMark(event.id(), "broker unreachable", clock.instant())), clock.instant());
         UUID deadRelayLease = UUID.randomUUID();
         assertThat(store.lease(deadRelayLease, 1, clock.instant())).hasSize(1); // this relay then dies
         OutboxEvent before = stored(event);
@@ -72,8 +77,13 @@ class SweeperTest {
         clock.advance(LEASE_TIMEOUT.plusSeconds(1));
         sweeper.runOnce();
 
-        Relay relay = new Relay(store, new ScriptedPublisher(), new RelayConfig(10, Duration.ofMillis(50)),
-                RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
+        Relay relay = new Relay(
+                store,
+                new ScriptedPublisher(),
+                new RelayConfig(10, Duration.ofMillis(50)),
+                RetryPolicy.ofDefaults(),
+                clock,
+                RelayListener.NONE);
 
         assertThat(relay.runOnce().published()).isEqualTo(1);
         assertThat(stored(event).status()).isEqualTo(EventStatus.SENT);
@@ -102,7 +112,10 @@ class SweeperTest {
         UUID lease = UUID.randomUUID();
         store.lease(lease, 2, clock.instant());
         store.markPublished(lease, List.of(events.get(0).id()), clock.instant());
-        store.markDeadLettered(lease, List.of(new dev.outboxjava.core.port.DeadLetterMark(events.get(1).id(), "x")),
+        store.markDeadLettered(
+                lease,
+                List.of(new dev.outboxjava.core.port.DeadLetterMark(
+                        events.get(1).id(), "x")),
                 clock.instant());
         List<OutboxEvent> before = store.all();
 
@@ -123,7 +136,9 @@ class SweeperTest {
         assertThat(store.countByStatus()).containsEntry(EventStatus.IN_FLIGHT, 5L);
 
         assertThat(sweeper.runOnce()).isEqualTo(5);
-        assertThat(store.countByStatus()).containsEntry(EventStatus.IN_FLIGHT, 0L).containsEntry(EventStatus.PENDING, 25L);
+        assertThat(store.countByStatus())
+                .containsEntry(EventStatus.IN_FLIGHT, 0L)
+                .containsEntry(EventStatus.PENDING, 25L);
     }
 
     @Test
@@ -142,13 +157,16 @@ class SweeperTest {
     void settings() {
         assertThat(SweeperConfig.ofDefaults().leaseTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThatThrownBy(() -> new SweeperConfig(Duration.ZERO, 1, 1))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("sweeper.leaseTimeout"));
         assertThatThrownBy(() -> new SweeperConfig(Duration.ofSeconds(1), 0, 1))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("sweeper.chunkSize"));
         assertThatThrownBy(() -> new SweeperConfig(Duration.ofSeconds(1), 1, 0))
-                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("sweeper.maxChunksPerTick"));
     }
 }

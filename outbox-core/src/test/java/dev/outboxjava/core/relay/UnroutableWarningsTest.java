@@ -17,7 +17,12 @@ class UnroutableWarningsTest {
     private final UnroutableWarnings warnings = new UnroutableWarnings(clock, RetryPolicy.ofDefaults());
 
     private OutboxEvent to(String destination) {
-        return OutboxEvent.builder().type("t").destination(destination).payload(new byte[0]).clock(clock).build();
+        return OutboxEvent.builder()
+                .type("t")
+                .destination(destination)
+                .payload(new byte[0])
+                .clock(clock)
+                .build();
     }
 
     private boolean fail(String destination) {

@@ -20,15 +20,15 @@ import javax.sql.DataSource;
  */
 public final class ClockSkewCheck {
 
-    private ClockSkewCheck() {
-    }
+    private ClockSkewCheck() {}
 
     /**
      * The relay clock minus the database clock (positive: the relay is ahead), corrected for half the
      * round trip.
      */
     public static Duration measure(DataSource dataSource, Clock relayClock) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             long before = System.nanoTime();
             Instant relayBefore = relayClock.instant();
             Instant database;

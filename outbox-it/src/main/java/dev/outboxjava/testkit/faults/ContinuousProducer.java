@@ -40,14 +40,22 @@ public final class ContinuousProducer implements AutoCloseable {
      * @param maxAttempts      each event's max attempts (high, so injected faults never dead-letter an event)
      * @param seed             random seed (keys, rollbacks)
      */
-    public record Settings(String destination, int committedTarget, int threads, int eventsPerTransaction,
-            double rollbackShare, int keys, int eventsPerSecond, int maxAttempts, long seed) {
+    public record Settings(
+            String destination,
+            int committedTarget,
+            int threads,
+            int eventsPerTransaction,
+            double rollbackShare,
+            int keys,
+            int eventsPerSecond,
+            int maxAttempts,
+            long seed) {
 
         public Settings {
             Objects.requireNonNull(destination, "destination");
             if (committedTarget < 1 || threads < 1 || eventsPerTransaction < 1 || keys < 1 || maxAttempts < 1) {
-                throw new IllegalArgumentException("committedTarget, threads, eventsPerTransaction, keys and "
-                        + "maxAttempts must be positive");
+                throw new IllegalArgumentException(
+                        "committedTarget, threads, eventsPerTransaction, keys and " + "maxAttempts must be positive");
             }
             if (rollbackShare < 0 || rollbackShare >= 1) {
                 throw new IllegalArgumentException("rollbackShare must be in [0, 1), was " + rollbackShare);
@@ -67,7 +75,8 @@ public final class ContinuousProducer implements AutoCloseable {
     private final AtomicInteger reserved = new AtomicInteger();
     private final AtomicInteger errors = new AtomicInteger();
 
-    private ContinuousProducer(DataSource dataSource, EventAppender appender, Settings settings, ProducerLedger ledger) {
+    private ContinuousProducer(
+            DataSource dataSource, EventAppender appender, Settings settings, ProducerLedger ledger) {
         this.dataSource = dataSource;
         this.appender = appender;
         this.settings = settings;
@@ -75,10 +84,12 @@ public final class ContinuousProducer implements AutoCloseable {
     }
 
     /** Starts the producer threads. */
-    public static ContinuousProducer start(DataSource dataSource, EventAppender appender, Settings settings,
-            ProducerLedger ledger) {
-        ContinuousProducer producer = new ContinuousProducer(Objects.requireNonNull(dataSource, "dataSource"),
-                Objects.requireNonNull(appender, "appender"), Objects.requireNonNull(settings, "settings"),
+    public static ContinuousProducer start(
+            DataSource dataSource, EventAppender appender, Settings settings, ProducerLedger ledger) {
+        ContinuousProducer producer = new ContinuousProducer(
+                Objects.requireNonNull(dataSource, "dataSource"),
+                Objects.requireNonNull(appender, "appender"),
+                Objects.requireNonNull(settings, "settings"),
                 Objects.requireNonNull(ledger, "ledger"));
         for (int i = 0; i < settings.threads(); i++) {
             SplittableRandom random = new SplittableRandom(settings.seed() * 31 + i);
@@ -87,15 +98,22 @@ public final class ContinuousProducer implements AutoCloseable {
             producer.threads.add(thread);
             thread.start();
         }
-        log.info("{} producer thread(s) writing {} committed events to {} ({} per transaction, {} % rolled back)",
-                settings.threads(), settings.committedTarget(), settings.destination(),
-                settings.eventsPerTransaction(), Math.round(settings.rollbackShare() * 100));
+        log.info(
+                "{} producer thread(s) writing {} committed events to {} ({} per transaction, {} % rolled back)",
+                settings.threads(),
+                settings.committedTarget(),
+                settings.destination(),
+                settings.eventsPerTransaction(),
+                Math.round(settings.rollbackShare() * 100));
         return producer;
     }
 
     private void run(SplittableRandom random) {
-        long pauseNanos = settings.eventsPerSecond() == 0 ? 0
-                : TimeUnit.SECONDS.toNanos(1) * settings.threads() * settings.eventsPerTransaction()
+        long pauseNanos = settings.eventsPerSecond() == 0
+                ? 0
+                : TimeUnit.SECONDS.toNanos(1)
+                        * settings.threads()
+                        * settings.eventsPerTransaction()
                         / settings.eventsPerSecond();
         long next = System.nanoTime();
         while (!stopped.get()) {
@@ -120,9 +138,14 @@ public final class ContinuousProducer implements AutoCloseable {
 
     private OutboxEvent event(SplittableRandom random) {
         String key = "key-" + random.nextInt(settings.keys());
-        return OutboxEvent.builder().type("faults.event").key(key).destination(settings.destination())
-                .routingKey(key).maxAttempts(settings.maxAttempts())
-                .payload(("{\"key\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .type("faults.event")
+                .key(key)
+                .destination(settings.destination())
+                .routingKey(key)
+                .maxAttempts(settings.maxAttempts())
+                .payload(("{\"key\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     private void transaction(List<OutboxEvent> events, boolean rollback) {

@@ -40,8 +40,7 @@ import java.util.UUID;
  */
 public final class DeliveryChecker {
 
-    private DeliveryChecker() {
-    }
+    private DeliveryChecker() {}
 
     /**
      * @param ledger     what the producers did
@@ -53,9 +52,14 @@ public final class DeliveryChecker {
      * @param faults     the faults injected
      * @param perKey     whether per-key order is required
      */
-    public static FaultReport check(ProducerLedger ledger, List<ReceivedMessage> received,
-            Map<UUID, OutboxTableProbe.StoredEvent> stored, Map<UUID, FaultKind> exposure, Set<UUID> leaseLost,
-            List<InjectedFault> faults, boolean perKey) {
+    public static FaultReport check(
+            ProducerLedger ledger,
+            List<ReceivedMessage> received,
+            Map<UUID, OutboxTableProbe.StoredEvent> stored,
+            Map<UUID, FaultKind> exposure,
+            Set<UUID> leaseLost,
+            List<InjectedFault> faults,
+            boolean perKey) {
         Set<UUID> committed = new HashSet<>(ledger.committedEvents().keySet());
         Set<UUID> rolledBack = new HashSet<>(ledger.rolledBackEvents());
         for (UUID id : ledger.uncertainEvents().keySet()) {
@@ -92,7 +96,11 @@ public final class DeliveryChecker {
                             reordered++;
                             if (reorderedSample.size() < 10) {
                                 reorderedSample.add(describe(id, event, position, exposure, leaseLost) + " after "
-                                        + describe(later, stored.get(later), firstPosition.get(later), exposure,
+                                        + describe(
+                                                later,
+                                                stored.get(later),
+                                                firstPosition.get(later),
+                                                exposure,
                                                 leaseLost));
                             }
                             break;
@@ -113,9 +121,11 @@ public final class DeliveryChecker {
                 duplicates += entry.getValue() - 1;
                 OutboxTableProbe.StoredEvent row = stored.get(entry.getKey());
                 boolean failedAttempt = row != null && row.attempts() > 0;
-                String cause = exposure.containsKey(entry.getKey()) ? "in flight at " + exposure.get(entry.getKey())
-                        : leaseLost.contains(entry.getKey()) ? "lease lost"
-                        : failedAttempt ? "publish failed, retried" : "unexplained";
+                String cause = exposure.containsKey(entry.getKey())
+                        ? "in flight at " + exposure.get(entry.getKey())
+                        : leaseLost.contains(entry.getKey())
+                                ? "lease lost"
+                                : failedAttempt ? "publish failed, retried" : "unexplained";
                 causes.merge(cause, (long) entry.getValue() - 1, Long::sum);
                 if (cause.equals("unexplained")) {
                     unexplained += entry.getValue() - 1;
@@ -129,10 +139,22 @@ public final class DeliveryChecker {
         stored.values().forEach(event -> byStatus.merge(event.status(), 1L, Long::sum));
         Map<FaultKind, Integer> byKind = new EnumMap<>(FaultKind.class);
         faults.forEach(fault -> byKind.merge(fault.kind(), 1, Integer::sum));
-        return new FaultReport(committed.size(), rolledBack.size(), faults.size(), byKind, lost, phantom,
-                perKey ? OptionalLong.of(reordered) : OptionalLong.empty(), duplicates, unexplained,
-                byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L), byStatus.getOrDefault(EventStatus.PENDING, 0L),
-                byStatus.getOrDefault(EventStatus.FAILED, 0L), leaseLost.size(), unexplainedSample, causes,
+        return new FaultReport(
+                committed.size(),
+                rolledBack.size(),
+                faults.size(),
+                byKind,
+                lost,
+                phantom,
+                perKey ? OptionalLong.of(reordered) : OptionalLong.empty(),
+                duplicates,
+                unexplained,
+                byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L),
+                byStatus.getOrDefault(EventStatus.PENDING, 0L),
+                byStatus.getOrDefault(EventStatus.FAILED, 0L),
+                leaseLost.size(),
+                unexplainedSample,
+                causes,
                 reorderedSample);
     }
 
@@ -140,13 +162,18 @@ public final class DeliveryChecker {
     private static boolean mustPrecede(ProducerLedger ledger, UUID earlier, UUID later) {
         Optional<ProducerLedger.Transaction> first = ledger.transactionOf(earlier);
         Optional<ProducerLedger.Transaction> second = ledger.transactionOf(later);
-        return first.isPresent() && second.isPresent()
+        return first.isPresent()
+                && second.isPresent()
                 && (first.get().id() == second.get().id() || first.get().happenedBefore(second.get()));
     }
 
     /** One event of a reordered pair, with what may explain it. */
-    private static String describe(UUID id, OutboxTableProbe.StoredEvent event, Integer position,
-            Map<UUID, FaultKind> exposure, Set<UUID> leaseLost) {
+    private static String describe(
+            UUID id,
+            OutboxTableProbe.StoredEvent event,
+            Integer position,
+            Map<UUID, FaultKind> exposure,
+            Set<UUID> leaseLost) {
         return "{id " + id + ", key " + event.key().orElse("-") + ", seq " + event.sequence() + ", attempts "
                 + event.attempts() + ", first delivered at message " + position
                 + (exposure.containsKey(id) ? ", in flight at " + exposure.get(id) : "")

@@ -67,8 +67,11 @@ public final class ExposureLog implements AutoCloseable {
     }
 
     private void sample() {
-        FaultKind kind = open.entrySet().stream().filter(entry -> entry.getValue().get() > 0).map(Map.Entry::getKey)
-                .findFirst().orElse(null);
+        FaultKind kind = open.entrySet().stream()
+                .filter(entry -> entry.getValue().get() > 0)
+                .map(Map.Entry::getKey)
+                .findFirst()
+                .orElse(null);
         if (kind != null) {
             sampleInto(kind);
         }

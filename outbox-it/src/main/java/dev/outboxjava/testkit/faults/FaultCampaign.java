@@ -20,8 +20,7 @@ public final class FaultCampaign {
 
     private static final Logger log = LoggerFactory.getLogger(FaultCampaign.class);
 
-    private FaultCampaign() {
-    }
+    private FaultCampaign() {}
 
     /**
      * @param injectors     the faults to inject
@@ -31,8 +30,14 @@ public final class FaultCampaign {
      * @param keepGoing     after the minimum, go on while this is true
      * @return the faults injected, in order
      */
-    public static List<InjectedFault> run(List<FaultInjector> injectors, int minimumFaults, int maximumFaults,
-            Duration maxPause, Random random, BooleanSupplier keepGoing) throws Exception {
+    public static List<InjectedFault> run(
+            List<FaultInjector> injectors,
+            int minimumFaults,
+            int maximumFaults,
+            Duration maxPause,
+            Random random,
+            BooleanSupplier keepGoing)
+            throws Exception {
         Objects.requireNonNull(random, "random");
         if (injectors.isEmpty()) {
             throw new IllegalArgumentException("no fault injectors");

@@ -24,14 +24,13 @@ public final class FaultInjectors {
 
     private static final Logger log = LoggerFactory.getLogger(FaultInjectors.class);
 
-    private FaultInjectors() {
-    }
+    private FaultInjectors() {}
 
     /**
      * SIGKILL of a random relay of the fleet at a random moment, and a restart after {@code downFor}.
      */
-    public static FaultInjector relayKill(RelayFleet fleet, int fleetSize, ExposureLog exposure, Random random,
-            Duration downFor) {
+    public static FaultInjector relayKill(
+            RelayFleet fleet, int fleetSize, ExposureLog exposure, Random random, Duration downFor) {
         return () -> {
             Instant start = Instant.now();
             exposure.open(FaultKind.RELAY_KILL);
@@ -40,8 +39,11 @@ public final class FaultInjectors {
                 exposure.sample(FaultKind.RELAY_KILL); // what the dead relay held is still in flight
                 sleep(downFor);
                 fleet.refill(fleetSize);
-                return new InjectedFault(FaultKind.RELAY_KILL, "SIGKILL " + victim + ", restarted",
-                        start, Duration.between(start, Instant.now()));
+                return new InjectedFault(
+                        FaultKind.RELAY_KILL,
+                        "SIGKILL " + victim + ", restarted",
+                        start,
+                        Duration.between(start, Instant.now()));
             } finally {
                 exposure.close(FaultKind.RELAY_KILL);
             }
@@ -63,13 +65,18 @@ public final class FaultInjectors {
             try {
                 List<OutboxEvent> unmarked = relay.crashAfterNextAck().get(within.toMillis(), TimeUnit.MILLISECONDS);
                 exposure.sample(FaultKind.CRASH_AFTER_ACK);
-                return new InjectedFault(FaultKind.CRASH_AFTER_ACK, relay.name() + " died after the broker "
-                        + "acknowledged " + unmarked.size() + " event(s), before marking them", start,
+                return new InjectedFault(
+                        FaultKind.CRASH_AFTER_ACK,
+                        relay.name() + " died after the broker " + "acknowledged " + unmarked.size()
+                                + " event(s), before marking them",
+                        start,
                         Duration.between(start, Instant.now()));
             } catch (TimeoutException e) {
                 relay.close();
-                throw new IllegalStateException("in-JVM relay " + relay.name() + " got no batch acknowledged within "
-                        + within + ": are producers writing?", e);
+                throw new IllegalStateException(
+                        "in-JVM relay " + relay.name() + " got no batch acknowledged within " + within
+                                + ": are producers writing?",
+                        e);
             } finally {
                 relay.kill();
                 exposure.close(FaultKind.CRASH_AFTER_ACK);
@@ -85,8 +92,8 @@ public final class FaultInjectors {
      * @param relays starts such a process
      * @param within how long to wait for it to get a batch acknowledged and halt
      */
-    public static FaultInjector processCrashAfterAck(Supplier<RelayProcess> relays, ExposureLog exposure,
-            Duration within) {
+    public static FaultInjector processCrashAfterAck(
+            Supplier<RelayProcess> relays, ExposureLog exposure, Duration within) {
         return () -> {
             Instant start = Instant.now();
             exposure.open(FaultKind.CRASH_AFTER_ACK);
@@ -101,11 +108,17 @@ public final class FaultInjectors {
                     sleep(Duration.ofMillis(20));
                 }
                 exposure.sample(FaultKind.CRASH_AFTER_ACK);
-                String line = relay.output().lines().filter(l -> l.contains(HaltAfterAck.MARKER)).findFirst()
+                String line = relay.output()
+                        .lines()
+                        .filter(l -> l.contains(HaltAfterAck.MARKER))
+                        .findFirst()
                         .orElseThrow(() -> new IllegalStateException("relay process " + relay + " exited without "
                                 + "halting after an acknowledgement; its output:\n" + relay.outputTail(30)));
-                return new InjectedFault(FaultKind.CRASH_AFTER_ACK, relay + " " + line.substring(line.indexOf(
-                        HaltAfterAck.MARKER)), start, Duration.between(start, Instant.now()));
+                return new InjectedFault(
+                        FaultKind.CRASH_AFTER_ACK,
+                        relay + " " + line.substring(line.indexOf(HaltAfterAck.MARKER)),
+                        start,
+                        Duration.between(start, Instant.now()));
             } finally {
                 relay.kill();
                 exposure.close(FaultKind.CRASH_AFTER_ACK);
@@ -118,8 +131,8 @@ public final class FaultInjectors {
      * relay's publish timeout and grace): the sweepers reclaim its batch, other relays publish it, the
      * relay's late mark is refused as lease-lost, and the hung batch finally reaches the broker late.
      */
-    public static FaultInjector publisherHang(Supplier<InJvmRelay> relays, ExposureLog exposure, Duration hangFor,
-            Duration within) {
+    public static FaultInjector publisherHang(
+            Supplier<InJvmRelay> relays, ExposureLog exposure, Duration hangFor, Duration within) {
         return () -> {
             Instant start = Instant.now();
             exposure.open(FaultKind.PUBLISHER_HANG);
@@ -138,8 +151,11 @@ public final class FaultInjectors {
                 sleep(hangFor);
                 relay.publisher().releaseHung();
                 sleep(Duration.ofSeconds(1));
-                return new InjectedFault(FaultKind.PUBLISHER_HANG, relay.name() + "'s publisher hung for "
-                        + hangFor.toMillis() + " ms; lease-lost marks so far: " + relay.leaseLostCount(), start,
+                return new InjectedFault(
+                        FaultKind.PUBLISHER_HANG,
+                        relay.name() + "'s publisher hung for " + hangFor.toMillis() + " ms; lease-lost marks so far: "
+                                + relay.leaseLostCount(),
+                        start,
                         Duration.between(start, Instant.now()));
             } finally {
                 relay.close();
@@ -159,8 +175,14 @@ public final class FaultInjectors {
      * @param leaseTimeout  the fleet's lease timeout
      * @param publishTimeout the fleet's publish timeout
      */
-    public static FaultInjector clockSkew(Function<Clock, InJvmRelay> relays, ExposureLog exposure, Duration skew,
-            Duration runFor, DataSource database, Duration leaseTimeout, Duration publishTimeout) {
+    public static FaultInjector clockSkew(
+            Function<Clock, InJvmRelay> relays,
+            ExposureLog exposure,
+            Duration skew,
+            Duration runFor,
+            DataSource database,
+            Duration leaseTimeout,
+            Duration publishTimeout) {
         return () -> {
             Instant start = Instant.now();
             exposure.open(FaultKind.CLOCK_SKEW);
@@ -168,16 +190,22 @@ public final class FaultInjectors {
             Duration measured = ClockSkewCheck.measure(database, skewed);
             boolean within = ClockSkewCheck.withinBudget(measured, leaseTimeout, publishTimeout);
             if (!within) {
-                log.warn("clock skew violation detected: relay clock is {} ms off the database clock, budget "
-                        + "leaseTimeout - publishTimeout = {} ms", measured.toMillis(),
+                log.warn(
+                        "clock skew violation detected: relay clock is {} ms off the database clock, budget "
+                                + "leaseTimeout - publishTimeout = {} ms",
+                        measured.toMillis(),
                         leaseTimeout.minus(publishTimeout).toMillis());
             }
             InJvmRelay relay = relays.apply(skewed);
             try {
                 sleep(runFor);
-                return new InjectedFault(FaultKind.CLOCK_SKEW, relay.name() + " ran " + runFor.toMillis()
-                        + " ms with its clock " + measured.toMillis() + " ms off the database's (violation "
-                        + (within ? "NOT " : "") + "detected at start)", start, Duration.between(start, Instant.now()));
+                return new InjectedFault(
+                        FaultKind.CLOCK_SKEW,
+                        relay.name() + " ran " + runFor.toMillis()
+                                + " ms with its clock " + measured.toMillis() + " ms off the database's (violation "
+                                + (within ? "NOT " : "") + "detected at start)",
+                        start,
+                        Duration.between(start, Instant.now()));
             } finally {
                 relay.close();
                 exposure.close(FaultKind.CLOCK_SKEW);
@@ -186,8 +214,8 @@ public final class FaultInjectors {
     }
 
     /** The in-process Kafka broker stopped for {@code downFor}, then restarted on the same log directory. */
-    public static FaultInjector kafkaOutage(EmbeddedKafkaBroker broker, ExposureLog exposure, Duration downFor,
-            Duration settle) {
+    public static FaultInjector kafkaOutage(
+            EmbeddedKafkaBroker broker, ExposureLog exposure, Duration downFor, Duration settle) {
         Objects.requireNonNull(broker, "broker");
         return () -> {
             Instant start = Instant.now();
@@ -197,8 +225,11 @@ public final class FaultInjectors {
                 sleep(downFor);
                 broker.restart();
                 sleep(settle);
-                return new InjectedFault(FaultKind.BROKER_OUTAGE, "Kafka broker stopped for " + downFor.toMillis()
-                        + " ms, restarted on the same log directory", start, Duration.between(start, Instant.now()));
+                return new InjectedFault(
+                        FaultKind.BROKER_OUTAGE,
+                        "Kafka broker stopped for " + downFor.toMillis() + " ms, restarted on the same log directory",
+                        start,
+                        Duration.between(start, Instant.now()));
             } finally {
                 exposure.close(FaultKind.BROKER_OUTAGE);
             }
@@ -206,17 +237,21 @@ public final class FaultInjectors {
     }
 
     /** The relays' own RabbitMQ connections closed by the broker ({@link RabbitMqConnectionCloser}). */
-    public static FaultInjector rabbitMqConnectionsClosed(RabbitMqConnectionCloser closer, ExposureLog exposure,
-            Duration settle) {
+    public static FaultInjector rabbitMqConnectionsClosed(
+            RabbitMqConnectionCloser closer, ExposureLog exposure, Duration settle) {
         return () -> {
             Instant start = Instant.now();
             exposure.open(FaultKind.BROKER_OUTAGE);
             try {
-                int closed = retryUntilSomething(() -> closer.closeConnections("fault injected by the outbox fault "
-                        + "harness"), "no RabbitMQ connection of the relays found to close");
+                int closed = retryUntilSomething(
+                        () -> closer.closeConnections("fault injected by the outbox fault " + "harness"),
+                        "no RabbitMQ connection of the relays found to close");
                 sleep(settle);
-                return new InjectedFault(FaultKind.BROKER_OUTAGE, "closed " + closed + " relay connection(s) "
-                        + "on the RabbitMQ broker", start, Duration.between(start, Instant.now()));
+                return new InjectedFault(
+                        FaultKind.BROKER_OUTAGE,
+                        "closed " + closed + " relay connection(s) " + "on the RabbitMQ broker",
+                        start,
+                        Duration.between(start, Instant.now()));
             } finally {
                 exposure.close(FaultKind.BROKER_OUTAGE);
             }
@@ -224,17 +259,20 @@ public final class FaultInjectors {
     }
 
     /** The relays' own database sessions terminated ({@link PostgresSessionTerminator}). */
-    public static FaultInjector postgresSessionsTerminated(PostgresSessionTerminator terminator, ExposureLog exposure,
-            Duration settle) {
+    public static FaultInjector postgresSessionsTerminated(
+            PostgresSessionTerminator terminator, ExposureLog exposure, Duration settle) {
         return () -> {
             Instant start = Instant.now();
             exposure.open(FaultKind.DATABASE_DISRUPTION);
             try {
-                int terminated = retryUntilSomething(terminator::terminate,
-                        "no database session of the relays found to terminate");
+                int terminated = retryUntilSomething(
+                        terminator::terminate, "no database session of the relays found to terminate");
                 sleep(settle);
-                return new InjectedFault(FaultKind.DATABASE_DISRUPTION, "terminated " + terminated
-                        + " relay database session(s)", start, Duration.between(start, Instant.now()));
+                return new InjectedFault(
+                        FaultKind.DATABASE_DISRUPTION,
+                        "terminated " + terminated + " relay database session(s)",
+                        start,
+                        Duration.between(start, Instant.now()));
             } finally {
                 exposure.close(FaultKind.DATABASE_DISRUPTION);
             }

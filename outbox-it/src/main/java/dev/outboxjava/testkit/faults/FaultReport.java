@@ -30,9 +30,22 @@ import java.util.UUID;
  *                               publish failed and retried, unexplained)
  * @param reorderedSample        up to 10 reordered events, each with the later event delivered before it
  */
-public record FaultReport(long events, long rolledBack, int faults, Map<FaultKind, Integer> faultsByKind, long lost,
-        long phantom, OptionalLong reordered, long duplicates, long unexplainedDuplicates, long stuck, long pending,
-        long deadLettered, long leaseLost, List<UUID> unexplainedSample, Map<String, Long> duplicateCauses,
+public record FaultReport(
+        long events,
+        long rolledBack,
+        int faults,
+        Map<FaultKind, Integer> faultsByKind,
+        long lost,
+        long phantom,
+        OptionalLong reordered,
+        long duplicates,
+        long unexplainedDuplicates,
+        long stuck,
+        long pending,
+        long deadLettered,
+        long leaseLost,
+        List<UUID> unexplainedSample,
+        Map<String, Long> duplicateCauses,
         List<String> reorderedSample) {
 
     public FaultReport {
@@ -55,8 +68,13 @@ public record FaultReport(long events, long rolledBack, int faults, Map<FaultKin
 
     /** Whether every guarantee held: nothing lost, phantom, reordered, stuck or dead-lettered, every duplicate explained. */
     public boolean passed() {
-        return lost == 0 && phantom == 0 && reordered.orElse(0) == 0 && stuck == 0 && pending == 0
-                && deadLettered == 0 && unexplainedDuplicates == 0;
+        return lost == 0
+                && phantom == 0
+                && reordered.orElse(0) == 0
+                && stuck == 0
+                && pending == 0
+                && deadLettered == 0
+                && unexplainedDuplicates == 0;
     }
 
     /** The details behind the summary line, for the log. */

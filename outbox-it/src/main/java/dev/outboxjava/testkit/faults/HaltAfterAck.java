@@ -17,8 +17,7 @@ public final class HaltAfterAck {
     /** The exit code of the halted process. */
     public static final int EXIT_CODE = 137;
 
-    private HaltAfterAck() {
-    }
+    private HaltAfterAck() {}
 
     /** Halts the JVM after the next batch the broker acknowledges, before it is marked. */
     public static void install(FaultyPublisher publisher) {

@@ -51,8 +51,14 @@ public final class InJvmRelay implements RelayHandle {
      * @param threads       relay threads
      * @param clock         its clock (the harness skews it for the clock-skew fault)
      */
-    public record Options(RelayConfig relay, RetryPolicy retryPolicy, SweeperConfig sweeper, Duration sweepInterval,
-            Duration idlePause, int threads, Clock clock) {
+    public record Options(
+            RelayConfig relay,
+            RetryPolicy retryPolicy,
+            SweeperConfig sweeper,
+            Duration sweepInterval,
+            Duration idlePause,
+            int threads,
+            Clock clock) {
 
         public Options {
             Objects.requireNonNull(relay, "relay");
@@ -83,8 +89,8 @@ public final class InJvmRelay implements RelayHandle {
     private final Set<UUID> leaseLost = ConcurrentHashMap.newKeySet();
     private final AtomicLong published = new AtomicLong();
 
-    private InJvmRelay(String name, OutboxStore store, Publisher publisher, Options options,
-            List<AutoCloseable> resources) {
+    private InJvmRelay(
+            String name, OutboxStore store, Publisher publisher, Options options, List<AutoCloseable> resources) {
         this.name = name;
         this.store = new KillableStore(store, name);
         this.publisher = FaultyPublisher.wrapping(publisher);
@@ -97,12 +103,20 @@ public final class InJvmRelay implements RelayHandle {
      *
      * @param resources closed when the relay is killed or closed (its own pool, its publisher, ...)
      */
-    public static InJvmRelay start(String name, OutboxStore store, Publisher publisher, Options options,
-            List<AutoCloseable> resources) {
-        InJvmRelay relay = new InJvmRelay(Objects.requireNonNull(name, "name"), Objects.requireNonNull(store, "store"),
-                Objects.requireNonNull(publisher, "publisher"), Objects.requireNonNull(options, "options"),
+    public static InJvmRelay start(
+            String name, OutboxStore store, Publisher publisher, Options options, List<AutoCloseable> resources) {
+        InJvmRelay relay = new InJvmRelay(
+                Objects.requireNonNull(name, "name"),
+                Objects.requireNonNull(store, "store"),
+                Objects.requireNonNull(publisher, "publisher"),
+                Objects.requireNonNull(options, "options"),
                 Objects.requireNonNull(resources, "resources"));
-        Relay core = new Relay(relay.store, relay.publisher, options.relay(), options.retryPolicy(), options.clock(),
+        Relay core = new Relay(
+                relay.store,
+                relay.publisher,
+                options.relay(),
+                options.retryPolicy(),
+                options.clock(),
                 relay.listener());
         for (int i = 0; i < options.threads(); i++) {
             relay.thread(name + "-relay-" + i, () -> relay.relayLoop(core));
@@ -189,8 +203,10 @@ public final class InJvmRelay implements RelayHandle {
         AtomicBoolean armed = new AtomicBoolean(true);
         publisher.beforeMark(acknowledged -> {
             if (armed.compareAndSet(true, false)) {
-                log.info("in-JVM relay {}: broker acknowledged {} event(s); dying before the mark (fault injected)",
-                        name, acknowledged.size());
+                log.info(
+                        "in-JVM relay {}: broker acknowledged {} event(s); dying before the mark (fault injected)",
+                        name,
+                        acknowledged.size());
                 kill();
                 crashed.complete(acknowledged);
             }
@@ -240,7 +256,8 @@ public final class InJvmRelay implements RelayHandle {
             return;
         }
         running.set(false);
-        long deadline = System.nanoTime() + options.relay().publishTimeout().plusSeconds(10).toNanos();
+        long deadline = System.nanoTime()
+                + options.relay().publishTimeout().plusSeconds(10).toNanos();
         for (Thread thread : threads) {
             try {
                 thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));

@@ -1,5 +1,6 @@
 package dev.outboxjava.testkit.faults;
 
+import dev.outboxjava.core.EventStatus;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,7 +15,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import dev.outboxjava.core.EventStatus;
 
 /**
  * Reads an outbox table of the PostgreSQL schema ({@code id, seq, event_key, status}) directly, the way
@@ -32,8 +32,7 @@ public final class OutboxTableProbe {
      * @param status   its status
      * @param attempts publish attempts that failed so far (a failure the broker in fact took is a duplicate)
      */
-    public record StoredEvent(Optional<String> key, long sequence, EventStatus status, int attempts) {
-    }
+    public record StoredEvent(Optional<String> key, long sequence, EventStatus status, int attempts) {}
 
     private final DataSource dataSource;
     private final String quotedTable;
@@ -45,8 +44,8 @@ public final class OutboxTableProbe {
     public OutboxTableProbe(DataSource dataSource, String table) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         if (!IDENTIFIER.matcher(Objects.requireNonNull(table, "table")).matches()) {
-            throw new IllegalArgumentException("table must be a lower-case identifier, optionally schema-qualified, "
-                    + "was '" + table + "'");
+            throw new IllegalArgumentException(
+                    "table must be a lower-case identifier, optionally schema-qualified, " + "was '" + table + "'");
         }
         this.quotedTable = "\"" + table.replace(".", "\".\"") + "\"";
     }
@@ -56,8 +55,13 @@ public final class OutboxTableProbe {
         Map<UUID, StoredEvent> events = new HashMap<>();
         query("SELECT id, event_key, seq, status, attempts FROM " + quotedTable, rows -> {
             while (rows.next()) {
-                events.put(rows.getObject(1, UUID.class), new StoredEvent(Optional.ofNullable(rows.getString(2)),
-                        rows.getLong(3), status(rows.getString(4)), rows.getInt(5)));
+                events.put(
+                        rows.getObject(1, UUID.class),
+                        new StoredEvent(
+                                Optional.ofNullable(rows.getString(2)),
+                                rows.getLong(3),
+                                status(rows.getString(4)),
+                                rows.getInt(5)));
             }
         });
         return events;

@@ -27,8 +27,8 @@ public final class PostgresSessionTerminator {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.applicationNameLike = Objects.requireNonNull(applicationNameLike, "applicationNameLike");
         if (applicationNameLike.replace("%", "").replace("_", "").isBlank()) {
-            throw new IllegalArgumentException("applicationNameLike '" + applicationNameLike
-                    + "' would match every session");
+            throw new IllegalArgumentException(
+                    "applicationNameLike '" + applicationNameLike + "' would match every session");
         }
     }
 

@@ -47,8 +47,8 @@ public final class RabbitMqConnectionCloser {
 
     /** The Erlang pids of the matching connections. */
     public List<String> matchingPids() throws IOException, InterruptedException {
-        String listing = run(List.of(rabbitmqctl, "-q", "list_connections", "--no-table-headers", "pid",
-                "client_properties"));
+        String listing =
+                run(List.of(rabbitmqctl, "-q", "list_connections", "--no-table-headers", "pid", "client_properties"));
         List<String> pids = new ArrayList<>();
         // RabbitMQ 3.x/4.x print {"connection_name","name"}; older nodes <<"connection_name">>,longstr,<<"name">>
         String current = "{\"connection_name\",\"" + namePrefix;
@@ -71,8 +71,8 @@ public final class RabbitMqConnectionCloser {
         }
         String text = new String(output, StandardCharsets.UTF_8);
         if (process.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed with exit code " + process.exitValue() + ": "
-                    + text.strip());
+            throw new IOException(
+                    String.join(" ", command) + " failed with exit code " + process.exitValue() + ": " + text.strip());
         }
         return text;
     }

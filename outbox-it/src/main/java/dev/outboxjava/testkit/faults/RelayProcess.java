@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -52,8 +52,9 @@ public final class RelayProcess implements RelayHandle {
         String jar = System.getProperty(WORKER_JAR_PROPERTY);
         if (jar != null && !jar.isBlank()) {
             if (!Files.isRegularFile(Path.of(jar))) {
-                throw new IllegalStateException("system property " + WORKER_JAR_PROPERTY + " names " + jar
-                        + ", which does not exist: build the worker (mvn -pl outbox-relay-app -am package) or unset it");
+                throw new IllegalStateException(
+                        "system property " + WORKER_JAR_PROPERTY + " names " + jar
+                                + ", which does not exist: build the worker (mvn -pl outbox-relay-app -am package) or unset it");
             }
             command.addAll(List.of("-jar", jar));
         } else {
@@ -75,8 +76,12 @@ public final class RelayProcess implements RelayHandle {
     }
 
     private static List<String> javaLauncher() {
-        return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k"));
+        return new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx192m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xss512k"));
     }
 
     /**
@@ -87,8 +92,8 @@ public final class RelayProcess implements RelayHandle {
      * @param environment the settings, e.g. {@code OUTBOX_DB_URL}
      * @param logDirectory where the output goes
      */
-    public static RelayProcess start(String name, List<String> command, Map<String, String> environment,
-            Path logDirectory) {
+    public static RelayProcess start(
+            String name, List<String> command, Map<String, String> environment, Path logDirectory) {
         Objects.requireNonNull(name, "name");
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().clear();
@@ -131,8 +136,8 @@ public final class RelayProcess implements RelayHandle {
         process.destroyForcibly();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("relay process " + name + " (pid " + process.pid()
-                        + ") survived SIGKILL for 10 s");
+                throw new IllegalStateException(
+                        "relay process " + name + " (pid " + process.pid() + ") survived SIGKILL for 10 s");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

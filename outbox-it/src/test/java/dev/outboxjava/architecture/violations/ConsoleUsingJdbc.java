@@ -9,8 +9,7 @@ import javax.sql.DataSource;
 /** A console class that queries the database itself. */
 public final class ConsoleUsingJdbc {
 
-    private ConsoleUsingJdbc() {
-    }
+    private ConsoleUsingJdbc() {}
 
     public static void requeueAll(DataSource dataSource) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {

@@ -10,8 +10,7 @@ import java.util.Date;
 /** A core class that reads the system clock in every way the rule forbids. */
 public final class CoreReadingSystemTime {
 
-    private CoreReadingSystemTime() {
-    }
+    private CoreReadingSystemTime() {}
 
     public static Instant instantNow() {
         return Instant.now();

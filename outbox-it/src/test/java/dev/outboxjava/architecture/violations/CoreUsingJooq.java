@@ -8,8 +8,7 @@ import org.jooq.impl.DSL;
 /** A core class that reaches for a database library. */
 public final class CoreUsingJooq {
 
-    private CoreUsingJooq() {
-    }
+    private CoreUsingJooq() {}
 
     public static Name tableName() {
         return DSL.name("outbox_events");

@@ -6,8 +6,7 @@ import dev.outboxjava.postgres.PostgresOutboxStore;
 /** A Kafka-adapter class that knows the PostgreSQL adapter. */
 public final class KafkaUsingPostgres {
 
-    private KafkaUsingPostgres() {
-    }
+    private KafkaUsingPostgres() {}
 
     public static String storeName(PostgresOutboxStore store) {
         return store.toString();

@@ -7,8 +7,7 @@ import com.google.inject.Injector;
 /** A PostgreSQL-adapter class that assembles itself with Guice. */
 public final class PostgresUsingGuice {
 
-    private PostgresUsingGuice() {
-    }
+    private PostgresUsingGuice() {}
 
     public static Injector injector() {
         return Guice.createInjector();

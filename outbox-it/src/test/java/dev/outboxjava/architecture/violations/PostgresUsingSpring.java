@@ -6,8 +6,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /** A PostgreSQL-adapter class that asks Spring whether a transaction is active. */
 public final class PostgresUsingSpring {
 
-    private PostgresUsingSpring() {
-    }
+    private PostgresUsingSpring() {}
 
     public static boolean inTransaction() {
         return TransactionSynchronizationManager.isActualTransactionActive();

@@ -6,8 +6,7 @@ import dev.outboxjava.kafka.KafkaPublisher;
 /** A RabbitMQ-adapter class that knows the Kafka adapter. */
 public final class RabbitMqUsingKafka {
 
-    private RabbitMqUsingKafka() {
-    }
+    private RabbitMqUsingKafka() {}
 
     public static String publisherName(KafkaPublisher publisher) {
         return publisher.toString();

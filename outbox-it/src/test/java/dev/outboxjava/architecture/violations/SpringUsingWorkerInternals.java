@@ -6,8 +6,7 @@ import dev.outboxjava.worker.internal.WakeUpSignal;
 /** An auto-configuration class that reaches into the worker's internals. */
 public final class SpringUsingWorkerInternals {
 
-    private SpringUsingWorkerInternals() {
-    }
+    private SpringUsingWorkerInternals() {}
 
     static Object signal() {
         return new WakeUpSignal();

@@ -58,8 +58,11 @@ class BadInputIT {
     @BeforeEach
     void table() {
         schema = postgres.newSchema();
-        store = PostgresOutboxStore.create(postgres.dataSource(),
-                PostgresOutboxConfig.builder().tableName(schema + ".outbox_events").build());
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(schema + ".outbox_events")
+                        .build());
         store.ensureSchema();
         postgres.execute("CREATE TABLE " + schema + ".orders (id text PRIMARY KEY)");
         outbox = store.transactional();
@@ -71,14 +74,23 @@ class BadInputIT {
     }
 
     @ParameterizedTest(name = "table name \"{0}\"")
-    @ValueSource(strings = {"outbox; DROP TABLE orders", "outbox\"; DROP TABLE orders; --", "Outbox_Events",
-            "public.outbox.events", "outbox events", "a_table_name_that_is_far_too_long_for_an_outbox_table_x",
-            "", "1outbox"})
+    @ValueSource(
+            strings = {
+                "outbox; DROP TABLE orders",
+                "outbox\"; DROP TABLE orders; --",
+                "Outbox_Events",
+                "public.outbox.events",
+                "outbox events",
+                "a_table_name_that_is_far_too_long_for_an_outbox_table_x",
+                "",
+                "1outbox"
+            })
     @DisplayName("an injected or malformed table name is refused by the configuration, naming tableName")
     void tableNameInjection(String name) {
         assertThatThrownBy(() -> PostgresOutboxConfig.builder().tableName(name).build())
                 .isInstanceOf(InvalidConfigurationException.class)
-                .satisfies(e -> assertThat(((InvalidConfigurationException) e).setting()).isEqualTo("tableName"));
+                .satisfies(e -> assertThat(((InvalidConfigurationException) e).setting())
+                        .isEqualTo("tableName"));
         assertThat(tableExists("orders")).as("the domain table survived").isTrue();
     }
 
@@ -86,19 +98,29 @@ class BadInputIT {
     @ValueSource(strings = {"wake'; NOTIFY x; --", "Wake", "wake up", "a\"b", ""})
     @DisplayName("an injected or malformed notify channel is refused by the configuration, naming notifyChannel")
     void channelInjection(String channel) {
-        assertThatThrownBy(() -> PostgresOutboxConfig.builder().notifyChannel(channel).build())
+        assertThatThrownBy(() ->
+                        PostgresOutboxConfig.builder().notifyChannel(channel).build())
                 .isInstanceOf(InvalidConfigurationException.class)
-                .satisfies(e -> assertThat(((InvalidConfigurationException) e).setting()).isEqualTo("notifyChannel"));
+                .satisfies(e -> assertThat(((InvalidConfigurationException) e).setting())
+                        .isEqualTo("notifyChannel"));
     }
 
     @Test
-    @DisplayName("a payload over the maximum fails the transaction: the order row and the transaction's other event roll back")
+    @DisplayName(
+            "a payload over the maximum fails the transaction: the order row and the transaction's other event roll back")
     void payloadOverMaximum() {
         assertThatThrownBy(() -> outbox.inTransaction(connection -> {
-            insertOrder(connection, "order-1");
-            return List.of(event("order.placed"), OutboxEvent.builder().type("order.attachment")
-                    .destination("orders").payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1]).build());
-        })).isInstanceOf(InvalidEventException.class).hasMessageContaining("payload")
+                    insertOrder(connection, "order-1");
+                    return List.of(
+                            event("order.placed"),
+                            OutboxEvent.builder()
+                                    .type("order.attachment")
+                                    .destination("orders")
+                                    .payload(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1])
+                                    .build());
+                }))
+                .isInstanceOf(InvalidEventException.class)
+                .hasMessageContaining("payload")
                 .hasMessageContaining("over the maximum of " + OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES);
         assertNothingWritten();
         assertGoodTransactionStillWorks();
@@ -109,10 +131,17 @@ class BadInputIT {
     @DisplayName("an invalid or reserved header name fails the transaction, naming headers")
     void invalidHeaderName(String header) {
         assertThatThrownBy(() -> outbox.inTransaction(connection -> {
-            insertOrder(connection, "order-1");
-            return List.of(event("order.placed"), OutboxEvent.builder().type("order.tagged").destination("orders")
-                    .header(header, "v").payload(new byte[0]).build());
-        })).isInstanceOf(InvalidEventException.class)
+                    insertOrder(connection, "order-1");
+                    return List.of(
+                            event("order.placed"),
+                            OutboxEvent.builder()
+                                    .type("order.tagged")
+                                    .destination("orders")
+                                    .header(header, "v")
+                                    .payload(new byte[0])
+                                    .build());
+                }))
+                .isInstanceOf(InvalidEventException.class)
                 .satisfies(e -> assertThat(((InvalidEventException) e).field()).isEqualTo("headers"));
         assertNothingWritten();
         assertGoodTransactionStillWorks();
@@ -123,16 +152,28 @@ class BadInputIT {
     @DisplayName("a blank type or destination fails the transaction, naming the field")
     void blankTypeOrDestination(String blank) {
         assertThatThrownBy(() -> outbox.inTransaction(connection -> {
-            insertOrder(connection, "order-1");
-            return List.of(event("order.placed"),
-                    OutboxEvent.builder().type(blank).destination("orders").payload(new byte[0]).build());
-        })).isInstanceOf(InvalidEventException.class)
+                    insertOrder(connection, "order-1");
+                    return List.of(
+                            event("order.placed"),
+                            OutboxEvent.builder()
+                                    .type(blank)
+                                    .destination("orders")
+                                    .payload(new byte[0])
+                                    .build());
+                }))
+                .isInstanceOf(InvalidEventException.class)
                 .satisfies(e -> assertThat(((InvalidEventException) e).field()).isEqualTo("type"));
         assertThatThrownBy(() -> outbox.inTransaction(connection -> {
-            insertOrder(connection, "order-1");
-            return List.of(event("order.placed"),
-                    OutboxEvent.builder().type("order.placed").destination(blank).payload(new byte[0]).build());
-        })).isInstanceOf(InvalidEventException.class)
+                    insertOrder(connection, "order-1");
+                    return List.of(
+                            event("order.placed"),
+                            OutboxEvent.builder()
+                                    .type("order.placed")
+                                    .destination(blank)
+                                    .payload(new byte[0])
+                                    .build());
+                }))
+                .isInstanceOf(InvalidEventException.class)
                 .satisfies(e -> assertThat(((InvalidEventException) e).field()).isEqualTo("destination"));
         assertNothingWritten();
         assertGoodTransactionStillWorks();
@@ -143,7 +184,8 @@ class BadInputIT {
     void batchTooLarge() {
         assertThatThrownBy(() -> new RelayConfig(RelayConfig.MAX_BATCH_SIZE + 1, Duration.ofSeconds(5)))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .satisfies(e -> assertThat(((InvalidConfigurationException) e).setting()).isEqualTo("relay.batchSize"));
+                .satisfies(e -> assertThat(((InvalidConfigurationException) e).setting())
+                        .isEqualTo("relay.batchSize"));
         assertThatThrownBy(() -> new RelayConfig(0, Duration.ofSeconds(5)))
                 .isInstanceOf(InvalidConfigurationException.class);
         assertThat(new RelayConfig(RelayConfig.MAX_BATCH_SIZE, Duration.ofSeconds(5)).batchSize())
@@ -151,22 +193,32 @@ class BadInputIT {
     }
 
     @Test
-    @DisplayName("a large append (2,500 events, several INSERT chunks) that fails in its last chunk rolls back every chunk and the order row")
+    @DisplayName(
+            "a large append (2,500 events, several INSERT chunks) that fails in its last chunk rolls back every chunk and the order row")
     void largeAppendFailingLateRollsBackWhole() {
         UUID reused = UUID.randomUUID();
         assertThatThrownBy(() -> outbox.inTransaction(connection -> {
-            insertOrder(connection, "order-1");
-            List<OutboxEvent> events = new ArrayList<>();
-            events.add(OutboxEvent.builder().id(reused).type("order.line").destination("orders").payload(new byte[0])
-                    .build());
-            for (int i = 1; i < 2_499; i++) {
-                events.add(event("order.line"));
-            }
-            // the same id again, in the last chunk: the primary key refuses it
-            events.add(OutboxEvent.builder().id(reused).type("order.line").destination("orders").payload(new byte[0])
-                    .build());
-            return events;
-        })).isInstanceOf(OutboxStoreException.class);
+                    insertOrder(connection, "order-1");
+                    List<OutboxEvent> events = new ArrayList<>();
+                    events.add(OutboxEvent.builder()
+                            .id(reused)
+                            .type("order.line")
+                            .destination("orders")
+                            .payload(new byte[0])
+                            .build());
+                    for (int i = 1; i < 2_499; i++) {
+                        events.add(event("order.line"));
+                    }
+                    // the same id again, in the last chunk: the primary key refuses it
+                    events.add(OutboxEvent.builder()
+                            .id(reused)
+                            .type("order.line")
+                            .destination("orders")
+                            .payload(new byte[0])
+                            .build());
+                    return events;
+                }))
+                .isInstanceOf(OutboxStoreException.class);
         assertNothingWritten();
         List<OutboxEvent> appended = outbox.inTransaction(connection -> {
             insertOrder(connection, "order-2");
@@ -188,16 +240,26 @@ class BadInputIT {
             insertOrder(connection, "order-1");
             List<OutboxEvent> list = new ArrayList<>();
             for (int i = 0; i < events; i++) {
-                list.add(OutboxEvent.builder().type("payment.requested").destination("payments").key("k-" + (i % 7))
-                        .maxAttempts(1).payload(new byte[0]).build());
+                list.add(OutboxEvent.builder()
+                        .type("payment.requested")
+                        .destination("payments")
+                        .key("k-" + (i % 7))
+                        .maxAttempts(1)
+                        .payload(new byte[0])
+                        .build());
             }
             return list;
         });
         RecordingPublisher broker = new RecordingPublisher();
-        FaultyPublisher publisher = FaultyPublisher.wrapping(broker)
-                .failType("payment.requested", FaultyPublisher.Failure.PERMANENT);
-        Relay relay = new Relay(store, publisher, new RelayConfig(40, Duration.ofSeconds(5)), RetryPolicy.ofDefaults(),
-                Clock.systemUTC(), RelayListener.NONE);
+        FaultyPublisher publisher =
+                FaultyPublisher.wrapping(broker).failType("payment.requested", FaultyPublisher.Failure.PERMANENT);
+        Relay relay = new Relay(
+                store,
+                publisher,
+                new RelayConfig(40, Duration.ofSeconds(5)),
+                RetryPolicy.ofDefaults(),
+                Clock.systemUTC(),
+                RelayListener.NONE);
         while (store.countByStatus().get(EventStatus.FAILED) < events) {
             relay.runOnce();
         }
@@ -219,7 +281,8 @@ class BadInputIT {
             threads.add(new Thread(() -> {
                 await(go);
                 for (int round = 0; round < 20; round++) {
-                    requeued.addAndGet(store.requeueDeadLetters(new DeadLetterSelector.All(), Clock.systemUTC().instant()));
+                    requeued.addAndGet(store.requeueDeadLetters(
+                            new DeadLetterSelector.All(), Clock.systemUTC().instant()));
                 }
             }));
         }
@@ -238,8 +301,10 @@ class BadInputIT {
         }
 
         assertThat(requeued.get()).as("each dead letter requeued exactly once").isEqualTo(events);
-        assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, (long) events)
-                .containsEntry(EventStatus.FAILED, 0L).containsEntry(EventStatus.IN_FLIGHT, 0L)
+        assertThat(store.countByStatus())
+                .containsEntry(EventStatus.SENT, (long) events)
+                .containsEntry(EventStatus.FAILED, 0L)
+                .containsEntry(EventStatus.IN_FLIGHT, 0L)
                 .containsEntry(EventStatus.PENDING, 0L);
         Set<UUID> published = new HashSet<>(broker.publishedIds());
         assertThat(published).containsAll(appended.stream().map(OutboxEvent::id).toList());
@@ -254,8 +319,12 @@ class BadInputIT {
     }
 
     private static OutboxEvent event(String type) {
-        return OutboxEvent.builder().type(type).destination("orders").key("order-1")
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .type(type)
+                .destination("orders")
+                .key("order-1")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     private void insertOrder(Connection connection, String id) throws SQLException {
@@ -293,8 +362,7 @@ class BadInputIT {
 
     private boolean tableExists(String table) {
         try (Connection connection = postgres.dataSource().getConnection();
-                PreparedStatement query = connection.prepareStatement(
-                        "SELECT to_regclass(?) IS NOT NULL")) {
+                PreparedStatement query = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
             query.setString(1, schema + "." + table);
             try (ResultSet rows = query.executeQuery()) {
                 rows.next();

@@ -30,8 +30,8 @@ class DeliveryCheckerTest {
     private final ProducerLedger ledger = new ProducerLedger();
     private final Map<UUID, StoredEvent> stored = new HashMap<>();
     private final List<ReceivedMessage> received = new ArrayList<>();
-    private final List<InjectedFault> faults = List.of(
-            new InjectedFault(FaultKind.RELAY_KILL, "kill", Instant.EPOCH, Duration.ZERO));
+    private final List<InjectedFault> faults =
+            List.of(new InjectedFault(FaultKind.RELAY_KILL, "kill", Instant.EPOCH, Duration.ZERO));
 
     /** An event of a transaction of its own, which committed before the next sequence's began writing. */
     private OutboxEvent committed(String key, long sequence) {
@@ -45,7 +45,12 @@ class DeliveryCheckerTest {
     }
 
     private OutboxEvent event(String key, long sequence) {
-        OutboxEvent event = OutboxEvent.builder().type("t").destination("d").key(key).payload(new byte[0]).build();
+        OutboxEvent event = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .key(key)
+                .payload(new byte[0])
+                .build();
         stored.put(event.id(), new StoredEvent(Optional.of(key), sequence, EventStatus.SENT, 0));
         return event;
     }
@@ -55,8 +60,8 @@ class DeliveryCheckerTest {
     }
 
     private void deliver(UUID id) {
-        received.add(new ReceivedMessage(id.toString(), "t", "/outbox", Optional.of("k"), "application/json", Map.of(),
-                new byte[0]));
+        received.add(new ReceivedMessage(
+                id.toString(), "t", "/outbox", Optional.of("k"), "application/json", Map.of(), new byte[0]));
     }
 
     private FaultReport check(Set<UUID> exposed, boolean perKey) {
@@ -71,7 +76,8 @@ class DeliveryCheckerTest {
         deliver(committed("a", 1));
         deliver(committed("a", 2));
         FaultReport report = check(Set.of(), true);
-        assertThat(report.summaryLine()).isEqualTo("events 2, faults 1, lost 0, phantom 0, reordered 0, duplicates 0, stuck 0");
+        assertThat(report.summaryLine())
+                .isEqualTo("events 2, faults 1, lost 0, phantom 0, reordered 0, duplicates 0, stuck 0");
         assertThat(report.passed()).isTrue();
     }
 
@@ -79,7 +85,11 @@ class DeliveryCheckerTest {
     @DisplayName("a committed event never delivered is lost; a rolled-back one delivered is phantom")
     void lostAndPhantom() {
         committed("a", 1);
-        OutboxEvent rolledBack = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+        OutboxEvent rolledBack = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload(new byte[0])
+                .build();
         ledger.rolledBack(List.of(rolledBack));
         deliver(rolledBack);
         deliver(UUID.randomUUID());
@@ -92,8 +102,16 @@ class DeliveryCheckerTest {
     @Test
     @DisplayName("a commit of unknown outcome counts as committed when its row exists, rolled back when not")
     void uncertainCommit() {
-        OutboxEvent landed = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
-        OutboxEvent vanished = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+        OutboxEvent landed = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload(new byte[0])
+                .build();
+        OutboxEvent vanished = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload(new byte[0])
+                .build();
         ledger.uncertain(List.of(landed, vanished));
         stored.put(landed.id(), new StoredEvent(Optional.empty(), 1, EventStatus.SENT, 0));
         deliver(landed);
@@ -142,16 +160,21 @@ class DeliveryCheckerTest {
     }
 
     @Test
-    @DisplayName("a duplicate is unexplained unless the event was in flight at a fault, lease-lost, or failed and retried")
+    @DisplayName(
+            "a duplicate is unexplained unless the event was in flight at a fault, lease-lost, or failed and retried")
     void unexplainedDuplicate() {
         OutboxEvent event = committed("a", 1);
         deliver(event);
         deliver(event);
         assertThat(check(Set.of(), false).unexplainedDuplicates()).isEqualTo(1);
         assertThat(DeliveryChecker.check(ledger, received, stored, Map.of(), Set.of(event.id()), faults, false)
-                .unexplainedDuplicates()).as("lease-lost").isZero();
+                        .unexplainedDuplicates())
+                .as("lease-lost")
+                .isZero();
         stored.put(event.id(), new StoredEvent(Optional.of("a"), 1, EventStatus.SENT, 1));
-        assertThat(check(Set.of(), false).unexplainedDuplicates()).as("a failed attempt, retried").isZero();
+        assertThat(check(Set.of(), false).unexplainedDuplicates())
+                .as("a failed attempt, retried")
+                .isZero();
     }
 
     @Test

@@ -43,7 +43,8 @@ class FaultInjectionIT {
     }
 
     @Test
-    @DisplayName("Kafka (in-process broker stopped and restarted): every committed event delivered, no phantom, per-key order kept, none stuck")
+    @DisplayName(
+            "Kafka (in-process broker stopped and restarted): every committed event delivered, no phantom, per-key order kept, none stuck")
     void kafka() throws Exception {
         try (KafkaUnderTest kafka = new KafkaUnderTest()) {
             verify(new FaultScenario(postgres, kafka, FaultRunConfig.current("kafka"), seed()).run(), "kafka");
@@ -51,14 +52,18 @@ class FaultInjectionIT {
     }
 
     @Test
-    @DisplayName("RabbitMQ (the relays' connections closed by the broker): every committed event delivered, no phantom, none stuck")
+    @DisplayName(
+            "RabbitMQ (the relays' connections closed by the broker): every committed event delivered, no phantom, none stuck")
     void rabbitMq() throws Exception {
         RabbitMqFixture rabbit = RabbitMqFixture.start();
         try {
-            assumeTrue(rabbit.origin() == ServiceOrigin.LOCAL || rabbit.origin() == ServiceOrigin.EXPLICIT,
+            assumeTrue(
+                    rabbit.origin() == ServiceOrigin.LOCAL || rabbit.origin() == ServiceOrigin.EXPLICIT,
                     "needs a RabbitMQ node that rabbitmqctl can reach, found " + rabbit.origin());
             try (RabbitMqUnderTest broker = new RabbitMqUnderTest(rabbit)) {
-                verify(new FaultScenario(postgres, broker, FaultRunConfig.current("rabbitmq"), seed()).run(), "rabbitmq");
+                verify(
+                        new FaultScenario(postgres, broker, FaultRunConfig.current("rabbitmq"), seed()).run(),
+                        "rabbitmq");
             }
         } finally {
             rabbit.close();
@@ -75,15 +80,22 @@ class FaultInjectionIT {
         String line = report.summaryLine();
         System.out.println("[fault run " + broker + "] " + line);
         log.info("[fault run {}] {}", broker, line);
-        assertThat(report.faultsByKind().keySet()).as("every kind of fault injected")
+        assertThat(report.faultsByKind().keySet())
+                .as("every kind of fault injected")
                 .containsAll(Arrays.asList(FaultKind.values()));
         assertThat(report.lost()).as("lost: " + report.details()).isZero();
         assertThat(report.phantom()).as("phantom: " + report.details()).isZero();
-        assertThat(report.reordered().orElse(0)).as("reordered: " + report.details()).isZero();
+        assertThat(report.reordered().orElse(0))
+                .as("reordered: " + report.details())
+                .isZero();
         assertThat(report.stuck()).as("stuck: " + report.details()).isZero();
         assertThat(report.pending()).as("pending: " + report.details()).isZero();
-        assertThat(report.deadLettered()).as("dead-lettered: " + report.details()).isZero();
-        assertThat(report.unexplainedDuplicates()).as("unexplained duplicates: " + report.details()).isZero();
+        assertThat(report.deadLettered())
+                .as("dead-lettered: " + report.details())
+                .isZero();
+        assertThat(report.unexplainedDuplicates())
+                .as("unexplained duplicates: " + report.details())
+                .isZero();
         assertThat(report.passed()).isTrue();
     }
 }

@@ -30,12 +30,12 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class FaultRelayMain {
 
-    private FaultRelayMain() {
-    }
+    private FaultRelayMain() {}
 
     public static void main(String[] args) throws InterruptedException {
         String name = env("FAULTS_RELAY_NAME");
-        Ordering ordering = "per_key".equals(env("FAULTS_ORDERING")) ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
+        Ordering ordering = "per_key".equals(env("FAULTS_ORDERING"))
+                ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
                 : Ordering.none();
         HikariConfig hikari = new HikariConfig();
         hikari.setJdbcUrl(env("FAULTS_DB_URL"));
@@ -47,14 +47,23 @@ public final class FaultRelayMain {
         hikari.setInitializationFailTimeout(-1);
         hikari.addDataSourceProperty("ApplicationName", env("FAULTS_APPLICATION_NAME"));
         HikariDataSource pool = new HikariDataSource(hikari);
-        PostgresOutboxStore store = PostgresOutboxStore.create(pool,
-                PostgresOutboxConfig.builder().tableName(env("FAULTS_TABLE")).ordering(ordering).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                pool,
+                PostgresOutboxConfig.builder()
+                        .tableName(env("FAULTS_TABLE"))
+                        .ordering(ordering)
+                        .build());
         Duration publishTimeout = Duration.ofMillis(Long.parseLong(env("FAULTS_PUBLISH_TIMEOUT_MS")));
         InJvmRelay.Options options = new InJvmRelay.Options(
                 new RelayConfig(Integer.parseInt(env("FAULTS_BATCH_SIZE")), publishTimeout, ordering),
-                RetryPolicy.builder().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
+                RetryPolicy.builder()
+                        .initialDelay(Duration.ofMillis(200))
+                        .maxDelay(Duration.ofSeconds(2))
+                        .build(),
                 new SweeperConfig(Duration.ofMillis(Long.parseLong(env("FAULTS_LEASE_TIMEOUT_MS"))), 1_000, 10),
-                Duration.ofSeconds(1), Duration.ofMillis(200), Integer.parseInt(env("FAULTS_THREADS")),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(200),
+                Integer.parseInt(env("FAULTS_THREADS")),
                 Clock.systemUTC());
         InJvmRelay relay = InJvmRelay.start(name, store, publisher(name), options, List.of(store, pool));
         if ("true".equals(System.getenv("FAULTS_HALT_AFTER_ACK"))) {
@@ -70,11 +79,17 @@ public final class FaultRelayMain {
 
     private static Publisher publisher(String name) {
         if ("kafka".equals(env("FAULTS_BROKER"))) {
-            return KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(env("FAULTS_KAFKA_BOOTSTRAP_SERVERS"))
-                    .property("client.id", "faults-" + name).property("max.block.ms", 2_000).build());
+            return KafkaPublisher.create(KafkaPublisherConfig.builder()
+                    .bootstrapServers(env("FAULTS_KAFKA_BOOTSTRAP_SERVERS"))
+                    .property("client.id", "faults-" + name)
+                    .property("max.block.ms", 2_000)
+                    .build());
         }
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(env("FAULTS_RABBITMQ_URI"))
-                .connectionName(env("FAULTS_RABBITMQ_CONNECTION_NAME")).recoveryInterval(Duration.ofSeconds(1)).build());
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                .uri(env("FAULTS_RABBITMQ_URI"))
+                .connectionName(env("FAULTS_RABBITMQ_CONNECTION_NAME"))
+                .recoveryInterval(Duration.ofSeconds(1))
+                .build());
     }
 
     private static String env(String name) {

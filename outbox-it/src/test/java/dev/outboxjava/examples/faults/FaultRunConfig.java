@@ -19,8 +19,15 @@ import java.util.Locale;
  * @param drainTimeout  how long the relays may take to drain after the producers are done
  * @param ordering      the relays' ordering (see {@link #current(String)})
  */
-record FaultRunConfig(String name, int events, int eventsPerSecond, int minFaults, int maxFaults, Duration maxPause,
-        Duration drainTimeout, Ordering ordering) {
+record FaultRunConfig(
+        String name,
+        int events,
+        int eventsPerSecond,
+        int minFaults,
+        int maxFaults,
+        Duration maxPause,
+        Duration drainTimeout,
+        Ordering ordering) {
 
     static final String RUN_PROPERTY = "outbox.faults.run";
 
@@ -33,23 +40,41 @@ record FaultRunConfig(String name, int events, int eventsPerSecond, int minFault
     static FaultRunConfig current(String broker) {
         String run = System.getProperty(RUN_PROPERTY, "ci").toLowerCase(Locale.ROOT);
         FaultRunConfig base = switch (run) {
-            case "ci" -> new FaultRunConfig("ci", 1_500, 60, 6, 6, Duration.ofSeconds(2), Duration.ofMinutes(3),
-                    Ordering.none());
-            case "long" -> new FaultRunConfig("long", 100_000, 250, 60, 1_000, Duration.ofSeconds(4),
-                    Duration.ofMinutes(15), Ordering.none());
+            case "ci" ->
+                new FaultRunConfig(
+                        "ci", 1_500, 60, 6, 6, Duration.ofSeconds(2), Duration.ofMinutes(3), Ordering.none());
+            case "long" ->
+                new FaultRunConfig(
+                        "long",
+                        100_000,
+                        250,
+                        60,
+                        1_000,
+                        Duration.ofSeconds(4),
+                        Duration.ofMinutes(15),
+                        Ordering.none());
             default -> throw new IllegalArgumentException(RUN_PROPERTY + " must be ci or long, was " + run);
         };
         int events = Integer.getInteger("outbox.faults.events", base.events());
         int minFaults = Integer.getInteger("outbox.faults.min-faults", base.minFaults());
         String defaultOrdering = "kafka".equals(broker) ? "per_key" : "none";
-        String orderingName = System.getProperty("outbox.faults.ordering", defaultOrdering).toLowerCase(Locale.ROOT);
+        String orderingName =
+                System.getProperty("outbox.faults.ordering", defaultOrdering).toLowerCase(Locale.ROOT);
         Ordering ordering = switch (orderingName) {
             case "per_key" -> Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
             case "none" -> Ordering.none();
-            default -> throw new IllegalArgumentException("outbox.faults.ordering must be none or per_key, was "
-                    + orderingName);
+            default ->
+                throw new IllegalArgumentException(
+                        "outbox.faults.ordering must be none or per_key, was " + orderingName);
         };
-        return new FaultRunConfig(base.name(), events, base.eventsPerSecond(), minFaults,
-                Math.max(minFaults, base.maxFaults()), base.maxPause(), base.drainTimeout(), ordering);
+        return new FaultRunConfig(
+                base.name(),
+                events,
+                base.eventsPerSecond(),
+                minFaults,
+                Math.max(minFaults, base.maxFaults()),
+                base.maxPause(),
+                base.drainTimeout(),
+                ordering);
     }
 }

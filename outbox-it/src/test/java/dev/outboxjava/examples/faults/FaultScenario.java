@@ -83,7 +83,9 @@ final class FaultScenario {
     FaultReport run() throws Exception {
         String schema = postgres.newSchema();
         String table = schema + ".outbox_events";
-        PostgresOutboxConfig config = PostgresOutboxConfig.builder().tableName(table).ordering(settings.ordering())
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(table)
+                .ordering(settings.ordering())
                 .build();
         try (HikariDataSource producers = pool("faults-producer", 6);
                 PostgresOutboxStore schemaStore = PostgresOutboxStore.create(producers, config)) {
@@ -94,21 +96,36 @@ final class FaultScenario {
             Path logs = Path.of(System.getProperty("outbox.faults.logs", "target/fault-logs"), broker.name());
             try (BrokerInbox inbox = broker.inbox();
                     ExposureLog exposure = new ExposureLog(probe, Duration.ofMillis(200));
-                    RelayFleet fleet = new RelayFleet(FLEET_SIZE, name -> relayProcess(broker.name() + "-" + name,
-                            table, schema, logs))) {
+                    RelayFleet fleet = new RelayFleet(
+                            FLEET_SIZE, name -> relayProcess(broker.name() + "-" + name, table, schema, logs))) {
                 // Producers write for as long as faults are injected (the in-JVM faults need events to lease),
                 // and at least the run's number of events.
-                ContinuousProducer producer = ContinuousProducer.start(producers, writer::append,
-                        new ContinuousProducer.Settings(broker.destination(), Integer.MAX_VALUE, 4, 3, 0.1, 200,
-                                settings.eventsPerSecond(), 1_000, random.nextLong()), ledger);
+                ContinuousProducer producer = ContinuousProducer.start(
+                        producers,
+                        writer::append,
+                        new ContinuousProducer.Settings(
+                                broker.destination(),
+                                Integer.MAX_VALUE,
+                                4,
+                                3,
+                                0.1,
+                                200,
+                                settings.eventsPerSecond(),
+                                1_000,
+                                random.nextLong()),
+                        ledger);
                 List<InjectedFault> faults;
                 List<InJvmRelay> started = new ArrayList<>();
                 try (producer) {
                     AtomicInteger halting = new AtomicInteger();
-                    Supplier<RelayProcess> haltingRelays = () -> assembledRelayProcess(broker.name() + "-halting-"
-                            + halting.incrementAndGet(), table, schema, logs, true);
-                    faults = FaultCampaign.run(injectors(config, fleet, exposure, schema, started, haltingRelays),
-                            settings.minFaults(), settings.maxFaults(), settings.maxPause(), random,
+                    Supplier<RelayProcess> haltingRelays = () -> assembledRelayProcess(
+                            broker.name() + "-halting-" + halting.incrementAndGet(), table, schema, logs, true);
+                    faults = FaultCampaign.run(
+                            injectors(config, fleet, exposure, schema, started, haltingRelays),
+                            settings.minFaults(),
+                            settings.maxFaults(),
+                            settings.maxPause(),
+                            random,
                             () -> ledger.committedCount() < settings.events());
                     while (ledger.committedCount() < settings.events()) {
                         Thread.sleep(200);
@@ -122,11 +139,18 @@ final class FaultScenario {
                 List<ReceivedMessage> received = awaitReceived(inbox, ledger);
                 Set<UUID> leaseLost = new HashSet<>(fleet.leaseLostIds());
                 started.forEach(relay -> leaseLost.addAll(relay.leaseLostIds()));
-                FaultReport report = DeliveryChecker.check(ledger, received, probe.events(), exposure.exposed(),
-                        leaseLost, faults, settings.ordering().isPerKey());
+                FaultReport report = DeliveryChecker.check(
+                        ledger,
+                        received,
+                        probe.events(),
+                        exposure.exposed(),
+                        leaseLost,
+                        faults,
+                        settings.ordering().isPerKey());
                 log.info("{} fault run ({}): {}", broker.name(), settings.name(), report.details());
                 if (producer.errors() > 0) {
-                    log.warn("{} producer transaction(s) failed unexpectedly (recorded as not committed)",
+                    log.warn(
+                            "{} producer transaction(s) failed unexpectedly (recorded as not committed)",
                             producer.errors());
                 }
                 return report;
@@ -136,12 +160,23 @@ final class FaultScenario {
         }
     }
 
-    private List<FaultInjector> injectors(PostgresOutboxConfig config, RelayFleet fleet, ExposureLog exposure,
-            String schema, List<InJvmRelay> started, Supplier<RelayProcess> haltingRelays) {
+    private List<FaultInjector> injectors(
+            PostgresOutboxConfig config,
+            RelayFleet fleet,
+            ExposureLog exposure,
+            String schema,
+            List<InJvmRelay> started,
+            Supplier<RelayProcess> haltingRelays) {
         InJvmRelay.Options options = new InJvmRelay.Options(
                 new RelayConfig(BATCH_SIZE, LEASE_TIMEOUT.minusMillis(500), settings.ordering()),
-                RetryPolicy.builder().initialDelay(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(2)).build(),
-                new SweeperConfig(LEASE_TIMEOUT, 1_000, 10), Duration.ofSeconds(1), Duration.ofMillis(200), 1,
+                RetryPolicy.builder()
+                        .initialDelay(Duration.ofMillis(200))
+                        .maxDelay(Duration.ofSeconds(2))
+                        .build(),
+                new SweeperConfig(LEASE_TIMEOUT, 1_000, 10),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(200),
+                1,
                 Clock.systemUTC());
         Supplier<InJvmRelay> relays = () -> inJvmRelay(config, options, schema, started);
         Duration within = Duration.ofSeconds(60);
@@ -149,16 +184,23 @@ final class FaultScenario {
                 FaultInjectors.relayKill(fleet, FLEET_SIZE, exposure, random, Duration.ofSeconds(1)),
                 FaultInjectors.processCrashAfterAck(haltingRelays, exposure, within),
                 broker.outage(exposure),
-                FaultInjectors.postgresSessionsTerminated(new PostgresSessionTerminator(postgres.dataSource(),
-                        "%" + schema + "%"), exposure, Duration.ofSeconds(2)),
+                FaultInjectors.postgresSessionsTerminated(
+                        new PostgresSessionTerminator(postgres.dataSource(), "%" + schema + "%"),
+                        exposure,
+                        Duration.ofSeconds(2)),
                 FaultInjectors.publisherHang(relays, exposure, LEASE_TIMEOUT.plusSeconds(5), within),
-                FaultInjectors.clockSkew(clock -> inJvmRelay(config, options.withClock(clock), schema, started),
-                        exposure, LEASE_TIMEOUT.plusSeconds(4), Duration.ofSeconds(4), postgres.dataSource(),
-                        LEASE_TIMEOUT, PUBLISH_TIMEOUT));
+                FaultInjectors.clockSkew(
+                        clock -> inJvmRelay(config, options.withClock(clock), schema, started),
+                        exposure,
+                        LEASE_TIMEOUT.plusSeconds(4),
+                        Duration.ofSeconds(4),
+                        postgres.dataSource(),
+                        LEASE_TIMEOUT,
+                        PUBLISH_TIMEOUT));
     }
 
-    private InJvmRelay inJvmRelay(PostgresOutboxConfig config, InJvmRelay.Options options, String schema,
-            List<InJvmRelay> started) {
+    private InJvmRelay inJvmRelay(
+            PostgresOutboxConfig config, InJvmRelay.Options options, String schema, List<InJvmRelay> started) {
         String name = broker.name() + "-in-jvm-" + inJvmRelays.incrementAndGet();
         HikariDataSource pool = pool("faults-in-jvm " + schema, 2);
         PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
@@ -181,8 +223,8 @@ final class FaultScenario {
         return assembledRelayProcess(name, table, schema, logs, false);
     }
 
-    private RelayProcess assembledRelayProcess(String name, String table, String schema, Path logs,
-            boolean haltAfterAck) {
+    private RelayProcess assembledRelayProcess(
+            String name, String table, String schema, Path logs, boolean haltAfterAck) {
         Map<String, String> env = new HashMap<>();
         env.put("FAULTS_HALT_AFTER_ACK", String.valueOf(haltAfterAck));
         broker.workerEnvironment(name).forEach((key, value) -> env.put(key.replaceFirst("^OUTBOX_", "FAULTS_"), value));

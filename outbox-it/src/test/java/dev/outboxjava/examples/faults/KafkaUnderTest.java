@@ -36,14 +36,23 @@ final class KafkaUnderTest implements BrokerUnderTest {
 
     @Override
     public Map<String, String> workerEnvironment(String relayName) {
-        return Map.of("OUTBOX_BROKER", "kafka", "OUTBOX_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(),
-                "OUTBOX_KAFKA_CLIENT_ID", "faults-" + relayName);
+        return Map.of(
+                "OUTBOX_BROKER",
+                "kafka",
+                "OUTBOX_KAFKA_BOOTSTRAP_SERVERS",
+                broker.bootstrapServers(),
+                "OUTBOX_KAFKA_CLIENT_ID",
+                "faults-" + relayName);
     }
 
     @Override
     public Publisher newPublisher(String relayName) {
-        return KafkaPublisher.create(KafkaPublisherConfig.builder().bootstrapServers(broker.bootstrapServers())
-                .property("client.id", "faults-" + relayName).property("max.block.ms", 3_000).closeTimeout(Duration.ofSeconds(2)).build());
+        return KafkaPublisher.create(KafkaPublisherConfig.builder()
+                .bootstrapServers(broker.bootstrapServers())
+                .property("client.id", "faults-" + relayName)
+                .property("max.block.ms", 3_000)
+                .closeTimeout(Duration.ofSeconds(2))
+                .build());
     }
 
     @Override

@@ -43,14 +43,22 @@ final class RabbitMqUnderTest implements BrokerUnderTest {
 
     @Override
     public Map<String, String> workerEnvironment(String relayName) {
-        return Map.of("OUTBOX_BROKER", "rabbitmq", "OUTBOX_RABBITMQ_URI", fixture.uri(),
-                "OUTBOX_RABBITMQ_CONNECTION_NAME", connectionPrefix + "-" + relayName);
+        return Map.of(
+                "OUTBOX_BROKER",
+                "rabbitmq",
+                "OUTBOX_RABBITMQ_URI",
+                fixture.uri(),
+                "OUTBOX_RABBITMQ_CONNECTION_NAME",
+                connectionPrefix + "-" + relayName);
     }
 
     @Override
     public Publisher newPublisher(String relayName) {
-        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder().uri(fixture.uri())
-                .connectionName(connectionPrefix + "-" + relayName).recoveryInterval(Duration.ofSeconds(1)).build());
+        return new RabbitMqPublisher(RabbitMqPublisherConfig.builder()
+                .uri(fixture.uri())
+                .connectionName(connectionPrefix + "-" + relayName)
+                .recoveryInterval(Duration.ofSeconds(1))
+                .build());
     }
 
     @Override
@@ -60,8 +68,8 @@ final class RabbitMqUnderTest implements BrokerUnderTest {
 
     @Override
     public FaultInjector outage(ExposureLog exposure) {
-        return FaultInjectors.rabbitMqConnectionsClosed(new RabbitMqConnectionCloser(connectionPrefix, "rabbitmqctl"),
-                exposure, Duration.ofSeconds(3));
+        return FaultInjectors.rabbitMqConnectionsClosed(
+                new RabbitMqConnectionCloser(connectionPrefix, "rabbitmqctl"), exposure, Duration.ofSeconds(3));
     }
 
     @Override

@@ -61,17 +61,27 @@ class BrokerInboxIT {
                     Channel channel = connection.createChannel()) {
                 channel.confirmSelect();
                 for (String key : new String[] {"order-6", "order-7"}) {
-                    channel.basicPublish(orders.exchange(), "orders", true, new AMQP.BasicProperties.Builder()
-                            .messageId(key + "-" + id).headers(Map.of("cloudEvents:type", "order.placed",
-                                    "cloudEvents:partitionkey", key)).build(), "{}".getBytes(StandardCharsets.UTF_8));
+                    channel.basicPublish(
+                            orders.exchange(),
+                            "orders",
+                            true,
+                            new AMQP.BasicProperties.Builder()
+                                    .messageId(key + "-" + id)
+                                    .headers(
+                                            Map.of("cloudEvents:type", "order.placed", "cloudEvents:partitionkey", key))
+                                    .build(),
+                            "{}".getBytes(StandardCharsets.UTF_8));
                 }
                 channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
             }
 
-            assertThat(OutboxAssertions.awaitReceived(inbox, EventFilter.ofType("order.placed").withKey("order-7"),
-                    TIMEOUT).id()).isEqualTo("order-7-" + id);
-            assertThatThrownBy(() -> OutboxAssertions.assertNothingReceived(inbox, EventFilter.ofKey("order-6"),
-                    Duration.ZERO)).hasMessageContaining("Received: 2 events:");
+            assertThat(OutboxAssertions.awaitReceived(
+                                    inbox, EventFilter.ofType("order.placed").withKey("order-7"), TIMEOUT)
+                            .id())
+                    .isEqualTo("order-7-" + id);
+            assertThatThrownBy(() ->
+                            OutboxAssertions.assertNothingReceived(inbox, EventFilter.ofKey("order-6"), Duration.ZERO))
+                    .hasMessageContaining("Received: 2 events:");
         }
     }
 
@@ -80,18 +90,27 @@ class BrokerInboxIT {
     void kafka() throws Exception {
         String topic = kafka.createTopic("inbox", 2);
         try (BrokerInbox inbox = BrokerInbox.kafka(kafka.consumerProperties(), topic)) {
-            Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                    StringSerializer.class, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            Map<String, Object> config = Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrapServers(),
+                    ProducerConfig.ACKS_CONFIG,
+                    "all",
+                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                    StringSerializer.class,
+                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                    ByteArraySerializer.class);
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config)) {
                 ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, "order-7", new byte[] {1});
-                record.headers().add("ce_id", "k-1".getBytes(StandardCharsets.UTF_8))
+                record.headers()
+                        .add("ce_id", "k-1".getBytes(StandardCharsets.UTF_8))
                         .add("ce_type", "order.placed".getBytes(StandardCharsets.UTF_8));
                 producer.send(record).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             }
 
-            assertThat(OutboxAssertions.awaitReceived(inbox, EventFilter.ofType("order.placed").withKey("order-7"),
-                    TIMEOUT).id()).isEqualTo("k-1");
+            assertThat(OutboxAssertions.awaitReceived(
+                                    inbox, EventFilter.ofType("order.placed").withKey("order-7"), TIMEOUT)
+                            .id())
+                    .isEqualTo("k-1");
         }
     }
 
@@ -99,6 +118,7 @@ class BrokerInboxIT {
     @DisplayName("an inbox on a queue that does not exist fails naming the queue")
     void missingQueue() {
         assertThatThrownBy(() -> BrokerInbox.amqp(rabbit.connectionFactory(), "no-such-queue-" + UUID.randomUUID()))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no-such-queue-");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no-such-queue-");
     }
 }

@@ -43,19 +43,29 @@ class FixtureCleanupIT {
     }
 
     @Test
-    @DisplayName("after the class its exchange and queue are deleted, and at the end of the run the fixtures stop what they started")
+    @DisplayName(
+            "after the class its exchange and queue are deleted, and at the end of the run the fixtures stop what they started")
     void nothingLeftBehind() throws Exception {
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
 
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectClass(UsesTheExtensions.class)).build(), listener);
+        LauncherFactory.create()
+                .execute(
+                        LauncherDiscoveryRequestBuilder.request()
+                                .selectors(selectClass(UsesTheExtensions.class))
+                                .build(),
+                        listener);
 
         assertThat(listener.getSummary().getTestsSucceededCount()).isEqualTo(1);
         assertThat(exchange).isNotNull();
         try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
-            assertThat(rabbit.exchangeExists(exchange)).as("exchange %s", exchange).isFalse();
+            assertThat(rabbit.exchangeExists(exchange))
+                    .as("exchange %s", exchange)
+                    .isFalse();
         }
-        kafkaUsed.embeddedBroker().ifPresent(broker -> assertThat(broker.isRunning())
-                .as("the embedded Kafka broker of the run").isFalse());
+        kafkaUsed
+                .embeddedBroker()
+                .ifPresent(broker -> assertThat(broker.isRunning())
+                        .as("the embedded Kafka broker of the run")
+                        .isFalse());
     }
 }

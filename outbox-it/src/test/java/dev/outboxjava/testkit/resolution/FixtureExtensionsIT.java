@@ -38,13 +38,16 @@ class FixtureExtensionsIT {
     void kafkaTopic() throws Exception {
         String topic = kafka.newTopic("extension", 3);
 
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.fixture().bootstrapServers()))) {
-            int partitions = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(30, TimeUnit.SECONDS).get(topic).partitions().size();
+        try (Admin admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.fixture().bootstrapServers()))) {
+            int partitions = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .size();
             assertThat(partitions).isEqualTo(3);
         }
         RoundTrips.kafka(kafka.fixture());
     }
-
 }

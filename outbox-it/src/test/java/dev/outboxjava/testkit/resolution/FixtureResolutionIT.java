@@ -86,15 +86,19 @@ class FixtureResolutionIT {
         @DisplayName("PostgreSQL uses the JDBC URL given, with its database and options")
         void postgresExplicit() throws Exception {
             assumeTrue(LocalPort.isOpen("127.0.0.1", 5432, 500), "no PostgreSQL on 127.0.0.1:5432 to point at");
-            String applicationName = "outbox-explicit-" + UUID.randomUUID().toString().substring(0, 8);
+            String applicationName =
+                    "outbox-explicit-" + UUID.randomUUID().toString().substring(0, 8);
             String url = "jdbc:postgresql://127.0.0.1:5432/postgres?ApplicationName=" + applicationName;
 
             try (TemporarySystemProperties properties = new TemporarySystemProperties()
-                    .set(PostgresFixture.URL_PROPERTY, url).set(PostgresFixture.USER_PROPERTY, "postgres");
+                            .set(PostgresFixture.URL_PROPERTY, url)
+                            .set(PostgresFixture.USER_PROPERTY, "postgres");
                     PostgresFixture postgres = PostgresFixture.start()) {
                 assertThat(postgres.origin()).isEqualTo(ServiceOrigin.EXPLICIT);
                 assertThat(postgres.jdbcUrl()).isEqualTo(url);
-                assertThat(RoundTrips.postgres(postgres)).as("the database named in the URL").isEqualTo("postgres");
+                assertThat(RoundTrips.postgres(postgres))
+                        .as("the database named in the URL")
+                        .isEqualTo("postgres");
                 try (Connection connection = postgres.dataSource().getConnection();
                         Statement statement = connection.createStatement();
                         ResultSet row = statement.executeQuery("SELECT current_setting('application_name')")) {
@@ -109,16 +113,16 @@ class FixtureResolutionIT {
         void rabbitExplicit() throws Exception {
             // "elsewhere": a second broker on an ephemeral port, whose virtual host is named "default"
             RabbitMqFixture elsewhere;
-            try (TemporarySystemProperties properties = new TemporarySystemProperties()
-                    .set(ServiceConfig.SKIP_LOCAL, "true")) {
+            try (TemporarySystemProperties properties =
+                    new TemporarySystemProperties().set(ServiceConfig.SKIP_LOCAL, "true")) {
                 elsewhere = RabbitMqFixture.start();
             }
             try (elsewhere) {
                 assertThat(elsewhere.origin()).isEqualTo(ServiceOrigin.EMBEDDED);
                 String uri = "amqp://guest:guest@127.0.0.1:" + elsewhere.port() + "/default";
 
-                try (TemporarySystemProperties properties = new TemporarySystemProperties()
-                        .set(RabbitMqFixture.URI_PROPERTY, uri);
+                try (TemporarySystemProperties properties =
+                                new TemporarySystemProperties().set(RabbitMqFixture.URI_PROPERTY, uri);
                         RabbitMqFixture rabbit = RabbitMqFixture.start()) {
                     assertThat(rabbit.origin()).isEqualTo(ServiceOrigin.EXPLICIT);
                     assertThat(rabbit.port()).isEqualTo(elsewhere.port()).isNotEqualTo(RabbitMqFixture.LOCAL_PORT);
@@ -133,14 +137,16 @@ class FixtureResolutionIT {
         void kafkaExplicit() throws Exception {
             try (EmbeddedKafkaBroker cluster = EmbeddedKafkaBroker.start()) {
                 try (TemporarySystemProperties properties = new TemporarySystemProperties()
-                        .set(KafkaFixture.BOOTSTRAP_SERVERS_PROPERTY, cluster.bootstrapServers());
+                                .set(KafkaFixture.BOOTSTRAP_SERVERS_PROPERTY, cluster.bootstrapServers());
                         KafkaFixture kafka = KafkaFixture.start()) {
                     assertThat(kafka.origin()).isEqualTo(ServiceOrigin.EXPLICIT);
                     assertThat(kafka.bootstrapServers()).isEqualTo(cluster.bootstrapServers());
                     assertThat(kafka.embeddedBroker()).isEmpty();
                     RoundTrips.kafka(kafka);
                 }
-                assertThat(cluster.isRunning()).as("a cluster the fixture did not start is not stopped").isTrue();
+                assertThat(cluster.isRunning())
+                        .as("a cluster the fixture did not start is not stopped")
+                        .isTrue();
             }
         }
     }

@@ -36,8 +36,7 @@ final class RoundTrips {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    private RoundTrips() {
-    }
+    private RoundTrips() {}
 
     /** Writes and reads a row in a fresh schema; returns {@code current_database()}. */
     static String postgres(PostgresFixture postgres) throws SQLException {
@@ -60,23 +59,39 @@ final class RoundTrips {
     static void amqp(RabbitMqFixture rabbit) throws Exception {
         RabbitMqDestination destination = rabbit.createDestination("resolution");
         String id = UUID.randomUUID().toString();
-        try (com.rabbitmq.client.Connection connection = rabbit.connectionFactory()
-                .newConnection("outbox-testkit-resolution-" + id);
+        try (com.rabbitmq.client.Connection connection =
+                        rabbit.connectionFactory().newConnection("outbox-testkit-resolution-" + id);
                 Channel channel = connection.createChannel()) {
             channel.confirmSelect();
-            AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
-                    .contentType("application/json").deliveryMode(2)
-                    .headers(Map.of("cloudEvents:type", "order.placed", "cloudEvents:source", "/orders",
-                            "cloudEvents:partitionkey", "order-7", "tenant", "acme"))
+            AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                    .messageId(id)
+                    .contentType("application/json")
+                    .deliveryMode(2)
+                    .headers(Map.of(
+                            "cloudEvents:type",
+                            "order.placed",
+                            "cloudEvents:source",
+                            "/orders",
+                            "cloudEvents:partitionkey",
+                            "order-7",
+                            "tenant",
+                            "acme"))
                     .build();
-            channel.basicPublish(destination.exchange(), "orders.placed", true, properties,
+            channel.basicPublish(
+                    destination.exchange(),
+                    "orders.placed",
+                    true,
+                    properties,
                     "{\"total\":12.5}".getBytes(StandardCharsets.UTF_8));
             channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
         }
         List<ReceivedMessage> arrived = rabbit.receive(destination, 1, TIMEOUT).stream()
-                .map(BrokerMessages::fromAmqp).toList();
-        ReceivedMessage message = OutboxAssertions.awaitReceived(() -> arrived,
-                EventFilter.ofType("order.placed").withKey("order-7").withHeader("tenant", "acme"), TIMEOUT);
+                .map(BrokerMessages::fromAmqp)
+                .toList();
+        ReceivedMessage message = OutboxAssertions.awaitReceived(
+                () -> arrived,
+                EventFilter.ofType("order.placed").withKey("order-7").withHeader("tenant", "acme"),
+                TIMEOUT);
         assertThat(message.id()).isEqualTo(id);
         rabbit.delete(destination);
     }
@@ -85,21 +100,31 @@ final class RoundTrips {
     static void kafka(KafkaFixture kafka) throws Exception {
         String topic = kafka.createTopic("resolution", 1);
         String id = UUID.randomUUID().toString();
-        Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        Map<String, Object> config = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config)) {
-            ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, "order-7",
-                    "{\"total\":12.5}".getBytes(StandardCharsets.UTF_8));
-            record.headers().add("ce_id", bytes(id)).add("ce_type", bytes("order.placed"))
-                    .add("ce_source", bytes("/orders")).add("ce_specversion", bytes("1.0"))
+            ProducerRecord<String, byte[]> record =
+                    new ProducerRecord<>(topic, "order-7", "{\"total\":12.5}".getBytes(StandardCharsets.UTF_8));
+            record.headers()
+                    .add("ce_id", bytes(id))
+                    .add("ce_type", bytes("order.placed"))
+                    .add("ce_source", bytes("/orders"))
+                    .add("ce_specversion", bytes("1.0"))
                     .add("content-type", bytes("application/json"));
             producer.send(record).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         }
-        List<ReceivedMessage> arrived = kafka.consume(topic, 1, TIMEOUT).stream().map(BrokerMessages::fromKafka)
+        List<ReceivedMessage> arrived = kafka.consume(topic, 1, TIMEOUT).stream()
+                .map(BrokerMessages::fromKafka)
                 .toList();
-        ReceivedMessage message = OutboxAssertions.awaitReceived(() -> arrived,
-                EventFilter.ofType("order.placed").withKey("order-7"), TIMEOUT);
+        ReceivedMessage message = OutboxAssertions.awaitReceived(
+                () -> arrived, EventFilter.ofType("order.placed").withKey("order-7"), TIMEOUT);
         assertThat(message.id()).isEqualTo(id);
         kafka.deleteTopic(topic);
     }

@@ -27,7 +27,8 @@ class SkipLocalFallbackIT {
 
     @BeforeAll
     static void onlyWithSkipLocal() {
-        assumeTrue(ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL),
+        assumeTrue(
+                ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL),
                 "runs in the skip-local-fallback execution (-Doutbox.test.skip-local=true)");
     }
 

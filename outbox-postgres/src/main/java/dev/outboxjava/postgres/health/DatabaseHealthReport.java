@@ -18,9 +18,13 @@ import java.util.stream.Stream;
  * @param replicationSlots     the replication slots holding {@code xmin} or {@code catalog_xmin}, oldest first
  *                             (physical slots and the logical slots of this database)
  */
-public record DatabaseHealthReport(Instant takenAt, Optional<TableStatistics> outbox,
-        Optional<OpenTransaction> oldestTransaction, Optional<TableStatistics> inbox,
-        List<PreparedTransaction> preparedTransactions, List<ReplicationSlotHold> replicationSlots) {
+public record DatabaseHealthReport(
+        Instant takenAt,
+        Optional<TableStatistics> outbox,
+        Optional<OpenTransaction> oldestTransaction,
+        Optional<TableStatistics> inbox,
+        List<PreparedTransaction> preparedTransactions,
+        List<ReplicationSlotHold> replicationSlots) {
 
     public DatabaseHealthReport {
         Objects.requireNonNull(takenAt, "takenAt");
@@ -32,8 +36,11 @@ public record DatabaseHealthReport(Instant takenAt, Optional<TableStatistics> ou
     }
 
     /** A reading without prepared transactions and replication slots. */
-    public DatabaseHealthReport(Instant takenAt, Optional<TableStatistics> outbox,
-            Optional<OpenTransaction> oldestTransaction, Optional<TableStatistics> inbox) {
+    public DatabaseHealthReport(
+            Instant takenAt,
+            Optional<TableStatistics> outbox,
+            Optional<OpenTransaction> oldestTransaction,
+            Optional<TableStatistics> inbox) {
         this(takenAt, outbox, oldestTransaction, inbox, List.of(), List.of());
     }
 
@@ -43,13 +50,15 @@ public record DatabaseHealthReport(Instant takenAt, Optional<TableStatistics> ou
      * system catalogs only) whose horizon is the most transaction ids old; empty when none holds it.
      */
     public Optional<HorizonHolder> xminHorizon() {
-        Stream<HorizonHolder> sessions = oldestTransaction.stream()
-                .map(t -> new HorizonHolder(t.xidAge(), "open transaction: " + t.describe()));
-        Stream<HorizonHolder> prepared = preparedTransactions.stream()
-                .map(p -> new HorizonHolder(p.xidAge(), p.describe()));
-        Stream<HorizonHolder> slots = replicationSlots.stream().filter(ReplicationSlotHold::holdsTables)
+        Stream<HorizonHolder> sessions =
+                oldestTransaction.stream().map(t -> new HorizonHolder(t.xidAge(), "open transaction: " + t.describe()));
+        Stream<HorizonHolder> prepared =
+                preparedTransactions.stream().map(p -> new HorizonHolder(p.xidAge(), p.describe()));
+        Stream<HorizonHolder> slots = replicationSlots.stream()
+                .filter(ReplicationSlotHold::holdsTables)
                 .map(s -> new HorizonHolder(s.xminAge().getAsLong(), s.describe()));
-        return Stream.of(sessions, prepared, slots).flatMap(s -> s)
+        return Stream.of(sessions, prepared, slots)
+                .flatMap(s -> s)
                 .max(Comparator.comparingLong(HorizonHolder::xidAge));
     }
 

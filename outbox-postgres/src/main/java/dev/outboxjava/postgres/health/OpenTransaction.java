@@ -24,8 +24,16 @@ import java.util.Optional;
  * @param age              how long it has been open at the time of the probe
  * @param xidAge           how many transaction ids old its xid or snapshot xmin is ({@code age(xid)})
  */
-public record OpenTransaction(int pid, String applicationName, String clientAddress, String user, String state,
-        Instant transactionStart, Optional<Instant> queryStart, Duration age, long xidAge) {
+public record OpenTransaction(
+        int pid,
+        String applicationName,
+        String clientAddress,
+        String user,
+        String state,
+        Instant transactionStart,
+        Optional<Instant> queryStart,
+        Duration age,
+        long xidAge) {
 
     public OpenTransaction {
         Objects.requireNonNull(applicationName, "applicationName");

@@ -63,14 +63,16 @@ public final class PostgresHealthProbe {
                         DSL.field(DSL.name("s", "last_autovacuum"), SQLDataType.TIMESTAMPWITHTIMEZONE),
                         DSL.field(DSL.name("s", "last_vacuum"), SQLDataType.TIMESTAMPWITHTIMEZONE))
                 .from(c)
-                .leftJoin(s).on(DSL.field(DSL.name("s", "relid"), SQLDataType.OTHER).eq(oid))
+                .leftJoin(s)
+                .on(DSL.field(DSL.name("s", "relid"), SQLDataType.OTHER).eq(oid))
                 .where(oid.eq(DSL.function("to_regclass", SQLDataType.OTHER, PreparedSql.bind(SQLDataType.CLOB)))));
     }
 
     private static String oldestTransactionQuery() {
         Field<Integer> xidAge = DSL.greatest(
-                DSL.coalesce(age(column("backend_xid", SQLDataType.OTHER)), DSL.inline(0)),
-                DSL.coalesce(age(column("backend_xmin", SQLDataType.OTHER)), DSL.inline(0))).as("xid_age");
+                        DSL.coalesce(age(column("backend_xid", SQLDataType.OTHER)), DSL.inline(0)),
+                        DSL.coalesce(age(column("backend_xmin", SQLDataType.OTHER)), DSL.inline(0)))
+                .as("xid_age");
         Field<OffsetDateTime> transactionStart = column("xact_start", SQLDataType.TIMESTAMPWITHTIMEZONE);
         return PreparedSql.render(DSL.select(
                         column("pid", SQLDataType.INTEGER),
@@ -78,16 +80,22 @@ public final class PostgresHealthProbe {
                         DSL.coalesce(column("state", SQLDataType.CLOB), DSL.inline("")),
                         transactionStart,
                         xidAge,
-                        DSL.coalesce(DSL.concat(DSL.function("host", SQLDataType.CLOB, column("client_addr",
-                                SQLDataType.OTHER)), DSL.inline(":"), column("client_port", SQLDataType.INTEGER)
-                                .cast(SQLDataType.CLOB)), DSL.inline("")),
+                        DSL.coalesce(
+                                DSL.concat(
+                                        DSL.function(
+                                                "host", SQLDataType.CLOB, column("client_addr", SQLDataType.OTHER)),
+                                        DSL.inline(":"),
+                                        column("client_port", SQLDataType.INTEGER)
+                                                .cast(SQLDataType.CLOB)),
+                                DSL.inline("")),
                         DSL.coalesce(column("usename", SQLDataType.OTHER).cast(SQLDataType.CLOB), DSL.inline("")),
                         column("query_start", SQLDataType.TIMESTAMPWITHTIMEZONE))
                 .from(DSL.table(DSL.name("pg_stat_activity")))
                 .where(column("datname", SQLDataType.OTHER).eq(currentDatabase()))
                 .and(column("pid", SQLDataType.INTEGER).ne(DSL.function("pg_backend_pid", SQLDataType.INTEGER)))
                 .and(transactionStart.isNotNull())
-                .and(column("backend_xid", SQLDataType.OTHER).isNotNull()
+                .and(column("backend_xid", SQLDataType.OTHER)
+                        .isNotNull()
                         .or(column("backend_xmin", SQLDataType.OTHER).isNotNull()))
                 .orderBy(xidAge.desc(), transactionStart)
                 .limit(DSL.inline(1)));
@@ -120,8 +128,12 @@ public final class PostgresHealthProbe {
                 .from(DSL.table(DSL.name("pg_replication_slots")))
                 .where(xmin.isNotNull().or(catalogXmin.isNotNull()))
                 .and(database.isNull().or(database.eq(currentDatabase())))
-                .orderBy(DSL.greatest(DSL.coalesce(age(xmin), DSL.inline(0)), DSL.coalesce(age(catalogXmin),
-                        DSL.inline(0))).desc(), slotName));
+                .orderBy(
+                        DSL.greatest(
+                                        DSL.coalesce(age(xmin), DSL.inline(0)),
+                                        DSL.coalesce(age(catalogXmin), DSL.inline(0)))
+                                .desc(),
+                        slotName));
     }
 
     private static <T> Field<T> column(String name, DataType<T> type) {
@@ -141,8 +153,8 @@ public final class PostgresHealthProbe {
     private final Identifiers.TableName outboxTable;
     private final Optional<Identifiers.TableName> inboxTable;
 
-    private PostgresHealthProbe(DataSource dataSource, Identifiers.TableName outboxTable,
-            Optional<Identifiers.TableName> inboxTable) {
+    private PostgresHealthProbe(
+            DataSource dataSource, Identifiers.TableName outboxTable, Optional<Identifiers.TableName> inboxTable) {
         this.dataSource = dataSource;
         this.outboxTable = outboxTable;
         this.inboxTable = inboxTable;
@@ -157,7 +169,9 @@ public final class PostgresHealthProbe {
      */
     public static PostgresHealthProbe create(DataSource dataSource, String outboxTable, Optional<String> inboxTable) {
         Objects.requireNonNull(dataSource, "dataSource");
-        return new PostgresHealthProbe(dataSource, Identifiers.tableName("health.outboxTable", outboxTable),
+        return new PostgresHealthProbe(
+                dataSource,
+                Identifiers.tableName("health.outboxTable", outboxTable),
                 inboxTable.map(name -> Identifiers.tableName("health.inboxTable", name)));
     }
 
@@ -172,13 +186,15 @@ public final class PostgresHealthProbe {
         try (Connection connection = dataSource.getConnection()) {
             Optional<TableStatistics> outbox = tableStatistics(connection, outboxTable);
             Optional<OpenTransaction> oldest = oldestTransaction(connection, now);
-            Optional<TableStatistics> inbox = inboxTable.isPresent()
-                    ? tableStatistics(connection, inboxTable.get()) : Optional.empty();
-            return new DatabaseHealthReport(now, outbox, oldest, inbox, preparedTransactions(connection, now),
-                    replicationSlots(connection));
+            Optional<TableStatistics> inbox =
+                    inboxTable.isPresent() ? tableStatistics(connection, inboxTable.get()) : Optional.empty();
+            return new DatabaseHealthReport(
+                    now, outbox, oldest, inbox, preparedTransactions(connection, now), replicationSlots(connection));
         } catch (SQLException e) {
-            throw new OutboxStoreException("could not read the database health signals (pg_stat_user_tables, "
-                    + "pg_stat_activity, pg_prepared_xacts, pg_replication_slots): " + e.getMessage(), e);
+            throw new OutboxStoreException(
+                    "could not read the database health signals (pg_stat_user_tables, "
+                            + "pg_stat_activity, pg_prepared_xacts, pg_replication_slots): " + e.getMessage(),
+                    e);
         }
     }
 
@@ -190,23 +206,34 @@ public final class PostgresHealthProbe {
                 if (!rows.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new TableStatistics(table.display(), rows.getLong(1), rows.getLong(2),
-                        rows.getLong(3), instant(rows.getTimestamp(4)), instant(rows.getTimestamp(5))));
+                return Optional.of(new TableStatistics(
+                        table.display(),
+                        rows.getLong(1),
+                        rows.getLong(2),
+                        rows.getLong(3),
+                        instant(rows.getTimestamp(4)),
+                        instant(rows.getTimestamp(5))));
             }
         }
     }
 
-    private static Optional<OpenTransaction> oldestTransaction(Connection connection, Instant now)
-            throws SQLException {
+    private static Optional<OpenTransaction> oldestTransaction(Connection connection, Instant now) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(OLDEST_TRANSACTION);
                 ResultSet rows = statement.executeQuery()) {
             if (!rows.next()) {
                 return Optional.empty();
             }
             Instant started = rows.getTimestamp(4).toInstant();
-            return Optional.of(new OpenTransaction(rows.getInt(1), rows.getString(2), rows.getString(6),
-                    rows.getString(7), rows.getString(3), started, instant(rows.getTimestamp(8)),
-                    ageAt(started, now), rows.getLong(5)));
+            return Optional.of(new OpenTransaction(
+                    rows.getInt(1),
+                    rows.getString(2),
+                    rows.getString(6),
+                    rows.getString(7),
+                    rows.getString(3),
+                    started,
+                    instant(rows.getTimestamp(8)),
+                    ageAt(started, now),
+                    rows.getLong(5)));
         }
     }
 
@@ -217,8 +244,8 @@ public final class PostgresHealthProbe {
                 ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 Instant at = rows.getTimestamp(3).toInstant();
-                prepared.add(new PreparedTransaction(rows.getString(1), rows.getString(2), at, ageAt(at, now),
-                        rows.getLong(4)));
+                prepared.add(new PreparedTransaction(
+                        rows.getString(1), rows.getString(2), at, ageAt(at, now), rows.getLong(4)));
             }
         }
         return prepared;
@@ -235,8 +262,8 @@ public final class PostgresHealthProbe {
                 OptionalLong xminAge = rows.wasNull() ? OptionalLong.empty() : OptionalLong.of(xmin);
                 long catalogXmin = rows.getLong(6);
                 OptionalLong catalogXminAge = rows.wasNull() ? OptionalLong.empty() : OptionalLong.of(catalogXmin);
-                slots.add(new ReplicationSlotHold(rows.getString(1), rows.getString(2), rows.getBoolean(3), activePid,
-                        xminAge, catalogXminAge));
+                slots.add(new ReplicationSlotHold(
+                        rows.getString(1), rows.getString(2), rows.getBoolean(3), activePid, xminAge, catalogXminAge));
             }
         }
         return slots;

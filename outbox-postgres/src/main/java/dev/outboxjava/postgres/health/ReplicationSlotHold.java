@@ -17,8 +17,13 @@ import java.util.OptionalLong;
  * @param xminAge       transaction ids since the slot's {@code xmin}; empty when it holds none
  * @param catalogXminAge transaction ids since the slot's {@code catalog_xmin}; empty when it holds none
  */
-public record ReplicationSlotHold(String slotName, String slotType, boolean active, Optional<Integer> activePid,
-        OptionalLong xminAge, OptionalLong catalogXminAge) {
+public record ReplicationSlotHold(
+        String slotName,
+        String slotType,
+        boolean active,
+        Optional<Integer> activePid,
+        OptionalLong xminAge,
+        OptionalLong catalogXminAge) {
 
     public ReplicationSlotHold {
         Objects.requireNonNull(slotName, "slotName");
@@ -35,12 +40,23 @@ public record ReplicationSlotHold(String slotName, String slotType, boolean acti
 
     /** One line for logs and health details. */
     public String describe() {
-        StringBuilder line = new StringBuilder("replication slot '").append(slotName).append("' (").append(slotType)
-                .append(", ").append(active ? "active" + activePid.map(pid -> ", walsender pid " + pid).orElse("")
-                        : "inactive: nothing consumes it").append(')');
-        xminAge.ifPresent(age -> line.append(", xmin ").append(age)
-                .append(" transaction ids old (vacuum of every table waits)"));
-        catalogXminAge.ifPresent(age -> line.append(", catalog_xmin ").append(age)
+        StringBuilder line = new StringBuilder("replication slot '")
+                .append(slotName)
+                .append("' (")
+                .append(slotType)
+                .append(", ")
+                .append(
+                        active
+                                ? "active"
+                                        + activePid
+                                                .map(pid -> ", walsender pid " + pid)
+                                                .orElse("")
+                                : "inactive: nothing consumes it")
+                .append(')');
+        xminAge.ifPresent(
+                age -> line.append(", xmin ").append(age).append(" transaction ids old (vacuum of every table waits)"));
+        catalogXminAge.ifPresent(age -> line.append(", catalog_xmin ")
+                .append(age)
                 .append(" transaction ids old (vacuum of the system catalogs waits)"));
         return line.toString();
     }

@@ -16,8 +16,13 @@ import java.util.Optional;
  * @param lastAutovacuum when autovacuum last finished on the table; empty when never (since the statistics reset)
  * @param lastVacuum     when a manual VACUUM last finished; empty when never
  */
-public record TableStatistics(String table, long liveTuples, long deadTuples, long totalBytes,
-        Optional<Instant> lastAutovacuum, Optional<Instant> lastVacuum) {
+public record TableStatistics(
+        String table,
+        long liveTuples,
+        long deadTuples,
+        long totalBytes,
+        Optional<Instant> lastAutovacuum,
+        Optional<Instant> lastVacuum) {
 
     public TableStatistics {
         Objects.requireNonNull(table, "table");

@@ -9,8 +9,7 @@ import dev.outboxjava.postgres.internal.MigrationFiles;
  */
 final class InboxDdl {
 
-    private InboxDdl() {
-    }
+    private InboxDdl() {}
 
     static String render(Identifiers.TableName table) {
         return "-- Outbox for Java: the inbox table " + table.display() + " (the migrations in "

@@ -6,15 +6,16 @@ import org.jooq.exception.DataAccessException;
 /** Reads driver failures for messages (the outbox's own helper is specific to the outbox table). */
 final class InboxFailures {
 
-    private InboxFailures() {
-    }
+    private InboxFailures() {}
 
     static String sqlState(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 return sql.getSQLState();
             }
-            if (t instanceof DataAccessException dae && dae.sqlState() != null && !"HY000".equals(dae.sqlState())
+            if (t instanceof DataAccessException dae
+                    && dae.sqlState() != null
+                    && !"HY000".equals(dae.sqlState())
                     && !dae.sqlState().isEmpty()) {
                 return dae.sqlState();
             }

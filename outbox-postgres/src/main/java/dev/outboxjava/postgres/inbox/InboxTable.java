@@ -23,8 +23,8 @@ final class InboxTable {
 
     InboxTable(Identifiers.TableName name) {
         this.tableName = name;
-        this.table = DSL.table(name.schema().map(schema -> DSL.name(schema, name.table()))
-                .orElse(DSL.name(name.table())));
+        this.table = DSL.table(
+                name.schema().map(schema -> DSL.name(schema, name.table())).orElse(DSL.name(name.table())));
     }
 
     Table<Record> table() {

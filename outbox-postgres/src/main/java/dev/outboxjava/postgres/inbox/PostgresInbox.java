@@ -74,8 +74,10 @@ public final class PostgresInbox implements Inbox<Connection> {
      * records with {@code clock}. The inbox does not close the data source.
      */
     public static PostgresInbox create(DataSource dataSource, PostgresInboxConfig config, Clock clock) {
-        return new PostgresInbox(Objects.requireNonNull(dataSource, "dataSource"),
-                Objects.requireNonNull(config, "config"), Objects.requireNonNull(clock, "clock"));
+        return new PostgresInbox(
+                Objects.requireNonNull(dataSource, "dataSource"),
+                Objects.requireNonNull(config, "config"),
+                Objects.requireNonNull(clock, "clock"));
     }
 
     /** An inbox stamping records with the system clock (UTC). */
@@ -94,8 +96,8 @@ public final class PostgresInbox implements Inbox<Connection> {
     }
 
     @Override
-    public <X extends Exception> InboxResult process(String consumerName, String messageId,
-            InboxWork<Connection, X> work) throws X {
+    public <X extends Exception> InboxResult process(
+            String consumerName, String messageId, InboxWork<Connection, X> work) throws X {
         Objects.requireNonNull(work, "work");
         InboxKey key = new InboxKey(consumerName, messageId);
         Connection connection = open(key);
@@ -130,7 +132,8 @@ public final class PostgresInbox implements Inbox<Connection> {
     public boolean isProcessed(String consumerName, String messageId) {
         InboxKey key = new InboxKey(consumerName, messageId);
         try {
-            return pooled.fetchExists(DSL.selectOne().from(table.table())
+            return pooled.fetchExists(DSL.selectOne()
+                    .from(table.table())
                     .where(CONSUMER_NAME.eq(key.consumerName()))
                     .and(MESSAGE_ID.eq(key.messageId())));
         } catch (DataAccessException e) {
@@ -148,20 +151,24 @@ public final class PostgresInbox implements Inbox<Connection> {
         if (limit <= 0) {
             return 0;
         }
-        var old = DSL.select(CONSUMER_NAME, MESSAGE_ID).from(table.table())
+        var old = DSL.select(CONSUMER_NAME, MESSAGE_ID)
+                .from(table.table())
                 .where(PROCESSED_AT.lt(processedBefore))
                 .orderBy(PROCESSED_AT)
                 .limit(limit)
-                .forUpdate().skipLocked();
+                .forUpdate()
+                .skipLocked();
         try {
-            return pooled.deleteFrom(table.table()).where(DSL.row(CONSUMER_NAME, MESSAGE_ID).in(old)).execute();
+            return pooled.deleteFrom(table.table())
+                    .where(DSL.row(CONSUMER_NAME, MESSAGE_ID).in(old))
+                    .execute();
         } catch (DataAccessException e) {
             throw failure("delete up to " + limit + " records processed before " + processedBefore, e);
         }
     }
 
-    private <X extends Exception> InboxResult processIn(Connection connection, InboxKey key,
-            InboxWork<Connection, X> work) throws X {
+    private <X extends Exception> InboxResult processIn(
+            Connection connection, InboxKey key, InboxWork<Connection, X> work) throws X {
         boolean claimed;
         try {
             claimed = claim(connection, key);
@@ -184,8 +191,10 @@ public final class PostgresInbox implements Inbox<Connection> {
             connection.commit();
         } catch (SQLException e) {
             rollback(connection, e);
-            throw failure("commit message " + key.messageId() + " of consumer " + key.consumerName()
-                    + " (its work was rolled back and will run again on redelivery)", e);
+            throw failure(
+                    "commit message " + key.messageId() + " of consumer " + key.consumerName()
+                            + " (its work was rolled back and will run again on redelivery)",
+                    e);
         }
         return InboxResult.PROCESSED;
     }
@@ -207,8 +216,8 @@ public final class PostgresInbox implements Inbox<Connection> {
         try {
             return dataSource.getConnection();
         } catch (SQLException e) {
-            throw failure("get a connection to process message " + key.messageId() + " of consumer "
-                    + key.consumerName(), e);
+            throw failure(
+                    "get a connection to process message " + key.messageId() + " of consumer " + key.consumerName(), e);
         }
     }
 
@@ -218,8 +227,8 @@ public final class PostgresInbox implements Inbox<Connection> {
             connection.setAutoCommit(false);
             return autoCommit;
         } catch (SQLException e) {
-            throw failure("begin a transaction for message " + key.messageId() + " of consumer "
-                    + key.consumerName(), e);
+            throw failure(
+                    "begin a transaction for message " + key.messageId() + " of consumer " + key.consumerName(), e);
         }
     }
 
@@ -253,8 +262,12 @@ public final class PostgresInbox implements Inbox<Connection> {
 
     private OutboxStoreException failure(String attempted, Exception cause) {
         String sqlState = InboxFailures.sqlState(cause);
-        StringBuilder message = new StringBuilder("could not ").append(attempted).append(" in inbox table ")
-                .append(config.tableName()).append(": ").append(InboxFailures.rootMessage(cause));
+        StringBuilder message = new StringBuilder("could not ")
+                .append(attempted)
+                .append(" in inbox table ")
+                .append(config.tableName())
+                .append(": ")
+                .append(InboxFailures.rootMessage(cause));
         if ("42P01".equals(sqlState)) {
             message.append(" (the table does not exist: create it with inbox.ensureSchema() or the migrations in ")
                     .append(PostgresInboxSchema.MIGRATIONS_LOCATION)

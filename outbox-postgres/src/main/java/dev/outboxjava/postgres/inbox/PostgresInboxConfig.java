@@ -73,8 +73,7 @@ public final class PostgresInboxConfig {
 
         private String tableName = DEFAULT_TABLE_NAME;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The inbox table, {@code table} or {@code schema.table}; default {@value #DEFAULT_TABLE_NAME}.

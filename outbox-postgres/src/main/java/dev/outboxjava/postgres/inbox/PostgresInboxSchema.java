@@ -33,8 +33,7 @@ public final class PostgresInboxSchema {
     /** The Flyway history table suggested for the inbox's migrations. */
     public static final String HISTORY_TABLE = "outbox_inbox_schema_history";
 
-    private PostgresInboxSchema() {
-    }
+    private PostgresInboxSchema() {}
 
     /** The DDL for the configured table name. */
     public static String ddl(PostgresInboxConfig config) {
@@ -57,9 +56,13 @@ public final class PostgresInboxSchema {
         try {
             DdlScripts.applyLocked(dataSource, "outbox-ensure-inbox-schema:" + config.tableName(), ddl);
         } catch (SQLException e) {
-            throw new OutboxStoreException("could not create inbox table " + config.tableName() + ": "
-                    + e.getMessage() + (config.schemaName().isPresent()
-                    ? " (does schema " + config.schemaName().get() + " exist?)" : ""), e);
+            throw new OutboxStoreException(
+                    "could not create inbox table " + config.tableName() + ": "
+                            + e.getMessage()
+                            + (config.schemaName().isPresent()
+                                    ? " (does schema " + config.schemaName().get() + " exist?)"
+                                    : ""),
+                    e);
         }
     }
 }

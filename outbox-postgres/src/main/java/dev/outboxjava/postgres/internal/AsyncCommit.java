@@ -21,8 +21,7 @@ public final class AsyncCommit {
     /** {@link #THIS_TRANSACTION} as SQL text, for statements that are not built with jOOQ. */
     public static final String FOR_THIS_TRANSACTION = PreparedSql.render(THIS_TRANSACTION);
 
-    private AsyncCommit() {
-    }
+    private AsyncCommit() {}
 
     /** {@code set_config(setting, value, true)}: a setting for the current transaction only. */
     static Field<String> setLocal(String setting, String value) {

@@ -70,7 +70,8 @@ public final class AttemptHistory {
     }
 
     private static Name sibling(Identifiers.TableName table, String suffix) {
-        return table.schema().map(schema -> DSL.name(schema, table.table() + suffix))
+        return table.schema()
+                .map(schema -> DSL.name(schema, table.table() + suffix))
                 .orElse(DSL.name(table.table() + suffix));
     }
 
@@ -86,8 +87,13 @@ public final class AttemptHistory {
      * @param errors each marked event's error, by id (events not in {@code marked} are ignored)
      * @param marked the events the mark changed (not those whose lease was lost)
      */
-    public void record(Connection connection, UUID leaseId, Map<UUID, String> errors, Collection<UUID> marked,
-            Attempt.Outcome outcome, Instant now) {
+    public void record(
+            Connection connection,
+            UUID leaseId,
+            Map<UUID, String> errors,
+            Collection<UUID> marked,
+            Attempt.Outcome outcome,
+            Instant now) {
         List<Row2<UUID, String>> rows = new ArrayList<>();
         for (UUID id : marked) {
             rows.add(row(id, errors.get(id)));
@@ -101,19 +107,34 @@ public final class AttemptHistory {
         Field<String> mError = field(name("m", "m_error"), SQLDataType.CLOB);
         Field<UUID> cId = field(name("c", "id"), SQLDataType.UUID);
         Field<Integer> cAttempts = field(name("c", "attempts"), SQLDataType.INTEGER);
-        dsl(connection).insertInto(attempts, EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID)
-                .select(select(cId, cAttempts, val(now, AT), inline(outcome.databaseValue()), mError,
-                        val(leaseId, LEASE_ID))
-                        .from(counters.as("c")).join(m).on(cId.eq(mId)))
+        dsl(connection)
+                .insertInto(attempts, EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID)
+                .select(select(
+                                cId,
+                                cAttempts,
+                                val(now, AT),
+                                inline(outcome.databaseValue()),
+                                mError,
+                                val(leaseId, LEASE_ID))
+                        .from(counters.as("c"))
+                        .join(m)
+                        .on(cId.eq(mId)))
                 .execute();
     }
 
     /** One event's attempts, oldest first. */
     public List<Attempt> of(DSLContext dsl, UUID eventId) {
-        return dsl.select(EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID).from(attempts)
-                .where(EVENT_ID.eq(eventId)).orderBy(ID)
-                .fetch(r -> new Attempt(r.value1(), r.value2(), r.value3(),
-                        Attempt.Outcome.fromDatabaseValue(r.value4()), r.value5(), r.value6()));
+        return dsl.select(EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID)
+                .from(attempts)
+                .where(EVENT_ID.eq(eventId))
+                .orderBy(ID)
+                .fetch(r -> new Attempt(
+                        r.value1(),
+                        r.value2(),
+                        r.value3(),
+                        Attempt.Outcome.fromDatabaseValue(r.value4()),
+                        r.value5(),
+                        r.value6()));
     }
 
     /**
@@ -122,13 +143,17 @@ public final class AttemptHistory {
      */
     public int deleteOfSentBefore(DSLContext dsl, Instant sentBefore, int limit) {
         Select<org.jooq.Record1<UUID>> old = appendLog
-                ? select(field(name("d", "id"), UUID.class)).from(sent.as("d"))
+                ? select(field(name("d", "id"), UUID.class))
+                        .from(sent.as("d"))
                         .where(field(name("d", "sent_at"), Instant.class).lt(sentBefore))
-                        .orderBy(field(name("d", "sent_at"))).limit(limit)
-                : select(OutboxTable.ID).from(events)
+                        .orderBy(field(name("d", "sent_at")))
+                        .limit(limit)
+                : select(OutboxTable.ID)
+                        .from(events)
                         .where(OutboxTable.STATUS.eq(inline(EventStatus.SENT.databaseValue())))
                         .and(OutboxTable.SENT_AT.lt(sentBefore))
-                        .orderBy(OutboxTable.SENT_AT).limit(limit);
+                        .orderBy(OutboxTable.SENT_AT)
+                        .limit(limit);
         return dsl.deleteFrom(attempts).where(EVENT_ID.in(old)).execute();
     }
 
@@ -145,7 +170,11 @@ public final class AttemptHistory {
         Field<Long> aId = field(name("a", "id"), SQLDataType.BIGINT);
         Field<UUID> aEvent = field(name("a", "event_id"), SQLDataType.UUID);
         Field<Instant> aAt = field(name("a", "at"), SQLDataType.INSTANT);
-        var slice = dsl.select(aId, aEvent, aAt).from(a).where(aId.gt(orphanCursor.get())).orderBy(aId).limit(limit)
+        var slice = dsl.select(aId, aEvent, aAt)
+                .from(a)
+                .where(aId.gt(orphanCursor.get()))
+                .orderBy(aId)
+                .limit(limit)
                 .fetch();
         if (slice.isEmpty()) {
             orphanCursor.set(0);
@@ -163,9 +192,11 @@ public final class AttemptHistory {
         }
         UUID[] ids = candidates.stream().distinct().toArray(UUID[]::new);
         Field<UUID> eId = field(name("e", "id"), SQLDataType.UUID);
-        return dsl.deleteFrom(attempts).where(EVENT_ID.eq(DSL.any(ids)))
+        return dsl.deleteFrom(attempts)
+                .where(EVENT_ID.eq(DSL.any(ids)))
                 .and(AT.lt(before))
-                .andNotExists(DSL.selectOne().from(events.as("e"))
+                .andNotExists(DSL.selectOne()
+                        .from(events.as("e"))
                         .where(eId.eq(field(attempts.getQualifiedName().append("event_id"), SQLDataType.UUID))))
                 .execute();
     }
@@ -173,17 +204,24 @@ public final class AttemptHistory {
     /** Deletes the attempts of the events a purge by age is about to delete. */
     public int deleteOfPurged(DSLContext dsl, EventStatus status, Instant createdBefore) {
         Field<UUID> eventId = field(name("e", "id"), UUID.class);
-        Condition createdBeforeCutoff = field(name("e", "created_at"), Instant.class).lt(createdBefore);
+        Condition createdBeforeCutoff =
+                field(name("e", "created_at"), Instant.class).lt(createdBefore);
         Select<org.jooq.Record1<UUID>> purged;
         if (!appendLog) {
-            purged = select(eventId).from(events.as("e"))
+            purged = select(eventId)
+                    .from(events.as("e"))
                     .where(field(name("e", "status"), String.class).eq(inline(status.databaseValue())))
                     .and(createdBeforeCutoff);
         } else if (status == EventStatus.SENT) {
-            purged = select(eventId).from(events.as("e")).join(sent.as("d"))
-                    .on(field(name("d", "id"), UUID.class).eq(eventId)).where(createdBeforeCutoff);
+            purged = select(eventId)
+                    .from(events.as("e"))
+                    .join(sent.as("d"))
+                    .on(field(name("d", "id"), UUID.class).eq(eventId))
+                    .where(createdBeforeCutoff);
         } else {
-            purged = select(eventId).from(events.as("e")).join(counters.as("s"))
+            purged = select(eventId)
+                    .from(events.as("e"))
+                    .join(counters.as("s"))
                     .on(field(name("s", "id"), UUID.class).eq(eventId))
                     .where(field(name("s", "status"), String.class).eq(inline(status.databaseValue())))
                     .and(createdBeforeCutoff);
@@ -196,8 +234,11 @@ public final class AttemptHistory {
      * statement) returns in its column {@code id}: a purge deletes the events and their attempts at once.
      */
     public CommonTableExpression<?> deleteOf(CommonTableExpression<?> deleted, Field<UUID> id) {
-        return name("a").as(DSL.deleteFrom(attempts).where(EVENT_ID.in(select(OutboxTable.column(deleted, id)).from(deleted)))
-                .returning(EVENT_ID));
+        return name("a")
+                .as(DSL.deleteFrom(attempts)
+                        .where(EVENT_ID.in(
+                                select(OutboxTable.column(deleted, id)).from(deleted)))
+                        .returning(EVENT_ID));
     }
 
     /** Whether {@code error} says the attempts table does not exist (its migration has not run). */

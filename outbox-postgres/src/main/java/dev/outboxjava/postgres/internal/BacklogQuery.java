@@ -52,8 +52,12 @@ public final class BacklogQuery {
     /** Reads the backlog as of {@code now}. */
     public Backlog read(DSLContext dsl, Instant now) {
         Record row = dsl.fetchOne(query(now));
-        return new Backlog(count(row, 0), Optional.ofNullable(row.get(1, Instant.class)), count(row, 2),
-                count(row, 3), count(row, 4));
+        return new Backlog(
+                count(row, 0),
+                Optional.ofNullable(row.get(1, Instant.class)),
+                count(row, 2),
+                count(row, 3),
+                count(row, 4));
     }
 
     private Select<?> query(Instant now) {
@@ -70,15 +74,22 @@ public final class BacklogQuery {
                     .from(t)
                     .where(statusIs(EventStatus.PENDING));
         }
-        Select<Record2<String, Long>> blockers = DSL.select(EVENT_KEY, SEQ).from(t)
-                .where(statusIs(EventStatus.PENDING)).and(NEXT_ATTEMPT_AT.gt(at)).and(EVENT_KEY.isNotNull());
+        Select<Record2<String, Long>> blockers = DSL.select(EVENT_KEY, SEQ)
+                .from(t)
+                .where(statusIs(EventStatus.PENDING))
+                .and(NEXT_ATTEMPT_AT.gt(at))
+                .and(EVENT_KEY.isNotNull());
         if (ordering.deadLetterHoldsKey()) {
-            blockers = blockers.unionAll(DSL.select(EVENT_KEY, SEQ).from(t)
-                    .where(statusIs(EventStatus.FAILED)).and(EVENT_KEY.isNotNull()));
+            blockers = blockers.unionAll(DSL.select(EVENT_KEY, SEQ)
+                    .from(t)
+                    .where(statusIs(EventStatus.FAILED))
+                    .and(EVENT_KEY.isNotNull()));
         }
         Table<?> blocker = blockers.asTable("blocker");
-        CommonTableExpression<?> blocked = DSL.name("blocked").asMaterialized(
-                DSL.select(column(blocker, EVENT_KEY), DSL.min(column(blocker, SEQ)).as(SEQ.getName()))
+        CommonTableExpression<?> blocked = DSL.name("blocked")
+                .asMaterialized(DSL.select(
+                                column(blocker, EVENT_KEY),
+                                DSL.min(column(blocker, SEQ)).as(SEQ.getName()))
                         .from(blocker)
                         .groupBy(column(blocker, EVENT_KEY)));
         Table<?> p = t.as("p");
@@ -90,11 +101,16 @@ public final class BacklogQuery {
                 .select(
                         DSL.count().filterWhere(dueAndFree),
                         DSL.min(DSL.greatest(column(p, CREATED_AT), pNext)).filterWhere(dueAndFree),
-                        DSL.count().filterWhere(pNext.gt(at).and(column(p, ATTEMPTS).gt(0))),
-                        DSL.count().filterWhere(pNext.gt(at).and(column(p, ATTEMPTS).eq(0))),
+                        DSL.count()
+                                .filterWhere(
+                                        pNext.gt(at).and(column(p, ATTEMPTS).gt(0))),
+                        DSL.count()
+                                .filterWhere(
+                                        pNext.gt(at).and(column(p, ATTEMPTS).eq(0))),
                         DSL.count().filterWhere(pNext.le(at).and(bSeq.lt(pSeq))))
                 .from(p)
-                .leftJoin(blocked).on(column(blocked, EVENT_KEY).eq(column(p, EVENT_KEY)))
+                .leftJoin(blocked)
+                .on(column(blocked, EVENT_KEY).eq(column(p, EVENT_KEY)))
                 .where(column(p, STATUS).eq(OutboxTable.statusLiteral(EventStatus.PENDING)));
     }
 

@@ -13,8 +13,7 @@ import javax.sql.DataSource;
 /** What the outbox and inbox schemas share: reading a shipped migration, running DDL once at a time. */
 public final class DdlScripts {
 
-    private DdlScripts() {
-    }
+    private DdlScripts() {}
 
     /** The text of a migration file on the classpath. */
     public static String resource(String path) {
@@ -37,7 +36,8 @@ public final class DdlScripts {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try {
-                try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
+                try (PreparedStatement lock =
+                        connection.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
                     lock.setString(1, lockName);
                     lock.execute();
                 }

@@ -17,7 +17,6 @@ import org.jooq.ConnectionProvider;
 import org.jooq.Field;
 import org.jooq.RowN;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * Appends events with multi-row INSERTs on the caller's connection; it never commits, rolls back or
@@ -43,15 +42,28 @@ public final class EventInsert {
     private static final int CACHED_ROW_COUNTS = 64;
 
     /** The columns a row sets, in the order {@link #insertChunk} binds them (status is a literal). */
-    private static final List<Field<?>> COLUMNS = List.of(OutboxTable.ID, OutboxTable.TYPE, OutboxTable.SOURCE,
-            OutboxTable.EVENT_KEY, OutboxTable.DESTINATION, OutboxTable.ROUTING_KEY, OutboxTable.CONTENT_TYPE,
-            OutboxTable.SUBJECT, OutboxTable.DATA_SCHEMA, OutboxTable.PAYLOAD, OutboxTable.HEADERS, OutboxTable.STATUS,
-            OutboxTable.ATTEMPTS, OutboxTable.MAX_ATTEMPTS, OutboxTable.NEXT_ATTEMPT_AT, OutboxTable.CREATED_AT);
+    private static final List<Field<?>> COLUMNS = List.of(
+            OutboxTable.ID,
+            OutboxTable.TYPE,
+            OutboxTable.SOURCE,
+            OutboxTable.EVENT_KEY,
+            OutboxTable.DESTINATION,
+            OutboxTable.ROUTING_KEY,
+            OutboxTable.CONTENT_TYPE,
+            OutboxTable.SUBJECT,
+            OutboxTable.DATA_SCHEMA,
+            OutboxTable.PAYLOAD,
+            OutboxTable.HEADERS,
+            OutboxTable.STATUS,
+            OutboxTable.ATTEMPTS,
+            OutboxTable.MAX_ATTEMPTS,
+            OutboxTable.NEXT_ATTEMPT_AT,
+            OutboxTable.CREATED_AT);
 
     /** One row's values: a typed placeholder per column, the status inlined. */
     private static final RowN ROW = DSL.row(COLUMNS.stream()
-            .<Field<?>>map(column -> column == OutboxTable.STATUS ? statusLiteral(EventStatus.PENDING)
-                    : bind(column.getDataType()))
+            .<Field<?>>map(column ->
+                    column == OutboxTable.STATUS ? statusLiteral(EventStatus.PENDING) : bind(column.getDataType()))
             .toList());
 
     private final OutboxTable table;
@@ -59,6 +71,7 @@ public final class EventInsert {
     private final AtomicReferenceArray<String> texts = new AtomicReferenceArray<>(CACHED_ROW_COUNTS + 2);
     /** jOOQ's text for one row, and what each further row adds to it (the separator and the row). */
     private final String oneRow;
+
     private final String eachFurtherRow;
 
     public EventInsert(OutboxTable table) {
@@ -68,8 +81,8 @@ public final class EventInsert {
         this.oneRow = rendered(1);
         String twoRows = rendered(2);
         if (!twoRows.startsWith(oneRow)) {
-            throw new IllegalStateException("jOOQ renders a two-row INSERT that does not extend the one-row text: "
-                    + twoRows);
+            throw new IllegalStateException(
+                    "jOOQ renders a two-row INSERT that does not extend the one-row text: " + twoRows);
         }
         this.eachFurtherRow = twoRows.substring(oneRow.length());
     }
@@ -103,8 +116,11 @@ public final class EventInsert {
             throw Failures.wrap(attempted(events), table.tableName(), e);
         }
         if (connection == null) {
-            throw Failures.wrap(attempted(events), table.tableName(), new IllegalStateException(
-                    "the jOOQ configuration has no JDBC connection; use DSL.using(dataSource or connection, ...)"));
+            throw Failures.wrap(
+                    attempted(events),
+                    table.tableName(),
+                    new IllegalStateException(
+                            "the jOOQ configuration has no JDBC connection; use DSL.using(dataSource or connection, ...)"));
         }
         try {
             insertChecked(connection, events);
@@ -126,8 +142,9 @@ public final class EventInsert {
                 throw new InvalidEventException("events", "an element is null");
             }
             if (event.status() != EventStatus.PENDING) {
-                throw new InvalidEventException("status", "only new pending events can be appended; event "
-                        + event.id() + " is " + event.status());
+                throw new InvalidEventException(
+                        "status",
+                        "only new pending events can be appended; event " + event.id() + " is " + event.status());
             }
         }
         return events.isEmpty();

@@ -43,8 +43,7 @@ final class EventRows {
             .map(field -> field.getUnqualifiedName().quotedName().toString())
             .collect(Collectors.joining(", "));
 
-    private EventRows() {
-    }
+    private EventRows() {}
 
     /**
      * The current row of a result that selected {@link #COLUMNS}, read by position straight into the

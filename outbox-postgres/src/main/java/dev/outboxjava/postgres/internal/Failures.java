@@ -8,11 +8,11 @@ import org.jooq.exception.DataAccessException;
 public final class Failures {
 
     /** Where the shipped migration lives, for hints. */
-    public static final String MIGRATION_HINT = "create it with store.ensureSchema() or the migrations in "
-            + "classpath:" + MigrationFiles.OUTBOX_LOCATION + " (PostgresSchema.ddl(config) prints them for your table name)";
+    public static final String MIGRATION_HINT =
+            "create it with store.ensureSchema() or the migrations in " + "classpath:" + MigrationFiles.OUTBOX_LOCATION
+                    + " (PostgresSchema.ddl(config) prints them for your table name)";
 
-    private Failures() {
-    }
+    private Failures() {}
 
     /**
      * @param attempted what the library tried, e.g. "lease up to 100 events"
@@ -20,11 +20,15 @@ public final class Failures {
      */
     public static OutboxStoreException wrap(String attempted, Identifiers.TableName table, Exception cause) {
         String sqlState = sqlState(cause);
-        StringBuilder message = new StringBuilder("could not ").append(attempted).append(" in outbox table ")
+        StringBuilder message = new StringBuilder("could not ")
+                .append(attempted)
+                .append(" in outbox table ")
                 .append(table.display());
         message.append(": ").append(rootMessage(cause));
         if ("42P01".equals(sqlState)) {
-            message.append(" (the table does not exist: ").append(MIGRATION_HINT).append(')');
+            message.append(" (the table does not exist: ")
+                    .append(MIGRATION_HINT)
+                    .append(')');
         } else if ("42703".equals(sqlState)) {
             message.append(" (a column is missing: the table was not created by this library's migration)");
         } else if ("23505".equals(sqlState)) {
@@ -40,7 +44,9 @@ public final class Failures {
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 return sql.getSQLState();
             }
-            if (t instanceof DataAccessException dae && dae.sqlState() != null && !"HY000".equals(dae.sqlState())
+            if (t instanceof DataAccessException dae
+                    && dae.sqlState() != null
+                    && !"HY000".equals(dae.sqlState())
                     && !dae.sqlState().isEmpty()) {
                 return dae.sqlState();
             }

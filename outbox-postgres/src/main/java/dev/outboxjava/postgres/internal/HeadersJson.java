@@ -17,11 +17,9 @@ final class HeadersJson {
     public static final String EMPTY = "{}";
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final TypeReference<LinkedHashMap<String, String>> MAP = new TypeReference<>() {
-    };
+    private static final TypeReference<LinkedHashMap<String, String>> MAP = new TypeReference<>() {};
 
-    private HeadersJson() {
-    }
+    private HeadersJson() {}
 
     public static String write(Map<String, String> headers) {
         if (headers.isEmpty()) {
@@ -42,8 +40,10 @@ final class HeadersJson {
         try {
             return MAPPER.readValue(json, MAP);
         } catch (JsonProcessingException e) {
-            throw new OutboxStoreException("the headers column holds something other than a JSON object of "
-                    + "strings (" + e.getOriginalMessage() + "); was the row written by another program?", e);
+            throw new OutboxStoreException(
+                    "the headers column holds something other than a JSON object of " + "strings ("
+                            + e.getOriginalMessage() + "); was the row written by another program?",
+                    e);
         }
     }
 }

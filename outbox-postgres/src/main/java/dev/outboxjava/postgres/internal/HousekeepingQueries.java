@@ -30,12 +30,14 @@ public final class HousekeepingQueries {
 
     /** Expired leases back to pending, attempts unchanged; at most {@code limit} rows. */
     public int sweep(DSLContext dsl, Instant leasedBefore, int limit) {
-        var expired = DSL.select(ID).from(table.table())
+        var expired = DSL.select(ID)
+                .from(table.table())
                 .where(statusIs(EventStatus.IN_FLIGHT))
                 .and(LEASED_AT.lt(leasedBefore))
                 .orderBy(LEASED_AT)
                 .limit(limit)
-                .forUpdate().skipLocked();
+                .forUpdate()
+                .skipLocked();
         return dsl.update(table.table())
                 .set(STATUS, DSL.inline(EventStatus.PENDING.databaseValue()))
                 .setNull(LEASE_ID)
@@ -46,12 +48,14 @@ public final class HousekeepingQueries {
 
     /** Deletes at most {@code limit} sent rows older than the retention. */
     public int cleanUp(DSLContext dsl, Instant sentBefore, int limit) {
-        var old = DSL.select(ID).from(table.table())
+        var old = DSL.select(ID)
+                .from(table.table())
                 .where(statusIs(EventStatus.SENT))
                 .and(SENT_AT.lt(sentBefore))
                 .orderBy(SENT_AT)
                 .limit(limit)
-                .forUpdate().skipLocked();
+                .forUpdate()
+                .skipLocked();
         return dsl.deleteFrom(table.table()).where(ID.in(old)).execute();
     }
 
@@ -60,11 +64,13 @@ public final class HousekeepingQueries {
         long total = 0;
         int deleted;
         do {
-            var chunk = DSL.select(ID).from(table.table())
+            var chunk = DSL.select(ID)
+                    .from(table.table())
                     .where(statusIs(status))
                     .and(CREATED_AT.lt(createdBefore))
                     .limit(PURGE_CHUNK)
-                    .forUpdate().skipLocked();
+                    .forUpdate()
+                    .skipLocked();
             deleted = dsl.deleteFrom(table.table()).where(ID.in(chunk)).execute();
             total += deleted;
         } while (deleted == PURGE_CHUNK);

@@ -21,8 +21,7 @@ public final class Identifiers {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]*");
 
-    private Identifiers() {
-    }
+    private Identifiers() {}
 
     /** A validated, possibly schema-qualified table name. */
     public record TableName(Optional<String> schema, String table) {
@@ -50,12 +49,13 @@ public final class Identifiers {
      */
     public static TableName tableName(String setting, String value) {
         if (value == null || value.isEmpty()) {
-            throw new InvalidConfigurationException(setting, "is required, e.g. outbox_events or myschema.outbox_events");
+            throw new InvalidConfigurationException(
+                    setting, "is required, e.g. outbox_events or myschema.outbox_events");
         }
         String[] parts = value.split("\\.", -1);
         if (parts.length > 2) {
-            throw new InvalidConfigurationException(setting, "'" + printable(value)
-                    + "' has more than one '.'; use table or schema.table");
+            throw new InvalidConfigurationException(
+                    setting, "'" + printable(value) + "' has more than one '.'; use table or schema.table");
         }
         if (parts.length == 2) {
             check(setting, value, parts[0], MAX_IDENTIFIER_LENGTH);
@@ -86,13 +86,15 @@ public final class Identifiers {
 
     private static void check(String setting, String whole, String part, int maxLength) {
         if (!IDENTIFIER.matcher(part).matches()) {
-            throw new InvalidConfigurationException(setting, "'" + printable(whole) + "' is not a plain PostgreSQL "
-                    + "identifier: use lower-case letters, digits and '_', starting with a letter or '_' "
-                    + "(optionally schema.table); nothing else is accepted because the name becomes part of SQL");
+            throw new InvalidConfigurationException(
+                    setting,
+                    "'" + printable(whole) + "' is not a plain PostgreSQL "
+                            + "identifier: use lower-case letters, digits and '_', starting with a letter or '_' "
+                            + "(optionally schema.table); nothing else is accepted because the name becomes part of SQL");
         }
         if (part.length() > maxLength) {
-            throw new InvalidConfigurationException(setting, "'" + part + "' is " + part.length()
-                    + " characters, over the maximum of " + maxLength);
+            throw new InvalidConfigurationException(
+                    setting, "'" + part + "' is " + part.length() + " characters, over the maximum of " + maxLength);
         }
     }
 

@@ -21,8 +21,7 @@ import java.util.UUID;
  */
 final class Jdbc {
 
-    private Jdbc() {
-    }
+    private Jdbc() {}
 
     /** An instant as pgjdbc binds it with its type ({@code timestamptz}), never as text to cast. */
     static OffsetDateTime timestamptz(Instant instant) {

@@ -58,12 +58,14 @@ public final class LeaseQuery {
     private final String sql;
 
     public LeaseQuery(OutboxTable table) {
-        var due = DSL.select(ID).from(table.table())
+        var due = DSL.select(ID)
+                .from(table.table())
                 .where(statusIs(EventStatus.PENDING))
                 .and(NEXT_ATTEMPT_AT.le(bind(SQLDataType.INSTANT)))
                 .orderBy(SEQ)
                 .limit(bind(SQLDataType.INTEGER))
-                .forUpdate().skipLocked();
+                .forUpdate()
+                .skipLocked();
         this.sql = PreparedSql.render(DSL.update(table.table())
                 .set(STATUS, statusLiteral(EventStatus.IN_FLIGHT))
                 .set(LEASE_ID, bind(SQLDataType.UUID))

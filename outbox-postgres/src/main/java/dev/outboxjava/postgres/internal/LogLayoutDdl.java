@@ -29,8 +29,7 @@ import dev.outboxjava.postgres.WakeUpMode;
  */
 public final class LogLayoutDdl {
 
-    private LogLayoutDdl() {
-    }
+    private LogLayoutDdl() {}
 
     /** The DDL for {@code table}, with the wake-up trigger created or dropped. */
     public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp) {
@@ -89,10 +88,17 @@ public final class LogLayoutDdl {
                 ) PARTITION BY RANGE (seq);
                 CREATE INDEX IF NOT EXISTS %9$s ON %7$s (sent_at);
                 CREATE TABLE IF NOT EXISTS %10$s PARTITION OF %7$s DEFAULT;
-                """.formatted(table.quoted(), Identifiers.quote(n + "_pkey"), Identifiers.quote(n + "_log_idx"),
-                liveTable(table).quoted(), keptTable(table).quoted(), overflowTable(table).quoted(),
-                sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
-                sentOverflowTable(table).quoted());
+                """.formatted(
+                        table.quoted(),
+                        Identifiers.quote(n + "_pkey"),
+                        Identifiers.quote(n + "_log_idx"),
+                        liveTable(table).quoted(),
+                        keptTable(table).quoted(),
+                        overflowTable(table).quoted(),
+                        sentTable(table).quoted(),
+                        Identifiers.quote(n + "_sent_pkey"),
+                        Identifiers.quote(n + "_sent_idx"),
+                        sentOverflowTable(table).quoted());
     }
 
     /** The first range, from the lowest sequence, when the log has none (a new table). */
@@ -107,8 +113,13 @@ public final class LogLayoutDdl {
                     END IF;
                 END
                 $outbox$;
-                """.formatted(liveTable(table).quoted(), overflowTable(table).quoted(), range(table, 1).quoted(),
-                sentRange(table, 1).quoted(), LogPartitions.FIRST_UPPER, sentTable(table).quoted());
+                """.formatted(
+                        liveTable(table).quoted(),
+                        overflowTable(table).quoted(),
+                        range(table, 1).quoted(),
+                        sentRange(table, 1).quoted(),
+                        LogPartitions.FIRST_UPPER,
+                        sentTable(table).quoted());
     }
 
     /** Position, state and lease tables and the views. */
@@ -212,15 +223,30 @@ public final class LogLayoutDdl {
                        e.data_schema
                   FROM %7$s s JOIN %2$s e ON e.id = s.id AND e.seq = s.seq
                  WHERE s.status = 'failed';
-                """.formatted(table.display(), t, Identifiers.quote(n + "_pkey"), Identifiers.quote(n + "_log_idx"),
-                positionTable(table).quoted(), Identifiers.quote(n + "_position_pkey"),
-                stateTable(table).quoted(), Identifiers.quote(n + "_state_pkey"),
-                Identifiers.quote(n + "_state_status_check"), Identifiers.quote(n + "_state_pending_idx"),
-                Identifiers.quote(n + "_state_in_flight_idx"), Identifiers.quote(n + "_state_failed_idx"),
-                sentTable(table).quoted(), Identifiers.quote(n + "_sent_pkey"), Identifiers.quote(n + "_sent_idx"),
-                eventsView(table).quoted(), pendingView(table).quoted(), Identifiers.quote(n + "_state_key_idx"),
-                waitingView(table).quoted(), leaseTable(table).quoted(), Identifiers.quote(n + "_lease_pkey"),
-                inFlightView(table).quoted(), floorTable(table).quoted());
+                """.formatted(
+                        table.display(),
+                        t,
+                        Identifiers.quote(n + "_pkey"),
+                        Identifiers.quote(n + "_log_idx"),
+                        positionTable(table).quoted(),
+                        Identifiers.quote(n + "_position_pkey"),
+                        stateTable(table).quoted(),
+                        Identifiers.quote(n + "_state_pkey"),
+                        Identifiers.quote(n + "_state_status_check"),
+                        Identifiers.quote(n + "_state_pending_idx"),
+                        Identifiers.quote(n + "_state_in_flight_idx"),
+                        Identifiers.quote(n + "_state_failed_idx"),
+                        sentTable(table).quoted(),
+                        Identifiers.quote(n + "_sent_pkey"),
+                        Identifiers.quote(n + "_sent_idx"),
+                        eventsView(table).quoted(),
+                        pendingView(table).quoted(),
+                        Identifiers.quote(n + "_state_key_idx"),
+                        waitingView(table).quoted(),
+                        leaseTable(table).quoted(),
+                        Identifiers.quote(n + "_lease_pkey"),
+                        inFlightView(table).quoted(),
+                        floorTable(table).quoted());
     }
 
     /**
@@ -246,11 +272,20 @@ public final class LogLayoutDdl {
                 ALTER TABLE %13$s DROP CONSTRAINT %12$s;
                 ALTER TABLE %13$s ALTER COLUMN seq DROP IDENTITY;
                 ALTER TABLE %13$s ADD COLUMN kept boolean NOT NULL DEFAULT false;
-                """.formatted(table.display(), t, table.quotedSibling("_pending_idx"),
-                        table.quotedSibling("_in_flight_idx"), table.quotedSibling("_failed_idx"),
-                        table.quotedSibling("_sent_idx"), table.quotedSibling("_key_guard_idx"),
-                        table.quotedSibling("_key_held_idx"), table.quotedSibling("_key_order_idx"),
-                        Identifiers.quote(first.table()), "", Identifiers.quote(table.table() + "_pkey"), p1)
+                """.formatted(
+                                table.display(),
+                                t,
+                                table.quotedSibling("_pending_idx"),
+                                table.quotedSibling("_in_flight_idx"),
+                                table.quotedSibling("_failed_idx"),
+                                table.quotedSibling("_sent_idx"),
+                                table.quotedSibling("_key_guard_idx"),
+                                table.quotedSibling("_key_held_idx"),
+                                table.quotedSibling("_key_order_idx"),
+                                Identifiers.quote(first.table()),
+                                "",
+                                Identifiers.quote(table.table() + "_pkey"),
+                                p1)
                 + logTables(table)
                 + """
                 DO $outbox$
@@ -262,8 +297,15 @@ public final class LogLayoutDdl {
                     PERFORM setval(pg_get_serial_sequence('%5$s', 'seq'), upper, false);
                 END
                 $outbox$;
-                """.formatted(p1, liveTable(table).quoted(), sentRange(table, 1).quoted(), sentTable(table).quoted(), t)
-                + firstRange(table) + sideTables(table) + SchemaDdl.wakeUp(table, channel, wakeUp)
+                """.formatted(
+                                p1,
+                                liveTable(table).quoted(),
+                                sentRange(table, 1).quoted(),
+                                sentTable(table).quoted(),
+                                t)
+                + firstRange(table)
+                + sideTables(table)
+                + SchemaDdl.wakeUp(table, channel, wakeUp)
                 + """
 
                 INSERT INTO %2$s (id, seq, event_key, status, attempts, last_error, next_attempt_at)
@@ -276,8 +318,11 @@ public final class LogLayoutDdl {
                 ON CONFLICT (id, seq) DO NOTHING;
                 -- every row so far is accounted for above: the log is read from the next transaction on
                 INSERT INTO %4$s (done, upto, xact_id, seq) VALUES (pg_current_snapshot(), NULL, '0', 0);
-                """.formatted(p1, stateTable(table).quoted(), sentTable(table).quoted(),
-                        positionTable(table).quoted());
+                """.formatted(
+                                p1,
+                                stateTable(table).quoted(),
+                                sentTable(table).quoted(),
+                                positionTable(table).quoted());
     }
 
     /** The log's partition of the ranges of {@code seq} (itself partitioned, by range). */
@@ -362,10 +407,13 @@ public final class LogLayoutDdl {
 
     /** Drops the layout's tables and views (tests). */
     public static String drop(Identifiers.TableName table) {
-        return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", " + pendingView(table).quoted() + ", "
+        return "DROP VIEW IF EXISTS " + waitingView(table).quoted() + ", "
+                + pendingView(table).quoted() + ", "
                 + eventsView(table).quoted() + ", " + inFlightView(table).quoted() + ";"
-                + " DROP TABLE IF EXISTS " + table.quoted() + ", " + positionTable(table).quoted() + ", "
-                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", " + leaseTable(table).quoted()
+                + " DROP TABLE IF EXISTS " + table.quoted() + ", "
+                + positionTable(table).quoted() + ", "
+                + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", "
+                + leaseTable(table).quoted()
                 + ", " + floorTable(table).quoted();
     }
 

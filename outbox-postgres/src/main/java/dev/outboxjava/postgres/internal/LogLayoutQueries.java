@@ -130,12 +130,18 @@ public final class LogLayoutQueries {
                                  ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)
                   RETURNING id, seq, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
                 SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id AND e.seq = s.seq
-                """.formatted(t, s, STATE_EVENT_COLUMNS, perKey ? """
+                """.formatted(
+                t,
+                s,
+                STATE_EVENT_COLUMNS,
+                perKey
+                        ? """
 
                                    AND (c.event_key IS NULL OR (c.event_key NOT IN %3$s AND NOT EXISTS (
                                         SELECT 1 FROM %1$s b WHERE b.event_key = c.event_key AND b.seq < c.seq
                                            AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s))))\
-                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "", leasedKeys) : "");
+                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "", leasedKeys)
+                        : "");
         this.positionSql = """
                 SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
                        p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
@@ -182,7 +188,13 @@ public final class LogLayoutQueries {
                        g.xact_id::text, g.lease_it
                   FROM g, v, w WHERE w.written >= 0
                  ORDER BY g.xact_id, g.seq
-                """.formatted(t, s, p, logColumns, perKey ? """
+                """.formatted(
+                t,
+                s,
+                p,
+                logColumns,
+                perKey
+                        ? """
                 (f.next_attempt_at <= v.at AND (f.event_key IS NULL OR (
                    f.event_key NOT IN %3$s
                    AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
@@ -190,7 +202,8 @@ public final class LogLayoutQueries {
                    AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
                                       AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
                 """.formatted(s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "", leasedKeys)
-                : "f.next_attempt_at <= v.at", l);
+                        : "f.next_attempt_at <= v.at",
+                l);
         this.advanceSql = "INSERT INTO " + p + " (done, upto, xact_id, seq)"
                 + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
         String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
@@ -239,14 +252,16 @@ public final class LogLayoutQueries {
         this.countCreatedBeforeSql = "SELECT count(*) FROM " + events + " WHERE status = ? AND created_at < ?";
         this.requeueSql = "UPDATE " + s + " AS s SET status = 'pending', attempts = 0, next_attempt_at = ?,"
                 + " lease_id = NULL, leased_at = NULL WHERE s.status = 'failed'";
-        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t + " e WHERE e.id = s.id AND e.seq = s.seq AND e.type = ?)";
+        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t
+                + " e WHERE e.id = s.id AND e.seq = s.seq AND e.type = ?)";
         this.probeSql = "SELECT 1 FROM " + t + " WHERE false";
         OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
         this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
         this.stateHousekeeping = new HousekeepingQueries(state);
         // per key, the backlog also needs the dead letters (which may hold keys)
         this.partitions = new LogPartitions(table, completionMode);
-        this.backlog = perKey ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
+        this.backlog = perKey
+                ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
                 : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
     }
 
@@ -341,9 +356,16 @@ public final class LogLayoutQueries {
      * every event of a lower sequence has been taken (see {@link LogPartitions}), so the partitions below
      * it are left out of the log read.
      */
-    public record Position(String done, String upto, boolean started, String lastXact, long lastSeq,
-            String doneXip, String doneXmax, String uptoXmax, long floor) {
-    }
+    public record Position(
+            String done,
+            String upto,
+            boolean started,
+            String lastXact,
+            long lastSeq,
+            String doneXip,
+            String doneXmax,
+            String uptoXmax,
+            long floor) {}
 
     /** Reads the position (in the lease's transaction, under its lock). */
     public Position readPosition(Connection connection) throws SQLException {
@@ -351,8 +373,16 @@ public final class LogLayoutQueries {
                 ResultSet rs = statement.executeQuery()) {
             rs.next();
             boolean started = !rs.getBoolean(3);
-            return new Position(rs.getString(1), rs.getString(2), started, started ? rs.getString(4) : "0",
-                    started ? rs.getLong(5) : 0, rs.getString(6), rs.getString(7), rs.getString(8), rs.getLong(9));
+            return new Position(
+                    rs.getString(1),
+                    rs.getString(2),
+                    started,
+                    started ? rs.getString(4) : "0",
+                    started ? rs.getLong(5) : 0,
+                    rs.getString(6),
+                    rs.getString(7),
+                    rs.getString(8),
+                    rs.getLong(9));
         }
     }
 
@@ -382,8 +412,7 @@ public final class LogLayoutQueries {
         statement.setObject(15, Jdbc.timestamptz(now));
     }
 
-    private record Taken(int count, String lastXact, long lastSeq) {
-    }
+    private record Taken(int count, String lastXact, long lastSeq) {}
 
     /** Reads the log rows a lease took: the due ones are leased, all count for the position. */
     private static Taken readFresh(PreparedStatement statement, List<OutboxEvent> leased) throws SQLException {

@@ -49,17 +49,20 @@ public final class LogPartitions {
     static final long FIRST_UPPER = 1_000_000L;
     /** Width of a range when there is no rate to size it from. */
     static final long DEFAULT_WIDTH = 1_000_000L;
+
     static final long MIN_WIDTH = 10_000L;
     static final long MAX_WIDTH = 1_000_000_000L;
     /** Ranges per retention period: fewer means fewer partitions, more means sent events go sooner. */
     static final int RANGES_PER_RETENTION = 4;
     /** Delete-on-publish keeps nothing: a range spans this many seconds of events. */
     static final long DELETE_ON_PUBLISH_SPAN_SECONDS = 3_600;
+
     static final String LOCK_TIMEOUT = "500ms";
     /** Failed drops of one range in a row before each further one is logged at WARN. */
     static final int FAILURES_BEFORE_WARN = 3;
     /** Delete-on-publish: every sent record is past any cutoff. */
     private static final Instant FOREVER = Instant.parse("9999-01-01T00:00:00Z");
+
     private static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final Pattern BOUND = Pattern.compile("FROM \\('?(MINVALUE|-?\\d+)'?\\) TO \\('?(-?\\d+)'?\\)");
 
@@ -84,8 +87,7 @@ public final class LogPartitions {
     /** The sequence and the writers seen at the previous run: the floor may rise to it once they have ended. */
     private volatile Barrier barrier;
 
-    private record Barrier(long next, String[] writers) {
-    }
+    private record Barrier(long next, String[] writers) {}
 
     /** One range of the log: partitions {@code t_p<number>} and {@code t_sent_p<number>}. */
     public record Range(long number, long lower, long upper) {
@@ -112,7 +114,8 @@ public final class LogPartitions {
         this.oldestSql = "SELECT e.seq, extract(epoch FROM clock_timestamp() - e.created_at),"
                 + " extract(epoch FROM clock_timestamp() - ?::timestamptz) FROM "
                 + LogLayoutDdl.liveTable(table).quoted() + " e ORDER BY e.xact_id, e.seq LIMIT 1";
-        this.overflowSql = "SELECT count(*), max(seq) FROM " + LogLayoutDdl.overflowTable(table).quoted();
+        this.overflowSql = "SELECT count(*), max(seq) FROM "
+                + LogLayoutDdl.overflowTable(table).quoted();
         this.busySql = """
                 SELECT EXISTS (SELECT 1 FROM %1$s WHERE seq >= ? AND seq < ?)
                     OR EXISTS (SELECT 1 FROM %2$s WHERE seq >= ? AND seq < ? AND status <> 'failed')
@@ -141,10 +144,12 @@ public final class LogPartitions {
                    AND e.xact_id >= pg_snapshot_xmin(p.done) AND NOT pg_visible_in_snapshot(e.xact_id, p.done)
                    AND NOT (p.upto IS NOT NULL AND pg_visible_in_snapshot(e.xact_id, p.upto)
                             AND (e.xact_id, e.seq) <= (p.xact_id, p.seq))
-                """.formatted(LogLayoutDdl.liveTable(table).quoted(), LogLayoutDdl.positionTable(table).quoted());
+                """.formatted(
+                        LogLayoutDdl.liveTable(table).quoted(),
+                        LogLayoutDdl.positionTable(table).quoted());
         String floor = LogLayoutDdl.floorTable(table).quoted();
-        this.floorSql = "SELECT coalesce((SELECT seq FROM " + floor + " ORDER BY id DESC LIMIT 1), " + Long.MIN_VALUE
-                + ")";
+        this.floorSql =
+                "SELECT coalesce((SELECT seq FROM " + floor + " ORDER BY id DESC LIMIT 1), " + Long.MIN_VALUE + ")";
         this.addFloorSql = "INSERT INTO " + floor + " (seq) VALUES (?)";
         this.trimFloorSql = "DELETE FROM " + floor + " WHERE id < (SELECT max(id) FROM " + floor + ")";
     }
@@ -242,7 +247,8 @@ public final class LogPartitions {
     }
 
     private static long single(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet rs = statement.executeQuery(sql)) {
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -259,9 +265,11 @@ public final class LogPartitions {
                     Matcher bound = BOUND.matcher(rs.getString(2));
                     String name = rs.getString(1);
                     if (bound.find() && name.startsWith(prefix)) {
-                        long lower = bound.group(1).equals("MINVALUE") ? Long.MIN_VALUE
-                                : Long.parseLong(bound.group(1));
-                        ranges.add(new Range(Long.parseLong(name.substring(prefix.length())), lower,
+                        long lower =
+                                bound.group(1).equals("MINVALUE") ? Long.MIN_VALUE : Long.parseLong(bound.group(1));
+                        ranges.add(new Range(
+                                Long.parseLong(name.substring(prefix.length())),
+                                lower,
                                 Long.parseLong(bound.group(2))));
                     }
                 }
@@ -277,7 +285,9 @@ public final class LogPartitions {
      */
     public Range addRange(Connection connection, long width) throws SQLException {
         List<Range> ranges = ranges(connection);
-        long lower = ranges.isEmpty() ? Long.MIN_VALUE : ranges.get(ranges.size() - 1).upper();
+        long lower = ranges.isEmpty()
+                ? Long.MIN_VALUE
+                : ranges.get(ranges.size() - 1).upper();
         long overflowRows;
         long overflowMax;
         try (Statement statement = connection.createStatement();
@@ -298,31 +308,41 @@ public final class LogPartitions {
         String bounds = "FOR VALUES FROM (" + (lower == Long.MIN_VALUE ? "MINVALUE" : lower) + ") TO (" + upper + ")";
         inTransaction(connection, statement -> {
             // created apart and attached: SHARE UPDATE EXCLUSIVE on the parent, so producers go on
-            statement.execute("CREATE TABLE " + part.quoted() + " (LIKE " + LogLayoutDdl.liveTable(table).quoted()
-                    + " INCLUDING DEFAULTS)");
+            statement.execute("CREATE TABLE " + part.quoted() + " (LIKE "
+                    + LogLayoutDdl.liveTable(table).quoted() + " INCLUDING DEFAULTS)");
             statement.execute("ALTER TABLE " + LogLayoutDdl.liveTable(table).quoted() + " ATTACH PARTITION "
                     + part.quoted() + " " + bounds);
-            statement.execute("CREATE TABLE " + sentPart.quoted() + " (LIKE " + LogLayoutDdl.sentTable(table).quoted()
-                    + " INCLUDING DEFAULTS)");
+            statement.execute("CREATE TABLE " + sentPart.quoted() + " (LIKE "
+                    + LogLayoutDdl.sentTable(table).quoted() + " INCLUDING DEFAULTS)");
             statement.execute("ALTER TABLE " + LogLayoutDdl.sentTable(table).quoted() + " ATTACH PARTITION "
                     + sentPart.quoted() + " " + bounds);
             return Boolean.TRUE;
         });
         if (overflowRows > 0) {
-            log.warn("outbox table {}: {} event(s) are in the overflow partition {} (the ranges were not created ahead"
-                    + " in time: does the cleaner run?); they are never dropped by retention; new range {} starts"
-                    + " above them", table.display(), overflowRows, LogLayoutDdl.overflowTable(table).display(),
+            log.warn(
+                    "outbox table {}: {} event(s) are in the overflow partition {} (the ranges were not created ahead"
+                            + " in time: does the cleaner run?); they are never dropped by retention; new range {} starts"
+                            + " above them",
+                    table.display(),
+                    overflowRows,
+                    LogLayoutDdl.overflowTable(table).display(),
                     part.display());
         }
-        log.info("outbox table {}: partition {} added for sequences {} to {}", table.display(), part.display(),
-                lower == Long.MIN_VALUE ? "MINVALUE" : lower, upper - 1);
+        log.info(
+                "outbox table {}: partition {} added for sequences {} to {}",
+                table.display(),
+                part.display(),
+                lower == Long.MIN_VALUE ? "MINVALUE" : lower,
+                upper - 1);
         return new Range(number, lower, upper);
     }
 
     /** Adds ranges until one waits, empty, above the one the next event goes to. */
     private void addAhead(Connection connection, List<Range> ranges, long next, Instant sentBefore)
             throws SQLException {
-        long top = ranges.isEmpty() ? Long.MIN_VALUE : ranges.get(ranges.size() - 1).lower();
+        long top = ranges.isEmpty()
+                ? Long.MIN_VALUE
+                : ranges.get(ranges.size() - 1).lower();
         try {
             // twice at most: once for the range being filled when the overflow gets the rows, once ahead
             for (int added = 0; added < 2 && top <= next; added++) {
@@ -332,8 +352,11 @@ public final class LogPartitions {
             if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                 throw e;
             }
-            log.warn("outbox table {}: could not add a partition ahead within {} (a lock is held on the log);"
-                    + " trying again at the next run", table.display(), LOCK_TIMEOUT);
+            log.warn(
+                    "outbox table {}: could not add a partition ahead within {} (a lock is held on the log);"
+                            + " trying again at the next run",
+                    table.display(),
+                    LOCK_TIMEOUT);
         }
     }
 
@@ -366,8 +389,8 @@ public final class LogPartitions {
         Identifiers.TableName sentPart = LogLayoutDdl.sentRange(table, range.number());
         try {
             long[] outcome = inTransaction(connection, statement -> {
-                statement.execute("LOCK TABLE " + table.quoted() + ", " + LogLayoutDdl.sentTable(table).quoted()
-                        + " IN ACCESS EXCLUSIVE MODE");
+                statement.execute("LOCK TABLE " + table.quoted() + ", "
+                        + LogLayoutDdl.sentTable(table).quoted() + " IN ACCESS EXCLUSIVE MODE");
                 // checked again now that no producer, lease or mark can change it
                 if (busy(connection, range, sentBefore)) {
                     return null;
@@ -388,9 +411,16 @@ public final class LogPartitions {
             if (outcome == null) {
                 return 0;
             }
-            log.info("outbox table {}: dropped partitions {} and {} (sequences {} to {}, about {} event(s)); {} dead"
-                    + " letter(s) moved to {}", table.display(), part.display(), sentPart.display(),
-                    range.unbounded() ? "MINVALUE" : range.lower(), range.upper() - 1, outcome[0], outcome[1],
+            log.info(
+                    "outbox table {}: dropped partitions {} and {} (sequences {} to {}, about {} event(s)); {} dead"
+                            + " letter(s) moved to {}",
+                    table.display(),
+                    part.display(),
+                    sentPart.display(),
+                    range.unbounded() ? "MINVALUE" : range.lower(),
+                    range.upper() - 1,
+                    outcome[0],
+                    outcome[1],
                     LogLayoutDdl.keptTable(table).display());
             return outcome[0];
         } catch (SQLException e) {
@@ -399,12 +429,21 @@ public final class LogPartitions {
             }
             int failed = failures.merge(range.number(), 1, Integer::sum);
             if (failed >= FAILURES_BEFORE_WARN) {
-                log.warn("outbox table {}: partition {} could not be dropped {} times in a row: a lock on the log"
-                        + " was not granted within {} (a long transaction or a pg_dump reading it?); trying again"
-                        + " at the next run", table.display(), part.display(), failed, LOCK_TIMEOUT);
+                log.warn(
+                        "outbox table {}: partition {} could not be dropped {} times in a row: a lock on the log"
+                                + " was not granted within {} (a long transaction or a pg_dump reading it?); trying again"
+                                + " at the next run",
+                        table.display(),
+                        part.display(),
+                        failed,
+                        LOCK_TIMEOUT);
             } else {
-                log.info("outbox table {}: partition {} not dropped, its lock was not granted within {}; trying"
-                        + " again at the next run", table.display(), part.display(), LOCK_TIMEOUT);
+                log.info(
+                        "outbox table {}: partition {} not dropped, its lock was not granted within {}; trying"
+                                + " again at the next run",
+                        table.display(),
+                        part.display(),
+                        LOCK_TIMEOUT);
             }
             return 0;
         }
@@ -427,8 +466,8 @@ public final class LogPartitions {
         if (!keepSent) {
             return false;
         }
-        try (PreparedStatement statement = connection.prepareStatement(
-                recentSentSql.formatted(LogLayoutDdl.sentRange(table, range.number()).quoted()))) {
+        try (PreparedStatement statement = connection.prepareStatement(recentSentSql.formatted(
+                LogLayoutDdl.sentRange(table, range.number()).quoted()))) {
             statement.setObject(1, Jdbc.timestamptz(sentBefore));
             try (ResultSet rs = statement.executeQuery()) {
                 rs.next();
@@ -439,8 +478,8 @@ public final class LogPartitions {
 
     /** The planner's row count when vacuum or analyze has set one, else an exact count (small partitions). */
     private static long estimate(Statement statement, Identifiers.TableName part) throws SQLException {
-        try (ResultSet rs = statement.executeQuery("SELECT reltuples::bigint FROM pg_class WHERE oid = '"
-                + part.quoted() + "'::regclass")) {
+        try (ResultSet rs = statement.executeQuery(
+                "SELECT reltuples::bigint FROM pg_class WHERE oid = '" + part.quoted() + "'::regclass")) {
             rs.next();
             long estimate = rs.getLong(1);
             if (estimate >= 0) {
@@ -464,8 +503,8 @@ public final class LogPartitions {
             }
         }
         try (Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery("SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END"
-                        + " FROM " + sequence)) {
+                ResultSet rs = statement.executeQuery(
+                        "SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END" + " FROM " + sequence)) {
             rs.next();
             return rs.getLong(1);
         }

@@ -60,19 +60,21 @@ public final class MarkQueries {
                 .and(STATUS.concat(DSL.inline("")).eq(statusLiteral(EventStatus.IN_FLIGHT)));
         Condition heldBy = ID.eq(DSL.any(bind(SQLDataType.UUID.array()))).and(stillHeld);
         this.publishedBindsSentAt = completionMode != CompletionMode.DELETE_ON_PUBLISH;
-        this.publishedSql = PreparedSql.render(publishedBindsSentAt
-                ? DSL.update(t)
-                        .set(STATUS, statusLiteral(EventStatus.SENT))
-                        .set(SENT_AT, bind(SQLDataType.INSTANT))
-                        .where(heldBy)
-                        .returning(ID)
-                : DSL.deleteFrom(t).where(heldBy).returning(ID));
+        this.publishedSql = PreparedSql.render(
+                publishedBindsSentAt
+                        ? DSL.update(t)
+                                .set(STATUS, statusLiteral(EventStatus.SENT))
+                                .set(SENT_AT, bind(SQLDataType.INSTANT))
+                                .where(heldBy)
+                                .returning(ID)
+                        : DSL.deleteFrom(t).where(heldBy).returning(ID));
 
         // per-event values: typed arrays side by side, unnested in step, one row per event
         Field<UUID> markId = DSL.field(DSL.name("m", "m_id"), SQLDataType.UUID);
         Field<String> markError = DSL.field(DSL.name("m", "m_error"), SQLDataType.CLOB);
         Field<Instant> markNextAttempt = DSL.field(DSL.name("m", "m_next_attempt_at"), SQLDataType.INSTANT);
-        Table<?> retryMarks = DSL.select(unnest(markId), unnest(markError), unnest(markNextAttempt)).asTable("m");
+        Table<?> retryMarks = DSL.select(unnest(markId), unnest(markError), unnest(markNextAttempt))
+                .asTable("m");
         this.retrySql = PreparedSql.render(DSL.update(t)
                 .set(STATUS, statusLiteral(EventStatus.PENDING))
                 .set(ATTEMPTS, ATTEMPTS.plus(DSL.inline(1)))
@@ -81,7 +83,8 @@ public final class MarkQueries {
                 .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
                 .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
                 .from(retryMarks)
-                .where(ID.eq(markId)).and(stillHeld)
+                .where(ID.eq(markId))
+                .and(stillHeld)
                 .returning(ID));
         Table<?> deadLetterMarks = DSL.select(unnest(markId), unnest(markError)).asTable("m");
         this.deadLetterSql = PreparedSql.render(DSL.update(t)
@@ -91,7 +94,8 @@ public final class MarkQueries {
                 .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
                 .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
                 .from(deadLetterMarks)
-                .where(ID.eq(markId)).and(stillHeld)
+                .where(ID.eq(markId))
+                .and(stillHeld)
                 .returning(ID));
         this.releaseSql = PreparedSql.render(DSL.update(t)
                 .set(STATUS, statusLiteral(EventStatus.PENDING))
@@ -188,7 +192,10 @@ public final class MarkQueries {
      * one select list run in step (PostgreSQL 10+), as {@code unnest(a, b, c)} in FROM would.
      */
     private static <T> Field<T> unnest(Field<T> column) {
-        return DSL.function("unnest", column.getDataType(), bind(column.getDataType().array()))
+        return DSL.function(
+                        "unnest",
+                        column.getDataType(),
+                        bind(column.getDataType().array()))
                 .as(column.getUnqualifiedName());
     }
 

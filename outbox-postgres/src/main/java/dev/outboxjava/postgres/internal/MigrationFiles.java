@@ -39,24 +39,22 @@ public final class MigrationFiles {
             OUTBOX_LOCATION + "/V1__create_outbox_table.sql",
             OUTBOX_LOCATION + "/V2__add_cloudevents_subject_dataschema.sql");
     /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
-    public static final List<String> OUTBOX_PER_KEY = List.of(
-            OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");
+    public static final List<String> OUTBOX_PER_KEY =
+            List.of(OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");
     /** The operator API's versioned migrations, in version order. */
     public static final List<String> OUTBOX_OPERATOR = List.of(
             OUTBOX_OPERATOR_LOCATION + "/V1__create_operator_audit_table.sql",
             OUTBOX_OPERATOR_LOCATION + "/V2__dead_letter_filter_indexes.sql",
             OUTBOX_OPERATOR_LOCATION + "/V3__create_attempts_table.sql");
     /** The inbox table's versioned migrations, in version order. */
-    public static final List<String> INBOX = List.of(
-            INBOX_LOCATION + "/V1__create_inbox_table.sql");
+    public static final List<String> INBOX = List.of(INBOX_LOCATION + "/V1__create_inbox_table.sql");
 
     /** What the audit table's name adds to the outbox table's. */
     public static final String AUDIT_SUFFIX = "_audit";
     /** What the attempts table's name adds to the outbox table's. */
     public static final String ATTEMPTS_SUFFIX = "_attempts";
 
-    private MigrationFiles() {
-    }
+    private MigrationFiles() {}
 
     /**
      * The files' text for one table, concatenated: {@code "${placeholder}"} (a reference to the table)

@@ -55,17 +55,23 @@ public final class OperatorQueries {
     }
 
     public Optional<Instant> oldestPendingCreatedAt(DSLContext dsl) {
-        return Optional.ofNullable(dsl.select(DSL.min(CREATED_AT)).from(table.table())
-                .where(statusIs(EventStatus.PENDING)).fetchOne(0, Instant.class));
+        return Optional.ofNullable(dsl.select(DSL.min(CREATED_AT))
+                .from(table.table())
+                .where(statusIs(EventStatus.PENDING))
+                .fetchOne(0, Instant.class));
     }
 
     public Optional<OutboxEvent> find(DSLContext dsl, UUID eventId) {
-        return dsl.select(OutboxTable.ALL).from(table.table()).where(ID.eq(eventId)).fetchOptional()
+        return dsl.select(OutboxTable.ALL)
+                .from(table.table())
+                .where(ID.eq(eventId))
+                .fetchOptional()
                 .map(EventRows::toEvent);
     }
 
     public List<OutboxEvent> deadLetters(DSLContext dsl, int offset, int limit) {
-        return dsl.select(OutboxTable.ALL).from(table.table())
+        return dsl.select(OutboxTable.ALL)
+                .from(table.table())
                 .where(statusIs(EventStatus.FAILED))
                 .orderBy(SEQ)
                 .offset(offset)
@@ -75,7 +81,8 @@ public final class OperatorQueries {
 
     /** Pending events with at least one failed attempt, soonest next attempt first. */
     public List<OutboxEvent> retrying(DSLContext dsl, int offset, int limit) {
-        return dsl.select(OutboxTable.ALL).from(table.table())
+        return dsl.select(OutboxTable.ALL)
+                .from(table.table())
                 .where(statusIs(EventStatus.PENDING))
                 .and(ATTEMPTS.gt(0))
                 .orderBy(NEXT_ATTEMPT_AT, SEQ)
@@ -85,15 +92,21 @@ public final class OperatorQueries {
     }
 
     public long countRetrying(DSLContext dsl) {
-        Long count = dsl.select(countAll()).from(table.table())
-                .where(statusIs(EventStatus.PENDING)).and(ATTEMPTS.gt(0)).fetchOne(0, Long.class);
+        Long count = dsl.select(countAll())
+                .from(table.table())
+                .where(statusIs(EventStatus.PENDING))
+                .and(ATTEMPTS.gt(0))
+                .fetchOne(0, Long.class);
         return count == null ? 0 : count;
     }
 
     /** The rows a purge of {@code status} before {@code createdBefore} would delete. */
     public long countCreatedBefore(DSLContext dsl, EventStatus status, Instant createdBefore) {
-        Long count = dsl.select(countAll()).from(table.table())
-                .where(statusIs(status)).and(CREATED_AT.lt(createdBefore)).fetchOne(0, Long.class);
+        Long count = dsl.select(countAll())
+                .from(table.table())
+                .where(statusIs(status))
+                .and(CREATED_AT.lt(createdBefore))
+                .fetchOne(0, Long.class);
         return count == null ? 0 : count;
     }
 
@@ -130,5 +143,4 @@ public final class OperatorQueries {
     public void probe(DSLContext dsl) {
         dsl.selectOne().from(table.table()).where(DSL.falseCondition()).fetch();
     }
-
 }

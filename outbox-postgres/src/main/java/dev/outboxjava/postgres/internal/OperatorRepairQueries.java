@@ -90,6 +90,7 @@ public final class OperatorRepairQueries {
     private final Table<Record> eventTable;
     /** The table with the state columns: the outbox table itself, or the append-only layout's state table. */
     private final Table<Record> stateTable;
+
     private final Table<Record> e;
     /** The alias of the state columns: {@code st}, or {@code e} in the in-place layout. */
     private final Table<Record> st;
@@ -97,9 +98,11 @@ public final class OperatorRepairQueries {
     private final Table<?> from;
     /** Every column in {@link OutboxTable#ALL}'s order and names, from {@code e} and {@code st}. */
     private final List<Field<?>> columns;
+
     private final Table<Record> auditTable;
     /** The events' failed attempts, deleted with them. */
     private final AttemptHistory attempts;
+
     private final Table<Record> pendingView;
     /** Where in-flight events are ({@code id}, {@code lease_id}, {@code leased_at}), as {@code f}. */
     private final Table<?> inFlight;
@@ -112,20 +115,42 @@ public final class OperatorRepairQueries {
         this.e = eventTable.as("e");
         this.st = appendLog ? stateTable.as("st") : e;
         this.from = appendLog ? st.join(e).on(e(ID).eq(st(ID))) : e;
-        this.columns = List.of(e(ID), e(SEQ), e(TYPE), e(SOURCE), e(EVENT_KEY), e(DESTINATION), e(ROUTING_KEY),
-                e(CONTENT_TYPE), e(PAYLOAD), e(HEADERS), st(STATUS), st(ATTEMPTS), e(MAX_ATTEMPTS), st(LAST_ERROR),
-                st(NEXT_ATTEMPT_AT), e(CREATED_AT), st(LEASED_AT), st(LEASE_ID),
+        this.columns = List.of(
+                e(ID),
+                e(SEQ),
+                e(TYPE),
+                e(SOURCE),
+                e(EVENT_KEY),
+                e(DESTINATION),
+                e(ROUTING_KEY),
+                e(CONTENT_TYPE),
+                e(PAYLOAD),
+                e(HEADERS),
+                st(STATUS),
+                st(ATTEMPTS),
+                e(MAX_ATTEMPTS),
+                st(LAST_ERROR),
+                st(NEXT_ATTEMPT_AT),
+                e(CREATED_AT),
+                st(LEASED_AT),
+                st(LEASE_ID),
                 appendLog ? DSL.inline(null, SENT_AT.getDataType()).as(SENT_AT.getUnqualifiedName()) : e(SENT_AT),
-                e(SUBJECT), e(DATA_SCHEMA));
+                e(SUBJECT),
+                e(DATA_SCHEMA));
         this.auditTable = named(new Identifiers.TableName(table.schema(), table.table() + MigrationFiles.AUDIT_SUFFIX));
         this.attempts = new AttemptHistory(table, appendLog);
         this.pendingView = named(LogLayoutDdl.pendingView(table));
-        this.inFlight = appendLog ? named(LogLayoutDdl.inFlightView(table)).as("f")
-                : DSL.select(ID, LEASE_ID, LEASED_AT).from(eventTable).where(statusIs(EventStatus.IN_FLIGHT)).asTable("f");
+        this.inFlight = appendLog
+                ? named(LogLayoutDdl.inFlightView(table)).as("f")
+                : DSL.select(ID, LEASE_ID, LEASED_AT)
+                        .from(eventTable)
+                        .where(statusIs(EventStatus.IN_FLIGHT))
+                        .asTable("f");
     }
 
     private static Table<Record> named(Identifiers.TableName name) {
-        Name qualified = name.schema().map(schema -> DSL.name(schema, name.table())).orElse(DSL.name(name.table()));
+        Name qualified =
+                name.schema().map(schema -> DSL.name(schema, name.table())).orElse(DSL.name(name.table()));
         return DSL.table(qualified);
     }
 
@@ -156,8 +181,12 @@ public final class OperatorRepairQueries {
             where = where.and(st(EVENT_KEY).eq(filter.key().get()));
         }
         if (filter.errorContains().isPresent()) {
-            where = where.and(DSL.function("strpos", SQLDataType.INTEGER, DSL.lower(st(LAST_ERROR)),
-                    DSL.lower(DSL.val(filter.errorContains().get()))).gt(0));
+            where = where.and(DSL.function(
+                            "strpos",
+                            SQLDataType.INTEGER,
+                            DSL.lower(st(LAST_ERROR)),
+                            DSL.lower(DSL.val(filter.errorContains().get())))
+                    .gt(0));
         }
         if (filter.createdFrom().isPresent()) {
             Instant from = filter.createdFrom().get();
@@ -168,10 +197,11 @@ public final class OperatorRepairQueries {
                 // (seq + 0: the minimum is taken over the range's creation-time index entries, not by walking the
                 // sequence index from its start until the first row of the range)
                 Table<Record> r = eventTable.as("r");
-                where = where.and(e(SEQ).ge(DSL.field(DSL.select(DSL.min(column(r, SEQ).plus(DSL.inline(0))))
-                        .from(r)
-                        .where(column(r, STATUS).eq(statusLiteral(EventStatus.FAILED)))
-                        .and(column(r, CREATED_AT).ge(from)))));
+                where = where.and(e(SEQ).ge(
+                                DSL.field(DSL.select(DSL.min(column(r, SEQ).plus(DSL.inline(0))))
+                                        .from(r)
+                                        .where(column(r, STATUS).eq(statusLiteral(EventStatus.FAILED)))
+                                        .and(column(r, CREATED_AT).ge(from)))));
             }
         }
         if (filter.createdBefore().isPresent()) {
@@ -183,23 +213,32 @@ public final class OperatorRepairQueries {
     public EventPage find(Connection connection, DeadLetterFilter filter, OptionalLong after, int limit)
             throws SQLException {
         Condition page = after.isPresent() ? st(SEQ).gt(after.getAsLong()) : DSL.noCondition();
-        return EventPage.of(run(() -> dsl(connection).select(columns).from(from)
-                .where(where(filter)).and(page)
-                .orderBy(st(SEQ))
-                .limit(limit + 1)
-                .fetch(EventRows::toEvent)), limit);
+        return EventPage.of(
+                run(() -> dsl(connection)
+                        .select(columns)
+                        .from(from)
+                        .where(where(filter))
+                        .and(page)
+                        .orderBy(st(SEQ))
+                        .limit(limit + 1)
+                        .fetch(EventRows::toEvent)),
+                limit);
     }
 
     /** Counts up to {@code upTo} matches (a bounded count stays cheap however many rows match). */
     public long count(Connection connection, DeadLetterFilter filter, long upTo) throws SQLException {
         Select<?> count = upTo < Long.MAX_VALUE
-                ? DSL.selectCount().from(DSL.selectOne().from(from).where(where(filter)).limit(upTo).asTable("c"))
+                ? DSL.selectCount()
+                        .from(DSL.selectOne()
+                                .from(from)
+                                .where(where(filter))
+                                .limit(upTo)
+                                .asTable("c"))
                 : DSL.selectCount().from(from).where(where(filter));
         return run(() -> dsl(connection).fetchOne(count).get(0, Long.class));
     }
 
-    public long requeue(Connection connection, DeadLetterFilter filter, String actor, Instant now)
-            throws SQLException {
+    public long requeue(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
         return inTransaction(connection, dsl -> {
             var requeue = dsl.update(st)
                     .set(STATUS, statusLiteral(EventStatus.PENDING))
@@ -215,25 +254,35 @@ public final class OperatorRepairQueries {
         });
     }
 
-    public long purge(Connection connection, DeadLetterFilter filter, String actor, Instant now)
-            throws SQLException {
+    public long purge(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
         return inTransaction(connection, dsl -> {
             long deleted;
             if (log) {
                 // one statement: the state rows, and the log rows of the same events
-                CommonTableExpression<?> states = DSL.name("x").as(dsl.deleteFrom(st).using(e)
-                        .where(e(ID).eq(st(ID))).and(where(filter))
-                        .returning(st(ID)));
-                CommonTableExpression<?> events = DSL.name("y").as(dsl.deleteFrom(eventTable)
-                        .where(ID.in(DSL.select(column(states, ID)).from(states)))
-                        .returning(ID));
-                deleted = dsl.with(states).with(events).with(attempts.deleteOf(states, ID))
-                        .selectCount().from(states).fetchOne(0, Long.class);
+                CommonTableExpression<?> states = DSL.name("x")
+                        .as(dsl.deleteFrom(st)
+                                .using(e)
+                                .where(e(ID).eq(st(ID)))
+                                .and(where(filter))
+                                .returning(st(ID)));
+                CommonTableExpression<?> events = DSL.name("y")
+                        .as(dsl.deleteFrom(eventTable)
+                                .where(ID.in(DSL.select(column(states, ID)).from(states)))
+                                .returning(ID));
+                deleted = dsl.with(states)
+                        .with(events)
+                        .with(attempts.deleteOf(states, ID))
+                        .selectCount()
+                        .from(states)
+                        .fetchOne(0, Long.class);
             } else {
-                CommonTableExpression<?> events = DSL.name("x").as(dsl.deleteFrom(e).where(where(filter))
-                        .returning(e(ID)));
-                deleted = dsl.with(events).with(attempts.deleteOf(events, ID))
-                        .selectCount().from(events).fetchOne(0, Long.class);
+                CommonTableExpression<?> events =
+                        DSL.name("x").as(dsl.deleteFrom(e).where(where(filter)).returning(e(ID)));
+                deleted = dsl.with(events)
+                        .with(attempts.deleteOf(events, ID))
+                        .selectCount()
+                        .from(events)
+                        .fetchOne(0, Long.class);
             }
             audit(dsl, now, actor, AuditEntry.PURGE, filter.describe(), deleted, null, null, null);
             return deleted;
@@ -241,8 +290,9 @@ public final class OperatorRepairQueries {
     }
 
     /** Runs a repair made elsewhere and records its audit entry, in one transaction. */
-    public long audited(Connection connection, Instant now, String actor, String action, String selection,
-            Repair repair) throws SQLException {
+    public long audited(
+            Connection connection, Instant now, String actor, String action, String selection, Repair repair)
+            throws SQLException {
         return inTransaction(connection, dsl -> {
             long affected = repair.run();
             audit(dsl, now, actor, action, selection, affected, null, null, null);
@@ -256,12 +306,14 @@ public final class OperatorRepairQueries {
         long run() throws SQLException;
     }
 
-    public Optional<OutboxEvent> editAndRequeue(Connection connection, UUID eventId, EventEdit edit, String actor,
-            Instant now) throws SQLException {
+    public Optional<OutboxEvent> editAndRequeue(
+            Connection connection, UUID eventId, EventEdit edit, String actor, Instant now) throws SQLException {
         return inTransaction(connection, dsl -> {
             Field<String> headersText = e(HEADERS).cast(SQLDataType.CLOB);
-            Record original = dsl.select(e(PAYLOAD), headersText).from(from)
-                    .where(e(ID).eq(eventId)).and(st(STATUS).eq(statusLiteral(EventStatus.FAILED)))
+            Record original = dsl.select(e(PAYLOAD), headersText)
+                    .from(from)
+                    .where(e(ID).eq(eventId))
+                    .and(st(STATUS).eq(statusLiteral(EventStatus.FAILED)))
                     .forUpdate()
                     .fetchOne();
             if (original == null) {
@@ -278,9 +330,18 @@ public final class OperatorRepairQueries {
                     .set(NEXT_ATTEMPT_AT, now)
                     .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
                     .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
-                    .where(ID.eq(eventId)).and(statusIs(EventStatus.FAILED))
+                    .where(ID.eq(eventId))
+                    .and(statusIs(EventStatus.FAILED))
                     .execute();
-            audit(dsl, now, actor, AuditEntry.EDIT_REQUEUE, "id=" + eventId, 1, eventId, original.get(0, byte[].class),
+            audit(
+                    dsl,
+                    now,
+                    actor,
+                    AuditEntry.EDIT_REQUEUE,
+                    "id=" + eventId,
+                    1,
+                    eventId,
+                    original.get(0, byte[].class),
                     original.get(headersText));
             return dsl.select(columns).from(from).where(e(ID).eq(eventId)).fetchOptional(EventRows::toEvent);
         });
@@ -291,28 +352,39 @@ public final class OperatorRepairQueries {
         if (!ordering.isPerKey()) {
             return List.of();
         }
-        Condition holds = st(STATUS).eq(statusLiteral(EventStatus.PENDING)).and(st(ATTEMPTS).gt(0));
+        Condition holds = st(STATUS)
+                .eq(statusLiteral(EventStatus.PENDING))
+                .and(st(ATTEMPTS).gt(0));
         if (ordering.deadLetterHoldsKey()) {
             holds = holds.or(st(STATUS).eq(statusLiteral(EventStatus.FAILED)));
         }
-        Table<?> h = DSL.select(columns).distinctOn(e(EVENT_KEY)).from(from)
-                .where(e(EVENT_KEY).isNotNull()).and(holds)
+        Table<?> h = DSL.select(columns)
+                .distinctOn(e(EVENT_KEY))
+                .from(from)
+                .where(e(EVENT_KEY).isNotNull())
+                .and(holds)
                 .orderBy(e(EVENT_KEY), st(SEQ))
                 .asTable("h");
         // the events waiting behind: pending ones of the key, later in sequence; in the append-only layout
         // those not yet leased are only in the log, so the pending view counts them
         Table<Record> w = (log ? pendingView : eventTable).as("w");
-        Condition waitingBehind = column(w, EVENT_KEY).eq(column(h, EVENT_KEY)).and(column(w, SEQ).gt(column(h, SEQ)));
+        Condition waitingBehind =
+                column(w, EVENT_KEY).eq(column(h, EVENT_KEY)).and(column(w, SEQ).gt(column(h, SEQ)));
         if (!log) {
             waitingBehind = waitingBehind.and(column(w, STATUS).eq(statusLiteral(EventStatus.PENDING)));
         }
-        Field<Long> waiting = DSL.field(DSL.select(DSL.count().coerce(SQLDataType.BIGINT)).from(w).where(waitingBehind))
+        Field<Long> waiting = DSL.field(DSL.select(DSL.count().coerce(SQLDataType.BIGINT))
+                        .from(w)
+                        .where(waitingBehind))
                 .as("waiting");
         Table<?> k = DSL.select(h.asterisk(), waiting).from(h).asTable("k");
         Field<Long> kWaiting = DSL.field(DSL.name("k", "waiting"), SQLDataType.BIGINT);
-        List<Field<?>> kColumns = Stream.concat(Stream.of(OutboxTable.ALL).map(field -> column(k, field)),
-                Stream.of(kWaiting)).toList();
-        return run(() -> dsl(connection).select(kColumns).from(k)
+        List<Field<?>> kColumns = Stream.concat(
+                        Stream.of(OutboxTable.ALL).map(field -> column(k, field)), Stream.of(kWaiting))
+                .toList();
+        return run(() -> dsl(connection)
+                .select(kColumns)
+                .from(k)
                 .where(kWaiting.gt(0L))
                 .orderBy(column(k, SEQ))
                 .limit(limit)
@@ -324,19 +396,27 @@ public final class OperatorRepairQueries {
 
     public List<DestinationCounts> countByDestination(Connection connection, int limit) throws SQLException {
         Select<Record2<String, String>> rows = log
-                ? DSL.select(DESTINATION, STATUS).from(pendingView)
-                        .unionAll(DSL.select(e(DESTINATION), st(STATUS)).from(from)
+                ? DSL.select(DESTINATION, STATUS)
+                        .from(pendingView)
+                        .unionAll(DSL.select(e(DESTINATION), st(STATUS))
+                                .from(from)
                                 .where(st(STATUS).eq(statusLiteral(EventStatus.FAILED))))
                         .unionAll(DSL.select(e(DESTINATION), statusLiteral(EventStatus.IN_FLIGHT))
-                                .from(inFlight).join(e).on(e(ID).eq(column(inFlight, ID))))
-                : DSL.select(DESTINATION, STATUS).from(eventTable)
-                        .where(STATUS.in(statusLiteral(EventStatus.PENDING), statusLiteral(EventStatus.IN_FLIGHT),
+                                .from(inFlight)
+                                .join(e)
+                                .on(e(ID).eq(column(inFlight, ID))))
+                : DSL.select(DESTINATION, STATUS)
+                        .from(eventTable)
+                        .where(STATUS.in(
+                                statusLiteral(EventStatus.PENDING),
+                                statusLiteral(EventStatus.IN_FLIGHT),
                                 statusLiteral(EventStatus.FAILED)));
         Table<?> r = rows.asTable("r");
         Field<String> destination = column(r, DESTINATION);
         Field<String> status = column(r, STATUS);
         return run(() -> dsl(connection)
-                .select(destination,
+                .select(
+                        destination,
                         countWhere(status.eq(statusLiteral(EventStatus.PENDING))),
                         countWhere(status.eq(statusLiteral(EventStatus.IN_FLIGHT))),
                         countWhere(status.eq(statusLiteral(EventStatus.FAILED))))
@@ -366,23 +446,60 @@ public final class OperatorRepairQueries {
     public List<AuditEntry> auditTrail(Connection connection, OptionalLong before, int limit) throws SQLException {
         Field<String> headers = AUDIT_HEADERS.cast(SQLDataType.CLOB);
         return run(() -> dsl(connection)
-                .select(AUDIT_ID, AUDIT_AT, AUDIT_ACTOR, AUDIT_ACTION, AUDIT_SELECTION, AUDIT_AFFECTED, AUDIT_EVENT_ID,
-                        AUDIT_PAYLOAD, headers)
+                .select(
+                        AUDIT_ID,
+                        AUDIT_AT,
+                        AUDIT_ACTOR,
+                        AUDIT_ACTION,
+                        AUDIT_SELECTION,
+                        AUDIT_AFFECTED,
+                        AUDIT_EVENT_ID,
+                        AUDIT_PAYLOAD,
+                        headers)
                 .from(auditTable)
                 .where(before.isPresent() ? AUDIT_ID.lt(before.getAsLong()) : DSL.noCondition())
                 .orderBy(AUDIT_ID.desc())
                 .limit(limit)
-                .fetch(row -> new AuditEntry(row.value1(), row.value2(), row.value3(), row.value4(), row.value5(),
-                        row.value6(), Optional.ofNullable(row.value7()), Optional.ofNullable(row.value8()),
+                .fetch(row -> new AuditEntry(
+                        row.value1(),
+                        row.value2(),
+                        row.value3(),
+                        row.value4(),
+                        row.value5(),
+                        row.value6(),
+                        Optional.ofNullable(row.value7()),
+                        Optional.ofNullable(row.value8()),
                         row.value9() == null ? Map.of() : HeadersJson.read(row.value9()))));
     }
 
-    private void audit(DSLContext dsl, Instant at, String actor, String action, String selection, long affected,
-            UUID eventId, byte[] originalPayload, String originalHeaders) {
+    private void audit(
+            DSLContext dsl,
+            Instant at,
+            String actor,
+            String action,
+            String selection,
+            long affected,
+            UUID eventId,
+            byte[] originalPayload,
+            String originalHeaders) {
         dsl.insertInto(auditTable)
-                .columns(AUDIT_AT, AUDIT_ACTOR, AUDIT_ACTION, AUDIT_SELECTION, AUDIT_AFFECTED, AUDIT_EVENT_ID,
-                        AUDIT_PAYLOAD, AUDIT_HEADERS)
-                .values(at, actor, action, selection, affected, eventId, originalPayload,
+                .columns(
+                        AUDIT_AT,
+                        AUDIT_ACTOR,
+                        AUDIT_ACTION,
+                        AUDIT_SELECTION,
+                        AUDIT_AFFECTED,
+                        AUDIT_EVENT_ID,
+                        AUDIT_PAYLOAD,
+                        AUDIT_HEADERS)
+                .values(
+                        at,
+                        actor,
+                        action,
+                        selection,
+                        affected,
+                        eventId,
+                        originalPayload,
                         originalHeaders == null ? null : JSONB.valueOf(originalHeaders))
                 .execute();
     }

@@ -88,17 +88,21 @@ public final class OrderedLeaseQuery {
      * The planner settings of the lease's transaction (see the class comment), as a select list: they
      * last until the transaction ends and never stay on a pooled connection.
      */
-    public static final List<Field<String>> PLAN_SETTINGS = List.of(AsyncCommit.setLocal("enable_seqscan", "off"),
-            AsyncCommit.setLocal("enable_bitmapscan", "off"), AsyncCommit.setLocal("jit", "off"));
+    public static final List<Field<String>> PLAN_SETTINGS = List.of(
+            AsyncCommit.setLocal("enable_seqscan", "off"),
+            AsyncCommit.setLocal("enable_bitmapscan", "off"),
+            AsyncCommit.setLocal("jit", "off"));
 
     /**
      * Takes the table's lease lock, pins the plan and, as {@link LeaseQuery} does, lets the lease commit
      * asynchronously: one round trip.
      */
     private static final String LOCK_SQL = PreparedSql.render(DSL.select(Stream.concat(
-            Stream.of(DSL.function("pg_advisory_xact_lock", SQLDataType.OTHER, bind(SQLDataType.BIGINT)),
-                    AsyncCommit.THIS_TRANSACTION),
-            PLAN_SETTINGS.stream()).toList()));
+                    Stream.of(
+                            DSL.function("pg_advisory_xact_lock", SQLDataType.OTHER, bind(SQLDataType.BIGINT)),
+                            AsyncCommit.THIS_TRANSACTION),
+                    PLAN_SETTINGS.stream())
+            .toList()));
 
     private final long advisoryLockKey;
     private final String sql;
@@ -163,48 +167,61 @@ public final class OrderedLeaseQuery {
         Table<?> c = t.as("c");
         Field<String> cKey = column(c, EVENT_KEY);
         Field<Long> cSeq = column(c, SEQ);
-        Field<Object> snapshotXmin = DSL.function("pg_snapshot_xmin", SQLDataType.OTHER,
-                DSL.function("pg_current_snapshot", SQLDataType.OTHER));
+        Field<Object> snapshotXmin = DSL.function(
+                "pg_snapshot_xmin", SQLDataType.OTHER, DSL.function("pg_current_snapshot", SQLDataType.OTHER));
 
         // held: key -> the key's first sequence that an event in flight or not yet due holds back
-        Table<?> blocker = DSL.select(EVENT_KEY, SEQ).from(t)
-                .where(statusIs(EventStatus.IN_FLIGHT)).and(EVENT_KEY.isNotNull())
-                .unionAll(DSL.select(EVENT_KEY, SEQ).from(t)
+        Table<?> blocker = DSL.select(EVENT_KEY, SEQ)
+                .from(t)
+                .where(statusIs(EventStatus.IN_FLIGHT))
+                .and(EVENT_KEY.isNotNull())
+                .unionAll(DSL.select(EVENT_KEY, SEQ)
+                        .from(t)
                         .where(statusIs(EventStatus.PENDING))
                         .and(NEXT_ATTEMPT_AT.gt(bind(SQLDataType.INSTANT)))
                         .and(EVENT_KEY.isNotNull()))
                 .asTable("blocker");
-        Table<?> held = DSL.select(EVENT_KEY, DSL.min(SEQ).as(SEQ)).from(blocker).groupBy(EVENT_KEY).asTable("held");
+        Table<?> held = DSL.select(EVENT_KEY, DSL.min(SEQ).as(SEQ))
+                .from(blocker)
+                .groupBy(EVENT_KEY)
+                .asTable("held");
         Field<JSONB> heldByKey = DSL.field(DSL.select(DSL.coalesce(
-                DSL.jsonbObjectAgg(column(held, EVENT_KEY), column(held, SEQ)), DSL.inline(JSONB.valueOf("{}"))))
+                        DSL.jsonbObjectAgg(column(held, EVENT_KEY), column(held, SEQ)),
+                        DSL.inline(JSONB.valueOf("{}"))))
                 .from(held));
         Field<Long> firstHeld = DSL.jsonbGetAttributeAsText(heldByKey, cKey).cast(SQLDataType.BIGINT);
 
         Condition heldByDeadLetter = DSL.noCondition();
         if (deadLetterHoldsKey) {
             Table<?> f = t.as("f");
-            heldByDeadLetter = DSL.notExists(DSL.selectOne().from(f)
+            heldByDeadLetter = DSL.notExists(DSL.selectOne()
+                    .from(f)
                     .where(column(f, EVENT_KEY).eq(cKey))
                     .and(column(f, STATUS).in(statusLiteral(EventStatus.IN_FLIGHT), statusLiteral(EventStatus.FAILED)))
                     .and(column(f, SEQ).lt(cSeq)));
         }
         Table<?> b = t.as("b");
-        Condition earlierNotYetCommitted = DSL.notExists(DSL.selectOne().from(b)
+        Condition earlierNotYetCommitted = DSL.notExists(DSL.selectOne()
+                .from(b)
                 .where(column(b, EVENT_KEY).eq(cKey))
                 .and(column(b, STATUS).eq(statusLiteral(EventStatus.PENDING)))
                 .and(column(b, SEQ).lt(cSeq))
                 .and(column(b, XACT_ID).ge(snapshotXmin)));
 
-        var candidates = DSL.select(column(c, ID)).from(c)
+        var candidates = DSL.select(column(c, ID))
+                .from(c)
                 .where(column(c, STATUS).eq(statusLiteral(EventStatus.PENDING)))
                 .and(column(c, NEXT_ATTEMPT_AT).le(bind(SQLDataType.INSTANT)))
-                .and(cKey.isNull().or(column(c, XACT_ID).lt(snapshotXmin)
-                        .and(cSeq.lt(DSL.coalesce(firstHeld, DSL.inline(Long.MAX_VALUE))))
-                        .and(heldByDeadLetter)
-                        .and(earlierNotYetCommitted)))
+                .and(cKey.isNull()
+                        .or(column(c, XACT_ID)
+                                .lt(snapshotXmin)
+                                .and(cSeq.lt(DSL.coalesce(firstHeld, DSL.inline(Long.MAX_VALUE))))
+                                .and(heldByDeadLetter)
+                                .and(earlierNotYetCommitted)))
                 .orderBy(cSeq)
                 .limit(bind(SQLDataType.INTEGER))
-                .forUpdate().skipLocked();
+                .forUpdate()
+                .skipLocked();
         return PreparedSql.render(DSL.update(t)
                 .set(STATUS, statusLiteral(EventStatus.IN_FLIGHT))
                 .set(LEASE_ID, bind(SQLDataType.UUID))

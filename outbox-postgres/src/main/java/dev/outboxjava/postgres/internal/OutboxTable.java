@@ -49,16 +49,38 @@ public final class OutboxTable {
     public static final Field<String> DATA_SCHEMA = field(name("data_schema"), SQLDataType.CLOB);
 
     /** Every column, in the order rows are read ({@link EventRows#toEvent(java.sql.ResultSet)} reads by position). */
-    public static final Field<?>[] ALL = {ID, SEQ, TYPE, SOURCE, EVENT_KEY, DESTINATION, ROUTING_KEY, CONTENT_TYPE,
-        PAYLOAD, HEADERS, STATUS, ATTEMPTS, MAX_ATTEMPTS, LAST_ERROR, NEXT_ATTEMPT_AT, CREATED_AT, LEASED_AT,
-        LEASE_ID, SENT_AT, SUBJECT, DATA_SCHEMA};
+    public static final Field<?>[] ALL = {
+        ID,
+        SEQ,
+        TYPE,
+        SOURCE,
+        EVENT_KEY,
+        DESTINATION,
+        ROUTING_KEY,
+        CONTENT_TYPE,
+        PAYLOAD,
+        HEADERS,
+        STATUS,
+        ATTEMPTS,
+        MAX_ATTEMPTS,
+        LAST_ERROR,
+        NEXT_ATTEMPT_AT,
+        CREATED_AT,
+        LEASED_AT,
+        LEASE_ID,
+        SENT_AT,
+        SUBJECT,
+        DATA_SCHEMA
+    };
 
     private final Identifiers.TableName tableName;
     private final Table<Record> table;
 
     public OutboxTable(Identifiers.TableName tableName) {
         this.tableName = tableName;
-        Name qualified = tableName.schema().map(schema -> DSL.name(schema, tableName.table()))
+        Name qualified = tableName
+                .schema()
+                .map(schema -> DSL.name(schema, tableName.table()))
                 .orElse(DSL.name(tableName.table()));
         this.table = DSL.table(qualified);
     }

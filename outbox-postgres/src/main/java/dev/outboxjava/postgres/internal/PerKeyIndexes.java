@@ -36,9 +36,11 @@ public final class PerKeyIndexes {
     private static String validIndexesQuery() {
         Table<?> x = DSL.table(DSL.name("pg_index")).as("x");
         Table<?> i = DSL.table(DSL.name("pg_class")).as("i");
-        return PreparedSql.render(DSL.select(DSL.field(DSL.name("i", "relname"), SQLDataType.OTHER).cast(SQLDataType.CLOB))
+        return PreparedSql.render(DSL.select(
+                        DSL.field(DSL.name("i", "relname"), SQLDataType.OTHER).cast(SQLDataType.CLOB))
                 .from(x)
-                .join(i).on(DSL.field(DSL.name("i", "oid"), SQLDataType.OTHER)
+                .join(i)
+                .on(DSL.field(DSL.name("i", "oid"), SQLDataType.OTHER)
                         .eq(DSL.field(DSL.name("x", "indexrelid"), SQLDataType.OTHER)))
                 .where(DSL.field(DSL.name("x", "indrelid"), SQLDataType.OTHER)
                         .eq(DSL.function("to_regclass", SQLDataType.OTHER, PreparedSql.bind(SQLDataType.CLOB))))

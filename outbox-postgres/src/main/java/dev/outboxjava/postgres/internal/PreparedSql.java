@@ -24,13 +24,14 @@ import org.jooq.impl.DSL;
  */
 public final class PreparedSql {
 
-    private static final DSLContext POSTGRES = DSL.using(SQLDialect.POSTGRES, new Settings()
-            .withParamType(ParamType.INDEXED)
-            .withRenderFormatted(false)
-            .withExecuteLogging(false));
+    private static final DSLContext POSTGRES = DSL.using(
+            SQLDialect.POSTGRES,
+            new Settings()
+                    .withParamType(ParamType.INDEXED)
+                    .withRenderFormatted(false)
+                    .withExecuteLogging(false));
 
-    private PreparedSql() {
-    }
+    private PreparedSql() {}
 
     /** The statement's (or expression's) text, every bind value a {@code ?}, never a named parameter. */
     public static String render(QueryPart query) {

@@ -11,8 +11,7 @@ import dev.outboxjava.postgres.WakeUpMode;
  */
 public final class SchemaDdl {
 
-    private SchemaDdl() {
-    }
+    private SchemaDdl() {}
 
     /**
      * The DDL for a table.
@@ -30,12 +29,16 @@ public final class SchemaDdl {
      */
     public static String render(Identifiers.TableName table, String channel, WakeUpMode wakeUp, Ordering ordering) {
         StringBuilder sql = new StringBuilder();
-        sql.append("-- Outbox for Java: the outbox table ").append(table.display())
-                .append(" (the migrations in ").append(MigrationFiles.OUTBOX_LOCATION).append(").\n");
+        sql.append("-- Outbox for Java: the outbox table ")
+                .append(table.display())
+                .append(" (the migrations in ")
+                .append(MigrationFiles.OUTBOX_LOCATION)
+                .append(").\n");
         sql.append(MigrationFiles.render(MigrationFiles.OUTBOX, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER, table));
         if (ordering.isPerKey()) {
-            sql.append('\n').append(MigrationFiles.render(MigrationFiles.OUTBOX_PER_KEY,
-                    MigrationFiles.OUTBOX_TABLE_PLACEHOLDER, table));
+            sql.append('\n')
+                    .append(MigrationFiles.render(
+                            MigrationFiles.OUTBOX_PER_KEY, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER, table));
             sql.append("""
                     -- The single per-key index of pre-release snapshots, superseded by the two above.
                     DROP INDEX IF EXISTS %1$s;

@@ -33,15 +33,14 @@ import org.jooq.impl.SQLDataType;
  */
 final class UuidArrays {
 
-    private static final Converter<Object, UUID[]> CONVERTER = Converter.ofNullable(Object.class, UUID[].class,
-            value -> (UUID[]) value, value -> value);
+    private static final Converter<Object, UUID[]> CONVERTER =
+            Converter.ofNullable(Object.class, UUID[].class, value -> (UUID[]) value, value -> value);
 
     private static final Binding<Object, UUID[]> BINDING = new UuidArrayBinding();
 
     private static final DataType<UUID[]> TYPE = SQLDataType.OTHER.asConvertedDataType(BINDING);
 
-    private UuidArrays() {
-    }
+    private UuidArrays() {}
 
     /** The ids as one typed {@code uuid[]} bind value. */
     public static Field<UUID[]> of(Collection<UUID> ids) {
@@ -60,8 +59,13 @@ final class UuidArrays {
         @Override
         public void sql(BindingSQLContext<UUID[]> ctx) {
             if (ctx.render().paramType() == ParamType.INLINED) {
-                ctx.render().sql(ctx.value() == null ? "NULL" : Stream.of(ctx.value()).map(UUID::toString)
-                        .collect(Collectors.joining(",", "'{", "}'")));
+                ctx.render()
+                        .sql(
+                                ctx.value() == null
+                                        ? "NULL"
+                                        : Stream.of(ctx.value())
+                                                .map(UUID::toString)
+                                                .collect(Collectors.joining(",", "'{", "}'")));
             } else {
                 ctx.render().sql(ctx.variable());
             }
@@ -78,8 +82,8 @@ final class UuidArrays {
             if (ctx.value() == null) {
                 ctx.statement().setNull(ctx.index(), Types.ARRAY);
             } else {
-                ctx.statement().setArray(ctx.index(),
-                        ctx.statement().getConnection().createArrayOf("uuid", ctx.value()));
+                ctx.statement()
+                        .setArray(ctx.index(), ctx.statement().getConnection().createArrayOf("uuid", ctx.value()));
             }
         }
 

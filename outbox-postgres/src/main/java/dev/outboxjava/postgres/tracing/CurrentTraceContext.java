@@ -8,8 +8,7 @@ import java.util.Map;
 /** Touches OpenTelemetry classes; loaded only once {@link TraceContextHeaders} has seen they are present. */
 final class CurrentTraceContext {
 
-    private CurrentTraceContext() {
-    }
+    private CurrentTraceContext() {}
 
     static Map<String, String> w3cHeaders() {
         Map<String, String> carrier = new LinkedHashMap<>();

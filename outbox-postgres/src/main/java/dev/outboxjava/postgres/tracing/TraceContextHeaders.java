@@ -25,8 +25,7 @@ public final class TraceContextHeaders {
     private static final boolean OPENTELEMETRY = isPresent("io.opentelemetry.context.Context")
             && isPresent("io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator");
 
-    private TraceContextHeaders() {
-    }
+    private TraceContextHeaders() {}
 
     private static boolean isPresent(String className) {
         try {

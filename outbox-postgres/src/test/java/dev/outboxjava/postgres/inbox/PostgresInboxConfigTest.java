@@ -23,8 +23,15 @@ class PostgresInboxConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"inbox; drop table orders", "Inbox", "\"inbox\"", "a.b.c", "",
-        "inbox_with_a_name_that_is_far_too_long_for_postgres_x"})
+    @ValueSource(
+            strings = {
+                "inbox; drop table orders",
+                "Inbox",
+                "\"inbox\"",
+                "a.b.c",
+                "",
+                "inbox_with_a_name_that_is_far_too_long_for_postgres_x"
+            })
     @DisplayName("refuses table names that are not plain identifiers, naming the setting")
     void refusesUnsafeNames(String name) {
         assertThatThrownBy(() -> PostgresInboxConfig.builder().tableName(name).build())
@@ -36,22 +43,27 @@ class PostgresInboxConfigTest {
     @DisplayName("the DDL is the shipped migration with the table's name in place of the placeholder")
     void ddlIsTheShippedMigration() throws IOException {
         String shipped;
-        try (InputStream in = getClass().getClassLoader().getResourceAsStream(
-                "db/outbox/postgresql/inbox/V1__create_inbox_table.sql")) {
+        try (InputStream in = getClass()
+                .getClassLoader()
+                .getResourceAsStream("db/outbox/postgresql/inbox/V1__create_inbox_table.sql")) {
             assertThat(in).isNotNull();
             shipped = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         assertThat(PostgresInboxSchema.ddl(PostgresInboxConfig.ofDefaults()))
-                .contains(shipped.replace("${inbox_table}", "outbox_inbox")).doesNotContain("${");
+                .contains(shipped.replace("${inbox_table}", "outbox_inbox"))
+                .doesNotContain("${");
     }
 
     @Test
     @DisplayName("the DDL quotes a schema-qualified name and derives constraint and index names from the table")
     void qualifiedDdl() {
-        String ddl = PostgresInboxSchema.ddl(PostgresInboxConfig.builder().tableName("shipping.inbox").build());
+        String ddl = PostgresInboxSchema.ddl(
+                PostgresInboxConfig.builder().tableName("shipping.inbox").build());
 
-        assertThat(ddl).contains("CREATE TABLE IF NOT EXISTS \"shipping\".\"inbox\"")
+        assertThat(ddl)
+                .contains("CREATE TABLE IF NOT EXISTS \"shipping\".\"inbox\"")
                 .contains("CONSTRAINT \"inbox_pkey\" PRIMARY KEY (consumer_name, message_id)")
-                .contains("CREATE INDEX IF NOT EXISTS \"inbox_processed_idx\" ON \"shipping\".\"inbox\" (processed_at)");
+                .contains(
+                        "CREATE INDEX IF NOT EXISTS \"inbox_processed_idx\" ON \"shipping\".\"inbox\" (processed_at)");
     }
 }

@@ -55,7 +55,9 @@ class PostgresInboxIT {
         int n = tables.incrementAndGet();
         inboxTable = postgres.schema() + ".inbox_" + n;
         stateTable = postgres.schema() + ".state_" + n;
-        inbox = PostgresInbox.create(postgres.dataSource(), PostgresInboxConfig.builder().tableName(inboxTable).build(),
+        inbox = PostgresInbox.create(
+                postgres.dataSource(),
+                PostgresInboxConfig.builder().tableName(inboxTable).build(),
                 clock);
         inbox.ensureSchema();
         postgres.fixture().execute("CREATE TABLE " + stateTable + " (id int PRIMARY KEY, effects int NOT NULL)");
@@ -136,7 +138,9 @@ class PostgresInboxIT {
 
         assertThat(effects()).isEqualTo(1);
         assertThat(results).filteredOn(InboxResult::processed).hasSize(1);
-        assertThat(results).filteredOn(result -> result == InboxResult.DUPLICATE).hasSize(99);
+        assertThat(results)
+                .filteredOn(result -> result == InboxResult.DUPLICATE)
+                .hasSize(99);
     }
 
     @Test
@@ -197,11 +201,13 @@ class PostgresInboxIT {
             + "the redelivery runs it")
     void failureRollsBackEffectAndRecord() throws SQLException {
         assertThatThrownBy(() -> inbox.process(CONSUMER, "m-1", connection -> {
-            increment().execute(connection);
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("SELECT * FROM no_such_table_in_any_schema");
-            }
-        })).isInstanceOf(SQLException.class).hasMessageContaining("no_such_table_in_any_schema");
+                    increment().execute(connection);
+                    try (Statement statement = connection.createStatement()) {
+                        statement.execute("SELECT * FROM no_such_table_in_any_schema");
+                    }
+                }))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("no_such_table_in_any_schema");
 
         assertThat(effects()).isZero();
         assertThat(inbox.isProcessed(CONSUMER, "m-1")).isFalse();
@@ -284,8 +290,12 @@ class PostgresInboxIT {
     @Test
     @DisplayName("a missing table is an OutboxStoreException that says how to create it")
     void missingTable() {
-        PostgresInbox missing = PostgresInbox.create(postgres.dataSource(),
-                PostgresInboxConfig.builder().tableName(postgres.schema() + ".never_created").build(), clock);
+        PostgresInbox missing = PostgresInbox.create(
+                postgres.dataSource(),
+                PostgresInboxConfig.builder()
+                        .tableName(postgres.schema() + ".never_created")
+                        .build(),
+                clock);
 
         assertThatThrownBy(() -> missing.process(CONSUMER, "m-1", increment()))
                 .isInstanceOf(OutboxStoreException.class)
@@ -301,8 +311,8 @@ class PostgresInboxIT {
     /** Backends of this test's inbox inserts that wait for a lock (the first delivery's key). */
     private int waitingOnLocks() throws SQLException {
         try (Connection connection = postgres.fixture().openConnection();
-                PreparedStatement select = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity "
-                        + "WHERE wait_event_type = 'Lock' AND query LIKE ?")) {
+                PreparedStatement select = connection.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_activity " + "WHERE wait_event_type = 'Lock' AND query LIKE ?")) {
             select.setString(1, "%\"" + inboxTable.replace(".", "\".\"") + "\"%");
             try (ResultSet rows = select.executeQuery()) {
                 rows.next();

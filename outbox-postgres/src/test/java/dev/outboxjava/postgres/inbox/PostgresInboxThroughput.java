@@ -28,8 +28,7 @@ import java.util.concurrent.Future;
  */
 public final class PostgresInboxThroughput {
 
-    private PostgresInboxThroughput() {
-    }
+    private PostgresInboxThroughput() {}
 
     public static void main(String[] args) throws Exception {
         int messages = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
@@ -37,8 +36,12 @@ public final class PostgresInboxThroughput {
             String schema = postgres.newSchema();
             postgres.execute("CREATE TABLE " + schema + ".effects (message_id text NOT NULL, body text NOT NULL)");
             Clock clock = Clock.systemUTC();
-            PostgresInbox inbox = PostgresInbox.create(postgres.dataSource(),
-                    PostgresInboxConfig.builder().tableName(schema + ".outbox_inbox").build(), clock);
+            PostgresInbox inbox = PostgresInbox.create(
+                    postgres.dataSource(),
+                    PostgresInboxConfig.builder()
+                            .tableName(schema + ".outbox_inbox")
+                            .build(),
+                    clock);
             inbox.ensureSchema();
             InboxWork<Connection, SQLException> effect = connection -> {
                 try (PreparedStatement insert = connection.prepareStatement(
@@ -71,8 +74,13 @@ public final class PostgresInboxThroughput {
         }
     }
 
-    private static void run(String label, int threads, List<String> ids, PostgresInbox inbox,
-            InboxWork<Connection, SQLException> effect) throws Exception {
+    private static void run(
+            String label,
+            int threads,
+            List<String> ids,
+            PostgresInbox inbox,
+            InboxWork<Connection, SQLException> effect)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long started = System.nanoTime();
         try {
@@ -100,7 +108,8 @@ public final class PostgresInboxThroughput {
 
     private static void print(String label, int count, long nanos, String unit) {
         Duration took = Duration.ofNanos(nanos);
-        System.out.printf("%-28s %7d %s in %6d ms = %8.0f %s/s%n", label, count, unit, took.toMillis(),
-                count / (nanos / 1e9), unit);
+        System.out.printf(
+                "%-28s %7d %s in %6d ms = %8.0f %s/s%n",
+                label, count, unit, took.toMillis(), count / (nanos / 1e9), unit);
     }
 }

@@ -18,17 +18,20 @@ class HotPathSqlTest {
     @Test
     @DisplayName("rows are read by position in the order of OutboxTable.ALL")
     void columnOrder() {
-        assertThat(EventRows.COLUMNS).isEqualTo("\"id\", \"seq\", \"type\", \"source\", \"event_key\", "
-                + "\"destination\", \"routing_key\", \"content_type\", \"payload\", \"headers\", \"status\", "
-                + "\"attempts\", \"max_attempts\", \"last_error\", \"next_attempt_at\", \"created_at\", "
-                + "\"leased_at\", \"lease_id\", \"sent_at\", \"subject\", \"data_schema\"");
+        assertThat(EventRows.COLUMNS)
+                .isEqualTo("\"id\", \"seq\", \"type\", \"source\", \"event_key\", "
+                        + "\"destination\", \"routing_key\", \"content_type\", \"payload\", \"headers\", \"status\", "
+                        + "\"attempts\", \"max_attempts\", \"last_error\", \"next_attempt_at\", \"created_at\", "
+                        + "\"leased_at\", \"lease_id\", \"sent_at\", \"subject\", \"data_schema\"");
     }
 
     @Test
     @DisplayName("the lease inlines the statuses, binds lease id, time twice and limit, and returns every column")
     void lease() {
         String sql = new LeaseQuery(table).sql();
-        assertThat(sql).contains("\"status\" = 'in_flight'").contains("\"status\" = 'pending'")
+        assertThat(sql)
+                .contains("\"status\" = 'in_flight'")
+                .contains("\"status\" = 'pending'")
                 .contains("for update skip locked")
                 .endsWith("returning " + EventRows.COLUMNS);
         assertThat(placeholders(sql)).isEqualTo(4);
@@ -48,9 +51,12 @@ class HotPathSqlTest {
     @DisplayName("each mark binds what its method sets, in that number, and returns only the ids")
     void marks() {
         MarkQueries keepSent = new MarkQueries(table, CompletionMode.KEEP_SENT);
-        assertThat(placeholders(keepSent.publishedSql())).as("sent_at, ids, lease id").isEqualTo(3);
+        assertThat(placeholders(keepSent.publishedSql()))
+                .as("sent_at, ids, lease id")
+                .isEqualTo(3);
         assertThat(placeholders(new MarkQueries(table, CompletionMode.DELETE_ON_PUBLISH).publishedSql()))
-                .as("ids, lease id").isEqualTo(2);
+                .as("ids, lease id")
+                .isEqualTo(2);
         assertThat(keepSent.publishedSql()).endsWith("returning \"id\"").contains("'in_flight'");
     }
 
@@ -64,7 +70,8 @@ class HotPathSqlTest {
         assertThat(insert.sql(EventInsert.ROWS_PER_STATEMENT)).isSameAs(insert.sql(EventInsert.ROWS_PER_STATEMENT));
         assertThat(insert.sql(300)).isEqualTo(insert.rendered(300));
         assertThat(placeholders(insert.sql(300))).isEqualTo(300 * 15);
-        assertThat(insert.sql(EventInsert.ROWS_PER_STATEMENT)).isEqualTo(insert.rendered(EventInsert.ROWS_PER_STATEMENT));
+        assertThat(insert.sql(EventInsert.ROWS_PER_STATEMENT))
+                .isEqualTo(insert.rendered(EventInsert.ROWS_PER_STATEMENT));
     }
 
     private static long placeholders(String sql) {

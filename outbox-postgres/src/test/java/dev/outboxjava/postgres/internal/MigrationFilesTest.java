@@ -48,13 +48,14 @@ class MigrationFilesTest {
     @DisplayName("a published versioned migration never changes: add a new versioned file instead")
     void publishedMigrationsAreUnchanged() {
         PUBLISHED.forEach((resource, sha256) -> assertThat(sha256(DdlScripts.resource(resource)))
-                .as(resource + " changed; put the change in a new versioned file of its location").isEqualTo(sha256));
+                .as(resource + " changed; put the change in a new versioned file of its location")
+                .isEqualTo(sha256));
     }
 
     private static String sha256(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -65,12 +66,19 @@ class MigrationFilesTest {
     void locationsAreSeparate() throws Exception {
         Path root = directory(MigrationFiles.ROOT);
         try (Stream<Path> entries = Files.list(root)) {
-            assertThat(entries.filter(Files::isRegularFile).toList()).as("files directly under the root").isEmpty();
+            assertThat(entries.filter(Files::isRegularFile).toList())
+                    .as("files directly under the root")
+                    .isEmpty();
         }
-        for (String location : List.of(MigrationFiles.OUTBOX_LOCATION, MigrationFiles.OUTBOX_PER_KEY_LOCATION,
-                MigrationFiles.INBOX_LOCATION, MigrationFiles.OUTBOX_OPERATOR_LOCATION)) {
+        for (String location : List.of(
+                MigrationFiles.OUTBOX_LOCATION,
+                MigrationFiles.OUTBOX_PER_KEY_LOCATION,
+                MigrationFiles.INBOX_LOCATION,
+                MigrationFiles.OUTBOX_OPERATOR_LOCATION)) {
             try (Stream<Path> entries = Files.list(directory(location))) {
-                assertThat(entries.filter(Files::isDirectory).toList()).as(location).isEmpty();
+                assertThat(entries.filter(Files::isDirectory).toList())
+                        .as(location)
+                        .isEmpty();
             }
         }
     }
@@ -78,27 +86,37 @@ class MigrationFilesTest {
     @Test
     @DisplayName("a reference to the table becomes the quoted qualified name, a derived name the bare table name")
     void render() {
-        String sql = MigrationFiles.render(MigrationFiles.OUTBOX_PER_KEY, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+        String sql = MigrationFiles.render(
+                MigrationFiles.OUTBOX_PER_KEY,
+                MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
                 Identifiers.tableName("table", "billing.events"));
-        assertThat(sql).contains("CREATE INDEX IF NOT EXISTS \"events_key_guard_idx\" ON \"billing\".\"events\" ")
+        assertThat(sql)
+                .contains("CREATE INDEX IF NOT EXISTS \"events_key_guard_idx\" ON \"billing\".\"events\" ")
                 .doesNotContain("${");
     }
 
     @Test
     @DisplayName("the audit table lies in the outbox table's schema, its constraint named after it")
     void renderAudit() {
-        String sql = MigrationFiles.render(MigrationFiles.OUTBOX_OPERATOR, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+        String sql = MigrationFiles.render(
+                MigrationFiles.OUTBOX_OPERATOR,
+                MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
                 Identifiers.tableName("table", "billing.events"));
-        assertThat(sql).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_audit\" (")
-                .contains("CONSTRAINT \"events_audit_pkey\" PRIMARY KEY (id)").doesNotContain("${");
+        assertThat(sql)
+                .contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_audit\" (")
+                .contains("CONSTRAINT \"events_audit_pkey\" PRIMARY KEY (id)")
+                .doesNotContain("${");
     }
 
     @Test
     @DisplayName("the attempts table lies in the outbox table's schema, its constraint and index named after it")
     void renderAttempts() {
-        String sql = MigrationFiles.render(MigrationFiles.OUTBOX_OPERATOR, MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+        String sql = MigrationFiles.render(
+                MigrationFiles.OUTBOX_OPERATOR,
+                MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
                 Identifiers.tableName("table", "billing.events"));
-        assertThat(sql).contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_attempts\" (")
+        assertThat(sql)
+                .contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_attempts\" (")
                 .contains("CONSTRAINT \"events_attempts_pkey\" PRIMARY KEY (id)")
                 .contains("CREATE INDEX IF NOT EXISTS \"events_attempts_idx\" ON \"billing\".\"events_attempts\"");
     }
@@ -106,7 +124,8 @@ class MigrationFilesTest {
     private static List<String> filesIn(String location) throws IOException, URISyntaxException {
         try (Stream<Path> files = Files.list(directory(location))) {
             return files.map(file -> location + "/" + file.getFileName())
-                    .sorted((a, b) -> compareVersions(version(a), version(b))).toList();
+                    .sorted((a, b) -> compareVersions(version(a), version(b)))
+                    .toList();
         }
     }
 

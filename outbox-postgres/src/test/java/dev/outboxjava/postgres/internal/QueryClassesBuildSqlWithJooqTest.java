@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The store's query classes build their statements with jOOQ's DSL: no string literal in their code
@@ -23,20 +23,36 @@ class QueryClassesBuildSqlWithJooqTest {
     private static final Path SOURCES = Path.of("src/main/java/dev/outboxjava/postgres");
 
     /** Code's string literals and text blocks; comments are removed first. */
-    private static final Pattern STRING = Pattern.compile("\"\"\"(.*?)\"\"\"|\"((?:[^\"\\\\\\n]|\\\\.)*)\"",
-            Pattern.DOTALL);
+    private static final Pattern STRING =
+            Pattern.compile("\"\"\"(.*?)\"\"\"|\"((?:[^\"\\\\\\n]|\\\\.)*)\"", Pattern.DOTALL);
+
     private static final Pattern COMMENT = Pattern.compile("/\\*.*?\\*/|//[^\\n]*", Pattern.DOTALL);
     /** What only SQL text has: a statement's keyword, or a clause's. */
     private static final Pattern SQL = Pattern.compile(
             "(?i)\\b(select\\s|insert\\s+into|update\\s+\\S+\\s+set|delete\\s+from|\\swhere\\s|returning\\s|for\\s+update|::)");
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"internal/EventInsert.java", "internal/LeaseQuery.java", "internal/OrderedLeaseQuery.java",
-        "internal/MarkQueries.java", "internal/BacklogQuery.java", "internal/HousekeepingQueries.java",
-        "internal/OperatorQueries.java", "internal/OperatorRepairQueries.java", "internal/AsyncCommit.java",
-        "internal/PreparedSql.java", "internal/OutboxTable.java", "internal/EventRows.java",
-        "internal/PerKeyIndexes.java", "health/PostgresHealthProbe.java",
-        "PostgresOutboxStore.java", "OutboxWriter.java", "OutboxNotifier.java", "inbox/PostgresInbox.java"})
+    @ValueSource(
+            strings = {
+                "internal/EventInsert.java",
+                "internal/LeaseQuery.java",
+                "internal/OrderedLeaseQuery.java",
+                "internal/MarkQueries.java",
+                "internal/BacklogQuery.java",
+                "internal/HousekeepingQueries.java",
+                "internal/OperatorQueries.java",
+                "internal/OperatorRepairQueries.java",
+                "internal/AsyncCommit.java",
+                "internal/PreparedSql.java",
+                "internal/OutboxTable.java",
+                "internal/EventRows.java",
+                "internal/PerKeyIndexes.java",
+                "health/PostgresHealthProbe.java",
+                "PostgresOutboxStore.java",
+                "OutboxWriter.java",
+                "OutboxNotifier.java",
+                "inbox/PostgresInbox.java"
+            })
     @DisplayName("a query class has no SQL in its string literals")
     void noSqlText(String source) throws IOException {
         assertThat(sqlLiterals(SOURCES.resolve(source))).isEmpty();
@@ -45,7 +61,8 @@ class QueryClassesBuildSqlWithJooqTest {
     @Test
     @DisplayName("the check finds SQL text where a class still has it (the append-only layout's statements)")
     void findsSqlText() throws IOException {
-        assertThat(sqlLiterals(SOURCES.resolve("internal/LogLayoutQueries.java"))).isNotEmpty();
+        assertThat(sqlLiterals(SOURCES.resolve("internal/LogLayoutQueries.java")))
+                .isNotEmpty();
     }
 
     private static List<String> sqlLiterals(Path source) throws IOException {

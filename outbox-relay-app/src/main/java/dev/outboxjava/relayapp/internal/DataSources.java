@@ -14,8 +14,7 @@ public final class DataSources {
     /** A loop waiting for a connection during an outage should fail fast and back off, not hang. */
     private static final long CONNECTION_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(5);
 
-    private DataSources() {
-    }
+    private DataSources() {}
 
     /** A HikariCP pool that starts even while the database is down (the loops back off and retry). */
     public static HikariDataSource pool(DatabaseConfig config) {
@@ -42,8 +41,13 @@ public final class DataSources {
      * wake-up mode decides whether the relay LISTENs and whether {@code ensureSchema} creates the trigger.
      */
     public static PostgresOutboxConfig storeConfig(DatabaseConfig config, Ordering ordering, WakeUpMode wakeUp) {
-        return PostgresOutboxConfig.builder().tableName(config.table()).completionMode(config.completionMode())
-                .maximumPoolSize(config.poolSize()).ordering(ordering).layout(config.layout()).wakeUpMode(wakeUp)
+        return PostgresOutboxConfig.builder()
+                .tableName(config.table())
+                .completionMode(config.completionMode())
+                .maximumPoolSize(config.poolSize())
+                .ordering(ordering)
+                .layout(config.layout())
+                .wakeUpMode(wakeUp)
                 .build();
     }
 }

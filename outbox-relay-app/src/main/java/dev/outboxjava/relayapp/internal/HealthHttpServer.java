@@ -62,8 +62,8 @@ public final class HealthHttpServer implements AutoCloseable {
     }
 
     /** Binds and starts the server, with the console's pages when one is given. */
-    public static HealthHttpServer start(HttpConfig config, PrometheusMeterRegistry registry, OutboxWorker worker,
-            Optional<OutboxConsole> console) {
+    public static HealthHttpServer start(
+            HttpConfig config, PrometheusMeterRegistry registry, OutboxWorker worker, Optional<OutboxConsole> console) {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(worker, "worker");
         AtomicReference<String> waitingFor = new AtomicReference<>();
@@ -72,8 +72,10 @@ public final class HealthHttpServer implements AutoCloseable {
             javalin.startup.showOldJavalinVersionWarning = false;
             javalin.jetty.host = config.host();
             javalin.jetty.port = config.port();
-            javalin.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                    .result(registry.scrape()));
+            javalin.routes.get(
+                    "/metrics",
+                    ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                            .result(registry.scrape()));
             javalin.routes.get("/health", ctx -> live(ctx, worker, waitingFor.get()));
             javalin.routes.get("/health/ready", ctx -> ready(ctx, worker, waitingFor.get()));
             console.ifPresent(c -> c.mount(javalin));
@@ -90,8 +92,11 @@ public final class HealthHttpServer implements AutoCloseable {
             }
             throw e;
         }
-        log.info("serving /metrics, /health and /health/ready{} on {}:{}", console.isPresent() ? " and the web console "
-                + console.get().basePath() : "", config.host(), app.port());
+        log.info(
+                "serving /metrics, /health and /health/ready{} on {}:{}",
+                console.isPresent() ? " and the web console " + console.get().basePath() : "",
+                config.host(),
+                app.port());
         return new HealthHttpServer(app, waitingFor);
     }
 
@@ -118,7 +123,8 @@ public final class HealthHttpServer implements AutoCloseable {
             return;
         }
         boolean live = worker.isRunning();
-        ctx.status(live ? 200 : 503).contentType(TEXT)
+        ctx.status(live ? 200 : 503)
+                .contentType(TEXT)
                 .result(live ? "UP: every loop is running\n" : "DOWN: a loop is not running\n");
     }
 
@@ -157,7 +163,8 @@ public final class HealthHttpServer implements AutoCloseable {
             Backlog backlog = worker.backlog();
             ObjectNode figures = body.putObject("backlog");
             figures.put("eligible", backlog.eligible());
-            figures.put("oldestEligibleWaitSeconds",
+            figures.put(
+                    "oldestEligibleWaitSeconds",
                     backlog.oldestEligibleWait(Instant.now()).toMillis() / 1000.0);
             backlog.oldestEligibleSince().ifPresent(since -> figures.put("oldestEligibleDueSince", since.toString()));
             figures.put("retrying", backlog.retrying());

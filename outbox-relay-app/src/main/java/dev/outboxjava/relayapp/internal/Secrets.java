@@ -12,19 +12,18 @@ public final class Secrets {
     /** What a secret is shown as. */
     public static final String MASK = "***";
 
-    private static final Pattern SECRET_NAME = Pattern.compile(
-            "(?i).*(password|passwd|secret|token|credential|jaas\\.config|ssl\\.keystore\\.key).*");
+    private static final Pattern SECRET_NAME =
+            Pattern.compile("(?i).*(password|passwd|secret|token|credential|jaas\\.config|ssl\\.keystore\\.key).*");
     /** {@code scheme://user:password@host}: the password part of a URL's user information. */
     private static final Pattern USER_INFO_PASSWORD = Pattern.compile("(//[^/@:?#\\s]*:)[^/@\\s]*@");
     /** {@code ?password=x}, {@code &sslpassword=x}, {@code ;token=x}: secret parameters of a URL. */
-    private static final Pattern SECRET_PARAMETER = Pattern.compile(
-            "(?i)([?&;][^&#;=\\s]*(?:password|passwd|secret|token)[^&#;=\\s]*=)[^&#;\\s]*");
+    private static final Pattern SECRET_PARAMETER =
+            Pattern.compile("(?i)([?&;][^&#;=\\s]*(?:password|passwd|secret|token)[^&#;=\\s]*=)[^&#;\\s]*");
     /** {@code password="x"} in a JAAS configuration or any {@code name=value} text. */
     private static final Pattern SECRET_ASSIGNMENT = Pattern.compile(
             "(?i)(\\b[\\w.-]*(?:password|passwd|secret|token)[\\w.-]*\\s*=\\s*)(\"[^\"]*\"|'[^']*'|[^\\s;,&\"']+)");
 
-    private Secrets() {
-    }
+    private Secrets() {}
 
     /** Whether a setting of this name holds a secret (password, secret, token, JAAS configuration, private key). */
     public static boolean isSecretName(String name) {

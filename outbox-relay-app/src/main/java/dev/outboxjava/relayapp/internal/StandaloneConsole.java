@@ -54,8 +54,8 @@ public final class StandaloneConsole implements AutoCloseable {
      * reached, so that the HTTP server serves it from its start (its pages say so while the database is
      * down); {@link #start()} starts sampling once the worker runs.
      */
-    public static Optional<StandaloneConsole> createIfEnabled(RelayAppConfig settings, PostgresOutboxStore store,
-            MeterRegistry registry) {
+    public static Optional<StandaloneConsole> createIfEnabled(
+            RelayAppConfig settings, PostgresOutboxStore store, MeterRegistry registry) {
         ConsoleConfig config = settings.console();
         if (!config.enabled()) {
             return Optional.empty();
@@ -63,8 +63,8 @@ public final class StandaloneConsole implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         ActivitySampler sampler = new ActivitySampler(store, () -> publishedTotal(registry), clock);
         HealthConfig thresholds = settings.health();
-        PostgresHealthProbe probe = PostgresHealthProbe.create(store.dataSource(), store.config().tableName(),
-                thresholds.inboxTable());
+        PostgresHealthProbe probe =
+                PostgresHealthProbe.create(store.dataSource(), store.config().tableName(), thresholds.inboxTable());
         Instant started = clock.instant();
         OutboxConsole console = OutboxConsole.builder(store)
                 .adminCredential(config.adminToken().orElse(null))
@@ -86,46 +86,73 @@ public final class StandaloneConsole implements AutoCloseable {
     public void start(HttpConfig http, int port) {
         sampler.start();
         String host = "0.0.0.0".equals(http.host()) || "::".equals(http.host()) ? "127.0.0.1" : http.host();
-        log.info("web console at http://{}:{}{} ({}; {})", host, port, console.basePath(),
-                console.writable() ? "changes need the admin credential"
+        log.info(
+                "web console at http://{}:{}{} ({}; {})",
+                host,
+                port,
+                console.basePath(),
+                console.writable()
+                        ? "changes need the admin credential"
                         : "read-only: " + ConfigKey.CONSOLE_ADMIN_TOKEN.property() + " is not set",
                 settings(http));
     }
 
     private String settings(HttpConfig http) {
-        return console.allowsRemoteClients() ? "clients from any address"
+        return console.allowsRemoteClients()
+                ? "clients from any address"
                 : "clients on this machine only (" + ConfigKey.CONSOLE_ALLOW_REMOTE.property() + "=false)";
     }
 
     private static long publishedTotal(MeterRegistry registry) {
-        return (long) registry.find("outbox.events.published").counters().stream().mapToDouble(Counter::count).sum();
+        return (long) registry.find("outbox.events.published").counters().stream()
+                .mapToDouble(Counter::count)
+                .sum();
     }
 
-    static List<HealthSignal> signals(PostgresOutboxStore store, PostgresHealthProbe probe, HealthConfig thresholds,
-            Instant now) {
+    static List<HealthSignal> signals(
+            PostgresOutboxStore store, PostgresHealthProbe probe, HealthConfig thresholds, Instant now) {
         Backlog backlog = store.backlog(now);
         DatabaseHealthReport report = probe.read(now);
         DatabaseSignals signals = new DatabaseSignals(backlog, report);
         List<HealthSignal> list = new ArrayList<>();
         Duration lag = signals.lag();
-        list.add(new HealthSignal("oldest eligible event waiting", seconds(lag), "≤ " + Durations.format(thresholds.maxLag())
-                + " (" + ConfigKey.HEALTH_MAX_LAG.property() + ")", thresholds.maxLag().isZero()
-                || lag.compareTo(thresholds.maxLag()) <= 0));
+        list.add(new HealthSignal(
+                "oldest eligible event waiting",
+                seconds(lag),
+                "≤ " + Durations.format(thresholds.maxLag()) + " (" + ConfigKey.HEALTH_MAX_LAG.property() + ")",
+                thresholds.maxLag().isZero() || lag.compareTo(thresholds.maxLag()) <= 0));
         Optional<OpenTransaction> oldest = report.oldestTransaction();
-        list.add(new HealthSignal("oldest open transaction", oldest.map(t -> seconds(t.age()) + " (pid " + t.pid() + ")")
-                .orElse("none"), "≤ " + Durations.format(thresholds.maxXminAge()) + " ("
-                + ConfigKey.HEALTH_MAX_XMIN_AGE.property() + ")", thresholds.maxXminAge().isZero() || oldest.isEmpty()
-                || oldest.get().age().compareTo(thresholds.maxXminAge()) <= 0));
-        list.add(new HealthSignal("xmin horizon age", report.xminHorizon().map(DatabaseHealthReport.HorizonHolder::describe)
-                .orElse("not held"), "held by no transaction older than the line above", true));
+        list.add(new HealthSignal(
+                "oldest open transaction",
+                oldest.map(t -> seconds(t.age()) + " (pid " + t.pid() + ")").orElse("none"),
+                "≤ " + Durations.format(thresholds.maxXminAge()) + " (" + ConfigKey.HEALTH_MAX_XMIN_AGE.property()
+                        + ")",
+                thresholds.maxXminAge().isZero()
+                        || oldest.isEmpty()
+                        || oldest.get().age().compareTo(thresholds.maxXminAge()) <= 0));
+        list.add(new HealthSignal(
+                "xmin horizon age",
+                report.xminHorizon()
+                        .map(DatabaseHealthReport.HorizonHolder::describe)
+                        .orElse("not held"),
+                "held by no transaction older than the line above",
+                true));
         report.outbox().ifPresent(table -> {
-            list.add(new HealthSignal("dead tuples", table.deadTuples() + " (live " + table.liveTuples() + ")",
-                    "alert when > " + DEAD_TUPLES_FLOOR + " and > 20 % of live", !deadTuplesHigh(table)));
+            list.add(new HealthSignal(
+                    "dead tuples",
+                    table.deadTuples() + " (live " + table.liveTuples() + ")",
+                    "alert when > " + DEAD_TUPLES_FLOOR + " and > 20 % of live",
+                    !deadTuplesHigh(table)));
             Optional<Instant> vacuum = table.lastVacuumOfAnyKind();
-            boolean stale = (vacuum.isEmpty() || Duration.between(vacuum.get(), now).compareTo(Duration.ofDays(1)) > 0)
-                    && table.deadTuples() > 10_000;
-            list.add(new HealthSignal("last vacuum", vacuum.map(at -> at + " (" + seconds(Duration.between(at, now))
-                    + " ago)").orElse("never"), "within a day while > 10000 dead tuples", !stale));
+            boolean stale =
+                    (vacuum.isEmpty() || Duration.between(vacuum.get(), now).compareTo(Duration.ofDays(1)) > 0)
+                            && table.deadTuples() > 10_000;
+            list.add(new HealthSignal(
+                    "last vacuum",
+                    vacuum.map(at -> at + " (" + seconds(Duration.between(at, now)) + " ago)")
+                            .orElse("never"),
+                    "within a day while > 10000 dead tuples",
+                    !stale));
         });
         return list;
     }
@@ -140,7 +167,8 @@ public final class StandaloneConsole implements AutoCloseable {
         facts.put("running since", started.toString());
         facts.put("table", settings.database().map(d -> d.table()).orElse("-"));
         long alive = Thread.getAllStackTraces().keySet().stream()
-                .filter(thread -> thread.getName().startsWith("outbox-relay-")).count();
+                .filter(thread -> thread.getName().startsWith("outbox-relay-"))
+                .count();
         facts.put("relay threads", settings.worker().relayThreads() + " configured, " + alive + " running");
         facts.put("ordering", settings.worker().relay().ordering().toString());
         return facts;

@@ -34,8 +34,7 @@ import java.util.List;
 /** The modules of the standalone process, chosen by its settings: one store, one broker, Prometheus meters. */
 public final class StandaloneModules {
 
-    private StandaloneModules() {
-    }
+    private StandaloneModules() {}
 
     /**
      * The modules for the settings. The outbox's meters in {@code registry} get the tag {@code table} (the
@@ -49,15 +48,20 @@ public final class StandaloneModules {
         HikariDataSource pool = DataSources.pool(database);
         return List.of(
                 new OutboxWorkerModule(settings.worker()),
-                new PostgresStoreModule(pool, DataSources.storeConfig(database, settings.worker().relay().ordering(),
-                        settings.wakeUp())),
+                new PostgresStoreModule(
+                        pool,
+                        DataSources.storeConfig(
+                                database, settings.worker().relay().ordering(), settings.wakeUp())),
                 brokerModule(settings.requireBroker(), settings.worker().relayThreads()),
                 new dev.outboxjava.worker.observability.DatabaseHealthModule(settings.health()),
                 new AbstractModule() {
                     @Override
                     protected void configure() {
-                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setBinding().toInstance(registry);
-                        Multibinder.newSetBinder(binder(), AutoCloseable.class, WorkerResource.class).addBinding()
+                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class)
+                                .setBinding()
+                                .toInstance(registry);
+                        Multibinder.newSetBinder(binder(), AutoCloseable.class, WorkerResource.class)
+                                .addBinding()
                                 .toInstance(pool);
                     }
                 });
@@ -114,17 +118,20 @@ public final class StandaloneModules {
      */
     static Module brokerModule(BrokerConfig broker, int relayThreads) {
         return switch (broker.kind()) {
-            case KAFKA -> new KafkaPublisherModule(KafkaPublisherConfig.builder()
-                    .properties(broker.kafkaProperties())
-                    .bootstrapServers(broker.kafkaBootstrapServers())
-                    .property("client.id", broker.kafkaClientId())
-                    .build());
-            case RABBITMQ -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
-                    .uri(broker.rabbitMqUri())
-                    .connectionName(broker.rabbitMqConnectionName())
-                    .properties(broker.rabbitMqProperties())
-                    .maxConcurrentBatches(Math.max(relayThreads, RabbitMqPublisherConfig.DEFAULT_MAX_CONCURRENT_BATCHES))
-                    .build());
+            case KAFKA ->
+                new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                        .properties(broker.kafkaProperties())
+                        .bootstrapServers(broker.kafkaBootstrapServers())
+                        .property("client.id", broker.kafkaClientId())
+                        .build());
+            case RABBITMQ ->
+                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
+                        .uri(broker.rabbitMqUri())
+                        .connectionName(broker.rabbitMqConnectionName())
+                        .properties(broker.rabbitMqProperties())
+                        .maxConcurrentBatches(
+                                Math.max(relayThreads, RabbitMqPublisherConfig.DEFAULT_MAX_CONCURRENT_BATCHES))
+                        .build());
         };
     }
 }

@@ -24,8 +24,7 @@ final class Browser {
     /** Set to true to write the screenshots into docs/console/ (the pages' pictures in the docs). */
     static final String SCREENSHOTS_TO_DOCS = "outbox.docs.screenshots";
 
-    private Browser() {
-    }
+    private Browser() {}
 
     static ChromeDriver start() {
         if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
@@ -38,10 +37,17 @@ final class Browser {
         }
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,1300", "--lang=en");
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--disable-gpu",
+                "--window-size=1280,1300",
+                "--lang=en");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         return driver;
@@ -49,7 +55,8 @@ final class Browser {
 
     /** A full-page screenshot into docs/console/ (when asked) or target/console-screenshots/. */
     static void screenshot(ChromeDriver driver, String name) {
-        Path folder = Boolean.getBoolean(SCREENSHOTS_TO_DOCS) ? Path.of("..", "docs", "console")
+        Path folder = Boolean.getBoolean(SCREENSHOTS_TO_DOCS)
+                ? Path.of("..", "docs", "console")
                 : Path.of("target", "console-screenshots");
         try {
             Files.createDirectories(folder);

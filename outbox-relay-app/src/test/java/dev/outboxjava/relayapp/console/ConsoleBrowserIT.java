@@ -135,8 +135,12 @@ class ConsoleBrowserIT {
     }
 
     private OutboxEvent event(String type, String destination, String key, String payload, int maxAttempts) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().type(type).destination(destination)
-                .payload(payload.getBytes(StandardCharsets.UTF_8)).maxAttempts(maxAttempts).header("tenant", "acme");
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .type(type)
+                .destination(destination)
+                .payload(payload.getBytes(StandardCharsets.UTF_8))
+                .maxAttempts(maxAttempts)
+                .header("tenant", "acme");
         if (key != null) {
             builder.key(key);
         }
@@ -148,7 +152,8 @@ class ConsoleBrowserIT {
     }
 
     private void awaitStatus(UUID id, EventStatus status) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.find(id).map(OutboxEvent::status).orElse(null) == status);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> store.find(id).map(OutboxEvent::status).orElse(null) == status);
     }
 
     private void open(String path) {
@@ -184,8 +189,14 @@ class ConsoleBrowserIT {
         awaitStatus(dead.id(), EventStatus.FAILED);
         OutboxEvent retrying = event("invoice.issued", missingExchange, "invoice-7", "{\"invoice\":7}", 10);
         append(retrying);
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.find(retrying.id()).orElseThrow().attempts() == 1);
-        append(event("order.paid", good.exchange(), "order-3", "{\"order\":3,\"paid\":true}", 10)); // held behind the dead letter
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> store.find(retrying.id()).orElseThrow().attempts() == 1);
+        append(event(
+                "order.paid",
+                good.exchange(),
+                "order-3",
+                "{\"order\":3,\"paid\":true}",
+                10)); // held behind the dead letter
 
         open("");
 
@@ -204,10 +215,13 @@ class ConsoleBrowserIT {
 
     @Test
     @Order(2)
-    @DisplayName("a dead letter is found by filter, opened, edited and requeued, then published with the edited payload")
+    @DisplayName(
+            "a dead letter is found by filter, opened, edited and requeued, then published with the edited payload")
     void findEditRequeue() throws Exception {
-        OutboxEvent broken = store.findDeadLetters(DeadLetterFilter.any().withType("order.broken"), OptionalLong.empty(), 1)
-                .events().get(0);
+        OutboxEvent broken = store.findDeadLetters(
+                        DeadLetterFilter.any().withType("order.broken"), OptionalLong.empty(), 1)
+                .events()
+                .get(0);
         signIn();
 
         open("/dead-letters");
@@ -223,7 +237,8 @@ class ConsoleBrowserIT {
         Browser.screenshot(browser, "dead-letter");
 
         // the operator fixes the broker side (the exchange now exists) and the payload
-        try (Connection connection = rabbit.connectionFactory().newConnection(); Channel channel = connection.createChannel()) {
+        try (Connection connection = rabbit.connectionFactory().newConnection();
+                Channel channel = connection.createChannel()) {
             channel.exchangeDeclare(missingExchange, BuiltinExchangeType.TOPIC, false, false, null);
             channel.queueDeclare(missingExchange, false, false, false, null);
             channel.queueBind(missingExchange, missingExchange, "#");
@@ -239,7 +254,8 @@ class ConsoleBrowserIT {
             awaitStatus(broken.id(), EventStatus.SENT);
             GetResponse delivered = channel.basicGet(missingExchange, true);
             assertThat(delivered).isNotNull();
-            assertThat(new String(delivered.getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":3,\"sku\":\"fixed\"}");
+            assertThat(new String(delivered.getBody(), StandardCharsets.UTF_8))
+                    .isEqualTo("{\"order\":3,\"sku\":\"fixed\"}");
             assertThat(delivered.getProps().getHeaders()).containsKey("fixed-by");
             channel.exchangeDelete(missingExchange);
             channel.queueDelete(missingExchange);
@@ -290,21 +306,25 @@ class ConsoleBrowserIT {
 
         open("/dead-letters?type=order.lost");
         browser.executeScript("document.querySelector('#selection input[name=csrf]').remove()");
-        browser.findElement(By.cssSelector("#dead-letters input[type=checkbox]")).click();
+        browser.findElement(By.cssSelector("#dead-letters input[type=checkbox]"))
+                .click();
         browser.findElement(By.id("requeue-selected")).click();
         assertThat(text("problem")).contains("security token is missing");
         assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
 
         open("/dead-letters?type=order.lost");
         signOut();
-        browser.findElement(By.cssSelector("#dead-letters input[type=checkbox]")).click();
+        browser.findElement(By.cssSelector("#dead-letters input[type=checkbox]"))
+                .click();
         browser.findElement(By.id("requeue-selected")).click();
         assertThat(text("problem")).contains("Sign in with the admin credential");
         assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
         assertThat(store.auditTrail(OptionalLong.empty(), 100)).hasSize((int) audited);
 
         open("/dead-letters?type=order.lost");
-        assertThat(browser.findElements(By.id("requeue-selected"))).as("no action offered when signed out").isEmpty();
+        assertThat(browser.findElements(By.id("requeue-selected")))
+                .as("no action offered when signed out")
+                .isEmpty();
     }
 
     @Test
@@ -312,9 +332,14 @@ class ConsoleBrowserIT {
     @DisplayName("an event whose payload, headers and key hold script renders inert")
     void scriptIsInert() throws SQLException {
         String script = "<script>window.pwned = true;</script><img src=x onerror=\"window.pwned = true\">";
-        OutboxEvent hostile = OutboxEvent.builder().type("order.hostile").destination(missingExchange).maxAttempts(1)
-                .key("<script>window.pwned = true;</script>").header("x-note", script + "\u001b[2J")
-                .payload(("{\"note\":\"" + script.replace("\"", "\\\"") + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+        OutboxEvent hostile = OutboxEvent.builder()
+                .type("order.hostile")
+                .destination(missingExchange)
+                .maxAttempts(1)
+                .key("<script>window.pwned = true;</script>")
+                .header("x-note", script + "\u001b[2J")
+                .payload(("{\"note\":\"" + script.replace("\"", "\\\"") + "\"}").getBytes(StandardCharsets.UTF_8))
+                .build();
         append(hostile);
         awaitStatus(hostile.id(), EventStatus.FAILED);
 
@@ -324,10 +349,12 @@ class ConsoleBrowserIT {
         open("/dead-letters/" + hostile.id());
 
         assertThat(browser.executeScript("return window.pwned === undefined")).isEqualTo(true);
-        assertThat(browser.findElements(By.cssSelector("main script, main img"))).isEmpty();
+        assertThat(browser.findElements(By.cssSelector("main script, main img")))
+                .isEmpty();
         assertThat(text("headers")).contains("<img src=x", "\\u001B[2J");
         assertThat(text("payload")).contains("<script>");
     }
+
     @Test
     @Order(6)
     @DisplayName("the detail view lists every failed attempt with its error, before and after a requeue")
@@ -337,12 +364,14 @@ class ConsoleBrowserIT {
         append(flaky);
         awaitStatus(flaky.id(), EventStatus.FAILED);
         signIn();
-        try (Connection connection = rabbit.connectionFactory().newConnection(); Channel channel = connection.createChannel()) {
+        try (Connection connection = rabbit.connectionFactory().newConnection();
+                Channel channel = connection.createChannel()) {
             // the exchange now exists, but no queue is bound to it: the next attempt fails differently
             channel.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, false, false, null);
             open("/dead-letters/" + flaky.id());
             browser.findElement(By.id("requeue-one")).click();
-            await().atMost(Duration.ofSeconds(30)).until(() -> store.attempts(flaky.id()).size() == 2);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> store.attempts(flaky.id()).size() == 2);
             channel.exchangeDelete(exchange);
         }
 
@@ -351,6 +380,9 @@ class ConsoleBrowserIT {
         List<WebElement> attempts = browser.findElements(By.cssSelector("#attempts tr.attempt"));
         assertThat(attempts).hasSize(2);
         assertThat(attempts.get(0).getText()).startsWith("1 ").contains("404", exchange);
-        assertThat(attempts.get(1).getText()).startsWith("1 ").contains("NO_ROUTE").doesNotContain("404");
+        assertThat(attempts.get(1).getText())
+                .startsWith("1 ")
+                .contains("NO_ROUTE")
+                .doesNotContain("404");
     }
 }

@@ -47,12 +47,17 @@ class ConsoleOnHttpPortTest {
     }
 
     private int status(String host, int port, String path) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path)).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode();
+        return client.send(
+                        HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .statusCode();
     }
 
     private HttpResponse<String> get(String host, int port, String path) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path)).build(),
+        return client.send(
+                HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -62,12 +67,15 @@ class ConsoleOnHttpPortTest {
         Optional<String> remote = nonLoopbackAddress();
         assumeTrue(remote.isPresent(), "needs a network interface besides loopback");
         PrometheusMeterRegistry registry = StandaloneModules.prometheus();
-        try (OutboxWorker worker = OutboxWorker.builder().store(store).publisher(new RecordingPublisher())
-                .meterRegistry(registry).build()) {
+        try (OutboxWorker worker = OutboxWorker.builder()
+                .store(store)
+                .publisher(new RecordingPublisher())
+                .meterRegistry(registry)
+                .build()) {
             worker.start();
             OutboxConsole localOnly = OutboxConsole.builder(store).build();
-            try (HealthHttpServer server = HealthHttpServer.start(new HttpConfig("0.0.0.0", 0), registry, worker,
-                    Optional.of(localOnly))) {
+            try (HealthHttpServer server =
+                    HealthHttpServer.start(new HttpConfig("0.0.0.0", 0), registry, worker, Optional.of(localOnly))) {
                 int port = server.port();
                 assertThat(status("127.0.0.1", port, "/console")).isEqualTo(200);
                 assertThat(status("127.0.0.1", port, "/console/dead-letters")).isEqualTo(200);
@@ -78,10 +86,12 @@ class ConsoleOnHttpPortTest {
                 assertThat(refused.body()).contains("only clients on this machine");
                 assertThat(status(remote.get(), port, "/console")).isEqualTo(403);
             }
-            OutboxConsole open = OutboxConsole.builder(store).allowRemoteClients(true).build();
-            try (HealthHttpServer server = HealthHttpServer.start(new HttpConfig("0.0.0.0", 0), registry, worker,
-                    Optional.of(open))) {
-                assertThat(status(remote.get(), server.port(), "/console/dead-letters")).isEqualTo(200);
+            OutboxConsole open =
+                    OutboxConsole.builder(store).allowRemoteClients(true).build();
+            try (HealthHttpServer server =
+                    HealthHttpServer.start(new HttpConfig("0.0.0.0", 0), registry, worker, Optional.of(open))) {
+                assertThat(status(remote.get(), server.port(), "/console/dead-letters"))
+                        .isEqualTo(200);
             }
         }
     }

@@ -28,7 +28,8 @@ class MaskedLogTest {
             JoranConfigurator configurator = new JoranConfigurator();
             configurator.setContext(context);
             configurator.doConfigure(getClass().getClassLoader().getResource("outbox-worker-logback.xml"));
-            ((OutputStreamAppender<ILoggingEvent>) context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR"))
+            ((OutputStreamAppender<ILoggingEvent>)
+                            context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR"))
                     .setOutputStream(captured);
             Logger log = context.getLogger("some.library");
             log.info("connecting to jdbc:postgresql://db/app?user=relay&password=hunter2");
@@ -37,8 +38,12 @@ class MaskedLogTest {
             context.stop();
         }
         String output = captured.toString(StandardCharsets.UTF_8);
-        assertThat(output).contains("password=***").contains("amqp://relay:***@rabbit")
-                .contains("IllegalStateException").doesNotContain("hunter2");
-        assertThat(context.getStatusManager().getCopyOfStatusList()).noneMatch(status -> status.getLevel() > Status.INFO);
+        assertThat(output)
+                .contains("password=***")
+                .contains("amqp://relay:***@rabbit")
+                .contains("IllegalStateException")
+                .doesNotContain("hunter2");
+        assertThat(context.getStatusManager().getCopyOfStatusList())
+                .noneMatch(status -> status.getLevel() > Status.INFO);
     }
 }

@@ -15,8 +15,10 @@ class SecretsTest {
                 .isEqualTo("jdbc:postgresql://db:5432/app?user=relay&password=***&ssl=true");
         assertThat(Secrets.maskText("jdbc:postgresql://db/app?sslpassword=s3cret"))
                 .isEqualTo("jdbc:postgresql://db/app?sslpassword=***");
-        assertThat(Secrets.maskText("amqps://orders:s3cret@rabbit:5671/shop")).isEqualTo("amqps://orders:***@rabbit:5671/shop");
-        assertThat(Secrets.maskText("jdbc:postgresql://relay:s3cret@db/app")).isEqualTo("jdbc:postgresql://relay:***@db/app");
+        assertThat(Secrets.maskText("amqps://orders:s3cret@rabbit:5671/shop"))
+                .isEqualTo("amqps://orders:***@rabbit:5671/shop");
+        assertThat(Secrets.maskText("jdbc:postgresql://relay:s3cret@db/app"))
+                .isEqualTo("jdbc:postgresql://relay:***@db/app");
         assertThat(Secrets.maskText("jdbc:postgresql://db:5432/app")).isEqualTo("jdbc:postgresql://db:5432/app");
     }
 
@@ -24,9 +26,13 @@ class SecretsTest {
     @DisplayName("JAAS configurations and name=value pairs whose name says secret")
     void jaas() {
         assertThat(Secrets.maskText("org.apache.kafka.common.security.plain.PlainLoginModule required "
-                + "username=\"relay\" password=\"s3cret\";"))
-                .doesNotContain("s3cret").contains("username=\"relay\"").contains("password=***");
-        assertThat(Secrets.maskText("token=abc client.secret='x y'")).doesNotContain("abc").doesNotContain("x y");
+                        + "username=\"relay\" password=\"s3cret\";"))
+                .doesNotContain("s3cret")
+                .contains("username=\"relay\"")
+                .contains("password=***");
+        assertThat(Secrets.maskText("token=abc client.secret='x y'"))
+                .doesNotContain("abc")
+                .doesNotContain("x y");
     }
 
     @Test
@@ -35,7 +41,8 @@ class SecretsTest {
         assertThat(Secrets.show("outbox.db.password", "s3cret")).isEqualTo("***");
         assertThat(Secrets.show("ssl.truststore.password", "s3cret")).isEqualTo("***");
         assertThat(Secrets.show("sasl.jaas.config", "anything")).isEqualTo("***");
-        assertThat(Secrets.show("sasl.oauthbearer.token.endpoint.url", "https://idp")).isEqualTo("***");
+        assertThat(Secrets.show("sasl.oauthbearer.token.endpoint.url", "https://idp"))
+                .isEqualTo("***");
         assertThat(Secrets.show("api.secret", "x")).isEqualTo("***");
         assertThat(Secrets.show("outbox.db.password", "")).isEmpty();
         assertThat(Secrets.show("outbox.table", "outbox_events")).isEqualTo("outbox_events");

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The standalone process's broker module")
 class StandaloneModulesTest {
 
-    private static final BrokerConfig RABBITMQ = new BrokerConfig(BrokerKind.RABBITMQ, "", "outbox-relay",
-            "amqp://guest:guest@127.0.0.1:5672/%2F", "outbox-relay");
+    private static final BrokerConfig RABBITMQ = new BrokerConfig(
+            BrokerKind.RABBITMQ, "", "outbox-relay", "amqp://guest:guest@127.0.0.1:5672/%2F", "outbox-relay");
 
     private static RabbitMqPublisherConfig rabbitMqConfig(int relayThreads) {
         // only the configuration is asked for: no publisher is created, nothing connects
@@ -31,19 +31,38 @@ class StandaloneModulesTest {
     @Test
     @DisplayName("hands every OUTBOX_KAFKA_* / OUTBOX_RABBITMQ_* client setting to the publisher's configuration")
     void clientSettingsReachThePublisherConfiguration() {
-        RelayAppConfig kafka = RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "kafka",
-                "OUTBOX_KAFKA_BOOTSTRAP_SERVERS", "k1:9092", "OUTBOX_KAFKA_MAX_BLOCK_MS", "4000",
-                "OUTBOX_KAFKA_SECURITY_PROTOCOL", "SASL_SSL", "OUTBOX_KAFKA_SASL_MECHANISM", "PLAIN")));
+        RelayAppConfig kafka = RelayAppConfig.load(ConfigSource.environment(Map.of(
+                "OUTBOX_BROKER",
+                "kafka",
+                "OUTBOX_KAFKA_BOOTSTRAP_SERVERS",
+                "k1:9092",
+                "OUTBOX_KAFKA_MAX_BLOCK_MS",
+                "4000",
+                "OUTBOX_KAFKA_SECURITY_PROTOCOL",
+                "SASL_SSL",
+                "OUTBOX_KAFKA_SASL_MECHANISM",
+                "PLAIN")));
         KafkaPublisherConfig producer = Guice.createInjector(StandaloneModules.brokerModule(kafka.requireBroker(), 1))
                 .getInstance(KafkaPublisherConfig.class);
-        assertThat(producer.producerProperties()).containsEntry("max.block.ms", "4000")
-                .containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "PLAIN")
+        assertThat(producer.producerProperties())
+                .containsEntry("max.block.ms", "4000")
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("sasl.mechanism", "PLAIN")
                 .containsEntry("bootstrap.servers", "k1:9092");
 
-        RelayAppConfig rabbit = RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "rabbitmq",
-                "OUTBOX_RABBITMQ_URI", "amqp://nobody:x@rabbit:5672/%2F", "OUTBOX_RABBITMQ_USERNAME", "orders",
-                "OUTBOX_RABBITMQ_PASSWORD", "s3cret", "OUTBOX_RABBITMQ_VIRTUAL_HOST", "shop",
-                "OUTBOX_RABBITMQ_CONNECTION_HEARTBEAT", "7")));
+        RelayAppConfig rabbit = RelayAppConfig.load(ConfigSource.environment(Map.of(
+                "OUTBOX_BROKER",
+                "rabbitmq",
+                "OUTBOX_RABBITMQ_URI",
+                "amqp://nobody:x@rabbit:5672/%2F",
+                "OUTBOX_RABBITMQ_USERNAME",
+                "orders",
+                "OUTBOX_RABBITMQ_PASSWORD",
+                "s3cret",
+                "OUTBOX_RABBITMQ_VIRTUAL_HOST",
+                "shop",
+                "OUTBOX_RABBITMQ_CONNECTION_HEARTBEAT",
+                "7")));
         RabbitMqPublisherConfig amqp = Guice.createInjector(StandaloneModules.brokerModule(rabbit.requireBroker(), 1))
                 .getInstance(RabbitMqPublisherConfig.class);
         assertThat(amqp.username()).isEqualTo("orders");
@@ -56,18 +75,29 @@ class StandaloneModulesTest {
     @Test
     @DisplayName("refuses, naming the key, client settings that do not exist or that the library must own")
     void refusedClientSettings() {
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "kafka",
-                "OUTBOX_KAFKA_BOOTSTRAP_SERVERS", "k1:9092", "OUTBOX_KAFKA_MAX_BLOK_MS", "4000",
-                "OUTBOX_RELAY_BATCH_SIZE", "0"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
+                        "OUTBOX_BROKER",
+                        "kafka",
+                        "OUTBOX_KAFKA_BOOTSTRAP_SERVERS",
+                        "k1:9092",
+                        "OUTBOX_KAFKA_MAX_BLOK_MS",
+                        "4000",
+                        "OUTBOX_RELAY_BATCH_SIZE",
+                        "0"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.kafka.max.blok.ms (OUTBOX_KAFKA_MAX_BLOK_MS): is not a Kafka producer")
                 .hasMessageContaining("OUTBOX_RELAY_BATCH_SIZE");
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of("outbox.broker", "kafka",
-                "outbox.kafka.bootstrap.servers", "k1:9092", "outbox.kafka.enable.idempotence", "false"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of(
+                        "outbox.broker",
+                        "kafka",
+                        "outbox.kafka.bootstrap.servers",
+                        "k1:9092",
+                        "outbox.kafka.enable.idempotence",
+                        "false"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.kafka.enable.idempotence (OUTBOX_KAFKA_ENABLE_IDEMPOTENCE)");
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_BROKER", "rabbitmq",
-                "OUTBOX_RABBITMQ_CONNECTION_RECOVERY_ENABLED", "false"))))
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(
+                        Map.of("OUTBOX_BROKER", "rabbitmq", "OUTBOX_RABBITMQ_CONNECTION_RECOVERY_ENABLED", "false"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("OUTBOX_RABBITMQ_CONNECTION_RECOVERY_ENABLED");
     }

@@ -46,16 +46,25 @@ class AppendLogWorkerIT {
         try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
             RabbitMqDestination destination = rabbit.createDestination("append-log-worker-it");
             Path config = dir.resolve("outbox.properties");
-            Files.writeString(config, "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
-                    + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table
-                    + "\noutbox.store.layout=append_log\n");
+            Files.writeString(
+                    config,
+                    "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
+                            + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table
+                            + "\noutbox.store.layout=append_log\n");
             try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
-                WorkerProcess.Result applied = WorkerProcess.run("append-log-schema", environment(), COMMAND_TIMEOUT,
-                        "schema", "--apply", "--config", config.toString());
+                WorkerProcess.Result applied = WorkerProcess.run(
+                        "append-log-schema",
+                        environment(),
+                        COMMAND_TIMEOUT,
+                        "schema",
+                        "--apply",
+                        "--config",
+                        config.toString());
                 assertThat(applied.exitCode()).as(applied.output()).isZero();
                 assertThat(applied.output()).contains("outbox.store.layout=append_log");
-                assertThat(tables(postgres, schema)).contains("outbox_events", "outbox_events_state",
-                        "outbox_events_sent", "outbox_events_position");
+                assertThat(tables(postgres, schema))
+                        .contains(
+                                "outbox_events", "outbox_events_state", "outbox_events_sent", "outbox_events_position");
 
                 List<String> ids = append(postgres, table, 40, destination.exchange());
 
@@ -63,19 +72,31 @@ class AppendLogWorkerIT {
                 env.put("OUTBOX_BROKER", "rabbitmq");
                 env.put("OUTBOX_RABBITMQ_URI", rabbit.uri());
                 env.put("OUTBOX_HTTP_PORT", "0");
-                try (WorkerProcess worker = WorkerProcess.start("append-log-run", env, "run", "--config",
-                        config.toString())) {
-                    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(inbox.ids())
-                            .as("worker log:\n%s", worker.output()).containsAll(ids));
-                    WorkerProcess.Result status = WorkerProcess.run("append-log-status", environment(),
-                            COMMAND_TIMEOUT, "status", "--config", config.toString());
+                try (WorkerProcess worker =
+                        WorkerProcess.start("append-log-run", env, "run", "--config", config.toString())) {
+                    await().atMost(Duration.ofMinutes(2))
+                            .untilAsserted(() -> assertThat(inbox.ids())
+                                    .as("worker log:\n%s", worker.output())
+                                    .containsAll(ids));
+                    WorkerProcess.Result status = WorkerProcess.run(
+                            "append-log-status",
+                            environment(),
+                            COMMAND_TIMEOUT,
+                            "status",
+                            "--config",
+                            config.toString());
                     assertThat(status.exitCode()).as(status.output()).isZero();
-                    assertThat(status.output()).containsPattern("(?m)^pending\\s+0\\s*$")
+                    assertThat(status.output())
+                            .containsPattern("(?m)^pending\\s+0\\s*$")
                             .containsPattern("(?m)^sent\\s+40\\s*$");
                     // the relay went through the append-only layout: sent records appended, log rows never changed
-                    assertThat(count(postgres, "SELECT count(*) FROM " + table + "_sent")).isEqualTo(40);
-                    assertThat(count(postgres, "SELECT count(*) FROM " + table + " WHERE status <> 'pending'"
-                            + " OR sent_at IS NOT NULL")).isZero();
+                    assertThat(count(postgres, "SELECT count(*) FROM " + table + "_sent"))
+                            .isEqualTo(40);
+                    assertThat(count(
+                                    postgres,
+                                    "SELECT count(*) FROM " + table + " WHERE status <> 'pending'"
+                                            + " OR sent_at IS NOT NULL"))
+                            .isZero();
                     worker.terminate();
                     worker.waitFor(Duration.ofSeconds(30));
                 }
@@ -97,8 +118,8 @@ class AppendLogWorkerIT {
         List<String> names = new ArrayList<>();
         try (Connection connection = postgres.dataSource().getConnection();
                 Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = '"
-                        + schema + "'")) {
+                ResultSet rows =
+                        statement.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = '" + schema + "'")) {
             while (rows.next()) {
                 names.add(rows.getString(1));
             }
@@ -118,19 +139,28 @@ class AppendLogWorkerIT {
     /** Appends {@code count} events in one transaction, as a producer of the append-only layout does. */
     private static List<String> append(PostgresFixture postgres, String table, int count, String exchange)
             throws Exception {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(table).layout(StoreLayout.APPEND_LOG).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(table)
+                        .layout(StoreLayout.APPEND_LOG)
+                        .build());
         OutboxWriter writer = store.writer();
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("order.placed").destination(exchange).key("order-" + (i % 5))
-                    .routingKey("orders.placed").payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+            events.add(OutboxEvent.builder()
+                    .type("order.placed")
+                    .destination(exchange)
+                    .key("order-" + (i % 5))
+                    .routingKey("orders.placed")
+                    .payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8))
                     .build());
         }
         List<String> ids = new ArrayList<>();
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
-            writer.append(connection, events).forEach(event -> ids.add(event.id().toString()));
+            writer.append(connection, events)
+                    .forEach(event -> ids.add(event.id().toString()));
             connection.commit();
         }
         return ids;

@@ -58,8 +58,8 @@ class BrokerConfigAndSecretsIT {
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + secret + "'");
             statement.execute("GRANT USAGE ON SCHEMA " + table.schema + " TO " + role);
-            statement.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + table.schema + " TO "
-                    + role);
+            statement.execute(
+                    "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + table.schema + " TO " + role);
         }
     }
 
@@ -87,7 +87,8 @@ class BrokerConfigAndSecretsIT {
     }
 
     @Test
-    @DisplayName("Kafka over TLS with producer properties from OUTBOX_KAFKA_*: delivered, and the secret printed nowhere")
+    @DisplayName(
+            "Kafka over TLS with producer properties from OUTBOX_KAFKA_*: delivered, and the secret printed nowhere")
     void kafkaOverTls(@TempDir Path dir) throws Exception {
         SelfSignedCertificate certificate = SelfSignedCertificate.create(dir, secret);
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.startWithSsl(new EmbeddedKafkaBroker.SslListener(
@@ -100,27 +101,34 @@ class BrokerConfigAndSecretsIT {
             env.put("OUTBOX_BROKER", "kafka");
             env.put("OUTBOX_KAFKA_BOOTSTRAP_SERVERS", kafka.sslBootstrapServers());
             env.put("OUTBOX_KAFKA_SECURITY_PROTOCOL", "SSL");
-            env.put("OUTBOX_KAFKA_SSL_TRUSTSTORE_LOCATION", certificate.trustStore().toString());
+            env.put(
+                    "OUTBOX_KAFKA_SSL_TRUSTSTORE_LOCATION",
+                    certificate.trustStore().toString());
             env.put("OUTBOX_KAFKA_SSL_TRUSTSTORE_PASSWORD", secret);
             env.put("OUTBOX_KAFKA_SSL_TRUSTSTORE_TYPE", SelfSignedCertificate.STORE_TYPE);
             env.put("OUTBOX_KAFKA_MAX_BLOCK_MS", "4000");
             // not used over plain SSL, but a JAAS configuration must be masked wherever it is printed
-            env.put("OUTBOX_KAFKA_SASL_JAAS_CONFIG", "org.apache.kafka.common.security.plain.PlainLoginModule "
-                    + "required username=\"relay\" password=\"" + secret + "\";");
+            env.put(
+                    "OUTBOX_KAFKA_SASL_JAAS_CONFIG",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule "
+                            + "required username=\"relay\" password=\"" + secret + "\";");
 
             StringBuilder printed = new StringBuilder();
             WorkerProcess.Result config = WorkerProcess.run("secrets-config", env, COMMAND_TIMEOUT, "config");
             printed.append(config.output());
             assertThat(config.exitCode()).as(config.output()).isZero();
-            assertThat(config.output()).contains("outbox.kafka.max.block.ms", "4000")
+            assertThat(config.output())
+                    .contains("outbox.kafka.max.block.ms", "4000")
                     .containsPattern("outbox.kafka.ssl.truststore.password\\s+\\*\\*\\*")
                     .containsPattern("outbox.db.password\\s+\\*\\*\\*");
 
             try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
                     WorkerProcess worker = WorkerProcess.start("secrets-kafka-tls", env, "run")) {
                 Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
-                await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-                        assertThat(received.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
+                await().atMost(Duration.ofMinutes(2))
+                        .untilAsserted(() -> assertThat(received.ids())
+                                .as("worker log:\n%s", worker.output())
+                                .containsAll(expected));
                 await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 50);
                 worker.terminate();
                 worker.waitFor(Duration.ofSeconds(30));
@@ -161,22 +169,29 @@ class BrokerConfigAndSecretsIT {
                 Map<String, String> env = databaseEnvironment();
                 env.put("OUTBOX_BROKER", "rabbitmq");
                 // the URI's credentials and virtual host are wrong: only the separate settings make the login work
-                env.put("OUTBOX_RABBITMQ_URI", "amqp://nobody:" + secret + "@" + rabbit.host() + ":" + rabbit.port()
-                        + "/no-such-vhost");
+                env.put(
+                        "OUTBOX_RABBITMQ_URI",
+                        "amqp://nobody:" + secret + "@" + rabbit.host() + ":" + rabbit.port() + "/no-such-vhost");
                 env.put("OUTBOX_RABBITMQ_USERNAME", rabbit.username());
                 env.put("OUTBOX_RABBITMQ_PASSWORD", rabbit.password());
                 env.put("OUTBOX_RABBITMQ_VIRTUAL_HOST", rabbit.virtualHost());
                 env.put("OUTBOX_RABBITMQ_CONNECTION_HEARTBEAT", "7");
                 env.put("OUTBOX_RABBITMQ_CLIENT_PROPERTIES_DEPLOYMENT", "settings-it");
-                String connectionName = "outbox-settings-it-" + UUID.randomUUID().toString().substring(0, 8);
+                String connectionName =
+                        "outbox-settings-it-" + UUID.randomUUID().toString().substring(0, 8);
                 env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", connectionName);
                 try (WorkerProcess worker = WorkerProcess.start("rabbit-settings", env, "run")) {
-                    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(inbox.ids())
-                            .as("worker log:\n%s", worker.output())
-                            .containsAll(ids.stream().map(UUID::toString).toList()));
-                    brokerView(connectionName).ifPresent(line -> assertThat(line)
-                            .as("the broker's view of the connection: heartbeat 7 s and the extra client property")
-                            .contains("\"deployment\",\"settings-it\"").endsWith("\t7"));
+                    await().atMost(Duration.ofMinutes(2))
+                            .untilAsserted(() -> assertThat(inbox.ids())
+                                    .as("worker log:\n%s", worker.output())
+                                    .containsAll(
+                                            ids.stream().map(UUID::toString).toList()));
+                    brokerView(connectionName)
+                            .ifPresent(line -> assertThat(line)
+                                    .as(
+                                            "the broker's view of the connection: heartbeat 7 s and the extra client property")
+                                    .contains("\"deployment\",\"settings-it\"")
+                                    .endsWith("\t7"));
                     worker.terminate();
                     worker.waitFor(Duration.ofSeconds(30));
                     assertThat(worker.output()).doesNotContain(secret);
@@ -187,7 +202,8 @@ class BrokerConfigAndSecretsIT {
                 typo.put("OUTBOX_RABBITMQ_TOPOLOGY_RECOVERY_ENABLED", "true");
                 WorkerProcess.Result refused = WorkerProcess.run("rabbit-refused", typo, COMMAND_TIMEOUT, "run");
                 assertThat(refused.exitCode()).as(refused.output()).isEqualTo(2);
-                assertThat(refused.output()).contains("OUTBOX_RABBITMQ_CONECTION_HEARTBEAT")
+                assertThat(refused.output())
+                        .contains("OUTBOX_RABBITMQ_CONECTION_HEARTBEAT")
                         .doesNotContain(secret);
             } finally {
                 rabbit.delete(destination);
@@ -201,15 +217,20 @@ class BrokerConfigAndSecretsIT {
      */
     private static java.util.Optional<String> brokerView(String connectionName) throws InterruptedException {
         try {
-            Process process = new ProcessBuilder("rabbitmqctl", "-q", "list_connections", "client_properties",
-                    "timeout").redirectErrorStream(true).start();
+            Process process = new ProcessBuilder(
+                            "rabbitmqctl", "-q", "list_connections", "client_properties", "timeout")
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || process.exitValue() != 0) {
                 return java.util.Optional.empty();
             }
-            return java.util.Optional.of(output.lines().filter(line -> line.contains("\"" + connectionName + "\""))
-                    .findFirst().map(String::strip).orElseThrow(() -> new AssertionError("no connection named "
-                            + connectionName + " in:\n" + output)));
+            return java.util.Optional.of(output.lines()
+                    .filter(line -> line.contains("\"" + connectionName + "\""))
+                    .findFirst()
+                    .map(String::strip)
+                    .orElseThrow(
+                            () -> new AssertionError("no connection named " + connectionName + " in:\n" + output)));
         } catch (java.io.IOException e) {
             return java.util.Optional.empty();
         }

@@ -51,7 +51,8 @@ class ContainerImageIT {
     private static final Logger log = LoggerFactory.getLogger(ContainerImageIT.class);
     private static final Path ROOT = Path.of("").toAbsolutePath().resolve("..").normalize();
     private static final String IMAGE_JAR = "/opt/outbox/outbox-worker.jar";
-    private static final Pattern INSTRUCTION = Pattern.compile("^(FROM|ENV|ENTRYPOINT|CMD|HEALTHCHECK|EXPOSE|USER)\\s+(.*)$");
+    private static final Pattern INSTRUCTION =
+            Pattern.compile("^(FROM|ENV|ENTRYPOINT|CMD|HEALTHCHECK|EXPOSE|USER)\\s+(.*)$");
     private static final Pattern ENV_PAIR = Pattern.compile("(\\w+)=(\\S+)");
 
     private static PostgresFixture postgres;
@@ -69,7 +70,8 @@ class ContainerImageIT {
     }
 
     @Test
-    @DisplayName("runs the jar as its entrypoint says: health check and probes answer, events are published, SIGTERM drains in the grace period")
+    @DisplayName(
+            "runs the jar as its entrypoint says: health check and probes answer, events are published, SIGTERM drains in the grace period")
     void entrypointRunsTheWorker() throws Exception {
         RuntimeStage image = RuntimeStage.read(ROOT.resolve("Dockerfile"));
         JsonNode deployment = kubernetes("Deployment");
@@ -81,17 +83,26 @@ class ContainerImageIT {
         assertThat(image.entrypoint()).as("ENTRYPOINT").startsWith("java").contains("-jar", IMAGE_JAR);
         int imagePort = Integer.parseInt(image.environment().get("OUTBOX_HTTP_PORT"));
         assertThat(image.exposed()).contains(String.valueOf(imagePort));
-        URI healthCheck = URI.create(image.healthCheck().stream().filter(arg -> arg.startsWith("http://"))
-                .findFirst().orElseThrow(() -> new AssertionError("HEALTHCHECK names no URL: " + image.healthCheck())));
+        URI healthCheck = URI.create(image.healthCheck().stream()
+                .filter(arg -> arg.startsWith("http://"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("HEALTHCHECK names no URL: " + image.healthCheck())));
         assertThat(healthCheck.getPort()).isEqualTo(imagePort);
         assertThat(container.at("/ports/0/containerPort").asInt()).isEqualTo(imagePort);
-        assertThat(container.get("args").get(0).asText()).isEqualTo(image.command().get(0));
-        assertThat(secret).as("the password comes from the Secret, not the ConfigMap").containsKey("OUTBOX_DB_PASSWORD");
+        assertThat(container.get("args").get(0).asText())
+                .isEqualTo(image.command().get(0));
+        assertThat(secret)
+                .as("the password comes from the Secret, not the ConfigMap")
+                .containsKey("OUTBOX_DB_PASSWORD");
         assertThat(configMap).doesNotContainKey("OUTBOX_DB_PASSWORD");
 
-        Duration shutdownTimeout = Duration.ofSeconds(Long.parseLong(configMap.get("OUTBOX_SHUTDOWN_TIMEOUT").replace("s", "")));
-        long grace = deployment.at("/spec/template/spec/terminationGracePeriodSeconds").asLong();
-        assertThat(Duration.ofSeconds(grace)).as("grace period vs OUTBOX_SHUTDOWN_TIMEOUT")
+        Duration shutdownTimeout = Duration.ofSeconds(
+                Long.parseLong(configMap.get("OUTBOX_SHUTDOWN_TIMEOUT").replace("s", "")));
+        long grace = deployment
+                .at("/spec/template/spec/terminationGracePeriodSeconds")
+                .asLong();
+        assertThat(Duration.ofSeconds(grace))
+                .as("grace period vs OUTBOX_SHUTDOWN_TIMEOUT")
                 .isGreaterThanOrEqualTo(shutdownTimeout.plusSeconds(10));
 
         // The documented settings, with the addresses of this machine's services in place of the sample's.
@@ -112,34 +123,55 @@ class ContainerImageIT {
         env.put("OUTBOX_HTTP_PORT", String.valueOf(port)); // 8080 may be taken on a build machine
         List<String> command = new ArrayList<>();
         for (String arg : image.entrypoint()) {
-            command.add(arg.equals("java") ? Path.of(System.getProperty("java.home"), "bin", "java").toString()
-                    : arg.equals(IMAGE_JAR) ? WorkerProcess.jar().toString() : arg);
+            command.add(
+                    arg.equals("java")
+                            ? Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString()
+                            : arg.equals(IMAGE_JAR) ? WorkerProcess.jar().toString() : arg);
         }
         command.addAll(image.command());
 
         try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
             List<UUID> ids = table.append(2000, destination.exchange(), "order.placed");
             Path output = Files.createTempFile("outbox-image-it-", ".log");
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+            ProcessBuilder builder =
+                    new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
             builder.environment().clear();
             builder.environment().putAll(env);
             Process process = builder.start();
             try {
-                await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
-                    assertThat(process.isAlive()).as("worker alive; output:\n%s", Files.readString(output)).isTrue();
-                    assertThat(inbox.ids()).containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
-                });
+                await().atMost(Duration.ofMinutes(3))
+                        .pollInterval(Duration.ofMillis(250))
+                        .untilAsserted(() -> {
+                            assertThat(process.isAlive())
+                                    .as("worker alive; output:\n%s", Files.readString(output))
+                                    .isTrue();
+                            assertThat(inbox.ids())
+                                    .containsAll(
+                                            ids.stream().map(UUID::toString).collect(Collectors.toSet()));
+                        });
                 await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.SENT) == ids.size());
                 String base = "http://127.0.0.1:" + port;
-                assertThat(status(base + healthCheck.getPath())).as("HEALTHCHECK " + healthCheck.getPath()).isEqualTo(200);
-                assertThat(status(base + container.at("/livenessProbe/httpGet/path").asText())).isEqualTo(200);
-                await().atMost(Duration.ofSeconds(30)).until(() ->
-                        status(base + container.at("/readinessProbe/httpGet/path").asText()) == 200);
-                log.info("worker resident set after draining {} events: {} MiB", ids.size(), residentMiB(process.pid()));
+                assertThat(status(base + healthCheck.getPath()))
+                        .as("HEALTHCHECK " + healthCheck.getPath())
+                        .isEqualTo(200);
+                assertThat(status(base
+                                + container.at("/livenessProbe/httpGet/path").asText()))
+                        .isEqualTo(200);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> status(base
+                                        + container
+                                                .at("/readinessProbe/httpGet/path")
+                                                .asText())
+                                == 200);
+                log.info(
+                        "worker resident set after draining {} events: {} MiB", ids.size(), residentMiB(process.pid()));
 
                 process.destroy(); // SIGTERM, as the kubelet sends it
                 assertThat(process.waitFor(grace, TimeUnit.SECONDS))
-                        .as("exit within terminationGracePeriodSeconds=%d; output:\n%s", grace, Files.readString(output))
+                        .as(
+                                "exit within terminationGracePeriodSeconds=%d; output:\n%s",
+                                grace, Files.readString(output))
                         .isTrue();
             } finally {
                 process.destroyForcibly();
@@ -165,13 +197,20 @@ class ContainerImageIT {
 
     private static Map<String, String> fields(JsonNode node) {
         Map<String, String> fields = new LinkedHashMap<>();
-        node.fields().forEachRemaining(field -> fields.put(field.getKey(), field.getValue().asText()));
+        node.fields()
+                .forEachRemaining(
+                        field -> fields.put(field.getKey(), field.getValue().asText()));
         return fields;
     }
 
     private static int status(String url) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     private static int freePort() throws IOException {
@@ -190,8 +229,13 @@ class ContainerImageIT {
     }
 
     /** The instructions of the Dockerfile's last stage that decide what the container runs. */
-    record RuntimeStage(Map<String, String> environment, List<String> entrypoint, List<String> command,
-            List<String> healthCheck, List<String> exposed, String user) {
+    record RuntimeStage(
+            Map<String, String> environment,
+            List<String> entrypoint,
+            List<String> command,
+            List<String> healthCheck,
+            List<String> exposed,
+            String user) {
 
         static RuntimeStage read(Path dockerfile) throws IOException {
             List<String> instructions = joinContinuations(Files.readAllLines(dockerfile));
@@ -225,7 +269,7 @@ class ContainerImageIT {
                     case "HEALTHCHECK" -> healthCheck = jsonArray(argument.substring(argument.indexOf("CMD ") + 4));
                     case "EXPOSE" -> exposed.addAll(List.of(argument.split("\\s+")));
                     case "USER" -> user = argument;
-                    default -> { }
+                    default -> {}
                 }
             }
             return new RuntimeStage(environment, entrypoint, command, healthCheck, exposed, user);
@@ -240,7 +284,8 @@ class ContainerImageIT {
                     continue;
                 }
                 boolean continues = trimmed.endsWith("\\");
-                current.append(continues ? trimmed.substring(0, trimmed.length() - 1) : trimmed).append(' ');
+                current.append(continues ? trimmed.substring(0, trimmed.length() - 1) : trimmed)
+                        .append(' ');
                 if (!continues) {
                     instructions.add(current.toString().strip());
                     current.setLength(0);

@@ -69,7 +69,8 @@ class FrozenBrokerShutdownIT {
     }
 
     @Test
-    @DisplayName("RabbitMQ: exits within the shutdown timeout + 2 s, releases its batches untried, reports no lost lease")
+    @DisplayName(
+            "RabbitMQ: exits within the shutdown timeout + 2 s, releases its batches untried, reports no lost lease")
     void rabbitMq() throws Exception {
         RabbitMqFixture rabbit = RabbitMqFixture.start();
         RabbitMqDestination destination = rabbit.createDestination("frozen-shutdown");
@@ -79,10 +80,14 @@ class FrozenBrokerShutdownIT {
             table.append(3000, destination.exchange(), "order.placed");
             Map<String, String> env = environment(table);
             env.put("OUTBOX_BROKER", "rabbitmq");
-            env.put("OUTBOX_RABBITMQ_URI", "amqp://" + rabbit.username() + ":" + rabbit.password() + "@"
-                    + rabbit.host() + ":" + proxy.port() + "/"
-                    + URLEncoder.encode(rabbit.virtualHost(), StandardCharsets.UTF_8));
-            env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "frozen-shutdown-" + UUID.randomUUID().toString().substring(0, 8));
+            env.put(
+                    "OUTBOX_RABBITMQ_URI",
+                    "amqp://" + rabbit.username() + ":" + rabbit.password() + "@"
+                            + rabbit.host() + ":" + proxy.port() + "/"
+                            + URLEncoder.encode(rabbit.virtualHost(), StandardCharsets.UTF_8));
+            env.put(
+                    "OUTBOX_RABBITMQ_CONNECTION_NAME",
+                    "frozen-shutdown-" + UUID.randomUUID().toString().substring(0, 8));
             try (WorkerProcess worker = WorkerProcess.start("frozen-rabbitmq", env, "run")) {
                 await().atMost(Duration.ofMinutes(2)).until(() -> inbox.distinct() >= 200 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
@@ -104,8 +109,8 @@ class FrozenBrokerShutdownIT {
     void kafka() throws Exception {
         int proxyPort = freePort();
         // the broker advertises the proxy, so that every connection of the worker goes through it
-        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(Map.of("advertised.listeners",
-                "PLAINTEXT://127.0.0.1:" + proxyPort));
+        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(
+                        Map.of("advertised.listeners", "PLAINTEXT://127.0.0.1:" + proxyPort));
                 TcpProxy proxy = new TcpProxy(proxyPort, "127.0.0.1", port(kafka.bootstrapServers()));
                 OutboxTable table = new OutboxTable(postgres)) {
             String topic = "frozen-shutdown-" + UUID.randomUUID().toString().substring(0, 8);
@@ -115,8 +120,8 @@ class FrozenBrokerShutdownIT {
             env.put("OUTBOX_BROKER", "kafka");
             env.put("OUTBOX_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:" + proxyPort);
             try (WorkerProcess worker = WorkerProcess.start("frozen-kafka", env, "run")) {
-                await().atMost(Duration.ofMinutes(2)).until(() -> table.count(EventStatus.SENT) >= 200
-                        || !worker.isAlive());
+                await().atMost(Duration.ofMinutes(2))
+                        .until(() -> table.count(EventStatus.SENT) >= 200 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.freeze();
@@ -132,7 +137,8 @@ class FrozenBrokerShutdownIT {
         // batches handed to the frozen broker stay in flight: nothing gets marked any more
         await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.IN_FLIGHT) > 0);
         long sent = table.count(EventStatus.SENT);
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(30))
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> table.count(EventStatus.SENT) == sent && table.count(EventStatus.IN_FLIGHT) > 0);
         long inFlight = table.count(EventStatus.IN_FLIGHT);
 
@@ -140,17 +146,28 @@ class FrozenBrokerShutdownIT {
         worker.terminate();
         worker.waitFor(Duration.ofSeconds(90));
         Duration exit = Duration.ofNanos(System.nanoTime() - sigterm);
-        log.info("SIGTERM with {} events in flight to a frozen broker: exit after {} ms; worker log:\n{}", inFlight,
-                exit.toMillis(), worker.output().lines().filter(line -> line.contains("outbox") || line.contains("WARN"))
+        log.info(
+                "SIGTERM with {} events in flight to a frozen broker: exit after {} ms; worker log:\n{}",
+                inFlight,
+                exit.toMillis(),
+                worker.output()
+                        .lines()
+                        .filter(line -> line.contains("outbox") || line.contains("WARN"))
                         .collect(Collectors.joining("\n")));
 
-        assertThat(exit).as("SIGTERM to exit; worker log:\n%s", worker.output())
+        assertThat(exit)
+                .as("SIGTERM to exit; worker log:\n%s", worker.output())
                 .isLessThanOrEqualTo(SHUTDOWN_TIMEOUT.plus(PROMISED_GRACE));
         assertThat(worker.output()).doesNotContain("lease lost");
-        assertThat(table.count(EventStatus.IN_FLIGHT)).as("every unanswered batch released").isZero();
+        assertThat(table.count(EventStatus.IN_FLIGHT))
+                .as("every unanswered batch released")
+                .isZero();
         assertThat(table.count(EventStatus.FAILED)).isZero();
-        assertThat(eventsWithAttempts(table)).as("no attempt spent on the frozen broker").isZero();
-        assertThat(worker.output()).contains("outbox worker stopped in")
+        assertThat(eventsWithAttempts(table))
+                .as("no attempt spent on the frozen broker")
+                .isZero();
+        assertThat(worker.output())
+                .contains("outbox worker stopped in")
                 .as("the publisher closed within the budget it was given")
                 .doesNotContain("the worker stops without waiting for it");
     }

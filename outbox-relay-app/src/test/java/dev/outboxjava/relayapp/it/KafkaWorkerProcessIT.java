@@ -82,14 +82,22 @@ class KafkaWorkerProcessIT {
                 kafka.restart();
 
                 Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
-                await().atMost(Duration.ofMinutes(3)).untilAsserted(() ->
-                        assertThat(received.ids()).as("worker log:\n%s", worker.output()).containsAll(expected));
+                await().atMost(Duration.ofMinutes(3))
+                        .untilAsserted(() -> assertThat(received.ids())
+                                .as("worker log:\n%s", worker.output())
+                                .containsAll(expected));
                 await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == ids.size());
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("broker available again") >= 1);
-                log.info("outage log lines:\n{}", worker.output().lines()
-                        .filter(line -> line.contains("worker.outage")).collect(Collectors.joining("\n")));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> worker.linesContaining("broker available again") >= 1);
+                log.info(
+                        "outage log lines:\n{}",
+                        worker.output()
+                                .lines()
+                                .filter(line -> line.contains("worker.outage"))
+                                .collect(Collectors.joining("\n")));
 
-                assertThat(worker.linesContaining("broker unavailable, backing off")).isEqualTo(1);
+                assertThat(worker.linesContaining("broker unavailable, backing off"))
+                        .isEqualTo(1);
                 assertThat(worker.linesContaining("broker available again")).isEqualTo(1);
                 assertThat(table.count(EventStatus.FAILED)).isZero();
                 worker.terminate();

@@ -72,17 +72,24 @@ class OperatorCliIT {
     }
 
     @Test
-    @DisplayName("dead-letters list: a table with a header, fitted columns, the error shortened and a total; json in full")
+    @DisplayName(
+            "dead-letters list: a table with a header, fitted columns, the error shortened and a total; json in full")
     void deadLetterTable() throws Exception {
         List<UUID> dead = deadLetters(3);
 
         WorkerProcess.Result list = cli("dead-letters", "list", "--limit", "2");
         assertThat(list.exitCode()).as(list.output()).isZero();
-        List<String> lines = list.output().lines().filter(line -> !line.isBlank()).toList();
-        assertThat(lines.get(0)).matches("ID\\s{2,}TYPE\\s{2,}KEY\\s{2,}DESTINATION\\s{2,}ATTEMPTS\\s{2,}CREATED\\s{2,}"
-                + "LAST ERROR");
-        assertThat(lines.get(1)).startsWith(dead.get(0).toString()).contains("payment.failed").contains("1/")
-                .contains("broker said no: exchange 'orders'").endsWith("...")
+        List<String> lines =
+                list.output().lines().filter(line -> !line.isBlank()).toList();
+        assertThat(lines.get(0))
+                .matches(
+                        "ID\\s{2,}TYPE\\s{2,}KEY\\s{2,}DESTINATION\\s{2,}ATTEMPTS\\s{2,}CREATED\\s{2,}" + "LAST ERROR");
+        assertThat(lines.get(1))
+                .startsWith(dead.get(0).toString())
+                .contains("payment.failed")
+                .contains("1/")
+                .contains("broker said no: exchange 'orders'")
+                .endsWith("...")
                 .doesNotContain("well past the width");
         int typeColumn = lines.get(0).indexOf("TYPE");
         assertThat(lines.get(1).indexOf("payment.failed")).as("columns line up").isEqualTo(typeColumn);
@@ -92,10 +99,12 @@ class OperatorCliIT {
 
         WorkerProcess.Result json = cli("dead-letters", "list", "--format", "json");
         assertThat(json.exitCode()).as(json.output()).isZero();
-        JsonNode page = new ObjectMapper().readTree(json.output().substring(json.output().indexOf('{')));
+        JsonNode page = new ObjectMapper()
+                .readTree(json.output().substring(json.output().indexOf('{')));
         assertThat(page.get("total").asLong()).isEqualTo(3);
         assertThat(page.get("events")).hasSize(3);
-        assertThat(page.get("events").get(0).get("id").asText()).isEqualTo(dead.get(0).toString());
+        assertThat(page.get("events").get(0).get("id").asText())
+                .isEqualTo(dead.get(0).toString());
         assertThat(page.get("events").get(0).get("lastError").asText()).isEqualTo(LONG_ERROR);
         assertThat(page.get("events").get(0).get("status").asText()).isEqualTo("failed");
     }
@@ -108,17 +117,28 @@ class OperatorCliIT {
         table.store.lease(lease, 2, Instant.now());
         Instant soon = Instant.now().plus(Duration.ofMinutes(2)).truncatedTo(ChronoUnit.SECONDS);
         Instant later = soon.plus(Duration.ofMinutes(10));
-        table.store.markRetry(lease, List.of(new RetryMark(ids.get(0), "timed out after 30s", later),
-                new RetryMark(ids.get(1), "connection reset", soon)), Instant.now());
+        table.store.markRetry(
+                lease,
+                List.of(
+                        new RetryMark(ids.get(0), "timed out after 30s", later),
+                        new RetryMark(ids.get(1), "connection reset", soon)),
+                Instant.now());
 
         WorkerProcess.Result list = cli("retries", "list");
         assertThat(list.exitCode()).as(list.output()).isZero();
-        List<String> lines = list.output().lines().filter(line -> !line.isBlank()).toList();
-        assertThat(lines.get(0)).matches("ID\\s{2,}TYPE\\s{2,}KEY\\s{2,}DESTINATION\\s{2,}ATTEMPTS\\s{2,}"
-                + "NEXT ATTEMPT\\s{2,}LAST ERROR");
-        assertThat(lines.get(1)).startsWith(ids.get(1).toString()).contains(soon.toString())
-                .contains("connection reset").contains("1/");
-        assertThat(lines.get(2)).startsWith(ids.get(0).toString()).contains(later.toString())
+        List<String> lines =
+                list.output().lines().filter(line -> !line.isBlank()).toList();
+        assertThat(lines.get(0))
+                .matches("ID\\s{2,}TYPE\\s{2,}KEY\\s{2,}DESTINATION\\s{2,}ATTEMPTS\\s{2,}"
+                        + "NEXT ATTEMPT\\s{2,}LAST ERROR");
+        assertThat(lines.get(1))
+                .startsWith(ids.get(1).toString())
+                .contains(soon.toString())
+                .contains("connection reset")
+                .contains("1/");
+        assertThat(lines.get(2))
+                .startsWith(ids.get(0).toString())
+                .contains(later.toString())
                 .contains("timed out after 30s");
         assertThat(lines.get(3)).isEqualTo("1-2 of 2 events waiting for a retry");
         assertThat(list.output()).doesNotContain(ids.get(2).toString());
@@ -131,12 +151,21 @@ class OperatorCliIT {
         UUID pending = table.append(1, "orders", "order.placed").get(0);
         UUID unknown = UUID.randomUUID();
 
-        WorkerProcess.Result requeue = cli("dead-letters", "requeue", "--id", dead.get(0).toString(), "--id",
-                unknown.toString(), "--id", pending.toString());
+        WorkerProcess.Result requeue = cli(
+                "dead-letters",
+                "requeue",
+                "--id",
+                dead.get(0).toString(),
+                "--id",
+                unknown.toString(),
+                "--id",
+                pending.toString());
 
         assertThat(requeue.exitCode()).as(requeue.output()).isEqualTo(1);
-        assertThat(requeue.output()).contains("no event with id " + unknown)
-                .contains(pending + " is pending, not a dead letter").contains("nothing requeued");
+        assertThat(requeue.output())
+                .contains("no event with id " + unknown)
+                .contains(pending + " is pending, not a dead letter")
+                .contains("nothing requeued");
         assertNoStackTrace(requeue);
         assertThat(table.count(EventStatus.FAILED)).isEqualTo(1);
     }
@@ -146,7 +175,8 @@ class OperatorCliIT {
     void audited() throws Exception {
         List<UUID> dead = deadLetters(3);
 
-        WorkerProcess.Result requeue = cli("dead-letters", "requeue", "--id", dead.get(0).toString(), "--by", "Grace");
+        WorkerProcess.Result requeue =
+                cli("dead-letters", "requeue", "--id", dead.get(0).toString(), "--by", "Grace");
         WorkerProcess.Result purge = cli("purge", "--status", "failed", "--older-than", "0s");
         WorkerProcess.Result dryRun = cli("purge", "--status", "failed", "--older-than", "0s", "--dry-run");
 
@@ -155,7 +185,9 @@ class OperatorCliIT {
         assertThat(purge.output()).contains("purged 2 failed event(s)");
         assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
         List<AuditEntry> trail = table.store.auditTrail(OptionalLong.empty(), 10);
-        assertThat(trail).as("newest first; the dry run changes nothing and records nothing").hasSize(2);
+        assertThat(trail)
+                .as("newest first; the dry run changes nothing and records nothing")
+                .hasSize(2);
         assertThat(trail.get(0)).satisfies(entry -> {
             assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
             assertThat(entry.actor()).isEqualTo(System.getProperty("user.name") + " (cli)");
@@ -208,7 +240,8 @@ class OperatorCliIT {
         WorkerProcess.Result run = cli(env, "run");
 
         assertThat(run.exitCode()).as(run.output()).isEqualTo(2);
-        assertThat(run.output()).contains("outbox.table (OUTBOX_TABLE)")
+        assertThat(run.output())
+                .contains("outbox.table (OUTBOX_TABLE)")
                 .contains("outbox-worker schema --table " + table.schema + ".no_such_table");
         assertNoStackTrace(run);
     }
@@ -227,8 +260,13 @@ class OperatorCliIT {
             WorkerProcess.Result run = cli(env, "run");
 
             assertThat(run.exitCode()).as(run.output()).isEqualTo(2);
-            assertThat(run.output().lines().filter(line -> line.startsWith("error:")).toList()).singleElement()
-                    .asString().contains("127.0.0.1:" + taken.getLocalPort() + ": Address already in use")
+            assertThat(run.output()
+                            .lines()
+                            .filter(line -> line.startsWith("error:"))
+                            .toList())
+                    .singleElement()
+                    .asString()
+                    .contains("127.0.0.1:" + taken.getLocalPort() + ": Address already in use")
                     .contains("OUTBOX_HTTP_PORT");
             assertNoStackTrace(run);
         }
@@ -238,8 +276,12 @@ class OperatorCliIT {
     private List<UUID> deadLetters(int count) throws Exception {
         table.append(count, "orders", "payment.failed");
         UUID lease = UUID.randomUUID();
-        List<UUID> dead = table.store.lease(lease, count, Instant.now()).stream().map(OutboxEvent::id).toList();
-        table.store.markDeadLettered(lease, dead.stream().map(id -> new DeadLetterMark(id, LONG_ERROR)).toList(),
+        List<UUID> dead = table.store.lease(lease, count, Instant.now()).stream()
+                .map(OutboxEvent::id)
+                .toList();
+        table.store.markDeadLettered(
+                lease,
+                dead.stream().map(id -> new DeadLetterMark(id, LONG_ERROR)).toList(),
                 Instant.now());
         return dead;
     }

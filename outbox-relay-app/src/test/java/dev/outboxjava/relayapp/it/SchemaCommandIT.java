@@ -74,9 +74,11 @@ class SchemaCommandIT {
 
     private Path settings(Path dir, String ordering) throws IOException {
         Path file = dir.resolve("outbox-" + ordering + ".properties");
-        Files.writeString(file, "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
-                + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table
-                + "\noutbox.ordering=" + ordering + "\n");
+        Files.writeString(
+                file,
+                "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
+                        + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table
+                        + "\noutbox.ordering=" + ordering + "\n");
         return file;
     }
 
@@ -84,8 +86,11 @@ class SchemaCommandIT {
     @DisplayName("with outbox.ordering=per_key the printed DDL, run by psql's way (one script), makes a table "
             + "a per-key store finds complete")
     void printedPerKeyDdlHasTheIndexes(@TempDir Path dir) throws Exception {
-        assertThat(run("schema", "--config", settings(dir, "per_key").toString())).as(err.toString()).isZero();
-        try (Connection connection = postgres.openConnection(); Statement statement = connection.createStatement()) {
+        assertThat(run("schema", "--config", settings(dir, "per_key").toString()))
+                .as(err.toString())
+                .isZero();
+        try (Connection connection = postgres.openConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute(out.toString());
         }
 
@@ -99,17 +104,24 @@ class SchemaCommandIT {
     @DisplayName("--apply runs the DDL the settings need: per-key indexes only with outbox.ordering=per_key, "
             + "and again without harm")
     void applyFollowsTheOrderingSetting(@TempDir Path dir) throws Exception {
-        assertThat(run("schema", "--apply", "--config", settings(dir, "none").toString())).as(err.toString()).isZero();
+        assertThat(run("schema", "--apply", "--config", settings(dir, "none").toString()))
+                .as(err.toString())
+                .isZero();
         assertThat(out.toString()).contains(table, "outbox.ordering=none");
         assertThat(indexes()).contains("outbox_events_pending_idx").doesNotContain("outbox_events_key_guard_idx");
 
         for (int round = 0; round < 2; round++) {
-            assertThat(run("schema", "--apply", "--config", settings(dir, "per_key").toString()))
-                    .as(err.toString()).isZero();
+            assertThat(run(
+                            "schema",
+                            "--apply",
+                            "--config",
+                            settings(dir, "per_key").toString()))
+                    .as(err.toString())
+                    .isZero();
             assertThat(out.toString()).contains(table, "per_key");
         }
-        assertThat(indexes()).contains("outbox_events_pending_idx", "outbox_events_key_guard_idx",
-                "outbox_events_key_held_idx");
+        assertThat(indexes())
+                .contains("outbox_events_pending_idx", "outbox_events_key_guard_idx", "outbox_events_key_held_idx");
         assertThat(perKeyStore().checkHealth().detail()).doesNotContain("key_guard_idx");
     }
 
@@ -118,11 +130,12 @@ class SchemaCommandIT {
             + "configured from the same settings")
     void runEnsureSchemaFollowsTheOrderingSetting(@TempDir Path dir) throws Exception {
         Path file = settings(dir, "per_key");
-        Files.writeString(file, "outbox.broker=rabbitmq\noutbox.rabbitmq.uri=amqp://127.0.0.1:5672\n",
-                StandardOpenOption.APPEND);
-        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of()).overriding(ConfigSource.file(file)));
-        Injector injector = Guice.createInjector(Stage.DEVELOPMENT,
-                StandaloneModules.forSettings(settings, StandaloneModules.prometheus()));
+        Files.writeString(
+                file, "outbox.broker=rabbitmq\noutbox.rabbitmq.uri=amqp://127.0.0.1:5672\n", StandardOpenOption.APPEND);
+        RelayAppConfig settings =
+                RelayAppConfig.load(ConfigSource.environment(Map.of()).overriding(ConfigSource.file(file)));
+        Injector injector = Guice.createInjector(
+                Stage.DEVELOPMENT, StandaloneModules.forSettings(settings, StandaloneModules.prometheus()));
         HikariDataSource pool = injector.getInstance(HikariDataSource.class);
         try {
             injector.getInstance(PostgresOutboxStore.class).ensureSchema();
@@ -134,14 +147,19 @@ class SchemaCommandIT {
     }
 
     private PostgresOutboxStore perKeyStore() {
-        return PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder().tableName(table)
-                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)).build());
+        return PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(table)
+                        .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
+                        .build());
     }
 
     private List<String> indexes() throws SQLException {
         List<String> names = new ArrayList<>();
-        try (Connection connection = postgres.openConnection(); PreparedStatement statement = connection.prepareStatement(
-                "SELECT indexname FROM pg_indexes WHERE schemaname = ? AND tablename = 'outbox_events'")) {
+        try (Connection connection = postgres.openConnection();
+                PreparedStatement statement = connection.prepareStatement(
+                        "SELECT indexname FROM pg_indexes WHERE schemaname = ? AND tablename = 'outbox_events'")) {
             statement.setString(1, schema);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {

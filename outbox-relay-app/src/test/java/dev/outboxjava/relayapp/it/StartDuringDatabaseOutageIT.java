@@ -32,14 +32,20 @@ class StartDuringDatabaseOutageIT {
     static final WorkerFixture fixture = new WorkerFixture("start-outage-it");
 
     private Map<String, String> environment(String databaseUrl, int httpPort) {
-        return WorkerProcess.rabbitMqEnvironment(fixture, databaseUrl, fixture.rabbit().uri(), httpPort);
+        return WorkerProcess.rabbitMqEnvironment(
+                fixture, databaseUrl, fixture.rabbit().uri(), httpPort);
     }
 
     /** The status of {@code path}, or -1 while nothing answers on the port yet. */
     private static int status(int port, String path) {
         try {
-            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            return HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                    .timeout(Duration.ofSeconds(10))
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
         } catch (IOException e) {
             return -1;
         } catch (InterruptedException e) {
@@ -56,29 +62,48 @@ class StartDuringDatabaseOutageIT {
         int httpPort = WorkerProcess.freePort();
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
             proxy.cut(); // the database is down before the worker starts
-            Map<String, String> env = environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
-                    httpPort);
+            Map<String, String> env =
+                    environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(), httpPort);
             try (WorkerProcess worker = WorkerProcess.start("start-during-database-outage", env, "run")) {
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                    assertThat(worker.isAlive()).as("worker alive; log:\n%s", worker.output()).isTrue();
-                    assertThat(status(httpPort, "/health")).as("live while it waits").isEqualTo(200);
-                });
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200))
+                        .untilAsserted(() -> {
+                            assertThat(worker.isAlive())
+                                    .as("worker alive; log:\n%s", worker.output())
+                                    .isTrue();
+                            assertThat(status(httpPort, "/health"))
+                                    .as("live while it waits")
+                                    .isEqualTo(200);
+                        });
                 // a process that gave up would be gone by now: the probe fails within a second
-                await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                    assertThat(worker.isAlive()).as("still waiting; log:\n%s", worker.output()).isTrue();
-                    assertThat(status(httpPort, "/health/ready")).as("not ready while it waits").isEqualTo(503);
-                    assertThat(status(httpPort, "/health")).isEqualTo(200);
-                });
+                await().during(Duration.ofSeconds(5))
+                        .atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> {
+                            assertThat(worker.isAlive())
+                                    .as("still waiting; log:\n%s", worker.output())
+                                    .isTrue();
+                            assertThat(status(httpPort, "/health/ready"))
+                                    .as("not ready while it waits")
+                                    .isEqualTo(503);
+                            assertThat(status(httpPort, "/health")).isEqualTo(200);
+                        });
                 assertThat(fixture.inbox().distinct()).isZero();
-                assertThat(worker.linesContaining("waiting for it")).as(worker.output()).isEqualTo(1);
+                assertThat(worker.linesContaining("waiting for it"))
+                        .as(worker.output())
+                        .isEqualTo(1);
 
                 proxy.restore();
 
-                await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                    assertThat(worker.isAlive()).as("worker alive; log:\n%s", worker.output()).isTrue();
-                    assertThat(fixture.inbox().ids())
-                            .containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
-                });
+                await().atMost(Duration.ofMinutes(2))
+                        .pollInterval(Duration.ofMillis(200))
+                        .untilAsserted(() -> {
+                            assertThat(worker.isAlive())
+                                    .as("worker alive; log:\n%s", worker.output())
+                                    .isTrue();
+                            assertThat(fixture.inbox().ids())
+                                    .containsAll(
+                                            ids.stream().map(UUID::toString).collect(Collectors.toSet()));
+                        });
                 await().atMost(Duration.ofSeconds(30)).until(() -> status(httpPort, "/health/ready") == 200);
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> fixture.table().count(EventStatus.SENT) == ids.size());
@@ -94,11 +119,12 @@ class StartDuringDatabaseOutageIT {
     @DisplayName("a database the server does not have ends the start at once with exit code 3: waiting cannot fix it")
     void exitsForSettingsTheDatabaseRefuses() {
         URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
-        String missing = "jdbc:postgresql://" + database.getHost() + ":" + (database.getPort() == -1 ? 5432
-                : database.getPort()) + "/no_such_database_" + UUID.randomUUID().toString().substring(0, 8);
+        String missing =
+                "jdbc:postgresql://" + database.getHost() + ":" + (database.getPort() == -1 ? 5432 : database.getPort())
+                        + "/no_such_database_" + UUID.randomUUID().toString().substring(0, 8);
 
-        WorkerProcess.Result result = WorkerProcess.run("start-with-missing-database", environment(missing, 0),
-                Duration.ofSeconds(60), "run");
+        WorkerProcess.Result result = WorkerProcess.run(
+                "start-with-missing-database", environment(missing, 0), Duration.ofSeconds(60), "run");
 
         assertThat(result.exitCode()).as(result.output()).isEqualTo(3);
         assertThat(result.output()).contains("does not exist").doesNotContain("waiting for it");
@@ -111,11 +137,11 @@ class StartDuringDatabaseOutageIT {
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 5432)) {
             proxy.cut();
             URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
-            Map<String, String> env = environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
-                    httpPort);
+            Map<String, String> env =
+                    environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(), httpPort);
             try (WorkerProcess worker = WorkerProcess.start("stop-while-waiting", env, "run")) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> worker.linesContaining("waiting for it") == 1
-                        || !worker.isAlive());
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> worker.linesContaining("waiting for it") == 1 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 worker.terminate();

@@ -42,8 +42,10 @@ class WorkerCliIT {
     void freshTable(@TempDir Path dir) throws Exception {
         configFile = dir.resolve("outbox.properties");
         PostgresFixture postgres = fixture.postgres();
-        Files.writeString(configFile, "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
-                + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + fixture.table().name + "\n");
+        Files.writeString(
+                configFile,
+                "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user() + "\noutbox.db.password="
+                        + postgres.password() + "\noutbox.table=" + fixture.table().name + "\n");
     }
 
     private static Map<String, String> baseEnvironment() {
@@ -61,7 +63,8 @@ class WorkerCliIT {
     }
 
     private static long figure(String output, String name) {
-        Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\s+(\\d+)\\s*$").matcher(output);
+        Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\s+(\\d+)\\s*$")
+                .matcher(output);
         assertThat(matcher.find()).as("'%s' in:\n%s", name, output).isTrue();
         return Long.parseLong(matcher.group(1));
     }
@@ -75,12 +78,22 @@ class WorkerCliIT {
         table.append(5, exchange, "order.paid");
         table.append(10, exchange, "order.placed");
         UUID lease = UUID.randomUUID();
-        List<UUID> dead = table.store.lease(lease, 10, Instant.now()).stream().map(OutboxEvent::id).toList();
-        table.store.markDeadLettered(lease, dead.stream().map(id -> new DeadLetterMark(id, "broker said: no")).toList(),
+        List<UUID> dead = table.store.lease(lease, 10, Instant.now()).stream()
+                .map(OutboxEvent::id)
+                .toList();
+        table.store.markDeadLettered(
+                lease,
+                dead.stream()
+                        .map(id -> new DeadLetterMark(id, "broker said: no"))
+                        .toList(),
                 Instant.now());
         UUID lease2 = UUID.randomUUID();
-        table.store.markPublished(lease2, table.store.lease(lease2, 5, Instant.now()).stream().map(OutboxEvent::id)
-                .toList(), Instant.now());
+        table.store.markPublished(
+                lease2,
+                table.store.lease(lease2, 5, Instant.now()).stream()
+                        .map(OutboxEvent::id)
+                        .toList(),
+                Instant.now());
         table.store.lease(UUID.randomUUID(), 5, Instant.now());
         return dead;
     }
@@ -94,17 +107,23 @@ class WorkerCliIT {
 
         assertThat(status.exitCode()).as(status.output()).isZero();
         Map<EventStatus, Long> counts = fixture.table().countsBySql();
-        assertThat(counts).containsEntry(EventStatus.PENDING, 10L).containsEntry(EventStatus.IN_FLIGHT, 5L)
-                .containsEntry(EventStatus.SENT, 5L).containsEntry(EventStatus.FAILED, 10L);
+        assertThat(counts)
+                .containsEntry(EventStatus.PENDING, 10L)
+                .containsEntry(EventStatus.IN_FLIGHT, 5L)
+                .containsEntry(EventStatus.SENT, 5L)
+                .containsEntry(EventStatus.FAILED, 10L);
         for (EventStatus state : EventStatus.values()) {
-            assertThat(figure(status.output(), state.databaseValue())).as(state.name()).isEqualTo(counts.get(state));
+            assertThat(figure(status.output(), state.databaseValue()))
+                    .as(state.name())
+                    .isEqualTo(counts.get(state));
         }
         assertThat(figure(status.output(), "relay_lag_events")).isEqualTo(15);
         assertThat(status.output()).containsPattern("(?m)^oldest_pending_age\\s+\\d+\\.\\d{3}s \\(created ");
     }
 
     @Test
-    @DisplayName("dead-letters list/show/requeue, then the worker delivers the requeued events; purge removes sent ones")
+    @DisplayName(
+            "dead-letters list/show/requeue, then the worker delivers the requeued events; purge removes sent ones")
     void requeuedDeadLettersAreDelivered() throws Exception {
         List<UUID> dead = everyState();
 
@@ -115,11 +134,16 @@ class WorkerCliIT {
 
         WorkerProcess.Result show = cli("dead-letters", "show", dead.get(0).toString());
         assertThat(show.exitCode()).as(show.output()).isZero();
-        assertThat(show.output()).containsPattern("(?m)^status\\s+failed$").contains("broker said: no")
-                .contains("payment.failed").containsPattern("(?m)^payload\\s+\\{\"order\":\\d+}$");
-        assertThat(cli("dead-letters", "show", UUID.randomUUID().toString()).exitCode()).isEqualTo(1);
+        assertThat(show.output())
+                .containsPattern("(?m)^status\\s+failed$")
+                .contains("broker said: no")
+                .contains("payment.failed")
+                .containsPattern("(?m)^payload\\s+\\{\"order\":\\d+}$");
+        assertThat(cli("dead-letters", "show", UUID.randomUUID().toString()).exitCode())
+                .isEqualTo(1);
 
-        WorkerProcess.Result one = cli("dead-letters", "requeue", "--id", dead.get(0).toString());
+        WorkerProcess.Result one =
+                cli("dead-letters", "requeue", "--id", dead.get(0).toString());
         assertThat(one.output()).contains("requeued 1 dead letter(s)");
         WorkerProcess.Result byType = cli("dead-letters", "requeue", "--type", "payment.failed");
         assertThat(byType.exitCode()).isZero();
@@ -129,12 +153,15 @@ class WorkerCliIT {
         Map<String, String> env = baseEnvironment();
         env.put("OUTBOX_BROKER", "rabbitmq");
         env.put("OUTBOX_RABBITMQ_URI", fixture.rabbit().uri());
-        env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "outbox-worker-cli-it-" + UUID.randomUUID().toString().substring(0, 8));
+        env.put(
+                "OUTBOX_RABBITMQ_CONNECTION_NAME",
+                "outbox-worker-cli-it-" + UUID.randomUUID().toString().substring(0, 8));
         env.put("OUTBOX_HTTP_PORT", "0");
         try (WorkerProcess worker = WorkerProcess.start("cli-run", env, "run", "--config", configFile.toString())) {
-            await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(fixture.inbox().ids())
-                    .as("worker log:\n%s", worker.output())
-                    .containsAll(dead.stream().map(UUID::toString).toList()));
+            await().atMost(Duration.ofMinutes(2))
+                    .untilAsserted(() -> assertThat(fixture.inbox().ids())
+                            .as("worker log:\n%s", worker.output())
+                            .containsAll(dead.stream().map(UUID::toString).toList()));
             await().atMost(Duration.ofMinutes(2)).until(() -> fixture.table().count(EventStatus.PENDING) == 0);
             worker.terminate();
             worker.waitFor(Duration.ofSeconds(30));
@@ -172,8 +199,8 @@ class WorkerCliIT {
         assertThat(unreachable.output()).contains("database unreachable");
         // `run` waits for a database that is down instead (StartDuringDatabaseOutageIT)
 
-        WorkerProcess.Result schema = WorkerProcess.run("cli-schema", baseEnvironment(), COMMAND_TIMEOUT, "schema",
-                "--table", "shop.outbox_events");
+        WorkerProcess.Result schema = WorkerProcess.run(
+                "cli-schema", baseEnvironment(), COMMAND_TIMEOUT, "schema", "--table", "shop.outbox_events");
         assertThat(schema.exitCode()).isZero();
         assertThat(schema.output()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"outbox_events\"");
     }

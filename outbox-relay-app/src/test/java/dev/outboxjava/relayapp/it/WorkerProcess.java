@@ -71,11 +71,15 @@ final class WorkerProcess implements AutoCloseable {
 
     private static boolean isComplete(Path jar) {
         try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
-            return List.of("dev/outboxjava/relayapp/OutboxCli.class", "picocli/CommandLine.class",
-                    "org/postgresql/Driver.class", "META-INF/services/java.sql.Driver",
-                    "com/rabbitmq/client/ConnectionFactory.class",
-                    "org/apache/kafka/clients/producer/KafkaProducer.class")
-                    .stream().allMatch(name -> zip.getEntry(name) != null);
+            return List.of(
+                            "dev/outboxjava/relayapp/OutboxCli.class",
+                            "picocli/CommandLine.class",
+                            "org/postgresql/Driver.class",
+                            "META-INF/services/java.sql.Driver",
+                            "com/rabbitmq/client/ConnectionFactory.class",
+                            "org/apache/kafka/clients/producer/KafkaProducer.class")
+                    .stream()
+                    .allMatch(name -> zip.getEntry(name) != null);
         } catch (IOException e) {
             return false;
         }
@@ -86,8 +90,8 @@ final class WorkerProcess implements AutoCloseable {
      * {@code databaseUrl} (the fixture's own, or a proxy in front of it), the broker at {@code rabbitUri},
      * HTTP on {@code httpPort} of the loopback interface, a 5 s shutdown timeout. Tests add their own.
      */
-    static Map<String, String> rabbitMqEnvironment(WorkerFixture fixture, String databaseUrl, String rabbitUri,
-            int httpPort) {
+    static Map<String, String> rabbitMqEnvironment(
+            WorkerFixture fixture, String databaseUrl, String rabbitUri, int httpPort) {
         Map<String, String> env = new HashMap<>();
         env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("OUTBOX_DB_URL", databaseUrl);
@@ -110,8 +114,8 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     static WorkerProcess start(String name, Map<String, String> environment, String... args) {
-        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-jar", jar().toString()));
+        List<String> command = new ArrayList<>(
+                List.of(javaExecutable(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar().toString()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().clear();
@@ -133,8 +137,7 @@ final class WorkerProcess implements AutoCloseable {
         }
     }
 
-    record Result(int exitCode, String output) {
-    }
+    record Result(int exitCode, String output) {}
 
     private static String javaExecutable() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();

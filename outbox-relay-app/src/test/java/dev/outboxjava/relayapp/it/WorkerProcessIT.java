@@ -34,15 +34,18 @@ class WorkerProcessIT {
     private static final Duration SHUTDOWN_BOUND = Duration.ofSeconds(5);
     /** JVM start-up/tear-down on top of the shutdown bound, on a busy 2-core machine. */
     private static final Duration PROCESS_SLACK = Duration.ofSeconds(5);
+
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(3);
 
     @RegisterExtension
     static final WorkerFixture fixture = new WorkerFixture("worker-it");
 
     private Map<String, String> environment(String amqpUri, int httpPort) {
-        Map<String, String> env = WorkerProcess.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri,
-                httpPort);
-        env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", "outbox-worker-it-" + UUID.randomUUID().toString().substring(0, 8));
+        Map<String, String> env =
+                WorkerProcess.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri, httpPort);
+        env.put(
+                "OUTBOX_RABBITMQ_CONNECTION_NAME",
+                "outbox-worker-it-" + UUID.randomUUID().toString().substring(0, 8));
         env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", "5s");
         env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", "10s");
         env.put("OUTBOX_SWEEPER_INTERVAL", "1s");
@@ -52,14 +55,21 @@ class WorkerProcessIT {
     }
 
     private static HttpResponse<String> get(int port, String path) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     private void awaitDelivered(List<UUID> ids, WorkerProcess worker) {
         await().atMost(DRAIN_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            assertThat(worker.isAlive()).as("worker alive; log:\n%s", worker.output()).isTrue();
-            assertThat(fixture.inbox().ids()).containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
+            assertThat(worker.isAlive())
+                    .as("worker alive; log:\n%s", worker.output())
+                    .isTrue();
+            assertThat(fixture.inbox().ids())
+                    .containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
         });
     }
 
@@ -68,22 +78,24 @@ class WorkerProcessIT {
     void drainsThenStopsOnSigterm() throws Exception {
         List<UUID> first = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
         int httpPort = WorkerProcess.freePort();
-        try (WorkerProcess worker = WorkerProcess.start("drain", environment(fixture.rabbit().uri(), httpPort),
-                "run")) {
+        try (WorkerProcess worker =
+                WorkerProcess.start("drain", environment(fixture.rabbit().uri(), httpPort), "run")) {
             long started = System.nanoTime();
             awaitDelivered(first, worker);
-            log.info("5,000 events appended before start reached RabbitMQ {} ms after the process was started",
+            log.info(
+                    "5,000 events appended before start reached RabbitMQ {} ms after the process was started",
                     (System.nanoTime() - started) / 1_000_000);
             await().atMost(Duration.ofSeconds(30)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
 
             assertThat(get(httpPort, "/health").statusCode()).isEqualTo(200);
             HttpResponse<String> ready = get(httpPort, "/health/ready");
             assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(get(httpPort, "/metrics").body())
-                    .contains("outbox_events_published_total{table=\"" + fixture.table().name + "\"} 5000.0")
-                    .contains("outbox_events_pending{table=\"" + fixture.table().name + "\"} 0.0")
-                    .contains("outbox_relay_batch_duration_seconds_count")
-                    .contains("outbox_events_commit_to_ack_seconds_count"));
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(get(httpPort, "/metrics").body())
+                            .contains("outbox_events_published_total{table=\"" + fixture.table().name + "\"} 5000.0")
+                            .contains("outbox_events_pending{table=\"" + fixture.table().name + "\"} 0.0")
+                            .contains("outbox_relay_batch_duration_seconds_count")
+                            .contains("outbox_events_commit_to_ack_seconds_count"));
 
             // SIGTERM in the middle of a second, bigger drain
             fixture.table().append(20_000, fixture.destination().exchange(), "order.placed");
@@ -92,13 +104,20 @@ class WorkerProcessIT {
             worker.terminate();
             worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
             long exitMillis = (System.nanoTime() - sigterm) / 1_000_000;
-            log.info("SIGTERM to exit: {} ms (bound {} + process slack {}); delivered {} of 25,000 by then", exitMillis,
-                    SHUTDOWN_BOUND, PROCESS_SLACK, fixture.inbox().distinct());
+            log.info(
+                    "SIGTERM to exit: {} ms (bound {} + process slack {}); delivered {} of 25,000 by then",
+                    exitMillis,
+                    SHUTDOWN_BOUND,
+                    PROCESS_SLACK,
+                    fixture.inbox().distinct());
 
-            assertThat(fixture.table().count(EventStatus.IN_FLIGHT)).as("nothing left in flight").isZero();
+            assertThat(fixture.table().count(EventStatus.IN_FLIGHT))
+                    .as("nothing left in flight")
+                    .isZero();
             assertThat(worker.output()).contains("outbox worker stopping").contains("outbox worker stopped in");
             Map<EventStatus, Long> counts = fixture.table().countsBySql();
-            assertThat(counts.get(EventStatus.SENT) + counts.get(EventStatus.PENDING)).isEqualTo(25_000);
+            assertThat(counts.get(EventStatus.SENT) + counts.get(EventStatus.PENDING))
+                    .isEqualTo(25_000);
         }
     }
 
@@ -121,7 +140,8 @@ class WorkerProcessIT {
         try (WorkerProcess second = WorkerProcess.start("sigkill-second", env, "run")) {
             awaitDelivered(ids, second);
             await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
-            log.info("every event arrived: {} deliveries for 5,000 events ({} duplicates)",
+            log.info(
+                    "every event arrived: {} deliveries for 5,000 events ({} duplicates)",
                     fixture.inbox().deliveries(),
                     fixture.inbox().deliveries() - 5000);
             second.terminate();
@@ -134,7 +154,8 @@ class WorkerProcessIT {
     @DisplayName("a 10 s broker outage mid-drain: backs off, logs it once, drains everything after recovery")
     void ridesOutABrokerOutage() throws Exception {
         List<UUID> ids = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
-        try (TcpProxy proxy = new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port())) {
+        try (TcpProxy proxy =
+                new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port())) {
             Map<String, String> env = environment(fixture.rabbitUriVia(proxy.port()), 0);
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
             try (WorkerProcess worker = WorkerProcess.start("broker-outage", env, "run")) {
@@ -147,19 +168,28 @@ class WorkerProcessIT {
                 int deliveredAtCut = settledCount();
                 Thread.sleep(Math.max(0, 10_000 - (System.nanoTime() - cutAt) / 1_000_000)); // the outage: 10 s
                 assertThat(worker.isAlive()).isTrue();
-                assertThat(fixture.inbox().distinct()).as("nothing gets through while cut")
+                assertThat(fixture.inbox().distinct())
+                        .as("nothing gets through while cut")
                         .isLessThanOrEqualTo(deliveredAtCut + 50);
                 proxy.restore();
 
                 awaitDelivered(ids, worker);
-                await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("broker available again") >= 1);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> fixture.table().count(EventStatus.SENT) == 5000);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> worker.linesContaining("broker available again") >= 1);
 
-                log.info("outage log lines:\n{}", worker.output().lines()
-                        .filter(line -> line.contains("worker.outage")).collect(Collectors.joining("\n")));
-                assertThat(worker.linesContaining("broker unavailable, backing off")).isEqualTo(1);
+                log.info(
+                        "outage log lines:\n{}",
+                        worker.output()
+                                .lines()
+                                .filter(line -> line.contains("worker.outage"))
+                                .collect(Collectors.joining("\n")));
+                assertThat(worker.linesContaining("broker unavailable, backing off"))
+                        .isEqualTo(1);
                 assertThat(worker.linesContaining("broker available again")).isEqualTo(1);
-                assertThat(fixture.table().count(EventStatus.FAILED)).as("no event dead-lettered by the outage")
+                assertThat(fixture.table().count(EventStatus.FAILED))
+                        .as("no event dead-lettered by the outage")
                         .isZero();
                 worker.terminate();
                 worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
@@ -186,12 +216,19 @@ class WorkerProcessIT {
                 proxy.restore();
 
                 awaitDelivered(ids, worker);
-                await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.linesContaining("database available again") >= 1);
-                log.info("outage log lines:\n{}", worker.output().lines()
-                        .filter(line -> line.contains("worker.outage")).collect(Collectors.joining("\n")));
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> fixture.table().count(EventStatus.SENT) == 5000);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> worker.linesContaining("database available again") >= 1);
+                log.info(
+                        "outage log lines:\n{}",
+                        worker.output()
+                                .lines()
+                                .filter(line -> line.contains("worker.outage"))
+                                .collect(Collectors.joining("\n")));
 
-                assertThat(worker.linesContaining("database unavailable, backing off")).isEqualTo(1);
+                assertThat(worker.linesContaining("database unavailable, backing off"))
+                        .isEqualTo(1);
                 assertThat(worker.linesContaining("database available again")).isEqualTo(1);
                 assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
                 worker.terminate();

@@ -11,7 +11,6 @@ import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorker;
-import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import dev.outboxjava.worker.observability.DatabaseHealthMonitor;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -46,6 +45,7 @@ class DashboardMetricsTest {
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
     /** A metric reference in PromQL, with its label matchers if any. */
     private static final Pattern REFERENCE = Pattern.compile("\\b(outbox_[a-zA-Z0-9_]+)(\\{[^}]*})?");
+
     private static final Set<String> PROMETHEUS_LABELS = Set.of("le", "job", "instance", "quantile");
 
     private static Map<String, Set<String>> exported;
@@ -54,13 +54,20 @@ class DashboardMetricsTest {
     static void scrape() {
         PrometheusMeterRegistry registry = StandaloneModules.prometheus();
         // the meters exactly as the worker registers them when it starts ...
-        try (OutboxWorker worker = OutboxWorker.builder().store(new InMemoryOutboxStore())
-                .publisher(new RecordingPublisher()).meterRegistry(registry).build()) {
+        try (OutboxWorker worker = OutboxWorker.builder()
+                .store(new InMemoryOutboxStore())
+                .publisher(new RecordingPublisher())
+                .meterRegistry(registry)
+                .build()) {
             worker.start();
             // ... plus the database health gauges of DatabaseHealthModule (never polled here)
-            new DatabaseHealthMonitor(new InMemoryOutboxStore(), PostgresHealthProbe.create(new PGSimpleDataSource(),
-                    "outbox_events", Optional.of("outbox_inbox")), HealthConfig.ofDefaults(), Clock.systemUTC(),
-                    registry, Duration.ofSeconds(15));
+            new DatabaseHealthMonitor(
+                    new InMemoryOutboxStore(),
+                    PostgresHealthProbe.create(new PGSimpleDataSource(), "outbox_events", Optional.of("outbox_inbox")),
+                    HealthConfig.ofDefaults(),
+                    Clock.systemUTC(),
+                    registry,
+                    Duration.ofSeconds(15));
             exported = parse(registry.scrape());
         }
     }
@@ -86,10 +93,16 @@ class DashboardMetricsTest {
     @Test
     @DisplayName("the scrape has the worker's meters under their Prometheus names")
     void scrapeHasTheMeters() {
-        assertThat(exported).containsKeys("outbox_events_published_total", "outbox_events_failed_total",
-                "outbox_events_oldest_pending_age_seconds", "outbox_relay_batch_duration_seconds_bucket",
-                "outbox_db_oldest_transaction_age_seconds", "outbox_table_dead_tuples", "outbox_inbox_size_bytes",
-                "outbox_events_rows");
+        assertThat(exported)
+                .containsKeys(
+                        "outbox_events_published_total",
+                        "outbox_events_failed_total",
+                        "outbox_events_oldest_pending_age_seconds",
+                        "outbox_relay_batch_duration_seconds_bucket",
+                        "outbox_db_oldest_transaction_age_seconds",
+                        "outbox_table_dead_tuples",
+                        "outbox_inbox_size_bytes",
+                        "outbox_events_rows");
     }
 
     @Test
@@ -117,7 +130,9 @@ class DashboardMetricsTest {
             for (JsonNode rule : group.path("rules")) {
                 alerts++;
                 assertThat(rule.path("alert").asText()).as("rule name").isNotBlank();
-                assertThat(rule.path("expr").asText()).as("expr of " + rule.path("alert").asText()).isNotBlank();
+                assertThat(rule.path("expr").asText())
+                        .as("expr of " + rule.path("alert").asText())
+                        .isNotBlank();
                 expressions.add(rule.path("expr").asText());
             }
         }
@@ -138,7 +153,10 @@ class DashboardMetricsTest {
                     continue;
                 }
                 if (reference.group(2) != null) {
-                    Matcher label = LABEL.matcher(reference.group(2).replace("=~\"", "=\"").replace("!=\"", "=\"")
+                    Matcher label = LABEL.matcher(reference
+                            .group(2)
+                            .replace("=~\"", "=\"")
+                            .replace("!=\"", "=\"")
                             .replace("!~\"", "=\""));
                     while (label.find()) {
                         if (!exported.get(metric).contains(label.group(1))
@@ -148,10 +166,14 @@ class DashboardMetricsTest {
                     }
                 }
             }
-            assertThat(any).as(file + ": expression references no outbox metric: " + expression).isTrue();
+            assertThat(any)
+                    .as(file + ": expression references no outbox metric: " + expression)
+                    .isTrue();
         }
-        assertThat(unknown).as(file + " references metrics/labels the worker does not export; exported: "
-                + new TreeSet<>(exported.keySet())).isEmpty();
+        assertThat(unknown)
+                .as(file + " references metrics/labels the worker does not export; exported: "
+                        + new TreeSet<>(exported.keySet()))
+                .isEmpty();
     }
 
     private static InputStream resource(String name) {

@@ -70,6 +70,7 @@ class DashboardQueriesIT {
     private static final Pattern TABLE_WIDE = Pattern.compile("outbox_events_(pending|in_flight|dead_letters|eligible"
             + "|retrying|scheduled|held|rows|oldest_pending_age_seconds|oldest_eligible_age_seconds)|outbox_table_.*"
             + "|outbox_db_.*|outbox_inbox_.*");
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final int STEPS = 10;
@@ -97,16 +98,26 @@ class DashboardQueriesIT {
     /** A standalone worker of the test's table; returns the port of its /metrics. */
     private int startWorker(String name) {
         Map<String, String> environment = Map.of(
-                "OUTBOX_DB_URL", database.url,
-                "OUTBOX_DB_USER", database.postgres.user(),
-                "OUTBOX_DB_PASSWORD", database.postgres.password(),
-                "OUTBOX_TABLE", database.table,
-                "OUTBOX_BROKER", "rabbitmq",
-                "OUTBOX_RABBITMQ_URI", rabbit.uri(),
-                "OUTBOX_RABBITMQ_CONNECTION_NAME", "dashboard-it-" + name,
-                "OUTBOX_RELAY_WAKEUP", "none",
-                "OUTBOX_METRICS_POLL_INTERVAL", "100ms",
-                "OUTBOX_HEALTH_INBOX_TABLE", database.inboxTable);
+                "OUTBOX_DB_URL",
+                database.url,
+                "OUTBOX_DB_USER",
+                database.postgres.user(),
+                "OUTBOX_DB_PASSWORD",
+                database.postgres.password(),
+                "OUTBOX_TABLE",
+                database.table,
+                "OUTBOX_BROKER",
+                "rabbitmq",
+                "OUTBOX_RABBITMQ_URI",
+                rabbit.uri(),
+                "OUTBOX_RABBITMQ_CONNECTION_NAME",
+                "dashboard-it-" + name,
+                "OUTBOX_RELAY_WAKEUP",
+                "none",
+                "OUTBOX_METRICS_POLL_INTERVAL",
+                "100ms",
+                "OUTBOX_HEALTH_INBOX_TABLE",
+                database.inboxTable);
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(environment));
         PrometheusMeterRegistry registry = StandaloneModules.prometheus();
         opened.add(registry::close);
@@ -137,10 +148,17 @@ class DashboardQueriesIT {
         }
         UUID lease = UUID.randomUUID();
         assertThat(database.store.lease(lease, 10, Instant.now())).hasSize(3);
-        database.store.markRetry(lease, List.of(new RetryMark(failing.get(0).id(), "broker said no",
-                Instant.now().plus(Duration.ofHours(1)))), Instant.now());
-        database.store.markDeadLettered(lease, List.of(new DeadLetterMark(failing.get(1).id(), "poison"),
-                new DeadLetterMark(failing.get(2).id(), "poison")), Instant.now());
+        database.store.markRetry(
+                lease,
+                List.of(new RetryMark(
+                        failing.get(0).id(), "broker said no", Instant.now().plus(Duration.ofHours(1)))),
+                Instant.now());
+        database.store.markDeadLettered(
+                lease,
+                List.of(
+                        new DeadLetterMark(failing.get(1).id(), "poison"),
+                        new DeadLetterMark(failing.get(2).id(), "poison")),
+                Instant.now());
         try (Connection connection = database.dataSource.getConnection()) {
             connection.setAutoCommit(false);
             writer.append(connection, scheduled);
@@ -149,7 +167,10 @@ class DashboardQueriesIT {
     }
 
     private static OutboxEvent event(String type, Instant availableAt) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().type(type).destination("orders").key("order-1")
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .type(type)
+                .destination("orders")
+                .key("order-1")
                 .payload("{}".getBytes(StandardCharsets.UTF_8));
         if (availableAt != null) {
             builder.availableAt(availableAt);
@@ -167,17 +188,21 @@ class DashboardQueriesIT {
         // both have polled the same table, and their table-wide figures (ages aside, which move with the
         // scrape's clock) agree: the two scrapes taken then are the input
         List<Map<String, Double>> scrapes = new ArrayList<>();
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            scrapes.clear();
-            scrapes.add(scrape(first));
-            scrapes.add(scrape(second));
-            for (Map<String, Double> scrape : scrapes) {
-                assertThat(scrape).containsEntry("outbox_events_pending{table=\"" + database.table + "\"}", 4.0)
-                        .containsEntry("outbox_events_scheduled{table=\"" + database.table + "\"}", 3.0)
-                        .containsEntry("outbox_events_rows{status=\"failed\",table=\"" + database.table + "\"}", 2.0);
-            }
-            assertThat(tableWide(scrapes.get(1), false)).isEqualTo(tableWide(scrapes.get(0), false));
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    scrapes.clear();
+                    scrapes.add(scrape(first));
+                    scrapes.add(scrape(second));
+                    for (Map<String, Double> scrape : scrapes) {
+                        assertThat(scrape)
+                                .containsEntry("outbox_events_pending{table=\"" + database.table + "\"}", 4.0)
+                                .containsEntry("outbox_events_scheduled{table=\"" + database.table + "\"}", 3.0)
+                                .containsEntry(
+                                        "outbox_events_rows{status=\"failed\",table=\"" + database.table + "\"}", 2.0);
+                    }
+                    assertThat(tableWide(scrapes.get(1), false)).isEqualTo(tableWide(scrapes.get(0), false));
+                });
 
         List<String> checked = new ArrayList<>();
         ObjectNode file = YAML.createObjectNode();
@@ -199,9 +224,13 @@ class DashboardQueriesIT {
         known.put("outbox_events_retrying", List.of(Map.entry("{}", 1.0)));
         known.put("outbox_events_scheduled", List.of(Map.entry("{}", 3.0)));
         known.put("outbox_events_held", List.of(Map.entry("{}", 0.0)));
-        known.put("outbox_events_rows", List.of(Map.entry("{status=\"failed\"}", 2.0),
-                Map.entry("{status=\"in_flight\"}", 0.0), Map.entry("{status=\"pending\"}", 4.0),
-                Map.entry("{status=\"sent\"}", 0.0)));
+        known.put(
+                "outbox_events_rows",
+                List.of(
+                        Map.entry("{status=\"failed\"}", 2.0),
+                        Map.entry("{status=\"in_flight\"}", 0.0),
+                        Map.entry("{status=\"pending\"}", 4.0),
+                        Map.entry("{status=\"sent\"}", 0.0)));
         known.put("outbox_events_oldest_eligible_age_seconds", List.of(Map.entry("{}", 0.0)));
 
         for (String expression : dashboardExpressions()) {
@@ -217,8 +246,10 @@ class DashboardQueriesIT {
             // left out of this comparison
             String slack = expression.contains("_age") ? "10" : "0.5";
             ObjectNode same = checks.addObject();
-            same.put("expr", "abs((" + both + ") - (" + one + ")) > " + slack + " + 0.001 * abs(" + one + ")"
-                    + " unless ((" + one + ") != (" + one + "))");
+            same.put(
+                    "expr",
+                    "abs((" + both + ") - (" + one + ")) > " + slack + " + 0.001 * abs(" + one + ")" + " unless (("
+                            + one + ") != (" + one + "))");
             same.put("eval_time", (STEPS - 1) + "m");
             same.putArray("exp_samples");
             // and the one-worker figure is there at all
@@ -232,15 +263,20 @@ class DashboardQueriesIT {
                     exact.put("expr", both);
                     exact.put("eval_time", (STEPS - 1) + "m");
                     ArrayNode samples = exact.putArray("exp_samples");
-                    known.get(metric).forEach(sample -> samples.addObject().put("labels", sample.getKey())
-                            .put("value", sample.getValue()));
+                    known.get(metric)
+                            .forEach(sample -> samples.addObject()
+                                    .put("labels", sample.getKey())
+                                    .put("value", sample.getValue()));
                 }
             }
             checked.add(expression);
         }
         assertThat(checked).as("dashboard expressions over table-wide figures").hasSizeGreaterThanOrEqualTo(15);
-        assertThat(String.join("\n", checked)).contains("outbox_events_pending").contains("outbox_events_rows")
-                .contains("outbox_events_scheduled").contains("outbox_table_dead_tuples");
+        assertThat(String.join("\n", checked))
+                .contains("outbox_events_pending")
+                .contains("outbox_events_rows")
+                .contains("outbox_events_scheduled")
+                .contains("outbox_table_dead_tuples");
 
         Path testFile = dir.resolve("dashboard-queries-test.yml");
         YAML.writeValue(testFile.toFile(), file);
@@ -249,8 +285,11 @@ class DashboardQueriesIT {
 
     /** The samples of one worker's {@code /metrics}: series (name and labels, as printed) to value. */
     private static Map<String, Double> scrape(int port) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         Map<String, Double> samples = new LinkedHashMap<>();
         for (String line : response.body().split("\n")) {
@@ -258,7 +297,8 @@ class DashboardQueriesIT {
             if (line.startsWith("#") || !sample.matches() || !sample.group(1).startsWith("outbox_")) {
                 continue;
             }
-            samples.put(sample.group(1) + (sample.group(2) == null ? "" : sample.group(2)),
+            samples.put(
+                    sample.group(1) + (sample.group(2) == null ? "" : sample.group(2)),
                     Double.parseDouble(sample.group(3)));
         }
         return samples;
@@ -267,7 +307,9 @@ class DashboardQueriesIT {
     /** The table-wide samples of a scrape; without the ages (they move with each scrape) unless asked. */
     private static Map<String, Double> tableWide(Map<String, Double> scrape, boolean withAges) {
         return scrape.entrySet().stream()
-                .filter(entry -> TABLE_WIDE.matcher(entry.getKey().replaceAll("\\{.*", "")).matches())
+                .filter(entry -> TABLE_WIDE
+                        .matcher(entry.getKey().replaceAll("\\{.*", ""))
+                        .matches())
                 .filter(entry -> withAges || !entry.getKey().contains("_age"))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, java.util.TreeMap::new));
     }
@@ -280,13 +322,15 @@ class DashboardQueriesIT {
                     ? name.replace("{", "{" + labels + ", ").replace(", }", "}")
                     : name + "{" + labels + "}";
             String text = Double.isNaN(value) ? "NaN" : Double.toString(value);
-            series.addObject().put("series", withLabels).put("values", String.join(" ", Collections.nCopies(STEPS, text)));
+            series.addObject()
+                    .put("series", withLabels)
+                    .put("values", String.join(" ", Collections.nCopies(STEPS, text)));
         });
     }
 
     private static List<String> dashboardExpressions() throws Exception {
-        try (InputStream in = DashboardQueriesIT.class.getClassLoader()
-                .getResourceAsStream("dashboards/grafana-dashboard.json")) {
+        try (InputStream in =
+                DashboardQueriesIT.class.getClassLoader().getResourceAsStream("dashboards/grafana-dashboard.json")) {
             assertThat(in).isNotNull();
             JsonNode dashboard = JSON.readTree(in);
             List<String> expressions = new ArrayList<>();

@@ -19,8 +19,6 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.postgres.WakeUpMode;
-import dev.outboxjava.relayapp.internal.cli.ExitCodes;
 import dev.outboxjava.worker.internal.SwitchablePublisher;
 import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -68,20 +66,32 @@ class DatabaseHealthIT {
     }
 
     private OutboxWorker worker(HealthConfig health) {
-        OutboxWorkerConfig config = OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
-                .metricsPollInterval(POLL).maxBrokerOutage(Duration.ZERO)
-                .retryPolicy(RetryPolicy.builder().initialDelay(Duration.ofMillis(300)).multiplier(1.0)
-                        .maxDelay(Duration.ofMillis(300)).jitter(0).build())
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder()
+                .pollInterval(Duration.ofMillis(200))
+                .metricsPollInterval(POLL)
+                .maxBrokerOutage(Duration.ZERO)
+                .retryPolicy(RetryPolicy.builder()
+                        .initialDelay(Duration.ofMillis(300))
+                        .multiplier(1.0)
+                        .maxDelay(Duration.ofMillis(300))
+                        .jitter(0)
+                        .build())
                 .build();
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(database.dataSource, database.storeConfig().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
+                new PostgresStoreModule(
+                        database.dataSource,
+                        database.storeConfig().toBuilder()
+                                .wakeUpMode(WakeUpMode.NONE)
+                                .build()),
                 new DatabaseHealthModule(health),
                 new AbstractModule() {
                     @Override
                     protected void configure() {
                         bind(Publisher.class).toInstance(publisher);
-                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setBinding().toInstance(registry);
+                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class)
+                                .setBinding()
+                                .toInstance(registry);
                     }
                 });
         return injector.getInstance(OutboxWorker.class);
@@ -97,7 +107,8 @@ class DatabaseHealthIT {
         HealthConfig health = new HealthConfig(Duration.ZERO, Duration.ofSeconds(2), Optional.of(database.inboxTable));
         try (OutboxWorker worker = worker(health)) {
             worker.start();
-            await().atMost(Duration.ofSeconds(30)).until(() -> worker.checkReadiness().healthy());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> worker.checkReadiness().healthy());
             assertThat(gauge("outbox.inbox.size")).as("the inbox table's size").isPositive();
             assertThat(gauge("outbox.table.dead_tuples")).isNotNaN();
 
@@ -106,8 +117,8 @@ class DatabaseHealthIT {
                 long xid;
                 int pid;
                 try (Statement statement = holder.createStatement();
-                        ResultSet row = statement.executeQuery(
-                                "SELECT pg_current_xact_id()::text::bigint, pg_backend_pid()")) {
+                        ResultSet row =
+                                statement.executeQuery("SELECT pg_current_xact_id()::text::bigint, pg_backend_pid()")) {
                     row.next();
                     xid = row.getLong(1);
                     pid = row.getInt(2);
@@ -117,8 +128,12 @@ class DatabaseHealthIT {
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                     HealthCheck ready = worker.checkReadiness();
                     assertThat(ready.healthy()).isFalse();
-                    assertThat(ready.detail()).contains("xmin horizon").contains("pid " + pid)
-                            .contains("obs-it-holder").contains("client 127.0.0.1:").contains("last query started")
+                    assertThat(ready.detail())
+                            .contains("xmin horizon")
+                            .contains("pid " + pid)
+                            .contains("obs-it-holder")
+                            .contains("client 127.0.0.1:")
+                            .contains("last query started")
                             .contains("outbox.health.max.xmin.age=2s");
                 });
                 assertThat(gauge("outbox.db.oldest_transaction_age")).isGreaterThan(2.0);
@@ -126,8 +141,9 @@ class DatabaseHealthIT {
                 assertThat(gauge("outbox.db.xmin_horizon_xid_age")).isGreaterThanOrEqualTo(1.0);
 
                 String status = status(dir, "outbox.health.max.xmin.age=1s");
-                assertThat(status).containsPattern("oldest_transaction +pid " + pid + " \\(obs-it-holder\\), "
-                        + "idle in transaction, client 127.0.0.1:")
+                assertThat(status)
+                        .containsPattern("oldest_transaction +pid " + pid + " \\(obs-it-holder\\), "
+                                + "idle in transaction, client 127.0.0.1:")
                         .containsPattern("xmin_horizon +\\d+ transaction ids old, held by open transaction: pid " + pid
                                 + " \\(obs-it-holder\\)")
                         .containsPattern("(?m)^prepared_xacts +none$")
@@ -135,7 +151,8 @@ class DatabaseHealthIT {
 
                 holder.commit();
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> worker.checkReadiness().healthy());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> worker.checkReadiness().healthy());
             await().atMost(Duration.ofSeconds(10)).until(() -> gauge("outbox.db.oldest_transaction_age") == 0.0);
         }
     }
@@ -153,37 +170,58 @@ class DatabaseHealthIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> gauge("outbox.events.oldest_pending_age") > 1.0);
             double first = gauge("outbox.events.oldest_pending_age");
             await().atMost(Duration.ofSeconds(30)).until(() -> gauge("outbox.events.oldest_pending_age") > first + 1.0);
-            assertThat(registry.get("outbox.events.failed").tag("reason", "retryable").counter().count())
-                    .as("the relay keeps trying").isPositive();
-            assertThat(registry.get("outbox.events.rows").tag("status", "pending").gauge().value()
-                    + registry.get("outbox.events.rows").tag("status", "in_flight").gauge().value()).isEqualTo(5.0);
+            assertThat(registry.get("outbox.events.failed")
+                            .tag("reason", "retryable")
+                            .counter()
+                            .count())
+                    .as("the relay keeps trying")
+                    .isPositive();
+            assertThat(registry.get("outbox.events.rows")
+                                    .tag("status", "pending")
+                                    .gauge()
+                                    .value()
+                            + registry.get("outbox.events.rows")
+                                    .tag("status", "in_flight")
+                                    .gauge()
+                                    .value())
+                    .isEqualTo(5.0);
             // the events wait for their retries, which is not lag: the broker's own check is what fails
             HealthCheck ready = worker.checkReadiness();
             assertThat(ready.healthy()).isFalse();
             assertThat(ready.detail()).contains("broker: DOWN for").contains("(connection refused)");
             // between the relay's backed-off attempts they are retrying or eligible again
-            assertThat(status(dir, "outbox.health.max.lag=1s")).containsPattern("(?m)^retrying +[0-5]$")
+            assertThat(status(dir, "outbox.health.max.lag=1s"))
+                    .containsPattern("(?m)^retrying +[0-5]$")
                     .containsPattern("(?m)^eligible +[0-5]$");
 
             publisher.setDown(false);
             await().atMost(Duration.ofSeconds(30)).until(() -> gauge("outbox.events.oldest_pending_age") == 0.0);
-            await().atMost(Duration.ofSeconds(30)).until(() -> worker.checkReadiness().healthy());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> worker.checkReadiness().healthy());
             // the row counts come from the gauges' own poll, which may follow the readiness probe
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(registry.get("outbox.events.rows").tag("status", "sent").gauge().value()).isEqualTo(5.0));
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(registry.get("outbox.events.rows")
+                                    .tag("status", "sent")
+                                    .gauge()
+                                    .value())
+                            .isEqualTo(5.0));
         }
     }
 
     /** Runs {@code outbox-worker status} in process against the test's database and returns what it printed. */
     private String status(Path dir, String extraSetting) throws Exception {
         Path file = dir.resolve("outbox-" + UUID.randomUUID() + ".properties");
-        Files.writeString(file, String.join("\n",
-                "outbox.db.url=" + database.url,
-                "outbox.db.user=" + database.postgres.user(),
-                "outbox.db.password=" + database.postgres.password(),
-                "outbox.table=" + database.table,
-                "outbox.health.inbox.table=" + database.inboxTable,
-                extraSetting, ""));
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "outbox.db.url=" + database.url,
+                        "outbox.db.user=" + database.postgres.user(),
+                        "outbox.db.password=" + database.postgres.password(),
+                        "outbox.table=" + database.table,
+                        "outbox.health.inbox.table=" + database.inboxTable,
+                        extraSetting,
+                        ""));
         StringWriter out = new StringWriter();
         CommandLine commandLine = OutboxCli.commandLine();
         commandLine.setOut(new PrintWriter(out, true));

@@ -30,23 +30,36 @@ class HealthConfigTest {
     @DisplayName("the broker outage readiness tolerates: from the environment, 0s allowed, never negative")
     void maxBrokerOutage() {
         assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "0s")))
-                .worker().maxBrokerOutage()).isZero();
+                        .worker()
+                        .maxBrokerOutage())
+                .isZero();
         assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "2m")))
-                .worker().maxBrokerOutage()).isEqualTo(Duration.ofMinutes(2));
-        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "-5s"))))
-                .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems())
-                        .extracting(InvalidSettingsException.Problem::key)
-                        .contains("outbox.health.max.broker.outage (OUTBOX_HEALTH_MAX_BROKER_OUTAGE)"));
+                        .worker()
+                        .maxBrokerOutage())
+                .isEqualTo(Duration.ofMinutes(2));
+        assertThatThrownBy(() ->
+                        RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_HEALTH_MAX_BROKER_OUTAGE", "-5s"))))
+                .isInstanceOfSatisfying(
+                        InvalidSettingsException.class,
+                        e -> assertThat(e.problems())
+                                .extracting(InvalidSettingsException.Problem::key)
+                                .contains("outbox.health.max.broker.outage (OUTBOX_HEALTH_MAX_BROKER_OUTAGE)"));
     }
 
     @Test
     @DisplayName("values from the environment; 0s switches a threshold off; inbox table none")
     void values() {
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_HEALTH_MAX_LAG", "30s", "OUTBOX_HEALTH_MAX_XMIN_AGE", "0s", "OUTBOX_HEALTH_INBOX_TABLE", "none",
-                "OUTBOX_LOG_SUMMARY_INTERVAL", "0s")));
-        assertThat(settings.health()).isEqualTo(new HealthConfig(Duration.ofSeconds(30), Duration.ZERO, Optional.empty()));
+                "OUTBOX_HEALTH_MAX_LAG",
+                "30s",
+                "OUTBOX_HEALTH_MAX_XMIN_AGE",
+                "0s",
+                "OUTBOX_HEALTH_INBOX_TABLE",
+                "none",
+                "OUTBOX_LOG_SUMMARY_INTERVAL",
+                "0s")));
+        assertThat(settings.health())
+                .isEqualTo(new HealthConfig(Duration.ofSeconds(30), Duration.ZERO, Optional.empty()));
         assertThat(settings.worker().logSummaryInterval()).isZero();
     }
 
@@ -54,13 +67,22 @@ class HealthConfigTest {
     @DisplayName("bad values are reported together, each by its key")
     void badValues() {
         assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of(
-                "OUTBOX_HEALTH_MAX_LAG", "soon", "OUTBOX_HEALTH_MAX_XMIN_AGE", "10 minutes",
-                "OUTBOX_HEALTH_INBOX_TABLE", "Inbox; drop table x", "OUTBOX_LOG_SUMMARY_INTERVAL", "often"))))
-                .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems())
-                        .extracting(InvalidSettingsException.Problem::key)
-                        .contains("outbox.health.max.lag (OUTBOX_HEALTH_MAX_LAG)",
-                                "outbox.health.max.xmin.age (OUTBOX_HEALTH_MAX_XMIN_AGE)",
-                                "outbox.health.inbox.table (OUTBOX_HEALTH_INBOX_TABLE)",
-                                "outbox.log.summary.interval (OUTBOX_LOG_SUMMARY_INTERVAL)"));
+                        "OUTBOX_HEALTH_MAX_LAG",
+                        "soon",
+                        "OUTBOX_HEALTH_MAX_XMIN_AGE",
+                        "10 minutes",
+                        "OUTBOX_HEALTH_INBOX_TABLE",
+                        "Inbox; drop table x",
+                        "OUTBOX_LOG_SUMMARY_INTERVAL",
+                        "often"))))
+                .isInstanceOfSatisfying(
+                        InvalidSettingsException.class,
+                        e -> assertThat(e.problems())
+                                .extracting(InvalidSettingsException.Problem::key)
+                                .contains(
+                                        "outbox.health.max.lag (OUTBOX_HEALTH_MAX_LAG)",
+                                        "outbox.health.max.xmin.age (OUTBOX_HEALTH_MAX_XMIN_AGE)",
+                                        "outbox.health.inbox.table (OUTBOX_HEALTH_INBOX_TABLE)",
+                                        "outbox.log.summary.interval (OUTBOX_LOG_SUMMARY_INTERVAL)"));
     }
 }

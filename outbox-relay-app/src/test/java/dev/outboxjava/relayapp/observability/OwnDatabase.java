@@ -39,7 +39,8 @@ final class OwnDatabase implements AutoCloseable {
 
     OwnDatabase(PostgresFixture postgres) {
         this.postgres = postgres;
-        this.name = "outbox_obs_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
+        this.name = "outbox_obs_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
         Matcher matcher = URL.matcher(postgres.jdbcUrl());
         if (!matcher.matches()) {
             throw new IllegalStateException("unexpected JDBC URL " + postgres.jdbcUrl());
@@ -49,13 +50,20 @@ final class OwnDatabase implements AutoCloseable {
         dataSource.setUrl(url);
         dataSource.setUser(postgres.user());
         dataSource.setPassword(postgres.password());
-        store = PostgresOutboxStore.create(dataSource, PostgresOutboxConfig.builder().tableName(table).build());
+        store = PostgresOutboxStore.create(
+                dataSource, PostgresOutboxConfig.builder().tableName(table).build());
         store.ensureSchema();
-        PostgresInbox.create(dataSource, PostgresInboxConfig.builder().tableName(inboxTable).build()).ensureSchema();
+        PostgresInbox.create(
+                        dataSource,
+                        PostgresInboxConfig.builder().tableName(inboxTable).build())
+                .ensureSchema();
     }
 
     PostgresOutboxConfig storeConfig() {
-        return PostgresOutboxConfig.builder().tableName(table).completionMode(CompletionMode.KEEP_SENT).build();
+        return PostgresOutboxConfig.builder()
+                .tableName(table)
+                .completionMode(CompletionMode.KEEP_SENT)
+                .build();
     }
 
     Connection connect(String applicationName) throws SQLException {
@@ -68,12 +76,19 @@ final class OwnDatabase implements AutoCloseable {
         OutboxWriter writer = store.writer();
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type(type).destination("orders").key("order-" + i).maxAttempts(1_000)
-                    .payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8)).build());
+            events.add(OutboxEvent.builder()
+                    .type(type)
+                    .destination("orders")
+                    .key("order-" + i)
+                    .maxAttempts(1_000)
+                    .payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+                    .build());
         }
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
-            List<UUID> ids = writer.append(connection, events).stream().map(OutboxEvent::id).toList();
+            List<UUID> ids = writer.append(connection, events).stream()
+                    .map(OutboxEvent::id)
+                    .toList();
             connection.commit();
             return ids;
         }

@@ -29,7 +29,6 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.SwitchablePublisher;
 import dev.outboxjava.worker.observability.DatabaseHealthModule;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -91,18 +90,25 @@ class ReadinessIT {
     }
 
     private OutboxWorker worker(Ordering ordering) {
-        OutboxWorkerConfig config = OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
+        OutboxWorkerConfig config = OutboxWorkerConfig.builder()
+                .pollInterval(Duration.ofMillis(200))
                 .metricsPollInterval(Duration.ofMillis(100))
-                .relay(RelayConfig.ofDefaults().withOrdering(ordering)).build();
+                .relay(RelayConfig.ofDefaults().withOrdering(ordering))
+                .build();
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(config),
-                new PostgresStoreModule(database.dataSource, database.storeConfig().toBuilder().wakeUpMode(WakeUpMode.NONE).build()),
+                new PostgresStoreModule(
+                        database.dataSource,
+                        database.storeConfig().toBuilder()
+                                .wakeUpMode(WakeUpMode.NONE)
+                                .build()),
                 new DatabaseHealthModule(defaults()),
                 new AbstractModule() {
                     @Override
                     protected void configure() {
                         bind(Publisher.class).toInstance(publisher);
-                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setBinding()
+                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class)
+                                .setBinding()
                                 .toInstance(registry);
                     }
                 });
@@ -110,15 +116,22 @@ class ReadinessIT {
     }
 
     private PostgresOutboxStore store(Ordering ordering) {
-        return PostgresOutboxStore.create(database.dataSource, PostgresOutboxConfig.builder()
-                .tableName(database.table).ordering(ordering).build());
+        return PostgresOutboxStore.create(
+                database.dataSource,
+                PostgresOutboxConfig.builder()
+                        .tableName(database.table)
+                        .ordering(ordering)
+                        .build());
     }
 
     /** An event appended {@code age} ago (its creation time), optionally scheduled. */
     private static OutboxEvent event(String key, Duration age, Optional<Instant> availableAt) {
         OutboxEvent.Builder builder = OutboxEvent.builder()
                 .clock(Clock.fixed(Instant.now().minus(age), ZoneOffset.UTC))
-                .type("order.placed").destination("orders").key(key).maxAttempts(5)
+                .type("order.placed")
+                .destination("orders")
+                .key(key)
+                .maxAttempts(5)
                 .payload("{}".getBytes(StandardCharsets.UTF_8));
         availableAt.ifPresent(builder::availableAt);
         return builder.build();
@@ -138,9 +151,12 @@ class ReadinessIT {
 
     /** Ready now, and still ready after the gauges have been polled many times. */
     private static void assertStaysReady(OutboxWorker worker) {
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(worker.checkReadiness().healthy())
-                .as(worker.checkReadiness().detail()).isTrue());
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(worker.checkReadiness().healthy())
+                        .as(worker.checkReadiness().detail())
+                        .isTrue());
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> worker.checkReadiness().healthy());
     }
 
@@ -157,14 +173,18 @@ class ReadinessIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> gauge("outbox.events.scheduled") == 1.0);
             assertThat(gauge("outbox.events.eligible")).isZero();
             assertThat(gauge("outbox.events.oldest_eligible_age")).isZero();
-            assertThat(gauge("outbox.events.oldest_pending_age")).as("the creation age is still shown")
+            assertThat(gauge("outbox.events.oldest_pending_age"))
+                    .as("the creation age is still shown")
                     .isGreaterThan(TEN_MINUTES.toSeconds() - 5);
             assertThat(worker.checkReadiness().detail()).contains("scheduled 1");
 
             try (HealthHttpServer http = HealthHttpServer.start(new HttpConfig("127.0.0.1", 0), registry, worker)) {
-                HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + http.port() + "/health/ready?format=json")).build(),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create(
+                                                "http://127.0.0.1:" + http.port() + "/health/ready?format=json"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
                 assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
                 assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
                 JsonNode details = new ObjectMapper().readTree(response.body());
@@ -174,8 +194,11 @@ class ReadinessIT {
                 assertThat(details.path("backlog").path("pending").asLong()).isEqualTo(1);
             }
         }
-        assertThat(status(dir)).containsPattern("(?m)^scheduled +1$").containsPattern("(?m)^eligible +0$")
-                .containsPattern("(?m)^oldest_eligible_wait +none$").containsPattern("(?m)^ready +yes");
+        assertThat(status(dir))
+                .containsPattern("(?m)^scheduled +1$")
+                .containsPattern("(?m)^eligible +0$")
+                .containsPattern("(?m)^oldest_eligible_wait +none$")
+                .containsPattern("(?m)^ready +yes");
     }
 
     @Test
@@ -186,8 +209,11 @@ class ReadinessIT {
         append(store, failing);
         UUID lease = UUID.randomUUID();
         assertThat(store.lease(lease, 10, Instant.now())).hasSize(1);
-        store.markRetry(lease, List.of(new RetryMark(failing.id(), "broker said no",
-                Instant.now().plus(Duration.ofHours(1)))), Instant.now());
+        store.markRetry(
+                lease,
+                List.of(new RetryMark(
+                        failing.id(), "broker said no", Instant.now().plus(Duration.ofHours(1)))),
+                Instant.now());
 
         try (OutboxWorker worker = worker(Ordering.none())) {
             worker.start();
@@ -205,7 +231,8 @@ class ReadinessIT {
         OutboxEvent poison = event("a", TEN_MINUTES, Optional.empty());
         append(store, poison);
         UUID lease = UUID.randomUUID();
-        await().atMost(Duration.ofSeconds(30)).until(() -> !store.lease(lease, 10, Instant.now()).isEmpty());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !store.lease(lease, 10, Instant.now()).isEmpty());
         store.markDeadLettered(lease, List.of(new DeadLetterMark(poison.id(), "poison")), Instant.now());
         append(store, event("a", TEN_MINUTES, Optional.empty()), event("a", TEN_MINUTES, Optional.empty()));
 
@@ -229,12 +256,16 @@ class ReadinessIT {
             // not started: no relay takes the event, so nothing makes progress
             HealthCheck ready = worker.checkReadiness();
             assertThat(ready.healthy()).as(ready.detail()).isFalse();
-            assertThat(ready.detail()).contains("oldest eligible event").contains("outbox.health.max.lag=5m")
+            assertThat(ready.detail())
+                    .contains("oldest eligible event")
+                    .contains("outbox.health.max.lag=5m")
                     .contains("eligible 1");
 
             worker.start();
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(worker.checkReadiness().healthy())
-                    .as(worker.checkReadiness().detail()).isTrue());
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(worker.checkReadiness().healthy())
+                            .as(worker.checkReadiness().detail())
+                            .isTrue());
             assertThat(publisher.recording.published()).hasSize(1);
         }
     }
@@ -242,13 +273,17 @@ class ReadinessIT {
     /** Runs {@code outbox-worker status} in process against the test's database and returns what it printed. */
     private String status(Path dir) throws Exception {
         Path file = dir.resolve("outbox-" + UUID.randomUUID() + ".properties");
-        Files.writeString(file, String.join("\n",
-                "outbox.db.url=" + database.url,
-                "outbox.db.user=" + database.postgres.user(),
-                "outbox.db.password=" + database.postgres.password(),
-                "outbox.table=" + database.table,
-                "outbox.health.inbox.table=none",
-                "outbox.health.max.xmin.age=0s", ""));
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "outbox.db.url=" + database.url,
+                        "outbox.db.user=" + database.postgres.user(),
+                        "outbox.db.password=" + database.postgres.password(),
+                        "outbox.table=" + database.table,
+                        "outbox.health.inbox.table=none",
+                        "outbox.health.max.xmin.age=0s",
+                        ""));
         StringWriter out = new StringWriter();
         CommandLine commandLine = OutboxCli.commandLine();
         commandLine.setOut(new PrintWriter(out, true));

@@ -40,7 +40,8 @@ abstract class OnBrokerCondition extends SpringBootCondition {
             return ConditionOutcome.noMatch("both brokers are on the classpath and outbox.broker is not set");
         }
         boolean mine = broker.equals("kafka") ? kafka : rabbitmq;
-        return mine ? ConditionOutcome.match("the only broker on the classpath")
+        return mine
+                ? ConditionOutcome.match("the only broker on the classpath")
                 : ConditionOutcome.noMatch(broker + " is not on the classpath");
     }
 

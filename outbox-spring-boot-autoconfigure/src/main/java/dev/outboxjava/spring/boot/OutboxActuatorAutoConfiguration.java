@@ -40,7 +40,9 @@ public class OutboxActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         OutboxEndpoint outboxEndpoint(PostgresOutboxStore store, ObjectProvider<OutboxWorker> worker) {
-            return new OutboxEndpoint(store, Clock.systemUTC(),
+            return new OutboxEndpoint(
+                    store,
+                    Clock.systemUTC(),
                     () -> worker.ifAvailable(running -> running.wakeUp().signal()));
         }
     }

@@ -38,15 +38,17 @@ import org.springframework.context.annotation.Import;
  * {@link OutboxWorker} started after the context is refreshed and stopped before the data source closes
  * ({@link OutboxWorkerLifecycle}).
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
-        "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
-        "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
-        "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+            "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+            "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"
+        })
 @ConditionalOnClass(PostgresOutboxStore.class)
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(OutboxProperties.class)
@@ -66,23 +68,28 @@ public class OutboxAutoConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    PostgresOutboxStore outboxStore(DataSource dataSource, PostgresOutboxConfig config,
-            ObjectProvider<OutboxSchemaReady> schema) {
-        schema.ifAvailable(ready -> { });
+    PostgresOutboxStore outboxStore(
+            DataSource dataSource, PostgresOutboxConfig config, ObjectProvider<OutboxSchemaReady> schema) {
+        schema.ifAvailable(ready -> {});
         return PostgresOutboxStore.create(dataSource, config);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    SpringOutbox springOutbox(DataSource dataSource, PostgresOutboxStore store, ObjectProvider<OutboxWorker> worker,
+    SpringOutbox springOutbox(
+            DataSource dataSource,
+            PostgresOutboxStore store,
+            ObjectProvider<OutboxWorker> worker,
             ObjectProvider<OutboxTraceContext> traceContext) {
         WakeUpMode mode = store.config().wakeUpMode();
         Optional<OutboxNotifier> notifier = store.transactional().notifier();
-        Runnable afterCommit = mode == WakeUpMode.NONE ? () -> { } : () -> {
-            // this instance's relay at once; other instances through the notification (NOTIFY_AFTER_COMMIT)
-            notifier.ifPresent(OutboxNotifier::signal);
-            worker.ifAvailable(running -> running.wakeUp().signal());
-        };
+        Runnable afterCommit = mode == WakeUpMode.NONE
+                ? () -> {}
+                : () -> {
+                    // this instance's relay at once; other instances through the notification (NOTIFY_AFTER_COMMIT)
+                    notifier.ifPresent(OutboxNotifier::signal);
+                    worker.ifAvailable(running -> running.wakeUp().signal());
+                };
         OutboxTraceContext trace = traceContext.getIfAvailable(() -> OutboxTraceContext.NONE);
         return new SpringOutbox(dataSource, store.writer(), afterCommit, trace::addTo);
     }
@@ -95,8 +102,11 @@ public class OutboxAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
-        OutboxWorker outboxWorker(PostgresOutboxStore store, ObjectProvider<Publisher> publisher,
-                OutboxProperties properties, ObjectProvider<MeterRegistry> registry) {
+        OutboxWorker outboxWorker(
+                PostgresOutboxStore store,
+                ObjectProvider<Publisher> publisher,
+                OutboxProperties properties,
+                ObjectProvider<MeterRegistry> registry) {
             Publisher broker = publisher.getIfAvailable(() -> {
                 throw new OutboxException("the outbox relay needs a broker: add outbox-broker-kafka and "
                         + "spring-boot-starter-kafka (spring.kafka.*), or outbox-broker-rabbitmq and "
@@ -106,11 +116,21 @@ public class OutboxAutoConfiguration {
             });
             MeterRegistry meters = registry.getIfAvailable(SimpleMeterRegistry::new);
             OutboxWorkerConfig config = properties.worker();
-            DatabaseHealthMonitor lag = new DatabaseHealthMonitor(store, PostgresHealthProbe.create(store.dataSource(),
-                    store.config().tableName(), Optional.empty()), properties.healthConfig(), Clock.systemUTC(),
-                    meters, config.metricsPollInterval());
-            return OutboxWorker.builder().postgres(store).publisher(broker).config(config).meterRegistry(meters)
-                    .readinessChecks(List.of(lag)).build();
+            DatabaseHealthMonitor lag = new DatabaseHealthMonitor(
+                    store,
+                    PostgresHealthProbe.create(
+                            store.dataSource(), store.config().tableName(), Optional.empty()),
+                    properties.healthConfig(),
+                    Clock.systemUTC(),
+                    meters,
+                    config.metricsPollInterval());
+            return OutboxWorker.builder()
+                    .postgres(store)
+                    .publisher(broker)
+                    .config(config)
+                    .meterRegistry(meters)
+                    .readinessChecks(List.of(lag))
+                    .build();
         }
 
         @Bean

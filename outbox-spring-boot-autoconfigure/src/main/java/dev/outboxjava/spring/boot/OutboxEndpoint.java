@@ -63,7 +63,9 @@ public class OutboxEndpoint {
         store.countByStatus().forEach((state, count) -> counts.put(state.databaseValue(), count));
         status.put("table", store.config().tableName());
         status.put("counts", counts);
-        status.put("oldestPendingCreatedAt", store.oldestPendingCreatedAt().map(Instant::toString).orElse(null));
+        status.put(
+                "oldestPendingCreatedAt",
+                store.oldestPendingCreatedAt().map(Instant::toString).orElse(null));
         return status;
     }
 
@@ -75,7 +77,8 @@ public class OutboxEndpoint {
         }
         int from = offset == null ? 0 : Math.max(0, offset);
         int size = limit == null ? 50 : Math.min(Math.max(1, limit), MAX_PAGE);
-        List<Map<String, Object>> events = store.listDeadLetters(from, size).stream().map(OutboxEndpoint::describe)
+        List<Map<String, Object>> events = store.listDeadLetters(from, size).stream()
+                .map(OutboxEndpoint::describe)
                 .toList();
         Map<String, Object> page = new LinkedHashMap<>();
         page.put("offset", from);
@@ -89,8 +92,13 @@ public class OutboxEndpoint {
      * {@code createdBefore}).
      */
     @WriteOperation
-    public Map<String, Object> act(@Selector String action, @Nullable String id, @Nullable String type,
-            @Nullable Boolean all, @Nullable String status, @Nullable String createdBefore) {
+    public Map<String, Object> act(
+            @Selector String action,
+            @Nullable String id,
+            @Nullable String type,
+            @Nullable Boolean all,
+            @Nullable String status,
+            @Nullable String createdBefore) {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("action", action);
         switch (action) {

@@ -29,9 +29,12 @@ public final class OutboxHealthIndicator implements HealthIndicator {
         health.withDetail("readiness", readiness.detail()).withDetail("running", worker.isRunning());
         try {
             Backlog backlog = worker.backlog();
-            health.withDetail("eligible", backlog.eligible()).withDetail("retrying", backlog.retrying())
-                    .withDetail("scheduled", backlog.scheduled()).withDetail("held", backlog.held());
-            backlog.oldestEligibleSince().ifPresent(since -> health.withDetail("oldestEligibleSince", since.toString()));
+            health.withDetail("eligible", backlog.eligible())
+                    .withDetail("retrying", backlog.retrying())
+                    .withDetail("scheduled", backlog.scheduled())
+                    .withDetail("held", backlog.held());
+            backlog.oldestEligibleSince()
+                    .ifPresent(since -> health.withDetail("oldestEligibleSince", since.toString()));
         } catch (RuntimeException e) {
             health.withDetail("backlog", "unavailable: " + e.getMessage());
         }

@@ -401,8 +401,12 @@ public class OutboxProperties implements Validator {
 
     /** The store's configuration, shared by the appending side and the relay. */
     public PostgresOutboxConfig postgres() {
-        return PostgresOutboxConfig.builder().tableName(table).completionMode(completionMode).wakeUpMode(wakeUp)
-                .ordering(ordering()).build();
+        return PostgresOutboxConfig.builder()
+                .tableName(table)
+                .completionMode(completionMode)
+                .wakeUpMode(wakeUp)
+                .ordering(ordering())
+                .build();
     }
 
     /** The ordering of the store and the relay. */
@@ -414,14 +418,24 @@ public class OutboxProperties implements Validator {
     public OutboxWorkerConfig worker() {
         return OutboxWorkerConfig.builder()
                 .relay(new RelayConfig(relay.batchSize, relay.publishTimeout, ordering()))
-                .relayThreads(relay.threads).pollInterval(relay.pollInterval).shutdownTimeout(relay.shutdownTimeout)
-                .retryPolicy(RetryPolicy.builder().initialDelay(retry.initialDelay).multiplier(retry.multiplier)
-                        .maxDelay(retry.maxDelay).jitter(retry.jitter).build())
-                .sweeper(new SweeperConfig(sweeper.leaseTimeout, SweeperConfig.ofDefaults().chunkSize(),
+                .relayThreads(relay.threads)
+                .pollInterval(relay.pollInterval)
+                .shutdownTimeout(relay.shutdownTimeout)
+                .retryPolicy(RetryPolicy.builder()
+                        .initialDelay(retry.initialDelay)
+                        .multiplier(retry.multiplier)
+                        .maxDelay(retry.maxDelay)
+                        .jitter(retry.jitter)
+                        .build())
+                .sweeper(new SweeperConfig(
+                        sweeper.leaseTimeout,
+                        SweeperConfig.ofDefaults().chunkSize(),
                         SweeperConfig.ofDefaults().maxChunksPerTick()))
                 .sweepInterval(sweeper.interval)
                 .cleanerEnabled(cleaner.enabled)
-                .cleaner(new CleanerConfig(cleaner.retention, CleanerConfig.ofDefaults().chunkSize(),
+                .cleaner(new CleanerConfig(
+                        cleaner.retention,
+                        CleanerConfig.ofDefaults().chunkSize(),
                         CleanerConfig.ofDefaults().maxChunksPerTick()))
                 .cleanInterval(cleaner.interval)
                 .maxBrokerOutage(health.maxBrokerOutage)
@@ -443,16 +457,22 @@ public class OutboxProperties implements Validator {
     public void validate(Object target, Errors errors) {
         OutboxProperties p = (OutboxProperties) target;
         if (p.table == null || !TABLE.matcher(p.table).matches()) {
-            errors.rejectValue("table", "outbox.table", "must be table or schema.table of lower-case letters, digits "
-                    + "and '_', was '" + p.table + "'");
+            errors.rejectValue(
+                    "table",
+                    "outbox.table",
+                    "must be table or schema.table of lower-case letters, digits " + "and '_', was '" + p.table + "'");
         }
         if (p.relay.threads < 1 || p.relay.threads > OutboxWorkerConfig.MAX_RELAY_THREADS) {
-            errors.rejectValue("relay.threads", "outbox.relay.threads", "must be between 1 and "
-                    + OutboxWorkerConfig.MAX_RELAY_THREADS + ", was " + p.relay.threads);
+            errors.rejectValue(
+                    "relay.threads",
+                    "outbox.relay.threads",
+                    "must be between 1 and " + OutboxWorkerConfig.MAX_RELAY_THREADS + ", was " + p.relay.threads);
         }
         if (p.relay.batchSize < 1 || p.relay.batchSize > RelayConfig.MAX_BATCH_SIZE) {
-            errors.rejectValue("relay.batchSize", "outbox.relay.batch-size", "must be between 1 and "
-                    + RelayConfig.MAX_BATCH_SIZE + ", was " + p.relay.batchSize);
+            errors.rejectValue(
+                    "relay.batchSize",
+                    "outbox.relay.batch-size",
+                    "must be between 1 and " + RelayConfig.MAX_BATCH_SIZE + ", was " + p.relay.batchSize);
         }
         positive(errors, "relay.publishTimeout", p.relay.publishTimeout);
         positive(errors, "relay.pollInterval", p.relay.pollInterval);
@@ -465,21 +485,31 @@ public class OutboxProperties implements Validator {
         notNegative(errors, "health.maxBrokerOutage", p.health.maxBrokerOutage);
         notNegative(errors, "health.maxXminAge", p.health.maxXminAge);
         if (p.retry.multiplier < 1) {
-            errors.rejectValue("retry.multiplier", "outbox.retry.multiplier", "must be at least 1, was "
-                    + p.retry.multiplier);
+            errors.rejectValue(
+                    "retry.multiplier", "outbox.retry.multiplier", "must be at least 1, was " + p.retry.multiplier);
         }
         if (p.retry.jitter < 0 || p.retry.jitter > 1) {
             errors.rejectValue("retry.jitter", "outbox.retry.jitter", "must be between 0 and 1, was " + p.retry.jitter);
         }
-        if (p.retry.maxDelay != null && p.retry.initialDelay != null && p.retry.maxDelay.compareTo(p.retry.initialDelay) < 0) {
-            errors.rejectValue("retry.maxDelay", "outbox.retry.max-delay", "must be at least outbox.retry.initial-delay ("
-                    + p.retry.initialDelay + "), was " + p.retry.maxDelay);
+        if (p.retry.maxDelay != null
+                && p.retry.initialDelay != null
+                && p.retry.maxDelay.compareTo(p.retry.initialDelay) < 0) {
+            errors.rejectValue(
+                    "retry.maxDelay",
+                    "outbox.retry.max-delay",
+                    "must be at least outbox.retry.initial-delay (" + p.retry.initialDelay + "), was "
+                            + p.retry.maxDelay);
         }
-        if (p.sweeper.leaseTimeout != null && p.relay.publishTimeout != null
+        if (p.sweeper.leaseTimeout != null
+                && p.relay.publishTimeout != null
                 && p.sweeper.leaseTimeout.compareTo(p.relay.publishTimeout) <= 0) {
-            errors.rejectValue("sweeper.leaseTimeout", "outbox.sweeper.lease-timeout", "must be longer than "
-                    + "outbox.relay.publish-timeout (" + p.relay.publishTimeout + "), was " + p.sweeper.leaseTimeout
-                    + ": otherwise the sweeper reclaims batches still being published and they go out twice");
+            errors.rejectValue(
+                    "sweeper.leaseTimeout",
+                    "outbox.sweeper.lease-timeout",
+                    "must be longer than "
+                            + "outbox.relay.publish-timeout (" + p.relay.publishTimeout + "), was "
+                            + p.sweeper.leaseTimeout
+                            + ": otherwise the sweeper reclaims batches still being published and they go out twice");
         }
     }
 

@@ -31,9 +31,12 @@ class OutboxPublisherConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxPublisherConfiguration.class);
     /** Producer settings the outbox owns: its serializers, acks=all and idempotence, no Kafka transactions. */
-    private static final List<String> OWNED_BY_THE_OUTBOX = List.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-            ProducerConfig.ACKS_CONFIG, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+    private static final List<String> OWNED_BY_THE_OUTBOX = List.of(
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+            ProducerConfig.ACKS_CONFIG,
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({KafkaPublisher.class, KafkaProperties.class})
@@ -48,12 +51,16 @@ class OutboxPublisherConfiguration {
             for (String owned : OWNED_BY_THE_OUTBOX) {
                 Object dropped = producer.remove(owned);
                 if (dropped != null && !owned.endsWith("serializer")) {
-                    log.info("the outbox's Kafka producer ignores spring.kafka.producer {}={}: the outbox sets it "
-                            + "itself so that no event is lost or duplicated out of order", owned, dropped);
+                    log.info(
+                            "the outbox's Kafka producer ignores spring.kafka.producer {}={}: the outbox sets it "
+                                    + "itself so that no event is lost or duplicated out of order",
+                            owned,
+                            dropped);
                 }
             }
             producer.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, KafkaPublisherConfig.DEFAULT_CLIENT_ID);
-            return KafkaPublisher.create(KafkaPublisherConfig.builder().properties(producer).build());
+            return KafkaPublisher.create(
+                    KafkaPublisherConfig.builder().properties(producer).build());
         }
     }
 
@@ -66,8 +73,8 @@ class OutboxPublisherConfiguration {
         @ConditionalOnMissingBean(Publisher.class)
         @ConditionalOnBean(AbstractConnectionFactory.class)
         RabbitMqPublisher outboxRabbitMqPublisher(AbstractConnectionFactory connectionFactory) {
-            return new RabbitMqPublisher(RabbitMqPublisherConfig.ofDefaults(),
-                    connectionFactory.getRabbitConnectionFactory());
+            return new RabbitMqPublisher(
+                    RabbitMqPublisherConfig.ofDefaults(), connectionFactory.getRabbitConnectionFactory());
         }
     }
 }

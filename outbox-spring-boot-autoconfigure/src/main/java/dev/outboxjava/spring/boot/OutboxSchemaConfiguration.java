@@ -2,11 +2,11 @@ package dev.outboxjava.spring.boot;
 
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresSchema;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.sql.Connection;
-import java.sql.Statement;
 import javax.sql.DataSource;
 import liquibase.integration.spring.SpringLiquibase;
 import org.flywaydb.core.Flyway;
@@ -38,11 +38,13 @@ class OutboxSchemaConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        OutboxSchemaReady outboxSchemaReady(DataSource dataSource, PostgresOutboxConfig config,
+        OutboxSchemaReady outboxSchemaReady(
+                DataSource dataSource,
+                PostgresOutboxConfig config,
                 @org.springframework.beans.factory.annotation.Qualifier("flywayInitializer")
-                ObjectProvider<Object> applicationMigrations) {
+                        ObjectProvider<Object> applicationMigrations) {
             // the application's migrations first, as its own Flyway runs them
-            applicationMigrations.ifAvailable(ran -> { });
+            applicationMigrations.ifAvailable(ran -> {});
             List<String> locations = new ArrayList<>(List.of(PostgresSchema.MIGRATIONS_LOCATION));
             if (config.ordering().isPerKey()) {
                 locations.add(PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
@@ -53,7 +55,8 @@ class OutboxSchemaConfiguration {
                     .locations(locations.toArray(String[]::new))
                     .table(PostgresSchema.HISTORY_TABLE)
                     .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
-                    .baselineOnMigrate(true).baselineVersion("0");
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0");
             // a qualified table: its schema (created if missing) holds the table and the history
             config.schemaName().ifPresent(schema -> outbox.schemas(schema).defaultSchema(schema));
             outbox.load().migrate();
@@ -72,21 +75,29 @@ class OutboxSchemaConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        OutboxSchemaReady outboxSchemaReady(DataSource dataSource, PostgresOutboxConfig config,
-                ResourceLoader resources, ObjectProvider<SpringLiquibase> applicationMigrations) throws Exception {
+        OutboxSchemaReady outboxSchemaReady(
+                DataSource dataSource,
+                PostgresOutboxConfig config,
+                ResourceLoader resources,
+                ObjectProvider<SpringLiquibase> applicationMigrations)
+                throws Exception {
             // the application's changelog first, as its own Liquibase runs it
-            applicationMigrations.ifAvailable(ran -> { });
+            applicationMigrations.ifAvailable(ran -> {});
             SpringLiquibase outbox = new SpringLiquibase();
             outbox.setDataSource(dataSource);
             outbox.setResourceLoader(resources);
             outbox.setChangeLog(CHANGELOG);
             outbox.setDatabaseChangeLogTable("outbox_databasechangelog");
             outbox.setDatabaseChangeLogLockTable("outbox_databasechangeloglock");
-            outbox.setChangeLogParameters(Map.of("outbox_table", unqualified(config),
-                    "outbox_per_key", Boolean.toString(config.ordering().isPerKey())));
+            outbox.setChangeLogParameters(Map.of(
+                    "outbox_table",
+                    unqualified(config),
+                    "outbox_per_key",
+                    Boolean.toString(config.ordering().isPerKey())));
             if (config.schemaName().isPresent()) {
                 String schema = config.schemaName().get();
-                try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+                try (Connection connection = dataSource.getConnection();
+                        Statement statement = connection.createStatement()) {
                     // validated identifier (PostgresOutboxConfig): lower-case letters, digits and '_'
                     statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
                 }
@@ -99,7 +110,8 @@ class OutboxSchemaConfiguration {
     }
 
     static String unqualified(PostgresOutboxConfig config) {
-        return config.schemaName().map(schema -> config.tableName().substring(schema.length() + 1))
+        return config.schemaName()
+                .map(schema -> config.tableName().substring(schema.length() + 1))
                 .orElse(config.tableName());
     }
 

@@ -42,7 +42,10 @@ public final class SpringOutbox {
      * @param afterCommit   run once after each commit that appended events (wakes the relay)
      * @param traceContext  adds the current span's trace context to events that have none
      */
-    SpringOutbox(DataSource dataSource, OutboxWriter writer, Runnable afterCommit,
+    SpringOutbox(
+            DataSource dataSource,
+            OutboxWriter writer,
+            Runnable afterCommit,
             UnaryOperator<List<OutboxEvent>> traceContext) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.writer = Objects.requireNonNull(writer, "writer");

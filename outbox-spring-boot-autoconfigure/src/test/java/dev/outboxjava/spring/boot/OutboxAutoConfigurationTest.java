@@ -18,7 +18,6 @@ import io.micrometer.tracing.Tracer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -45,13 +44,22 @@ class OutboxAutoConfigurationTest {
     private final String schema = postgres.newSchema();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-                    KafkaAutoConfiguration.class, OutboxAutoConfiguration.class, OutboxActuatorAutoConfiguration.class))
-            .withPropertyValues("spring.datasource.url=" + postgres.jdbcUrl(),
-                    "spring.datasource.username=" + postgres.user(), "spring.datasource.password=" + postgres.password(),
-                    "spring.kafka.bootstrap-servers=127.0.0.1:1", "outbox.broker=kafka", "outbox.table=" + schema + ".outbox_events",
-                    "outbox.schema.initialize=true", "outbox.relay.shutdown-timeout=0s");
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class,
+                    TransactionAutoConfiguration.class,
+                    KafkaAutoConfiguration.class,
+                    OutboxAutoConfiguration.class,
+                    OutboxActuatorAutoConfiguration.class))
+            .withPropertyValues(
+                    "spring.datasource.url=" + postgres.jdbcUrl(),
+                    "spring.datasource.username=" + postgres.user(),
+                    "spring.datasource.password=" + postgres.password(),
+                    "spring.kafka.bootstrap-servers=127.0.0.1:1",
+                    "outbox.broker=kafka",
+                    "outbox.table=" + schema + ".outbox_events",
+                    "outbox.schema.initialize=true",
+                    "outbox.relay.shutdown-timeout=0s");
 
     @AfterEach
     void dropSchema() {
@@ -59,14 +67,23 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
-    @DisplayName("with a DataSource and spring.kafka.*: the appender, the store, a Kafka publisher and a started worker")
+    @DisplayName(
+            "with a DataSource and spring.kafka.*: the appender, the store, a Kafka publisher and a started worker")
     void kafkaService() {
         runner.run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(SpringOutbox.class).hasSingleBean(PostgresOutboxStore.class)
-                    .hasSingleBean(KafkaPublisher.class).hasSingleBean(OutboxWorker.class)
-                    .hasSingleBean(OutboxWorkerLifecycle.class).hasSingleBean(OutboxHealthIndicator.class)
-                    .hasSingleBean(OutboxEndpoint.class).doesNotHaveBean(RabbitMqPublisher.class);
-            assertThat(context.getBean(OutboxWorker.class).isRunning()).as("started with the context").isTrue();
+            assertThat(context)
+                    .hasNotFailed()
+                    .hasSingleBean(SpringOutbox.class)
+                    .hasSingleBean(PostgresOutboxStore.class)
+                    .hasSingleBean(KafkaPublisher.class)
+                    .hasSingleBean(OutboxWorker.class)
+                    .hasSingleBean(OutboxWorkerLifecycle.class)
+                    .hasSingleBean(OutboxHealthIndicator.class)
+                    .hasSingleBean(OutboxEndpoint.class)
+                    .doesNotHaveBean(RabbitMqPublisher.class);
+            assertThat(context.getBean(OutboxWorker.class).isRunning())
+                    .as("started with the context")
+                    .isTrue();
             assertThat(context.getBean(PostgresOutboxConfig.class).tableName()).isEqualTo(schema + ".outbox_events");
         });
     }
@@ -74,19 +91,27 @@ class OutboxAutoConfigurationTest {
     @Test
     @DisplayName("without a DataSource: nothing")
     void noDataSource() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(OutboxAutoConfiguration.class,
-                OutboxActuatorAutoConfiguration.class)).run(context -> assertThat(context).hasNotFailed()
-                .doesNotHaveBean(SpringOutbox.class).doesNotHaveBean(OutboxWorker.class)
-                .doesNotHaveBean(OutboxEndpoint.class));
+        new ApplicationContextRunner()
+                .withConfiguration(
+                        AutoConfigurations.of(OutboxAutoConfiguration.class, OutboxActuatorAutoConfiguration.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(SpringOutbox.class)
+                        .doesNotHaveBean(OutboxWorker.class)
+                        .doesNotHaveBean(OutboxEndpoint.class));
     }
 
     @Test
     @DisplayName("with outbox.relay.enabled=false: the appender without a relay (a write-only service)")
     void writeOnly() {
-        runner.withPropertyValues("outbox.relay.enabled=false").run(context -> assertThat(context).hasNotFailed()
-                .hasSingleBean(SpringOutbox.class).doesNotHaveBean(OutboxWorker.class)
-                .doesNotHaveBean(OutboxWorkerLifecycle.class).doesNotHaveBean(OutboxHealthIndicator.class)
-                .doesNotHaveBean(Publisher.class));
+        runner.withPropertyValues("outbox.relay.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(SpringOutbox.class)
+                        .doesNotHaveBean(OutboxWorker.class)
+                        .doesNotHaveBean(OutboxWorkerLifecycle.class)
+                        .doesNotHaveBean(OutboxHealthIndicator.class)
+                        .doesNotHaveBean(Publisher.class));
     }
 
     @Test
@@ -96,7 +121,8 @@ class OutboxAutoConfigurationTest {
             assertThat(context).hasNotFailed().doesNotHaveBean(KafkaPublisher.class);
             assertThat(context.getBean(Publisher.class)).isSameAs(context.getBean(OwnBeans.class).publisher);
             assertThat(context.getBean(OutboxWorker.class).publisher()).isSameAs(context.getBean(Publisher.class));
-            assertThat(context.getBean(PostgresOutboxConfig.class).notifyChannel()).isEqualTo("own_channel");
+            assertThat(context.getBean(PostgresOutboxConfig.class).notifyChannel())
+                    .isEqualTo("own_channel");
         });
     }
 
@@ -104,17 +130,24 @@ class OutboxAutoConfigurationTest {
     @DisplayName("puts its meters into the application's MeterRegistry")
     void applicationRegistry() {
         runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
-            assertThat(context.getBean(OutboxWorker.class).meterRegistry()).isSameAs(context.getBean(MeterRegistry.class));
-            assertThat(context.getBean(MeterRegistry.class).find("outbox.events.published").counter()).isNotNull();
+            assertThat(context.getBean(OutboxWorker.class).meterRegistry())
+                    .isSameAs(context.getBean(MeterRegistry.class));
+            assertThat(context.getBean(MeterRegistry.class)
+                            .find("outbox.events.published")
+                            .counter())
+                    .isNotNull();
         });
     }
 
     @Test
-    @DisplayName("with both brokers and outbox.broker=rabbitmq: the RabbitMQ publisher on Spring AMQP's connection factory")
+    @DisplayName(
+            "with both brokers and outbox.broker=rabbitmq: the RabbitMQ publisher on Spring AMQP's connection factory")
     void rabbitmqChosen() {
         runner.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class))
                 .withPropertyValues("outbox.broker=rabbitmq", "spring.rabbitmq.host=127.0.0.1")
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RabbitMqPublisher.class)
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(RabbitMqPublisher.class)
                         .doesNotHaveBean(KafkaPublisher.class));
     }
 
@@ -123,7 +156,10 @@ class OutboxAutoConfigurationTest {
     void bothBrokersUnchosen() {
         runner.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class))
                 .withPropertyValues("spring.rabbitmq.host=127.0.0.1", "outbox.broker=")
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
                         .hasMessageContaining("outbox.broker=kafka or outbox.broker=rabbitmq"));
     }
 
@@ -131,38 +167,54 @@ class OutboxAutoConfigurationTest {
     @DisplayName("without a broker module, a relay is a start failure that says what to add")
     void noBroker() {
         runner.withClassLoader(new FilteredClassLoader(KafkaPublisher.class, RabbitMqPublisher.class))
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageContaining("add outbox-broker-kafka").hasMessageContaining("outbox.relay.enabled=false"));
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("add outbox-broker-kafka")
+                        .hasMessageContaining("outbox.relay.enabled=false"));
     }
 
     @Test
     @DisplayName("refuses an unusable property at start, naming it")
     void invalidProperty() {
         runner.withPropertyValues("outbox.relay.threads=0", "outbox.sweeper.lease-timeout=5s")
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().satisfies(cause ->
-                        assertThat(cause.toString()).contains("relay.threads").contains("must be between 1 and 64")
-                                .contains("sweeper.leaseTimeout").contains("outbox.relay.publish-timeout")));
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .satisfies(cause -> assertThat(cause.toString())
+                                .contains("relay.threads")
+                                .contains("must be between 1 and 64")
+                                .contains("sweeper.leaseTimeout")
+                                .contains("outbox.relay.publish-timeout")));
     }
 
     @Test
     @DisplayName("refuses more relay threads than the application's pool can serve")
     void poolTooSmall() {
         runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=2", "outbox.relay.threads=2")
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageContaining("outbox.relay.threads").hasMessageContaining("maximum pool size is 2"));
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("outbox.relay.threads")
+                        .hasMessageContaining("maximum pool size is 2"));
     }
 
     @Test
     @DisplayName("with Flyway: the outbox's migrations run beside the application's, in a history of their own")
     void flyway() {
         runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
-                .withPropertyValues("outbox.schema.initialize=false", "spring.flyway.schemas=" + schema,
+                .withPropertyValues(
+                        "outbox.schema.initialize=false",
+                        "spring.flyway.schemas=" + schema,
                         "spring.flyway.locations=classpath:db/shop")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(OutboxSchemaReady.class);
                     assertThat(context.getBean(OutboxSchemaReady.class).how()).contains("Flyway");
-                    assertThat(tables()).contains("orders", "outbox_events", "outbox_schema_history",
-                            "flyway_schema_history");
+                    assertThat(tables())
+                            .contains("orders", "outbox_events", "outbox_schema_history", "flyway_schema_history");
                 });
     }
 
@@ -170,29 +222,41 @@ class OutboxAutoConfigurationTest {
     @DisplayName("with Liquibase: the outbox's changelog runs beside the application's, in changelog tables of its own")
     void liquibase() {
         runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
-                .withPropertyValues("outbox.schema.initialize=false", "outbox.ordering.mode=per-key",
+                .withPropertyValues(
+                        "outbox.schema.initialize=false",
+                        "outbox.ordering.mode=per-key",
                         "spring.liquibase.change-log=classpath:db/shop-liquibase/changelog.xml",
-                        "spring.liquibase.default-schema=" + schema, "spring.liquibase.liquibase-schema=" + schema)
+                        "spring.liquibase.default-schema=" + schema,
+                        "spring.liquibase.liquibase-schema=" + schema)
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(OutboxSchemaReady.class);
                     assertThat(context.getBean(OutboxSchemaReady.class).how()).contains("Liquibase");
-                    assertThat(tables()).contains("orders", "outbox_events", "databasechangelog",
-                            "outbox_databasechangelog");
+                    assertThat(tables())
+                            .contains("orders", "outbox_events", "databasechangelog", "outbox_databasechangelog");
                     assertThat(indexes()).contains("outbox_events_key_guard_idx", "outbox_events_key_held_idx");
-                    OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+                    OutboxEvent event = OutboxEvent.builder()
+                            .type("t")
+                            .destination("d")
+                            .payload(new byte[0])
+                            .build();
                     context.getBean(org.springframework.transaction.support.TransactionTemplate.class)
-                            .executeWithoutResult(status -> context.getBean(SpringOutbox.class).append(event));
-                    assertThat(context.getBean(PostgresOutboxStore.class).find(event.id())).isPresent();
+                            .executeWithoutResult(status ->
+                                    context.getBean(SpringOutbox.class).append(event));
+                    assertThat(context.getBean(PostgresOutboxStore.class).find(event.id()))
+                            .isPresent();
                 });
     }
 
     @Test
     @DisplayName("without the actuator on the classpath: no health indicator, no endpoint")
     void noActuator() {
-        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class,
-                org.springframework.boot.actuate.endpoint.annotation.Endpoint.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OutboxHealthIndicator.class)
-                        .doesNotHaveBean(OutboxEndpoint.class).hasSingleBean(OutboxWorker.class));
+        runner.withClassLoader(new FilteredClassLoader(
+                        HealthIndicator.class, org.springframework.boot.actuate.endpoint.annotation.Endpoint.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(OutboxHealthIndicator.class)
+                        .doesNotHaveBean(OutboxEndpoint.class)
+                        .hasSingleBean(OutboxWorker.class));
     }
 
     @Test
@@ -201,7 +265,11 @@ class OutboxAutoConfigurationTest {
         runner.withBean(Tracer.class, () -> Tracer.NOOP).run(context -> {
             assertThat(context).hasSingleBean(OutboxTraceContext.class);
             OutboxTraceContext fixed = () -> "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-            OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build();
+            OutboxEvent event = OutboxEvent.builder()
+                    .type("t")
+                    .destination("d")
+                    .payload(new byte[0])
+                    .build();
             assertThat(fixed.addTo(List.of(event)).get(0).headers())
                     .containsEntry("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
         });
@@ -233,7 +301,9 @@ class OutboxAutoConfigurationTest {
         final Publisher publisher = new Publisher() {
             @Override
             public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
-                return CompletableFuture.completedFuture(batch.stream().map(e -> PublishOutcome.published(e.id())).toList());
+                return CompletableFuture.completedFuture(batch.stream()
+                        .map(e -> PublishOutcome.published(e.id()))
+                        .toList());
             }
 
             @Override
@@ -242,8 +312,7 @@ class OutboxAutoConfigurationTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
 
         @Bean
@@ -253,7 +322,9 @@ class OutboxAutoConfigurationTest {
 
         @Bean
         PostgresOutboxConfig ownConfig(OutboxProperties properties) {
-            return properties.postgres().toBuilder().notifyChannel("own_channel").build();
+            return properties.postgres().toBuilder()
+                    .notifyChannel("own_channel")
+                    .build();
         }
     }
 }

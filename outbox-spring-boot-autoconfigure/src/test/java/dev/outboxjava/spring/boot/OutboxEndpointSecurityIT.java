@@ -35,7 +35,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The operator endpoint over HTTP behind the application's Spring Security rules: reading needs a
  * viewer, requeueing an operator. A write-only service (no relay), so no broker is needed.
  */
-@SpringBootTest(classes = {ShopApplication.class, OutboxEndpointSecurityIT.Security.class},
+@SpringBootTest(
+        classes = {ShopApplication.class, OutboxEndpointSecurityIT.Security.class},
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DisplayName("The outbox actuator endpoint behind Spring Security")
 class OutboxEndpointSecurityIT {
@@ -59,18 +60,29 @@ class OutboxEndpointSecurityIT {
     static class Security {
         @Bean
         SecurityFilterChain actuatorSecurity(HttpSecurity http) throws Exception {
-            return http.authorizeHttpRequests(requests -> requests
-                            .requestMatchers(HttpMethod.GET, "/actuator/outbox/**", "/actuator/outbox").hasRole("VIEWER")
-                            .requestMatchers("/actuator/outbox/**").hasRole("OPERATOR")
-                            .anyRequest().permitAll())
-                    .httpBasic(withDefaults()).csrf(csrf -> csrf.disable()).build();
+            return http.authorizeHttpRequests(requests -> requests.requestMatchers(
+                                    HttpMethod.GET, "/actuator/outbox/**", "/actuator/outbox")
+                            .hasRole("VIEWER")
+                            .requestMatchers("/actuator/outbox/**")
+                            .hasRole("OPERATOR")
+                            .anyRequest()
+                            .permitAll())
+                    .httpBasic(withDefaults())
+                    .csrf(csrf -> csrf.disable())
+                    .build();
         }
 
         @Bean
         InMemoryUserDetailsManager users() {
             return new InMemoryUserDetailsManager(
-                    User.withUsername("viewer").password("{noop}viewer").roles("VIEWER").build(),
-                    User.withUsername("operator").password("{noop}operator").roles("VIEWER", "OPERATOR").build());
+                    User.withUsername("viewer")
+                            .password("{noop}viewer")
+                            .roles("VIEWER")
+                            .build(),
+                    User.withUsername("operator")
+                            .password("{noop}operator")
+                            .roles("VIEWER", "OPERATOR")
+                            .build());
         }
     }
 
@@ -92,10 +104,14 @@ class OutboxEndpointSecurityIT {
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("content-type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (user != null) {
-            request.header("authorization", "Basic " + Base64.getEncoder().encodeToString(
-                    (user + ":" + user).getBytes(StandardCharsets.UTF_8)));
+            request.header(
+                    "authorization",
+                    "Basic "
+                            + Base64.getEncoder().encodeToString((user + ":" + user).getBytes(StandardCharsets.UTF_8)));
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -113,9 +129,12 @@ class OutboxEndpointSecurityIT {
         HttpResponse<String> status = call("GET", "/actuator/outbox", "viewer", null);
         assertThat(status.statusCode()).isEqualTo(200);
         assertThat(status.body()).contains("\"failed\":1");
-        assertThat(call("GET", "/actuator/outbox/dead-letters?limit=10", "viewer", null).body())
-                .contains(event.id().toString()).contains("broker said no");
-        assertThat(call("POST", "/actuator/outbox/requeue", "viewer", requeue).statusCode()).isEqualTo(403);
+        assertThat(call("GET", "/actuator/outbox/dead-letters?limit=10", "viewer", null)
+                        .body())
+                .contains(event.id().toString())
+                .contains("broker said no");
+        assertThat(call("POST", "/actuator/outbox/requeue", "viewer", requeue).statusCode())
+                .isEqualTo(403);
         assertThat(database.events("failed")).isEqualTo(1);
 
         HttpResponse<String> requeued = call("POST", "/actuator/outbox/requeue", "operator", requeue);

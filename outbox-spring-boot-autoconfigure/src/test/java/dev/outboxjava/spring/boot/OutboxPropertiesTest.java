@@ -21,7 +21,8 @@ class OutboxPropertiesTest {
         assertThat(worker.toString()).isEqualTo(library.toString());
         assertThat(worker.maxBrokerOutage()).isEqualTo(library.maxBrokerOutage());
         assertThat(worker.relay()).isEqualTo(library.relay());
-        assertThat(properties.postgres().toString()).isEqualTo(PostgresOutboxConfig.ofDefaults().toString());
+        assertThat(properties.postgres().toString())
+                .isEqualTo(PostgresOutboxConfig.ofDefaults().toString());
         HealthConfig health = properties.healthConfig();
         assertThat(health.maxLag()).isEqualTo(HealthConfig.DEFAULT_MAX_LAG);
         assertThat(health.maxXminAge()).isEqualTo(HealthConfig.DEFAULT_MAX_XMIN_AGE);

@@ -22,9 +22,11 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The Spring Boot page's property table")
 class PropertiesPageTest {
 
-    static final String BEGIN = "<!-- BEGIN GENERATED FROM spring-configuration-metadata.json: edit OutboxProperties, then regenerate -->";
+    static final String BEGIN =
+            "<!-- BEGIN GENERATED FROM spring-configuration-metadata.json: edit OutboxProperties, then regenerate -->";
     static final String END = "<!-- END GENERATED -->";
-    private static final Path PAGE = Path.of("").toAbsolutePath().resolve("../docs/spring-boot.md").normalize();
+    private static final Path PAGE =
+            Path.of("").toAbsolutePath().resolve("../docs/spring-boot.md").normalize();
 
     @Test
     @DisplayName("is the configuration processor's metadata, verbatim")
@@ -35,13 +37,16 @@ class PropertiesPageTest {
         if (Boolean.getBoolean("outbox.docs.regenerate")) {
             Files.writeString(PAGE, generated);
         }
-        assertThat(page).as("docs/spring-boot.md differs from the metadata; regenerate it with "
-                + "-Doutbox.docs.regenerate=true").isEqualTo(generated);
+        assertThat(page)
+                .as("docs/spring-boot.md differs from the metadata; regenerate it with "
+                        + "-Doutbox.docs.regenerate=true")
+                .isEqualTo(generated);
     }
 
     static String table() throws IOException {
         JsonNode metadata;
-        try (InputStream json = PropertiesPageTest.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+        try (InputStream json =
+                PropertiesPageTest.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             metadata = new ObjectMapper().readTree(json);
         }
         List<JsonNode> properties = new ArrayList<>();
@@ -54,9 +59,15 @@ class PropertiesPageTest {
         StringBuilder table = new StringBuilder("| property | default | meaning |\n|---|---|---|\n");
         for (JsonNode property : properties) {
             JsonNode value = property.get("defaultValue");
-            table.append("| `").append(property.get("name").asText()).append("` | ")
-                    .append(value == null ? "—" : "`" + value.asText() + "`").append(" | ")
-                    .append(property.path("description").asText().replace("|", "\\|").replace("\n", " "))
+            table.append("| `")
+                    .append(property.get("name").asText())
+                    .append("` | ")
+                    .append(value == null ? "—" : "`" + value.asText() + "`")
+                    .append(" | ")
+                    .append(property.path("description")
+                            .asText()
+                            .replace("|", "\\|")
+                            .replace("\n", " "))
                     .append(" |\n");
         }
         return table.toString();

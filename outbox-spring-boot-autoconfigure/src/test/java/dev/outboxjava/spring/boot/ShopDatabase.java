@@ -21,11 +21,25 @@ final class ShopDatabase {
     /** The Spring properties of a shop on this schema. */
     Map<String, String> properties() {
         String url = postgres.jdbcUrl() + (postgres.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema;
-        return Map.of("spring.datasource.url", url, "spring.datasource.username", postgres.user(),
-                "spring.datasource.password", postgres.password(), "spring.flyway.schemas", schema,
-                "spring.flyway.locations", "classpath:db/shop", "outbox.table", table,
-                "spring.jpa.hibernate.ddl-auto", "validate", "spring.jpa.open-in-view", "false",
-                "spring.liquibase.enabled", "false");
+        return Map.of(
+                "spring.datasource.url",
+                url,
+                "spring.datasource.username",
+                postgres.user(),
+                "spring.datasource.password",
+                postgres.password(),
+                "spring.flyway.schemas",
+                schema,
+                "spring.flyway.locations",
+                "classpath:db/shop",
+                "outbox.table",
+                table,
+                "spring.jpa.hibernate.ddl-auto",
+                "validate",
+                "spring.jpa.open-in-view",
+                "false",
+                "spring.liquibase.enabled",
+                "false");
     }
 
     String[] propertyValues(String... more) {

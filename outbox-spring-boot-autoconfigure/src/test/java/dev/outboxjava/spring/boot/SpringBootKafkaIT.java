@@ -68,7 +68,8 @@ class SpringBootKafkaIT {
 
     private List<ConsumerRecord<String, byte[]>> published(UUID orderId) {
         return kafka.consume(topic, Integer.MAX_VALUE, Duration.ofSeconds(3)).stream()
-                .filter(record -> orderId.toString().equals(record.key())).toList();
+                .filter(record -> orderId.toString().equals(record.key()))
+                .toList();
     }
 
     @Test
@@ -79,10 +80,16 @@ class SpringBootKafkaIT {
 
         assertThat(database.orders(orderId)).isEqualTo(2);
         // the relay polls once an hour here: only the after-commit wake-up can have sent it this soon
-        await().atMost(Duration.ofSeconds(20)).until(() -> database.count("SELECT count(*) FROM " + database.table
-                + " WHERE id = ? AND status = 'sent'", event.id()) == 1);
-        assertThat(published(orderId)).singleElement().satisfies(record ->
-                assertThat(new String(record.headers().lastHeader("ce_id").value())).isEqualTo(event.id().toString()));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> database.count(
+                                "SELECT count(*) FROM " + database.table + " WHERE id = ? AND status = 'sent'",
+                                event.id())
+                        == 1);
+        assertThat(published(orderId))
+                .singleElement()
+                .satisfies(record -> assertThat(
+                                new String(record.headers().lastHeader("ce_id").value()))
+                        .isEqualTo(event.id().toString()));
     }
 
     @Test
@@ -92,7 +99,9 @@ class SpringBootKafkaIT {
         assertThatThrownBy(() -> orders.placeOrderThenFail(orderId)).hasMessageContaining("payment declined");
 
         assertThat(database.orders(orderId)).isZero();
-        assertThat(database.eventsOfOrder(orderId)).as("an event that never committed cannot be published").isZero();
+        assertThat(database.eventsOfOrder(orderId))
+                .as("an event that never committed cannot be published")
+                .isZero();
         UUID later = UUID.randomUUID();
         orders.placeOrder(later);
         await().atMost(Duration.ofSeconds(20)).until(() -> !published(later).isEmpty());
@@ -104,7 +113,9 @@ class SpringBootKafkaIT {
     void jooqInTheSameTransaction() {
         UUID committed = UUID.randomUUID();
         jooqLines.addLineWithJooq(committed, false);
-        assertThat(database.orders(committed)).as("order, JdbcTemplate line, jOOQ line").isEqualTo(3);
+        assertThat(database.orders(committed))
+                .as("order, JdbcTemplate line, jOOQ line")
+                .isEqualTo(3);
         assertThat(database.eventsOfOrder(committed)).isEqualTo(2);
 
         UUID declined = UUID.randomUUID();
@@ -117,8 +128,10 @@ class SpringBootKafkaIT {
     @DisplayName("no transaction: the append refuses with a clear error and writes nothing")
     void noTransaction() {
         UUID orderId = UUID.randomUUID();
-        assertThatThrownBy(() -> orders.appendWithoutTransaction(orderId)).isInstanceOf(OutboxException.class)
-                .hasMessageContaining("no Spring transaction is active").hasMessageContaining("@Transactional");
+        assertThatThrownBy(() -> orders.appendWithoutTransaction(orderId))
+                .isInstanceOf(OutboxException.class)
+                .hasMessageContaining("no Spring transaction is active")
+                .hasMessageContaining("@Transactional");
         assertThat(database.eventsOfOrder(orderId)).isZero();
     }
 
@@ -127,12 +140,15 @@ class SpringBootKafkaIT {
     void requeueDeadLetter() {
         UUID orderId = UUID.randomUUID();
         OutboxEvent event = orders.placeOrder(orderId);
-        await().atMost(Duration.ofSeconds(20)).until(() -> database.events("sent") > 0 && !published(orderId).isEmpty());
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> database.events("sent") > 0 && !published(orderId).isEmpty());
         database.execute("UPDATE " + database.table + " SET status = 'failed', attempts = max_attempts, "
                 + "last_error = 'broker said no', sent_at = NULL WHERE id = '" + event.id() + "'");
 
-        assertThat(endpoint.section("dead-letters", 0, 50).get("deadLetters")).asList()
-                .anySatisfy(letter -> assertThat(letter).asString().contains(event.id().toString()));
+        assertThat(endpoint.section("dead-letters", 0, 50).get("deadLetters"))
+                .asList()
+                .anySatisfy(letter ->
+                        assertThat(letter).asString().contains(event.id().toString()));
         Map<String, Object> result = endpoint.act("requeue", event.id().toString(), null, null, null, null);
 
         assertThat(result).containsEntry("requeued", 1);
@@ -149,11 +165,13 @@ class SpringBootKafkaIT {
 
         broker.get().stop();
         try {
-            await().atMost(Duration.ofSeconds(60)).until(() -> health.health().getStatus().equals(Status.DOWN));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> health.health().getStatus().equals(Status.DOWN));
             assertThat(health.health().getDetails().get("readiness")).asString().contains("broker: DOWN");
         } finally {
             broker.get().restart();
         }
-        await().atMost(Duration.ofSeconds(60)).until(() -> health.health().getStatus().equals(Status.UP));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> health.health().getStatus().equals(Status.UP));
     }
 }

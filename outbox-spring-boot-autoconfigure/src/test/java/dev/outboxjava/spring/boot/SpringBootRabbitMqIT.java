@@ -64,8 +64,10 @@ class SpringBootRabbitMqIT {
 
         List<Delivery> received = rabbit.receive(destination, 1, Duration.ofSeconds(20));
 
-        assertThat(received).singleElement().satisfies(delivery ->
-                assertThat(delivery.getProperties().getMessageId()).isEqualTo(event.id().toString()));
+        assertThat(received)
+                .singleElement()
+                .satisfies(delivery -> assertThat(delivery.getProperties().getMessageId())
+                        .isEqualTo(event.id().toString()));
         assertThat(publisher.checkHealth().healthy()).isTrue();
     }
 }

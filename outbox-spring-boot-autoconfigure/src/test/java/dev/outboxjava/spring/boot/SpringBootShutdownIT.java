@@ -41,9 +41,14 @@ class SpringBootShutdownIT {
     }
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(ShopApplication.class).properties(database.propertyValues(
-                "outbox.broker=kafka", "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "shop.topic=" + topic,
-                "outbox.relay.batch-size=100", "outbox.relay.shutdown-timeout=5s")).run();
+        return new SpringApplicationBuilder(ShopApplication.class)
+                .properties(database.propertyValues(
+                        "outbox.broker=kafka",
+                        "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+                        "shop.topic=" + topic,
+                        "outbox.relay.batch-size=100",
+                        "outbox.relay.shutdown-timeout=5s"))
+                .run();
     }
 
     @Test
@@ -64,7 +69,9 @@ class SpringBootShutdownIT {
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> database.events("sent") > 0);
         }
-        assertThat(database.events("in_flight")).as("a graceful stop leaves no lease behind").isZero();
+        assertThat(database.events("in_flight"))
+                .as("a graceful stop leaves no lease behind")
+                .isZero();
         assertThat(database.events("sent") + database.events("pending")).isEqualTo(EVENTS);
 
         try (ConfigurableApplicationContext second = start()) {
@@ -72,7 +79,8 @@ class SpringBootShutdownIT {
         }
         List<ConsumerRecord<String, byte[]>> records = kafka.consume(topic, EVENTS, Duration.ofSeconds(60));
         Set<UUID> delivered = new HashSet<>();
-        records.forEach(record -> delivered.add(UUID.fromString(new String(record.headers().lastHeader("ce_id").value()))));
+        records.forEach(record -> delivered.add(
+                UUID.fromString(new String(record.headers().lastHeader("ce_id").value()))));
         assertThat(delivered).as("every committed event reached Kafka").containsAll(appended);
     }
 }

@@ -62,8 +62,13 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private KafkaRaftServer server;
     private boolean closed;
 
-    private EmbeddedKafkaBroker(Path directory, int brokerPort, int controllerPort, Map<String, String> overrides,
-            SslListener ssl, int sslPort) {
+    private EmbeddedKafkaBroker(
+            Path directory,
+            int brokerPort,
+            int controllerPort,
+            Map<String, String> overrides,
+            SslListener ssl,
+            int sslPort) {
         this.directory = directory;
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
@@ -123,11 +128,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         try {
             directory = Files.createTempDirectory(parent, "outbox-kafka-");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a log directory for the embedded Kafka broker under "
-                    + parent, e);
+            throw new UncheckedIOException(
+                    "cannot create a log directory for the embedded Kafka broker under " + parent, e);
         }
-        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, freePort(), freePort(), brokerOverrides, ssl,
-                ssl == null ? 0 : freePort());
+        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(
+                directory, freePort(), freePort(), brokerOverrides, ssl, ssl == null ? 0 : freePort());
         try {
             broker.format();
             broker.startServer();
@@ -150,7 +155,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      */
     public String sslBootstrapServers() {
         if (ssl == null) {
-            throw new IllegalStateException("this embedded Kafka broker has no TLS listener: start it with startWithSsl");
+            throw new IllegalStateException(
+                    "this embedded Kafka broker has no TLS listener: start it with startWithSsl");
         }
         return "127.0.0.1:" + sslPort;
     }
@@ -204,8 +210,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     /** A new admin client for this broker; the caller closes it. */
     public Admin admin() {
         return Admin.create(Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis()));
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                (int) ADMIN_TIMEOUT.toMillis()));
     }
 
     /** Stops the broker and deletes its log directory. */
@@ -246,12 +254,17 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             created.startup();
         } catch (RuntimeException e) {
             created.shutdown();
-            throw new IllegalStateException("the embedded Kafka broker did not start on " + bootstrapServers()
-                    + " (log directory " + directory + ")", e);
+            throw new IllegalStateException(
+                    "the embedded Kafka broker did not start on " + bootstrapServers() + " (log directory " + directory
+                            + ")",
+                    e);
         }
         server = created;
-        log.info("embedded Kafka broker (KRaft, broker+controller) listening on {} after {} ms; log directory {}",
-                bootstrapServers(), elapsedMillis(started), directory);
+        log.info(
+                "embedded Kafka broker (KRaft, broker+controller) listening on {} after {} ms; log directory {}",
+                bootstrapServers(),
+                elapsedMillis(started),
+                directory);
     }
 
     private Properties brokerProperties() {
@@ -259,8 +272,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("process.roles", "broker,controller");
         props.put("node.id", String.valueOf(NODE_ID));
         props.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER_LISTENER + "://127.0.0.1:"
-                + controllerPort);
+        props.put(
+                "listeners",
+                "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER_LISTENER + "://127.0.0.1:" + controllerPort);
         props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
         props.put("controller.listener.names", CONTROLLER_LISTENER);
         props.put("inter.broker.listener.name", "PLAINTEXT");
@@ -289,11 +303,14 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("broker.session.timeout.ms", "3000");
         props.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
         if (ssl != null) {
-            props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",SSL://127.0.0.1:" + sslPort + ","
-                    + CONTROLLER_LISTENER + "://127.0.0.1:" + controllerPort);
+            props.put(
+                    "listeners",
+                    "PLAINTEXT://127.0.0.1:" + brokerPort + ",SSL://127.0.0.1:" + sslPort + "," + CONTROLLER_LISTENER
+                            + "://127.0.0.1:" + controllerPort);
             props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",SSL://127.0.0.1:" + sslPort);
-            props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL," + CONTROLLER_LISTENER
-                    + ":PLAINTEXT");
+            props.put(
+                    "listener.security.protocol.map",
+                    "PLAINTEXT:PLAINTEXT,SSL:SSL," + CONTROLLER_LISTENER + ":PLAINTEXT");
             props.put("ssl.keystore.location", ssl.keyStore().toAbsolutePath().toString());
             props.put("ssl.keystore.password", ssl.password());
             props.put("ssl.key.password", ssl.password());
@@ -310,7 +327,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
     private void deleteDirectory() {
         try (Stream<Path> paths = Files.walk(directory)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException e) {
             log.warn("could not delete the embedded Kafka directory {}: {}", directory, e.toString());
         }
@@ -321,8 +339,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * package in 4.4; found by name, so that the broker also runs on the older clients an application's
      * framework may manage (Spring Boot 4.0 manages 4.1).
      */
-    private static final List<String> EXIT_CLASSES = List.of("org.apache.kafka.common.utils.internals.Exit",
-            "org.apache.kafka.common.utils.Exit");
+    private static final List<String> EXIT_CLASSES =
+            List.of("org.apache.kafka.common.utils.internals.Exit", "org.apache.kafka.common.utils.Exit");
 
     private static void installExitGuard() {
         for (String name : EXIT_CLASSES) {
@@ -346,8 +364,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
     /** A {@code Procedure} that throws instead of ending the JVM. */
     private static Object refusing(Class<?> procedure, String what) {
-        return java.lang.reflect.Proxy.newProxyInstance(procedure.getClassLoader(), new Class<?>[] {procedure},
-                (proxy, method, args) -> {
+        return java.lang.reflect.Proxy.newProxyInstance(
+                procedure.getClassLoader(), new Class<?>[] {procedure}, (proxy, method, args) -> {
                     if (method.getDeclaringClass() == Object.class) {
                         return switch (method.getName()) {
                             case "equals" -> proxy == args[0];
@@ -355,8 +373,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                             default -> "refusing Kafka " + what + " procedure";
                         };
                     }
-                    throw new IllegalStateException("embedded Kafka asked to " + what + " the JVM with status "
-                            + args[0] + ": " + args[1]);
+                    throw new IllegalStateException(
+                            "embedded Kafka asked to " + what + " the JVM with status " + args[0] + ": " + args[1]);
                 });
     }
 

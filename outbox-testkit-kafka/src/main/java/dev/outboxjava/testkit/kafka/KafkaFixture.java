@@ -75,16 +75,19 @@ public final class KafkaFixture implements AutoCloseable {
     private final Admin admin;
     private final Set<String> created = ConcurrentHashMap.newKeySet();
 
-    private KafkaFixture(ServiceOrigin origin, String bootstrapServers, EmbeddedKafkaBroker embedded,
-            AutoCloseable started) {
+    private KafkaFixture(
+            ServiceOrigin origin, String bootstrapServers, EmbeddedKafkaBroker embedded, AutoCloseable started) {
         this.origin = origin;
         this.bootstrapServers = bootstrapServers;
         this.embedded = embedded;
         this.started = started;
         this.admin = Admin.create(Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.CLIENT_ID_CONFIG, "outbox-testkit-fixture-" + UUID.randomUUID(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis()));
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                AdminClientConfig.CLIENT_ID_CONFIG,
+                "outbox-testkit-fixture-" + UUID.randomUUID(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                (int) ADMIN_TIMEOUT.toMillis()));
     }
 
     /**
@@ -100,12 +103,12 @@ public final class KafkaFixture implements AutoCloseable {
         }
         if (DockerAvailability.isAvailable()) {
             String image = ServiceConfig.lookup(IMAGE_PROPERTY).orElse(DEFAULT_DOCKER_IMAGE);
-            KafkaContainer container = new KafkaContainer(DockerImageName.parse(image)
-                    .asCompatibleSubstituteFor("apache/kafka"));
+            KafkaContainer container =
+                    new KafkaContainer(DockerImageName.parse(image).asCompatibleSubstituteFor("apache/kafka"));
             container.start();
             log.info("Kafka fixture: started a Testcontainers {} at {}", image, container.getBootstrapServers());
-            return new KafkaFixture(ServiceOrigin.TESTCONTAINERS, container.getBootstrapServers(), null,
-                    container::stop);
+            return new KafkaFixture(
+                    ServiceOrigin.TESTCONTAINERS, container.getBootstrapServers(), null, container::stop);
         }
         EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
         log.info("Kafka fixture: started an embedded single-node KRaft broker at {}", broker.bootstrapServers());
@@ -140,7 +143,8 @@ public final class KafkaFixture implements AutoCloseable {
      */
     public String createTopic(String prefix, int partitions) {
         Objects.requireNonNull(prefix, "prefix");
-        String name = prefix.replaceAll("[^A-Za-z0-9._-]", "-") + "." + UUID.randomUUID().toString().substring(0, 8);
+        String name = prefix.replaceAll("[^A-Za-z0-9._-]", "-") + "."
+                + UUID.randomUUID().toString().substring(0, 8);
         KafkaTopics.createAndAwaitReady(admin, name, partitions, ADMIN_TIMEOUT, bootstrapServers);
         created.add(name);
         return name;
@@ -166,12 +170,18 @@ public final class KafkaFixture implements AutoCloseable {
     /** Consumer properties for this cluster: string keys, byte values, reading from the beginning. */
     public Map<String, Object> consumerProperties() {
         return Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                2000);
     }
 
     /**
@@ -183,7 +193,8 @@ public final class KafkaFixture implements AutoCloseable {
         List<ConsumerRecord<String, byte[]>> received = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerProperties())) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, ADMIN_TIMEOUT).stream()
-                    .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
+                    .map(info -> new TopicPartition(info.topic(), info.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -192,7 +203,8 @@ public final class KafkaFixture implements AutoCloseable {
                 if (left <= 0) {
                     break;
                 }
-                consumer.poll(Duration.ofNanos(Math.min(left, Duration.ofMillis(500).toNanos())))
+                consumer.poll(Duration.ofNanos(
+                                Math.min(left, Duration.ofMillis(500).toNanos())))
                         .forEach(received::add);
             }
         }

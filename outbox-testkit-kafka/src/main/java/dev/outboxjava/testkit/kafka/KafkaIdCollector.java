@@ -50,8 +50,8 @@ public final class KafkaIdCollector implements AutoCloseable {
      * its own, from the earliest offset.
      */
     public static KafkaIdCollector start(String bootstrapServers, String topic) {
-        KafkaIdCollector inbox = new KafkaIdCollector(Objects.requireNonNull(bootstrapServers, "bootstrapServers"),
-                Objects.requireNonNull(topic, "topic"));
+        KafkaIdCollector inbox = new KafkaIdCollector(
+                Objects.requireNonNull(bootstrapServers, "bootstrapServers"), Objects.requireNonNull(topic, "topic"));
         inbox.thread.start();
         return inbox;
     }
@@ -68,11 +68,14 @@ public final class KafkaIdCollector implements AutoCloseable {
 
     private void consume(String bootstrapServers, String topic) {
         Map<String, Object> properties = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.GROUP_ID_CONFIG, "outbox-kafka-id-collector-" + UUID.randomUUID(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
-                new ByteArrayDeserializer())) {
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "outbox-kafka-id-collector-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest");
+        try (KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(properties, new StringDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
             while (consuming) {
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(POLL)) {

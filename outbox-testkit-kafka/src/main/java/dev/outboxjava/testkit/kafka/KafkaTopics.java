@@ -31,8 +31,7 @@ public final class KafkaTopics {
 
     private static final Duration RETRY_PAUSE = Duration.ofMillis(50);
 
-    private KafkaTopics() {
-    }
+    private KafkaTopics() {}
 
     /**
      * Creates {@code name} with {@code partitions} partitions and replication factor 1 (an existing topic
@@ -41,20 +40,21 @@ public final class KafkaTopics {
      * @throws IllegalStateException naming the topic and {@code bootstrapServers} if the topic cannot be
      *     created or is not ready within {@code timeout}
      */
-    public static void createAndAwaitReady(Admin admin, String name, int partitions, Duration timeout,
-            String bootstrapServers) {
+    public static void createAndAwaitReady(
+            Admin admin, String name, int partitions, Duration timeout, String bootstrapServers) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all()
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                    .all()
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create topic " + name + " on " + bootstrapServers + ": "
-                        + e.getCause(), e);
+                throw new IllegalStateException(
+                        "cannot create topic " + name + " on " + bootstrapServers + ": " + e.getCause(), e);
             }
         } catch (TimeoutException e) {
-            throw new IllegalStateException("Kafka at " + bootstrapServers + " did not create topic " + name
-                    + " within " + timeout, e);
+            throw new IllegalStateException(
+                    "Kafka at " + bootstrapServers + " did not create topic " + name + " within " + timeout, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topic " + name, e);
@@ -62,21 +62,25 @@ public final class KafkaTopics {
         awaitReady(admin, name, partitions, deadline, timeout, bootstrapServers);
     }
 
-    private static void awaitReady(Admin admin, String name, int partitions, long deadline, Duration timeout,
-            String bootstrapServers) {
-        Map<TopicPartition, OffsetSpec> ends = IntStream.range(0, partitions).mapToObj(p -> new TopicPartition(name, p))
+    private static void awaitReady(
+            Admin admin, String name, int partitions, long deadline, Duration timeout, String bootstrapServers) {
+        Map<TopicPartition, OffsetSpec> ends = IntStream.range(0, partitions)
+                .mapToObj(p -> new TopicPartition(name, p))
                 .collect(Collectors.toMap(Function.identity(), p -> OffsetSpec.latest()));
         Throwable last = null;
         while (System.nanoTime() - deadline < 0) {
             long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
             try {
-                admin.listOffsets(ends, new ListOffsetsOptions().timeoutMs((int) Math.min(leftMillis, 5_000))).all()
+                admin.listOffsets(ends, new ListOffsetsOptions().timeoutMs((int) Math.min(leftMillis, 5_000)))
+                        .all()
                         .get(leftMillis, TimeUnit.MILLISECONDS);
                 return;
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof RetriableException)) {
-                    throw new IllegalStateException("topic " + name + " on " + bootstrapServers
-                            + " was created but cannot be read: " + e.getCause(), e);
+                    throw new IllegalStateException(
+                            "topic " + name + " on " + bootstrapServers + " was created but cannot be read: "
+                                    + e.getCause(),
+                            e);
                 }
                 last = e.getCause();
             } catch (TimeoutException e) {

@@ -46,8 +46,13 @@ class KafkaTestkitAloneIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"com.rabbitmq.client.ConnectionFactory", "org.apache.qpid.server.SystemLauncher",
-            "org.postgresql.Driver", "io.zonky.test.db.postgres.embedded.EmbeddedPostgres"})
+    @ValueSource(
+            strings = {
+                "com.rabbitmq.client.ConnectionFactory",
+                "org.apache.qpid.server.SystemLauncher",
+                "org.postgresql.Driver",
+                "io.zonky.test.db.postgres.embedded.EmbeddedPostgres"
+            })
     @DisplayName("brings no other broker or database")
     void bringsNoOtherEngine(String className) {
         assertThatThrownBy(() -> Class.forName(className)).isInstanceOf(ClassNotFoundException.class);
@@ -59,18 +64,27 @@ class KafkaTestkitAloneIT {
         String topic = kafka.createTopic("alone", 1);
         try (BrokerInbox inbox = BrokerInbox.kafka(kafka.consumerProperties(), topic)) {
             String id = UUID.randomUUID().toString();
-            Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                    StringSerializer.class, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            Map<String, Object> config = Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrapServers(),
+                    ProducerConfig.ACKS_CONFIG,
+                    "all",
+                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                    StringSerializer.class,
+                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                    ByteArraySerializer.class);
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config)) {
                 ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, "order-7", new byte[] {1});
-                record.headers().add("ce_id", id.getBytes(StandardCharsets.UTF_8))
+                record.headers()
+                        .add("ce_id", id.getBytes(StandardCharsets.UTF_8))
                         .add("ce_type", "order.placed".getBytes(StandardCharsets.UTF_8));
                 producer.send(record).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             }
 
-            assertThat(OutboxAssertions.awaitReceived(inbox, EventFilter.ofType("order.placed").withKey("order-7"),
-                    TIMEOUT).id()).isEqualTo(id);
+            assertThat(OutboxAssertions.awaitReceived(
+                                    inbox, EventFilter.ofType("order.placed").withKey("order-7"), TIMEOUT)
+                            .id())
+                    .isEqualTo(id);
         } finally {
             kafka.deleteTopic(topic);
         }

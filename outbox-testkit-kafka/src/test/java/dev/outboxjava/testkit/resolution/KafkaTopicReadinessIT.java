@@ -3,11 +3,11 @@ package dev.outboxjava.testkit.resolution;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.testkit.kafka.KafkaFixture;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.time.Duration;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -71,14 +71,17 @@ class KafkaTopicReadinessIT {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int n = 0; n < RECORDS_PER_PARTITION; n++) {
                 for (int partition = 0; partition < PARTITIONS; partition++) {
-                    sent.add(producer.send(new ProducerRecord<>(topic, partition, "k" + partition, new byte[] {(byte) n})));
+                    sent.add(producer.send(
+                            new ProducerRecord<>(topic, partition, "k" + partition, new byte[] {(byte) n})));
                 }
             }
             for (Future<RecordMetadata> acknowledgement : sent) {
-                assertThat(acknowledgement.get(15, TimeUnit.SECONDS).hasOffset()).as("round %d, topic %s", round, topic)
+                assertThat(acknowledgement.get(15, TimeUnit.SECONDS).hasOffset())
+                        .as("round %d, topic %s", round, topic)
                         .isTrue();
             }
-            assertThat(kafka.consume(topic, sent.size(), Duration.ofSeconds(15))).hasSize(sent.size());
+            assertThat(kafka.consume(topic, sent.size(), Duration.ofSeconds(15)))
+                    .hasSize(sent.size());
             kafka.deleteTopic(topic);
         }
     }

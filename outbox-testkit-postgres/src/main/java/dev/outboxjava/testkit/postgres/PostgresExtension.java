@@ -54,8 +54,8 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
 
     private static <T> T requireStarted(T value) {
         if (value == null) {
-            throw new IllegalStateException("PostgresExtension is not started: register it as a static field "
-                    + "with @RegisterExtension");
+            throw new IllegalStateException(
+                    "PostgresExtension is not started: register it as a static field " + "with @RegisterExtension");
         }
         return value;
     }

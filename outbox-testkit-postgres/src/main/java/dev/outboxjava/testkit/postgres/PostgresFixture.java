@@ -68,8 +68,7 @@ public final class PostgresFixture implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final List<String> schemas = new ArrayList<>();
 
-    private PostgresFixture(ServiceOrigin origin, String jdbcUrl, String user, String password,
-            AutoCloseable started) {
+    private PostgresFixture(ServiceOrigin origin, String jdbcUrl, String user, String password, AutoCloseable started) {
         this.origin = origin;
         this.jdbcUrl = jdbcUrl;
         this.user = user;
@@ -96,8 +95,12 @@ public final class PostgresFixture implements AutoCloseable {
         if (DockerAvailability.isAvailable()) {
             PostgreSQLContainer container = new PostgreSQLContainer(DockerImageName.parse(CONTAINER_IMAGE));
             container.start();
-            return announce(new PostgresFixture(ServiceOrigin.TESTCONTAINERS, container.getJdbcUrl(),
-                    container.getUsername(), container.getPassword(), container::stop));
+            return announce(new PostgresFixture(
+                    ServiceOrigin.TESTCONTAINERS,
+                    container.getJdbcUrl(),
+                    container.getUsername(),
+                    container.getPassword(),
+                    container::stop));
         }
         if (!ServiceConfig.isTrue(ServiceConfig.SKIP_LOCAL)) {
             Optional<PostgresFixture> local = local();
@@ -153,8 +156,8 @@ public final class PostgresFixture implements AutoCloseable {
      * or {@link #dropSchema(String)} drops it with everything in it.
      */
     public synchronized String newSchema() {
-        String schema = "outbox_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
-                .toLowerCase(Locale.ROOT);
+        String schema = "outbox_test_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         execute("CREATE SCHEMA " + schema);
         schemas.add(schema);
         return schema;
@@ -174,7 +177,8 @@ public final class PostgresFixture implements AutoCloseable {
 
     /** Runs one statement in auto-commit. */
     public void execute(String sql) {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException("test database statement failed: " + sql + ": " + e.getMessage(), e);
@@ -209,7 +213,8 @@ public final class PostgresFixture implements AutoCloseable {
         try (Connection probe = DriverManager.getConnection(url, "postgres", "postgres")) {
             return Optional.of(new PostgresFixture(ServiceOrigin.LOCAL, url, "postgres", "postgres", null));
         } catch (SQLException e) {
-            log.info("PostgreSQL on 127.0.0.1:5432 refused database test / user postgres ({}); trying embedded",
+            log.info(
+                    "PostgreSQL on 127.0.0.1:5432 refused database test / user postgres ({}); trying embedded",
                     e.getMessage());
             return Optional.empty();
         }
@@ -218,8 +223,12 @@ public final class PostgresFixture implements AutoCloseable {
     private static PostgresFixture embedded() {
         try {
             EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
-            return new PostgresFixture(ServiceOrigin.EMBEDDED, postgres.getJdbcUrl("postgres", "postgres"),
-                    "postgres", "postgres", postgres);
+            return new PostgresFixture(
+                    ServiceOrigin.EMBEDDED,
+                    postgres.getJdbcUrl("postgres", "postgres"),
+                    "postgres",
+                    "postgres",
+                    postgres);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start an embedded PostgreSQL: " + e.getMessage(), e);
         }

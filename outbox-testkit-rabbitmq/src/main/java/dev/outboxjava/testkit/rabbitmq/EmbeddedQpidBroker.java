@@ -97,8 +97,8 @@ public final class EmbeddedQpidBroker implements AutoCloseable {
             throw new IllegalStateException("the embedded Qpid configuration has changed shape");
         }
         String keyStores = TLS_KEY_STORE.formatted(keyStore.toAbsolutePath().toUri(), password, type);
-        return start(CONFIG.substring(0, close) + ", " + TLS_PORT + " ], " + keyStores + ","
-                + CONFIG.substring(close + 2));
+        return start(
+                CONFIG.substring(0, close) + ", " + TLS_PORT + " ], " + keyStores + "," + CONFIG.substring(close + 2));
     }
 
     private static EmbeddedQpidBroker start(String configuration) {
@@ -111,10 +111,16 @@ public final class EmbeddedQpidBroker implements AutoCloseable {
             SystemLauncher launcher = new SystemLauncher(capture);
             Map<String, Object> attributes = new HashMap<>();
             attributes.put(SystemConfig.TYPE, "Memory");
-            attributes.put(SystemConfig.INITIAL_CONFIGURATION_LOCATION, config.toUri().toString());
+            attributes.put(
+                    SystemConfig.INITIAL_CONFIGURATION_LOCATION, config.toUri().toString());
             attributes.put(SystemConfig.STARTUP_LOGGED_TO_SYSTEM_OUT, false);
-            attributes.put("context", Map.of("qpid.work_dir", workDir.toString(),
-                    "qpid.broker.defaultPreferenceStoreAttributes", "{\"type\": \"Noop\"}"));
+            attributes.put(
+                    "context",
+                    Map.of(
+                            "qpid.work_dir",
+                            workDir.toString(),
+                            "qpid.broker.defaultPreferenceStoreAttributes",
+                            "{\"type\": \"Noop\"}"));
             try {
                 launcher.startup(attributes);
             } catch (Exception e) {
@@ -122,7 +128,10 @@ public final class EmbeddedQpidBroker implements AutoCloseable {
                 deleteRecursively(workDir);
                 throw new IllegalStateException("could not start the embedded Qpid Broker-J: " + e, e);
             }
-            return new EmbeddedQpidBroker(launcher, workDir, boundPort(capture.systemConfig, "AMQP"),
+            return new EmbeddedQpidBroker(
+                    launcher,
+                    workDir,
+                    boundPort(capture.systemConfig, "AMQP"),
                     configuration.contains("\"AMQPS\"") ? boundPort(capture.systemConfig, "AMQPS") : 0);
         } catch (IOException e) {
             throw new UncheckedIOException("could not prepare the embedded Qpid Broker-J work directory", e);
@@ -181,7 +190,8 @@ public final class EmbeddedQpidBroker implements AutoCloseable {
 
     private static void deleteRecursively(Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException e) {
             // a leftover temp directory is harmless
         }

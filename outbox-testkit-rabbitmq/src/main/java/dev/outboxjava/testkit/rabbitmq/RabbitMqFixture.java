@@ -87,8 +87,8 @@ public final class RabbitMqFixture implements AutoCloseable {
             this.admin = factory.newConnection("outbox-testkit-fixture-" + UUID.randomUUID());
         } catch (IOException | TimeoutException e) {
             stopQuietly(started);
-            throw new IllegalStateException("could not connect to the " + origin + " AMQP broker at " + describe(factory)
-                    + ": " + e, e);
+            throw new IllegalStateException(
+                    "could not connect to the " + origin + " AMQP broker at " + describe(factory) + ": " + e, e);
         }
     }
 
@@ -104,8 +104,8 @@ public final class RabbitMqFixture implements AutoCloseable {
             try {
                 factory.setUri(explicit.get());
             } catch (Exception e) {
-                throw new IllegalStateException("the AMQP URI in " + URI_PROPERTY + " is not usable: " + e.getMessage(),
-                        e);
+                throw new IllegalStateException(
+                        "the AMQP URI in " + URI_PROPERTY + " is not usable: " + e.getMessage(), e);
             }
             log.info("RabbitMQ fixture: using the broker from {} at {}", URI_PROPERTY, describe(factory));
             return new RabbitMqFixture(ServiceOrigin.EXPLICIT, factory, null);
@@ -134,7 +134,8 @@ public final class RabbitMqFixture implements AutoCloseable {
         factory.setPort(broker.port());
         factory.setUsername(EmbeddedQpidBroker.USERNAME);
         factory.setPassword(EmbeddedQpidBroker.PASSWORD);
-        log.info("RabbitMQ fixture: started an embedded Apache Qpid Broker-J (AMQP 0-9-1, in-memory) at {}",
+        log.info(
+                "RabbitMQ fixture: started an embedded Apache Qpid Broker-J (AMQP 0-9-1, in-memory) at {}",
                 describe(factory));
         return new RabbitMqFixture(ServiceOrigin.EMBEDDED, factory, broker);
     }
@@ -210,7 +211,8 @@ public final class RabbitMqFixture implements AutoCloseable {
      */
     public RabbitMqDestination createDestination(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
-        String name = prefix.replaceAll("[^A-Za-z0-9._-]", "-") + "." + UUID.randomUUID().toString().substring(0, 8);
+        String name = prefix.replaceAll("[^A-Za-z0-9._-]", "-") + "."
+                + UUID.randomUUID().toString().substring(0, 8);
         RabbitMqDestination destination = new RabbitMqDestination(name, name);
         withChannel(channel -> {
             channel.exchangeDeclare(destination.exchange(), BuiltinExchangeType.TOPIC, false, false, null);
@@ -224,7 +226,8 @@ public final class RabbitMqFixture implements AutoCloseable {
 
     /** Declares a fresh exchange with no queue bound: every message published to it is unroutable. */
     public String createUnboundExchange(String prefix) {
-        String name = prefix.replaceAll("[^A-Za-z0-9._-]", "-") + "." + UUID.randomUUID().toString().substring(0, 8);
+        String name = prefix.replaceAll("[^A-Za-z0-9._-]", "-") + "."
+                + UUID.randomUUID().toString().substring(0, 8);
         withChannel(channel -> channel.exchangeDeclare(name, BuiltinExchangeType.TOPIC, false, false, null));
         declared.add(new RabbitMqDestination(name, ""));
         return name;
@@ -270,15 +273,20 @@ public final class RabbitMqFixture implements AutoCloseable {
      * arrival order, repeats included. For at-least-once publishing, where a redelivered message would
      * fill a count of expected messages while another has not arrived yet.
      */
-    public List<Delivery> receiveEach(RabbitMqDestination destination, Collection<String> messageIds,
-            Duration timeout) {
+    public List<Delivery> receiveEach(
+            RabbitMqDestination destination, Collection<String> messageIds, Duration timeout) {
         Set<String> missing = new HashSet<>(messageIds);
-        return receiveUntil(destination.queue(), received -> {
-            if (!received.isEmpty()) {
-                missing.remove(received.get(received.size() - 1).getProperties().getMessageId());
-            }
-            return missing.isEmpty();
-        }, timeout);
+        return receiveUntil(
+                destination.queue(),
+                received -> {
+                    if (!received.isEmpty()) {
+                        missing.remove(received.get(received.size() - 1)
+                                .getProperties()
+                                .getMessageId());
+                    }
+                    return missing.isEmpty();
+                },
+                timeout);
     }
 
     /** Reads until {@code enough}, which is asked before the first delivery and after each one, or {@code timeout}. */
@@ -292,8 +300,8 @@ public final class RabbitMqFixture implements AutoCloseable {
             channel.basicQos(1000);
             String tag = channel.basicConsume(queue, false, new DefaultConsumer(channel) {
                 @Override
-                public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
-                        byte[] body) {
+                public void handleDelivery(
+                        String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
                     arrivals.add(new Delivery(envelope, properties, body));
                 }
             });

@@ -43,8 +43,13 @@ class RabbitMqTestkitAloneIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"org.apache.kafka.clients.consumer.KafkaConsumer", "scala.Option",
-            "org.postgresql.Driver", "io.zonky.test.db.postgres.embedded.EmbeddedPostgres"})
+    @ValueSource(
+            strings = {
+                "org.apache.kafka.clients.consumer.KafkaConsumer",
+                "scala.Option",
+                "org.postgresql.Driver",
+                "io.zonky.test.db.postgres.embedded.EmbeddedPostgres"
+            })
     @DisplayName("brings no other broker or database")
     void bringsNoOtherEngine(String className) {
         assertThatThrownBy(() -> Class.forName(className)).isInstanceOf(ClassNotFoundException.class);
@@ -59,14 +64,23 @@ class RabbitMqTestkitAloneIT {
             try (Connection connection = rabbit.connectionFactory().newConnection("outbox-testkit-alone-it-" + id);
                     Channel channel = connection.createChannel()) {
                 channel.confirmSelect();
-                channel.basicPublish(orders.exchange(), "orders", true, new AMQP.BasicProperties.Builder()
-                        .messageId(id).headers(Map.of("cloudEvents:type", "order.placed",
-                                "cloudEvents:partitionkey", "order-7")).build(), "{}".getBytes(StandardCharsets.UTF_8));
+                channel.basicPublish(
+                        orders.exchange(),
+                        "orders",
+                        true,
+                        new AMQP.BasicProperties.Builder()
+                                .messageId(id)
+                                .headers(Map.of(
+                                        "cloudEvents:type", "order.placed", "cloudEvents:partitionkey", "order-7"))
+                                .build(),
+                        "{}".getBytes(StandardCharsets.UTF_8));
                 channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
             }
 
-            assertThat(OutboxAssertions.awaitReceived(inbox, EventFilter.ofType("order.placed").withKey("order-7"),
-                    TIMEOUT).id()).isEqualTo(id);
+            assertThat(OutboxAssertions.awaitReceived(
+                                    inbox, EventFilter.ofType("order.placed").withKey("order-7"), TIMEOUT)
+                            .id())
+                    .isEqualTo(id);
         }
     }
 }

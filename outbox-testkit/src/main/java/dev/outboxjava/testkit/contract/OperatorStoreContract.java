@@ -54,8 +54,7 @@ public abstract class OperatorStoreContract {
     protected abstract void append(OutboxStore store, List<OutboxEvent> events);
 
     /** Releases what {@link #newStore} made. Default: nothing. */
-    protected void destroy(OutboxStore store) {
-    }
+    protected void destroy(OutboxStore store) {}
 
     /**
      * Whether {@link OutboxStore#cleanUp} deletes sent events (and their attempts) one by one. A store that
@@ -87,8 +86,12 @@ public abstract class OperatorStoreContract {
     }
 
     private OutboxEvent event(String type, String destination, String key) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().clock(clock).type(type).destination(destination)
-                .payload(("{\"type\":\"" + type + "\"}").getBytes(StandardCharsets.UTF_8)).header("tenant", "acme");
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .clock(clock)
+                .type(type)
+                .destination(destination)
+                .payload(("{\"type\":\"" + type + "\"}").getBytes(StandardCharsets.UTF_8))
+                .header("tenant", "acme");
         if (key != null) {
             builder.key(key);
         }
@@ -112,14 +115,25 @@ public abstract class OperatorStoreContract {
     private List<OutboxEvent> fiveDeadLetters(OutboxStore store) {
         List<OutboxEvent> events = new ArrayList<>();
         String[][] rows = {
-            {"order.placed", "orders", "k1"}, {"order.paid", "orders", "k2"}, {"order.placed", "billing", "k1"},
-            {"order.paid", "billing", "k2"}, {"order.placed", "orders", "k2"}};
+            {"order.placed", "orders", "k1"},
+            {"order.paid", "orders", "k2"},
+            {"order.placed", "billing", "k1"},
+            {"order.paid", "billing", "k2"},
+            {"order.placed", "orders", "k2"}
+        };
         for (String[] row : rows) {
             events.add(event(row[0], row[1], row[2]));
             clock.advance(Duration.ofMinutes(1));
         }
-        deadLetter(store, events, List.of("TimeoutException: no ack", "NO_ROUTE: unroutable",
-                "TimeoutException: no ack", "NO_ROUTE: unroutable", "RecordTooLargeException"));
+        deadLetter(
+                store,
+                events,
+                List.of(
+                        "TimeoutException: no ack",
+                        "NO_ROUTE: unroutable",
+                        "TimeoutException: no ack",
+                        "NO_ROUTE: unroutable",
+                        "RecordTooLargeException"));
         return events;
     }
 
@@ -141,23 +155,36 @@ public abstract class OperatorStoreContract {
             DeadLetterFilter any = DeadLetterFilter.any();
 
             assertThat(ids(operator.findDeadLetters(any, OptionalLong.empty(), 10)))
-                    .containsExactly(e.get(0).id(), e.get(1).id(), e.get(2).id(), e.get(3).id(), e.get(4).id());
+                    .containsExactly(
+                            e.get(0).id(),
+                            e.get(1).id(),
+                            e.get(2).id(),
+                            e.get(3).id(),
+                            e.get(4).id());
             assertThat(ids(operator.findDeadLetters(any.withType("order.paid"), OptionalLong.empty(), 10)))
                     .containsExactly(e.get(1).id(), e.get(3).id());
             assertThat(ids(operator.findDeadLetters(any.withDestination("billing"), OptionalLong.empty(), 10)))
                     .containsExactly(e.get(2).id(), e.get(3).id());
-            assertThat(ids(operator.findDeadLetters(any.withKey("k2").withDestination("orders"), OptionalLong.empty(),
-                    10))).containsExactly(e.get(1).id(), e.get(4).id());
+            assertThat(ids(operator.findDeadLetters(
+                            any.withKey("k2").withDestination("orders"), OptionalLong.empty(), 10)))
+                    .containsExactly(e.get(1).id(), e.get(4).id());
             assertThat(ids(operator.findDeadLetters(any.withErrorContaining("no_route"), OptionalLong.empty(), 10)))
                     .containsExactly(e.get(1).id(), e.get(3).id());
-            assertThat(ids(operator.findDeadLetters(any.withCreated(Optional.of(e.get(1).createdAt()),
-                    Optional.of(e.get(3).createdAt())), OptionalLong.empty(), 10)))
+            assertThat(ids(operator.findDeadLetters(
+                            any.withCreated(
+                                    Optional.of(e.get(1).createdAt()),
+                                    Optional.of(e.get(3).createdAt())),
+                            OptionalLong.empty(),
+                            10)))
                     .containsExactly(e.get(1).id(), e.get(2).id());
-            assertThat(ids(operator.findDeadLetters(any.withIds(Set.of(e.get(4).id(), e.get(0).id())),
-                    OptionalLong.empty(), 10))).containsExactly(e.get(0).id(), e.get(4).id());
+            assertThat(ids(operator.findDeadLetters(
+                            any.withIds(Set.of(e.get(4).id(), e.get(0).id())), OptionalLong.empty(), 10)))
+                    .containsExactly(e.get(0).id(), e.get(4).id());
             assertThat(operator.countDeadLetters(any.withType("order.placed"))).isEqualTo(3);
             assertThat(operator.countDeadLetters(any.withType("no.such.type"))).isZero();
-            assertThat(operator.countDeadLetters(any, 2)).as("a bounded count stops at its bound").isEqualTo(2);
+            assertThat(operator.countDeadLetters(any, 2))
+                    .as("a bounded count stops at its bound")
+                    .isEqualTo(2);
             assertThat(operator.countDeadLetters(any, 10)).isEqualTo(5);
         }
 
@@ -184,12 +211,19 @@ public abstract class OperatorStoreContract {
         void hostilePayload() {
             OutboxStore store = store(Ordering.none());
             byte[] payload = "<script>alert('x')</script>\u0007\u001b[31m".getBytes(StandardCharsets.UTF_8);
-            OutboxEvent hostile = OutboxEvent.builder().clock(clock).type("evil").destination("orders")
-                    .payload(payload).header("note", "<img src=x onerror=alert(1)>").build();
+            OutboxEvent hostile = OutboxEvent.builder()
+                    .clock(clock)
+                    .type("evil")
+                    .destination("orders")
+                    .payload(payload)
+                    .header("note", "<img src=x onerror=alert(1)>")
+                    .build();
             deadLetter(store, List.of(hostile), List.of("<b>boom</b>"));
 
-            OutboxEvent read = operator(store).findDeadLetters(DeadLetterFilter.any(), OptionalLong.empty(), 1)
-                    .events().get(0);
+            OutboxEvent read = operator(store)
+                    .findDeadLetters(DeadLetterFilter.any(), OptionalLong.empty(), 1)
+                    .events()
+                    .get(0);
             assertThat(read.payload()).isEqualTo(payload);
             assertThat(read.headers()).containsEntry("note", "<img src=x onerror=alert(1)>");
             assertThat(read.lastError()).contains("<b>boom</b>");
@@ -238,7 +272,8 @@ public abstract class OperatorStoreContract {
             assertThat(store.find(e.get(2).id())).isEmpty();
             assertThat(store.find(e.get(3).id())).isEmpty();
             assertThat(operator.countDeadLetters(DeadLetterFilter.any())).isEqualTo(3);
-            assertThat(operator.auditTrail(OptionalLong.empty(), 10)).singleElement()
+            assertThat(operator.auditTrail(OptionalLong.empty(), 10))
+                    .singleElement()
                     .satisfies(entry -> {
                         assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
                         assertThat(entry.affected()).isEqualTo(2);
@@ -247,7 +282,8 @@ public abstract class OperatorStoreContract {
         }
 
         @Test
-        @DisplayName("purge of sent events deletes those created before the cutoff, with their attempts, and records it")
+        @DisplayName(
+                "purge of sent events deletes those created before the cutoff, with their attempts, and records it")
         void purgeSent() {
             OutboxStore store = store(Ordering.none());
             OutboxEvent old = event("order.placed", "orders", null);
@@ -261,7 +297,9 @@ public abstract class OperatorStoreContract {
             store.markDeadLettered(first, List.of(new DeadLetterMark(dead.id(), "never")), now());
             store.markPublished(first, List.of(recent.id()), now());
             UUID second = UUID.randomUUID();
-            assertThat(store.lease(second, 3, now())).extracting(OutboxEvent::id).containsExactly(old.id());
+            assertThat(store.lease(second, 3, now()))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(old.id());
             store.markPublished(second, List.of(old.id()), now());
 
             long purged = operator(store).purgeSent(recent.createdAt(), "cli-user", now());
@@ -271,12 +309,14 @@ public abstract class OperatorStoreContract {
             assertThat(operator(store).attempts(old.id())).isEmpty();
             assertThat(store.find(dead.id())).isPresent();
             assertThat(store.find(recent.id())).isPresent();
-            assertThat(operator(store).auditTrail(OptionalLong.empty(), 10)).singleElement().satisfies(entry -> {
-                assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
-                assertThat(entry.actor()).isEqualTo("cli-user");
-                assertThat(entry.affected()).isEqualTo(1);
-                assertThat(entry.selection()).startsWith("status=sent");
-            });
+            assertThat(operator(store).auditTrail(OptionalLong.empty(), 10))
+                    .singleElement()
+                    .satisfies(entry -> {
+                        assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
+                        assertThat(entry.actor()).isEqualTo("cli-user");
+                        assertThat(entry.affected()).isEqualTo(1);
+                        assertThat(entry.selection()).startsWith("status=sent");
+                    });
         }
 
         @Test
@@ -288,8 +328,8 @@ public abstract class OperatorStoreContract {
             OperatorStore operator = operator(store);
             byte[] fixed = "{\"fixed\":true}".getBytes(StandardCharsets.UTF_8);
 
-            Optional<OutboxEvent> edited = operator.editAndRequeue(e.get(0).id(),
-                    new EventEdit(fixed, Map.of("tenant", "globex")), "carol", now());
+            Optional<OutboxEvent> edited = operator.editAndRequeue(
+                    e.get(0).id(), new EventEdit(fixed, Map.of("tenant", "globex")), "carol", now());
 
             assertThat(edited).isPresent();
             OutboxEvent back = store.find(e.get(0).id()).orElseThrow();
@@ -300,11 +340,14 @@ public abstract class OperatorStoreContract {
             AuditEntry entry = operator.auditTrail(OptionalLong.empty(), 10).get(0);
             assertThat(entry.action()).isEqualTo(AuditEntry.EDIT_REQUEUE);
             assertThat(entry.eventId()).contains(e.get(0).id());
-            assertThat(entry.originalPayload()).hasValueSatisfying(p -> assertThat(p).isEqualTo(e.get(0).payload()));
+            assertThat(entry.originalPayload())
+                    .hasValueSatisfying(p -> assertThat(p).isEqualTo(e.get(0).payload()));
             assertThat(entry.originalHeaders()).isEqualTo(Map.of("tenant", "acme"));
             // and the relay takes it with its new payload
             List<OutboxEvent> leased = store.lease(UUID.randomUUID(), 10, now());
-            assertThat(leased).singleElement().satisfies(l -> assertThat(l.payload()).isEqualTo(fixed));
+            assertThat(leased)
+                    .singleElement()
+                    .satisfies(l -> assertThat(l.payload()).isEqualTo(fixed));
         }
 
         @Test
@@ -317,8 +360,9 @@ public abstract class OperatorStoreContract {
 
             assertThat(operator.editAndRequeue(pending.id(), new EventEdit(new byte[] {1}, Map.of()), "dave", now()))
                     .isEmpty();
-            assertThat(operator.editAndRequeue(UUID.randomUUID(), new EventEdit(new byte[] {1}, Map.of()), "dave",
-                    now())).isEmpty();
+            assertThat(operator.editAndRequeue(
+                            UUID.randomUUID(), new EventEdit(new byte[] {1}, Map.of()), "dave", now()))
+                    .isEmpty();
             assertThat(store.find(pending.id()).orElseThrow().payload()).isEqualTo(pending.payload());
             assertThat(operator.auditTrail(OptionalLong.empty(), 10)).isEmpty();
         }
@@ -330,11 +374,15 @@ public abstract class OperatorStoreContract {
             List<OutboxEvent> e = fiveDeadLetters(store);
             OperatorStore operator = operator(store);
 
-            assertThatThrownBy(() -> operator.editAndRequeue(e.get(0).id(),
-                    new EventEdit(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1], Map.of()), "eve", now()))
-                    .isInstanceOf(InvalidEventException.class).hasMessageContaining("payload");
-            assertThatThrownBy(() -> operator.editAndRequeue(e.get(0).id(),
-                    new EventEdit(new byte[] {1}, Map.of("ce_id", "forged")), "eve", now()))
+            assertThatThrownBy(() -> operator.editAndRequeue(
+                            e.get(0).id(),
+                            new EventEdit(new byte[OutboxEvent.DEFAULT_MAX_PAYLOAD_BYTES + 1], Map.of()),
+                            "eve",
+                            now()))
+                    .isInstanceOf(InvalidEventException.class)
+                    .hasMessageContaining("payload");
+            assertThatThrownBy(() -> operator.editAndRequeue(
+                            e.get(0).id(), new EventEdit(new byte[] {1}, Map.of("ce_id", "forged")), "eve", now()))
                     .isInstanceOf(InvalidEventException.class);
             assertThat(store.find(e.get(0).id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
             assertThat(operator.auditTrail(OptionalLong.empty(), 10)).isEmpty();
@@ -351,7 +399,8 @@ public abstract class OperatorStoreContract {
             }
 
             List<AuditEntry> newest = operator.auditTrail(OptionalLong.empty(), 2);
-            List<AuditEntry> older = operator.auditTrail(OptionalLong.of(newest.get(1).id()), 2);
+            List<AuditEntry> older =
+                    operator.auditTrail(OptionalLong.of(newest.get(1).id()), 2);
 
             assertThat(newest).extracting(AuditEntry::actor).containsExactly("op2", "op1");
             assertThat(older).extracting(AuditEntry::actor).containsExactly("op0");
@@ -373,11 +422,17 @@ public abstract class OperatorStoreContract {
             append(store, List.of(dead, retrying, alone));
             UUID lease = UUID.randomUUID();
             assertThat(store.lease(lease, 10, now())).hasSize(3);
-            store.markDeadLettered(lease, List.of(new DeadLetterMark(dead.id(), "boom"),
-                    new DeadLetterMark(alone.id(), "boom")), now());
+            store.markDeadLettered(
+                    lease,
+                    List.of(new DeadLetterMark(dead.id(), "boom"), new DeadLetterMark(alone.id(), "boom")),
+                    now());
             store.markRetry(lease, List.of(new RetryMark(retrying.id(), "later", now().plusSeconds(60))), now());
-            append(store, List.of(event("order.paid", "orders", "held-by-dead"),
-                    event("order.shipped", "orders", "held-by-dead"), event("order.paid", "orders", "held-by-retry")));
+            append(
+                    store,
+                    List.of(
+                            event("order.paid", "orders", "held-by-dead"),
+                            event("order.shipped", "orders", "held-by-dead"),
+                            event("order.paid", "orders", "held-by-retry")));
 
             List<HeldKey> held = operator(store).heldKeys(10);
 
@@ -410,11 +465,15 @@ public abstract class OperatorStoreContract {
             List<DestinationCounts> counts = operator(store).countByDestination(10);
             List<ActiveLease> leases = operator(store).activeLeases(10);
 
-            assertThat(counts).containsExactly(new DestinationCounts("orders", 1, 1, 3),
-                    new DestinationCounts("billing", 0, 0, 2), new DestinationCounts("audit", 1, 0, 0));
+            assertThat(counts)
+                    .containsExactly(
+                            new DestinationCounts("orders", 1, 1, 3),
+                            new DestinationCounts("billing", 0, 0, 2),
+                            new DestinationCounts("audit", 1, 0, 0));
             assertThat(leases).containsExactly(new ActiveLease(lease, 1, now()));
         }
     }
+
     @Nested
     @DisplayName("attempt history")
     class AttemptHistory {
@@ -424,7 +483,8 @@ public abstract class OperatorStoreContract {
             UUID lease = UUID.randomUUID();
             assertThat(store.lease(lease, 1, now())).extracting(OutboxEvent::id).containsExactly(eventId);
             assertThat(store.markRetry(lease, List.of(new RetryMark(eventId, error, now().plusSeconds(60))), now())
-                    .marked()).containsExactly(eventId);
+                            .marked())
+                    .containsExactly(eventId);
             clock.advance(Duration.ofMinutes(1));
             return lease;
         }
@@ -432,7 +492,8 @@ public abstract class OperatorStoreContract {
         private UUID failForGood(OutboxStore store, UUID eventId, String error) {
             UUID lease = UUID.randomUUID();
             assertThat(store.lease(lease, 1, now())).extracting(OutboxEvent::id).containsExactly(eventId);
-            assertThat(store.markDeadLettered(lease, List.of(new DeadLetterMark(eventId, error)), now()).marked())
+            assertThat(store.markDeadLettered(lease, List.of(new DeadLetterMark(eventId, error)), now())
+                            .marked())
                     .containsExactly(eventId);
             return lease;
         }
@@ -452,11 +513,18 @@ public abstract class OperatorStoreContract {
             UUID lease3 = failForGood(store, failing.id(), "RecordTooLargeException: 2 MB");
             append(store, List.of(other));
 
-            assertThat(operator(store).attempts(failing.id())).containsExactly(
-                    new Attempt(failing.id(), 1, first, Attempt.Outcome.RETRY, "TimeoutException: no ack", lease1),
-                    new Attempt(failing.id(), 2, second, Attempt.Outcome.RETRY, "NO_ROUTE: unroutable", lease2),
-                    new Attempt(failing.id(), 3, third, Attempt.Outcome.DEAD_LETTER, "RecordTooLargeException: 2 MB",
-                            lease3));
+            assertThat(operator(store).attempts(failing.id()))
+                    .containsExactly(
+                            new Attempt(
+                                    failing.id(), 1, first, Attempt.Outcome.RETRY, "TimeoutException: no ack", lease1),
+                            new Attempt(failing.id(), 2, second, Attempt.Outcome.RETRY, "NO_ROUTE: unroutable", lease2),
+                            new Attempt(
+                                    failing.id(),
+                                    3,
+                                    third,
+                                    Attempt.Outcome.DEAD_LETTER,
+                                    "RecordTooLargeException: 2 MB",
+                                    lease3));
             assertThat(operator(store).attempts(other.id())).isEmpty();
             assertThat(operator(store).attempts(UUID.randomUUID())).isEmpty();
         }
@@ -468,8 +536,9 @@ public abstract class OperatorStoreContract {
             OutboxEvent event = event("order.placed", "orders", null);
             append(store, List.of(event));
             store.lease(UUID.randomUUID(), 1, now());
-            assertThat(store.markDeadLettered(UUID.randomUUID(), List.of(new DeadLetterMark(event.id(), "late")),
-                    now()).leaseLost()).containsExactly(event.id());
+            assertThat(store.markDeadLettered(UUID.randomUUID(), List.of(new DeadLetterMark(event.id(), "late")), now())
+                            .leaseLost())
+                    .containsExactly(event.id());
             assertThat(operator(store).attempts(event.id())).isEmpty();
 
             store.sweepExpiredLeases(now().plusSeconds(1), 10);
@@ -477,8 +546,10 @@ public abstract class OperatorStoreContract {
             operator(store).requeueDeadLetters(DeadLetterFilter.any(), "alice", now());
             failForGood(store, event.id(), "second life");
 
-            assertThat(operator(store).attempts(event.id())).extracting(Attempt::number, Attempt::error)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple(1, "first life"),
+            assertThat(operator(store).attempts(event.id()))
+                    .extracting(Attempt::number, Attempt::error)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(1, "first life"),
                             org.assertj.core.groups.Tuple.tuple(1, "second life"));
         }
 
@@ -500,10 +571,12 @@ public abstract class OperatorStoreContract {
             store.markPublished(lease, List.of(sent.id()), now());
             failForGood(store, kept.id(), "d");
 
-            operator(store).purgeDeadLetters(DeadLetterFilter.any().withType("order.placed")
-                    .withDestination("orders"), "bob", now());
+            operator(store)
+                    .purgeDeadLetters(
+                            DeadLetterFilter.any().withType("order.placed").withDestination("orders"), "bob", now());
             assertThat(operator(store).attempts(purgedByFilter.id())).isEmpty();
-            assertThat(store.purge(EventStatus.FAILED, purgedByAge.createdAt().plusMillis(1))).isEqualTo(1);
+            assertThat(store.purge(EventStatus.FAILED, purgedByAge.createdAt().plusMillis(1)))
+                    .isEqualTo(1);
             assertThat(operator(store).attempts(purgedByAge.id())).isEmpty();
             assertThat(operator(store).attempts(sent.id())).hasSize(1);
             if (cleansUpRowByRow()) {
@@ -513,7 +586,9 @@ public abstract class OperatorStoreContract {
                 store.cleanUp(now().plusSeconds(1), 10);
             }
 
-            assertThat(operator(store).attempts(kept.id())).extracting(Attempt::error).containsExactly("d");
+            assertThat(operator(store).attempts(kept.id()))
+                    .extracting(Attempt::error)
+                    .containsExactly("d");
         }
     }
 }

@@ -41,8 +41,7 @@ public abstract class OrderedOutboxStoreContract {
     protected abstract void append(OutboxStore store, List<OutboxEvent> events);
 
     /** Releases what {@link #newStore} made. Default: nothing. */
-    protected void destroy(OutboxStore store) {
-    }
+    protected void destroy(OutboxStore store) {}
 
     @AfterEach
     void destroyStores() {
@@ -61,8 +60,11 @@ public abstract class OrderedOutboxStoreContract {
     }
 
     private OutboxEvent event(String key, int n) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().clock(clock).type("account.changed")
-                .destination("accounts").payload(("" + n).getBytes(StandardCharsets.UTF_8));
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .clock(clock)
+                .type("account.changed")
+                .destination("accounts")
+                .payload(("" + n).getBytes(StandardCharsets.UTF_8));
         if (key != null) {
             builder.key(key);
         }
@@ -111,10 +113,11 @@ public abstract class OrderedOutboxStoreContract {
         @DisplayName("a lease takes the due events of a key as one run, in sequence order")
         void contiguousRun() {
             OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
-            List<OutboxEvent> events = appendEach(store, List.of(event("a", 1), event("b", 1), event("a", 2),
-                    event("a", 3)));
+            List<OutboxEvent> events =
+                    appendEach(store, List.of(event("a", 1), event("b", 1), event("a", 2), event("a", 3)));
 
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactlyElementsOf(ids(events));
         }
 
@@ -124,12 +127,15 @@ public abstract class OrderedOutboxStoreContract {
             OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
             OutboxEvent a1 = event("a", 1);
             appendEach(store, List.of(a1));
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id).containsExactly(a1.id());
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(a1.id());
             OutboxEvent a2 = event("a", 2);
             OutboxEvent b1 = event("b", 1);
             appendEach(store, List.of(a2, b1));
 
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(b1.id());
         }
 
@@ -139,12 +145,14 @@ public abstract class OrderedOutboxStoreContract {
             OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
             List<OutboxEvent> events = appendEach(store, List.of(event("a", 1), event("a", 2), event("a", 3)));
             UUID first = UUID.randomUUID();
-            assertThat(leaseExpectingEvents(store, first, 2)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, first, 2))
+                    .extracting(OutboxEvent::id)
                     .containsExactlyElementsOf(ids(events.subList(0, 2)));
             assertThat(store.lease(UUID.randomUUID(), 10, now())).isEmpty();
 
             store.markPublished(first, ids(events.subList(0, 2)), now());
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(events.get(2).id());
         }
 
@@ -154,7 +162,8 @@ public abstract class OrderedOutboxStoreContract {
             OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
             List<OutboxEvent> events = appendEach(store, List.of(event(null, 1), event(null, 2)));
             assertThat(leaseExpectingEvents(store, 1)).hasSize(1);
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(events.get(1).id());
         }
     }
@@ -179,11 +188,13 @@ public abstract class OrderedOutboxStoreContract {
             OutboxEvent b2 = event("b", 2);
             appendEach(store, List.of(b2));
 
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(b2.id());
 
             clock.advance(Duration.ofSeconds(30));
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(a1.id(), a2.id());
         }
 
@@ -202,7 +213,8 @@ public abstract class OrderedOutboxStoreContract {
             assertThat(store.lease(UUID.randomUUID(), 10, now())).isEmpty();
 
             store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(a1.id())), now());
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(a1.id(), a2.id());
         }
 
@@ -227,9 +239,11 @@ public abstract class OrderedOutboxStoreContract {
                 appendEach(store, List.of(c2, b1));
 
                 boolean holds = afterDeadLetter == Ordering.AfterDeadLetter.HOLD_KEY;
-                assertThat(store.backlog(now())).as(afterDeadLetter.toString()).isEqualTo(new Backlog(holds ? 1 : 2,
-                        Optional.of(start.plusSeconds(1)), 1, 0, holds ? 2 : 1));
-                assertThat(leaseExpectingEvents(store, 10)).as(afterDeadLetter.toString())
+                assertThat(store.backlog(now()))
+                        .as(afterDeadLetter.toString())
+                        .isEqualTo(new Backlog(holds ? 1 : 2, Optional.of(start.plusSeconds(1)), 1, 0, holds ? 2 : 1));
+                assertThat(leaseExpectingEvents(store, 10))
+                        .as(afterDeadLetter.toString())
                         .extracting(OutboxEvent::id)
                         .containsExactlyElementsOf(holds ? List.of(b1.id()) : List.of(c2.id(), b1.id()));
                 clock.advance(Duration.ofMinutes(1));
@@ -243,13 +257,17 @@ public abstract class OrderedOutboxStoreContract {
             Instant start = now();
             OutboxEvent a1 = event("a", 1);
             appendEach(store, List.of(a1));
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id).containsExactly(a1.id());
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(a1.id());
             clock.advance(Duration.ofSeconds(1));
             OutboxEvent a2 = event("a", 2);
             appendEach(store, List.of(a2));
 
             assertThat(store.backlog(now())).isEqualTo(new Backlog(1, Optional.of(start.plusSeconds(1)), 0, 0, 0));
-            assertThat(store.lease(UUID.randomUUID(), 10, now())).as("the lease still waits for a1").isEmpty();
+            assertThat(store.lease(UUID.randomUUID(), 10, now()))
+                    .as("the lease still waits for a1")
+                    .isEmpty();
         }
 
         @Test
@@ -264,7 +282,8 @@ public abstract class OrderedOutboxStoreContract {
             store.markDeadLettered(lease, List.of(new DeadLetterMark(a1.id(), "poison")), now());
             appendEach(store, List.of(a2));
 
-            assertThat(leaseExpectingEvents(store, 10)).extracting(OutboxEvent::id)
+            assertThat(leaseExpectingEvents(store, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(a2.id());
         }
     }

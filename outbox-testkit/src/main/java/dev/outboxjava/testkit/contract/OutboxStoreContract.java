@@ -58,8 +58,7 @@ public abstract class OutboxStoreContract {
     protected abstract void append(OutboxStore store, List<OutboxEvent> events);
 
     /** Releases what {@link #newStore()} made (drop a table, close a pool). Default: nothing. */
-    protected void destroy(OutboxStore store) {
-    }
+    protected void destroy(OutboxStore store) {}
 
     /**
      * Whether {@link OutboxStore#cleanUp} deletes sent events one by one, at most its limit per call.
@@ -91,7 +90,10 @@ public abstract class OutboxStoreContract {
     }
 
     private OutboxEvent event(String type, String key) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().clock(clock).type(type).destination("orders")
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .clock(clock)
+                .type(type)
+                .destination("orders")
                 .payload(("{\"type\":\"" + type + "\"}").getBytes(StandardCharsets.UTF_8));
         if (key != null) {
             builder.key(key);
@@ -100,7 +102,8 @@ public abstract class OutboxStoreContract {
     }
 
     private List<OutboxEvent> appendEvents(int count) {
-        List<OutboxEvent> events = IntStream.range(0, count).mapToObj(i -> event("order.placed", "order-" + i))
+        List<OutboxEvent> events = IntStream.range(0, count)
+                .mapToObj(i -> event("order.placed", "order-" + i))
                 .toList();
         append(store, events);
         return events;
@@ -121,10 +124,19 @@ public abstract class OutboxStoreContract {
         @Test
         @DisplayName("an appended event reads back with every field intact and a sequence assigned")
         void roundTrip() {
-            OutboxEvent original = OutboxEvent.builder().clock(clock).type("order.placed").source("/orders")
-                    .key("order-42").destination("orders-topic").routingKey("orders.placed")
-                    .contentType("application/octet-stream").payload(new byte[] {0, 1, 2, (byte) 0xFF})
-                    .header("tenant", "acme").header("trace.id", "abc-123").maxAttempts(7).build();
+            OutboxEvent original = OutboxEvent.builder()
+                    .clock(clock)
+                    .type("order.placed")
+                    .source("/orders")
+                    .key("order-42")
+                    .destination("orders-topic")
+                    .routingKey("orders.placed")
+                    .contentType("application/octet-stream")
+                    .payload(new byte[] {0, 1, 2, (byte) 0xFF})
+                    .header("tenant", "acme")
+                    .header("trace.id", "abc-123")
+                    .maxAttempts(7)
+                    .build();
             append(store, List.of(original));
 
             OutboxEvent read = stored(original.id());
@@ -157,7 +169,8 @@ public abstract class OutboxStoreContract {
         @DisplayName("events appended together get increasing sequences in append order")
         void sequences() {
             List<OutboxEvent> events = appendEvents(5);
-            List<Long> sequences = events.stream().map(e -> stored(e.id()).sequence()).toList();
+            List<Long> sequences =
+                    events.stream().map(e -> stored(e.id()).sequence()).toList();
             assertThat(sequences).isSorted().doesNotHaveDuplicates();
         }
 
@@ -180,8 +193,12 @@ public abstract class OutboxStoreContract {
 
             List<OutboxEvent> leased = store.lease(leaseId, 10, now());
 
-            assertThat(leased).extracting(OutboxEvent::id).containsExactlyElementsOf(ids(events).stream()
-                    .sorted((a, b) -> Long.compare(stored(a).sequence(), stored(b).sequence())).toList());
+            assertThat(leased)
+                    .extracting(OutboxEvent::id)
+                    .containsExactlyElementsOf(ids(events).stream()
+                            .sorted((a, b) ->
+                                    Long.compare(stored(a).sequence(), stored(b).sequence()))
+                            .toList());
             assertThat(leased).allSatisfy(e -> {
                 assertThat(e.status()).isEqualTo(EventStatus.IN_FLIGHT);
                 assertThat(e.leaseId()).contains(leaseId);
@@ -195,7 +212,8 @@ public abstract class OutboxStoreContract {
         void respectsLimit() {
             appendEvents(5);
             assertThat(store.lease(UUID.randomUUID(), 2, now())).hasSize(2);
-            assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 3L)
+            assertThat(store.countByStatus())
+                    .containsEntry(EventStatus.PENDING, 3L)
                     .containsEntry(EventStatus.IN_FLIGHT, 2L);
         }
 
@@ -213,13 +231,19 @@ public abstract class OutboxStoreContract {
         @Test
         @DisplayName("an event whose next attempt is in the future is not leased until then")
         void notBeforeDue() {
-            OutboxEvent later = OutboxEvent.builder().clock(clock).type("reminder").destination("orders")
-                    .payload(new byte[0]).availableAt(now().plusSeconds(60)).build();
+            OutboxEvent later = OutboxEvent.builder()
+                    .clock(clock)
+                    .type("reminder")
+                    .destination("orders")
+                    .payload(new byte[0])
+                    .availableAt(now().plusSeconds(60))
+                    .build();
             append(store, List.of(later));
 
             assertThat(store.lease(UUID.randomUUID(), 10, now())).isEmpty();
             clock.advance(Duration.ofSeconds(60));
-            assertThat(store.lease(UUID.randomUUID(), 10, now())).extracting(OutboxEvent::id)
+            assertThat(store.lease(UUID.randomUUID(), 10, now()))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(later.id());
         }
 
@@ -258,8 +282,8 @@ public abstract class OutboxStoreContract {
             store.lease(leaseId, 10, now());
             Instant next = now().plusSeconds(30);
 
-            MarkResult result = store.markRetry(leaseId, List.of(new RetryMark(event.id(), "broker down", next)),
-                    now());
+            MarkResult result =
+                    store.markRetry(leaseId, List.of(new RetryMark(event.id(), "broker down", next)), now());
 
             assertThat(result.marked()).containsExactly(event.id());
             OutboxEvent read = stored(event.id());
@@ -296,7 +320,8 @@ public abstract class OutboxStoreContract {
             UUID leaseId = UUID.randomUUID();
             store.lease(leaseId, 10, now());
 
-            assertThat(store.release(leaseId, List.of(event.id()), now()).marked()).containsExactly(event.id());
+            assertThat(store.release(leaseId, List.of(event.id()), now()).marked())
+                    .containsExactly(event.id());
 
             OutboxEvent read = stored(event.id());
             assertThat(read.status()).isEqualTo(EventStatus.PENDING);
@@ -332,7 +357,8 @@ public abstract class OutboxStoreContract {
             UUID first = UUID.randomUUID();
             store.lease(first, 10, now());
             clock.advance(Duration.ofMinutes(5));
-            assertThat(store.sweepExpiredLeases(now().minus(Duration.ofMinutes(1)), 100)).isEqualTo(1);
+            assertThat(store.sweepExpiredLeases(now().minus(Duration.ofMinutes(1)), 100))
+                    .isEqualTo(1);
             UUID second = UUID.randomUUID();
             assertThat(store.lease(second, 10, now())).hasSize(1);
 
@@ -352,8 +378,7 @@ public abstract class OutboxStoreContract {
             store.lease(leaseId, 10, now());
             store.markPublished(leaseId, List.of(event.id()), now());
 
-            MarkResult again = store.markDeadLettered(leaseId, List.of(new DeadLetterMark(event.id(), "late")),
-                    now());
+            MarkResult again = store.markDeadLettered(leaseId, List.of(new DeadLetterMark(event.id(), "late")), now());
 
             assertThat(again.leaseLost()).containsExactly(event.id());
             assertThat(stored(event.id()).status()).isEqualTo(EventStatus.SENT);
@@ -367,11 +392,13 @@ public abstract class OutboxStoreContract {
             store.lease(leaseId, 2, now());
             UUID notLeased = events.get(2).id();
             UUID unknown = UUID.randomUUID();
-            List<UUID> request = new ArrayList<>(List.of(events.get(0).id(), events.get(1).id(), notLeased, unknown));
+            List<UUID> request =
+                    new ArrayList<>(List.of(events.get(0).id(), events.get(1).id(), notLeased, unknown));
 
             MarkResult result = store.markPublished(leaseId, request, now());
 
-            assertThat(result.marked()).containsExactlyInAnyOrder(events.get(0).id(), events.get(1).id());
+            assertThat(result.marked())
+                    .containsExactlyInAnyOrder(events.get(0).id(), events.get(1).id());
             assertThat(result.leaseLost()).containsExactlyInAnyOrder(notLeased, unknown);
             assertThat(stored(notLeased).status()).isEqualTo(EventStatus.PENDING);
         }
@@ -427,8 +454,15 @@ public abstract class OutboxStoreContract {
             List<OutboxEvent> events = appendEvents(4);
             UUID leaseId = UUID.randomUUID();
             store.lease(leaseId, 4, now());
-            store.markPublished(leaseId, List.of(events.get(0).id(), events.get(1).id(), events.get(2).id()), now());
-            store.markDeadLettered(leaseId, List.of(new DeadLetterMark(events.get(3).id(), "bad")), now());
+            store.markPublished(
+                    leaseId,
+                    List.of(
+                            events.get(0).id(),
+                            events.get(1).id(),
+                            events.get(2).id()),
+                    now());
+            store.markDeadLettered(
+                    leaseId, List.of(new DeadLetterMark(events.get(3).id(), "bad")), now());
             clock.advance(Duration.ofDays(8));
             OutboxEvent fresh = appendEvents(1).get(0);
 
@@ -463,26 +497,35 @@ public abstract class OutboxStoreContract {
     class Operating {
 
         private List<OutboxEvent> deadLetters(int count, String type) {
-            List<OutboxEvent> events = IntStream.range(0, count).mapToObj(i -> event(type, "k" + i)).toList();
+            List<OutboxEvent> events = IntStream.range(0, count)
+                    .mapToObj(i -> event(type, "k" + i))
+                    .toList();
             append(store, events);
             UUID leaseId = UUID.randomUUID();
             store.lease(leaseId, 1000, now());
-            store.markDeadLettered(leaseId, events.stream().map(e -> new DeadLetterMark(e.id(), "boom " + type))
-                    .toList(), now());
+            store.markDeadLettered(
+                    leaseId,
+                    events.stream()
+                            .map(e -> new DeadLetterMark(e.id(), "boom " + type))
+                            .toList(),
+                    now());
             return events;
         }
 
         @Test
         @DisplayName("counts by status list every status, zero when empty")
         void counts() {
-            assertThat(store.countByStatus()).containsOnlyKeys(EventStatus.values()).allSatisfy(
-                    (status, count) -> assertThat(count).isZero());
+            assertThat(store.countByStatus())
+                    .containsOnlyKeys(EventStatus.values())
+                    .allSatisfy((status, count) -> assertThat(count).isZero());
             appendEvents(3);
             UUID leaseId = UUID.randomUUID();
             List<OutboxEvent> leased = store.lease(leaseId, 2, now());
             store.markPublished(leaseId, List.of(leased.get(0).id()), now());
-            assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 1L)
-                    .containsEntry(EventStatus.IN_FLIGHT, 1L).containsEntry(EventStatus.SENT, 1L)
+            assertThat(store.countByStatus())
+                    .containsEntry(EventStatus.PENDING, 1L)
+                    .containsEntry(EventStatus.IN_FLIGHT, 1L)
+                    .containsEntry(EventStatus.SENT, 1L)
                     .containsEntry(EventStatus.FAILED, 0L);
         }
 
@@ -503,15 +546,24 @@ public abstract class OutboxStoreContract {
             assertThat(store.backlog(now())).isEqualTo(Backlog.EMPTY);
             Instant start = now();
             OutboxEvent eligible = event("order.placed", "a");
-            OutboxEvent scheduled = OutboxEvent.builder().clock(clock).type("order.reminder").destination("orders")
-                    .key("b").availableAt(start.plus(Duration.ofHours(1))).payload(new byte[] {1}).build();
+            OutboxEvent scheduled = OutboxEvent.builder()
+                    .clock(clock)
+                    .type("order.reminder")
+                    .destination("orders")
+                    .key("b")
+                    .availableAt(start.plus(Duration.ofHours(1)))
+                    .payload(new byte[] {1})
+                    .build();
             OutboxEvent failing = event("order.placed", "c");
             append(store, List.of(eligible, scheduled, failing));
             UUID leaseId = UUID.randomUUID();
-            assertThat(store.lease(leaseId, 10, now())).extracting(OutboxEvent::id)
+            assertThat(store.lease(leaseId, 10, now()))
+                    .extracting(OutboxEvent::id)
                     .containsExactlyInAnyOrder(eligible.id(), failing.id());
             store.release(leaseId, List.of(eligible.id()), now());
-            store.markRetry(leaseId, List.of(new RetryMark(failing.id(), "broker down", start.plus(Duration.ofMinutes(5)))),
+            store.markRetry(
+                    leaseId,
+                    List.of(new RetryMark(failing.id(), "broker down", start.plus(Duration.ofMinutes(5)))),
                     now());
             clock.advance(Duration.ofSeconds(30));
 
@@ -536,34 +588,46 @@ public abstract class OutboxStoreContract {
         }
 
         @Test
-        @DisplayName("events waiting for a retry are listed soonest retry first, a page at a time, with their last error")
+        @DisplayName(
+                "events waiting for a retry are listed soonest retry first, a page at a time, with their last error")
         void listsRetryingEvents() {
             List<OutboxEvent> events = appendEvents(4);
             UUID leaseId = UUID.randomUUID();
             store.lease(leaseId, 3, now());
             Instant later = now().plus(Duration.ofMinutes(5));
             Instant sooner = now().plus(Duration.ofMinutes(1));
-            store.markRetry(leaseId, List.of(new RetryMark(events.get(0).id(), "broker said no", later),
-                    new RetryMark(events.get(1).id(), "timed out", sooner)), now());
+            store.markRetry(
+                    leaseId,
+                    List.of(
+                            new RetryMark(events.get(0).id(), "broker said no", later),
+                            new RetryMark(events.get(1).id(), "timed out", sooner)),
+                    now());
             store.markPublished(leaseId, List.of(events.get(2).id()), now());
 
-            assertThat(store.listRetrying(0, 10)).extracting(OutboxEvent::id)
+            assertThat(store.listRetrying(0, 10))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(events.get(1).id(), events.get(0).id());
             OutboxEvent first = store.listRetrying(0, 1).get(0);
             assertThat(first.lastError()).contains("timed out");
             assertThat(first.attempts()).isEqualTo(1);
             assertThat(first.nextAttemptAt()).isEqualTo(sooner);
-            assertThat(store.listRetrying(1, 10)).extracting(OutboxEvent::id).containsExactly(events.get(0).id());
+            assertThat(store.listRetrying(1, 10))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(events.get(0).id());
         }
 
         @Test
         @DisplayName("dead letters are listed oldest first, a page at a time, with their last error")
         void listsDeadLetters() {
             List<OutboxEvent> dead = deadLetters(5, "order.placed");
-            assertThat(store.listDeadLetters(0, 3)).extracting(OutboxEvent::id)
-                    .containsExactlyElementsOf(dead.subList(0, 3).stream().map(OutboxEvent::id).toList());
-            assertThat(store.listDeadLetters(3, 3)).extracting(OutboxEvent::id)
-                    .containsExactlyElementsOf(dead.subList(3, 5).stream().map(OutboxEvent::id).toList());
+            assertThat(store.listDeadLetters(0, 3))
+                    .extracting(OutboxEvent::id)
+                    .containsExactlyElementsOf(
+                            dead.subList(0, 3).stream().map(OutboxEvent::id).toList());
+            assertThat(store.listDeadLetters(3, 3))
+                    .extracting(OutboxEvent::id)
+                    .containsExactlyElementsOf(
+                            dead.subList(3, 5).stream().map(OutboxEvent::id).toList());
             assertThat(store.listDeadLetters(0, 1).get(0).lastError()).contains("boom order.placed");
         }
 
@@ -572,14 +636,16 @@ public abstract class OutboxStoreContract {
         void requeueById() {
             List<OutboxEvent> dead = deadLetters(3, "order.placed");
             clock.advance(Duration.ofMinutes(1));
-            int requeued = store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(dead.get(1).id())), now());
+            int requeued = store.requeueDeadLetters(
+                    DeadLetterSelector.byIds(Set.of(dead.get(1).id())), now());
             assertThat(requeued).isEqualTo(1);
             OutboxEvent read = stored(dead.get(1).id());
             assertThat(read.status()).isEqualTo(EventStatus.PENDING);
             assertThat(read.attempts()).isZero();
             assertThat(read.nextAttemptAt()).isEqualTo(now());
             assertThat(stored(dead.get(0).id()).status()).isEqualTo(EventStatus.FAILED);
-            assertThat(store.lease(UUID.randomUUID(), 10, now())).extracting(OutboxEvent::id)
+            assertThat(store.lease(UUID.randomUUID(), 10, now()))
+                    .extracting(OutboxEvent::id)
                     .containsExactly(dead.get(1).id());
         }
 
@@ -588,10 +654,13 @@ public abstract class OutboxStoreContract {
         void requeueByTypeAndAll() {
             deadLetters(2, "order.placed");
             deadLetters(3, "order.cancelled");
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.byType("order.cancelled"), now())).isEqualTo(3);
+            assertThat(store.requeueDeadLetters(DeadLetterSelector.byType("order.cancelled"), now()))
+                    .isEqualTo(3);
             assertThat(store.countByStatus()).containsEntry(EventStatus.FAILED, 2L);
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.all(), now())).isEqualTo(2);
-            assertThat(store.countByStatus()).containsEntry(EventStatus.FAILED, 0L)
+            assertThat(store.requeueDeadLetters(DeadLetterSelector.all(), now()))
+                    .isEqualTo(2);
+            assertThat(store.countByStatus())
+                    .containsEntry(EventStatus.FAILED, 0L)
                     .containsEntry(EventStatus.PENDING, 5L);
         }
 
@@ -599,7 +668,8 @@ public abstract class OutboxStoreContract {
         @DisplayName("requeue ignores events that are not dead letters")
         void requeueOnlyDeadLetters() {
             OutboxEvent pending = appendEvents(1).get(0);
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(pending.id())), now())).isZero();
+            assertThat(store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(pending.id())), now()))
+                    .isZero();
         }
 
         @Test
@@ -616,7 +686,8 @@ public abstract class OutboxStoreContract {
         @Test
         @DisplayName("purging a non-terminal status is refused")
         void purgeRefusesLiveEvents() {
-            assertThatThrownBy(() -> store.purge(EventStatus.PENDING, now())).isInstanceOf(OutboxException.class)
+            assertThatThrownBy(() -> store.purge(EventStatus.PENDING, now()))
+                    .isInstanceOf(OutboxException.class)
                     .hasMessageContaining("terminal");
         }
 
@@ -637,7 +708,9 @@ public abstract class OutboxStoreContract {
             int total = 2_000;
             List<OutboxEvent> events = new ArrayList<>();
             for (int i = 0; i < total; i += 500) {
-                List<OutboxEvent> chunk = IntStream.range(i, i + 500).mapToObj(n -> event("t", "k" + n)).toList();
+                List<OutboxEvent> chunk = IntStream.range(i, i + 500)
+                        .mapToObj(n -> event("t", "k" + n))
+                        .toList();
                 append(store, chunk);
                 events.addAll(chunk);
             }
@@ -664,7 +737,8 @@ public abstract class OutboxStoreContract {
                 union.addAll(mine);
                 sum += mine.size();
             }
-            assertThat(sum).as("leases in total (a duplicate would make this exceed the event count)")
+            assertThat(sum)
+                    .as("leases in total (a duplicate would make this exceed the event count)")
                     .isEqualTo(total);
             assertThat(union).isEqualTo(ids(events));
             assertThat(store.countByStatus()).containsEntry(EventStatus.IN_FLIGHT, (long) total);

@@ -59,9 +59,13 @@ public abstract class PublisherContract {
     }
 
     private OutboxEvent event(String destination, String key, int n) {
-        OutboxEvent.Builder builder = OutboxEvent.builder().type("order.placed").source("/contract-test")
-                .destination(destination).routingKey(routingKey())
-                .payload(("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8)).header("sequence", "" + n);
+        OutboxEvent.Builder builder = OutboxEvent.builder()
+                .type("order.placed")
+                .source("/contract-test")
+                .destination(destination)
+                .routingKey(routingKey())
+                .payload(("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8))
+                .header("sequence", "" + n);
         if (key != null) {
             builder.key(key);
         }
@@ -80,15 +84,19 @@ public abstract class PublisherContract {
         @DisplayName("every event of a batch to a reachable destination is acknowledged, one outcome each")
         void allPublished() throws Exception {
             String destination = newDestination();
-            List<OutboxEvent> batch = IntStream.range(0, 20).mapToObj(n -> event(destination, "k" + (n % 3), n))
+            List<OutboxEvent> batch = IntStream.range(0, 20)
+                    .mapToObj(n -> event(destination, "k" + (n % 3), n))
                     .toList();
 
             List<PublishOutcome> outcomes = publish(batch);
 
-            assertThat(outcomes).hasSize(batch.size()).allSatisfy(
-                    outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
-            assertThat(outcomes).extracting(PublishOutcome::eventId)
-                    .containsExactlyInAnyOrderElementsOf(batch.stream().map(OutboxEvent::id).toList());
+            assertThat(outcomes)
+                    .hasSize(batch.size())
+                    .allSatisfy(outcome -> assertThat(outcome).isInstanceOf(PublishOutcome.Published.class));
+            assertThat(outcomes)
+                    .extracting(PublishOutcome::eventId)
+                    .containsExactlyInAnyOrderElementsOf(
+                            batch.stream().map(OutboxEvent::id).toList());
         }
 
         @Test
@@ -109,22 +117,36 @@ public abstract class PublisherContract {
     class OnTheWire {
 
         @Test
-        @DisplayName("every acknowledged event is readable with id, type, source, key, content type, headers and payload intact")
+        @DisplayName(
+                "every acknowledged event is readable with id, type, source, key, content type, headers and payload intact")
         void attributesIntact() throws Exception {
             String destination = newDestination();
-            OutboxEvent withKey = OutboxEvent.builder().type("order.placed").source("/orders-service").key("order-7")
-                    .destination(destination).routingKey(routingKey()).contentType("application/json")
-                    .payload("{\"total\":12.5}".getBytes(StandardCharsets.UTF_8)).header("tenant", "acme")
-                    .header("trace.id", "t-1").build();
-            OutboxEvent withoutKey = OutboxEvent.builder().type("stock.reserved").source("/stock")
-                    .destination(destination).routingKey(routingKey()).contentType("application/octet-stream")
-                    .payload(new byte[] {1, 2, 3}).build();
+            OutboxEvent withKey = OutboxEvent.builder()
+                    .type("order.placed")
+                    .source("/orders-service")
+                    .key("order-7")
+                    .destination(destination)
+                    .routingKey(routingKey())
+                    .contentType("application/json")
+                    .payload("{\"total\":12.5}".getBytes(StandardCharsets.UTF_8))
+                    .header("tenant", "acme")
+                    .header("trace.id", "t-1")
+                    .build();
+            OutboxEvent withoutKey = OutboxEvent.builder()
+                    .type("stock.reserved")
+                    .source("/stock")
+                    .destination(destination)
+                    .routingKey(routingKey())
+                    .contentType("application/octet-stream")
+                    .payload(new byte[] {1, 2, 3})
+                    .build();
 
             publish(List.of(withKey, withoutKey));
             Map<String, ReceivedMessage> received = consume(destination, 2, Duration.ofSeconds(30)).stream()
                     .collect(Collectors.toMap(ReceivedMessage::id, Function.identity()));
 
-            assertThat(received).containsOnlyKeys(withKey.id().toString(), withoutKey.id().toString());
+            assertThat(received)
+                    .containsOnlyKeys(withKey.id().toString(), withoutKey.id().toString());
             ReceivedMessage first = received.get(withKey.id().toString());
             assertThat(first.type()).isEqualTo("order.placed");
             assertThat(first.source()).isEqualTo("/orders-service");
@@ -142,17 +164,23 @@ public abstract class PublisherContract {
         @DisplayName("events of one key arrive in the order of the batch, each exactly once")
         void perKeyOrder() throws Exception {
             String destination = newDestination();
-            List<OutboxEvent> batch = IntStream.range(0, 60).mapToObj(n -> event(destination, "key-" + (n % 2), n))
+            List<OutboxEvent> batch = IntStream.range(0, 60)
+                    .mapToObj(n -> event(destination, "key-" + (n % 2), n))
                     .toList();
 
             publish(batch);
             List<ReceivedMessage> received = consume(destination, batch.size(), Duration.ofSeconds(30));
 
-            assertThat(received).extracting(ReceivedMessage::id).doesNotHaveDuplicates()
-                    .containsExactlyInAnyOrderElementsOf(batch.stream().map(e -> e.id().toString()).toList());
+            assertThat(received)
+                    .extracting(ReceivedMessage::id)
+                    .doesNotHaveDuplicates()
+                    .containsExactlyInAnyOrderElementsOf(
+                            batch.stream().map(e -> e.id().toString()).toList());
             for (String key : Set.of("key-0", "key-1")) {
-                List<Integer> order = received.stream().filter(m -> m.key().orElse("").equals(key))
-                        .map(m -> Integer.parseInt(m.headers().get("sequence"))).toList();
+                List<Integer> order = received.stream()
+                        .filter(m -> m.key().orElse("").equals(key))
+                        .map(m -> Integer.parseInt(m.headers().get("sequence")))
+                        .toList();
                 assertThat(order).as("arrival order of %s", key).isSorted();
             }
         }
@@ -165,8 +193,9 @@ public abstract class PublisherContract {
             publish(List.of(event));
             publish(List.of(event));
             List<ReceivedMessage> received = consume(destination, 2, Duration.ofSeconds(30));
-            assertThat(received).extracting(ReceivedMessage::id).containsExactly(event.id().toString(),
-                    event.id().toString());
+            assertThat(received)
+                    .extracting(ReceivedMessage::id)
+                    .containsExactly(event.id().toString(), event.id().toString());
             assertThat(UUID.fromString(received.get(0).id())).isEqualTo(event.id());
         }
     }
@@ -176,14 +205,23 @@ public abstract class PublisherContract {
     class Envelope {
 
         @Test
-        @DisplayName("every CloudEvents attribute arrives under its own name, and the event's own headers arrive exactly as appended")
+        @DisplayName(
+                "every CloudEvents attribute arrives under its own name, and the event's own headers arrive exactly as appended")
         void everyAttribute() throws Exception {
             String destination = newDestination();
-            OutboxEvent event = OutboxEvent.builder().type("order.placed").source("/orders-service").key("order-7")
-                    .destination(destination).routingKey(routingKey()).contentType("application/json")
-                    .subject("order/7").dataSchema("https://schemas.example.com/order/1")
-                    .payload("{\"total\":12.5}".getBytes(StandardCharsets.UTF_8)).header("tenant", "acme")
-                    .header("trace.id", "t-1").build();
+            OutboxEvent event = OutboxEvent.builder()
+                    .type("order.placed")
+                    .source("/orders-service")
+                    .key("order-7")
+                    .destination(destination)
+                    .routingKey(routingKey())
+                    .contentType("application/json")
+                    .subject("order/7")
+                    .dataSchema("https://schemas.example.com/order/1")
+                    .payload("{\"total\":12.5}".getBytes(StandardCharsets.UTF_8))
+                    .header("tenant", "acme")
+                    .header("trace.id", "t-1")
+                    .build();
 
             assertThat(publish(List.of(event))).singleElement().isInstanceOf(PublishOutcome.Published.class);
             List<ReceivedMessage> received = consume(destination, 1, Duration.ofSeconds(30));
@@ -201,7 +239,8 @@ public abstract class PublisherContract {
                     .containsKeys("time", "datacontenttype");
             assertThat(attributes.get("datacontenttype")).startsWith("application/json");
             assertThat(OffsetDateTime.parse(attributes.get("time")).toInstant()).isEqualTo(event.createdAt());
-            assertThat(received.get(0).headers()).as("the event's own headers, none dropped, none added")
+            assertThat(received.get(0).headers())
+                    .as("the event's own headers, none dropped, none added")
                     .containsExactlyInAnyOrderEntriesOf(Map.of("tenant", "acme", "trace.id", "t-1"));
         }
     }
@@ -211,17 +250,26 @@ public abstract class PublisherContract {
     class HoldBack {
 
         @Test
-        @DisplayName("an event that fails holds back the later events of its key only: reported held back, not delivered; "
-                + "an own header named like an envelope header fails the event, naming the header")
+        @DisplayName(
+                "an event that fails holds back the later events of its key only: reported held back, not delivered; "
+                        + "an own header named like an envelope header fails the event, naming the header")
         void failureHoldsBackItsKeyOnly() throws Exception {
             String destination = newDestination();
             OutboxEvent before = event(destination, "k", 0);
             Instant now = Instant.now();
             // only a row written without the builder can carry such a header; the builder refuses it
-            OutboxEvent failing = OutboxEvent.restore().id(UUID.randomUUID()).type("order.placed")
-                    .source("/contract-test").key(Optional.of("k")).destination(destination).routingKey(routingKey())
-                    .payload("{}".getBytes(StandardCharsets.UTF_8)).headers(Map.of("ce_type", "forged"))
-                    .nextAttemptAt(now).createdAt(now).build();
+            OutboxEvent failing = OutboxEvent.restore()
+                    .id(UUID.randomUUID())
+                    .type("order.placed")
+                    .source("/contract-test")
+                    .key(Optional.of("k"))
+                    .destination(destination)
+                    .routingKey(routingKey())
+                    .payload("{}".getBytes(StandardCharsets.UTF_8))
+                    .headers(Map.of("ce_type", "forged"))
+                    .nextAttemptAt(now)
+                    .createdAt(now)
+                    .build();
             OutboxEvent after = event(destination, "k", 2);
             OutboxEvent otherKey = event(destination, "other", 3);
             OutboxEvent noKey = event(destination, null, 4);
@@ -243,8 +291,12 @@ public abstract class PublisherContract {
             assertThat(outcomes.get(otherKey.id())).isInstanceOf(PublishOutcome.Published.class);
             assertThat(outcomes.get(noKey.id())).isInstanceOf(PublishOutcome.Published.class);
             // asks for one more than should arrive, so a delivered held-back or failed event would be seen
-            assertThat(consume(destination, 4, Duration.ofSeconds(10))).extracting(ReceivedMessage::id)
-                    .containsExactlyInAnyOrder(before.id().toString(), otherKey.id().toString(), noKey.id().toString());
+            assertThat(consume(destination, 4, Duration.ofSeconds(10)))
+                    .extracting(ReceivedMessage::id)
+                    .containsExactlyInAnyOrder(
+                            before.id().toString(),
+                            otherKey.id().toString(),
+                            noKey.id().toString());
         }
     }
 }

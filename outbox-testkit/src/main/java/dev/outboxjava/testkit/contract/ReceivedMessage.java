@@ -20,8 +20,15 @@ import java.util.Optional;
  *                    {@code partitionkey}; see {@link dev.outboxjava.core.CloudEventAttributes}); empty
  *                    when the reader does not collect them
  */
-public record ReceivedMessage(String id, String type, String source, Optional<String> key, String contentType,
-        Map<String, String> headers, byte[] payload, Map<String, String> attributes) {
+public record ReceivedMessage(
+        String id,
+        String type,
+        String source,
+        Optional<String> key,
+        String contentType,
+        Map<String, String> headers,
+        byte[] payload,
+        Map<String, String> attributes) {
 
     public ReceivedMessage {
         Objects.requireNonNull(id, "id");
@@ -32,8 +39,14 @@ public record ReceivedMessage(String id, String type, String source, Optional<St
     }
 
     /** A message whose reader does not collect the CloudEvents attributes. */
-    public ReceivedMessage(String id, String type, String source, Optional<String> key, String contentType,
-            Map<String, String> headers, byte[] payload) {
+    public ReceivedMessage(
+            String id,
+            String type,
+            String source,
+            Optional<String> key,
+            String contentType,
+            Map<String, String> headers,
+            byte[] payload) {
         this(id, type, source, key, contentType, headers, payload, Map.of());
     }
 

@@ -26,6 +26,7 @@ class FaultyPublisherContractTest extends PublisherContract {
     @Override
     protected List<ReceivedMessage> consume(String destination, int expected, Duration timeout) {
         return broker.published(event -> event.destination().equals(destination)).stream()
-                .map(RecordingPublisherContractTest::asReceived).toList();
+                .map(RecordingPublisherContractTest::asReceived)
+                .toList();
     }
 }

@@ -30,11 +30,19 @@ class RecordingPublisherContractTest extends PublisherContract {
     @Override
     protected List<ReceivedMessage> consume(String destination, int expected, Duration timeout) {
         return publisher.published(event -> event.destination().equals(destination)).stream()
-                .map(RecordingPublisherContractTest::asReceived).toList();
+                .map(RecordingPublisherContractTest::asReceived)
+                .toList();
     }
 
     static ReceivedMessage asReceived(OutboxEvent event) {
-        return new ReceivedMessage(event.id().toString(), event.type(), event.source(), event.key(),
-                event.contentType(), event.headers(), event.payload(), CloudEventAttributes.of(event));
+        return new ReceivedMessage(
+                event.id().toString(),
+                event.type(),
+                event.source(),
+                event.key(),
+                event.contentType(),
+                event.headers(),
+                event.payload(),
+                CloudEventAttributes.of(event));
     }
 }

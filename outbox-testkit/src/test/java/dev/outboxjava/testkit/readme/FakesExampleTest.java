@@ -23,14 +23,14 @@ class FakesExampleTest {
         ManualClock clock = ManualClock.startingAtEpochOf2024();
         InMemoryOutboxStore store = new InMemoryOutboxStore();
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = new Relay(store, broker, RelayConfig.ofDefaults(), RetryPolicy.ofDefaults(), clock,
-                RelayListener.NONE);
+        Relay relay =
+                new Relay(store, broker, RelayConfig.ofDefaults(), RetryPolicy.ofDefaults(), clock, RelayListener.NONE);
 
         new OrderService(store::append, clock).placeOrder("order-7");
         relay.runOnce();
 
-        OutboxEvent published = OutboxAssertions.awaitPublished(broker,
-                EventFilter.ofType("order.placed").withKey("order-7").withPayloadContaining("order-7"));
+        OutboxEvent published = OutboxAssertions.awaitPublished(
+                broker, EventFilter.ofType("order.placed").withKey("order-7").withPayloadContaining("order-7"));
         OutboxAssertions.awaitDrained(store);
         // end::plain[]
         assertThat(published.key()).contains("order-7");

@@ -22,25 +22,34 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class FakesWithExtensionExampleTest {
 
     @Test
-    void aBrokerOutageDelaysTheEventButDoesNotLoseIt(InMemoryOutboxStore store, ManualClock clock, Relay relay,
-            FaultyPublisher publisher, RecordingPublisher broker) {
-        publisher.failNext(1);                               // the broker refuses one attempt
+    void aBrokerOutageDelaysTheEventButDoesNotLoseIt(
+            InMemoryOutboxStore store,
+            ManualClock clock,
+            Relay relay,
+            FaultyPublisher publisher,
+            RecordingPublisher broker) {
+        publisher.failNext(1); // the broker refuses one attempt
         new OrderService(store::append, clock).placeOrder("order-8");
 
-        relay.runOnce();                                     // fails; retry scheduled 1 s later
+        relay.runOnce(); // fails; retry scheduled 1 s later
         OutboxAssertions.assertNothingPublished(broker, EventFilter.ofKey("order-8"), Duration.ZERO);
 
-        clock.advance(Duration.ofSeconds(1));                // the backoff passes: no sleeping
+        clock.advance(Duration.ofSeconds(1)); // the backoff passes: no sleeping
         relay.runOnce();
-        OutboxAssertions.awaitPublished(broker, EventFilter.ofType("order.placed").withKey("order-8"));
+        OutboxAssertions.awaitPublished(
+                broker, EventFilter.ofType("order.placed").withKey("order-8"));
         OutboxAssertions.awaitDrained(store);
         OutboxAssertions.assertNoDeadLetters(store);
     }
 
     @Test
-    void aCrashAfterTheAckPublishesADuplicateWithTheSameId(InMemoryOutboxStore store, ManualClock clock,
-            Relay relay, FaultyPublisher publisher, RecordingPublisher broker) {
-        publisher.acknowledgeThenFail(1);                    // the broker has it; the relay hears "failed"
+    void aCrashAfterTheAckPublishesADuplicateWithTheSameId(
+            InMemoryOutboxStore store,
+            ManualClock clock,
+            Relay relay,
+            FaultyPublisher publisher,
+            RecordingPublisher broker) {
+        publisher.acknowledgeThenFail(1); // the broker has it; the relay hears "failed"
         new OrderService(store::append, clock).placeOrder("order-9");
 
         relay.runOnce();

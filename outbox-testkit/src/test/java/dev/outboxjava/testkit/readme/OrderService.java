@@ -11,9 +11,13 @@ import java.util.function.Consumer;
 record OrderService(Consumer<List<OutboxEvent>> outbox, Clock clock) {
 
     void placeOrder(String orderId) {
-        outbox.accept(List.of(OutboxEvent.builder().clock(clock).type("order.placed").key(orderId)
+        outbox.accept(List.of(OutboxEvent.builder()
+                .clock(clock)
+                .type("order.placed")
+                .key(orderId)
                 .destination("orders")
-                .payload(("{\"orderId\":\"" + orderId + "\"}").getBytes(StandardCharsets.UTF_8)).build()));
+                .payload(("{\"orderId\":\"" + orderId + "\"}").getBytes(StandardCharsets.UTF_8))
+                .build()));
     }
 }
 // end::service[]

@@ -22,8 +22,7 @@ class ReadmeSnippetsTest {
     private static final Path MODULE = Path.of("").toAbsolutePath();
     private static final Pattern SOURCE = Pattern.compile("`((?:examples/)?src/test/java/[^`]+\\.java)`");
 
-    record Snippet(Path source, List<String> lines, int readmeLine) {
-    }
+    record Snippet(Path source, List<String> lines, int readmeLine) {}
 
     @Test
     @DisplayName("every java snippet of the README is taken from the compiled source it names")
@@ -32,12 +31,17 @@ class ReadmeSnippetsTest {
 
         assertThat(snippets).hasSizeGreaterThanOrEqualTo(7);
         for (Snippet snippet : snippets) {
-            List<String> source = Files.readAllLines(snippet.source()).stream().map(String::strip).toList();
+            List<String> source = Files.readAllLines(snippet.source()).stream()
+                    .map(String::strip)
+                    .toList();
             int at = -1;
             for (String line : snippet.lines()) {
                 int found = indexFrom(source, at + 1, line);
-                assertThat(found).as("README line %d block, line '%s' in %s (in order)", snippet.readmeLine(), line,
-                        MODULE.relativize(snippet.source())).isNotNegative();
+                assertThat(found)
+                        .as(
+                                "README line %d block, line '%s' in %s (in order)",
+                                snippet.readmeLine(), line, MODULE.relativize(snippet.source()))
+                        .isNotNegative();
                 at = found;
             }
         }
@@ -72,7 +76,8 @@ class ReadmeSnippetsTest {
                         lines.add(code);
                     }
                 }
-                assertThat(source).as("README line %d: a java block needs a source file named before it", start)
+                assertThat(source)
+                        .as("README line %d: a java block needs a source file named before it", start)
                         .isNotNull();
                 snippets.add(new Snippet(source, lines, start));
             }

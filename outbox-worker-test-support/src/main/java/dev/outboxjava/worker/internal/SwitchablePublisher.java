@@ -27,7 +27,8 @@ public final class SwitchablePublisher implements Publisher {
         publishCalls.incrementAndGet();
         if (down) {
             return CompletableFuture.completedFuture(batch.stream()
-                    .map(event -> PublishOutcome.failed(event.id(), "connection refused", true)).toList());
+                    .map(event -> PublishOutcome.failed(event.id(), "connection refused", true))
+                    .toList());
         }
         return recording.publish(batch, timeout);
     }

@@ -27,8 +27,8 @@ public final class BrokerInbox implements AutoCloseable {
         channel.basicQos(2000);
         channel.basicConsume(queue, true, new DefaultConsumer(channel) {
             @Override
-            public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
-                    byte[] body) {
+            public void handleDelivery(
+                    String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
                 deliveries.incrementAndGet();
                 bodies.add(new String(body, java.nio.charset.StandardCharsets.UTF_8));
                 if (properties.getMessageId() != null) {

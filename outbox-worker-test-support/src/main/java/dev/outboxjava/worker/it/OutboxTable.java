@@ -29,8 +29,9 @@ public final class OutboxTable implements AutoCloseable {
         this.postgres = postgres;
         this.schema = postgres.newSchema();
         this.name = schema + ".outbox_events";
-        this.store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder().tableName(name)
-                .build());
+        this.store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder().tableName(name).build());
         store.ensureSchema();
     }
 
@@ -53,9 +54,13 @@ public final class OutboxTable implements AutoCloseable {
     public List<OutboxEvent> events(int from, int to, String destination, String type) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = from; i < to; i++) {
-            events.add(OutboxEvent.builder().type(type).destination(destination).key("order-" + (i % 50))
+            events.add(OutboxEvent.builder()
+                    .type(type)
+                    .destination(destination)
+                    .key("order-" + (i % 50))
                     .routingKey("orders.placed")
-                    .payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8)).build());
+                    .payload(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+                    .build());
         }
         return events;
     }

@@ -109,28 +109,31 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to) {
-        Thread thread = new Thread(() -> {
-            byte[] buffer = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int read;
-                while ((read = in.read(buffer)) >= 0) {
-                    awaitThawed();
-                    out.write(buffer, 0, read);
-                    out.flush();
-                }
-            } catch (SocketException e) {
-                // cut or closed
-            } catch (IOException e) {
-                // the other side went away
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                sockets.remove(from);
-                sockets.remove(to);
-            }
-        }, "tcp-proxy-pump");
+        Thread thread = new Thread(
+                () -> {
+                    byte[] buffer = new byte[16 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int read;
+                        while ((read = in.read(buffer)) >= 0) {
+                            awaitThawed();
+                            out.write(buffer, 0, read);
+                            out.flush();
+                        }
+                    } catch (SocketException e) {
+                        // cut or closed
+                    } catch (IOException e) {
+                        // the other side went away
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        sockets.remove(from);
+                        sockets.remove(to);
+                    }
+                },
+                "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
     }

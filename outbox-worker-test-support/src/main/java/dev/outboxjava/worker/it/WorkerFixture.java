@@ -18,8 +18,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the test's own {@code @BeforeEach} runs after the fresh table exists and its {@code @AfterEach}
  * before the table is dropped.
  */
-public final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback,
-        AfterEachCallback {
+public final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
     private final String destinationPrefix;
     private PostgresFixture postgres;

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class Promtool {
 
-    private Promtool() {
-    }
+    private Promtool() {}
 
     /** The executable on the PATH; skips (or, in CI, fails) the calling test when there is none. */
     public static Path require() {
-        Optional<Path> found = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+        Optional<Path> found = Arrays.stream(
+                        System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
                 .filter(dir -> !dir.isBlank())
                 .map(dir -> Path.of(dir, "promtool"))
                 .filter(Files::isExecutable)
@@ -53,14 +53,22 @@ public final class Promtool {
 
     /** {@code promtool test rules <file>} in the file's directory; fails the test with promtool's report. */
     public static String testRules(Path testFile) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(require().toString(), "test", "rules", testFile.getFileName().toString())
-                .directory(testFile.getParent().toFile()).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        require().toString(),
+                        "test",
+                        "rules",
+                        testFile.getFileName().toString())
+                .directory(testFile.getParent().toFile())
+                .redirectErrorStream(true)
+                .start();
         String output;
         try (InputStream in = process.getInputStream()) {
             output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("promtool finished").isTrue();
-        assertThat(process.exitValue()).as("promtool test rules " + testFile.getFileName() + ":\n" + output).isZero();
+        assertThat(process.exitValue())
+                .as("promtool test rules " + testFile.getFileName() + ":\n" + output)
+                .isZero();
         assertThat(output).contains("SUCCESS");
         return output;
     }

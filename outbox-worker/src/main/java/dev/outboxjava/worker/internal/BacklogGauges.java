@@ -40,31 +40,47 @@ public final class BacklogGauges {
                 .description("Events waiting to be published: eligible, retrying, scheduled and held (last poll)")
                 .register(registry);
         Gauge.builder("outbox.events.in_flight", inFlight, AtomicLong::get)
-                .description("Events leased by a relay (last poll)").register(registry);
+                .description("Events leased by a relay (last poll)")
+                .register(registry);
         Gauge.builder("outbox.events.dead_letters", deadLetters, AtomicLong::get)
-                .description("Events in the dead letter state (last poll)").register(registry);
+                .description("Events in the dead letter state (last poll)")
+                .register(registry);
         Gauge.builder("outbox.events.oldest_pending_age", this, BacklogGauges::oldestPendingAgeSeconds)
                 .description("Age of the oldest pending event at the last poll, scheduled and retrying ones included; "
                         + "0 when none")
-                .baseUnit("seconds").register(registry);
-        backlogGauge(registry, "outbox.events.eligible", Backlog::eligible,
+                .baseUnit("seconds")
+                .register(registry);
+        backlogGauge(
+                registry,
+                "outbox.events.eligible",
+                Backlog::eligible,
                 "Pending events due now and not held back by their key (last poll)");
-        backlogGauge(registry, "outbox.events.retrying", Backlog::retrying,
+        backlogGauge(
+                registry,
+                "outbox.events.retrying",
+                Backlog::retrying,
                 "Pending events that failed and wait for their next attempt (last poll)");
-        backlogGauge(registry, "outbox.events.scheduled", Backlog::scheduled,
+        backlogGauge(
+                registry,
+                "outbox.events.scheduled",
+                Backlog::scheduled,
                 "Pending events never tried whose first attempt is later, set with availableAt (last poll)");
-        backlogGauge(registry, "outbox.events.held", Backlog::held,
+        backlogGauge(
+                registry,
+                "outbox.events.held",
+                Backlog::held,
                 "Due events held back by an earlier event of their key that waits for a retry, is scheduled, "
                         + "or was dead-lettered (per-key ordering; last poll)");
         Gauge.builder("outbox.events.oldest_eligible_age", this, BacklogGauges::oldestEligibleAgeSeconds)
                 .description("How long the eligible event that has waited longest has been due (the relay's lag; "
                         + "readiness compares it with outbox.health.max.lag); 0 when none")
-                .baseUnit("seconds").register(registry);
+                .baseUnit("seconds")
+                .register(registry);
     }
 
-    private void backlogGauge(MeterRegistry registry, String name, ToLongFunction<Backlog> figure,
-            String description) {
-        Gauge.builder(name, backlog, last -> figure.applyAsLong(last.get())).description(description)
+    private void backlogGauge(MeterRegistry registry, String name, ToLongFunction<Backlog> figure, String description) {
+        Gauge.builder(name, backlog, last -> figure.applyAsLong(last.get()))
+                .description(description)
                 .register(registry);
     }
 
@@ -82,8 +98,10 @@ public final class BacklogGauges {
     }
 
     private double oldestPendingAgeSeconds() {
-        return oldestPending.get()
-                .map(created -> Math.max(0, Duration.between(created, clock.instant()).toMillis()) / 1000.0)
+        return oldestPending
+                .get()
+                .map(created ->
+                        Math.max(0, Duration.between(created, clock.instant()).toMillis()) / 1000.0)
                 .orElse(0.0);
     }
 

@@ -5,8 +5,7 @@ import dev.outboxjava.core.OutboxStoreException;
 /** Sorts a failed tick: a database outage, or a bug. A {@link VirtualMachineError} is never swallowed. */
 final class Failures {
 
-    private Failures() {
-    }
+    private Failures() {}
 
     static void rethrowFatal(Throwable failure) {
         if (failure instanceof VirtualMachineError fatal) {
@@ -27,10 +26,12 @@ final class Failures {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof java.sql.SQLTransientConnectionException
                     || cause instanceof java.sql.SQLNonTransientConnectionException
-                    || cause instanceof java.io.EOFException || cause instanceof java.net.SocketException) {
+                    || cause instanceof java.io.EOFException
+                    || cause instanceof java.net.SocketException) {
                 return true;
             }
-            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null
+            if (cause instanceof java.sql.SQLException sql
+                    && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
                 return true;
             }
@@ -64,7 +65,9 @@ final class Failures {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String message = failure.getMessage() != null ? failure.getMessage() : failure.getClass().getName();
+        String message = failure.getMessage() != null
+                ? failure.getMessage()
+                : failure.getClass().getName();
         return root == failure ? message : message + " (cause: " + root + ")";
     }
 }

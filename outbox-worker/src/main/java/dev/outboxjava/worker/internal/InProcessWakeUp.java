@@ -12,7 +12,7 @@ public final class InProcessWakeUp implements WakeUpSource {
 
     @Override
     public AutoCloseable start(OutboxWakeUp wakeUp) {
-        return () -> { };
+        return () -> {};
     }
 
     @Override

@@ -31,12 +31,13 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
     private final Map<UUID, Set<UUID>> open = new ConcurrentHashMap<>();
     /** Events released since {@link #countReleases()}: what a shutdown gave back. */
     private final AtomicInteger releasedCount = new AtomicInteger();
+
     private volatile boolean countingReleases;
     private final Runnable beforeLease;
     private final Runnable afterLease;
 
     public LeaseTrackingStore(OutboxStore delegate) {
-        this(delegate, () -> { }, () -> { });
+        this(delegate, () -> {}, () -> {});
     }
 
     /**
@@ -79,8 +80,12 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
             try {
                 released += release(lease.getKey(), ids, now).marked().size();
             } catch (RuntimeException e) {
-                log.warn("could not release {} leased event(s) of lease {} on shutdown; the sweeper of the next "
-                        + "worker reclaims them after the lease timeout: {}", ids.size(), lease.getKey(), e.toString());
+                log.warn(
+                        "could not release {} leased event(s) of lease {} on shutdown; the sweeper of the next "
+                                + "worker reclaims them after the lease timeout: {}",
+                        ids.size(),
+                        lease.getKey(),
+                        e.toString());
             }
         }
         return released;

@@ -77,12 +77,10 @@ public interface LoopStep {
      * Told how the idle wait before the next step ended (a wake-up, or its full interval); only
      * after a {@link Next#wakeable() wakeable} wait.
      */
-    default void waited(boolean woken) {
-    }
+    default void waited(boolean woken) {}
 
     /** Called once when the loop stops, after its last step: finish what a step left under way. */
-    default void finish() {
-    }
+    default void finish() {}
 
     /** Name of the loop, for thread names and logs. */
     String name();

@@ -23,6 +23,7 @@ public final class LoopThread {
     private final Thread thread;
     /** Guards {@link #probing}: a stop interrupts a recovery probe, never a step. */
     private final Object probeLock = new Object();
+
     private boolean probing;
 
     public LoopThread(LoopStep step, WakeUpSignal wakeUp) {

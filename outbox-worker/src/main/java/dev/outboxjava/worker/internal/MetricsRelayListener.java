@@ -32,28 +32,36 @@ public final class MetricsRelayListener implements RelayListener {
 
     public MetricsRelayListener(MeterRegistry registry) {
         published = Counter.builder("outbox.events.published")
-                .description("Events the broker acknowledged and the store marked sent").register(registry);
+                .description("Events the broker acknowledged and the store marked sent")
+                .register(registry);
         failedRetryable = failed(registry, "retryable");
         failedPermanent = failed(registry, "permanent");
         failedUnroutable = failed(registry, "unroutable");
         deadLettered = Counter.builder("outbox.events.dead_lettered")
-                .description("Events given up on (attempts spent or not retryable)").register(registry);
+                .description("Events given up on (attempts spent or not retryable)")
+                .register(registry);
         leaseLost = Counter.builder("outbox.events.lease_lost")
-                .description("Marks refused because another relay owned the event by then").register(registry);
+                .description("Marks refused because another relay owned the event by then")
+                .register(registry);
         released = Counter.builder("outbox.events.released")
-                .description("Events returned to pending untried").register(registry);
+                .description("Events returned to pending untried")
+                .register(registry);
         batchDuration = Timer.builder("outbox.relay.batch.duration")
                 .description("Wall time of a relay tick that leased events: lease, publish, mark")
-                .publishPercentileHistogram().register(registry);
+                .publishPercentileHistogram()
+                .register(registry);
         commitToAck = Timer.builder("outbox.events.commit_to_ack")
                 .description("From the event's creation (its append) to the broker's acknowledgement")
-                .publishPercentileHistogram().register(registry);
+                .publishPercentileHistogram()
+                .register(registry);
     }
 
     private static Counter failed(MeterRegistry registry, String reason) {
-        return Counter.builder("outbox.events.failed").tag("reason", reason)
+        return Counter.builder("outbox.events.failed")
+                .tag("reason", reason)
                 .description("Publish attempts that failed: retryable, permanent, or unroutable (missing exchange "
-                        + "or topic, no route)").register(registry);
+                        + "or topic, no route)")
+                .register(registry);
     }
 
     @Override
@@ -67,8 +75,7 @@ public final class MetricsRelayListener implements RelayListener {
 
     @Override
     public void onFailed(OutboxEvent event, PublishOutcome.Failed failure) {
-        (failure.unroutable() ? failedUnroutable : failure.retryable() ? failedRetryable : failedPermanent)
-                .increment();
+        (failure.unroutable() ? failedUnroutable : failure.retryable() ? failedRetryable : failedPermanent).increment();
     }
 
     @Override

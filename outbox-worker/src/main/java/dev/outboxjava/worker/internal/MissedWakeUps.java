@@ -61,10 +61,13 @@ public final class MissedWakeUps {
             return;
         }
         if (unannounced.incrementAndGet() >= WARN_AFTER && warned.compareAndSet(false, true)) {
-            log.warn("the relay expects {}, but {} polls in a row found new events that no wake-up announced: "
-                    + "they go out up to {} late. Let whoever appends signal after the commit (TransactionalOutbox, "
-                    + "OutboxNotifier.signal(), OutboxWorker.wakeUp().signal(), or the Spring Boot starter, which "
-                    + "does it), or choose the wake-up mode NONE if polling is intended", expected, WARN_AFTER,
+            log.warn(
+                    "the relay expects {}, but {} polls in a row found new events that no wake-up announced: "
+                            + "they go out up to {} late. Let whoever appends signal after the commit (TransactionalOutbox, "
+                            + "OutboxNotifier.signal(), OutboxWorker.wakeUp().signal(), or the Spring Boot starter, which "
+                            + "does it), or choose the wake-up mode NONE if polling is intended",
+                    expected,
+                    WARN_AFTER,
                     dev.outboxjava.worker.Durations.format(pollInterval));
         }
     }

@@ -150,8 +150,13 @@ public final class OutageTracker {
         }
         Instant back = seenBack != null ? seenBack : clock.instant();
         Duration downFor = Duration.between(downSince, back);
-        log.info("{} {} again after {} ms (seen failing at {}, seen answering at {}; {} failed attempt(s))",
-                dependency, unexpected ? "working" : "available", downFor.toMillis(), downSince, back,
+        log.info(
+                "{} {} again after {} ms (seen failing at {}, seen answering at {}; {} failed attempt(s))",
+                dependency,
+                unexpected ? "working" : "available",
+                downFor.toMillis(),
+                downSince,
+                back,
                 failuresSinceDown);
         downSince = null;
         failuresSinceDown = 0;

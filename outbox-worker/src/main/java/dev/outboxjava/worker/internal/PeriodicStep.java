@@ -22,14 +22,25 @@ public final class PeriodicStep implements LoopStep {
     private int consecutiveFailures;
 
     /** Without a health probe: a database outage is waited out for the whole backoff. */
-    public PeriodicStep(String name, IntSupplier tick, Duration interval, Backoff backoff, OutageTracker storeOutage,
+    public PeriodicStep(
+            String name,
+            IntSupplier tick,
+            Duration interval,
+            Backoff backoff,
+            OutageTracker storeOutage,
             OutageTracker bug) {
         this(name, tick, interval, backoff, storeOutage, bug, null);
     }
 
     /** @param storeHealth the database's health check, probed while backing off from its outage (null: none) */
-    public PeriodicStep(String name, IntSupplier tick, Duration interval, Backoff backoff, OutageTracker storeOutage,
-            OutageTracker bug, Supplier<HealthCheck> storeHealth) {
+    public PeriodicStep(
+            String name,
+            IntSupplier tick,
+            Duration interval,
+            Backoff backoff,
+            OutageTracker storeOutage,
+            OutageTracker bug,
+            Supplier<HealthCheck> storeHealth) {
         this.storeHealth = storeHealth;
         this.name = Objects.requireNonNull(name, "name");
         this.tick = Objects.requireNonNull(tick, "tick");

@@ -22,13 +22,15 @@ public final class PostgresNotifyWakeUp implements WakeUpSource {
 
     @Override
     public AutoCloseable start(OutboxWakeUp wakeUp) {
-        return OutboxNotificationListener.builder(store.dataSource(), store.config().notifyChannel(), wakeUp::signal)
+        return OutboxNotificationListener.builder(
+                        store.dataSource(), store.config().notifyChannel(), wakeUp::signal)
                 .start();
     }
 
     @Override
     public String expects() {
-        return "a NOTIFY on channel " + store.config().notifyChannel() + " after each commit that appends (wake-up mode "
+        return "a NOTIFY on channel " + store.config().notifyChannel()
+                + " after each commit that appends (wake-up mode "
                 + store.config().wakeUpMode() + ")";
     }
 }

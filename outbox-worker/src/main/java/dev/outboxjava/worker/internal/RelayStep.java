@@ -1,10 +1,10 @@
 package dev.outboxjava.worker.internal;
 
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayResult;
-import dev.outboxjava.core.OutboxEvent;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,6 +45,7 @@ public final class RelayStep implements LoopStep {
     private boolean storeFailed;
     /** A full batch handed to the publisher and not completed yet. */
     private Relay.Batch inFlight;
+
     private final MissedWakeUps missedWakeUps;
     private final Clock clock;
     /** When the last idle wait began; null while draining. */
@@ -52,10 +53,28 @@ public final class RelayStep implements LoopStep {
     /** Whether the last idle wait ran its full interval (no wake-up came). */
     private boolean polled;
 
-    public RelayStep(String name, Relay relay, Publisher publisher, LeaseTrackingStore leases, Duration pollInterval,
-            Backoff backoff, OutageTracker storeOutage, OutageTracker brokerOutage, OutageTracker bug) {
-        this(name, relay, publisher, leases, pollInterval, backoff, storeOutage, brokerOutage, bug,
-                MissedWakeUps.none(), Clock.systemUTC());
+    public RelayStep(
+            String name,
+            Relay relay,
+            Publisher publisher,
+            LeaseTrackingStore leases,
+            Duration pollInterval,
+            Backoff backoff,
+            OutageTracker storeOutage,
+            OutageTracker brokerOutage,
+            OutageTracker bug) {
+        this(
+                name,
+                relay,
+                publisher,
+                leases,
+                pollInterval,
+                backoff,
+                storeOutage,
+                brokerOutage,
+                bug,
+                MissedWakeUps.none(),
+                Clock.systemUTC());
     }
 
     /**
@@ -63,9 +82,18 @@ public final class RelayStep implements LoopStep {
      *                      wake-up should have announced
      * @param clock         the clock the events' creation times are compared with
      */
-    public RelayStep(String name, Relay relay, Publisher publisher, LeaseTrackingStore leases, Duration pollInterval,
-            Backoff backoff, OutageTracker storeOutage, OutageTracker brokerOutage, OutageTracker bug,
-            MissedWakeUps missedWakeUps, Clock clock) {
+    public RelayStep(
+            String name,
+            Relay relay,
+            Publisher publisher,
+            LeaseTrackingStore leases,
+            Duration pollInterval,
+            Backoff backoff,
+            OutageTracker storeOutage,
+            OutageTracker brokerOutage,
+            OutageTracker bug,
+            MissedWakeUps missedWakeUps,
+            Clock clock) {
         this.missedWakeUps = Objects.requireNonNull(missedWakeUps, "missedWakeUps");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.name = Objects.requireNonNull(name, "name");
@@ -193,8 +221,10 @@ public final class RelayStep implements LoopStep {
             HealthCheck health = brokerHealth();
             if (!health.healthy()) {
                 brokerDown = true;
-                brokerOutage.failed(result.retried() + " of " + result.leased() + " events failed and the broker "
-                        + "health check says: " + health.detail(), null);
+                brokerOutage.failed(
+                        result.retried() + " of " + result.leased() + " events failed and the broker "
+                                + "health check says: " + health.detail(),
+                        null);
                 brokerOutage.probed(health);
                 return true;
             }
@@ -222,7 +252,9 @@ public final class RelayStep implements LoopStep {
     /** Backs off from a broker outage, probing the broker so the loop resumes once it answers. */
     private Next brokerPause() {
         consecutiveFailures++;
-        return Next.backoff(backoff.delayAfter(consecutiveFailures), backoff.probeInterval(),
+        return Next.backoff(
+                backoff.delayAfter(consecutiveFailures),
+                backoff.probeInterval(),
                 brokerOutage.recoveryProbe(this::brokerHealth));
     }
 

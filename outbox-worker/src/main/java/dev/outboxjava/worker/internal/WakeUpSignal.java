@@ -33,9 +33,11 @@ public final class WakeUpSignal implements OutboxWakeUp {
     private long signalled;
     /** The newest signal a lease has started after (or a woken thread has taken on). */
     private long covered;
+
     private boolean helpWanted;
     /** Lease statements running now. */
     private int leasing;
+
     private boolean closed;
 
     /**

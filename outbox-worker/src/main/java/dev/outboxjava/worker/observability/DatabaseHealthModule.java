@@ -35,10 +35,14 @@ public final class DatabaseHealthModule extends AbstractModule {
 
     @Provides
     @Singleton
-    DatabaseHealthMonitor monitor(OutboxStore store, PostgresOutboxStore postgres, Clock clock,
-            MeterRegistry registry, OutboxWorkerConfig worker) {
-        PostgresHealthProbe probe = PostgresHealthProbe.create(postgres.dataSource(), postgres.config().tableName(),
-                health.inboxTable());
+    DatabaseHealthMonitor monitor(
+            OutboxStore store,
+            PostgresOutboxStore postgres,
+            Clock clock,
+            MeterRegistry registry,
+            OutboxWorkerConfig worker) {
+        PostgresHealthProbe probe = PostgresHealthProbe.create(
+                postgres.dataSource(), postgres.config().tableName(), health.inboxTable());
         return new DatabaseHealthMonitor(store, probe, health, clock, registry, worker.metricsPollInterval());
     }
 }

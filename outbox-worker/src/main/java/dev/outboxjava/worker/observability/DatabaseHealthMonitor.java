@@ -54,16 +54,20 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
     private final AtomicReference<Optional<Snapshot>> last = new AtomicReference<>(Optional.empty());
 
     /** What one poll read; {@code backlogAt} is when the backlog in {@code signals} was read. */
-    private record Snapshot(Map<EventStatus, Long> counts, DatabaseSignals signals, Instant backlogAt) {
-    }
+    private record Snapshot(Map<EventStatus, Long> counts, DatabaseSignals signals, Instant backlogAt) {}
 
     /**
      * Registers the gauges in {@code registry}; polls only once {@link #start() started} (or on {@link #poll()}).
      *
      * @param pollInterval how often the gauges are refreshed
      */
-    public DatabaseHealthMonitor(OutboxStore store, PostgresHealthProbe probe, HealthConfig thresholds, Clock clock,
-            MeterRegistry registry, Duration pollInterval) {
+    public DatabaseHealthMonitor(
+            OutboxStore store,
+            PostgresHealthProbe probe,
+            HealthConfig thresholds,
+            Clock clock,
+            MeterRegistry registry,
+            Duration pollInterval) {
         this.store = Objects.requireNonNull(store, "store");
         this.probe = Objects.requireNonNull(probe, "probe");
         this.thresholds = Objects.requireNonNull(thresholds, "thresholds");
@@ -72,43 +76,94 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
         for (EventStatus status : EventStatus.values()) {
             Gauge.builder("outbox.events.rows", this, monitor -> monitor.count(status))
                     .tag("status", status.databaseValue())
-                    .description("Rows of the outbox table by status (last poll)").register(registry);
+                    .description("Rows of the outbox table by status (last poll)")
+                    .register(registry);
         }
-        gauge(registry, "outbox.table.dead_tuples", null, "Dead rows of the outbox table not yet vacuumed",
+        gauge(
+                registry,
+                "outbox.table.dead_tuples",
+                null,
+                "Dead rows of the outbox table not yet vacuumed",
                 s -> outbox(s).map(t -> (double) t.deadTuples()));
-        gauge(registry, "outbox.table.live_tuples", null, "Live rows of the outbox table (statistics estimate)",
+        gauge(
+                registry,
+                "outbox.table.live_tuples",
+                null,
+                "Live rows of the outbox table (statistics estimate)",
                 s -> outbox(s).map(t -> (double) t.liveTuples()));
-        gauge(registry, "outbox.table.size", "bytes", "Outbox table size on disk, indexes included",
+        gauge(
+                registry,
+                "outbox.table.size",
+                "bytes",
+                "Outbox table size on disk, indexes included",
                 s -> outbox(s).map(t -> (double) t.totalBytes()));
-        gauge(registry, "outbox.table.last_autovacuum_age", "seconds",
+        gauge(
+                registry,
+                "outbox.table.last_autovacuum_age",
+                "seconds",
                 "Time since autovacuum last finished on the outbox table; NaN when never",
                 s -> outbox(s).flatMap(TableStatistics::lastAutovacuum).map(at -> age(at, s)));
-        gauge(registry, "outbox.table.last_vacuum_age", "seconds",
+        gauge(
+                registry,
+                "outbox.table.last_vacuum_age",
+                "seconds",
                 "Time since any vacuum (auto or manual) last finished on the outbox table; NaN when never",
                 s -> outbox(s).flatMap(TableStatistics::lastVacuumOfAnyKind).map(at -> age(at, s)));
-        gauge(registry, "outbox.db.oldest_transaction_age", "seconds",
+        gauge(
+                registry,
+                "outbox.db.oldest_transaction_age",
+                "seconds",
                 "How long the database's oldest open transaction holding back the xmin horizon has been open; 0 when none",
-                s -> Optional.of(s.signals().report().oldestTransaction()
-                        .map(t -> t.age().toMillis() / 1000.0).orElse(0.0)));
-        gauge(registry, "outbox.db.oldest_transaction_xid_age", null,
+                s -> Optional.of(s.signals()
+                        .report()
+                        .oldestTransaction()
+                        .map(t -> t.age().toMillis() / 1000.0)
+                        .orElse(0.0)));
+        gauge(
+                registry,
+                "outbox.db.oldest_transaction_xid_age",
+                null,
                 "Transaction ids since the oldest open transaction's xid or snapshot xmin; 0 when none",
-                s -> Optional.of(s.signals().report().oldestTransaction()
-                        .map(t -> (double) t.xidAge()).orElse(0.0)));
-        gauge(registry, "outbox.db.xmin_horizon_xid_age", null,
+                s -> Optional.of(s.signals()
+                        .report()
+                        .oldestTransaction()
+                        .map(t -> (double) t.xidAge())
+                        .orElse(0.0)));
+        gauge(
+                registry,
+                "outbox.db.xmin_horizon_xid_age",
+                null,
                 "Transaction ids since the xmin horizon of the outbox table, whatever holds it (an open or prepared "
                         + "transaction, a replication slot); 0 when nothing holds it",
-                s -> Optional.of(s.signals().report().xminHorizon()
-                        .map(h -> (double) h.xidAge()).orElse(0.0)));
-        gauge(registry, "outbox.inbox.rows", null, "Rows of the inbox table (statistics estimate); NaN when none",
+                s -> Optional.of(s.signals()
+                        .report()
+                        .xminHorizon()
+                        .map(h -> (double) h.xidAge())
+                        .orElse(0.0)));
+        gauge(
+                registry,
+                "outbox.inbox.rows",
+                null,
+                "Rows of the inbox table (statistics estimate); NaN when none",
                 s -> s.signals().report().inbox().map(t -> (double) t.liveTuples()));
-        gauge(registry, "outbox.inbox.size", "bytes", "Inbox table size on disk, indexes included; NaN when none",
+        gauge(
+                registry,
+                "outbox.inbox.size",
+                "bytes",
+                "Inbox table size on disk, indexes included; NaN when none",
                 s -> s.signals().report().inbox().map(t -> (double) t.totalBytes()));
     }
 
-    private void gauge(MeterRegistry registry, String name, String unit, String description,
+    private void gauge(
+            MeterRegistry registry,
+            String name,
+            String unit,
+            String description,
             java.util.function.Function<Snapshot, Optional<Double>> read) {
-        ToDoubleFunction<DatabaseHealthMonitor> value = monitor -> monitor.last.get().flatMap(read).orElse(Double.NaN);
-        Gauge.Builder<DatabaseHealthMonitor> builder = Gauge.builder(name, this, value).description(description);
+        ToDoubleFunction<DatabaseHealthMonitor> value =
+                monitor -> monitor.last.get().flatMap(read).orElse(Double.NaN);
+        Gauge.Builder<DatabaseHealthMonitor> builder =
+                Gauge.builder(name, this, value).description(description);
         if (unit != null) {
             builder.baseUnit(unit);
         }
@@ -120,12 +175,18 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
     }
 
     private static double age(Instant at, Snapshot snapshot) {
-        return Math.max(0, Duration.between(at, snapshot.signals().report().takenAt()).toMillis()) / 1000.0;
+        return Math.max(
+                        0,
+                        Duration.between(at, snapshot.signals().report().takenAt())
+                                .toMillis())
+                / 1000.0;
     }
 
     private double count(EventStatus status) {
-        return last.get().filter(s -> !s.counts().isEmpty())
-                .map(s -> (double) s.counts().getOrDefault(status, 0L)).orElse(Double.NaN);
+        return last.get()
+                .filter(s -> !s.counts().isEmpty())
+                .map(s -> (double) s.counts().getOrDefault(status, 0L))
+                .orElse(Double.NaN);
     }
 
     /**
@@ -155,9 +216,10 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
         try {
             Instant now = clock.instant();
             Optional<Snapshot> previous = last.get();
-            Optional<Snapshot> recent = previous.filter(snapshot -> !snapshot.backlogAt()
-                    .plus(pollInterval.multipliedBy(2)).isBefore(now));
-            Backlog backlog = recent.map(snapshot -> snapshot.signals().backlog()).orElseGet(() -> store.backlog(now));
+            Optional<Snapshot> recent = previous.filter(snapshot ->
+                    !snapshot.backlogAt().plus(pollInterval.multipliedBy(2)).isBefore(now));
+            Backlog backlog =
+                    recent.map(snapshot -> snapshot.signals().backlog()).orElseGet(() -> store.backlog(now));
             Instant backlogAt = recent.map(Snapshot::backlogAt).orElse(now);
             DatabaseSignals signals = new DatabaseSignals(backlog, probe.read(now));
             last.set(Optional.of(new Snapshot(previous.map(Snapshot::counts).orElse(Map.of()), signals, backlogAt)));
@@ -189,19 +251,25 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
             DatabaseHealthReport report = signals.report();
             Optional<OpenTransaction> oldest = report.oldestTransaction();
             if (over(oldest.map(OpenTransaction::age))) {
-                log.warn("a transaction holds back the xmin horizon (outbox vacuum and per-key publishing wait for "
-                        + "it): {}", oldest.get().describe());
+                log.warn(
+                        "a transaction holds back the xmin horizon (outbox vacuum and per-key publishing wait for "
+                                + "it): {}",
+                        oldest.get().describe());
             }
             for (PreparedTransaction prepared : report.preparedTransactions()) {
                 if (over(Optional.of(prepared.age()))) {
-                    log.warn("a prepared transaction holds back the xmin horizon (outbox vacuum waits for it; end it "
-                            + "with COMMIT PREPARED or ROLLBACK PREPARED): {}", prepared.describe());
+                    log.warn(
+                            "a prepared transaction holds back the xmin horizon (outbox vacuum waits for it; end it "
+                                    + "with COMMIT PREPARED or ROLLBACK PREPARED): {}",
+                            prepared.describe());
                 }
             }
             for (ReplicationSlotHold slot : report.replicationSlots()) {
                 if (slot.holdsTables() && !slot.active()) {
-                    log.warn("an inactive replication slot holds back the xmin horizon (outbox vacuum waits for it "
-                            + "until the slot is consumed or dropped): {}", slot.describe());
+                    log.warn(
+                            "an inactive replication slot holds back the xmin horizon (outbox vacuum waits for it "
+                                    + "until the slot is consumed or dropped): {}",
+                            slot.describe());
                 }
             }
         } catch (RuntimeException e) {

@@ -54,7 +54,8 @@ public record DatabaseSignals(Backlog backlog, DatabaseHealthReport report) {
                     + ", over " + ConfigKey.HEALTH_MAX_LAG.property() + "=" + Durations.format(thresholds.maxLag()));
         }
         Optional<OpenTransaction> oldest = report.oldestTransaction();
-        String over = ", over " + ConfigKey.HEALTH_MAX_XMIN_AGE.property() + "=" + Durations.format(thresholds.maxXminAge());
+        String over =
+                ", over " + ConfigKey.HEALTH_MAX_XMIN_AGE.property() + "=" + Durations.format(thresholds.maxXminAge());
         if (overXminAge(thresholds, oldest.map(OpenTransaction::age))) {
             breaches.add("a transaction holds back the xmin horizon (vacuum of the outbox and per-key publishing "
                     + "wait for it): " + oldest.get().describe() + over);
@@ -68,7 +69,8 @@ public record DatabaseSignals(Backlog backlog, DatabaseHealthReport report) {
         String slots = slotsHoldingTables();
         if (breaches.isEmpty()) {
             return HealthCheck.up("database signals: lag " + seconds(lag) + " (" + counts() + "), oldest transaction "
-                    + oldest.map(t -> seconds(t.age()) + " (pid " + t.pid() + ")").orElse("none") + slots);
+                    + oldest.map(t -> seconds(t.age()) + " (pid " + t.pid() + ")")
+                            .orElse("none") + slots);
         }
         return HealthCheck.down("database signals: " + String.join("; ", breaches) + " (" + counts() + ")" + slots);
     }
@@ -79,8 +81,10 @@ public record DatabaseSignals(Backlog backlog, DatabaseHealthReport report) {
 
     /** The slots holding the outbox table's horizon, as a clause of the detail; empty when none. */
     private String slotsHoldingTables() {
-        List<String> slots = report.replicationSlots().stream().filter(ReplicationSlotHold::holdsTables)
-                .map(ReplicationSlotHold::describe).toList();
+        List<String> slots = report.replicationSlots().stream()
+                .filter(ReplicationSlotHold::holdsTables)
+                .map(ReplicationSlotHold::describe)
+                .toList();
         return slots.isEmpty() ? "" : "; held by " + String.join("; ", slots);
     }
 

@@ -106,8 +106,17 @@ public final class RelaySummaryListener implements RelayListener {
         if (p + r + d + l + x == 0 && !(lag > 0)) {
             return;
         }
-        log.info(String.format(Locale.ROOT, "relay summary (%.1fs): published %d, retried %d, dead-lettered %d, "
-                + "lease lost %d, released %d, %d ticks%s", (now - start) / 1e9, p, r, d, l, x, t,
+        log.info(String.format(
+                Locale.ROOT,
+                "relay summary (%.1fs): published %d, retried %d, dead-lettered %d, "
+                        + "lease lost %d, released %d, %d ticks%s",
+                (now - start) / 1e9,
+                p,
+                r,
+                d,
+                l,
+                x,
+                t,
                 Double.isNaN(lag) ? "" : String.format(Locale.ROOT, "; lag %.1fs", lag)));
     }
 }

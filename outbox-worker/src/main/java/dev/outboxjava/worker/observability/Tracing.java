@@ -13,8 +13,7 @@ public final class Tracing {
 
     private static final boolean OPENTELEMETRY = isPresent("io.opentelemetry.api.GlobalOpenTelemetry");
 
-    private Tracing() {
-    }
+    private Tracing() {}
 
     private static boolean isPresent(String className) {
         try {

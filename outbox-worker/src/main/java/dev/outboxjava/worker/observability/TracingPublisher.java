@@ -96,7 +96,9 @@ public final class TracingPublisher implements Publisher {
                 span.recordException(failure);
                 span.setStatus(StatusCode.ERROR, "publish failed");
             } else {
-                long failed = outcomes.stream().filter(o -> o instanceof PublishOutcome.Failed).count();
+                long failed = outcomes.stream()
+                        .filter(o -> o instanceof PublishOutcome.Failed)
+                        .count();
                 span.setAttribute(FAILED, failed);
                 if (failed > 0) {
                     span.setStatus(StatusCode.ERROR, failed + " of " + batch.size() + " event(s) failed");
@@ -107,10 +109,14 @@ public final class TracingPublisher implements Publisher {
     }
 
     private Span startSpan(List<OutboxEvent> batch) {
-        List<String> destinations = batch.stream().map(OutboxEvent::destination).distinct().toList();
-        SpanBuilder builder = openTelemetry.get().getTracer(INSTRUMENTATION)
+        List<String> destinations =
+                batch.stream().map(OutboxEvent::destination).distinct().toList();
+        SpanBuilder builder = openTelemetry
+                .get()
+                .getTracer(INSTRUMENTATION)
                 .spanBuilder("outbox publish" + (destinations.size() == 1 ? " " + destinations.get(0) : ""))
-                .setSpanKind(SpanKind.PRODUCER).setNoParent()
+                .setSpanKind(SpanKind.PRODUCER)
+                .setNoParent()
                 .setAttribute(BATCH_SIZE, (long) batch.size());
         if (destinations.size() == 1) {
             builder.setAttribute(DESTINATION, destinations.get(0));
@@ -121,7 +127,10 @@ public final class TracingPublisher implements Publisher {
         for (OutboxEvent event : batch) {
             SpanContext producer = producerContext(event);
             if (producer.isValid()) {
-                builder.addLink(producer, io.opentelemetry.api.common.Attributes.of(MESSAGE_ID, event.id().toString()));
+                builder.addLink(
+                        producer,
+                        io.opentelemetry.api.common.Attributes.of(
+                                MESSAGE_ID, event.id().toString()));
             }
         }
         return builder.startSpan();

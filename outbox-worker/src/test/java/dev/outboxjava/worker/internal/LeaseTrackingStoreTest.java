@@ -18,8 +18,8 @@ class LeaseTrackingStoreTest {
 
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
     private final List<String> calls = new ArrayList<>();
-    private final LeaseTrackingStore leases = new LeaseTrackingStore(store, () -> calls.add("before"),
-            () -> calls.add("after"));
+    private final LeaseTrackingStore leases =
+            new LeaseTrackingStore(store, () -> calls.add("before"), () -> calls.add("after"));
 
     @Test
     @DisplayName("the hooks run around every lease statement")
@@ -42,7 +42,11 @@ class LeaseTrackingStoreTest {
     void countsShutdownReleases() {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            events.add(OutboxEvent.builder().type("t").destination("d").payload(new byte[0]).build());
+            events.add(OutboxEvent.builder()
+                    .type("t")
+                    .destination("d")
+                    .payload(new byte[0])
+                    .build());
         }
         store.append(events);
         UUID lease = UUID.randomUUID();

@@ -21,8 +21,10 @@ public final class LogCapture implements AutoCloseable {
 
     /** Lines at {@code level} or above. */
     public synchronized List<String> atLeast(Level level) {
-        return appender.list.stream().filter(event -> event.getLevel().isGreaterOrEqual(level))
-                .map(ILoggingEvent::getFormattedMessage).toList();
+        return appender.list.stream()
+                .filter(event -> event.getLevel().isGreaterOrEqual(level))
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
     }
 
     public List<ILoggingEvent> events() {

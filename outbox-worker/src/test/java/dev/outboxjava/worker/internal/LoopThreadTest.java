@@ -45,7 +45,9 @@ class LoopThreadTest {
         loop.start();
         try {
             await().atMost(Duration.ofSeconds(10)).until(() -> step.probes.get() >= 3);
-            assertThat(step.steps.get()).as("still backing off while the dependency is down").isEqualTo(1);
+            assertThat(step.steps.get())
+                    .as("still backing off while the dependency is down")
+                    .isEqualTo(1);
 
             step.back.set(true);
 
@@ -76,33 +78,37 @@ class LoopThreadTest {
         CountDownLatch probing = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
         AtomicInteger steps = new AtomicInteger();
-        LoopThread loop = new LoopThread(new LoopStep() {
-            @Override
-            public Next step() {
-                steps.incrementAndGet();
-                return Next.backoff(Duration.ofMinutes(10), Duration.ofMillis(10), () -> {
-                    probing.countDown();
-                    try {
-                        never.await(); // like a connection attempt to a host that does not answer
-                        return true;
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return false;
+        LoopThread loop = new LoopThread(
+                new LoopStep() {
+                    @Override
+                    public Next step() {
+                        steps.incrementAndGet();
+                        return Next.backoff(Duration.ofMinutes(10), Duration.ofMillis(10), () -> {
+                            probing.countDown();
+                            try {
+                                never.await(); // like a connection attempt to a host that does not answer
+                                return true;
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                return false;
+                            }
+                        });
                     }
-                });
-            }
 
-            @Override
-            public String name() {
-                return "blocking-probe-test";
-            }
-        }, new WakeUpSignal());
+                    @Override
+                    public String name() {
+                        return "blocking-probe-test";
+                    }
+                },
+                new WakeUpSignal());
         loop.start();
         assertThat(probing.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
         loop.requestStop();
 
-        assertThat(loop.join(Duration.ofSeconds(10))).as("the loop ends without waiting for the probe").isTrue();
+        assertThat(loop.join(Duration.ofSeconds(10)))
+                .as("the loop ends without waiting for the probe")
+                .isTrue();
         assertThat(steps.get()).isEqualTo(1);
     }
 }

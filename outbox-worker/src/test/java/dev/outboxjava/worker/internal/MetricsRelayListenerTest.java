@@ -18,8 +18,12 @@ class MetricsRelayListenerTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
-    private final OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload(new byte[0])
-            .clock(clock).build();
+    private final OutboxEvent event = OutboxEvent.builder()
+            .type("t")
+            .destination("d")
+            .payload(new byte[0])
+            .clock(clock)
+            .build();
 
     @Test
     void givenRelayOutcomes_thenTheCountersAndTimersAreRecorded() {
@@ -39,12 +43,26 @@ class MetricsRelayListenerTest {
         metrics.onTick(RelayResult.idle(Duration.ofMillis(1)));
 
         assertThat(registry.get("outbox.events.published").counter().count()).isEqualTo(1);
-        assertThat(registry.get("outbox.events.failed").tag("reason", "retryable").counter().count()).isEqualTo(2);
-        assertThat(registry.get("outbox.events.failed").tag("reason", "permanent").counter().count()).isEqualTo(1);
-        assertThat(registry.get("outbox.events.failed").tag("reason", "unroutable").counter().count()).isEqualTo(1);
-        assertThat(registry.get("outbox.events.dead_lettered").counter().count()).isEqualTo(2);
+        assertThat(registry.get("outbox.events.failed")
+                        .tag("reason", "retryable")
+                        .counter()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.get("outbox.events.failed")
+                        .tag("reason", "permanent")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("outbox.events.failed")
+                        .tag("reason", "unroutable")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("outbox.events.dead_lettered").counter().count())
+                .isEqualTo(2);
         assertThat(registry.get("outbox.events.lease_lost").counter().count()).isEqualTo(1);
-        assertThat(registry.get("outbox.relay.batch.duration").timer().count()).as("idle ticks are not batches")
+        assertThat(registry.get("outbox.relay.batch.duration").timer().count())
+                .as("idle ticks are not batches")
                 .isEqualTo(1);
         assertThat(registry.get("outbox.events.commit_to_ack").timer().totalTime(TimeUnit.MILLISECONDS))
                 .isEqualTo(250);
@@ -57,13 +75,17 @@ class MetricsRelayListenerTest {
         store.append(event);
         clock.advance(Duration.ofSeconds(90));
 
-        assertThat(registry.get("outbox.events.pending").gauge().value()).as("before the first poll").isZero();
+        assertThat(registry.get("outbox.events.pending").gauge().value())
+                .as("before the first poll")
+                .isZero();
         gauges.poll();
 
         assertThat(registry.get("outbox.events.pending").gauge().value()).isEqualTo(1);
-        assertThat(registry.get("outbox.events.oldest_pending_age").gauge().value()).isEqualTo(90.0);
+        assertThat(registry.get("outbox.events.oldest_pending_age").gauge().value())
+                .isEqualTo(90.0);
         store.setAvailable(false);
-        assertThat(registry.get("outbox.events.pending").gauge().value()).as("a scrape does not touch the store")
+        assertThat(registry.get("outbox.events.pending").gauge().value())
+                .as("a scrape does not touch the store")
                 .isEqualTo(1);
     }
 }

@@ -56,8 +56,10 @@ class OutageTrackerTest {
 
         broker.succeeded();
 
-        assertThat(log.atLeast(Level.INFO).get(1)).startsWith("broker available again after 12000 ms")
-                .contains("seen answering at " + start.plusSeconds(12)).contains("2 failed attempt(s)");
+        assertThat(log.atLeast(Level.INFO).get(1))
+                .startsWith("broker available again after 12000 ms")
+                .contains("seen answering at " + start.plusSeconds(12))
+                .contains("2 failed attempt(s)");
     }
 
     @Test
@@ -117,7 +119,9 @@ class OutageTrackerTest {
         BooleanSupplier otherLoop = broker.recoveryProbe(() -> {
             throw new IllegalStateException("unreachable");
         });
-        assertThat(otherLoop.getAsBoolean()).as("a check that throws counts as failing").isFalse();
+        assertThat(otherLoop.getAsBoolean())
+                .as("a check that throws counts as failing")
+                .isFalse();
         broker.succeeded();
         assertThat(otherLoop.getAsBoolean()).as("another loop got through").isTrue();
     }

@@ -26,12 +26,17 @@ class PeriodicStepTest {
     }
 
     private PeriodicStep step(String name) {
-        return new PeriodicStep(name, () -> {
-            if (down.get()) {
-                throw new OutboxStoreException("connection refused");
-            }
-            return 0;
-        }, Duration.ofSeconds(30), new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(8)), database,
+        return new PeriodicStep(
+                name,
+                () -> {
+                    if (down.get()) {
+                        throw new OutboxStoreException("connection refused");
+                    }
+                    return 0;
+                },
+                Duration.ofSeconds(30),
+                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(8)),
+                database,
                 new OutageTracker(name + " loop", true, clock));
     }
 
@@ -61,12 +66,17 @@ class PeriodicStepTest {
     @DisplayName("backing off from a database outage, the step probes the database's health check and is told "
             + "when it is back")
     void givenTheDatabaseIsDown_thenTheBackoffProbesIt() {
-        PeriodicStep sweeper = new PeriodicStep("sweeper", () -> {
-            if (down.get()) {
-                throw new OutboxStoreException("connection refused");
-            }
-            return 0;
-        }, Duration.ofSeconds(30), new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(8)), database,
+        PeriodicStep sweeper = new PeriodicStep(
+                "sweeper",
+                () -> {
+                    if (down.get()) {
+                        throw new OutboxStoreException("connection refused");
+                    }
+                    return 0;
+                },
+                Duration.ofSeconds(30),
+                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(8)),
+                database,
                 new OutageTracker("sweeper loop", true, clock),
                 () -> down.get() ? HealthCheck.down("refused") : HealthCheck.up("fine"));
         down.set(true);

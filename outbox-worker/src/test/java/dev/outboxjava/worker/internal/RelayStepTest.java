@@ -44,17 +44,35 @@ class RelayStepTest {
     }
 
     private RelayStep step(Publisher using) {
-        Relay relay = new Relay(leases, using, new RelayConfig(10, Duration.ofSeconds(1)),
-                RetryPolicy.builder().jitter(0).build(), clock, RelayListener.NONE);
-        return new RelayStep("relay-1", relay, using, leases, POLL, new Backoff(Duration.ofMillis(500),
-                Duration.ofSeconds(4)), storeOutage, brokerOutage, new OutageTracker("relay-1 loop", true, clock));
+        Relay relay = new Relay(
+                leases,
+                using,
+                new RelayConfig(10, Duration.ofSeconds(1)),
+                RetryPolicy.builder().jitter(0).build(),
+                clock,
+                RelayListener.NONE);
+        return new RelayStep(
+                "relay-1",
+                relay,
+                using,
+                leases,
+                POLL,
+                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
+                storeOutage,
+                brokerOutage,
+                new OutageTracker("relay-1 loop", true, clock));
     }
 
     private void append(int count) {
         List<OutboxEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            events.add(OutboxEvent.builder().type("order.placed").destination("orders").key("k" + (i % 3))
-                    .payload(("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8)).clock(clock).build());
+            events.add(OutboxEvent.builder()
+                    .type("order.placed")
+                    .destination("orders")
+                    .key("k" + (i % 3))
+                    .payload(("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+                    .clock(clock)
+                    .build());
         }
         store.append(events);
     }
@@ -64,11 +82,25 @@ class RelayStepTest {
     }
 
     private RelayStep expectingWakeUps(MissedWakeUps missed) {
-        Relay relay = new Relay(leases, publisher, new RelayConfig(10, Duration.ofSeconds(1)),
-                RetryPolicy.builder().jitter(0).build(), clock, RelayListener.NONE);
-        return new RelayStep("relay-1", relay, publisher, leases, POLL, new Backoff(Duration.ofMillis(500),
-                Duration.ofSeconds(4)), storeOutage, brokerOutage, new OutageTracker("relay-1 loop", true, clock),
-                missed, clock);
+        Relay relay = new Relay(
+                leases,
+                publisher,
+                new RelayConfig(10, Duration.ofSeconds(1)),
+                RetryPolicy.builder().jitter(0).build(),
+                clock,
+                RelayListener.NONE);
+        return new RelayStep(
+                "relay-1",
+                relay,
+                publisher,
+                leases,
+                POLL,
+                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
+                storeOutage,
+                brokerOutage,
+                new OutageTracker("relay-1 loop", true, clock),
+                missed,
+                clock);
     }
 
     /** An idle wait that ran out while {@code appended} events were committed, then the next step. */
@@ -89,13 +121,18 @@ class RelayStepTest {
             for (int i = 1; i < MissedWakeUps.WARN_AFTER; i++) {
                 pollFinding(relayStep, 2);
             }
-            assertThat(missed.warned()).as("fewer polls than the threshold prove nothing").isFalse();
+            assertThat(missed.warned())
+                    .as("fewer polls than the threshold prove nothing")
+                    .isFalse();
 
             pollFinding(relayStep, 2);
             pollFinding(relayStep, 2);
 
-            assertThat(warnings.atLeast(Level.WARN)).singleElement().asString()
-                    .contains("a NOTIFY on channel outbox_events").contains("no wake-up announced");
+            assertThat(warnings.atLeast(Level.WARN))
+                    .singleElement()
+                    .asString()
+                    .contains("a NOTIFY on channel outbox_events")
+                    .contains("no wake-up announced");
         }
     }
 
@@ -141,15 +178,21 @@ class RelayStepTest {
         RelayStep relayStep = step(publisher);
 
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
-        assertThat(count(EventStatus.IN_FLIGHT)).as("first batch still being published").isEqualTo(10);
+        assertThat(count(EventStatus.IN_FLIGHT))
+                .as("first batch still being published")
+                .isEqualTo(10);
         assertThat(count(EventStatus.SENT)).isZero();
 
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
-        assertThat(count(EventStatus.SENT)).as("first batch marked after the second was leased").isEqualTo(10);
+        assertThat(count(EventStatus.SENT))
+                .as("first batch marked after the second was leased")
+                .isEqualTo(10);
         assertThat(count(EventStatus.IN_FLIGHT)).isEqualTo(10);
 
         relayStep.finish();
-        assertThat(count(EventStatus.SENT)).as("the loop stopping completes the batch in flight").isEqualTo(20);
+        assertThat(count(EventStatus.SENT))
+                .as("the loop stopping completes the batch in flight")
+                .isEqualTo(20);
         assertThat(count(EventStatus.IN_FLIGHT)).isZero();
         assertThat(count(EventStatus.PENDING)).isEqualTo(5);
     }
@@ -163,12 +206,20 @@ class RelayStepTest {
         List<Duration> pauses = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             LoopStep.Next next = relayStep.step();
-            assertThat(next.wakeable()).as("a NOTIFY must not cut an outage backoff short").isFalse();
+            assertThat(next.wakeable())
+                    .as("a NOTIFY must not cut an outage backoff short")
+                    .isFalse();
             pauses.add(next.delay());
         }
 
-        assertThat(pauses).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
-                Duration.ofSeconds(4), Duration.ofSeconds(4), Duration.ofSeconds(4));
+        assertThat(pauses)
+                .containsExactly(
+                        Duration.ofMillis(500),
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(4),
+                        Duration.ofSeconds(4),
+                        Duration.ofSeconds(4));
         assertThat(log.atLeast(Level.INFO)).singleElement().asString().startsWith("database unavailable");
     }
 
@@ -186,7 +237,9 @@ class RelayStepTest {
 
         assertThat(count(EventStatus.SENT)).isEqualTo(3);
         assertThat(log.atLeast(Level.INFO)).hasSize(2);
-        assertThat(log.atLeast(Level.INFO).get(1)).startsWith("database available again").contains("2 failed attempt");
+        assertThat(log.atLeast(Level.INFO).get(1))
+                .startsWith("database available again")
+                .contains("2 failed attempt");
     }
 
     @Test
@@ -202,12 +255,17 @@ class RelayStepTest {
         relayStep.step();
 
         assertThat(first.wakeable()).isFalse();
-        assertThat(publisher.publishCalls.get()).as("no batch is leased while the broker stays down").isEqualTo(1);
+        assertThat(publisher.publishCalls.get())
+                .as("no batch is leased while the broker stays down")
+                .isEqualTo(1);
         assertThat(store.all()).allSatisfy(event -> {
             assertThat(event.status()).isEqualTo(EventStatus.PENDING);
             assertThat(event.attempts()).isEqualTo(1);
         });
-        assertThat(log.atLeast(Level.INFO)).singleElement().asString().startsWith("broker unavailable")
+        assertThat(log.atLeast(Level.INFO))
+                .singleElement()
+                .asString()
+                .startsWith("broker unavailable")
                 .contains("connection refused");
     }
 
@@ -273,7 +331,8 @@ class RelayStepTest {
             @Override
             public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
                 return CompletableFuture.completedFuture(batch.stream()
-                        .map(event -> PublishOutcome.failed(event.id(), "leader changed", true)).toList());
+                        .map(event -> PublishOutcome.failed(event.id(), "leader changed", true))
+                        .toList());
             }
 
             @Override
@@ -282,8 +341,7 @@ class RelayStepTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         });
 
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
@@ -307,7 +365,9 @@ class RelayStepTest {
         assertThat(first.wakeable()).isFalse();
         assertThat(first.delay()).isPositive();
         assertThat(log.atLeast(Level.ERROR)).singleElement().asString().contains("bug in a publisher");
-        assertThat(log.events().get(0).getThrowableProxy()).as("the stack trace is logged").isNotNull();
+        assertThat(log.events().get(0).getThrowableProxy())
+                .as("the stack trace is logged")
+                .isNotNull();
         assertThat(log.atLeast(Level.INFO)).last().asString().startsWith("relay-1 loop working again");
         assertThat(count(EventStatus.SENT)).isEqualTo(2);
     }
@@ -344,7 +404,6 @@ class RelayStepTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -36,7 +36,9 @@ class WakeUpSignalTest {
     void signalBeforeWait() throws InterruptedException {
         signal.signal();
         assertThat(signal.await(LONG)).isTrue();
-        assertThat(signal.await(SHORT)).as("the signal was taken on by the first wait").isFalse();
+        assertThat(signal.await(SHORT))
+                .as("the signal was taken on by the first wait")
+                .isFalse();
     }
 
     @Test
@@ -66,7 +68,9 @@ class WakeUpSignalTest {
         signal.leaseReturned();
         await().atMost(Duration.ofSeconds(5)).until(() -> woken.get() == 1);
         allEnded(waits);
-        assertThat(woken).as("one thread took the signal on, the other timed out").hasValue(1);
+        assertThat(woken)
+                .as("one thread took the signal on, the other timed out")
+                .hasValue(1);
     }
 
     @Test

@@ -14,7 +14,6 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -52,20 +51,25 @@ class BrokerReadinessIT {
     @DisplayName("an unreachable broker flips readiness only once it has been down longer than the threshold")
     void brokerOutagePastItsThreshold() throws Exception {
         try (TcpProxy proxy = new TcpProxy(rabbit.host(), rabbit.port())) {
-            String uri = rabbit.uri().replace("@" + rabbit.host() + ":" + rabbit.port() + "/",
-                    "@127.0.0.1:" + proxy.port() + "/");
+            String uri = rabbit.uri()
+                    .replace("@" + rabbit.host() + ":" + rabbit.port() + "/", "@127.0.0.1:" + proxy.port() + "/");
             assertThat(uri).contains(":" + proxy.port() + "/");
             DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
             OutboxWorker worker = Guice.createInjector(
-                    new OutboxWorkerModule(OutboxWorkerConfig.builder().maxBrokerOutage(Duration.ofSeconds(2)).build()),
-                    new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)),
-                    new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(uri)
-                            .connectionName("broker-readiness-it-" + UUID.randomUUID().toString().substring(0, 8))
-                            .build()))
+                            new OutboxWorkerModule(OutboxWorkerConfig.builder()
+                                    .maxBrokerOutage(Duration.ofSeconds(2))
+                                    .build()),
+                            new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)),
+                            new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
+                                    .uri(uri)
+                                    .connectionName("broker-readiness-it-"
+                                            + UUID.randomUUID().toString().substring(0, 8))
+                                    .build()))
                     .getInstance(OutboxWorker.class);
             try (worker) {
                 worker.start();
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.checkReadiness().healthy());
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> worker.checkReadiness().healthy());
 
                 proxy.cut();
                 // the first failed check starts the outage: still ready, and the detail says so
@@ -74,12 +78,13 @@ class BrokerReadinessIT {
                 assertThat(first.healthy()).as(first.detail()).isTrue();
                 assertThat(first.detail()).contains("within outbox.health.max.broker.outage=2s");
 
-                HealthCheck later = await().atMost(Duration.ofSeconds(30))
-                        .until(worker::checkReadiness, check -> !check.healthy());
+                HealthCheck later =
+                        await().atMost(Duration.ofSeconds(30)).until(worker::checkReadiness, check -> !check.healthy());
                 assertThat(later.detail()).contains("over outbox.health.max.broker.outage=2s");
 
                 proxy.restore();
-                await().atMost(Duration.ofSeconds(60)).until(() -> worker.checkReadiness().healthy());
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> worker.checkReadiness().healthy());
                 assertThat(worker.checkReadiness().detail()).contains("broker: UP");
             }
         }

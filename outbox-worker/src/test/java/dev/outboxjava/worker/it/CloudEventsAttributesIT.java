@@ -19,7 +19,6 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import java.net.URI;
@@ -64,38 +63,57 @@ class CloudEventsAttributesIT {
     }
 
     private List<OutboxEvent> appendTwo(String destination) {
-        OutboxEvent with = OutboxEvent.builder().type("order.placed").source("/orders-service").key("order-42")
-                .destination(destination).routingKey("orders.placed").subject("order-42").dataSchema(SCHEMA)
-                .payload("{\"order\":42}".getBytes(StandardCharsets.UTF_8)).build();
-        OutboxEvent without = OutboxEvent.builder().type("order.placed").source("/orders-service").key("order-42")
-                .destination(destination).routingKey("orders.placed")
-                .payload("{\"order\":43}".getBytes(StandardCharsets.UTF_8)).build();
+        OutboxEvent with = OutboxEvent.builder()
+                .type("order.placed")
+                .source("/orders-service")
+                .key("order-42")
+                .destination(destination)
+                .routingKey("orders.placed")
+                .subject("order-42")
+                .dataSchema(SCHEMA)
+                .payload("{\"order\":42}".getBytes(StandardCharsets.UTF_8))
+                .build();
+        OutboxEvent without = OutboxEvent.builder()
+                .type("order.placed")
+                .source("/orders-service")
+                .key("order-42")
+                .destination(destination)
+                .routingKey("orders.placed")
+                .payload("{\"order\":43}".getBytes(StandardCharsets.UTF_8))
+                .build();
         return table.store.transactional().inTransaction(connection -> List.of(with, without));
     }
 
     private OutboxWorker worker(Module publisher) {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)), publisher)
+                        new OutboxWorkerModule(OutboxWorkerConfig.builder()
+                                .pollInterval(Duration.ofMillis(200))
+                                .build()),
+                        new PostgresStoreModule(database, PlainDataSources.keepSent(table.name, WakeUpMode.NONE)),
+                        publisher)
                 .getInstance(OutboxWorker.class);
     }
 
     @Test
-    @DisplayName("Kafka: a CloudEvents SDK consumer reads subject and dataschema of the first event, neither of the second")
+    @DisplayName(
+            "Kafka: a CloudEvents SDK consumer reads subject and dataschema of the first event, neither of the second")
     void kafka() {
         try (KafkaFixture kafka = KafkaFixture.start()) {
             String topic = kafka.createTopic("cloudevents-attributes", 1);
             List<OutboxEvent> events = appendTwo(topic);
             List<CloudEvent> received;
             try (OutboxWorker worker = worker(new KafkaPublisherModule(KafkaPublisherConfig.builder()
-                    .bootstrapServers(kafka.bootstrapServers()).build()))) {
+                    .bootstrapServers(kafka.bootstrapServers())
+                    .build()))) {
                 worker.start();
                 received = readCloudEvents(kafka, topic, 2);
             }
 
-            assertThat(received).extracting(CloudEvent::getId)
-                    .containsExactly(events.get(0).id().toString(), events.get(1).id().toString());
+            assertThat(received)
+                    .extracting(CloudEvent::getId)
+                    .containsExactly(
+                            events.get(0).id().toString(), events.get(1).id().toString());
             assertThat(received.get(0).getSubject()).isEqualTo("order-42");
             assertThat(received.get(0).getDataSchema()).isEqualTo(URI.create(SCHEMA));
             assertThat(received.get(1).getSubject()).isNull();
@@ -113,13 +131,17 @@ class CloudEventsAttributesIT {
             List<OutboxEvent> events = appendTwo(destination.exchange());
             List<Delivery> received;
             try (OutboxWorker worker = worker(new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
-                    .uri(rabbit.uri()).connectionName("outbox-ce-attributes-" + UUID.randomUUID()).build()))) {
+                    .uri(rabbit.uri())
+                    .connectionName("outbox-ce-attributes-" + UUID.randomUUID())
+                    .build()))) {
                 worker.start();
                 received = rabbit.receive(destination, 2, Duration.ofSeconds(60));
             }
 
-            assertThat(received).extracting(d -> d.getProperties().getMessageId())
-                    .containsExactly(events.get(0).id().toString(), events.get(1).id().toString());
+            assertThat(received)
+                    .extracting(d -> d.getProperties().getMessageId())
+                    .containsExactly(
+                            events.get(0).id().toString(), events.get(1).id().toString());
             Map<String, Object> first = received.get(0).getProperties().getHeaders();
             assertThat(String.valueOf(first.get("cloudEvents:subject"))).isEqualTo("order-42");
             assertThat(String.valueOf(first.get("cloudEvents:dataschema"))).isEqualTo(SCHEMA);

@@ -37,19 +37,26 @@ class GuiceWorkerIT {
     static final WorkerFixture fixture = new WorkerFixture("worker-guice-it");
 
     private Injector injector(WakeUpMode wakeUp) {
-        DataSource database = PlainDataSources.simple(fixture.postgres().jdbcUrl(), fixture.postgres().user(),
+        DataSource database = PlainDataSources.simple(
+                fixture.postgres().jdbcUrl(),
+                fixture.postgres().user(),
                 fixture.postgres().password());
         return Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofHours(1)).build()),
+                new OutboxWorkerModule(OutboxWorkerConfig.builder()
+                        .pollInterval(Duration.ofHours(1))
+                        .build()),
                 new PostgresStoreModule(database, PlainDataSources.keepSent(fixture.table().name, wakeUp)),
-                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbit().uri())
-                        .connectionName("outbox-worker-guice-it-" + UUID.randomUUID().toString().substring(0, 8))
+                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
+                        .uri(fixture.rabbit().uri())
+                        .connectionName("outbox-worker-guice-it-"
+                                + UUID.randomUUID().toString().substring(0, 8))
                         .build()));
     }
 
     private void awaitDelivered(List<UUID> ids) {
-        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(fixture.inbox().ids())
-                .containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet())));
+        await().atMost(Duration.ofMinutes(1))
+                .untilAsserted(() -> assertThat(fixture.inbox().ids())
+                        .containsAll(ids.stream().map(UUID::toString).collect(Collectors.toSet())));
     }
 
     @Test
@@ -75,16 +82,26 @@ class GuiceWorkerIT {
             + "store module's listener (the default, no trigger)")
     void notifyAfterCommitWakeUp() throws Exception {
         OutboxTable table = fixture.table();
-        assertIdleRelayWokenBy(() -> table.store.transactional().inTransaction(connection -> table.events(0, 25,
-                fixture.destination().exchange(), "order.placed")).stream().map(OutboxEvent::id).toList());
+        assertIdleRelayWokenBy(() -> table
+                .store
+                .transactional()
+                .inTransaction(
+                        connection -> table.events(0, 25, fixture.destination().exchange(), "order.placed"))
+                .stream()
+                .map(OutboxEvent::id)
+                .toList());
     }
 
     @Test
     @DisplayName("the table's NOTIFY trigger wakes the idle relay through the store module's listener")
     void triggerNotifyWakeUp() throws Exception {
-        PostgresSchema.apply(fixture.postgres().dataSource(), fixture.table().store.config().toBuilder()
-                .wakeUpMode(WakeUpMode.TRIGGER_NOTIFY).build());
-        assertIdleRelayWokenBy(() -> fixture.table().append(25, fixture.destination().exchange(), "order.placed"));
+        PostgresSchema.apply(
+                fixture.postgres().dataSource(),
+                fixture.table().store.config().toBuilder()
+                        .wakeUpMode(WakeUpMode.TRIGGER_NOTIFY)
+                        .build());
+        assertIdleRelayWokenBy(
+                () -> fixture.table().append(25, fixture.destination().exchange(), "order.placed"));
     }
 
     /** Starts a NOTIFY-listening worker whose poll interval is an hour, appends once it idles, awaits delivery. */

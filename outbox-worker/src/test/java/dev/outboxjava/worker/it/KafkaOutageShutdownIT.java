@@ -35,16 +35,23 @@ class KafkaOutageShutdownIT {
     @DisplayName("stops within its shutdown timeout + 2 s although the publisher's own close timeout is 10 s")
     void oneBudget() throws Exception {
         PostgresFixture postgres = PostgresFixture.shared();
-        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(); OutboxTable table = new OutboxTable(postgres)) {
+        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start();
+                OutboxTable table = new OutboxTable(postgres)) {
             String topic = "outage-shutdown-" + UUID.randomUUID().toString().substring(0, 8);
             kafka.createTopic(topic, 3);
-            KafkaPublisherConfig kafkaConfig = KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers())
+            KafkaPublisherConfig kafkaConfig = KafkaPublisherConfig.builder()
+                    .bootstrapServers(kafka.bootstrapServers())
                     .build();
             assertThat(kafkaConfig.closeTimeout()).isEqualTo(Duration.ofSeconds(10));
-            OutboxWorker worker = OutboxWorker.builder().store(table.store).publisher(KafkaPublisher.create(kafkaConfig))
-                    .config(OutboxWorkerConfig.builder().relay(new RelayConfig(100, Duration.ofSeconds(60)))
+            OutboxWorker worker = OutboxWorker.builder()
+                    .store(table.store)
+                    .publisher(KafkaPublisher.create(kafkaConfig))
+                    .config(OutboxWorkerConfig.builder()
+                            .relay(new RelayConfig(100, Duration.ofSeconds(60)))
                             .sweeper(new SweeperConfig(Duration.ofMinutes(2), 1000, 10))
-                            .pollInterval(Duration.ofMillis(200)).shutdownTimeout(SHUTDOWN_TIMEOUT).build())
+                            .pollInterval(Duration.ofMillis(200))
+                            .shutdownTimeout(SHUTDOWN_TIMEOUT)
+                            .build())
                     .build();
             try {
                 table.append(200, topic, "order.placed");
@@ -58,7 +65,9 @@ class KafkaOutageShutdownIT {
                 long started = System.nanoTime();
                 worker.close();
                 Duration took = Duration.ofNanos(System.nanoTime() - started);
-                log.info("worker closed during the Kafka outage in {} ms (shutdown timeout {})", took.toMillis(),
+                log.info(
+                        "worker closed during the Kafka outage in {} ms (shutdown timeout {})",
+                        took.toMillis(),
                         SHUTDOWN_TIMEOUT);
 
                 assertThat(took).isLessThanOrEqualTo(SHUTDOWN_TIMEOUT.plus(PROMISED_GRACE));

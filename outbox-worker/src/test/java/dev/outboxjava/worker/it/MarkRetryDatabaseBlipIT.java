@@ -50,19 +50,32 @@ class MarkRetryDatabaseBlipIT {
         URI database = URI.create(postgres.jdbcUrl().substring("jdbc:".length()));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (OutboxTable table = new OutboxTable(postgres);
-                TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
+                TcpProxy proxy =
+                        new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
             List<java.util.UUID> ids = table.append(100, "orders", "order.placed");
-            HikariDataSource pool = pool("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
-                    postgres.user(), postgres.password());
-            PostgresOutboxStore store = PostgresOutboxStore.create(pool,
-                    PlainDataSources.keepSent(table.name).toBuilder().ordering(Ordering.none()).build());
+            HikariDataSource pool = pool(
+                    "jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
+                    postgres.user(),
+                    postgres.password());
+            PostgresOutboxStore store = PostgresOutboxStore.create(
+                    pool,
+                    PlainDataSources.keepSent(table.name).toBuilder()
+                            .ordering(Ordering.none())
+                            .build());
             BlipAfterAck publisher = new BlipAfterAck(proxy);
-            OutboxWorker worker = OutboxWorker.builder().store(store).publisher(publisher).meterRegistry(registry)
+            OutboxWorker worker = OutboxWorker.builder()
+                    .store(store)
+                    .publisher(publisher)
+                    .meterRegistry(registry)
                     .closeOnShutdown(List.of(pool))
-                    .config(OutboxWorkerConfig.builder().relay(new RelayConfig(100, Duration.ofSeconds(2)))
-                            .sweeper(new SweeperConfig(LEASE_TIMEOUT, 1000, 10)).sweepInterval(Duration.ofMillis(500))
-                            .pollInterval(Duration.ofMillis(200)).backoffInitial(Duration.ofMillis(100))
-                            .backoffMax(Duration.ofMillis(500)).build())
+                    .config(OutboxWorkerConfig.builder()
+                            .relay(new RelayConfig(100, Duration.ofSeconds(2)))
+                            .sweeper(new SweeperConfig(LEASE_TIMEOUT, 1000, 10))
+                            .sweepInterval(Duration.ofMillis(500))
+                            .pollInterval(Duration.ofMillis(200))
+                            .backoffInitial(Duration.ofMillis(100))
+                            .backoffMax(Duration.ofMillis(500))
+                            .build())
                     .build();
             try (LogCapture relayLog = new LogCapture("dev.outboxjava.core.relay.Relay")) {
                 worker.start();
@@ -71,8 +84,10 @@ class MarkRetryDatabaseBlipIT {
                 await().atMost(Duration.ofSeconds(60)).until(() -> table.count(EventStatus.SENT) == 100);
 
                 assertThat(publisher.blipped).as("the blip happened").isTrue();
-                assertThat(publisher.recording.publishedIds()).as("each event published once")
-                        .doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(ids);
+                assertThat(publisher.recording.publishedIds())
+                        .as("each event published once")
+                        .doesNotHaveDuplicates()
+                        .containsExactlyInAnyOrderElementsOf(ids);
                 assertThat(relayLog.atLeast(Level.INFO)).anyMatch(line -> line.contains("succeeded on attempt"));
                 assertThat(registry.counter("outbox.events.lease_lost").count()).isZero();
                 assertThat(registry.counter("outbox.events.published").count()).isEqualTo(100);
@@ -118,7 +133,8 @@ class MarkRetryDatabaseBlipIT {
             if (blippedOnce.compareAndSet(false, true)) {
                 proxy.cut();
                 blipped = true;
-                CompletableFuture.delayedExecutor(BLIP.toMillis(), TimeUnit.MILLISECONDS).execute(proxy::restore);
+                CompletableFuture.delayedExecutor(BLIP.toMillis(), TimeUnit.MILLISECONDS)
+                        .execute(proxy::restore);
             }
             return acknowledged;
         }

@@ -30,17 +30,21 @@ class OneBrokerClassPathIT {
         List<URL> urls = classPathWithout(excluded.split("\\|"));
         String previous = System.setProperty("outbox.it.broker", broker);
         ClassLoader context = Thread.currentThread().getContextClassLoader();
-        try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
-            Callable<List<String>> scenario = (Callable<List<String>>) loader
-                    .loadClass(OneBrokerScenario.class.getName()).getDeclaredConstructor().newInstance();
+        try (URLClassLoader loader =
+                new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+            Callable<List<String>> scenario =
+                    (Callable<List<String>>) loader.loadClass(OneBrokerScenario.class.getName())
+                            .getDeclaredConstructor()
+                            .newInstance();
             // service loaders (Testcontainers', the drivers') look in the context class loader
             Thread.currentThread().setContextClassLoader(loader);
-            assertThat(scenario.call()).containsExactly(
-                    "amqp-client visible: " + broker.equals("rabbitmq"),
-                    "kafka-clients visible: " + broker.equals("kafka"),
-                    "worker's registry is the service's: true",
-                    "published, counted in the service's registry: 20",
-                    "received: 20");
+            assertThat(scenario.call())
+                    .containsExactly(
+                            "amqp-client visible: " + broker.equals("rabbitmq"),
+                            "kafka-clients visible: " + broker.equals("kafka"),
+                            "worker's registry is the service's: true",
+                            "published, counted in the service's registry: 20",
+                            "received: 20");
         } finally {
             Thread.currentThread().setContextClassLoader(context);
             if (previous == null) {
@@ -60,7 +64,8 @@ class OneBrokerClassPathIT {
             String manifestClassPath = null;
             if (entry.endsWith(".jar") && path.getFileName().toString().startsWith("surefire")) {
                 try (JarFile jar = new JarFile(path.toFile())) {
-                    manifestClassPath = jar.getManifest() == null ? null
+                    manifestClassPath = jar.getManifest() == null
+                            ? null
                             : jar.getManifest().getMainAttributes().getValue("Class-Path");
                 }
             }
@@ -72,6 +77,8 @@ class OneBrokerClassPathIT {
                 }
             }
         }
-        return urls.stream().filter(u -> List.of(excluded).stream().noneMatch(u.toString()::contains)).toList();
+        return urls.stream()
+                .filter(u -> List.of(excluded).stream().noneMatch(u.toString()::contains))
+                .toList();
     }
 }

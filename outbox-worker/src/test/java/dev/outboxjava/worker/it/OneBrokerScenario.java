@@ -20,7 +20,6 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -52,19 +51,35 @@ public final class OneBrokerScenario implements Callable<List<String>> {
             if (broker.equals("kafka")) {
                 try (KafkaFixture kafka = KafkaFixture.start()) {
                     String topic = kafka.createTopic("one-broker", 1);
-                    relay(report, postgres, table, topic, () -> new KafkaPublisherModule(
-                            KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers()).build()));
-                    report.add("received: " + kafka.consume(topic, EVENTS, Duration.ofMinutes(1)).size());
+                    relay(
+                            report,
+                            postgres,
+                            table,
+                            topic,
+                            () -> new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                                    .bootstrapServers(kafka.bootstrapServers())
+                                    .build()));
+                    report.add("received: "
+                            + kafka.consume(topic, EVENTS, Duration.ofMinutes(1))
+                                    .size());
                 }
             } else {
                 try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
                     RabbitMqDestination destination = rabbit.createDestination("one-broker");
                     try {
-                        relay(report, postgres, table, destination.exchange(), () -> new RabbitMqPublisherModule(
-                                RabbitMqPublisherConfig.builder().uri(rabbit.uri()).connectionName("one-broker-it-"
-                                        + UUID.randomUUID().toString().substring(0, 8)).build()));
-                        report.add("received: " + rabbit.receive(destination.queue(), EVENTS, Duration.ofMinutes(1))
-                                .size());
+                        relay(
+                                report,
+                                postgres,
+                                table,
+                                destination.exchange(),
+                                () -> new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
+                                        .uri(rabbit.uri())
+                                        .connectionName("one-broker-it-"
+                                                + UUID.randomUUID().toString().substring(0, 8))
+                                        .build()));
+                        report.add("received: "
+                                + rabbit.receive(destination.queue(), EVENTS, Duration.ofMinutes(1))
+                                        .size());
                     } finally {
                         rabbit.delete(destination);
                     }
@@ -74,20 +89,31 @@ public final class OneBrokerScenario implements Callable<List<String>> {
         return report;
     }
 
-    private static void relay(List<String> report, PostgresFixture postgres, OutboxTable table, String destination,
-            Supplier<Module> publisher) throws Exception {
+    private static void relay(
+            List<String> report,
+            PostgresFixture postgres,
+            OutboxTable table,
+            String destination,
+            Supplier<Module> publisher)
+            throws Exception {
         DataSource dataSource = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (OutboxWorker worker = Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(dataSource, PlainDataSources.keepSent(table.name, WakeUpMode.NOTIFY_AFTER_COMMIT)),
-                publisher.get(),
-                new AbstractModule() {
-                    @Override
-                    protected void configure() {
-                        OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class).setBinding().toInstance(registry);
-                    }
-                }).getInstance(OutboxWorker.class)) {
+                        new OutboxWorkerModule(OutboxWorkerConfig.builder()
+                                .pollInterval(Duration.ofMillis(200))
+                                .build()),
+                        new PostgresStoreModule(
+                                dataSource, PlainDataSources.keepSent(table.name, WakeUpMode.NOTIFY_AFTER_COMMIT)),
+                        publisher.get(),
+                        new AbstractModule() {
+                            @Override
+                            protected void configure() {
+                                OptionalBinder.newOptionalBinder(binder(), MeterRegistry.class)
+                                        .setBinding()
+                                        .toInstance(registry);
+                            }
+                        })
+                .getInstance(OutboxWorker.class)) {
             worker.start();
             table.append(EVENTS, destination, "order.placed");
             await().atMost(Duration.ofMinutes(1)).until(() -> table.count(EventStatus.SENT) == EVENTS);

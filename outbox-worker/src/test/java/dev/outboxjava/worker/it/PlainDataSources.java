@@ -8,8 +8,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 /** The application's side of an embedded worker in tests: a plain pgjdbc data source, no pool. */
 public final class PlainDataSources {
 
-    private PlainDataSources() {
-    }
+    private PlainDataSources() {}
 
     /** A {@link PGSimpleDataSource}: a new connection for each request, as an application may hand over. */
     public static PGSimpleDataSource simple(String url, String user, String password) {
@@ -24,7 +23,10 @@ public final class PlainDataSources {
 
     /** The store settings for {@code table}, keeping sent rows (tests count them). */
     public static PostgresOutboxConfig keepSent(String table) {
-        return PostgresOutboxConfig.builder().tableName(table).completionMode(CompletionMode.KEEP_SENT).build();
+        return PostgresOutboxConfig.builder()
+                .tableName(table)
+                .completionMode(CompletionMode.KEEP_SENT)
+                .build();
     }
 
     /** {@link #keepSent(String)} with the given wake-up ({@link WakeUpMode#NONE}: the relay only polls). */

@@ -68,24 +68,35 @@ class ResumeAfterOutageIT {
     }
 
     private static OutboxWorkerConfig config() {
-        return OutboxWorkerConfig.builder().relay(new RelayConfig(100, Duration.ofSeconds(5)))
-                .pollInterval(Duration.ofMillis(200)).backoffInitial(BACKOFF).backoffMax(BACKOFF)
-                .sweepInterval(Duration.ofHours(1)).metricsPollInterval(Duration.ofHours(1)).cleanerEnabled(false)
-                .shutdownTimeout(Duration.ofSeconds(5)).build();
+        return OutboxWorkerConfig.builder()
+                .relay(new RelayConfig(100, Duration.ofSeconds(5)))
+                .pollInterval(Duration.ofMillis(200))
+                .backoffInitial(BACKOFF)
+                .backoffMax(BACKOFF)
+                .sweepInterval(Duration.ofHours(1))
+                .metricsPollInterval(Duration.ofHours(1))
+                .cleanerEnabled(false)
+                .shutdownTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     private OutboxWorker worker(String databaseUrl, Module publisher) {
-        DataSource database = PlainDataSources.simple(databaseUrl, fixture.postgres().user(),
-                fixture.postgres().password());
-        return Guice.createInjector(new OutboxWorkerModule(config()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(fixture.table().name,
-                        WakeUpMode.NONE)), publisher)
+        DataSource database = PlainDataSources.simple(
+                databaseUrl, fixture.postgres().user(), fixture.postgres().password());
+        return Guice.createInjector(
+                        new OutboxWorkerModule(config()),
+                        new PostgresStoreModule(
+                                database, PlainDataSources.keepSent(fixture.table().name, WakeUpMode.NONE)),
+                        publisher)
                 .getInstance(OutboxWorker.class);
     }
 
     private RabbitMqPublisherModule rabbitMq(int port) {
-        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbitUriVia(port))
-                .connectionName("outbox-resume-it-" + UUID.randomUUID().toString().substring(0, 8)).build());
+        return new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
+                .uri(fixture.rabbitUriVia(port))
+                .connectionName(
+                        "outbox-resume-it-" + UUID.randomUUID().toString().substring(0, 8))
+                .build());
     }
 
     private static Set<String> strings(Collection<UUID> ids) {
@@ -93,27 +104,34 @@ class ResumeAfterOutageIT {
     }
 
     private void awaitOutageLogged(String dependency) {
-        await().atMost(Duration.ofMinutes(1)).until(() -> outages.atLeast(Level.WARN).stream()
-                .anyMatch(line -> line.startsWith(dependency + " unavailable")));
+        await().atMost(Duration.ofMinutes(1))
+                .until(() -> outages.atLeast(Level.WARN).stream()
+                        .anyMatch(line -> line.startsWith(dependency + " unavailable")));
     }
 
     /** Awaits every id within the bound after the dependency returned, and logs how long it took. */
     private static void awaitResumed(String dependency, Supplier<Set<String>> received, List<UUID> ids) {
         long back = System.nanoTime();
-        await().atMost(RESUME_BOUND).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
-                assertThat(received.get()).containsAll(strings(ids)));
-        log.info("{} back: every waiting event delivered {} ms later (outage backoff {})", dependency,
-                (System.nanoTime() - back) / 1_000_000, BACKOFF);
+        await().atMost(RESUME_BOUND)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> assertThat(received.get()).containsAll(strings(ids)));
+        log.info(
+                "{} back: every waiting event delivered {} ms later (outage backoff {})",
+                dependency,
+                (System.nanoTime() - back) / 1_000_000,
+                BACKOFF);
     }
 
     @Test
     @DisplayName("RabbitMQ back: events flow again within seconds, not after the backoff")
     void resumesWhenRabbitMqReturns() throws Exception {
-        try (TcpProxy proxy = new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port());
+        try (TcpProxy proxy =
+                        new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port());
                 OutboxWorker worker = worker(fixture.postgres().jdbcUrl(), rabbitMq(proxy.port()))) {
             List<UUID> before = fixture.table().append(10, fixture.destination().exchange(), "order.placed");
             worker.start();
-            await().atMost(Duration.ofMinutes(1)).until(() -> fixture.inbox().ids().containsAll(strings(before)));
+            await().atMost(Duration.ofMinutes(1))
+                    .until(() -> fixture.inbox().ids().containsAll(strings(before)));
 
             proxy.cut();
             List<UUID> during = fixture.table().append(20, fixture.destination().exchange(), "order.placed");
@@ -121,8 +139,9 @@ class ResumeAfterOutageIT {
             proxy.restore();
 
             awaitResumed("RabbitMQ", fixture.inbox()::ids, during);
-            await().atMost(Duration.ofSeconds(30)).until(() -> outages.atLeast(Level.INFO).stream()
-                    .anyMatch(line -> line.startsWith("broker available again")));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> outages.atLeast(Level.INFO).stream()
+                            .anyMatch(line -> line.startsWith("broker available again")));
         }
         assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
     }
@@ -132,12 +151,16 @@ class ResumeAfterOutageIT {
     void resumesWhenTheDatabaseReturns() throws Exception {
         URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort());
-                OutboxWorker worker = worker("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
-                        new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbit().uri())
-                                .connectionName("outbox-resume-it-db").build()))) {
+                OutboxWorker worker = worker(
+                        "jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(),
+                        new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
+                                .uri(fixture.rabbit().uri())
+                                .connectionName("outbox-resume-it-db")
+                                .build()))) {
             List<UUID> before = fixture.table().append(10, fixture.destination().exchange(), "order.placed");
             worker.start();
-            await().atMost(Duration.ofMinutes(1)).until(() -> fixture.inbox().ids().containsAll(strings(before)));
+            await().atMost(Duration.ofMinutes(1))
+                    .until(() -> fixture.inbox().ids().containsAll(strings(before)));
             // marked sent before the cut: a mark cut off would leave the batch in flight for the whole lease
             await().atMost(Duration.ofMinutes(1)).until(() -> fixture.table().count(EventStatus.SENT) == before.size());
 
@@ -149,8 +172,9 @@ class ResumeAfterOutageIT {
             proxy.restore();
 
             awaitResumed("PostgreSQL", fixture.inbox()::ids, during);
-            await().atMost(Duration.ofSeconds(30)).until(() -> outages.atLeast(Level.INFO).stream()
-                    .anyMatch(line -> line.startsWith("database available again")));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> outages.atLeast(Level.INFO).stream()
+                            .anyMatch(line -> line.startsWith("database available again")));
         }
         assertThat(fixture.table().count(EventStatus.IN_FLIGHT)).isZero();
     }
@@ -162,8 +186,11 @@ class ResumeAfterOutageIT {
         try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start()) {
             kafka.createTopic(topic, 1);
             try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
-                    OutboxWorker worker = worker(fixture.postgres().jdbcUrl(),
-                    new KafkaPublisherModule(KafkaPublisherConfig.builder().bootstrapServers(kafka.bootstrapServers()).build()))) {
+                    OutboxWorker worker = worker(
+                            fixture.postgres().jdbcUrl(),
+                            new KafkaPublisherModule(KafkaPublisherConfig.builder()
+                                    .bootstrapServers(kafka.bootstrapServers())
+                                    .build()))) {
                 List<UUID> before = fixture.table().append(10, topic, "order.placed");
                 worker.start();
                 await().atMost(Duration.ofMinutes(1)).until(() -> received.ids().containsAll(strings(before)));

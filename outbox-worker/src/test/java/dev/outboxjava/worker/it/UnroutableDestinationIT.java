@@ -46,7 +46,8 @@ class UnroutableDestinationIT {
     void loudAndFast() throws Exception {
         String missing = "outbox-it-missing-" + UUID.randomUUID();
         List<OutboxEvent> lost = fixture.table().events(0, 5, missing, "order.placed");
-        List<OutboxEvent> valid = fixture.table().events(5, 105, fixture.destination().exchange(), "order.placed");
+        List<OutboxEvent> valid =
+                fixture.table().events(5, 105, fixture.destination().exchange(), "order.placed");
         List<OutboxEvent> all = new ArrayList<>(valid.subList(0, 50));
         all.addAll(lost);
         all.addAll(valid.subList(50, 100));
@@ -55,15 +56,23 @@ class UnroutableDestinationIT {
             fixture.table().store.writer().append(connection, all);
             connection.commit();
         }
-        DataSource database = PlainDataSources.simple(fixture.postgres().jdbcUrl(), fixture.postgres().user(),
+        DataSource database = PlainDataSources.simple(
+                fixture.postgres().jdbcUrl(),
+                fixture.postgres().user(),
                 fixture.postgres().password());
         Injector injector = Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200))
-                        .retryPolicy(RetryPolicy.builder().initialDelay(Duration.ofMillis(200)).jitter(0).build())
+                new OutboxWorkerModule(OutboxWorkerConfig.builder()
+                        .pollInterval(Duration.ofMillis(200))
+                        .retryPolicy(RetryPolicy.builder()
+                                .initialDelay(Duration.ofMillis(200))
+                                .jitter(0)
+                                .build())
                         .build()),
                 new PostgresStoreModule(database, PlainDataSources.keepSent(fixture.table().name, WakeUpMode.NONE)),
-                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder().uri(fixture.rabbit().uri())
-                        .connectionName("outbox-worker-unroutable-it-" + UUID.randomUUID().toString().substring(0, 8))
+                new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
+                        .uri(fixture.rabbit().uri())
+                        .connectionName("outbox-worker-unroutable-it-"
+                                + UUID.randomUUID().toString().substring(0, 8))
                         .build()));
 
         try (LogCapture relayLog = new LogCapture(Relay.class.getName());
@@ -76,22 +85,34 @@ class UnroutableDestinationIT {
             for (OutboxEvent event : lost) {
                 OutboxEvent dead = fixture.table().store.find(event.id()).orElseThrow();
                 assertThat(dead.attempts()).isEqualTo(RetryPolicy.DEFAULT_UNROUTABLE_MAX_ATTEMPTS);
-                assertThat(dead.lastError()).hasValueSatisfying(error -> assertThat(error)
-                        .contains("exchange '" + missing + "' does not exist"));
+                assertThat(dead.lastError())
+                        .hasValueSatisfying(
+                                error -> assertThat(error).contains("exchange '" + missing + "' does not exist"));
             }
             MeterRegistry registry = injector.getInstance(MeterRegistry.class);
-            assertThat(registry.get("outbox.events.failed").tag("reason", "unroutable").counter().count())
+            assertThat(registry.get("outbox.events.failed")
+                            .tag("reason", "unroutable")
+                            .counter()
+                            .count())
                     .isEqualTo(lost.size() * RetryPolicy.DEFAULT_UNROUTABLE_MAX_ATTEMPTS);
 
             List<String> warnings = relayLog.atLeast(Level.WARN).stream()
-                    .filter(line -> line.contains("is unroutable")).toList();
-            assertThat(warnings).as("one warning per destination per minute").singleElement()
-                    .satisfies(line -> assertThat(line).contains("'" + missing + "'")
+                    .filter(line -> line.contains("is unroutable"))
+                    .toList();
+            assertThat(warnings)
+                    .as("one warning per destination per minute")
+                    .singleElement()
+                    .satisfies(line -> assertThat(line)
+                            .contains("'" + missing + "'")
                             .contains("outbox.retry.unroutable.max.attempts")
-                            .containsPattern(lost.stream().map(e -> e.id().toString())
-                                    .reduce((a, b) -> a + "|" + b).orElseThrow()));
+                            .containsPattern(lost.stream()
+                                    .map(e -> e.id().toString())
+                                    .reduce((a, b) -> a + "|" + b)
+                                    .orElseThrow()));
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> fixture.inbox().distinct() == valid.size());
-        assertThat(fixture.inbox().deliveries()).as("no neighbour published twice").isEqualTo(valid.size());
+        assertThat(fixture.inbox().deliveries())
+                .as("no neighbour published twice")
+                .isEqualTo(valid.size());
     }
 }

@@ -25,15 +25,20 @@ class AlertRulesTest {
     @Test
     @DisplayName("every shipped alert has a unit test where it fires and one where it stays quiet")
     void everyAlertIsTestedBothWays(@TempDir Path dir) throws Exception {
-        JsonNode rules = YAML.readTree(Promtool.copyResource("dashboards/prometheus-alerts.yml", dir).toFile());
-        JsonNode tests = YAML.readTree(Promtool.copyResource("dashboards/prometheus-alerts-test.yml", dir).toFile());
+        JsonNode rules = YAML.readTree(
+                Promtool.copyResource("dashboards/prometheus-alerts.yml", dir).toFile());
+        JsonNode tests = YAML.readTree(Promtool.copyResource("dashboards/prometheus-alerts-test.yml", dir)
+                .toFile());
         Set<String> alerts = new TreeSet<>();
-        rules.path("groups").forEach(group -> group.path("rules").forEach(rule -> alerts.add(rule.path("alert").asText())));
+        rules.path("groups")
+                .forEach(group -> group.path("rules")
+                        .forEach(rule -> alerts.add(rule.path("alert").asText())));
         Set<String> fires = new TreeSet<>();
         Set<String> quiet = new TreeSet<>();
         for (JsonNode test : tests.path("tests")) {
             for (JsonNode check : test.path("alert_rule_test")) {
-                (check.path("exp_alerts").isEmpty() ? quiet : fires).add(check.path("alertname").asText());
+                (check.path("exp_alerts").isEmpty() ? quiet : fires)
+                        .add(check.path("alertname").asText());
             }
         }
         assertThat(alerts).hasSizeGreaterThanOrEqualTo(12);

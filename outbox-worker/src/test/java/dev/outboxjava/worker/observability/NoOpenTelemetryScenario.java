@@ -27,7 +27,10 @@ public final class NoOpenTelemetryScenario implements Callable<List<String>> {
         report.add("otel classes visible: " + visible("io.opentelemetry.context.Context"));
         report.add("writer sees otel: " + TraceContextHeaders.openTelemetryPresent());
         report.add("relay sees otel: " + Tracing.available());
-        OutboxEvent event = OutboxEvent.builder().type("t").destination("d").payload("{}".getBytes(StandardCharsets.UTF_8))
+        OutboxEvent event = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
                 .build();
         List<OutboxEvent> events = List.of(event);
         report.add("events unchanged: " + (TraceContextHeaders.withCurrentTraceContext(events) == events));
@@ -36,13 +39,22 @@ public final class NoOpenTelemetryScenario implements Callable<List<String>> {
         report.add("publisher unwrapped: " + (traced == recording));
         InMemoryOutboxStore store = new InMemoryOutboxStore();
         for (int i = 0; i < 10; i++) {
-            store.append(OutboxEvent.builder().type("t").destination("d").payload("{}".getBytes(StandardCharsets.UTF_8))
+            store.append(OutboxEvent.builder()
+                    .type("t")
+                    .destination("d")
+                    .payload("{}".getBytes(StandardCharsets.UTF_8))
                     .build());
         }
-        try (OutboxWorker worker = OutboxWorker.builder().store(store).publisher(recording)
-                .config(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(50)).build()).build()) {
+        try (OutboxWorker worker = OutboxWorker.builder()
+                .store(store)
+                .publisher(recording)
+                .config(OutboxWorkerConfig.builder()
+                        .pollInterval(Duration.ofMillis(50))
+                        .build())
+                .build()) {
             worker.start();
-            await().atMost(Duration.ofSeconds(30)).until(() -> recording.published().size() >= 10);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> recording.published().size() >= 10);
         }
         report.add("published by the worker: " + recording.published().size());
         return report;

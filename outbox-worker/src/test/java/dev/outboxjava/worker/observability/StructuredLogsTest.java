@@ -33,14 +33,20 @@ import org.slf4j.LoggerFactory;
 class StructuredLogsTest {
 
     private static OutboxEvent event(String key, int maxAttempts) {
-        return OutboxEvent.builder().type("order.placed").destination("orders").key(key).maxAttempts(maxAttempts)
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .key(key)
+                .maxAttempts(maxAttempts)
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     @Test
     @DisplayName("a retry and a dead letter are logged with event_id, event_type, key, attempt and outcome in the MDC")
     void eventLinesCarryTheEventInTheMdc() {
-        ch.qos.logback.classic.Logger relayLogger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Relay.class);
+        ch.qos.logback.classic.Logger relayLogger =
+                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Relay.class);
         Level before = relayLogger.getLevel();
         relayLogger.setLevel(Level.DEBUG);
         try (LogCapture logs = new LogCapture(Relay.class.getName())) {
@@ -49,8 +55,16 @@ class StructuredLogsTest {
             SwitchablePublisher publisher = new SwitchablePublisher();
             publisher.setDown(true);
             ManualClock clock = new ManualClock(Instant.now().plusSeconds(1));
-            Relay relay = new Relay(store, publisher, RelayConfig.ofDefaults(), RetryPolicy.builder()
-                    .initialDelay(Duration.ofSeconds(1)).jitter(0).build(), clock, RelayListener.NONE);
+            Relay relay = new Relay(
+                    store,
+                    publisher,
+                    RelayConfig.ofDefaults(),
+                    RetryPolicy.builder()
+                            .initialDelay(Duration.ofSeconds(1))
+                            .jitter(0)
+                            .build(),
+                    clock,
+                    RelayListener.NONE);
 
             relay.runOnce();
             clock.advance(Duration.ofSeconds(5));
@@ -59,11 +73,16 @@ class StructuredLogsTest {
             List<ILoggingEvent> lines = logs.events();
             assertThat(lines).hasSize(2);
             Map<String, String> retry = lines.get(0).getMDCPropertyMap();
-            assertThat(retry).containsEntry("event_id", event.id().toString()).containsEntry("event_type", "order.placed")
-                    .containsEntry("key", "order-7").containsEntry("attempt", "1")
+            assertThat(retry)
+                    .containsEntry("event_id", event.id().toString())
+                    .containsEntry("event_type", "order.placed")
+                    .containsEntry("key", "order-7")
+                    .containsEntry("attempt", "1")
                     .containsEntry("outcome", "retry_scheduled");
             Map<String, String> dead = lines.get(1).getMDCPropertyMap();
-            assertThat(dead).containsEntry("event_id", event.id().toString()).containsEntry("attempt", "2")
+            assertThat(dead)
+                    .containsEntry("event_id", event.id().toString())
+                    .containsEntry("attempt", "2")
                     .containsEntry("outcome", "dead_lettered");
             assertThat(lines.get(1).getLevel()).isEqualTo(Level.WARN);
         } finally {
@@ -93,14 +112,17 @@ class StructuredLogsTest {
             summary.onTick(tick);
             summary.onTick(tick);
 
-            assertThat(logs.atLeast(Level.INFO)).containsExactly("relay summary (61.0s): published 40, retried 1, "
-                    + "dead-lettered 1, lease lost 1, released 0, 2 ticks; lag 2.5s");
+            assertThat(logs.atLeast(Level.INFO))
+                    .containsExactly("relay summary (61.0s): published 40, retried 1, "
+                            + "dead-lettered 1, lease lost 1, released 0, 2 ticks; lag 2.5s");
         }
         RelaySummaryListener quiet = new RelaySummaryListener(Duration.ofSeconds(60), nanos::get, () -> 0.0);
         try (LogCapture logs = new LogCapture(RelaySummaryListener.class.getName())) {
             nanos.addAndGet(Duration.ofSeconds(120).toNanos());
             quiet.onTick(tick);
-            assertThat(logs.atLeast(Level.INFO)).as("nothing happened, nothing waits").isEmpty();
+            assertThat(logs.atLeast(Level.INFO))
+                    .as("nothing happened, nothing waits")
+                    .isEmpty();
         }
     }
 
@@ -112,12 +134,17 @@ class StructuredLogsTest {
             store.append(event("order-" + i, 3));
         }
         try (LogCapture logs = new LogCapture(RelaySummaryListener.class.getName());
-                OutboxWorker worker = OutboxWorker.builder().store(store).publisher(new RecordingPublisher())
-                        .config(OutboxWorkerConfig.builder().logSummaryInterval(Duration.ofMillis(200))
-                                .pollInterval(Duration.ofMillis(50)).build()).build()) {
+                OutboxWorker worker = OutboxWorker.builder()
+                        .store(store)
+                        .publisher(new RecordingPublisher())
+                        .config(OutboxWorkerConfig.builder()
+                                .logSummaryInterval(Duration.ofMillis(200))
+                                .pollInterval(Duration.ofMillis(50))
+                                .build())
+                        .build()) {
             worker.start();
-            await().atMost(Duration.ofSeconds(30)).until(() -> logs.atLeast(Level.INFO).stream()
-                    .anyMatch(line -> line.contains("published 25,")));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> logs.atLeast(Level.INFO).stream().anyMatch(line -> line.contains("published 25,")));
         }
     }
 }

@@ -23,7 +23,6 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
-import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.it.PlainDataSources;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -86,15 +85,20 @@ class TracePropagationIT {
 
     @BeforeEach
     void setUp() {
-        sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
-                .addSpanProcessor(SimpleSpanProcessor.create(spans)).build()).build();
+        sdk = OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder()
+                        .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                        .build())
+                .build();
         GlobalOpenTelemetry.resetForTest();
         GlobalOpenTelemetry.set(sdk);
         tracer = sdk.getTracer("trace-propagation-it");
         postgres = PostgresFixture.shared();
         schema = postgres.newSchema();
         table = schema + ".outbox_events";
-        store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder().tableName(table).build());
+        store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder().tableName(table).build());
         store.ensureSchema();
     }
 
@@ -108,10 +112,13 @@ class TracePropagationIT {
     /** Appends one event inside a producer span (and one outside any span); returns the producer span's context. */
     private SpanContext appendInSpan(String destination, UUID[] ids) throws Exception {
         OutboxWriter writer = store.writer();
-        Span producer = tracer.spanBuilder("place order").setSpanKind(SpanKind.SERVER).startSpan();
-        try (Scope ignored = producer.makeCurrent(); Connection connection = postgres.dataSource().getConnection()) {
+        Span producer =
+                tracer.spanBuilder("place order").setSpanKind(SpanKind.SERVER).startSpan();
+        try (Scope ignored = producer.makeCurrent();
+                Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
-            OutboxEvent appended = writer.append(connection, List.of(event(destination, "traced"))).get(0);
+            OutboxEvent appended = writer.append(connection, List.of(event(destination, "traced")))
+                    .get(0);
             connection.commit();
             ids[0] = appended.id();
             assertThat(appended.headers()).containsKey("traceparent");
@@ -120,51 +127,71 @@ class TracePropagationIT {
         }
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
-            OutboxEvent untraced = writer.append(connection, List.of(event(destination, "untraced"))).get(0);
+            OutboxEvent untraced = writer.append(connection, List.of(event(destination, "untraced")))
+                    .get(0);
             connection.commit();
             ids[1] = untraced.id();
-            assertThat(untraced.headers()).as("no span current, no trace headers").doesNotContainKey("traceparent");
+            assertThat(untraced.headers())
+                    .as("no span current, no trace headers")
+                    .doesNotContainKey("traceparent");
         }
         assertThat(store.find(ids[0]).orElseThrow().headers().get("traceparent"))
-                .as("stored with the event").startsWith("00-" + producer.getSpanContext().getTraceId() + "-"
+                .as("stored with the event")
+                .startsWith("00-" + producer.getSpanContext().getTraceId() + "-"
                         + producer.getSpanContext().getSpanId() + "-");
         return producer.getSpanContext();
     }
 
     private static OutboxEvent event(String destination, String key) {
-        return OutboxEvent.builder().type("order.placed").destination(destination).key(key).routingKey("orders.placed")
-                .payload("{}".getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .type("order.placed")
+                .destination(destination)
+                .key(key)
+                .routingKey("orders.placed")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     private OutboxWorker worker(Module publisherModule) {
         DataSource database = PlainDataSources.simple(postgres.jdbcUrl(), postgres.user(), postgres.password());
         return Guice.createInjector(
-                new OutboxWorkerModule(OutboxWorkerConfig.builder().pollInterval(Duration.ofMillis(200)).build()),
-                new PostgresStoreModule(database, PlainDataSources.keepSent(table, WakeUpMode.NONE)), publisherModule)
+                        new OutboxWorkerModule(OutboxWorkerConfig.builder()
+                                .pollInterval(Duration.ofMillis(200))
+                                .build()),
+                        new PostgresStoreModule(database, PlainDataSources.keepSent(table, WakeUpMode.NONE)),
+                        publisherModule)
                 .getInstance(OutboxWorker.class);
     }
 
     /** What a consumer does: extract the context from the message headers and start its span in it. */
     private SpanData consume(Map<String, String> headers) {
         Context extracted = W3CTraceContextPropagator.getInstance().extract(Context.root(), headers, MAP);
-        tracer.spanBuilder("handle order").setParent(extracted).setSpanKind(SpanKind.CONSUMER).startSpan().end();
-        return spans.getFinishedSpanItems().stream().filter(span -> span.getName().equals("handle order"))
-                .reduce((first, second) -> second).orElseThrow();
+        tracer.spanBuilder("handle order")
+                .setParent(extracted)
+                .setSpanKind(SpanKind.CONSUMER)
+                .startSpan()
+                .end();
+        return spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getName().equals("handle order"))
+                .reduce((first, second) -> second)
+                .orElseThrow();
     }
 
     private void assertTraceContinued(SpanContext producer, SpanData consumer, String destination, UUID tracedId) {
-        assertThat(consumer.getTraceId()).as("the consumer continues the producer's trace")
+        assertThat(consumer.getTraceId())
+                .as("the consumer continues the producer's trace")
                 .isEqualTo(producer.getTraceId());
         assertThat(consumer.getParentSpanId()).isEqualTo(producer.getSpanId());
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             SpanData publish = spans.getFinishedSpanItems().stream()
-                    .filter(span -> span.getName().equals("outbox publish " + destination)).findFirst().orElseThrow();
+                    .filter(span -> span.getName().equals("outbox publish " + destination))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(publish.getKind()).isEqualTo(SpanKind.PRODUCER);
-            assertThat(publish.getLinks()).extracting(LinkData::getSpanContext)
-                    .anySatisfy(link -> {
-                        assertThat(link.getTraceId()).isEqualTo(producer.getTraceId());
-                        assertThat(link.getSpanId()).isEqualTo(producer.getSpanId());
-                    });
+            assertThat(publish.getLinks()).extracting(LinkData::getSpanContext).anySatisfy(link -> {
+                assertThat(link.getTraceId()).isEqualTo(producer.getTraceId());
+                assertThat(link.getSpanId()).isEqualTo(producer.getSpanId());
+            });
             assertThat(publish.getLinks()).hasSize(1); // the untraced event adds no link
         });
     }
@@ -177,13 +204,18 @@ class TracePropagationIT {
             UUID[] ids = new UUID[2];
             SpanContext producer = appendInSpan(topic, ids);
             try (OutboxWorker worker = worker(new KafkaPublisherModule(KafkaPublisherConfig.builder()
-                    .bootstrapServers(kafka.bootstrapServers()).build()))) {
+                    .bootstrapServers(kafka.bootstrapServers())
+                    .build()))) {
                 worker.start();
                 List<ConsumerRecord<String, byte[]>> records = kafka.consume(topic, 2, Duration.ofSeconds(60));
-                ConsumerRecord<String, byte[]> traced = records.stream().filter(r -> "traced".equals(r.key()))
-                        .findFirst().orElseThrow();
-                ConsumerRecord<String, byte[]> untraced = records.stream().filter(r -> "untraced".equals(r.key()))
-                        .findFirst().orElseThrow();
+                ConsumerRecord<String, byte[]> traced = records.stream()
+                        .filter(r -> "traced".equals(r.key()))
+                        .findFirst()
+                        .orElseThrow();
+                ConsumerRecord<String, byte[]> untraced = records.stream()
+                        .filter(r -> "untraced".equals(r.key()))
+                        .findFirst()
+                        .orElseThrow();
                 assertThat(untraced.headers().lastHeader("traceparent")).isNull();
                 Map<String, String> headers = new HashMap<>();
                 for (Header header : traced.headers()) {
@@ -204,15 +236,22 @@ class TracePropagationIT {
             UUID[] ids = new UUID[2];
             SpanContext producer = appendInSpan(destination.exchange(), ids);
             try (OutboxWorker worker = worker(new RabbitMqPublisherModule(RabbitMqPublisherConfig.builder()
-                    .uri(rabbit.uri()).connectionName("outbox-trace-it-" + UUID.randomUUID().toString().substring(0, 8))
+                    .uri(rabbit.uri())
+                    .connectionName(
+                            "outbox-trace-it-" + UUID.randomUUID().toString().substring(0, 8))
                     .build()))) {
                 worker.start();
                 List<Delivery> deliveries = rabbit.receive(destination, 2, Duration.ofSeconds(60));
                 Delivery traced = deliveries.stream()
-                        .filter(d -> ids[0].toString().equals(d.getProperties().getMessageId())).findFirst().orElseThrow();
+                        .filter(d -> ids[0].toString().equals(d.getProperties().getMessageId()))
+                        .findFirst()
+                        .orElseThrow();
                 Delivery untraced = deliveries.stream()
-                        .filter(d -> ids[1].toString().equals(d.getProperties().getMessageId())).findFirst().orElseThrow();
-                assertThat(Optional.ofNullable(untraced.getProperties().getHeaders()).orElse(Map.of()))
+                        .filter(d -> ids[1].toString().equals(d.getProperties().getMessageId()))
+                        .findFirst()
+                        .orElseThrow();
+                assertThat(Optional.ofNullable(untraced.getProperties().getHeaders())
+                                .orElse(Map.of()))
                         .doesNotContainKey("traceparent");
                 Map<String, String> headers = new HashMap<>();
                 traced.getProperties().getHeaders().forEach((name, value) -> headers.put(name, String.valueOf(value)));

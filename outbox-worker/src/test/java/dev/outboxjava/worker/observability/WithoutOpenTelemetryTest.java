@@ -26,16 +26,20 @@ class WithoutOpenTelemetryTest {
     void nothingChangesNothingBreaks() throws Exception {
         List<URL> urls = classPathWithout("opentelemetry");
         assertThat(urls).isNotEmpty();
-        try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
-            Callable<List<String>> scenario = (Callable<List<String>>) loader
-                    .loadClass(NoOpenTelemetryScenario.class.getName()).getDeclaredConstructor().newInstance();
-            assertThat(scenario.call()).containsExactly(
-                    "otel classes visible: false",
-                    "writer sees otel: false",
-                    "relay sees otel: false",
-                    "events unchanged: true",
-                    "publisher unwrapped: true",
-                    "published by the worker: 10");
+        try (URLClassLoader loader =
+                new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+            Callable<List<String>> scenario =
+                    (Callable<List<String>>) loader.loadClass(NoOpenTelemetryScenario.class.getName())
+                            .getDeclaredConstructor()
+                            .newInstance();
+            assertThat(scenario.call())
+                    .containsExactly(
+                            "otel classes visible: false",
+                            "writer sees otel: false",
+                            "relay sees otel: false",
+                            "events unchanged: true",
+                            "publisher unwrapped: true",
+                            "published by the worker: 10");
         }
     }
 
@@ -48,7 +52,8 @@ class WithoutOpenTelemetryTest {
             String manifestClassPath = null;
             if (entry.endsWith(".jar") && path.getFileName().toString().startsWith("surefire")) {
                 try (JarFile jar = new JarFile(path.toFile())) {
-                    manifestClassPath = jar.getManifest() == null ? null
+                    manifestClassPath = jar.getManifest() == null
+                            ? null
                             : jar.getManifest().getMainAttributes().getValue("Class-Path");
                 }
             }

@@ -8,12 +8,13 @@ import java.util.Optional;
  */
 final class Actor {
 
-    private Actor() {
-    }
+    private Actor() {}
 
     /** {@code "<name> (cli)"}: {@code by} when given, else the OS user ({@code unknown} if none). */
     static String of(String by) {
-        String name = Optional.ofNullable(by).map(String::strip).filter(value -> !value.isEmpty())
+        String name = Optional.ofNullable(by)
+                .map(String::strip)
+                .filter(value -> !value.isEmpty())
                 .or(() -> Optional.ofNullable(System.getProperty("user.name")).filter(value -> !value.isBlank()))
                 .orElse("unknown");
         return name + " (cli)";

@@ -13,11 +13,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code config}: the effective settings, secrets masked. */
-@Command(name = "config", mixinStandardHelpOptions = true,
-        description = {"Checks the settings and prints the effective value of every key, then the broker client "
-                + "properties given under outbox.kafka.* and outbox.rabbitmq.*; '(default)' marks a value nobody set.",
-                "Passwords, secrets, tokens and JAAS configurations are shown as ***, also inside URLs.",
-                "Connects to nothing."})
+@Command(
+        name = "config",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Checks the settings and prints the effective value of every key, then the broker client "
+                    + "properties given under outbox.kafka.* and outbox.rabbitmq.*; '(default)' marks a value nobody set.",
+            "Passwords, secrets, tokens and JAAS configurations are shown as ***, also inside URLs.",
+            "Connects to nothing."
+        })
 public final class ConfigCommand implements Callable<Integer> {
 
     @Mixin
@@ -42,12 +46,17 @@ public final class ConfigCommand implements Callable<Integer> {
         }
         for (ConfigKey key : ConfigKey.values()) {
             Optional<String> value = source.get(key);
-            out.printf("%-" + width + "s  %s%s%n", key.property(),
-                    Secrets.show(key.property(), value.orElse(key.defaultValue())), value.isEmpty() ? "  (default)" : "");
+            out.printf(
+                    "%-" + width + "s  %s%s%n",
+                    key.property(),
+                    Secrets.show(key.property(), value.orElse(key.defaultValue())),
+                    value.isEmpty() ? "  (default)" : "");
         }
         for (String prefix : ConfigKey.PASS_THROUGH_PREFIXES) {
             for (Map.Entry<String, String> entry : source.passThrough(prefix).entrySet()) {
-                out.printf("%-" + width + "s  %s%n", prefix + entry.getKey(),
+                out.printf(
+                        "%-" + width + "s  %s%n",
+                        prefix + entry.getKey(),
                         Secrets.show(entry.getKey(), entry.getValue()));
             }
         }

@@ -8,7 +8,9 @@ import picocli.CommandLine.Option;
 /** The {@code --config} option every command shares. */
 public final class ConfigOptions {
 
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+    @Option(
+            names = {"-c", "--config"},
+            paramLabel = "FILE",
             description = "Properties file with outbox.* keys (outbox.db.url=...). OUTBOX_* environment "
                     + "variables override it. Without it, only environment variables are read.")
     Path configFile;

@@ -19,8 +19,7 @@ import java.util.function.Consumer;
 /** Opens one connection, with short timeouts, to tell "database unreachable" apart from any later failure. */
 final class DatabaseProbe {
 
-    private DatabaseProbe() {
-    }
+    private DatabaseProbe() {}
 
     static void requireReachable(DatabaseConfig config) {
         try (Connection connection = connect(config)) {
@@ -53,7 +52,8 @@ final class DatabaseProbe {
 
     static InvalidSettingsException missingTable(DatabaseConfig config) {
         return new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
-                ConfigKey.TABLE.displayName(), "the outbox table " + config.table() + " does not exist in "
+                ConfigKey.TABLE.displayName(),
+                "the outbox table " + config.table() + " does not exist in "
                         + Secrets.maskText(config.url()) + ". Create it with 'outbox-worker schema --table "
                         + config.table() + "' (prints the DDL for psql or your migrations) or start with "
                         + "'run --ensure-schema', or point " + ConfigKey.TABLE.property() + " at the existing table")));
@@ -63,7 +63,10 @@ final class DatabaseProbe {
     private static String quoted(String table) {
         StringBuilder quoted = new StringBuilder();
         for (String part : table.split("\\.")) {
-            quoted.append(quoted.length() == 0 ? "" : ".").append('"').append(part).append('"');
+            quoted.append(quoted.length() == 0 ? "" : ".")
+                    .append('"')
+                    .append(part)
+                    .append('"');
         }
         return quoted.toString();
     }
@@ -83,10 +86,14 @@ final class DatabaseProbe {
     }
 
     private static DatabaseUnreachableException unreachable(DatabaseConfig config, SQLException e) {
-        return new DatabaseUnreachableException("database unreachable at " + Secrets.maskText(config.url()) + ": "
-                + Secrets.maskText(e.getMessage(), config.password()) + " (check " + ConfigKey.DB_URL.displayName()
-                + ", " + ConfigKey.DB_USER.property() + "/" + ConfigKey.DB_PASSWORD.property()
-                + ", and that PostgreSQL is running)", e, waitingHelps(e));
+        return new DatabaseUnreachableException(
+                "database unreachable at " + Secrets.maskText(config.url()) + ": "
+                        + Secrets.maskText(e.getMessage(), config.password()) + " (check "
+                        + ConfigKey.DB_URL.displayName()
+                        + ", " + ConfigKey.DB_USER.property() + "/" + ConfigKey.DB_PASSWORD.property()
+                        + ", and that PostgreSQL is running)",
+                e,
+                waitingHelps(e));
     }
 
     /**
@@ -97,8 +104,12 @@ final class DatabaseProbe {
      *
      * @return true once reachable; false when {@code stop} was released first
      */
-    static boolean awaitReachable(DatabaseConfig config, Duration interval, CountDownLatch stop,
-            Consumer<DatabaseUnreachableException> waiting) throws InterruptedException {
+    static boolean awaitReachable(
+            DatabaseConfig config,
+            Duration interval,
+            CountDownLatch stop,
+            Consumer<DatabaseUnreachableException> waiting)
+            throws InterruptedException {
         boolean told = false;
         while (stop.getCount() > 0) {
             try {

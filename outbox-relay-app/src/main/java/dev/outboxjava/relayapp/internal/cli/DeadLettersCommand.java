@@ -29,9 +29,15 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code dead-letters list|show|requeue}: look at events that were given up on, and send them again. */
-@Command(name = "dead-letters", mixinStandardHelpOptions = true,
+@Command(
+        name = "dead-letters",
+        mixinStandardHelpOptions = true,
         description = "Lists, shows and requeues dead letters (events in state 'failed').",
-        subcommands = {DeadLettersCommand.ListCommand.class, DeadLettersCommand.ShowCommand.class, DeadLettersCommand.RequeueCommand.class})
+        subcommands = {
+            DeadLettersCommand.ListCommand.class,
+            DeadLettersCommand.ShowCommand.class,
+            DeadLettersCommand.RequeueCommand.class
+        })
 public final class DeadLettersCommand implements Callable<Integer> {
 
     @Spec
@@ -44,7 +50,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
     }
 
     /** {@code dead-letters list}. */
-    @Command(name = "list", mixinStandardHelpOptions = true,
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
             description = "Lists dead letters, oldest first: id, type, key, destination, attempts, created at, the "
                     + "last error shortened (in full with --format json or 'show'); then how many there are in all.")
     static final class ListCommand extends EventListCommand {
@@ -65,7 +73,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
     }
 
     /** {@code dead-letters show <id>}. */
-    @Command(name = "show", mixinStandardHelpOptions = true,
+    @Command(
+            name = "show",
+            mixinStandardHelpOptions = true,
             description = "Shows one event (any state) with its headers, last error and payload.")
     static final class ShowCommand implements Callable<Integer> {
 
@@ -80,7 +90,8 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+            DatabaseConfig database =
+                    config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
             try (StoreSession session = StoreSession.open(database)) {
                 Optional<OutboxEvent> found = session.store().find(id);
                 if (found.isEmpty()) {
@@ -111,12 +122,16 @@ public final class DeadLettersCommand implements Callable<Integer> {
     }
 
     /** {@code dead-letters requeue}. */
-    @Command(name = "requeue", mixinStandardHelpOptions = true,
-            description = {"Moves dead letters back to pending, due now, attempts reset; the relay sends them again. "
-                    + "Recorded in the audit trail (the table <outbox table>_audit, the console's Audit page) as "
-                    + "done by --by or the OS user.",
-                    "With --id, every id must be a dead letter: otherwise each wrong one is named, nothing is "
-                            + "requeued, and the exit code is 1."})
+    @Command(
+            name = "requeue",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Moves dead letters back to pending, due now, attempts reset; the relay sends them again. "
+                        + "Recorded in the audit trail (the table <outbox table>_audit, the console's Audit page) as "
+                        + "done by --by or the OS user.",
+                "With --id, every id must be a dead letter: otherwise each wrong one is named, nothing is "
+                        + "requeued, and the exit code is 1."
+            })
     static final class RequeueCommand implements Callable<Integer> {
 
         @Mixin
@@ -128,7 +143,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
         @ArgGroup(exclusive = true, multiplicity = "1")
         Selection selection;
 
-        @Option(names = "--by", paramLabel = "NAME",
+        @Option(
+                names = "--by",
+                paramLabel = "NAME",
                 description = "Who requeues, for the audit trail (default: the OS user).")
         String by;
 
@@ -159,15 +176,21 @@ public final class DeadLettersCommand implements Callable<Integer> {
                 filter = DeadLetterFilter.any();
                 what = "all";
             }
-            DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+            DatabaseConfig database =
+                    config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
             try (StoreSession session = StoreSession.open(database)) {
                 List<String> notDead = new ArrayList<>();
                 for (UUID id : ids) {
-                    session.store().find(id).ifPresentOrElse(event -> {
-                        if (event.status() != EventStatus.FAILED) {
-                            notDead.add(id + " is " + event.status().databaseValue() + ", not a dead letter");
-                        }
-                    }, () -> notDead.add("no event with id " + id + " in table " + database.table()));
+                    session.store()
+                            .find(id)
+                            .ifPresentOrElse(
+                                    event -> {
+                                        if (event.status() != EventStatus.FAILED) {
+                                            notDead.add(id + " is "
+                                                    + event.status().databaseValue() + ", not a dead letter");
+                                        }
+                                    },
+                                    () -> notDead.add("no event with id " + id + " in table " + database.table()));
                 }
                 if (!notDead.isEmpty()) {
                     PrintWriter err = spec.commandLine().getErr();
@@ -176,7 +199,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
                     err.flush();
                     return ExitCodes.FAILED;
                 }
-                long requeued = session.store().requeueDeadLetters(filter, Actor.of(by), Clock.systemUTC().instant());
+                long requeued = session.store()
+                        .requeueDeadLetters(
+                                filter, Actor.of(by), Clock.systemUTC().instant());
                 spec.commandLine().getOut().printf("requeued %d dead letter(s) (%s)%n", requeued, what);
                 spec.commandLine().getOut().flush();
             }
@@ -186,8 +211,12 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
     static String printable(byte[] payload) {
         try {
-            String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(payload)).toString();
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(payload))
+                    .toString();
             return text;
         } catch (CharacterCodingException e) {
             return "base64:" + Base64.getEncoder().encodeToString(payload);

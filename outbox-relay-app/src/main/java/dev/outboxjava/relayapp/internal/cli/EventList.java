@@ -10,9 +10,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import picocli.CommandLine.Help;
 import picocli.CommandLine.Help.Column;
 import picocli.CommandLine.Help.TextTable;
-import picocli.CommandLine.Help;
 import picocli.CommandLine.Option;
 
 /**
@@ -25,7 +25,8 @@ final class EventList {
 
     /** Output formats. */
     enum Format {
-        table, json
+        table,
+        json
     }
 
     /** Widest a table cell gets; longer values end with "...". */
@@ -35,42 +36,67 @@ final class EventList {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    @Option(names = "--limit", defaultValue = "50", paramLabel = "N",
+    @Option(
+            names = "--limit",
+            defaultValue = "50",
+            paramLabel = "N",
             description = "At most this many events (default ${DEFAULT-VALUE}).")
     int limit;
 
-    @Option(names = "--offset", defaultValue = "0", paramLabel = "N",
+    @Option(
+            names = "--offset",
+            defaultValue = "0",
+            paramLabel = "N",
             description = "Skip this many first (default ${DEFAULT-VALUE}).")
     int offset;
 
-    @Option(names = "--format", defaultValue = "table", paramLabel = "table|json",
+    @Option(
+            names = "--format",
+            defaultValue = "table",
+            paramLabel = "table|json",
             description = "table (default): for people; json: every field in full, for scripts.")
     Format format;
 
     /** One column of the table: its header and how to read it from an event. */
-    record Field(String header, Function<OutboxEvent, String> value) {
-    }
+    record Field(String header, Function<OutboxEvent, String> value) {}
 
     /** An event as the JSON output carries it (times as ISO-8601 strings). */
-    record Row(String id, String status, String type, String key, String destination, String routingKey,
-            int attempts, int maxAttempts, String createdAt, String nextAttemptAt, String lastError) {
+    record Row(
+            String id,
+            String status,
+            String type,
+            String key,
+            String destination,
+            String routingKey,
+            int attempts,
+            int maxAttempts,
+            String createdAt,
+            String nextAttemptAt,
+            String lastError) {
 
         static Row of(OutboxEvent event) {
-            return new Row(event.id().toString(), event.status().databaseValue(), event.type(),
-                    event.key().orElse(null), event.destination(), event.routingKey(), event.attempts(),
-                    event.maxAttempts(), event.createdAt().toString(), event.nextAttemptAt().toString(),
+            return new Row(
+                    event.id().toString(),
+                    event.status().databaseValue(),
+                    event.type(),
+                    event.key().orElse(null),
+                    event.destination(),
+                    event.routingKey(),
+                    event.attempts(),
+                    event.maxAttempts(),
+                    event.createdAt().toString(),
+                    event.nextAttemptAt().toString(),
                     event.lastError().orElse(null));
         }
     }
 
     /** The JSON document: the page and where it lies in the whole. */
-    record Page(String what, long total, int offset, int limit, List<Row> events) {
-    }
+    record Page(String what, long total, int offset, int limit, List<Row> events) {}
 
     void requireValid(picocli.CommandLine commandLine) {
         if (limit < 1 || offset < 0) {
-            throw new picocli.CommandLine.ParameterException(commandLine,
-                    "--limit must be at least 1 and --offset not negative");
+            throw new picocli.CommandLine.ParameterException(
+                    commandLine, "--limit must be at least 1 and --offset not negative");
         }
     }
 
@@ -78,8 +104,8 @@ final class EventList {
     void print(PrintWriter out, String what, List<OutboxEvent> page, long total, List<Field> fields) {
         if (format == Format.json) {
             try {
-                out.println(JSON.writeValueAsString(new Page(what, total, offset, limit,
-                        page.stream().map(Row::of).toList())));
+                out.println(JSON.writeValueAsString(new Page(
+                        what, total, offset, limit, page.stream().map(Row::of).toList())));
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("cannot write the " + what + " as JSON", e);
             }
@@ -87,7 +113,12 @@ final class EventList {
             out.printf("no %s%s (%d in all)%n", what, offset > 0 ? " from offset " + offset : "", total);
         } else {
             out.print(table(page, fields));
-            out.printf("%d-%d of %d %s%s%n", offset + 1, offset + page.size(), total, what,
+            out.printf(
+                    "%d-%d of %d %s%s%n",
+                    offset + 1,
+                    offset + page.size(),
+                    total,
+                    what,
                     offset + page.size() < total ? " (more with --offset " + (offset + page.size()) + ")" : "");
         }
         out.flush();
@@ -110,8 +141,14 @@ final class EventList {
         }
         TextTable table = TextTable.forColumns(Help.defaultColorScheme(Help.Ansi.OFF), columns);
         rows.forEach(table::addRowValues);
-        return table.toString().lines().map(String::stripTrailing).reduce(new StringBuilder(),
-                (text, line) -> text.append(line).append(System.lineSeparator()), StringBuilder::append).toString();
+        return table.toString()
+                .lines()
+                .map(String::stripTrailing)
+                .reduce(
+                        new StringBuilder(),
+                        (text, line) -> text.append(line).append(System.lineSeparator()),
+                        StringBuilder::append)
+                .toString();
     }
 
     /** A cell: one line, at most {@code max} characters. */

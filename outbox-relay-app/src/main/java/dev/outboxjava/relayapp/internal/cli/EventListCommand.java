@@ -45,8 +45,8 @@ abstract class EventListCommand implements Callable<Integer> {
                 new EventList.Field("DESTINATION", event -> EventList.cell(event.destination(), EventList.MAX_CELL)),
                 new EventList.Field("ATTEMPTS", event -> event.attempts() + "/" + event.maxAttempts()),
                 new EventList.Field(timeHeader, event -> EventList.time(time.apply(event))),
-                new EventList.Field("LAST ERROR", event -> EventList.cell(event.lastError().orElse("-"),
-                        EventList.MAX_ERROR)));
+                new EventList.Field(
+                        "LAST ERROR", event -> EventList.cell(event.lastError().orElse("-"), EventList.MAX_ERROR)));
     }
 
     /** The events from {@code offset}, at most {@code limit} of them. */
@@ -58,7 +58,8 @@ abstract class EventListCommand implements Callable<Integer> {
     @Override
     public final Integer call() {
         list.requireValid(spec.commandLine());
-        DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+        DatabaseConfig database =
+                config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
         try (StoreSession session = StoreSession.open(database)) {
             List<OutboxEvent> page = page(session.store(), list.offset, list.limit);
             long total = total(session.store());

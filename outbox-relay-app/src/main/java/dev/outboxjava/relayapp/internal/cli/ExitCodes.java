@@ -27,6 +27,5 @@ public final class ExitCodes {
         return java.util.Collections.unmodifiableMap(codes);
     }
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

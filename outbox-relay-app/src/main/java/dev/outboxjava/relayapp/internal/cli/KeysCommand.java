@@ -7,7 +7,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code keys}: prints the configuration key table. */
-@Command(name = "keys", mixinStandardHelpOptions = true,
+@Command(
+        name = "keys",
+        mixinStandardHelpOptions = true,
         description = "Prints every configuration key: property, environment variable, default, meaning (Markdown).")
 public final class KeysCommand implements Callable<Integer> {
 

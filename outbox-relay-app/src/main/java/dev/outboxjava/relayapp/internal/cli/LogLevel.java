@@ -6,8 +6,7 @@ import org.slf4j.LoggerFactory;
 /** Applies {@code outbox.log.level} to the root logger when logback is the binding (the standalone jar). */
 final class LogLevel {
 
-    private LogLevel() {
-    }
+    private LogLevel() {}
 
     static void apply(String level) {
         Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);

@@ -18,14 +18,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code purge}: deletes terminal events older than a given age. */
-@Command(name = "purge", mixinStandardHelpOptions = true,
+@Command(
+        name = "purge",
+        mixinStandardHelpOptions = true,
         description = "Deletes sent events or dead letters created more than --older-than ago; recorded in the audit "
                 + "trail (the table <outbox table>_audit, the console's Audit page) as done by --by or the OS user.")
 public final class PurgeCommand implements Callable<Integer> {
 
     /** Which terminal state to purge. */
     enum Purgeable {
-        sent(EventStatus.SENT), failed(EventStatus.FAILED);
+        sent(EventStatus.SENT),
+        failed(EventStatus.FAILED);
 
         final EventStatus status;
 
@@ -40,15 +43,25 @@ public final class PurgeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--status", required = true, paramLabel = "sent|failed",
+    @Option(
+            names = "--status",
+            required = true,
+            paramLabel = "sent|failed",
             description = "Which events: sent, or failed (dead letters).")
     Purgeable status;
 
-    @Option(names = "--older-than", required = true, paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--older-than",
+            required = true,
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             description = "Only events created longer ago than this, e.g. 7d, 12h, 30m.")
     Duration olderThan;
 
-    @Option(names = "--by", paramLabel = "NAME", description = "Who purges, for the audit trail (default: the OS user).")
+    @Option(
+            names = "--by",
+            paramLabel = "NAME",
+            description = "Who purges, for the audit trail (default: the OS user).")
     String by;
 
     @Option(names = "--dry-run", description = "Only count what would be deleted; delete nothing.")
@@ -59,22 +72,32 @@ public final class PurgeCommand implements Callable<Integer> {
         if (olderThan.isNegative()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--older-than must not be negative");
         }
-        DatabaseConfig database = config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+        DatabaseConfig database =
+                config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
         try (StoreSession session = StoreSession.open(database)) {
             Instant before = Clock.systemUTC().instant().minus(olderThan);
             if (dryRun) {
                 long wouldGo = session.store().countPurgeable(status.status, before);
-                spec.commandLine().getOut().printf("would purge %d %s event(s) created before %s from %s "
-                        + "(dry run: nothing deleted)%n", wouldGo, status.name(), before, database.table());
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "would purge %d %s event(s) created before %s from %s "
+                                        + "(dry run: nothing deleted)%n",
+                                wouldGo, status.name(), before, database.table());
                 spec.commandLine().getOut().flush();
                 return ExitCodes.OK;
             }
             Instant now = Clock.systemUTC().instant();
             long purged = status == Purgeable.sent
                     ? session.store().purgeSent(before, Actor.of(by), now)
-                    : session.store().purgeDeadLetters(DeadLetterFilter.any().withCreated(Optional.empty(),
-                            Optional.of(before)), Actor.of(by), now);
-            spec.commandLine().getOut().printf("purged %d %s event(s) created before %s%n", purged, status.name(), before);
+                    : session.store()
+                            .purgeDeadLetters(
+                                    DeadLetterFilter.any().withCreated(Optional.empty(), Optional.of(before)),
+                                    Actor.of(by),
+                                    now);
+            spec.commandLine()
+                    .getOut()
+                    .printf("purged %d %s event(s) created before %s%n", purged, status.name(), before);
             spec.commandLine().getOut().flush();
         }
         return ExitCodes.OK;

@@ -11,7 +11,6 @@ import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.relayapp.internal.StandaloneConsole;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
-import java.util.concurrent.atomic.AtomicReference;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.OutboxWorker;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -19,6 +18,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -26,15 +26,19 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code run}: the worker process, until SIGTERM / SIGINT. */
-@Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Runs the relay, sweeper and cleaner until SIGTERM or SIGINT, serving /metrics, /health and "
-                + "/health/ready on outbox.http.port, with the web console under /console when "
-                + "outbox.console.enabled.",
-                "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
-                "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
-                + "exiting; a login or database name the server refuses ends it with exit code 3.",
-                "On SIGTERM it stops leasing, lets batches in flight finish within outbox.shutdown.timeout, "
-                + "releases what is unfinished, and exits."})
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs the relay, sweeper and cleaner until SIGTERM or SIGINT, serving /metrics, /health and "
+                    + "/health/ready on outbox.http.port, with the web console under /console when "
+                    + "outbox.console.enabled.",
+            "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
+            "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
+                    + "exiting; a login or database name the server refuses ends it with exit code 3.",
+            "On SIGTERM it stops leasing, lets batches in flight finish within outbox.shutdown.timeout, "
+                    + "releases what is unfinished, and exits."
+        })
 public final class RunCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
@@ -62,24 +66,27 @@ public final class RunCommand implements Callable<Integer> {
         AtomicReference<Optional<StandaloneConsole>> console = new AtomicReference<>(Optional.empty());
         try {
             if (settings.http().enabled()) {
-                console.set(StandaloneConsole.createIfEnabled(settings, injector.getInstance(PostgresOutboxStore.class),
-                        registry));
-                http = Optional.of(HealthHttpServer.start(settings.http(), registry, worker,
-                        console.get().map(StandaloneConsole::console)));
+                console.set(StandaloneConsole.createIfEnabled(
+                        settings, injector.getInstance(PostgresOutboxStore.class), registry));
+                http = Optional.of(HealthHttpServer.start(
+                        settings.http(), registry, worker, console.get().map(StandaloneConsole::console)));
                 // without the URL's parameters: they may hold a password, and the endpoint may be public
                 http.get().starting("the database at " + database.url().replaceFirst("\\?.*", ""));
             }
             Optional<HealthHttpServer> server = http;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                stopping.countDown();
-                try {
-                    console.get().ifPresent(StandaloneConsole::close);
-                    worker.close();
-                    server.ifPresent(HealthHttpServer::close);
-                } finally {
-                    stopped.countDown();
-                }
-            }, "outbox-shutdown"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                stopping.countDown();
+                                try {
+                                    console.get().ifPresent(StandaloneConsole::close);
+                                    worker.close();
+                                    server.ifPresent(HealthHttpServer::close);
+                                } finally {
+                                    stopped.countDown();
+                                }
+                            },
+                            "outbox-shutdown"));
             if (!awaitDatabase(database, stopping)) {
                 stopped.await(); // SIGTERM while waiting: nothing started, nothing to finish
                 return ExitCodes.OK;
@@ -120,11 +127,16 @@ public final class RunCommand implements Callable<Integer> {
         boolean[] waited = {false};
         boolean reachable = DatabaseProbe.awaitReachable(database, DATABASE_PROBE_INTERVAL, stopping, e -> {
             waited[0] = true;
-            log.warn("{}; waiting for it: trying again every {}, not ready (/health/ready answers 503) until it "
-                    + "answers", e.getMessage(), Durations.format(DATABASE_PROBE_INTERVAL));
+            log.warn(
+                    "{}; waiting for it: trying again every {}, not ready (/health/ready answers 503) until it "
+                            + "answers",
+                    e.getMessage(),
+                    Durations.format(DATABASE_PROBE_INTERVAL));
         });
         if (reachable && waited[0]) {
-            log.info("database at {} reachable after {} ms of waiting; starting", Secrets.maskText(database.url()),
+            log.info(
+                    "database at {} reachable after {} ms of waiting; starting",
+                    Secrets.maskText(database.url()),
                     (System.nanoTime() - started) / 1_000_000);
         }
         return reachable;

@@ -29,9 +29,15 @@ final class StoreSession implements AutoCloseable {
     static StoreSession open(DatabaseConfig config, Ordering ordering) {
         DatabaseProbe.requireReachable(config);
         DatabaseProbe.requireOutboxTable(config);
-        HikariDataSource dataSource = DataSources.pool(new DatabaseConfig(config.url(), config.user(),
-                config.password(), Math.min(2, config.poolSize()), config.table(), config.completionMode()));
-        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, ordering, WakeUpMode.NONE));
+        HikariDataSource dataSource = DataSources.pool(new DatabaseConfig(
+                config.url(),
+                config.user(),
+                config.password(),
+                Math.min(2, config.poolSize()),
+                config.table(),
+                config.completionMode()));
+        PostgresOutboxStore store =
+                PostgresOutboxStore.create(dataSource, DataSources.storeConfig(config, ordering, WakeUpMode.NONE));
         HealthCheck health = store.checkHealth();
         if (!health.healthy()) {
             dataSource.close();

@@ -12,10 +12,10 @@ class DatabaseProbeTest {
 
     @ParameterizedTest(name = "SQLSTATE {0}: waiting helps = {1}")
     @CsvSource({
-        "08001, true",  // connection refused, host unknown
-        "08006, true",  // connection lost
-        "57P03, true",  // the database system is starting up
-        "53300, true",  // too many connections
+        "08001, true", // connection refused, host unknown
+        "08006, true", // connection lost
+        "57P03, true", // the database system is starting up
+        "53300, true", // too many connections
         "28P01, false", // password authentication failed
         "28000, false", // no pg_hba.conf entry
         "3D000, false", // the database does not exist
@@ -23,6 +23,7 @@ class DatabaseProbeTest {
     })
     @DisplayName("waits for a database that is down, starting or full; not for settings it refuses")
     void waitsOnlyWhenWaitingHelps(String sqlState, boolean waitingHelps) {
-        assertThat(DatabaseProbe.waitingHelps(new SQLException("test", sqlState))).isEqualTo(waitingHelps);
+        assertThat(DatabaseProbe.waitingHelps(new SQLException("test", sqlState)))
+                .isEqualTo(waitingHelps);
     }
 }

@@ -27,7 +27,8 @@ public class JooqOrderLines {
     public OutboxEvent addLineWithJooq(UUID orderId, boolean fail) {
         orders.placeOrder(orderId);
         jooq.insertInto(DSL.table("order_lines"), DSL.field("order_id"), DSL.field("sku"), DSL.field("quantity"))
-                .values(orderId, "pen", 2).execute();
+                .values(orderId, "pen", 2)
+                .execute();
         OutboxEvent event = outbox.append(orders.orderPlaced(orderId));
         if (fail) {
             throw new IllegalStateException("jOOQ order " + orderId + " declined");

@@ -19,8 +19,7 @@ public class OrderEntity {
     @Column(name = "total_cents", nullable = false)
     private long totalCents;
 
-    protected OrderEntity() {
-    }
+    protected OrderEntity() {}
 
     public OrderEntity(UUID id, String customer, long totalCents) {
         this.id = id;

@@ -19,7 +19,10 @@ public class OrderService {
     private final SpringOutbox outbox;
     private final String topic;
 
-    public OrderService(EntityManager entities, JdbcTemplate jdbc, SpringOutbox outbox,
+    public OrderService(
+            EntityManager entities,
+            JdbcTemplate jdbc,
+            SpringOutbox outbox,
             @Value("${shop.topic:orders}") String topic) {
         this.entities = entities;
         this.jdbc = jdbc;
@@ -49,8 +52,13 @@ public class OrderService {
     }
 
     public OutboxEvent orderPlaced(UUID orderId) {
-        return OutboxEvent.builder().type("shop.order.placed").source("/shop").destination(topic)
-                .key(orderId.toString()).contentType("application/json")
-                .payload(("{\"orderId\":\"" + orderId + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+        return OutboxEvent.builder()
+                .type("shop.order.placed")
+                .source("/shop")
+                .destination(topic)
+                .key(orderId.toString())
+                .contentType("application/json")
+                .payload(("{\"orderId\":\"" + orderId + "\"}").getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 }

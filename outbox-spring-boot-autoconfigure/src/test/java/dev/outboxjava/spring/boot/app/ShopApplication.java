@@ -4,5 +4,4 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /** A small service as a user writes it: JPA orders, JdbcTemplate order lines, events through the outbox. */
 @SpringBootApplication
-public class ShopApplication {
-}
+public class ShopApplication {}

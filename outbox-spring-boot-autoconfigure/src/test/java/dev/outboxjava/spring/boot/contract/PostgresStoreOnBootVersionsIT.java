@@ -23,8 +23,11 @@ class PostgresStoreOnBootVersionsIT extends OutboxStoreContract {
 
     @Override
     protected OutboxStore newStore() {
-        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), PostgresOutboxConfig.builder()
-                .tableName(postgres.schema() + ".outbox_" + (++tables)).build());
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".outbox_" + (++tables))
+                        .build());
         store.ensureSchema();
         return store;
     }
@@ -36,6 +39,7 @@ class PostgresStoreOnBootVersionsIT extends OutboxStoreContract {
 
     @Override
     protected void destroy(OutboxStore store) {
-        postgres.fixture().execute("DROP TABLE " + ((PostgresOutboxStore) store).config().tableName());
+        postgres.fixture()
+                .execute("DROP TABLE " + ((PostgresOutboxStore) store).config().tableName());
     }
 }
