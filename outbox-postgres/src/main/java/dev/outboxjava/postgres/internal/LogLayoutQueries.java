@@ -376,24 +376,10 @@ public final class LogLayoutQueries {
                 .where(statusIs(EventStatus.PENDING)).and(ATTEMPTS.gt(DSL.inline(0))));
         this.countCreatedBeforeSql = PreparedSql.render(DSL.selectCount().from(events)
                 .where(STATUS.eq(bind(SQLDataType.CLOB))).and(CREATED_AT.lt(bind(SQLDataType.INSTANT))));
-        var requeue = DSL.update(st)
-                .set(STATUS, statusLiteral(EventStatus.PENDING))
-                .set(ATTEMPTS, DSL.inline(0))
-                .set(NEXT_ATTEMPT_AT, bind(SQLDataType.INSTANT))
-                .set(LEASE_ID, DSL.inline(null, SQLDataType.UUID))
-                .set(LEASED_AT, DSL.inline(null, SQLDataType.INSTANT))
-                .where(column(st, STATUS).eq(statusLiteral(EventStatus.FAILED)));
-        this.requeueSql = PreparedSql.render(requeue);
-        this.requeueByIdsSql = PreparedSql.render(requeue.and(column(st, ID)
-                .eq(DSL.any(bind(SQLDataType.UUID.array())))));
-        this.requeueByTypeSql = PreparedSql.render(DSL.update(st)
-                .set(STATUS, statusLiteral(EventStatus.PENDING))
-                .set(ATTEMPTS, DSL.inline(0))
-                .set(NEXT_ATTEMPT_AT, bind(SQLDataType.INSTANT))
-                .set(LEASE_ID, DSL.inline(null, SQLDataType.UUID))
-                .set(LEASED_AT, DSL.inline(null, SQLDataType.INSTANT))
-                .where(column(st, STATUS).eq(statusLiteral(EventStatus.FAILED)))
-                .andExists(DSL.selectOne().from(e).where(sameEvent).and(column(e, TYPE).eq(bind(SQLDataType.CLOB)))));
+        this.requeueSql = requeue(st, DSL.noCondition());
+        this.requeueByIdsSql = requeue(st, column(st, ID).eq(DSL.any(bind(SQLDataType.UUID.array()))));
+        this.requeueByTypeSql = requeue(st, DSL.exists(DSL.selectOne().from(e).where(sameEvent)
+                .and(column(e, TYPE).eq(bind(SQLDataType.CLOB)))));
         this.probeSql = PreparedSql.render(DSL.selectOne().from(t).where(DSL.falseCondition()));
         OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
         this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
@@ -842,6 +828,18 @@ public final class LogLayoutQueries {
                 .where(ID.in(DSL.select(ID).from(DSL.table(name("x"))))).returning(ID));
         return PreparedSql.render(DSL.with(chosen).with(deleted).with(logRows)
                 .selectCount().from(DSL.table(name("x"))));
+    }
+
+    /** Dead letters ({@code s}) back to pending, due at the bound time; {@code which} narrows them. */
+    private static String requeue(Table<Record> s, Condition which) {
+        return PreparedSql.render(DSL.update(s)
+                .set(STATUS, statusLiteral(EventStatus.PENDING))
+                .set(ATTEMPTS, DSL.inline(0))
+                .set(NEXT_ATTEMPT_AT, bind(SQLDataType.INSTANT))
+                .set(LEASE_ID, DSL.inline(null, SQLDataType.UUID))
+                .set(LEASED_AT, DSL.inline(null, SQLDataType.INSTANT))
+                .where(column(s, STATUS).eq(statusLiteral(EventStatus.FAILED)))
+                .and(which));
     }
 
     /** {@code value::text}: a transaction id or snapshot read as its text. */
