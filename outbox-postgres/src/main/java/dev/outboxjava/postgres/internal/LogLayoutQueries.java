@@ -1,5 +1,33 @@
 package dev.outboxjava.postgres.internal;
 
+import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
+import static dev.outboxjava.postgres.internal.OutboxTable.CONTENT_TYPE;
+import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.DATA_SCHEMA;
+import static dev.outboxjava.postgres.internal.OutboxTable.DESTINATION;
+import static dev.outboxjava.postgres.internal.OutboxTable.EVENT_KEY;
+import static dev.outboxjava.postgres.internal.OutboxTable.HEADERS;
+import static dev.outboxjava.postgres.internal.OutboxTable.ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.LAST_ERROR;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.MAX_ATTEMPTS;
+import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.PAYLOAD;
+import static dev.outboxjava.postgres.internal.OutboxTable.ROUTING_KEY;
+import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
+import static dev.outboxjava.postgres.internal.OutboxTable.SOURCE;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.SUBJECT;
+import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
+import static dev.outboxjava.postgres.internal.OutboxTable.column;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+import static dev.outboxjava.postgres.internal.PreparedSql.bind;
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.name;
+
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
@@ -26,7 +54,20 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.DataType;
+import org.jooq.DeleteConditionStep;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.SQLDialect;
+import org.jooq.Select;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultDataType;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The statements of the experimental append-only layout ({@link LogLayoutDdl}): an event's row in the
@@ -58,17 +99,41 @@ import org.jooq.DSLContext;
  * release update it. The sweeper moves expired lease rows the same way before it sweeps.
  *
  * <p>The lease transaction commits asynchronously, as {@link LeaseQuery}'s does, for the same reasons.
+ *
+ * <p>Every statement is built with jOOQ's DSL and rendered once, here ({@link PreparedSql}): the relay
+ * runs the lease and the marks for every batch, so pgjdbc runs constant texts with typed bind values.
+ * jOOQ knows neither {@code xid8} nor {@code pg_snapshot}: positions travel as their text and are cast
+ * ({@link #XID8}, {@link #PG_SNAPSHOT}), and the snapshot functions are called by name with typed
+ * arguments. A lease row's two arrays are unnested in step in a select list, one row per event.
  */
 public final class LogLayoutQueries {
 
-    private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(?), " + AsyncCommit.FOR_THIS_TRANSACTION;
     private static final int PURGE_CHUNK = HousekeepingQueries.PURGE_CHUNK;
 
-    /** Log columns ({@code e}) and state columns ({@code s}) in {@link EventRows#COLUMNS}' order. */
-    private static final String STATE_EVENT_COLUMNS = "e.id, e.seq, e.type, e.source, e.event_key, e.destination,"
-            + " e.routing_key, e.content_type, e.payload, e.headers, s.status, s.attempts, e.max_attempts,"
-            + " s.last_error, s.next_attempt_at, e.created_at, s.leased_at, s.lease_id, NULL::timestamptz,"
-            + " e.subject, e.data_schema";
+    /** PostgreSQL's transaction id and snapshot types, which jOOQ has no type for: values go as their text. */
+    static final DataType<Object> XID8 = new DefaultDataType<>(SQLDialect.POSTGRES, SQLDataType.OTHER, "xid8");
+
+    static final DataType<Object> PG_SNAPSHOT =
+            new DefaultDataType<>(SQLDialect.POSTGRES, SQLDataType.OTHER, "pg_snapshot");
+
+    /** Columns of the log, the position and the lease tables that the event tables do not have. */
+    static final Field<Boolean> KEPT = field(name("kept"), SQLDataType.BOOLEAN);
+
+    static final Field<Object> XACT_ID = field(name("xact_id"), XID8);
+    static final Field<Long> POSITION_ID = field(name("id"), SQLDataType.BIGINT);
+    static final Field<Object> DONE = field(name("done"), PG_SNAPSHOT);
+    static final Field<Object> UPTO = field(name("upto"), PG_SNAPSHOT);
+    private static final Field<UUID[]> IDS = field(name("ids"), SQLDataType.UUID.array());
+    private static final Field<String[]> KEYS = field(name("keys"), SQLDataType.CLOB.array());
+    static final Field<Long[]> SEQS = field(name("seqs"), SQLDataType.BIGINT.array());
+    private static final Field<Instant> AT = field(name("at"), SQLDataType.INSTANT);
+    private static final Field<Boolean> LEASE_IT = field(name("lease_it"), SQLDataType.BOOLEAN);
+    private static final Field<Long> WRITTEN = field(name("written"), SQLDataType.BIGINT);
+
+    /** One leaser at a time per table, for this transaction; the lease commits asynchronously. */
+    private static final String LOCK_SQL = PreparedSql.render(DSL.select(
+            DSL.function("pg_advisory_xact_lock", SQLDataType.OTHER, bind(SQLDataType.BIGINT)),
+            AsyncCommit.THIS_TRANSACTION));
 
     private final long advisoryLockKey;
     private final boolean perKey;
@@ -92,6 +157,7 @@ public final class LogLayoutQueries {
     private final String countRetryingSql;
     private final String countCreatedBeforeSql;
     private final String requeueSql;
+    private final String requeueByIdsSql;
     private final String requeueByTypeSql;
     private final String probeSql;
     private final MarkQueries stateMarks;
@@ -113,148 +179,325 @@ public final class LogLayoutQueries {
         this.perKey = ordering.isPerKey();
         this.advisoryLockKey = ("outbox-log-lease:" + table.display()).hashCode() * 0x9E3779B97F4A7C15L;
         this.completionMode = completionMode;
-        String t = table.quoted();
-        String s = LogLayoutDdl.stateTable(table).quoted();
-        String p = LogLayoutDdl.positionTable(table).quoted();
-        String d = LogLayoutDdl.sentTable(table).quoted();
-        String events = LogLayoutDdl.eventsView(table).quoted();
-        String pending = LogLayoutDdl.pendingView(table).quoted();
-        String l = LogLayoutDdl.leaseTable(table).quoted();
-        String inFlight = LogLayoutDdl.inFlightView(table).quoted();
-        // the keys of the new events in flight, gathered once per statement (a hashed lookup per candidate)
-        String leasedKeys = "(SELECT unnest(lk.keys) FROM " + l + " lk)";
-        this.retryLeaseSql = """
-                WITH r AS (
-                  UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
-                   WHERE id IN (SELECT c.id FROM %2$s c WHERE c.status = 'pending' AND c.next_attempt_at <= ?%4$s
-                                 ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)
-                  RETURNING id, seq, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
-                SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id AND e.seq = s.seq
-                """.formatted(
-                t,
-                s,
-                STATE_EVENT_COLUMNS,
-                perKey
-                        ? """
+        Table<Record> t = tableOf(table);
+        Table<Record> s = tableOf(LogLayoutDdl.stateTable(table));
+        Table<Record> p = tableOf(LogLayoutDdl.positionTable(table));
+        Table<Record> d = tableOf(LogLayoutDdl.sentTable(table));
+        Table<Record> l = tableOf(LogLayoutDdl.leaseTable(table));
+        Table<Record> events = tableOf(LogLayoutDdl.eventsView(table));
+        Table<Record> pending = tableOf(LogLayoutDdl.pendingView(table));
+        Table<Record> inFlight = tableOf(LogLayoutDdl.inFlightView(table));
+        Table<Record> floor = tableOf(LogLayoutDdl.floorTable(table));
+        boolean holdsFailed = ordering.deadLetterHoldsKey();
+        Table<Record> e = t.as("e");
 
-                                   AND (c.event_key IS NULL OR (c.event_key NOT IN %3$s AND NOT EXISTS (
-                                        SELECT 1 FROM %1$s b WHERE b.event_key = c.event_key AND b.seq < c.seq
-                                           AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s))))\
-                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "", leasedKeys)
-                        : "");
-        this.positionSql = """
-                SELECT p.done::text, coalesce(p.upto, pg_current_snapshot())::text, p.upto IS NULL,
-                       p.xact_id::text, p.seq, ARRAY(SELECT pg_snapshot_xip(p.done))::text,
-                       pg_snapshot_xmax(p.done)::text, pg_snapshot_xmax(coalesce(p.upto, pg_current_snapshot()))::text,
-                       coalesce((SELECT f.seq FROM %2$s f ORDER BY f.id DESC LIMIT 1), -9223372036854775808)
-                  FROM ((SELECT done, upto, xact_id, seq FROM %1$s ORDER BY id DESC LIMIT 1)
-                        UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
-                """.formatted(p, LogLayoutDdl.floorTable(table).quoted());
-        String logColumns = "id, seq, type, source, event_key, destination, routing_key, content_type, payload,"
-                + " headers, max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id";
-        this.freshLeaseSql = """
-                WITH f AS (
-                  (SELECT %4$s FROM %1$s
-                    WHERE xact_id = ANY(?::text::xid8[]) AND (xact_id, seq) > (?::text::xid8, ?)
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
-                    ORDER BY xact_id, seq LIMIT ?)
-                  UNION ALL
-                  (SELECT %4$s FROM %1$s
-                    WHERE (xact_id, seq) > (?::text::xid8, ?) AND xact_id < ?::text::xid8
-                      AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
-                    ORDER BY xact_id, seq LIMIT ?)
-                  ORDER BY xact_id, seq LIMIT ?),
-                v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
-                g AS (SELECT f.*, %5$s AS lease_it FROM f, v),
-                st AS (
-                  INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at)
-                  SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at FROM g WHERE NOT g.lease_it
-                  RETURNING 1),
-                lt AS (
-                  INSERT INTO %6$s (lease_id, leased_at, ids, keys, seqs)
-                  SELECT v.lease_id, v.at, array_agg(g.id ORDER BY g.seq),
-                         coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}'),
-                         array_agg(g.seq ORDER BY g.seq)
-                    FROM g, v WHERE g.lease_it GROUP BY v.lease_id, v.at
-                  ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids,
-                                                       keys = %6$s.keys || excluded.keys,
-                                                       seqs = %6$s.seqs || excluded.seqs
-                  RETURNING 1),
-                -- the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
-                w AS (SELECT (SELECT count(*) FROM st) + (SELECT count(*) FROM lt) AS written)
-                SELECT g.id, g.seq, g.type, g.source, g.event_key, g.destination, g.routing_key, g.content_type,
-                       g.payload, g.headers, 'in_flight', 0, g.max_attempts, NULL::text, g.next_attempt_at,
-                       g.created_at, v.at, v.lease_id, NULL::timestamptz, g.subject, g.data_schema,
-                       g.xact_id::text, g.lease_it
-                  FROM g, v, w WHERE w.written >= 0
-                 ORDER BY g.xact_id, g.seq
-                """.formatted(
-                t,
-                s,
-                p,
-                logColumns,
-                perKey
-                        ? """
-                (f.next_attempt_at <= v.at AND (f.event_key IS NULL OR (
-                   f.event_key NOT IN %3$s
-                   AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
-                                  AND (h.status IN ('in_flight', 'pending')%2$s))
-                   AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
-                                      AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
-                """.formatted(s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "", leasedKeys)
-                        : "f.next_attempt_at <= v.at",
-                l);
-        this.advanceSql = "INSERT INTO " + p + " (done, upto, xact_id, seq)"
-                + " VALUES (?::text::pg_snapshot, ?::text::pg_snapshot, ?::text::xid8, ?)";
-        String heldBy = "DELETE FROM " + s + " WHERE id = ANY(?) AND lease_id = ? AND status || '' = 'in_flight'";
+        // the state-table read of the lease: due events, oldest first
+        Table<Record> c = s.as("c");
+        Condition due = column(c, STATUS)
+                .eq(statusLiteral(EventStatus.PENDING))
+                .and(column(c, NEXT_ATTEMPT_AT).le(bind(SQLDataType.INSTANT)));
+        if (perKey) {
+            Table<Record> b = s.as("b");
+            Condition holds = column(b, STATUS)
+                    .eq(statusLiteral(EventStatus.IN_FLIGHT))
+                    .or(column(b, STATUS)
+                            .eq(statusLiteral(EventStatus.PENDING))
+                            .and(column(b, NEXT_ATTEMPT_AT).gt(bind(SQLDataType.INSTANT))));
+            if (holdsFailed) {
+                holds = holds.or(column(b, STATUS).eq(statusLiteral(EventStatus.FAILED)));
+            }
+            due = due.and(column(c, EVENT_KEY)
+                    .isNull()
+                    .or(column(c, EVENT_KEY)
+                            .notIn(leasedKeys(l))
+                            .andNotExists(DSL.selectOne()
+                                    .from(b)
+                                    .where(column(b, EVENT_KEY).eq(column(c, EVENT_KEY)))
+                                    .and(column(b, SEQ).lt(column(c, SEQ)))
+                                    .and(holds))));
+        }
+        CommonTableExpression<?> retried = name("r")
+                .as(DSL.update(s)
+                        .set(STATUS, statusLiteral(EventStatus.IN_FLIGHT))
+                        .set(LEASE_ID, bind(SQLDataType.UUID))
+                        .set(LEASED_AT, bind(SQLDataType.INSTANT))
+                        .where(ID.in(DSL.select(column(c, ID))
+                                .from(c)
+                                .where(due)
+                                .orderBy(column(c, SEQ))
+                                .limit(bind(SQLDataType.INTEGER))
+                                .forUpdate()
+                                .skipLocked()))
+                        .returning(ID, SEQ, STATUS, ATTEMPTS, LAST_ERROR, NEXT_ATTEMPT_AT, LEASED_AT, LEASE_ID));
+        Table<Record> r = DSL.table(name("r")).as("s");
+        this.retryLeaseSql = PreparedSql.render(DSL.with(retried)
+                .select(stateEventColumns(r, e))
+                .from(r)
+                .join(e)
+                .on(column(e, ID).eq(column(r, ID)).and(column(e, SEQ).eq(column(r, SEQ)))));
+
+        // the position: the last row of the position table, or the start (a snapshot that sees nothing)
+        Table<?> last = lastPosition(p);
+        Field<Object> done = column(last, DONE);
+        Field<Object> upto = DSL.coalesce(column(last, UPTO), snapshotFunction("pg_current_snapshot"));
+        this.positionSql = PreparedSql.render(DSL.select(
+                        text(done),
+                        text(upto),
+                        DSL.field(column(last, UPTO).isNull()),
+                        text(column(last, XACT_ID)),
+                        column(last, SEQ),
+                        text(DSL.array(DSL.select(DSL.function("pg_snapshot_xip", XID8, done)))),
+                        text(DSL.function("pg_snapshot_xmax", XID8, done)),
+                        text(DSL.function("pg_snapshot_xmax", XID8, upto)),
+                        floorOf(floor.as("f")))
+                .from(last));
+
+        // the log read: events of transactions in progress when done was taken, then of those begun since
+        Field<?>[] logColumns = {
+            ID,
+            SEQ,
+            TYPE,
+            SOURCE,
+            EVENT_KEY,
+            DESTINATION,
+            ROUTING_KEY,
+            CONTENT_TYPE,
+            PAYLOAD,
+            HEADERS,
+            MAX_ATTEMPTS,
+            NEXT_ATTEMPT_AT,
+            CREATED_AT,
+            SUBJECT,
+            DATA_SCHEMA,
+            XACT_ID
+        };
+        var inProgress = DSL.select(logColumns)
+                .from(t)
+                .where(XACT_ID.eq(DSL.any(DSL.cast(bind(SQLDataType.CLOB), XID8.array()))))
+                .and(DSL.row(XACT_ID, SEQ).gt(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT))))
+                .and(visibleInText(XACT_ID, bind(SQLDataType.CLOB)))
+                .and(SEQ.ge(bind(SQLDataType.BIGINT)))
+                .and(DSL.not(DSL.condition(KEPT)))
+                .orderBy(XACT_ID, SEQ)
+                .limit(bind(SQLDataType.INTEGER));
+        var begunSince = DSL.select(logColumns)
+                .from(t)
+                .where(DSL.row(XACT_ID, SEQ).gt(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT))))
+                .and(XACT_ID.lt(xid8(bind(SQLDataType.CLOB))))
+                .and(visibleInText(XACT_ID, bind(SQLDataType.CLOB)))
+                .and(SEQ.ge(bind(SQLDataType.BIGINT)))
+                .and(DSL.not(DSL.condition(KEPT)))
+                .orderBy(XACT_ID, SEQ)
+                .limit(bind(SQLDataType.INTEGER));
+        CommonTableExpression<?> fresh = name("f")
+                .as(inProgress.unionAll(begunSince).orderBy(XACT_ID, SEQ).limit(bind(SQLDataType.INTEGER)));
+        CommonTableExpression<?> values = name("v")
+                .as(DSL.select(
+                        DSL.cast(bind(SQLDataType.UUID), SQLDataType.UUID).as(LEASE_ID.getUnqualifiedName()),
+                        DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(AT.getUnqualifiedName())));
+        Table<Record> f = DSL.table(name("f"));
+        Table<Record> v = DSL.table(name("v"));
+        Condition leaseIt = column(f, NEXT_ATTEMPT_AT).le(column(v, AT));
+        if (perKey) {
+            Table<Record> h = s.as("h");
+            Condition holds =
+                    column(h, STATUS).in(statusLiteral(EventStatus.IN_FLIGHT), statusLiteral(EventStatus.PENDING));
+            if (holdsFailed) {
+                holds = holds.or(column(h, STATUS).eq(statusLiteral(EventStatus.FAILED)));
+            }
+            Table<Record> earlier = f.as("e");
+            leaseIt = leaseIt.and(column(f, EVENT_KEY)
+                    .isNull()
+                    .or(column(f, EVENT_KEY)
+                            .notIn(leasedKeys(l))
+                            .andNotExists(DSL.selectOne()
+                                    .from(h)
+                                    .where(column(h, EVENT_KEY).eq(column(f, EVENT_KEY)))
+                                    .and(holds))
+                            .andNotExists(DSL.selectOne()
+                                    .from(earlier)
+                                    .where(column(earlier, EVENT_KEY).eq(column(f, EVENT_KEY)))
+                                    .and(DSL.row(column(earlier, XACT_ID), column(earlier, SEQ))
+                                            .lt(DSL.row(column(f, XACT_ID), column(f, SEQ))))
+                                    .and(column(earlier, NEXT_ATTEMPT_AT).gt(column(v, AT))))));
+        }
+        CommonTableExpression<?> gathered = name("g")
+                .as(DSL.select(f.asterisk(), DSL.field(leaseIt).as(LEASE_IT.getUnqualifiedName()))
+                        .from(f, v));
+        Table<Record> g = DSL.table(name("g"));
+        // not due, or held behind its key: a pending state row
+        CommonTableExpression<?> stateRows = name("st")
+                .as(DSL.insertInto(s, ID, SEQ, EVENT_KEY, STATUS, ATTEMPTS, NEXT_ATTEMPT_AT)
+                        .select(DSL.select(
+                                        column(g, ID),
+                                        column(g, SEQ),
+                                        column(g, EVENT_KEY),
+                                        statusLiteral(EventStatus.PENDING),
+                                        DSL.inline(0),
+                                        column(g, NEXT_ATTEMPT_AT))
+                                .from(g)
+                                .where(DSL.not(DSL.condition(column(g, LEASE_IT)))))
+                        .returning(DSL.inline(1)));
+        // leased: one lease row (a second round of the same lease extends it)
+        Field<String> gKey = column(g, EVENT_KEY);
+        CommonTableExpression<?> leaseRow = name("lt")
+                .as(DSL.insertInto(l, LEASE_ID, LEASED_AT, IDS, KEYS, SEQS)
+                        .select(DSL.select(
+                                        column(v, LEASE_ID),
+                                        column(v, AT),
+                                        DSL.arrayAgg(column(g, ID)).orderBy(column(g, SEQ)),
+                                        DSL.coalesce(
+                                                DSL.arrayAggDistinct(gKey).filterWhere(gKey.isNotNull()),
+                                                DSL.inline("{}").cast(SQLDataType.CLOB.array())),
+                                        DSL.arrayAgg(column(g, SEQ)).orderBy(column(g, SEQ)))
+                                .from(g, v)
+                                .where(DSL.condition(column(g, LEASE_IT)))
+                                .groupBy(column(v, LEASE_ID), column(v, AT)))
+                        .onConflict(LEASE_ID)
+                        .doUpdate()
+                        .set(IDS, DSL.arrayConcat(column(l, IDS), DSL.excluded(IDS)))
+                        .set(KEYS, DSL.arrayConcat(column(l, KEYS), DSL.excluded(KEYS)))
+                        .set(SEQS, DSL.arrayConcat(column(l, SEQS), DSL.excluded(SEQS)))
+                        .returning(DSL.inline(1)));
+        // the writes are joined in so that they run inside the statement's plan (EXPLAIN counts them)
+        CommonTableExpression<?> written = name("w")
+                .as(DSL.select(DSL.field(DSL.selectCount().from(DSL.table(name("st"))))
+                        .plus(DSL.field(DSL.selectCount().from(DSL.table(name("lt")))))
+                        .as(WRITTEN.getName())));
+        Table<Record> w = DSL.table(name("w"));
+        this.freshLeaseSql = PreparedSql.render(DSL.with(fresh)
+                .with(values)
+                .with(gathered)
+                .with(stateRows)
+                .with(leaseRow)
+                .with(written)
+                .select(
+                        column(g, ID),
+                        column(g, SEQ),
+                        column(g, TYPE),
+                        column(g, SOURCE),
+                        column(g, EVENT_KEY),
+                        column(g, DESTINATION),
+                        column(g, ROUTING_KEY),
+                        column(g, CONTENT_TYPE),
+                        column(g, PAYLOAD),
+                        column(g, HEADERS),
+                        statusLiteral(EventStatus.IN_FLIGHT),
+                        DSL.inline(0),
+                        column(g, MAX_ATTEMPTS),
+                        DSL.castNull(LAST_ERROR.getDataType()),
+                        column(g, NEXT_ATTEMPT_AT),
+                        column(g, CREATED_AT),
+                        column(v, AT),
+                        column(v, LEASE_ID),
+                        DSL.castNull(SENT_AT.getDataType()),
+                        column(g, SUBJECT),
+                        column(g, DATA_SCHEMA),
+                        text(column(g, XACT_ID)),
+                        column(g, LEASE_IT))
+                .from(g, v, w)
+                .where(column(w, WRITTEN).ge(DSL.inline(0L)))
+                .orderBy(column(g, XACT_ID), column(g, SEQ)));
+        this.advanceSql = PreparedSql.render(DSL.insertInto(p, DONE, UPTO, XACT_ID, SEQ)
+                .values(
+                        snapshot(bind(SQLDataType.CLOB)), snapshot(bind(SQLDataType.CLOB)),
+                        xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT)));
+
         // a whole lease row published: one statement, one dead row
         // (deleting on publish too: the sent records say which events are gone until their partition is dropped)
-        this.publishedLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? AND ids <@ ?"
-                + " RETURNING ids, seqs) "
-                + "INSERT INTO " + d + " (id, seq, sent_at, attempts) SELECT u.id, u.seq, ?, 0"
-                + " FROM x, unnest(x.ids, x.seqs) AS u(id, seq) RETURNING id";
+        CommonTableExpression<?> publishedRow = name("x")
+                .as(DSL.deleteFrom(l)
+                        .where(LEASE_ID.eq(bind(SQLDataType.UUID)))
+                        .and(bind(SQLDataType.UUID.array()).contains(IDS))
+                        .returning(LEASE_ID, LEASED_AT, IDS, SEQS));
+        Table<?> publishedEvents = unnested(DSL.table(name("x")));
+        this.publishedLeaseSql = PreparedSql.render(DSL.with(publishedRow)
+                .insertInto(d, ID, SEQ, SENT_AT, ATTEMPTS)
+                .select(DSL.select(
+                                column(publishedEvents, ID),
+                                column(publishedEvents, SEQ),
+                                bind(SQLDataType.INSTANT),
+                                DSL.inline(0))
+                        .from(publishedEvents))
+                .returning(ID));
         // anything else: the lease's events become in-flight state rows, which the marks then update
-        String materialize = """
-                INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, lease_id, leased_at)
-                SELECT e.id, e.seq, e.event_key, 'in_flight', 0, e.next_attempt_at, x.lease_id, x.leased_at
-                  FROM x, unnest(x.ids, x.seqs) AS u(id, seq) JOIN %1$s e ON e.id = u.id AND e.seq = u.seq
-                """.formatted(t, s);
-        this.materializeLeaseSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id = ? RETURNING *) " + materialize;
-        this.materializeExpiredSql = "WITH x AS (DELETE FROM " + l + " WHERE lease_id IN (SELECT lease_id FROM " + l
-                + " WHERE leased_at < ? ORDER BY leased_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *) " + materialize;
-        this.publishedSql = "WITH x AS (" + heldBy + " RETURNING id, seq, attempts) INSERT INTO " + d
-                + " (id, seq, sent_at, attempts) SELECT id, seq, ?, attempts FROM x RETURNING id";
-        this.trimPositionsSql = "DELETE FROM " + p + " WHERE id < (SELECT max(id) FROM " + p + ")";
-        String purge = """
-                WITH v AS (SELECT x.id FROM %2$s x JOIN %1$s e ON e.id = x.id WHERE e.created_at < ?%3$s
-                            LIMIT %4$d FOR UPDATE OF x SKIP LOCKED),
-                x AS (DELETE FROM %2$s WHERE id IN (SELECT id FROM v) RETURNING id),
-                y AS (DELETE FROM %1$s WHERE id IN (SELECT id FROM x))
-                SELECT count(*) FROM x
-                """;
-        this.purgeSentSql = purge.formatted(t, d, "", PURGE_CHUNK);
-        this.purgeFailedSql = purge.formatted(t, s, " AND x.status = 'failed'", PURGE_CHUNK);
+        this.materializeLeaseSql = materialize(t, s, DSL.deleteFrom(l).where(LEASE_ID.eq(bind(SQLDataType.UUID))));
+        this.materializeExpiredSql = materialize(
+                t,
+                s,
+                DSL.deleteFrom(l)
+                        .where(LEASE_ID.in(DSL.select(LEASE_ID)
+                                .from(l)
+                                .where(LEASED_AT.lt(bind(SQLDataType.INSTANT)))
+                                .orderBy(LEASED_AT)
+                                .limit(bind(SQLDataType.INTEGER))
+                                .forUpdate()
+                                .skipLocked())));
+        // held by the lease, in flight (the status as an expression: the primary key finds the rows)
+        CommonTableExpression<?> heldBy = name("x")
+                .as(DSL.deleteFrom(s)
+                        .where(ID.eq(DSL.any(bind(SQLDataType.UUID.array()))))
+                        .and(LEASE_ID.eq(bind(SQLDataType.UUID)))
+                        .and(STATUS.concat(DSL.inline("")).eq(statusLiteral(EventStatus.IN_FLIGHT)))
+                        .returning(ID, SEQ, ATTEMPTS));
+        Table<Record> x = DSL.table(name("x"));
+        this.publishedSql = PreparedSql.render(DSL.with(heldBy)
+                .insertInto(d, ID, SEQ, SENT_AT, ATTEMPTS)
+                .select(DSL.select(column(x, ID), column(x, SEQ), bind(SQLDataType.INSTANT), column(x, ATTEMPTS))
+                        .from(x))
+                .returning(ID));
+        this.trimPositionsSql = PreparedSql.render(DSL.deleteFrom(p)
+                .where(POSITION_ID.lt(DSL.field(DSL.select(DSL.max(POSITION_ID)).from(p)))));
+        this.purgeSentSql = purge(t, d, DSL.noCondition());
+        this.purgeFailedSql = purge(t, s, column(d.as("x"), STATUS).eq(statusLiteral(EventStatus.FAILED)));
         boolean deleteOnPublish = completionMode == CompletionMode.DELETE_ON_PUBLISH;
         // deleting on publish, an event with a sent record is gone (its rows go with its partition)
-        this.countsSql = "SELECT (SELECT count(*) FROM " + pending + "),"
-                + " (SELECT count(*) FROM " + inFlight + "),"
-                + (deleteOnPublish ? " 0," : " (SELECT count(*) FROM " + d + "),")
-                + " (SELECT count(*) FROM " + s + " WHERE status = 'failed')";
-        this.oldestPendingSql = "SELECT min(created_at) FROM " + pending;
-        this.findSql = "SELECT " + EventRows.COLUMNS + " FROM " + events + " WHERE id = ?"
-                + (deleteOnPublish ? " AND status <> 'sent'" : "");
-        this.deadLettersSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
-                + " e ON e.id = s.id AND e.seq = s.seq WHERE s.status = 'failed' ORDER BY s.seq OFFSET ? LIMIT ?";
-        this.retryingSql = "SELECT " + STATE_EVENT_COLUMNS + " FROM " + s + " s JOIN " + t
-                + " e ON e.id = s.id AND e.seq = s.seq WHERE s.status = 'pending' AND s.attempts > 0"
-                + " ORDER BY s.next_attempt_at, s.seq OFFSET ? LIMIT ?";
-        this.countRetryingSql = "SELECT count(*) FROM " + s + " WHERE status = 'pending' AND attempts > 0";
-        this.countCreatedBeforeSql = "SELECT count(*) FROM " + events + " WHERE status = ? AND created_at < ?";
-        this.requeueSql = "UPDATE " + s + " AS s SET status = 'pending', attempts = 0, next_attempt_at = ?,"
-                + " lease_id = NULL, leased_at = NULL WHERE s.status = 'failed'";
-        this.requeueByTypeSql = requeueSql + " AND EXISTS (SELECT 1 FROM " + t
-                + " e WHERE e.id = s.id AND e.seq = s.seq AND e.type = ?)";
-        this.probeSql = "SELECT 1 FROM " + t + " WHERE false";
+        this.countsSql = PreparedSql.render(DSL.select(
+                DSL.field(DSL.selectCount().from(pending)),
+                DSL.field(DSL.selectCount().from(inFlight)),
+                deleteOnPublish ? DSL.inline(0) : DSL.field(DSL.selectCount().from(d)),
+                DSL.field(DSL.selectCount().from(s).where(statusIs(EventStatus.FAILED)))));
+        this.oldestPendingSql =
+                PreparedSql.render(DSL.select(DSL.min(CREATED_AT)).from(pending));
+        this.findSql = PreparedSql.render(DSL.select(OutboxTable.ALL)
+                .from(events)
+                .where(ID.eq(bind(SQLDataType.UUID)))
+                .and(deleteOnPublish ? STATUS.ne(statusLiteral(EventStatus.SENT)) : DSL.noCondition()));
+        Table<Record> st = s.as("s");
+        Condition sameEvent =
+                column(e, ID).eq(column(st, ID)).and(column(e, SEQ).eq(column(st, SEQ)));
+        this.deadLettersSql = PreparedSql.render(DSL.select(stateEventColumns(st, e))
+                .from(st)
+                .join(e)
+                .on(sameEvent)
+                .where(column(st, STATUS).eq(statusLiteral(EventStatus.FAILED)))
+                .orderBy(column(st, SEQ))
+                .offset(bind(SQLDataType.INTEGER))
+                .limit(bind(SQLDataType.INTEGER)));
+        this.retryingSql = PreparedSql.render(DSL.select(stateEventColumns(st, e))
+                .from(st)
+                .join(e)
+                .on(sameEvent)
+                .where(column(st, STATUS).eq(statusLiteral(EventStatus.PENDING)))
+                .and(column(st, ATTEMPTS).gt(DSL.inline(0)))
+                .orderBy(column(st, NEXT_ATTEMPT_AT), column(st, SEQ))
+                .offset(bind(SQLDataType.INTEGER))
+                .limit(bind(SQLDataType.INTEGER)));
+        this.countRetryingSql = PreparedSql.render(
+                DSL.selectCount().from(s).where(statusIs(EventStatus.PENDING)).and(ATTEMPTS.gt(DSL.inline(0))));
+        this.countCreatedBeforeSql = PreparedSql.render(DSL.selectCount()
+                .from(events)
+                .where(STATUS.eq(bind(SQLDataType.CLOB)))
+                .and(CREATED_AT.lt(bind(SQLDataType.INSTANT))));
+        this.requeueSql = requeue(st, DSL.noCondition());
+        this.requeueByIdsSql = requeue(st, column(st, ID).eq(DSL.any(bind(SQLDataType.UUID.array()))));
+        this.requeueByTypeSql = requeue(
+                st,
+                DSL.exists(DSL.selectOne()
+                        .from(e)
+                        .where(sameEvent)
+                        .and(column(e, TYPE).eq(bind(SQLDataType.CLOB)))));
+        this.probeSql = PreparedSql.render(DSL.selectOne().from(t).where(DSL.falseCondition()));
         OutboxTable state = new OutboxTable(LogLayoutDdl.stateTable(table));
         this.stateMarks = new MarkQueries(state, CompletionMode.KEEP_SENT);
         this.stateHousekeeping = new HousekeepingQueries(state);
@@ -624,7 +867,7 @@ public final class LogLayoutQueries {
             if (byIds.ids().isEmpty()) {
                 return 0;
             }
-            sql += " AND s.id = ANY(?)";
+            sql = requeueByIdsSql;
         } else if (selector instanceof DeadLetterSelector.ByType) {
             sql = requeueByTypeSql;
         }
@@ -662,6 +905,170 @@ public final class LogLayoutQueries {
                 events.add(EventRows.toEvent(rs));
             }
         }
+    }
+
+    static Table<Record> tableOf(Identifiers.TableName name) {
+        return new OutboxTable(name).table();
+    }
+
+    /** Log columns ({@code e}) and state columns ({@code s}) in {@link EventRows#COLUMNS}' order. */
+    private static List<Field<?>> stateEventColumns(Table<?> s, Table<?> e) {
+        return List.of(
+                column(e, ID),
+                column(e, SEQ),
+                column(e, TYPE),
+                column(e, SOURCE),
+                column(e, EVENT_KEY),
+                column(e, DESTINATION),
+                column(e, ROUTING_KEY),
+                column(e, CONTENT_TYPE),
+                column(e, PAYLOAD),
+                column(e, HEADERS),
+                column(s, STATUS),
+                column(s, ATTEMPTS),
+                column(e, MAX_ATTEMPTS),
+                column(s, LAST_ERROR),
+                column(s, NEXT_ATTEMPT_AT),
+                column(e, CREATED_AT),
+                column(s, LEASED_AT),
+                column(s, LEASE_ID),
+                DSL.castNull(SENT_AT.getDataType()),
+                column(e, SUBJECT),
+                column(e, DATA_SCHEMA));
+    }
+
+    /** The keys of the new events in flight, gathered once per statement (a hashed lookup per candidate). */
+    private static Select<Record1<String>> leasedKeys(Table<Record> leases) {
+        Table<Record> lk = leases.as("lk");
+        return DSL.select(DSL.function("unnest", SQLDataType.CLOB, column(lk, KEYS)))
+                .from(lk);
+    }
+
+    /** A lease row's events, one row each ({@code unnest} of its id and sequence arrays, in step). */
+    private static Table<?> unnested(Table<?> leaseRows) {
+        return DSL.select(
+                        column(leaseRows, LEASE_ID),
+                        column(leaseRows, LEASED_AT),
+                        DSL.function("unnest", SQLDataType.UUID, column(leaseRows, IDS))
+                                .as(ID.getUnqualifiedName()),
+                        DSL.function("unnest", SQLDataType.BIGINT, column(leaseRows, SEQS))
+                                .as(SEQ.getUnqualifiedName()))
+                .from(leaseRows)
+                .asTable("u");
+    }
+
+    /** The lease rows {@code deleted} returns, moved into the state table as in-flight rows of their lease. */
+    private static String materialize(Table<Record> t, Table<Record> s, DeleteConditionStep<Record> deleted) {
+        Table<?> u = unnested(DSL.table(name("x")));
+        Table<Record> e = t.as("e");
+        return PreparedSql.render(DSL.with(name("x").as(deleted.returning(DSL.asterisk())))
+                .insertInto(s, ID, SEQ, EVENT_KEY, STATUS, ATTEMPTS, NEXT_ATTEMPT_AT, LEASE_ID, LEASED_AT)
+                .select(DSL.select(
+                                column(e, ID),
+                                column(e, SEQ),
+                                column(e, EVENT_KEY),
+                                statusLiteral(EventStatus.IN_FLIGHT),
+                                DSL.inline(0),
+                                column(e, NEXT_ATTEMPT_AT),
+                                column(u, LEASE_ID),
+                                column(u, LEASED_AT))
+                        .from(u)
+                        .join(e)
+                        .on(column(e, ID).eq(column(u, ID)).and(column(e, SEQ).eq(column(u, SEQ))))));
+    }
+
+    /** A chunk of {@code records}' rows whose events were created before a time, with their log rows. */
+    private static String purge(Table<Record> t, Table<Record> records, Condition also) {
+        Table<Record> x = records.as("x");
+        Table<Record> e = t.as("e");
+        CommonTableExpression<?> chosen = name("v")
+                .as(DSL.select(column(x, ID))
+                        .from(x)
+                        .join(e)
+                        .on(column(e, ID).eq(column(x, ID)))
+                        .where(column(e, CREATED_AT).lt(bind(SQLDataType.INSTANT)))
+                        .and(also)
+                        .limit(DSL.inline(PURGE_CHUNK))
+                        .forUpdate()
+                        .of(x)
+                        .skipLocked());
+        CommonTableExpression<?> deleted = name("x")
+                .as(DSL.deleteFrom(records)
+                        .where(ID.in(DSL.select(ID).from(DSL.table(name("v")))))
+                        .returning(ID));
+        CommonTableExpression<?> logRows = name("y")
+                .as(DSL.deleteFrom(t)
+                        .where(ID.in(DSL.select(ID).from(DSL.table(name("x")))))
+                        .returning(ID));
+        return PreparedSql.render(
+                DSL.with(chosen).with(deleted).with(logRows).selectCount().from(DSL.table(name("x"))));
+    }
+
+    /** Dead letters ({@code s}) back to pending, due at the bound time; {@code which} narrows them. */
+    private static String requeue(Table<Record> s, Condition which) {
+        return PreparedSql.render(DSL.update(s)
+                .set(STATUS, statusLiteral(EventStatus.PENDING))
+                .set(ATTEMPTS, DSL.inline(0))
+                .set(NEXT_ATTEMPT_AT, bind(SQLDataType.INSTANT))
+                .set(LEASE_ID, DSL.inline(null, SQLDataType.UUID))
+                .set(LEASED_AT, DSL.inline(null, SQLDataType.INSTANT))
+                .where(column(s, STATUS).eq(statusLiteral(EventStatus.FAILED)))
+                .and(which));
+    }
+
+    /** {@code value::text}: a transaction id or snapshot read as its text. */
+    static Field<String> text(Field<?> value) {
+        return DSL.cast(value, SQLDataType.CLOB);
+    }
+
+    static Field<Object> xid8(Field<String> text) {
+        return DSL.cast(text, XID8);
+    }
+
+    private static Field<Object> snapshot(Field<String> text) {
+        return DSL.cast(text, PG_SNAPSHOT);
+    }
+
+    private static Field<Object> snapshotFunction(String function) {
+        return DSL.function(function, PG_SNAPSHOT);
+    }
+
+    /** {@code pg_visible_in_snapshot(xact, ?::pg_snapshot)}: the snapshot sees the transaction's work. */
+    private static Condition visibleInText(Field<Object> xact, Field<String> snapshotText) {
+        return visibleIn(xact, snapshot(snapshotText));
+    }
+
+    /** {@code pg_visible_in_snapshot(xact, snapshot)}. */
+    static Condition visibleIn(Field<Object> xact, Field<Object> snapshot) {
+        return DSL.condition(DSL.function("pg_visible_in_snapshot", SQLDataType.BOOLEAN, xact, snapshot));
+    }
+
+    /**
+     * The position as one row {@code p (done, upto, xact_id, seq)}: the last row of the position table, or
+     * the start (a snapshot that sees nothing) when it has none.
+     */
+    static Table<?> lastPosition(Table<Record> positions) {
+        return DSL.select(DONE, UPTO, XACT_ID, SEQ)
+                .from(positions)
+                .orderBy(POSITION_ID.desc())
+                .limit(DSL.inline(1))
+                .unionAll(DSL.select(
+                        DSL.inline("1:1:").cast(PG_SNAPSHOT),
+                        DSL.inline(null, PG_SNAPSHOT),
+                        DSL.inline("0").cast(XID8),
+                        DSL.inline(0L)))
+                .limit(DSL.inline(1))
+                .asTable("p");
+    }
+
+    /** The floor of the log read: the last row of the floor table, or the lowest sequence when it has none. */
+    static Field<Long> floorOf(Table<Record> floors) {
+        return DSL.coalesce(
+                DSL.field(DSL.select(column(floors, SEQ))
+                        .from(floors)
+                        .orderBy(column(floors, POSITION_ID).desc())
+                        .limit(DSL.inline(1))),
+                DSL.inline(Long.MIN_VALUE));
     }
 
     private static long single(PreparedStatement statement) throws SQLException {

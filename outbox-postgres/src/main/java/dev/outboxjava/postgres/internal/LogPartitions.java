@@ -1,5 +1,17 @@
 package dev.outboxjava.postgres.internal;
 
+import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.column;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+import static dev.outboxjava.postgres.internal.PreparedSql.bind;
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.name;
+
+import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.port.CompletionMode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,6 +26,18 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
+import org.jooq.DataType;
+import org.jooq.DatePart;
+import org.jooq.Field;
+import org.jooq.Parser;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultDataType;
+import org.jooq.impl.SQLDataType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +66,12 @@ import org.slf4j.LoggerFactory;
  * it waits at most {@value #LOCK_TIMEOUT} for it (a {@code pg_dump} or a long transaction that read the
  * log holds it back), so producers never queue behind it for longer, and is tried again at the next run.
  * Everything is checked again under the lock before anything is dropped.
+ *
+ * <p><b>Statements.</b> The catalog queries and the DML are built with jOOQ's DSL and rendered once per
+ * table ({@link PreparedSql}; a range's own partition is named in two of them, rendered when it is
+ * checked). The DDL — {@code CREATE TABLE}, {@code ATTACH PARTITION}, {@code LOCK TABLE} and
+ * {@code DROP TABLE} — stays text made of quoted identifiers and computed bounds, as a DDL renderer
+ * writes it: jOOQ's DSL has no partition clauses, and none of it takes a bind value.
  */
 public final class LogPartitions {
 
@@ -68,6 +98,35 @@ public final class LogPartitions {
 
     private static final Logger log = LoggerFactory.getLogger(LogPartitions.class);
 
+    /** This transaction's lock timeout ({@code SET LOCAL}). */
+    private static final String SHORT_LOCK_TIMEOUT =
+            PreparedSql.render(DSL.select(AsyncCommit.setLocal("lock_timeout", LOCK_TIMEOUT)));
+    /** Reads the qualified names the catalog gives back (a sequence's, quoted where needed). */
+    private static final Parser SQL_NAMES = DSL.using(SQLDialect.POSTGRES).parser();
+
+    private static final DataType<Object> REGCLASS =
+            new DefaultDataType<>(SQLDialect.POSTGRES, SQLDataType.OTHER, "regclass");
+
+    /** The catalog tables and columns read here. */
+    private static final Table<Record> PG_INHERITS = DSL.table(name("pg_inherits"));
+
+    private static final Table<Record> PG_CLASS = DSL.table(name("pg_class"));
+    private static final Table<Record> PG_LOCKS = DSL.table(name("pg_locks"));
+    private static final Field<Object> OID = field(name("oid"), REGCLASS);
+    private static final Field<Object> INHRELID = field(name("inhrelid"), REGCLASS);
+    private static final Field<Object> INHPARENT = field(name("inhparent"), REGCLASS);
+    private static final Field<String> RELNAME = field(name("relname"), SQLDataType.CLOB);
+    private static final Field<Object> RELPARTBOUND = field(name("relpartbound"), SQLDataType.OTHER);
+    private static final Field<Float> RELTUPLES = field(name("reltuples"), SQLDataType.REAL);
+    private static final Field<String> LOCKTYPE = field(name("locktype"), SQLDataType.CLOB);
+    private static final Field<Object> RELATION = field(name("relation"), REGCLASS);
+    private static final Field<String> MODE = field(name("mode"), SQLDataType.CLOB);
+    private static final Field<String> VIRTUALTRANSACTION = field(name("virtualtransaction"), SQLDataType.CLOB);
+    /** A sequence's columns. */
+    private static final Field<Boolean> IS_CALLED = field(name("is_called"), SQLDataType.BOOLEAN);
+
+    private static final Field<Long> LAST_VALUE = field(name("last_value"), SQLDataType.BIGINT);
+
     private final Identifiers.TableName table;
     private final boolean keepSent;
     private final Map<Long, Integer> failures = new ConcurrentHashMap<>();
@@ -76,10 +135,10 @@ public final class LogPartitions {
     private final String oldestSql;
     private final String overflowSql;
     private final String busySql;
-    private final String recentSentSql;
     private final String moveDeadLettersSql;
     private final String keptSentSql;
     private final String writersSql;
+    private final String runningSql;
     private final String lowestUntakenSql;
     private final String floorSql;
     private final String addFloorSql;
@@ -102,56 +161,123 @@ public final class LogPartitions {
     public LogPartitions(Identifiers.TableName table, CompletionMode completionMode) {
         this.table = table;
         this.keepSent = completionMode != CompletionMode.DELETE_ON_PUBLISH;
-        String t = table.quoted();
-        String s = LogLayoutDdl.stateTable(table).quoted();
-        String l = LogLayoutDdl.leaseTable(table).quoted();
-        String d = LogLayoutDdl.sentTable(table).quoted();
-        String kept = LogLayoutDdl.keptTable(table).quoted();
-        this.rangesSql = "SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i"
-                + " JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = ?::regclass";
-        this.nextSeqSql = "SELECT pg_get_serial_sequence(?, 'seq')";
+        Table<Record> t = LogLayoutQueries.tableOf(table);
+        Table<Record> live = LogLayoutQueries.tableOf(LogLayoutDdl.liveTable(table));
+        Table<Record> s = LogLayoutQueries.tableOf(LogLayoutDdl.stateTable(table));
+        Table<Record> l = LogLayoutQueries.tableOf(LogLayoutDdl.leaseTable(table));
+        Table<Record> d = LogLayoutQueries.tableOf(LogLayoutDdl.sentTable(table));
+        Table<Record> kept = LogLayoutQueries.tableOf(LogLayoutDdl.keptTable(table));
+        Table<Record> floor = LogLayoutQueries.tableOf(LogLayoutDdl.floorTable(table));
+        Table<Record> i = PG_INHERITS.as("i");
+        Table<Record> c = PG_CLASS.as("c");
+        this.rangesSql = PreparedSql.render(DSL.select(
+                        column(c, RELNAME),
+                        DSL.function("pg_get_expr", SQLDataType.CLOB, column(c, RELPARTBOUND), column(c, OID)))
+                .from(i)
+                .join(c)
+                .on(column(c, OID).eq(column(i, INHRELID)))
+                .where(column(i, INHPARENT).eq(regclass(bind(SQLDataType.CLOB)))));
+        this.nextSeqSql = PreparedSql.render(DSL.select(DSL.function(
+                "pg_get_serial_sequence", SQLDataType.CLOB, bind(SQLDataType.CLOB), DSL.inline(SEQ.getName()))));
         // the event the position took first among those still in the log (by the position index)
-        this.oldestSql = "SELECT e.seq, extract(epoch FROM clock_timestamp() - e.created_at),"
-                + " extract(epoch FROM clock_timestamp() - ?::timestamptz) FROM "
-                + LogLayoutDdl.liveTable(table).quoted() + " e ORDER BY e.xact_id, e.seq LIMIT 1";
-        this.overflowSql = "SELECT count(*), max(seq) FROM "
-                + LogLayoutDdl.overflowTable(table).quoted();
-        this.busySql = """
-                SELECT EXISTS (SELECT 1 FROM %1$s WHERE seq >= ? AND seq < ?)
-                    OR EXISTS (SELECT 1 FROM %2$s WHERE seq >= ? AND seq < ? AND status <> 'failed')
-                    OR EXISTS (SELECT 1 FROM %3$s l WHERE EXISTS (SELECT 1 FROM unnest(l.seqs) AS x(seq)
-                                                                     WHERE x.seq >= ? AND x.seq < ?))
-                """.formatted(LogLayoutDdl.pendingView(table).quoted(), s, l);
-        this.recentSentSql = "SELECT EXISTS (SELECT 1 FROM %s WHERE sent_at >= ?)";
-        this.moveDeadLettersSql = "UPDATE " + t + " e SET kept = true FROM " + s + " s WHERE s.status = 'failed'"
-                + " AND s.seq >= ? AND s.seq < ? AND e.id = s.id AND e.seq = s.seq AND e.seq >= ? AND e.seq < ?"
-                + " AND NOT e.kept";
-        this.keptSentSql = """
-                WITH x AS (SELECT k.id, k.seq FROM %1$s k JOIN %2$s d ON d.id = k.id AND d.seq = k.seq
-                            WHERE d.sent_at < ? LIMIT ?),
-                a AS (DELETE FROM %2$s d USING x WHERE d.id = x.id AND d.seq = x.seq),
-                b AS (DELETE FROM %1$s k USING x WHERE k.id = x.id AND k.seq = x.seq RETURNING 1)
-                SELECT count(*) FROM b
-                """.formatted(kept, d);
+        Table<Record> e = live.as("e");
+        Field<Integer> now = epoch(DSL.function("clock_timestamp", SQLDataType.INSTANT));
+        this.oldestSql = PreparedSql.render(DSL.select(
+                        column(e, SEQ),
+                        now.minus(epoch(column(e, CREATED_AT))),
+                        now.minus(epoch(DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT))))
+                .from(e)
+                .orderBy(column(e, LogLayoutQueries.XACT_ID), column(e, SEQ))
+                .limit(DSL.inline(1)));
+        this.overflowSql = PreparedSql.render(DSL.select(DSL.count(), DSL.max(SEQ))
+                .from(LogLayoutQueries.tableOf(LogLayoutDdl.overflowTable(table))));
+        Table<Record> lease = l.as("l");
+        Table<?> leased = DSL.unnest(column(lease, LogLayoutQueries.SEQS)).as("x", SEQ.getName());
+        this.busySql = PreparedSql.render(DSL.select(DSL.field(DSL.exists(DSL.selectOne()
+                        .from(LogLayoutQueries.tableOf(LogLayoutDdl.pendingView(table)))
+                        .where(SEQ.ge(bind(SQLDataType.BIGINT)))
+                        .and(SEQ.lt(bind(SQLDataType.BIGINT))))
+                .or(DSL.exists(DSL.selectOne()
+                        .from(s)
+                        .where(SEQ.ge(bind(SQLDataType.BIGINT)))
+                        .and(SEQ.lt(bind(SQLDataType.BIGINT)))
+                        .and(STATUS.ne(statusLiteral(EventStatus.FAILED)))))
+                .or(DSL.exists(DSL.selectOne()
+                        .from(lease)
+                        .whereExists(DSL.selectOne()
+                                .from(leased)
+                                .where(column(leased, SEQ).ge(bind(SQLDataType.BIGINT)))
+                                .and(column(leased, SEQ).lt(bind(SQLDataType.BIGINT)))))))));
+        Table<Record> st = s.as("s");
+        Table<Record> logRow = t.as("e");
+        this.moveDeadLettersSql = PreparedSql.render(DSL.update(logRow)
+                .set(LogLayoutQueries.KEPT, DSL.inline(true))
+                .from(st)
+                .where(column(st, STATUS).eq(statusLiteral(EventStatus.FAILED)))
+                .and(column(st, SEQ).ge(bind(SQLDataType.BIGINT)))
+                .and(column(st, SEQ).lt(bind(SQLDataType.BIGINT)))
+                .and(column(logRow, ID).eq(column(st, ID)))
+                .and(column(logRow, SEQ).eq(column(st, SEQ)))
+                .and(column(logRow, SEQ).ge(bind(SQLDataType.BIGINT)))
+                .and(column(logRow, SEQ).lt(bind(SQLDataType.BIGINT)))
+                .and(DSL.not(DSL.condition(column(logRow, LogLayoutQueries.KEPT)))));
+        Table<Record> k = kept.as("k");
+        Table<Record> sent = d.as("d");
+        Table<Record> x = DSL.table(name("x"));
+        CommonTableExpression<?> chosen = name("x")
+                .as(DSL.select(column(k, ID), column(k, SEQ))
+                        .from(k)
+                        .join(sent)
+                        .on(column(sent, ID)
+                                .eq(column(k, ID))
+                                .and(column(sent, SEQ).eq(column(k, SEQ))))
+                        .where(column(sent, SENT_AT).lt(bind(SQLDataType.INSTANT)))
+                        .limit(bind(SQLDataType.INTEGER)));
+        CommonTableExpression<?> sentRecords = name("a")
+                .as(DSL.deleteFrom(sent)
+                        .using(x)
+                        .where(column(sent, ID).eq(column(x, ID)))
+                        .and(column(sent, SEQ).eq(column(x, SEQ)))
+                        .returning(DSL.inline(1)));
+        CommonTableExpression<?> keptRows = name("b")
+                .as(DSL.deleteFrom(k)
+                        .using(x)
+                        .where(column(k, ID).eq(column(x, ID)))
+                        .and(column(k, SEQ).eq(column(x, SEQ)))
+                        .returning(DSL.inline(1)));
+        this.keptSentSql = PreparedSql.render(
+                DSL.with(chosen).with(sentRecords).with(keptRows).selectCount().from(DSL.table(name("b"))));
         // transactions writing to the log hold this lock from before they draw a sequence until they end
-        this.writersSql = "SELECT coalesce(array_agg(DISTINCT virtualtransaction), '{}') FROM pg_locks"
-                + " WHERE locktype = 'relation' AND relation = ?::regclass AND mode = 'RowExclusiveLock'";
-        this.lowestUntakenSql = """
-                SELECT min(e.seq) FROM %1$s e,
-                       ((SELECT done, upto, xact_id, seq FROM %2$s ORDER BY id DESC LIMIT 1)
-                         UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
-                 WHERE e.seq >= ? AND e.seq < ?
-                   AND e.xact_id >= pg_snapshot_xmin(p.done) AND NOT pg_visible_in_snapshot(e.xact_id, p.done)
-                   AND NOT (p.upto IS NOT NULL AND pg_visible_in_snapshot(e.xact_id, p.upto)
-                            AND (e.xact_id, e.seq) <= (p.xact_id, p.seq))
-                """.formatted(
-                        LogLayoutDdl.liveTable(table).quoted(),
-                        LogLayoutDdl.positionTable(table).quoted());
-        String floor = LogLayoutDdl.floorTable(table).quoted();
-        this.floorSql =
-                "SELECT coalesce((SELECT seq FROM " + floor + " ORDER BY id DESC LIMIT 1), " + Long.MIN_VALUE + ")";
-        this.addFloorSql = "INSERT INTO " + floor + " (seq) VALUES (?)";
-        this.trimFloorSql = "DELETE FROM " + floor + " WHERE id < (SELECT max(id) FROM " + floor + ")";
+        Condition writingToLog = LOCKTYPE.eq(DSL.inline("relation")).and(RELATION.eq(regclass(bind(SQLDataType.CLOB))));
+        this.writersSql = PreparedSql.render(DSL.select(DSL.coalesce(
+                        DSL.arrayAggDistinct(VIRTUALTRANSACTION),
+                        DSL.inline("{}").cast(SQLDataType.CLOB.array())))
+                .from(PG_LOCKS)
+                .where(writingToLog)
+                .and(MODE.eq(DSL.inline("RowExclusiveLock"))));
+        this.runningSql = PreparedSql.render(DSL.select(DSL.field(DSL.exists(DSL.selectOne()
+                .from(PG_LOCKS)
+                .where(writingToLog)
+                .and(VIRTUALTRANSACTION.eq(DSL.any(bind(SQLDataType.CLOB.array()))))))));
+        Table<?> p = LogLayoutQueries.lastPosition(LogLayoutQueries.tableOf(LogLayoutDdl.positionTable(table)));
+        Field<Object> xact = column(e, LogLayoutQueries.XACT_ID);
+        Field<Object> done = column(p, LogLayoutQueries.DONE);
+        Field<Object> upto = column(p, LogLayoutQueries.UPTO);
+        this.lowestUntakenSql = PreparedSql.render(DSL.select(DSL.min(column(e, SEQ)))
+                .from(e, p)
+                .where(column(e, SEQ).ge(bind(SQLDataType.BIGINT)))
+                .and(column(e, SEQ).lt(bind(SQLDataType.BIGINT)))
+                .and(xact.ge(DSL.function("pg_snapshot_xmin", LogLayoutQueries.XID8, done)))
+                .and(DSL.not(LogLayoutQueries.visibleIn(xact, done)))
+                .and(DSL.not(upto.isNotNull()
+                        .and(LogLayoutQueries.visibleIn(xact, upto))
+                        .and(DSL.row(xact, column(e, SEQ))
+                                .le(DSL.row(column(p, LogLayoutQueries.XACT_ID), column(p, SEQ)))))));
+        this.floorSql = PreparedSql.render(DSL.select(LogLayoutQueries.floorOf(floor)));
+        this.addFloorSql = PreparedSql.render(DSL.insertInto(floor, SEQ).values(bind(SQLDataType.BIGINT)));
+        this.trimFloorSql = PreparedSql.render(DSL.deleteFrom(floor)
+                .where(LogLayoutQueries.POSITION_ID.lt(DSL.field(
+                        DSL.select(DSL.max(LogLayoutQueries.POSITION_ID)).from(floor)))));
     }
 
     /**
@@ -235,8 +361,7 @@ public final class LogPartitions {
         if (writers.length == 0) {
             return false;
         }
-        try (PreparedStatement statement = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_locks"
-                + " WHERE locktype = 'relation' AND relation = ?::regclass AND virtualtransaction = ANY(?))")) {
+        try (PreparedStatement statement = connection.prepareStatement(runningSql)) {
             statement.setString(1, table.quoted());
             statement.setArray(2, connection.createArrayOf("text", writers));
             try (ResultSet rs = statement.executeQuery()) {
@@ -466,8 +591,11 @@ public final class LogPartitions {
         if (!keepSent) {
             return false;
         }
-        try (PreparedStatement statement = connection.prepareStatement(recentSentSql.formatted(
-                LogLayoutDdl.sentRange(table, range.number()).quoted()))) {
+        // rendered per range (its partition's name), at most once per range and run
+        try (PreparedStatement statement =
+                connection.prepareStatement(PreparedSql.render(DSL.select(DSL.field(DSL.exists(DSL.selectOne()
+                        .from(LogLayoutQueries.tableOf(LogLayoutDdl.sentRange(table, range.number())))
+                        .where(SENT_AT.ge(bind(SQLDataType.INSTANT))))))))) {
             statement.setObject(1, Jdbc.timestamptz(sentBefore));
             try (ResultSet rs = statement.executeQuery()) {
                 rs.next();
@@ -478,15 +606,18 @@ public final class LogPartitions {
 
     /** The planner's row count when vacuum or analyze has set one, else an exact count (small partitions). */
     private static long estimate(Statement statement, Identifiers.TableName part) throws SQLException {
-        try (ResultSet rs = statement.executeQuery(
-                "SELECT reltuples::bigint FROM pg_class WHERE oid = '" + part.quoted() + "'::regclass")) {
+        try (ResultSet rs =
+                statement.executeQuery(PreparedSql.render(DSL.select(DSL.cast(RELTUPLES, SQLDataType.BIGINT))
+                        .from(PG_CLASS)
+                        .where(OID.eq(regclass(DSL.inline(part.quoted()))))))) {
             rs.next();
             long estimate = rs.getLong(1);
             if (estimate >= 0) {
                 return estimate;
             }
         }
-        try (ResultSet rs = statement.executeQuery("SELECT count(*) FROM " + part.quoted())) {
+        try (ResultSet rs =
+                statement.executeQuery(PreparedSql.render(DSL.selectCount().from(LogLayoutQueries.tableOf(part))))) {
             rs.next();
             return rs.getLong(1);
         }
@@ -503,11 +634,23 @@ public final class LogPartitions {
             }
         }
         try (Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(
-                        "SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END" + " FROM " + sequence)) {
+                ResultSet rs = statement.executeQuery(PreparedSql.render(
+                        DSL.select(DSL.when(IS_CALLED, LAST_VALUE.plus(DSL.inline(1L)))
+                                        .otherwise(LAST_VALUE))
+                                .from(DSL.table(SQL_NAMES.parseName(sequence)))))) {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    /** {@code value::regclass}: a table's name, quoted, as the catalog's table reference. */
+    private static Field<Object> regclass(Field<String> quotedName) {
+        return DSL.cast(quotedName, REGCLASS);
+    }
+
+    /** {@code extract(epoch FROM instant)}: seconds. */
+    private static Field<Integer> epoch(Field<Instant> instant) {
+        return DSL.extract(instant, DatePart.EPOCH);
     }
 
     private interface Work<T> {
@@ -521,7 +664,7 @@ public final class LogPartitions {
             connection.setAutoCommit(false);
         }
         try (Statement statement = connection.createStatement()) {
-            statement.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'");
+            statement.execute(SHORT_LOCK_TIMEOUT);
             T result = work.run(statement);
             if (result == null) {
                 connection.rollback();
