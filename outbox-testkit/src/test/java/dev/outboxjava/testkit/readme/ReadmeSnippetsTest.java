@@ -31,30 +31,31 @@ class ReadmeSnippetsTest {
 
         assertThat(snippets).hasSizeGreaterThanOrEqualTo(7);
         for (Snippet snippet : snippets) {
-            List<String> source = Files.readAllLines(snippet.source()).stream()
-                    .map(String::strip)
-                    .toList();
-            int at = -1;
+            String source = withoutWhitespace(Files.readString(snippet.source()));
+            int at = 0;
             for (String line : snippet.lines()) {
-                int found = indexFrom(source, at + 1, line);
+                int found = indexFrom(source, at, line);
                 assertThat(found)
                         .as(
                                 "README line %d block, line '%s' in %s (in order)",
                                 snippet.readmeLine(), line, MODULE.relativize(snippet.source()))
                         .isNotNegative();
-                at = found;
+                at = found + 1;
             }
         }
     }
 
-    private static int indexFrom(List<String> source, int from, String line) {
-        String withoutComment = line.replaceFirst("\\s+// .*$", "");
-        for (int i = from; i < source.size(); i++) {
-            if (source.get(i).equals(line) || source.get(i).equals(withoutComment)) {
-                return i;
-            }
-        }
-        return -1;
+    /**
+     * Where the line's code stands in the source from {@code from} on, whatever the line breaks and
+     * indentation (the formatter may wrap a call the README shows on one line); -1 if nowhere.
+     */
+    private static int indexFrom(String source, int from, String line) {
+        int found = source.indexOf(withoutWhitespace(line), from);
+        return found >= 0 ? found : source.indexOf(withoutWhitespace(line.replaceFirst("\\s+// .*$", "")), from);
+    }
+
+    private static String withoutWhitespace(String text) {
+        return text.replaceAll("\\s+", "");
     }
 
     private static List<Snippet> snippets(List<String> readme) {
