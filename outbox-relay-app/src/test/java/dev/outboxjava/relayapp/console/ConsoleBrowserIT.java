@@ -45,6 +45,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The web console in a real headless browser, served by a real worker relaying a real PostgreSQL
@@ -160,8 +162,11 @@ class ConsoleBrowserIT {
         browser.get("http://127.0.0.1:" + http.port() + "/console" + path);
     }
 
+    /** The element's text, once the page that shows it has loaded (a click's form post may still be on its way). */
     private String text(String id) {
-        return browser.findElement(By.id(id)).getText();
+        return new WebDriverWait(browser, Duration.ofSeconds(10))
+                .until(ExpectedConditions.presenceOfElementLocated(By.id(id)))
+                .getText();
     }
 
     private void signIn() {
@@ -379,10 +384,11 @@ class ConsoleBrowserIT {
 
         List<WebElement> attempts = browser.findElements(By.cssSelector("#attempts tr.attempt"));
         assertThat(attempts).hasSize(2);
-        assertThat(attempts.get(0).getText()).startsWith("1 ").contains("404", exchange);
+        // "404 NOT_FOUND", not "404" alone: the row also shows the lease id, a random UUID
+        assertThat(attempts.get(0).getText()).startsWith("1 ").contains("404 NOT_FOUND", exchange);
         assertThat(attempts.get(1).getText())
                 .startsWith("1 ")
                 .contains("NO_ROUTE")
-                .doesNotContain("404");
+                .doesNotContain("404 NOT_FOUND");
     }
 }
