@@ -105,6 +105,40 @@ class LogLayoutCommitOrderIT {
         assertThat(store.countByStatus()).containsEntry(EventStatus.PENDING, 0L);
     }
 
+    @Test
+    @DisplayName("an event created after the lease read its clock is leased at once; a scheduled one waits")
+    void createdAfterTheLeaseClock() throws Exception {
+        Clock ahead = Clock.fixed(now.plusSeconds(5), ZoneOffset.UTC);
+        OutboxEvent unscheduled = event(ahead, "late-clock", null);
+        OutboxEvent scheduled = event(Clock.fixed(now, ZoneOffset.UTC), "scheduled", now.plusSeconds(5));
+        store.transactional().inTransaction(connection -> List.of(unscheduled, scheduled));
+
+        assertThat(store.lease(UUID.randomUUID(), 10, now))
+                .extracting(OutboxEvent::id)
+                .containsExactly(unscheduled.id());
+        try (Connection connection = postgres.dataSource().getConnection();
+                var statement = connection.createStatement();
+                var rs = statement.executeQuery("SELECT id FROM " + store.config().tableName() + "_state")) {
+            // only the scheduled event waits in the state table: the other one never passed through it
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getObject(1)).isEqualTo(scheduled.id());
+            assertThat(rs.next()).isFalse();
+        }
+        assertThat(store.lease(UUID.randomUUID(), 10, now.plusSeconds(5)))
+                .extracting(OutboxEvent::id)
+                .containsExactly(scheduled.id());
+    }
+
+    private static OutboxEvent event(Clock clock, String type, Instant availableAt) {
+        return OutboxEvent.builder()
+                .clock(clock)
+                .type(type)
+                .destination("orders")
+                .payload(type.getBytes(StandardCharsets.UTF_8))
+                .availableAt(availableAt)
+                .build();
+    }
+
     private List<OutboxEvent> events(String type, int count) {
         return IntStream.range(0, count)
                 .mapToObj(i -> OutboxEvent.builder()
