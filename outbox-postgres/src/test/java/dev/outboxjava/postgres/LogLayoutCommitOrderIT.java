@@ -118,7 +118,8 @@ class LogLayoutCommitOrderIT {
                 .containsExactly(unscheduled.id());
         try (Connection connection = postgres.dataSource().getConnection();
                 var statement = connection.createStatement();
-                var rs = statement.executeQuery("SELECT id FROM " + store.config().tableName() + "_state")) {
+                var rs = statement.executeQuery(
+                        "SELECT id FROM " + store.config().tableName() + "_state")) {
             // only the scheduled event waits in the state table: the other one never passed through it
             assertThat(rs.next()).isTrue();
             assertThat(rs.getObject(1)).isEqualTo(scheduled.id());

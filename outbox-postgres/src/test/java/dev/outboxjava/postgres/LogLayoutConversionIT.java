@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.RetryMark;
@@ -16,6 +17,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -99,6 +102,36 @@ class LogLayoutConversionIT {
         assertThat(after.lease(UUID.randomUUID(), 10, start.plus(Duration.ofHours(1))))
                 .extracting(OutboxEvent::id)
                 .containsExactly(scheduled.id());
+    }
+
+    @Test
+    @DisplayName("a state table without the dead-letter filter columns gets them, filled from the log")
+    void addsTheFilterColumnsToAnOlderStateTable() {
+        inPlace = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".older")
+                .layout(StoreLayout.APPEND_LOG)
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
+        PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), inPlace);
+        store.ensureSchema();
+        OutboxEvent failing = event("order.paid");
+        store.transactional().inTransaction(connection -> List.of(failing, event("order.placed")));
+        UUID lease = UUID.randomUUID();
+        assertThat(store.lease(lease, 10, start)).hasSize(2);
+        store.markDeadLettered(lease, List.of(new DeadLetterMark(failing.id(), "too large")), start);
+        postgres.fixture()
+                .execute("ALTER TABLE " + inPlace.tableName()
+                        + "_state DROP COLUMN type, DROP COLUMN destination, DROP COLUMN created_at");
+
+        store.ensureSchema();
+
+        DeadLetterFilter filter = DeadLetterFilter.any()
+                .withType("order.paid")
+                .withDestination("orders")
+                .withCreated(Optional.of(start), Optional.of(start.plusSeconds(1)));
+        assertThat(store.findDeadLetters(filter, OptionalLong.empty(), 10).events())
+                .extracting(OutboxEvent::id)
+                .containsExactly(failing.id());
     }
 
     private OutboxEvent event(String type) {

@@ -515,27 +515,7 @@ public final class ConsoleRoutes {
                         .append(event.id())
                         .append("\"></td>");
             }
-            html.append("<td><a href=\"")
-                    .append(base)
-                    .append("/dead-letters/")
-                    .append(event.id())
-                    .append("\">")
-                    .append(event.id())
-                    .append("</a></td><td>")
-                    .append(Html.text(event.type()))
-                    .append("</td><td>")
-                    .append(Html.text(event.key().orElse("–")))
-                    .append("</td><td>")
-                    .append(Html.text(event.destination()))
-                    .append("</td><td class=\"num\">")
-                    .append(event.attempts())
-                    .append("/")
-                    .append(event.maxAttempts())
-                    .append("</td><td>")
-                    .append(Html.time(event.createdAt(), now))
-                    .append("</td><td>")
-                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120)))
-                    .append("</td></tr>");
+            eventCells(html, event, event.createdAt(), now);
         }
         if (page.events().isEmpty()) {
             html.append("<tr><td colspan=\"8\">no dead letters match</td></tr>");
@@ -915,6 +895,31 @@ public final class ConsoleRoutes {
         return headers;
     }
 
+    /** An event's cells of a list row (id linking to its detail, type, key, destination, attempts, a time, last error). */
+    private void eventCells(StringBuilder html, OutboxEvent event, Instant time, Instant now) {
+        html.append("<td><a href=\"")
+                .append(base)
+                .append("/dead-letters/")
+                .append(event.id())
+                .append("\">")
+                .append(event.id())
+                .append("</a></td><td>")
+                .append(Html.text(event.type()))
+                .append("</td><td>")
+                .append(Html.text(event.key().orElse("–")))
+                .append("</td><td>")
+                .append(Html.text(event.destination()))
+                .append("</td><td class=\"num\">")
+                .append(event.attempts())
+                .append("/")
+                .append(event.maxAttempts())
+                .append("</td><td>")
+                .append(Html.time(time, now))
+                .append("</td><td>")
+                .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120)))
+                .append("</td></tr>");
+    }
+
     // ---------------------------------------------------------------- retrying, held keys, audit
 
     private String retrying(Context ctx) {
@@ -925,27 +930,8 @@ public final class ConsoleRoutes {
                 "<h2>Waiting for a retry</h2><table id=\"retrying\"><tr><th>id</th><th>type</th>"
                         + "<th>key</th><th>destination</th><th>attempts</th><th>next attempt</th><th>last error</th></tr>");
         for (OutboxEvent event : retrying.subList(0, Math.min(PAGE_SIZE, retrying.size()))) {
-            html.append("<tr><td><a href=\"")
-                    .append(base)
-                    .append("/dead-letters/")
-                    .append(event.id())
-                    .append("\">")
-                    .append(event.id())
-                    .append("</a></td><td>")
-                    .append(Html.text(event.type()))
-                    .append("</td><td>")
-                    .append(Html.text(event.key().orElse("–")))
-                    .append("</td><td>")
-                    .append(Html.text(event.destination()))
-                    .append("</td><td class=\"num\">")
-                    .append(event.attempts())
-                    .append("/")
-                    .append(event.maxAttempts())
-                    .append("</td><td>")
-                    .append(Html.time(event.nextAttemptAt(), now))
-                    .append("</td><td>")
-                    .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120)))
-                    .append("</td></tr>");
+            html.append("<tr>");
+            eventCells(html, event, event.nextAttemptAt(), now);
         }
         if (retrying.isEmpty()) {
             html.append("<tr><td colspan=\"7\">no event waits for a retry</td></tr>");

@@ -185,15 +185,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         Map<UUID, RetryMark> byId = index(marks, RetryMark::eventId);
         return markEach(leaseId, byId.keySet(), Function.identity(), event -> {
             RetryMark mark = byId.get(event.id());
-            put(event.withDelivery(
-                    event.status().checkTransition(event.id(), EventStatus.PENDING),
-                    event.attempts() + 1,
-                    Optional.of(mark.error()),
-                    mark.nextAttemptAt(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty()));
-            recordAttempt(event, Attempt.Outcome.RETRY, mark.error(), now);
+            failed(event, EventStatus.PENDING, mark.error(), mark.nextAttemptAt(), Attempt.Outcome.RETRY, now);
         });
     }
 
@@ -202,16 +194,27 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         Map<UUID, DeadLetterMark> byId = index(marks, DeadLetterMark::eventId);
         return markEach(leaseId, byId.keySet(), Function.identity(), event -> {
             DeadLetterMark mark = byId.get(event.id());
-            put(event.withDelivery(
-                    event.status().checkTransition(event.id(), EventStatus.FAILED),
-                    event.attempts() + 1,
-                    Optional.of(mark.error()),
-                    event.nextAttemptAt(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty()));
-            recordAttempt(event, Attempt.Outcome.DEAD_LETTER, mark.error(), now);
+            failed(event, EventStatus.FAILED, mark.error(), event.nextAttemptAt(), Attempt.Outcome.DEAD_LETTER, now);
         });
+    }
+
+    /** A failed attempt: one more attempt counted, the error kept and recorded, the lease let go. */
+    private void failed(
+            OutboxEvent event,
+            EventStatus next,
+            String error,
+            Instant nextAttemptAt,
+            Attempt.Outcome outcome,
+            Instant now) {
+        put(event.withDelivery(
+                event.status().checkTransition(event.id(), next),
+                event.attempts() + 1,
+                Optional.of(error),
+                nextAttemptAt,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty()));
+        recordAttempt(event, outcome, error, now);
     }
 
     @Override

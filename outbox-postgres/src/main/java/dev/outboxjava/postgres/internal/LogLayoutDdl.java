@@ -149,14 +149,35 @@ public final class LogLayoutDdl {
                     next_attempt_at timestamptz NOT NULL,
                     leased_at       timestamptz,
                     lease_id        uuid,
+                    -- copied from the log, so that the operator's dead-letter filters read the state table alone
+                    type            text,
+                    destination     text,
+                    created_at      timestamptz,
                     CONSTRAINT %8$s PRIMARY KEY (id),
                     CONSTRAINT %9$s CHECK (status IN ('pending', 'in_flight', 'failed'))
                 );
+                -- a state table created without the copied columns gets them (checked first: ALTER TABLE would
+                -- queue for its lock behind any open transaction that read the table, and the relays behind it)
+                DO $outbox$
+                BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '%7$s'::regclass
+                                      AND attname = 'created_at' AND NOT attisdropped) THEN
+                        ALTER TABLE %7$s ADD COLUMN type text, ADD COLUMN destination text,
+                            ADD COLUMN created_at timestamptz;
+                        UPDATE %7$s s SET type = e.type, destination = e.destination, created_at = e.created_at
+                          FROM %2$s e WHERE e.id = s.id AND e.seq = s.seq;
+                    END IF;
+                END
+                $outbox$;
                 CREATE INDEX IF NOT EXISTS %10$s ON %7$s (seq, next_attempt_at) WHERE status = 'pending';
                 CREATE INDEX IF NOT EXISTS %11$s ON %7$s (leased_at) WHERE status = 'in_flight';
                 CREATE INDEX IF NOT EXISTS %12$s ON %7$s (seq) WHERE status = 'failed';
-                -- Per-key ordering: the events of a key that hold it back.
+                -- Per-key ordering: the events of a key that hold it back (and the operator's key filter).
                 CREATE INDEX IF NOT EXISTS %18$s ON %7$s (event_key, seq) WHERE event_key IS NOT NULL;
+                -- The operator's dead-letter filters: only the matching dead letters are read, in sequence order.
+                CREATE INDEX IF NOT EXISTS %24$s ON %7$s (type, seq) WHERE status = 'failed';
+                CREATE INDEX IF NOT EXISTS %25$s ON %7$s (destination, seq) WHERE status = 'failed';
+                CREATE INDEX IF NOT EXISTS %26$s ON %7$s (created_at, seq) WHERE status = 'failed';
 
                 -- Every event of a lower sequence has been taken by the position: the lease skips the partitions below.
                 CREATE TABLE IF NOT EXISTS %23$s (
@@ -246,7 +267,10 @@ public final class LogLayoutDdl {
                         leaseTable(table).quoted(),
                         Identifiers.quote(n + "_lease_pkey"),
                         inFlightView(table).quoted(),
-                        floorTable(table).quoted());
+                        floorTable(table).quoted(),
+                        Identifiers.quote(n + "_state_dl_type_idx"),
+                        Identifiers.quote(n + "_state_dl_dest_idx"),
+                        Identifiers.quote(n + "_state_dl_created_idx"));
     }
 
     /**
@@ -308,9 +332,10 @@ public final class LogLayoutDdl {
                 + SchemaDdl.wakeUp(table, channel, wakeUp)
                 + """
 
-                INSERT INTO %2$s (id, seq, event_key, status, attempts, last_error, next_attempt_at)
+                INSERT INTO %2$s (id, seq, event_key, status, attempts, last_error, next_attempt_at, type, destination,
+                                  created_at)
                 SELECT id, seq, event_key, CASE WHEN status = 'failed' THEN 'failed' ELSE 'pending' END, attempts, last_error,
-                       next_attempt_at
+                       next_attempt_at, type, destination, created_at
                   FROM %1$s WHERE status IN ('pending', 'in_flight', 'failed')
                 ON CONFLICT (id) DO NOTHING;
                 INSERT INTO %3$s (id, seq, sent_at, attempts)

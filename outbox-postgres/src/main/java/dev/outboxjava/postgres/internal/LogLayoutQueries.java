@@ -327,14 +327,18 @@ public final class LogLayoutQueries {
         Table<Record> g = DSL.table(name("g"));
         // not due, or held behind its key: a pending state row
         CommonTableExpression<?> stateRows = name("st")
-                .as(DSL.insertInto(s, ID, SEQ, EVENT_KEY, STATUS, ATTEMPTS, NEXT_ATTEMPT_AT)
+                .as(DSL.insertInto(
+                                s, ID, SEQ, EVENT_KEY, STATUS, ATTEMPTS, NEXT_ATTEMPT_AT, TYPE, DESTINATION, CREATED_AT)
                         .select(DSL.select(
                                         column(g, ID),
                                         column(g, SEQ),
                                         column(g, EVENT_KEY),
                                         statusLiteral(EventStatus.PENDING),
                                         DSL.inline(0),
-                                        column(g, NEXT_ATTEMPT_AT))
+                                        column(g, NEXT_ATTEMPT_AT),
+                                        column(g, TYPE),
+                                        column(g, DESTINATION),
+                                        column(g, CREATED_AT))
                                 .from(g)
                                 .where(DSL.not(DSL.condition(column(g, LEASE_IT)))))
                         .returning(DSL.inline(1)));
@@ -974,7 +978,19 @@ public final class LogLayoutQueries {
         Table<?> u = unnested(DSL.table(name("x")));
         Table<Record> e = t.as("e");
         return PreparedSql.render(DSL.with(name("x").as(deleted.returning(DSL.asterisk())))
-                .insertInto(s, ID, SEQ, EVENT_KEY, STATUS, ATTEMPTS, NEXT_ATTEMPT_AT, LEASE_ID, LEASED_AT)
+                .insertInto(
+                        s,
+                        ID,
+                        SEQ,
+                        EVENT_KEY,
+                        STATUS,
+                        ATTEMPTS,
+                        NEXT_ATTEMPT_AT,
+                        LEASE_ID,
+                        LEASED_AT,
+                        TYPE,
+                        DESTINATION,
+                        CREATED_AT)
                 .select(DSL.select(
                                 column(e, ID),
                                 column(e, SEQ),
@@ -983,7 +999,10 @@ public final class LogLayoutQueries {
                                 DSL.inline(0),
                                 column(e, NEXT_ATTEMPT_AT),
                                 column(u, LEASE_ID),
-                                column(u, LEASED_AT))
+                                column(u, LEASED_AT),
+                                column(e, TYPE),
+                                column(e, DESTINATION),
+                                column(e, CREATED_AT))
                         .from(u)
                         .join(e)
                         .on(column(e, ID).eq(column(u, ID)).and(column(e, SEQ).eq(column(u, SEQ))))));

@@ -170,11 +170,12 @@ public final class OperatorRepairQueries {
         if (!filter.ids().isEmpty()) {
             where = where.and(e(ID).eq(DSL.any(UuidArrays.of(filter.ids()))));
         }
+        // the append-only layout's state rows carry type, destination and creation time, with the filters' indexes
         if (filter.destination().isPresent()) {
-            where = where.and(e(DESTINATION).eq(filter.destination().get()));
+            where = where.and(st(DESTINATION).eq(filter.destination().get()));
         }
         if (filter.type().isPresent()) {
-            where = where.and(e(TYPE).eq(filter.type().get()));
+            where = where.and(st(TYPE).eq(filter.type().get()));
         }
         if (filter.key().isPresent()) {
             // the state table of the append-only layout carries the key, with an index
@@ -190,22 +191,20 @@ public final class OperatorRepairQueries {
         }
         if (filter.createdFrom().isPresent()) {
             Instant from = filter.createdFrom().get();
-            where = where.and(e(CREATED_AT).ge(from));
-            if (!log) {
-                // redundant (it selects nothing more, nothing less) but it lets the page's scan in sequence order
-                // start at the first dead letter of the range, found through the creation-time index
-                // (seq + 0: the minimum is taken over the range's creation-time index entries, not by walking the
-                // sequence index from its start until the first row of the range)
-                Table<Record> r = eventTable.as("r");
-                where = where.and(e(SEQ).ge(
-                                DSL.field(DSL.select(DSL.min(column(r, SEQ).plus(DSL.inline(0))))
-                                        .from(r)
-                                        .where(column(r, STATUS).eq(statusLiteral(EventStatus.FAILED)))
-                                        .and(column(r, CREATED_AT).ge(from)))));
-            }
+            where = where.and(st(CREATED_AT).ge(from));
+            // redundant (it selects nothing more, nothing less) but it lets the page's scan in sequence order
+            // start at the first dead letter of the range, found through the creation-time index
+            // (seq + 0: the minimum is taken over the range's creation-time index entries, not by walking the
+            // sequence index from its start until the first row of the range)
+            Table<Record> r = stateTable.as("r");
+            where = where.and(st(SEQ).ge(
+                            DSL.field(DSL.select(DSL.min(column(r, SEQ).plus(DSL.inline(0))))
+                                    .from(r)
+                                    .where(column(r, STATUS).eq(statusLiteral(EventStatus.FAILED)))
+                                    .and(column(r, CREATED_AT).ge(from)))));
         }
         if (filter.createdBefore().isPresent()) {
-            where = where.and(e(CREATED_AT).lt(filter.createdBefore().get()));
+            where = where.and(st(CREATED_AT).lt(filter.createdBefore().get()));
         }
         return where;
     }
