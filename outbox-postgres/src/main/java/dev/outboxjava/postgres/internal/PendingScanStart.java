@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Where the append-only layout's lease starts its read of the state table's pending rows: the lowest
- * sequence of a pending row due at the lease's time, looked up again when that time has moved on by
+ * sequence of a pending row due by the lease's time plus {@link #LOOKUP_INTERVAL}, looked up again when that time has moved on by
  * {@link #LOOKUP_INTERVAL}, so that the lease does not walk from the lowest sequence every time.
  *
  * <p>Every pending row that an event leaves behind when it is leased from the state table is a dead
@@ -57,7 +57,9 @@ final class PendingScanStart {
         }
         long lowest;
         try (PreparedStatement statement = connection.prepareStatement(lowestDueSql)) {
-            statement.setObject(1, Jdbc.timestamptz(now));
+            // rows due within the interval count too: until the next lookup they must not fall below the start
+            // (a row parked for its key is due at its creation time, which may be a little after now)
+            statement.setObject(1, Jdbc.timestamptz(now.plus(LOOKUP_INTERVAL)));
             try (ResultSet rs = statement.executeQuery()) {
                 rs.next();
                 lowest = rs.getObject(1) == null ? Long.MAX_VALUE : rs.getLong(1);
