@@ -268,7 +268,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         Map<UUID, String> errors = new java.util.HashMap<>();
         retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return pendingAdded(withConnection(
+        return withConnection(
                 "mark " + retryMarks.size() + " events for retry under lease " + leaseId,
                 connection -> withAttempts(
                         connection,
@@ -278,7 +278,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                         now,
                         () -> logLayout != null
                                 ? logLayout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)
-                                : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks))));
+                                : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
     }
 
     @Override
@@ -369,11 +369,11 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (eventIds.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        return pendingAdded(withConnection(
+        return withConnection(
                 "release " + eventIds.size() + " events of lease " + leaseId,
                 connection -> logLayout != null
                         ? logLayout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds)
-                        : marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds)));
+                        : marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
     }
 
     @Override
@@ -382,22 +382,11 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
-        return pendingAdded(run(
+        return run(
                 "sweep up to " + limit + " expired leases",
                 () -> logLayout != null
                         ? logLayout.sweep(dsl, leasedBefore, limit)
-                        : housekeeping.sweep(dsl, leasedBefore, limit)));
-    }
-
-    /**
-     * After a committed change that may have made rows pending: the append-only layout's lease reads them
-     * next (see {@link LogLayoutQueries#pendingRowsAdded()}).
-     */
-    private <T> T pendingAdded(T result) {
-        if (logLayout != null) {
-            logLayout.pendingRowsAdded();
-        }
-        return result;
+                        : housekeeping.sweep(dsl, leasedBefore, limit));
     }
 
     @Override
@@ -513,9 +502,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(selector, "selector");
         Objects.requireNonNull(now, "now");
         if (logLayout != null) {
-            return pendingAdded(withConnection(
+            return withConnection(
                     "requeue dead letters (" + selector + ")",
-                    connection -> logLayout.requeue(connection, selector, now)));
+                    connection -> logLayout.requeue(connection, selector, now));
         }
         return run("requeue dead letters (" + selector + ")", () -> operator.requeue(dsl, selector, now));
     }
@@ -565,9 +554,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(filter, "filter");
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
-        return pendingAdded(withConnection(
+        return withConnection(
                 "requeue dead letters (" + filter.describe() + ")" + auditHint(),
-                connection -> repairs.requeue(connection, filter, actor, now)));
+                connection -> repairs.requeue(connection, filter, actor, now));
     }
 
     @Override
@@ -604,9 +593,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
         edit.requireValid();
-        return pendingAdded(withConnection(
+        return withConnection(
                 "edit and requeue dead letter " + eventId + auditHint(),
-                connection -> repairs.editAndRequeue(connection, eventId, edit, actor, now)));
+                connection -> repairs.editAndRequeue(connection, eventId, edit, actor, now));
     }
 
     @Override

@@ -269,7 +269,6 @@ class HeldSnapshotLeaseWorkIT {
                     statement.setObject(p++, UUID.randomUUID());
                     statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
                     statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
-                    statement.setLong(p++, queries.pendingScanStart(connection, now));
                     if (store.config().ordering().isPerKey()) {
                         statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
                     }

@@ -51,7 +51,7 @@ class LogLayoutLeaseEquivalenceIT {
     private static final String RETRY_LEASE_BY_HAND = """
             WITH r AS (
               UPDATE %2$s SET status = 'in_flight', lease_id = ?, leased_at = ?
-               WHERE id IN (SELECT c.id FROM %2$s c WHERE c.status = 'pending' AND c.next_attempt_at <= ? AND c.seq >= ?%4$s
+               WHERE id IN (SELECT c.id FROM %2$s c WHERE c.status = 'pending' AND c.next_attempt_at <= ?%4$s
                              ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)
               RETURNING id, seq, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
             SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id AND e.seq = s.seq
@@ -119,13 +119,12 @@ class LogLayoutLeaseEquivalenceIT {
             + " content_type, payload, headers, max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id";
     /** %1$s state, %2$s dead-letter condition, %3$s leased keys. */
     private static final String FRESH_PER_KEY_BY_HAND = """
-            ((f.next_attempt_at <= f.created_at OR f.next_attempt_at <= v.at) AND (f.event_key IS NULL OR (
+            (f.next_attempt_at <= v.at AND (f.event_key IS NULL OR (
                f.event_key NOT IN %3$s
                AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
                               AND (h.status IN ('in_flight', 'pending')%2$s))
                AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
-                                  AND (e.xact_id, e.seq) < (f.xact_id, f.seq)
-                                  AND e.next_attempt_at > e.created_at AND e.next_attempt_at > v.at))))\
+                                  AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
             """;
 
     static Stream<Arguments> orderings() {
@@ -166,7 +165,7 @@ class LogLayoutLeaseEquivalenceIT {
                 perKey
                         ? FRESH_PER_KEY_BY_HAND.formatted(
                                 s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "", leasedKeys)
-                        : "(f.next_attempt_at <= f.created_at OR f.next_attempt_at <= v.at)",
+                        : "f.next_attempt_at <= v.at",
                 l);
         int checked = 0;
         for (Instant at : List.of(clock.instant(), clock.instant().plus(Duration.ofMinutes(2)))) {
@@ -255,10 +254,7 @@ class LogLayoutLeaseEquivalenceIT {
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
                 int p = 1;
                 statement.setObject(p++, LEASE);
-                statement.setObject(p++, at.atOffset(ZoneOffset.UTC));
-                statement.setObject(p++, at.atOffset(ZoneOffset.UTC));
-                statement.setLong(p++, Long.MIN_VALUE); // the state table from its lowest sequence
-                if (perKey) {
+                for (int n = 0; n < (perKey ? 3 : 2); n++) {
                     statement.setObject(p++, at.atOffset(ZoneOffset.UTC));
                 }
                 statement.setInt(p, limit);

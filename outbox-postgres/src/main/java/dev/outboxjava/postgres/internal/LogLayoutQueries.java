@@ -164,7 +164,6 @@ public final class LogLayoutQueries {
     private final HousekeepingQueries stateHousekeeping;
     private final BacklogQuery backlog;
     private final LogPartitions partitions;
-    private final PendingScanStart pendingStart;
 
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
         this(table, completionMode, Ordering.none());
@@ -196,12 +195,7 @@ public final class LogLayoutQueries {
         Table<Record> c = s.as("c");
         Condition due = column(c, STATUS)
                 .eq(statusLiteral(EventStatus.PENDING))
-                .and(column(c, NEXT_ATTEMPT_AT).le(bind(SQLDataType.INSTANT)))
-                .and(column(c, SEQ).ge(bind(SQLDataType.BIGINT)));
-        this.pendingStart = new PendingScanStart(PreparedSql.render(DSL.select(DSL.min(SEQ))
-                .from(s)
-                .where(STATUS.eq(statusLiteral(EventStatus.PENDING)))
-                .and(NEXT_ATTEMPT_AT.le(bind(SQLDataType.INSTANT)))));
+                .and(column(c, NEXT_ATTEMPT_AT).le(bind(SQLDataType.INSTANT)));
         if (perKey) {
             Table<Record> b = s.as("b");
             Condition holds = column(b, STATUS)
@@ -528,17 +522,9 @@ public final class LogLayoutQueries {
         return positionSql;
     }
 
-    /**
-     * The state-table read of the lease, to EXPLAIN. Binds: lease id, now, now, the sequence it starts at
-     * ({@link #pendingScanStart}), now again under per-key ordering, limit.
-     */
+    /** The state-table read of the lease, to EXPLAIN. Binds: lease id, now, now, limit. */
     public String retryLeaseSql() {
         return retryLeaseSql;
-    }
-
-    /** The sequence the lease's state-table read starts at now (see {@link PendingScanStart}). */
-    public long pendingScanStart(Connection connection, Instant now) throws SQLException {
-        return pendingStart.seq(connection, now);
     }
 
     /** Leases up to {@code limit} events in one short transaction; they come back in sequence order. */
@@ -554,13 +540,11 @@ public final class LogLayoutQueries {
             }
             OffsetDateTime at = Jdbc.timestamptz(now);
             List<OutboxEvent> events = new ArrayList<>();
-            long pendingFrom = pendingScanStart(connection, now);
             try (PreparedStatement statement = connection.prepareStatement(retryLeaseSql)) {
                 int p = 1;
                 statement.setObject(p++, leaseId);
                 statement.setObject(p++, at);
                 statement.setObject(p++, at);
-                statement.setLong(p++, pendingFrom);
                 if (perKey) {
                     statement.setObject(p++, at);
                 }
@@ -575,9 +559,6 @@ public final class LogLayoutQueries {
                 try (PreparedStatement statement = connection.prepareStatement(freshLeaseSql)) {
                     bindFresh(statement, position, leaseId, now, wanted);
                     taken = readFresh(statement, events);
-                }
-                if (taken.lowestParked() < Long.MAX_VALUE) {
-                    pendingStart.lowerTo(taken.lowestParked());
                 }
                 boolean finished = taken.count() < wanted;
                 if (taken.count() == 0 && !position.started()) {
@@ -678,15 +659,13 @@ public final class LogLayoutQueries {
         statement.setObject(15, Jdbc.timestamptz(now));
     }
 
-    /** What a log read took: how many events, the last one, and the lowest sequence parked as pending. */
-    private record Taken(int count, String lastXact, long lastSeq, long lowestParked) {}
+    private record Taken(int count, String lastXact, long lastSeq) {}
 
-    /** Reads the log rows a lease took: the due ones are leased, the rest parked, all count for the position. */
+    /** Reads the log rows a lease took: the due ones are leased, all count for the position. */
     private static Taken readFresh(PreparedStatement statement, List<OutboxEvent> leased) throws SQLException {
         int count = 0;
         String lastXact = null;
         long lastSeq = 0;
-        long lowestParked = Long.MAX_VALUE;
         try (ResultSet rs = statement.executeQuery()) {
             while (rs.next()) {
                 count++;
@@ -694,20 +673,10 @@ public final class LogLayoutQueries {
                 lastSeq = rs.getLong(2);
                 if (rs.getBoolean(23)) {
                     leased.add(EventRows.toEvent(rs));
-                } else {
-                    lowestParked = Math.min(lowestParked, lastSeq);
                 }
             }
         }
-        return new Taken(count, lastXact, lastSeq, lowestParked);
-    }
-
-    /**
-     * This store made state rows pending (a retry, a release, a sweep, a requeue) in a transaction that
-     * has committed: the next lease reads the state table from its lowest sequence.
-     */
-    public void pendingRowsAdded() {
-        pendingStart.reset();
+        return new Taken(count, lastXact, lastSeq);
     }
 
     /**

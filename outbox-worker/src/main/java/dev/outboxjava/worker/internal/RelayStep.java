@@ -12,8 +12,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One relay thread's step: a tick, then at once again while batches come back full (under per-key
- * ordering: not empty), else idle until the poll interval or a wake-up.
+ * One relay thread's step: a tick, then at once again while batches come back full, else idle
+ * until the poll interval or a wake-up.
  *
  * <p>Pipelined while draining: when a batch comes back full, the step leaves it being published and
  * returns; the next step leases the next batch first and then completes (awaits and marks) the
@@ -209,11 +209,6 @@ public final class RelayStep implements LoopStep {
             return brokerPause();
         }
         if (result.leased() >= relay.settings().batchSize()) {
-            return Next.MORE_WORK;
-        }
-        if (result.leased() > 0 && relay.settings().ordering().isPerKey()) {
-            // a short batch under per-key ordering does not mean caught up: events whose keys this batch or
-            // another relay's held were left behind, and this batch has just freed its keys
             return Next.MORE_WORK;
         }
         idleSince = clock.instant();

@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import ch.qos.logback.classic.Level;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
-import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
@@ -21,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -173,50 +170,6 @@ class RelayStepTest {
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
         assertThat(count(EventStatus.SENT)).isEqualTo(15);
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
-    }
-
-    @Test
-    @DisplayName("per key, a short batch is followed at once by another lease: another relay held keys")
-    void perKeyShortBatchLeasesAgainAtOnce() {
-        InMemoryOutboxStore ordered =
-                new InMemoryOutboxStore(CompletionMode.KEEP_SENT, Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
-        List<OutboxEvent> events = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            events.add(OutboxEvent.builder()
-                    .type("order.placed")
-                    .destination("orders")
-                    .key("k" + (i % 2))
-                    .payload(new byte[] {(byte) i})
-                    .clock(clock)
-                    .build());
-        }
-        ordered.append(events);
-        // another relay process holds key k0 with its first event
-        UUID otherLease = UUID.randomUUID();
-        assertThat(ordered.lease(otherLease, 1, clock.instant())).hasSize(1);
-        Relay relay = new Relay(
-                ordered,
-                publisher,
-                new RelayConfig(10, Duration.ofSeconds(1), Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)),
-                RetryPolicy.builder().jitter(0).build(),
-                clock,
-                RelayListener.NONE);
-        RelayStep relayStep = new RelayStep(
-                "relay-1",
-                relay,
-                publisher,
-                new LeaseTrackingStore(ordered),
-                POLL,
-                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
-                storeOutage,
-                brokerOutage,
-                new OutageTracker("relay-1 loop", true, clock));
-
-        assertThat(relayStep.step()).as("k1's three events, k0 held").isEqualTo(LoopStep.Next.MORE_WORK);
-        ordered.markPublished(otherLease, List.of(events.get(0).id()), clock.instant());
-        assertThat(relayStep.step()).as("k0's other two events").isEqualTo(LoopStep.Next.MORE_WORK);
-        assertThat(relayStep.step()).as("nothing left").isEqualTo(LoopStep.Next.idle(POLL));
-        assertThat(ordered.countByStatus().get(EventStatus.SENT)).isEqualTo(6);
     }
 
     @Test
