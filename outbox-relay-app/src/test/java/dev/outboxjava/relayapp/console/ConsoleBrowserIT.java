@@ -174,7 +174,10 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("operator")).sendKeys("Ada");
         browser.findElement(By.id("credential")).sendKeys(CREDENTIAL);
         browser.findElement(By.id("sign-in")).click();
-        assertThat(browser.getPageSource()).contains("signed in as Ada (console)");
+        // the form post's answer replaces the sign-in page; until it has loaded the old page is still there
+        new WebDriverWait(browser, Duration.ofSeconds(10))
+                .withMessage(() -> "not signed in; the page shows: " + browser.getPageSource())
+                .until(loaded -> loaded.getPageSource().contains("signed in as Ada (console)"));
     }
 
     private void signOut() {
