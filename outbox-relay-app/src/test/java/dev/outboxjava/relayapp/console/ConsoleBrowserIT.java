@@ -43,9 +43,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -162,11 +162,14 @@ class ConsoleBrowserIT {
         browser.get("http://127.0.0.1:" + http.port() + "/console" + path);
     }
 
-    /** The element's text, once the page that shows it has loaded (a click's form post may still be on its way). */
+    /**
+     * The element's text, once the page that shows it has loaded (a click's form post may still be on its way,
+     * and the page it replaces may go while its element is read: then it is read again from the new page).
+     */
     private String text(String id) {
         return new WebDriverWait(browser, Duration.ofSeconds(10))
-                .until(ExpectedConditions.presenceOfElementLocated(By.id(id)))
-                .getText();
+                .ignoring(StaleElementReferenceException.class)
+                .until(loaded -> loaded.findElement(By.id(id)).getText());
     }
 
     private void signIn() {
