@@ -173,6 +173,9 @@ class ConsoleBrowserIT {
     }
 
     private void signIn() {
+        // signed out first: a signed-in browser's sign-in page already shows who is signed in, so the wait
+        // below would pass before the form post's answer arrives and its redirect would race the next page
+        signOut();
         open("/login");
         browser.findElement(By.id("operator")).sendKeys("Ada");
         browser.findElement(By.id("credential")).sendKeys(CREDENTIAL);
@@ -180,7 +183,8 @@ class ConsoleBrowserIT {
         // the form post's answer replaces the sign-in page; until it has loaded the old page is still there
         new WebDriverWait(browser, Duration.ofSeconds(10))
                 .withMessage(() -> "not signed in; the page shows: " + browser.getPageSource())
-                .until(loaded -> loaded.getPageSource().contains("signed in as Ada (console)"));
+                .until(loaded -> !loaded.getCurrentUrl().endsWith("/login")
+                        && loaded.getPageSource().contains("signed in as Ada (console)"));
     }
 
     private void signOut() {
