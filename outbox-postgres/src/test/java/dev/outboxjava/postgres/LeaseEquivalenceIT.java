@@ -114,7 +114,7 @@ class LeaseEquivalenceIT {
                 table, ordering.deadLetterHoldsKey() ? HELD_BY_DEAD_LETTER.formatted(table) : "");
         for (Instant at : List.of(clock.instant(), clock.instant().plus(Duration.ofMinutes(2)))) {
             for (int limit : List.of(1, 3, 100)) {
-                assertThat(leased(sql, 5, at, limit))
+                assertThat(leased(sql, at, limit))
                         .as("at %s, limit %d", at, limit)
                         .isEqualTo(leased(byHand, 5, at, limit))
                         .isNotEmpty();
@@ -178,14 +178,32 @@ class LeaseEquivalenceIT {
      * then the instant up to the last bind, then the limit.
      */
     private static List<UUID> leased(String sql, int binds, Instant at, int limit) throws SQLException {
+        return leased(sql, statement -> {
+            statement.setObject(1, UUID.randomUUID());
+            for (int p = 2; p < binds; p++) {
+                statement.setObject(p, at.atOffset(ZoneOffset.UTC));
+            }
+            statement.setInt(binds, limit);
+        });
+    }
+
+    /** The per-key statement's lease over the whole backlog, as one window. */
+    private static List<UUID> leased(String orderedSql, Instant at, int limit) throws SQLException {
+        return leased(
+                orderedSql,
+                statement -> OrderedLeaseQuery.bindLease(
+                        statement, UUID.randomUUID(), at, limit, OrderedLeaseQuery.HEAD, OrderedLeaseQuery.END));
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+
+    private static List<UUID> leased(String sql, Binder binder) throws SQLException {
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                statement.setObject(1, UUID.randomUUID());
-                for (int p = 2; p < binds; p++) {
-                    statement.setObject(p, at.atOffset(ZoneOffset.UTC));
-                }
-                statement.setInt(binds, limit);
+                binder.bind(statement);
                 List<UUID> ids = new ArrayList<>();
                 try (ResultSet rows = statement.executeQuery()) {
                     while (rows.next()) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.time.ManualClock;
+import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -57,6 +58,89 @@ class PerKeyOrderingIT {
             builder.key(key);
         }
         return builder.build();
+    }
+
+    /** More events of one key than one lease looks at when it finds every key held. */
+    private static final int BEYOND_ONE_LEASE =
+            OrderedLeaseQuery.windowRows(10) * OrderedLeaseQuery.MAX_WINDOWS_PER_LEASE + 1_000;
+
+    /** Appends {@code count} due events of {@code key} in one statement (a store append would take minutes). */
+    private void appendMany(PostgresOutboxStore store, String key, int count) {
+        postgres.fixture()
+                .execute("INSERT INTO " + store.config().tableName()
+                        + " (id, type, source, event_key, destination, content_type, payload, max_attempts,"
+                        + " next_attempt_at, created_at) SELECT gen_random_uuid(), 'account.changed', '/per-key', '"
+                        + key + "', 'accounts', 'application/octet-stream', '\\x00', 10,"
+                        + " timestamptz '2023-12-31', timestamptz '2023-12-31' FROM generate_series(1, " + count + ")");
+    }
+
+    private List<UUID> leaseIds(PostgresOutboxStore store, UUID leaseId, int limit) {
+        return store.lease(leaseId, limit, clock.instant()).stream()
+                .map(OutboxEvent::id)
+                .toList();
+    }
+
+    /**
+     * Leases until a lease takes something and returns what it took. Waits rather than assumes: other
+     * sessions on a shared server can hold the xmin horizon for a moment, which holds keyed events back.
+     */
+    private List<UUID> leaseUntilSomething(PostgresOutboxStore store, UUID leaseId, int limit) {
+        List<List<UUID>> taken = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            List<UUID> ids = leaseIds(store, leaseId, limit);
+            taken.add(ids);
+            return !ids.isEmpty();
+        });
+        return taken.get(taken.size() - 1);
+    }
+
+    @Test
+    @DisplayName(
+            "a lease that finds every key held stops after a bounded walk, and the next lease goes on from where it stopped")
+    void heldBacklogIsWalkedInWindows() {
+        PostgresOutboxStore store = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
+        OutboxEvent hotHead = event("hot", 0);
+        store.transactional().inTransaction(connection -> List.of(hotHead));
+        assertThat(leaseUntilSomething(store, UUID.randomUUID(), 1)).containsExactly(hotHead.id());
+        appendMany(store, "hot", BEYOND_ONE_LEASE); // every one held behind the head, in flight
+        OutboxEvent other = event("other", 1);
+        store.transactional().inTransaction(connection -> List.of(other));
+
+        assertThat(leaseIds(store, UUID.randomUUID(), 10))
+                .as("the first lease looks at no more than its windows, all of the held key")
+                .isEmpty();
+        assertThat(leaseUntilSomething(store, UUID.randomUUID(), 10))
+                .as("past its head window, the next lease goes on where the first stopped")
+                .containsExactly(other.id());
+    }
+
+    @Test
+    @DisplayName("a lease that starts past the head never takes an event ahead of an earlier pending one of its key")
+    void windowPastTheHeadKeepsKeyOrder() {
+        PostgresOutboxStore store = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
+        OutboxEvent first = event("account-1", 1);
+        OutboxEvent hotHead = event("hot", 0);
+        store.transactional().inTransaction(connection -> List.of(first, hotHead));
+        UUID firstLease = UUID.randomUUID();
+        assertThat(leaseUntilSomething(store, firstLease, 2)).containsExactly(first.id(), hotHead.id());
+        appendMany(store, "hot", OrderedLeaseQuery.windowRows(10) + 500); // the second is not in the head window
+        OutboxEvent second = event("account-1", 2);
+        store.transactional().inTransaction(connection -> List.of(second));
+        appendMany(store, "hot", BEYOND_ONE_LEASE);
+        OutboxEvent third = event("account-1", 3);
+        store.transactional().inTransaction(connection -> List.of(third));
+        assertThat(leaseIds(store, UUID.randomUUID(), 10))
+                .as("both keys held: the lease stops past the head")
+                .isEmpty();
+
+        store.markPublished(firstLease, List.of(first.id()), clock.instant()); // account-1 is free again
+
+        assertThat(leaseIds(store, UUID.randomUUID(), 10))
+                .as("the lease that goes on past the second event does not take the third")
+                .isEmpty();
+        assertThat(leaseUntilSomething(store, UUID.randomUUID(), 10))
+                .as("the walk starts over and takes the second")
+                .containsExactly(second.id());
     }
 
     @Test

@@ -18,11 +18,15 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.jooq.Condition;
 import org.jooq.Field;
@@ -70,6 +74,19 @@ import org.jooq.impl.SQLDataType;
  * does; asking for {@code 'failed'} alone would let the planner pick the dead letters' own index by
  * {@code seq}, which its statistics can make look cheap while it costs a walk over dead letters.)
  *
+ * <p><b>A bounded window.</b> Each statement looks at no more than a window of pending rows, in sequence
+ * order: the rows from a starting sequence up to the {@linkplain #windowRows(int) window's} last one,
+ * found first by a walk of the pending index. Without the bound, a lease that finds every key held
+ * (keys in flight in other batches, or one hot key waiting for its retry at the head of the backlog)
+ * walks the whole backlog to come back empty, while holding the lock every other leaser waits for. A
+ * lease's first window starts at the head, where keys freed since the last lease are found; a window
+ * that leaves the batch short is followed, in a new transaction, by the next one, up to
+ * {@link #MAX_WINDOWS_PER_LEASE} windows. Past the head window a lease goes on where the last one
+ * stopped, and the lease that reaches the end of the backlog starts the walk over, so keys far behind a
+ * held run are reached within a few leases without any lease walking far. A window that does not start
+ * at the head cannot see the pending events before it, so a candidate is also held back by any pending
+ * event of its key before the window (one probe of the key's own index).
+ *
  * <p><b>A pinned plan.</b> The lease runs with sequential scans, bitmap scans and JIT compilation off for
  * its transaction. The planner cannot see from statistics that blockers are rare: it planned the probe
  * as a bitmap scan (reading every earlier event of the key) and, for a table with one hot key, as a
@@ -104,20 +121,65 @@ public final class OrderedLeaseQuery {
                     PLAN_SETTINGS.stream())
             .toList()));
 
+    /** Windows one lease looks at, at most, before it returns what it found (see the class comment). */
+    public static final int MAX_WINDOWS_PER_LEASE = 4;
+
+    /** The smallest window, in pending rows: small batches still look past a few held keys. */
+    private static final int MIN_WINDOW_ROWS = 1_000;
+
+    /** The sequence before every event: a window that starts here starts at the head of the backlog. */
+    public static final long HEAD = 0;
+
+    /** The sequence after every event: the bound of a window that reaches the end of the backlog. */
+    public static final long END = Long.MAX_VALUE;
+
     private final long advisoryLockKey;
     private final String sql;
+    private final String windowEndSql;
+    /**
+     * Where this process's next lease goes on after its head window. Shared by the process's relay threads
+     * without a lock: a stale value costs a window, never order, since every window checks what lies before it.
+     */
+    private final AtomicLong resumeAt = new AtomicLong(HEAD);
 
     public OrderedLeaseQuery(OutboxTable table, Ordering ordering) {
         // A stable 64-bit key per table; collisions with other users of advisory locks only serialize more.
         this.advisoryLockKey = ("outbox-lease:" + table.tableName().display()).hashCode() * 0x9E3779B97F4A7C15L;
         this.sql = sql(table, ordering.deadLetterHoldsKey());
+        this.windowEndSql = windowEndSql(table);
+    }
+
+    /** Pending rows one statement of a lease of {@code limit} looks at: four batches' worth, at least 1,000. */
+    public static int windowRows(int limit) {
+        return Math.max(MIN_WINDOW_ROWS, 4 * limit);
     }
 
     /**
-     * Leases up to {@code limit} events in one short transaction on {@code connection} (its auto-commit
-     * is switched off for it and restored after); they come back in sequence order.
+     * Leases up to {@code limit} events on {@code connection} (its auto-commit is switched off and restored
+     * after), one short transaction per window; they come back in sequence order.
      */
     public List<OutboxEvent> lease(Connection connection, UUID leaseId, int limit, Instant now) throws SQLException {
+        List<OutboxEvent> events = new ArrayList<>();
+        long from = HEAD;
+        for (int window = 0; window < MAX_WINDOWS_PER_LEASE && events.size() < limit && from != END; window++) {
+            Window leased = leaseInWindow(connection, leaseId, limit - events.size(), now, from);
+            events.addAll(leased.events());
+            if (leased.through() == END) {
+                from = END;
+            } else {
+                // past the head, go on where the last lease stopped: the rows between were looked at then
+                from = window == 0 ? Math.max(leased.through() + 1, resumeAt.get()) : leased.through() + 1;
+            }
+        }
+        resumeAt.set(from == END ? HEAD : from);
+        return Collections.unmodifiableList(events);
+    }
+
+    /** What one window's statement leased, and the window's last sequence ({@link #END} at the backlog's end). */
+    private record Window(List<OutboxEvent> events, long through) {}
+
+    private Window leaseInWindow(Connection connection, UUID leaseId, int limit, Instant now, long from)
+            throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         if (autoCommit) {
             connection.setAutoCommit(false);
@@ -127,18 +189,23 @@ public final class OrderedLeaseQuery {
                 lock.setLong(1, advisoryLockKey);
                 lock.execute();
             }
+            long through = END;
+            try (PreparedStatement windowEnd = connection.prepareStatement(windowEndSql)) {
+                windowEnd.setLong(1, from);
+                windowEnd.setInt(2, windowRows(limit) - 1);
+                try (ResultSet row = windowEnd.executeQuery()) {
+                    if (row.next()) {
+                        through = row.getLong(1);
+                    }
+                }
+            }
             List<OutboxEvent> events;
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                OffsetDateTime at = Jdbc.timestamptz(now);
-                statement.setObject(1, leaseId);
-                statement.setObject(2, at);
-                statement.setObject(3, at);
-                statement.setObject(4, at);
-                statement.setInt(5, limit);
+                bindLease(statement, leaseId, now, limit, from, through);
                 events = LeaseQuery.read(statement, limit);
             }
             connection.commit();
-            return events;
+            return new Window(events, through);
         } catch (SQLException | RuntimeException | Error e) {
             try {
                 connection.rollback();
@@ -157,9 +224,40 @@ public final class OrderedLeaseQuery {
         }
     }
 
-    /** The statement's text, for EXPLAIN in tests. Binds: lease id, now, now, now, limit. */
+    /** The lease statement's text, for EXPLAIN in tests; {@link #bindLease} sets its values. */
     public String sql() {
         return sql;
+    }
+
+    /**
+     * Binds the lease statement: the lease's id and clock, the batch limit and the window, the pending rows
+     * with sequences {@code from} to {@code through} ({@link #HEAD} and {@link #END} for the whole backlog).
+     */
+    public static void bindLease(
+            PreparedStatement statement, UUID leaseId, Instant now, int limit, long from, long through)
+            throws SQLException {
+        OffsetDateTime at = Jdbc.timestamptz(now);
+        statement.setObject(1, leaseId);
+        statement.setObject(2, at);
+        statement.setLong(3, from);
+        statement.setLong(4, through);
+        statement.setObject(5, at);
+        statement.setObject(6, at);
+        statement.setLong(7, from);
+        statement.setLong(8, through);
+        statement.setLong(9, from);
+        statement.setInt(10, limit);
+    }
+
+    /** The sequence of the window's last pending row: binds the window's first sequence and its rows less one. */
+    private static String windowEndSql(OutboxTable table) {
+        return PreparedSql.render(DSL.select(SEQ)
+                .from(table.table())
+                .where(statusIs(EventStatus.PENDING))
+                .and(SEQ.ge(bind(SQLDataType.BIGINT)))
+                .orderBy(SEQ)
+                .offset(bind(SQLDataType.INTEGER))
+                .limit(DSL.inline(1)));
     }
 
     private static String sql(OutboxTable table, boolean deadLetterHoldsKey) {
@@ -179,6 +277,7 @@ public final class OrderedLeaseQuery {
                         .from(t)
                         .where(statusIs(EventStatus.PENDING))
                         .and(NEXT_ATTEMPT_AT.gt(bind(SQLDataType.INSTANT)))
+                        .and(SEQ.between(bind(SQLDataType.BIGINT), bind(SQLDataType.BIGINT)))
                         .and(EVENT_KEY.isNotNull()))
                 .asTable("blocker");
         Table<?> held = DSL.select(EVENT_KEY, DSL.min(SEQ).as(SEQ))
@@ -208,15 +307,24 @@ public final class OrderedLeaseQuery {
                 .and(column(b, SEQ).lt(cSeq))
                 .and(column(b, XACT_ID).ge(snapshotXmin)));
 
+        Table<?> a = t.as("a");
+        Condition nothingPendingBeforeTheWindow = DSL.notExists(DSL.selectOne()
+                .from(a)
+                .where(column(a, EVENT_KEY).eq(cKey))
+                .and(column(a, STATUS).eq(statusLiteral(EventStatus.PENDING)))
+                .and(column(a, SEQ).lt(bind(SQLDataType.BIGINT))));
+
         var candidates = DSL.select(column(c, ID))
                 .from(c)
                 .where(column(c, STATUS).eq(statusLiteral(EventStatus.PENDING)))
+                .and(cSeq.between(bind(SQLDataType.BIGINT), bind(SQLDataType.BIGINT)))
                 .and(column(c, NEXT_ATTEMPT_AT).le(bind(SQLDataType.INSTANT)))
                 .and(cKey.isNull()
                         .or(column(c, XACT_ID)
                                 .lt(snapshotXmin)
                                 .and(cSeq.lt(DSL.coalesce(firstHeld, DSL.inline(Long.MAX_VALUE))))
                                 .and(heldByDeadLetter)
+                                .and(nothingPendingBeforeTheWindow)
                                 .and(earlierNotYetCommitted)))
                 .orderBy(cSeq)
                 .limit(bind(SQLDataType.INTEGER))

@@ -38,12 +38,13 @@ class HotPathSqlTest {
     }
 
     @Test
-    @DisplayName("the ordered lease binds lease id, three times and the limit, and returns every column")
+    @DisplayName(
+            "the ordered lease binds lease id, three times, its window five times and the limit, and returns every column")
     void orderedLease() {
         for (Ordering.AfterDeadLetter after : Ordering.AfterDeadLetter.values()) {
             String sql = new OrderedLeaseQuery(table, Ordering.perKey(after)).sql();
             assertThat(sql).endsWith("returning " + EventRows.COLUMNS);
-            assertThat(placeholders(sql)).as(after.name()).isEqualTo(5);
+            assertThat(placeholders(sql)).as(after.name()).isEqualTo(10);
         }
     }
 

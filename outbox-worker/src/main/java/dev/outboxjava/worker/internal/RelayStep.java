@@ -19,7 +19,11 @@ import java.util.Optional;
  * returns; the next step leases the next batch first and then completes (awaits and marks) the
  * previous one, so the database works on batch N's marks and batch N+1's lease while the broker
  * acknowledges N+1. A batch that is not full is completed in the same step (no added latency), and
- * {@link #finish()} completes whatever is still in flight when the loop stops.
+ * {@link #finish()} completes whatever is still in flight when the loop stops. A short batch leased
+ * while batch N was in flight is followed by another lease at once rather than an idle wait: under
+ * per-key ordering, N's keys held their later events back until N was completed. After that, short
+ * leases of a drain wait {@link #FIRST_DRAIN_WAIT}, then twice as long each time, before the loop falls
+ * back to the poll interval: other relays' batches may be holding the keys of what is left.
  *
  * <p>Outages: a store failure backs off; a tick in which the broker took nothing and the
  * publisher's health check says it is down counts as a broker outage: the loop backs off and,
@@ -43,6 +47,16 @@ public final class RelayStep implements LoopStep {
     private boolean brokerDown;
     /** Whether the last failure was the database's (its backoff then probes the database). */
     private boolean storeFailed;
+    /**
+     * The first wait after a short lease that follows a full one. While draining, a lease comes back short
+     * also when other relays' batches in flight hold the keys of what is left (per-key ordering); they
+     * are completed within moments, so the loop looks again soon rather than after a whole poll interval.
+     */
+    static final Duration FIRST_DRAIN_WAIT = Duration.ofMillis(10);
+
+    /** The next short wait, doubled after each short lease until it reaches the poll interval; null when not draining. */
+    private Duration drainWait;
+
     /** A full batch handed to the publisher and not completed yet. */
     private Relay.Batch inFlight;
 
@@ -150,9 +164,9 @@ public final class RelayStep implements LoopStep {
         }
         if (leased.size() >= relay.settings().batchSize()) {
             inFlight = leased; // completed by the next step, after it has leased again
-            return Next.MORE_WORK;
+            return draining();
         }
-        return complete(leased).map(this::next).orElseGet(this::pause);
+        return complete(leased).map(result -> next(result, hadInFlight)).orElseGet(this::pause);
     }
 
     @Override
@@ -204,15 +218,32 @@ public final class RelayStep implements LoopStep {
         }
     }
 
-    private Next next(RelayResult result) {
+    /**
+     * @param afterBatchInFlight whether the batch was leased while the previous one was in flight: that
+     *                           one's keys held their later events back (per-key ordering), and now that it
+     *                           is completed they may be due, so a short batch then leases again at once
+     */
+    private Next next(RelayResult result, boolean afterBatchInFlight) {
         if (brokerWentDown(result)) {
             return brokerPause();
         }
-        if (result.leased() >= relay.settings().batchSize()) {
-            return Next.MORE_WORK;
+        if (result.leased() >= relay.settings().batchSize() || afterBatchInFlight) {
+            return draining();
         }
+        if (drainWait != null && drainWait.compareTo(pollInterval) < 0) {
+            // not a poll: a wait this short says nothing about missed wake-ups (idleSince stays unset)
+            Duration wait = drainWait;
+            drainWait = drainWait.multipliedBy(2);
+            return Next.idle(wait);
+        }
+        drainWait = null;
         idleSince = clock.instant();
         return Next.idle(pollInterval);
+    }
+
+    private Next draining() {
+        drainWait = FIRST_DRAIN_WAIT;
+        return Next.MORE_WORK;
     }
 
     /** Whether this result shows a broker outage (it took nothing and its health check fails); tracks recovery. */

@@ -167,9 +167,35 @@ class RelayStepTest {
         RelayStep relayStep = step(publisher);
 
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
-        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+        assertThat(relayStep.step())
+                .as("a short batch leased while the full one was in flight: once that is marked, it leases again")
+                .isEqualTo(LoopStep.Next.MORE_WORK);
         assertThat(count(EventStatus.SENT)).isEqualTo(15);
+        Duration wait = RelayStep.FIRST_DRAIN_WAIT;
+        while (wait.compareTo(POLL) < 0) {
+            assertThat(relayStep.step())
+                    .as("after a drain, short leases wait briefly, twice as long each time")
+                    .isEqualTo(LoopStep.Next.idle(wait));
+            wait = wait.multipliedBy(2);
+        }
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(POLL));
+    }
+
+    @Test
+    void givenADrainsShortLeaseWaitedBriefly_whenTheNextLeaseIsFull_thenTheShortWaitsStartOver() {
+        append(10);
+        RelayStep relayStep = step(publisher);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(RelayStep.FIRST_DRAIN_WAIT));
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(RelayStep.FIRST_DRAIN_WAIT.multipliedBy(2)));
+
+        append(10);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.idle(RelayStep.FIRST_DRAIN_WAIT));
+        assertThat(count(EventStatus.SENT)).isEqualTo(20);
     }
 
     @Test
