@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The standalone worker with {@code outbox.store.layout=append_log}, as OS processes against the real
  * PostgreSQL and RabbitMQ: {@code schema --apply} creates the append-only layout's tables, the
- * worker delivers what producers appended to it, and {@code status} reads it back.
+ * worker delivers what producers appended to it (warning that, with its cleaner off, nobody creates the
+ * log's partitions ahead unless another worker does), and {@code status} reads it back.
  */
 @DisplayName("The worker on the append-only layout")
 class AppendLogWorkerIT {
@@ -72,6 +73,7 @@ class AppendLogWorkerIT {
                 env.put("OUTBOX_BROKER", "rabbitmq");
                 env.put("OUTBOX_RABBITMQ_URI", rabbit.uri());
                 env.put("OUTBOX_HTTP_PORT", "0");
+                env.put("OUTBOX_CLEANER_ENABLED", "false");
                 try (WorkerProcess worker =
                         WorkerProcess.start("append-log-run", env, "run", "--config", config.toString())) {
                     await().atMost(Duration.ofMinutes(2))
@@ -97,6 +99,9 @@ class AppendLogWorkerIT {
                                     "SELECT count(*) FROM " + table + " WHERE status <> 'pending'"
                                             + " OR sent_at IS NOT NULL"))
                             .isZero();
+                    assertThat(worker.output())
+                            .as("the cleaner off: the log's structure is nobody's job unless another worker cleans")
+                            .contains("outbox.cleaner.enabled=false", "overflow partition");
                     worker.terminate();
                     worker.waitFor(Duration.ofSeconds(30));
                 }

@@ -4,6 +4,7 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Stage;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.relayapp.BrokerConfig;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
@@ -98,6 +99,16 @@ public final class RunCommand implements Callable<Integer> {
                 DatabaseProbe.requireOutboxTable(database);
             }
             log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
+            if (settings.layout() == StoreLayout.APPEND_LOG
+                    && !settings.worker().cleanerEnabled()) {
+                // on this layout the cleaner's run also keeps the log's structure, not only its retention
+                log.warn(
+                        "outbox.cleaner.enabled=false (OUTBOX_CLEANER_ENABLED): on outbox.store.layout=append_log the"
+                                + " cleaner also creates the log's partitions ahead and raises the floor the lease"
+                                + " reads from; unless another worker on {} runs it, new events go to the overflow"
+                                + " partition, which retention never drops",
+                        database.table());
+            }
             worker.start();
             server.ifPresent(HealthHttpServer::started);
             server.ifPresent(running -> console.get().ifPresent(c -> c.start(settings.http(), running.port())));
