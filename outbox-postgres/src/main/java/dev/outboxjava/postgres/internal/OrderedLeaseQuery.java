@@ -20,6 +20,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.jooq.Condition;
 import org.jooq.Field;
@@ -81,9 +83,10 @@ import org.jooq.impl.SQLDataType;
  * walks the whole backlog to come back empty, while holding the lock every other leaser waits for. A
  * lease's first window starts at the head, where keys freed since the last lease are found; a window
  * that leaves the batch short is followed, in a new transaction, by the next one, up to
- * {@link #MAX_WINDOWS_PER_LEASE} windows. Past the head window a lease goes on where the last one
- * stopped, and the lease that reaches the end of the backlog starts the walk over, so keys far behind a
- * held run are reached within a few leases without any lease walking far. A window that does not start
+ * {@link #MAX_WINDOWS_PER_LEASE} windows, except that after a window of held keys only a lease looks
+ * further at most once per {@link #WALK_ON_INTERVAL} (see {@link #walkOnDue}). Past the head window a
+ * lease goes on where the last one stopped, and the lease that reaches the end of the backlog starts the
+ * walk over, so keys far behind a held run are reached within a few such walks, none of them long. A window that does not start
  * at the head cannot see the pending events before it, so a candidate is also held back by any pending
  * event of its key before the window (one probe of the key's own index).
  *
@@ -124,6 +127,9 @@ public final class OrderedLeaseQuery {
     /** Windows one lease looks at, at most, before it returns what it found (see the class comment). */
     public static final int MAX_WINDOWS_PER_LEASE = 4;
 
+    /** How often, at most, a process's lease looks past a window that held only held keys. */
+    public static final Duration WALK_ON_INTERVAL = Duration.ofSeconds(1);
+
     /** The smallest window, in pending rows: small batches still look past a few held keys. */
     private static final int MIN_WINDOW_ROWS = 1_000;
 
@@ -141,6 +147,9 @@ public final class OrderedLeaseQuery {
      * without a lock: a stale value costs a window, never order, since every window checks what lies before it.
      */
     private final AtomicLong resumeAt = new AtomicLong(HEAD);
+
+    /** When a lease of this process last looked past a window of held keys only. */
+    private final AtomicReference<Instant> lastWalkOn = new AtomicReference<>();
 
     public OrderedLeaseQuery(OutboxTable table, Ordering ordering) {
         // A stable 64-bit key per table; collisions with other users of advisory locks only serialize more.
@@ -161,6 +170,7 @@ public final class OrderedLeaseQuery {
     public List<OutboxEvent> lease(Connection connection, UUID leaseId, int limit, Instant now) throws SQLException {
         List<OutboxEvent> events = new ArrayList<>();
         long from = HEAD;
+        boolean walkingOn = false;
         for (int window = 0; window < MAX_WINDOWS_PER_LEASE && events.size() < limit && from != END; window++) {
             Window leased = leaseInWindow(connection, leaseId, limit - events.size(), now, from);
             events.addAll(leased.events());
@@ -169,10 +179,31 @@ public final class OrderedLeaseQuery {
             } else {
                 // past the head, go on where the last lease stopped: the rows between were looked at then
                 from = window == 0 ? Math.max(leased.through() + 1, resumeAt.get()) : leased.through() + 1;
+                if (leased.events().isEmpty() && !walkingOn) {
+                    if (!walkOnDue(now)) {
+                        break;
+                    }
+                    walkingOn = true;
+                }
             }
         }
         resumeAt.set(from == END ? HEAD : from);
         return Collections.unmodifiableList(events);
+    }
+
+    /**
+     * Whether a lease whose window held only held keys may look further now: once per {@link #WALK_ON_INTERVAL}
+     * per process. Keys in flight free up within moments, so relays that contend for a few keys lease the
+     * head again rather than each walking on; a key waiting for a retry or dead-lettered holds its run
+     * for long, and the walk past it goes on at that pace.
+     */
+    private boolean walkOnDue(Instant now) {
+        Instant last = lastWalkOn.get();
+        if (last != null && !now.isBefore(last) && now.isBefore(last.plus(WALK_ON_INTERVAL))) {
+            return false;
+        }
+        lastWalkOn.set(now);
+        return true;
     }
 
     /** What one window's statement leased, and the window's last sequence ({@link #END} at the backlog's end). */
