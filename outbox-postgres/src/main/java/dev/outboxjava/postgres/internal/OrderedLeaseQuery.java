@@ -86,9 +86,9 @@ import org.jooq.impl.SQLDataType;
  * {@link #MAX_WINDOWS_PER_LEASE} windows, except that after a window of held keys only a lease looks
  * further at most once per {@link #WALK_ON_INTERVAL} (see {@link #walkOnDue}). Past the head window a
  * lease goes on where the last one stopped, and the lease that reaches the end of the backlog starts the
- * walk over, so keys far behind a held run are reached within a few such walks, none of them long. A window that does not start
- * at the head cannot see the pending events before it, so a candidate is also held back by any pending
- * event of its key before the window (one probe of the key's own index).
+ * walk over, so keys far behind a held run are reached within a few such walks, none of them long. A
+ * window that does not start at the head cannot see the pending events before it, so a candidate is also
+ * held back by any pending event of its key before the window (one probe of the key's own index).
  *
  * <p><b>A pinned plan.</b> The lease runs with sequential scans, bitmap scans and JIT compilation off for
  * its transaction. The planner cannot see from statistics that blockers are rare: it planned the probe
