@@ -90,11 +90,23 @@ class LogLayoutLeaseEquivalenceIT {
                   AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                 ORDER BY xact_id, seq LIMIT ?)
               ORDER BY xact_id, seq LIMIT ?),
-            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at),
-            g AS (SELECT f.*, %5$s AS lease_it FROM f, v),
+            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at, ?::timestamptz AS brief_since),
+            %7$s
+            g0 AS MATERIALIZED (SELECT f.*, %5$s AS lease_it, %8$s AS waits FROM f, v),
+            g1 AS (SELECT g0.*, coalesce(bool_or(g0.lease_it) OVER (ORDER BY g0.xact_id DESC, g0.seq DESC
+                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS later
+                     FROM g0),
+            g AS (SELECT g1.*,
+                         bool_or(g1.waits AND NOT g1.later) OVER (ORDER BY g1.xact_id, g1.seq
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS left_in_log,
+                         g1.waits AND NOT g1.later AND NOT coalesce(bool_or(g1.waits AND NOT g1.later)
+                           OVER (ORDER BY g1.xact_id, g1.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                           false) AS stop
+                    FROM g1),
             st AS (
               INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at)
-              SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at FROM g WHERE NOT g.lease_it
+              SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at FROM g
+               WHERE NOT g.lease_it AND NOT g.left_in_log
               RETURNING 1),
             lt AS (
               INSERT INTO %6$s (lease_id, leased_at, ids, keys, seqs)
@@ -110,21 +122,35 @@ class LogLayoutLeaseEquivalenceIT {
             SELECT g.id, g.seq, g.type, g.source, g.event_key, g.destination, g.routing_key, g.content_type,
                    g.payload, g.headers, 'in_flight', 0, g.max_attempts, NULL::text, g.next_attempt_at,
                    g.created_at, v.at, v.lease_id, NULL::timestamptz, g.subject, g.data_schema,
-                   g.xact_id::text, g.lease_it
-              FROM g, v, w WHERE w.written >= 0
+                   g.xact_id::text, g.lease_it, g.stop
+              FROM g, v, w WHERE w.written >= 0 AND (NOT g.left_in_log OR g.stop)
              ORDER BY g.xact_id, g.seq
             """;
 
     private static final String LOG_COLUMNS = "id, seq, type, source, event_key, destination, routing_key,"
             + " content_type, payload, headers, max_attempts, next_attempt_at, created_at, subject, data_schema, xact_id";
-    /** %1$s state, %2$s dead-letter condition, %3$s leased keys. */
+    /** %1$s state, %2$s dead-letter condition. */
     private static final String FRESH_PER_KEY_BY_HAND = """
             (f.next_attempt_at <= v.at AND (f.event_key IS NULL OR (
-               f.event_key NOT IN %3$s
+               f.event_key NOT IN (SELECT hk.event_key FROM hk)
                AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
                               AND (h.status IN ('in_flight', 'pending')%2$s))
                AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
                                   AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
+            """;
+
+    /** The keys of the leases in flight, each with its oldest lease; %1$s the lease table. */
+    private static final String HELD_KEYS_BY_HAND =
+            "hk AS (SELECT unnest(lk.keys) AS event_key, min(lk.leased_at) AS held_since FROM %1$s lk GROUP BY 1),";
+
+    /** Held only by a lease younger than the brief hold: waits in the log; %1$s state, %2$s dead-letter condition. */
+    private static final String WAITS_PER_KEY_BY_HAND = """
+            (f.next_attempt_at <= v.at
+               AND f.event_key IN (SELECT hk.event_key FROM hk, v b WHERE hk.held_since >= b.brief_since)
+               AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
+                              AND (h.status IN ('in_flight', 'pending')%2$s))
+               AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
+                                  AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))\
             """;
 
     static Stream<Arguments> orderings() {
@@ -164,9 +190,14 @@ class LogLayoutLeaseEquivalenceIT {
                 LOG_COLUMNS,
                 perKey
                         ? FRESH_PER_KEY_BY_HAND.formatted(
-                                s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "", leasedKeys)
+                                s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
                         : "f.next_attempt_at <= v.at",
-                l);
+                l,
+                perKey ? HELD_KEYS_BY_HAND.formatted(l) : "",
+                perKey
+                        ? WAITS_PER_KEY_BY_HAND.formatted(
+                                s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
+                        : "false");
         int checked = 0;
         for (Instant at : List.of(clock.instant(), clock.instant().plus(Duration.ofMinutes(2)))) {
             for (int limit : List.of(1, 3, 100)) {

@@ -41,6 +41,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -128,7 +129,22 @@ public final class LogLayoutQueries {
     static final Field<Long[]> SEQS = field(name("seqs"), SQLDataType.BIGINT.array());
     private static final Field<Instant> AT = field(name("at"), SQLDataType.INSTANT);
     private static final Field<Boolean> LEASE_IT = field(name("lease_it"), SQLDataType.BOOLEAN);
+    private static final Field<Boolean> WAITS = field(name("waits"), SQLDataType.BOOLEAN);
+    private static final Field<Boolean> LATER = field(name("leasable_later"), SQLDataType.BOOLEAN);
+    private static final Field<Boolean> LEFT = field(name("left_in_log"), SQLDataType.BOOLEAN);
+    private static final Field<Boolean> STOP = field(name("stop"), SQLDataType.BOOLEAN);
+    private static final Field<Instant> BRIEF_SINCE = field(name("brief_since"), SQLDataType.INSTANT);
+    private static final Field<Instant> HELD_SINCE = field(name("held_since"), SQLDataType.INSTANT);
     private static final Field<Long> WRITTEN = field(name("written"), SQLDataType.BIGINT);
+
+    /**
+     * Per key, how long a lease holds its keys "briefly": a new event whose key only such a lease holds, with
+     * nothing leasable after it in the read, stays in the log for a later lease instead of becoming a pending
+     * state row. A batch in flight usually completes within milliseconds, and parking every event of a burst
+     * row by row would leave the state table's indexes full of entries that a held horizon keeps; a lease
+     * stuck for longer than this no longer holds the read back.
+     */
+    static final Duration BRIEF_HOLD = Duration.ofSeconds(1);
 
     /** One leaser at a time per table, for this transaction; the lease commits asynchronously. */
     private static final String LOCK_SQL = PreparedSql.render(DSL.select(
@@ -294,10 +310,13 @@ public final class LogLayoutQueries {
         CommonTableExpression<?> values = name("v")
                 .as(DSL.select(
                         DSL.cast(bind(SQLDataType.UUID), SQLDataType.UUID).as(LEASE_ID.getUnqualifiedName()),
-                        DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(AT.getUnqualifiedName())));
+                        DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(AT.getUnqualifiedName()),
+                        DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(BRIEF_SINCE.getUnqualifiedName())));
         Table<Record> f = DSL.table(name("f"));
         Table<Record> v = DSL.table(name("v"));
+        Table<Record> hk = DSL.table(name("hk"));
         Condition leaseIt = due(f, v);
+        Condition waits = DSL.falseCondition();
         if (perKey) {
             Table<Record> h = s.as("h");
             Condition holds =
@@ -305,25 +324,90 @@ public final class LogLayoutQueries {
             if (holdsFailed) {
                 holds = holds.or(column(h, STATUS).eq(statusLiteral(EventStatus.FAILED)));
             }
-            Table<Record> earlier = f.as("e");
+            Table<Record> earlier = DSL.table(name("nd")).as("e");
+            Condition heldInState = DSL.exists(DSL.selectOne()
+                    .from(h)
+                    .where(column(h, EVENT_KEY).eq(column(f, EVENT_KEY)))
+                    .and(holds));
+            Condition behindNotDue = DSL.exists(DSL.selectOne()
+                    .from(earlier)
+                    .where(column(earlier, EVENT_KEY).eq(column(f, EVENT_KEY)))
+                    .and(DSL.row(column(earlier, XACT_ID), column(earlier, SEQ))
+                            .lt(DSL.row(column(f, XACT_ID), column(f, SEQ)))));
+            Field<String> heldKey = column(hk, EVENT_KEY);
             leaseIt = leaseIt.and(column(f, EVENT_KEY)
                     .isNull()
                     .or(column(f, EVENT_KEY)
-                            .notIn(leasedKeys(l))
-                            .andNotExists(DSL.selectOne()
-                                    .from(h)
-                                    .where(column(h, EVENT_KEY).eq(column(f, EVENT_KEY)))
-                                    .and(holds))
-                            .andNotExists(DSL.selectOne()
-                                    .from(earlier)
-                                    .where(column(earlier, EVENT_KEY).eq(column(f, EVENT_KEY)))
-                                    .and(DSL.row(column(earlier, XACT_ID), column(earlier, SEQ))
-                                            .lt(DSL.row(column(f, XACT_ID), column(f, SEQ))))
-                                    .andNot(due(earlier, v)))));
+                            .notIn(DSL.select(heldKey).from(hk))
+                            .andNot(heldInState)
+                            .andNot(behindNotDue)));
+            // held only by a lease taken moments ago: worth waiting for in the log rather than parking
+            waits = due(f, v)
+                    .and(column(f, EVENT_KEY)
+                            .in(DSL.select(heldKey)
+                                    .from(hk, v.as("b"))
+                                    .where(column(hk, HELD_SINCE).ge(column(v.as("b"), BRIEF_SINCE)))))
+                    .andNot(heldInState)
+                    .andNot(behindNotDue);
         }
-        CommonTableExpression<?> gathered = name("g")
-                .as(DSL.select(f.asterisk(), DSL.field(leaseIt).as(LEASE_IT.getUnqualifiedName()))
+        // the new events not due yet (scheduled; usually none), which hold back the later ones of their keys
+        CommonTableExpression<?> notDue = name("nd")
+                .as(DSL.select(column(f, EVENT_KEY), column(f, XACT_ID), column(f, SEQ))
+                        .from(f, v)
+                        .where(DSL.not(due(f, v))));
+        // the keys of the new events in flight, each with its oldest lease, gathered once per statement
+        Table<Record> lk = l.as("lk");
+        Field<String> unnestedKey = DSL.function("unnest", SQLDataType.CLOB, column(lk, KEYS));
+        CommonTableExpression<?> heldKeys = name("hk")
+                .as(DSL.select(
+                                unnestedKey.as(EVENT_KEY.getUnqualifiedName()),
+                                DSL.min(column(lk, LEASED_AT)).as(HELD_SINCE.getUnqualifiedName()))
+                        .from(lk)
+                        .groupBy(DSL.inline(1)));
+        // materialized: the window below must not evaluate the conditions once per row of every frame
+        CommonTableExpression<?> classified = name("g0")
+                .asMaterialized(DSL.select(
+                                f.asterisk(),
+                                DSL.field(leaseIt).as(LEASE_IT.getUnqualifiedName()),
+                                DSL.field(waits).as(WAITS.getUnqualifiedName()))
                         .from(f, v));
+        Table<Record> g0 = DSL.table(name("g0"));
+        CommonTableExpression<?> leasableLater = name("g1")
+                .as(DSL.select(
+                                g0.asterisk(),
+                                // counted from the end, so that each frame extends the one before
+                                DSL.coalesce(
+                                                DSL.boolOr(DSL.condition(column(g0, LEASE_IT)))
+                                                        .over(DSL.orderBy(
+                                                                        column(g0, XACT_ID)
+                                                                                .desc(),
+                                                                        column(g0, SEQ)
+                                                                                .desc())
+                                                                .rowsBetweenUnboundedPreceding()
+                                                                .andPreceding(1)),
+                                                DSL.inline(false))
+                                        .as(LATER.getUnqualifiedName()))
+                        .from(g0));
+        Table<Record> g1 = DSL.table(name("g1"));
+        // the read stops at the first event that waits with nothing leasable after it: the position stays
+        // before it, so a burst of events whose keys are in flight is left in the log, not parked row by row
+        Condition stops = DSL.condition(column(g1, WAITS)).andNot(DSL.condition(column(g1, LATER)));
+        CommonTableExpression<?> gathered = name("g")
+                .as(DSL.select(
+                                g1.asterisk(),
+                                DSL.boolOr(stops)
+                                        .over(DSL.orderBy(column(g1, XACT_ID), column(g1, SEQ))
+                                                .rowsBetweenUnboundedPreceding()
+                                                .andCurrentRow())
+                                        .as(LEFT.getUnqualifiedName()),
+                                DSL.field(stops.andNot(DSL.condition(DSL.coalesce(
+                                                DSL.boolOr(stops)
+                                                        .over(DSL.orderBy(column(g1, XACT_ID), column(g1, SEQ))
+                                                                .rowsBetweenUnboundedPreceding()
+                                                                .andPreceding(1)),
+                                                DSL.inline(false)))))
+                                        .as(STOP.getUnqualifiedName()))
+                        .from(g1));
         Table<Record> g = DSL.table(name("g"));
         // not due, or held behind its key: a pending state row
         CommonTableExpression<?> stateRows = name("st")
@@ -340,7 +424,8 @@ public final class LogLayoutQueries {
                                         column(g, DESTINATION),
                                         column(g, CREATED_AT))
                                 .from(g)
-                                .where(DSL.not(DSL.condition(column(g, LEASE_IT)))))
+                                .where(DSL.not(DSL.condition(column(g, LEASE_IT))))
+                                .andNot(DSL.condition(column(g, LEFT))))
                         .returning(DSL.inline(1)));
         // leased: one lease row (a second round of the same lease extends it)
         Field<String> gKey = column(g, EVENT_KEY);
@@ -369,39 +454,43 @@ public final class LogLayoutQueries {
                         .plus(DSL.field(DSL.selectCount().from(DSL.table(name("lt")))))
                         .as(WRITTEN.getName())));
         Table<Record> w = DSL.table(name("w"));
-        this.freshLeaseSql = PreparedSql.render(DSL.with(fresh)
-                .with(values)
-                .with(gathered)
-                .with(stateRows)
-                .with(leaseRow)
-                .with(written)
-                .select(
-                        column(g, ID),
-                        column(g, SEQ),
-                        column(g, TYPE),
-                        column(g, SOURCE),
-                        column(g, EVENT_KEY),
-                        column(g, DESTINATION),
-                        column(g, ROUTING_KEY),
-                        column(g, CONTENT_TYPE),
-                        column(g, PAYLOAD),
-                        column(g, HEADERS),
-                        statusLiteral(EventStatus.IN_FLIGHT),
-                        DSL.inline(0),
-                        column(g, MAX_ATTEMPTS),
-                        DSL.castNull(LAST_ERROR.getDataType()),
-                        column(g, NEXT_ATTEMPT_AT),
-                        column(g, CREATED_AT),
-                        column(v, AT),
-                        column(v, LEASE_ID),
-                        DSL.castNull(SENT_AT.getDataType()),
-                        column(g, SUBJECT),
-                        column(g, DATA_SCHEMA),
-                        text(column(g, XACT_ID)),
-                        column(g, LEASE_IT))
-                .from(g, v, w)
-                .where(column(w, WRITTEN).ge(DSL.inline(0L)))
-                .orderBy(column(g, XACT_ID), column(g, SEQ)));
+        this.freshLeaseSql =
+                PreparedSql.render(DSL.with(perKey ? List.of(fresh, values, notDue, heldKeys) : List.of(fresh, values))
+                        .with(classified)
+                        .with(leasableLater)
+                        .with(gathered)
+                        .with(stateRows)
+                        .with(leaseRow)
+                        .with(written)
+                        .select(
+                                column(g, ID),
+                                column(g, SEQ),
+                                column(g, TYPE),
+                                column(g, SOURCE),
+                                column(g, EVENT_KEY),
+                                column(g, DESTINATION),
+                                column(g, ROUTING_KEY),
+                                column(g, CONTENT_TYPE),
+                                column(g, PAYLOAD),
+                                column(g, HEADERS),
+                                statusLiteral(EventStatus.IN_FLIGHT),
+                                DSL.inline(0),
+                                column(g, MAX_ATTEMPTS),
+                                DSL.castNull(LAST_ERROR.getDataType()),
+                                column(g, NEXT_ATTEMPT_AT),
+                                column(g, CREATED_AT),
+                                column(v, AT),
+                                column(v, LEASE_ID),
+                                DSL.castNull(SENT_AT.getDataType()),
+                                column(g, SUBJECT),
+                                column(g, DATA_SCHEMA),
+                                text(column(g, XACT_ID)),
+                                column(g, LEASE_IT),
+                                column(g, STOP))
+                        .from(g, v, w)
+                        .where(column(w, WRITTEN).ge(DSL.inline(0L)))
+                        .and(DSL.not(DSL.condition(column(g, LEFT))).or(DSL.condition(column(g, STOP))))
+                        .orderBy(column(g, XACT_ID), column(g, SEQ)));
         this.advanceSql = PreparedSql.render(DSL.insertInto(p, DONE, UPTO, XACT_ID, SEQ)
                 .values(
                         snapshot(bind(SQLDataType.CLOB)), snapshot(bind(SQLDataType.CLOB)),
@@ -560,9 +649,9 @@ public final class LogLayoutQueries {
                     bindFresh(statement, position, leaseId, now, wanted);
                     taken = readFresh(statement, events);
                 }
-                boolean finished = taken.count() < wanted;
-                if (taken.count() == 0 && !position.started()) {
-                    break; // nothing new: the position stays (no row per empty lease)
+                boolean finished = !taken.stopped() && taken.count() < wanted;
+                if (taken.count() == 0 && (taken.stopped() || !position.started())) {
+                    break; // nothing new, or nothing to take yet: the position stays (no row per empty lease)
                 }
                 try (PreparedStatement statement = connection.prepareStatement(advanceSql)) {
                     statement.setString(1, finished ? position.upto() : position.done());
@@ -657,9 +746,14 @@ public final class LogLayoutQueries {
         statement.setInt(13, limit);
         statement.setObject(14, leaseId);
         statement.setObject(15, Jdbc.timestamptz(now));
+        statement.setObject(16, Jdbc.timestamptz(now.minus(BRIEF_HOLD)));
     }
 
-    private record Taken(int count, String lastXact, long lastSeq) {}
+    /**
+     * What the log read took: {@code count} events up to {@code (lastXact, lastSeq)}; {@code stopped} when it
+     * stopped before an event left in the log for a later lease (the snapshot is not used up).
+     */
+    private record Taken(int count, String lastXact, long lastSeq, boolean stopped) {}
 
     /** Reads the log rows a lease took: the due ones are leased, all count for the position. */
     private static Taken readFresh(PreparedStatement statement, List<OutboxEvent> leased) throws SQLException {
@@ -668,6 +762,9 @@ public final class LogLayoutQueries {
         long lastSeq = 0;
         try (ResultSet rs = statement.executeQuery()) {
             while (rs.next()) {
+                if (rs.getBoolean(24)) {
+                    return new Taken(count, lastXact, lastSeq, true);
+                }
                 count++;
                 lastXact = rs.getString(22);
                 lastSeq = rs.getLong(2);
@@ -676,7 +773,7 @@ public final class LogLayoutQueries {
                 }
             }
         }
-        return new Taken(count, lastXact, lastSeq);
+        return new Taken(count, lastXact, lastSeq, false);
     }
 
     /**
