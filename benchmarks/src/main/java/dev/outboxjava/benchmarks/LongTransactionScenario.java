@@ -352,10 +352,10 @@ public final class LongTransactionScenario {
         String sql = """
                 SELECT coalesce((SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (%1$s)), 0)
                        + coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0)
-                       + coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0),
+                       + coalesce((SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (%1$s)), 0),
                        coalesce((SELECT sum(idx_tup_read) FROM pg_stat_user_indexes WHERE indexrelid IN (%1$s)), 0),
                        coalesce((SELECT sum(idx_scan) FROM pg_stat_user_indexes WHERE indexrelid IN (%1$s)), 0)"""
-                // the append-only log is partitioned: its counters are those of its partitions and their indexes
+                // the append-only log and lease tables are partitioned: their counters are those of their partitions
                 .formatted("SELECT relid FROM pg_partition_tree(to_regclass(?))");
         boolean log = layout == StoreLayout.APPEND_LOG;
         String index = table + (log ? "_log_idx" : "_pending_idx");

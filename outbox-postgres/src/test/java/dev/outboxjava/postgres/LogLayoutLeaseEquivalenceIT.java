@@ -90,7 +90,7 @@ class LogLayoutLeaseEquivalenceIT {
                   AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                 ORDER BY xact_id, seq LIMIT ?)
               ORDER BY xact_id, seq LIMIT ?),
-            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at, ?::timestamptz AS brief_since),
+            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at, ?::timestamptz AS brief_since, ?::smallint AS gen),
             %7$s
             g0 AS MATERIALIZED (SELECT f.*, %5$s AS lease_it, %8$s AS waits FROM f, v),
             g1 AS (SELECT g0.*, coalesce(bool_or(g0.lease_it) OVER (ORDER BY g0.xact_id DESC, g0.seq DESC
@@ -109,12 +109,12 @@ class LogLayoutLeaseEquivalenceIT {
                WHERE NOT g.lease_it AND NOT g.left_in_log
               RETURNING 1),
             lt AS (
-              INSERT INTO %6$s (lease_id, leased_at, ids, keys, seqs)
-              SELECT v.lease_id, v.at, array_agg(g.id ORDER BY g.seq),
+              INSERT INTO %6$s (gen, lease_id, leased_at, ids, keys, seqs)
+              SELECT v.gen, v.lease_id, v.at, array_agg(g.id ORDER BY g.seq),
                      coalesce(array_agg(DISTINCT g.event_key) FILTER (WHERE g.event_key IS NOT NULL), '{}'),
                      array_agg(g.seq ORDER BY g.seq)
-                FROM g, v WHERE g.lease_it GROUP BY v.lease_id, v.at
-              ON CONFLICT (lease_id) DO UPDATE SET ids = %6$s.ids || excluded.ids,
+                FROM g, v WHERE g.lease_it GROUP BY v.gen, v.lease_id, v.at
+              ON CONFLICT (lease_id, gen) DO UPDATE SET ids = %6$s.ids || excluded.ids,
                                                    keys = %6$s.keys || excluded.keys,
                                                    seqs = %6$s.seqs || excluded.seqs
               RETURNING 1),

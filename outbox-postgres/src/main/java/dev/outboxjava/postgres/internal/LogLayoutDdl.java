@@ -18,7 +18,9 @@ import dev.outboxjava.postgres.WakeUpMode;
  *       published.</li>
  *   <li>{@code t_lease}: new events in flight, one row per lease (their ids and keys), so that a
  *       published batch leaves one dead row instead of one per event; a lease whose events do not all
- *       get published is moved into {@code t_state} first, event by event.</li>
+ *       get published is moved into {@code t_state} first, event by event. Partitioned into two
+ *       generations, {@code t_lease_0} and {@code t_lease_1}, written in turn and truncated once empty
+ *       ({@link LeaseGenerations}), so those dead rows go whatever the horizon.</li>
  *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
  *   <li>{@code t_floor}: append-only, written by the cleaner: a sequence below which every event has been
  *       taken, so that the lease leaves out the partitions below it.</li>
@@ -186,15 +188,37 @@ public final class LogLayoutDdl {
                 );
 
                 -- New events in flight, one row per lease: a published batch leaves one dead row, not one per event.
+                -- Two generations written in turn, each truncated once empty: those rows go whatever the horizon.
+                -- (A lease table made unpartitioned is replaced, its rows kept: they are leases in flight.)
+                DO $outbox$
+                BEGIN
+                    IF EXISTS (SELECT 1 FROM pg_class WHERE oid = to_regclass('%20$s') AND relkind = 'r') THEN
+                        ALTER TABLE %20$s RENAME TO %27$s;
+                        ALTER TABLE %28$s RENAME CONSTRAINT %21$s TO %29$s;
+                    END IF;
+                END
+                $outbox$;
                 CREATE TABLE IF NOT EXISTS %20$s (
+                    gen       smallint    NOT NULL,
                     lease_id  uuid        NOT NULL,
                     leased_at timestamptz NOT NULL,
                     ids       uuid[]      NOT NULL,
                     keys      text[]      NOT NULL,
                     -- the events' sequences, in the order of ids: their log and sent partitions
                     seqs      bigint[]    NOT NULL,
-                    CONSTRAINT %21$s PRIMARY KEY (lease_id)
-                );
+                    CONSTRAINT %21$s PRIMARY KEY (lease_id, gen)
+                ) PARTITION BY LIST (gen);
+                CREATE TABLE IF NOT EXISTS %30$s PARTITION OF %20$s FOR VALUES IN (0);
+                CREATE TABLE IF NOT EXISTS %31$s PARTITION OF %20$s FOR VALUES IN (1);
+                DO $outbox$
+                BEGIN
+                    IF to_regclass('%28$s') IS NOT NULL THEN
+                        INSERT INTO %20$s (gen, lease_id, leased_at, ids, keys, seqs)
+                        SELECT 0, lease_id, leased_at, ids, keys, seqs FROM %28$s;
+                        DROP TABLE %28$s CASCADE;
+                    END IF;
+                END
+                $outbox$;
 
                 -- Every event in flight: leased again from the state table, or new in a lease row.
                 CREATE OR REPLACE VIEW %22$s AS
@@ -270,7 +294,12 @@ public final class LogLayoutDdl {
                         floorTable(table).quoted(),
                         Identifiers.quote(n + "_state_dl_type_idx"),
                         Identifiers.quote(n + "_state_dl_dest_idx"),
-                        Identifiers.quote(n + "_state_dl_created_idx"));
+                        Identifiers.quote(n + "_state_dl_created_idx"),
+                        Identifiers.quote(n + "_lease_unpartitioned"),
+                        sibling(table, "_lease_unpartitioned").quoted(),
+                        Identifiers.quote(n + "_lease_unpartitioned_pkey"),
+                        leaseGeneration(table, 0).quoted(),
+                        leaseGeneration(table, 1).quoted());
     }
 
     /**
@@ -398,6 +427,11 @@ public final class LogLayoutDdl {
     /** New events in flight, one row per lease. */
     public static Identifiers.TableName leaseTable(Identifiers.TableName table) {
         return sibling(table, "_lease");
+    }
+
+    /** One of the lease table's two generations ({@link LeaseGenerations}). */
+    public static Identifiers.TableName leaseGeneration(Identifiers.TableName table, int generation) {
+        return sibling(table, "_lease_" + generation);
     }
 
     /** Every event in flight (id, lease id, leased at), from the state and lease tables. */

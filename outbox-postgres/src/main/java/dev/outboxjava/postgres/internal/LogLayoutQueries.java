@@ -134,6 +134,9 @@ public final class LogLayoutQueries {
     private static final Field<Boolean> LEFT = field(name("left_in_log"), SQLDataType.BOOLEAN);
     private static final Field<Boolean> STOP = field(name("stop"), SQLDataType.BOOLEAN);
     private static final Field<Instant> BRIEF_SINCE = field(name("brief_since"), SQLDataType.INSTANT);
+    /** The lease table's generation a lease row is written to ({@link LeaseGenerations}). */
+    private static final Field<Short> GEN = field(name("gen"), SQLDataType.SMALLINT);
+
     private static final Field<Instant> HELD_SINCE = field(name("held_since"), SQLDataType.INSTANT);
     private static final Field<Long> WRITTEN = field(name("written"), SQLDataType.BIGINT);
 
@@ -180,6 +183,7 @@ public final class LogLayoutQueries {
     private final HousekeepingQueries stateHousekeeping;
     private final BacklogQuery backlog;
     private final LogPartitions partitions;
+    private final LeaseGenerations generations;
 
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
         this(table, completionMode, Ordering.none());
@@ -188,8 +192,9 @@ public final class LogLayoutQueries {
     /**
      * The statements for a table; under per-key ordering a lease also leaves for later, as pending state
      * rows, the events whose key an earlier event holds (in flight, waiting for a retry or a schedule, or
-     * dead-lettered when the ordering holds keys). The keys are looked up in the state and lease tables,
-     * never in the log.
+     * dead-lettered when the ordering holds keys). An event held only by a lease younger than
+     * {@link #BRIEF_HOLD}, with nothing leasable after it in the read, is left in the log instead: the
+     * position stops before it. The keys are looked up in the state and lease tables, never in the log.
      */
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode, Ordering ordering) {
         this.perKey = ordering.isPerKey();
@@ -311,7 +316,9 @@ public final class LogLayoutQueries {
                 .as(DSL.select(
                         DSL.cast(bind(SQLDataType.UUID), SQLDataType.UUID).as(LEASE_ID.getUnqualifiedName()),
                         DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(AT.getUnqualifiedName()),
-                        DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(BRIEF_SINCE.getUnqualifiedName())));
+                        DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(BRIEF_SINCE.getUnqualifiedName()),
+                        DSL.cast(bind(SQLDataType.SMALLINT), SQLDataType.SMALLINT)
+                                .as(GEN.getUnqualifiedName())));
         Table<Record> f = DSL.table(name("f"));
         Table<Record> v = DSL.table(name("v"));
         Table<Record> hk = DSL.table(name("hk"));
@@ -430,8 +437,9 @@ public final class LogLayoutQueries {
         // leased: one lease row (a second round of the same lease extends it)
         Field<String> gKey = column(g, EVENT_KEY);
         CommonTableExpression<?> leaseRow = name("lt")
-                .as(DSL.insertInto(l, LEASE_ID, LEASED_AT, IDS, KEYS, SEQS)
+                .as(DSL.insertInto(l, GEN, LEASE_ID, LEASED_AT, IDS, KEYS, SEQS)
                         .select(DSL.select(
+                                        column(v, GEN),
                                         column(v, LEASE_ID),
                                         column(v, AT),
                                         DSL.arrayAgg(column(g, ID)).orderBy(column(g, SEQ)),
@@ -441,8 +449,8 @@ public final class LogLayoutQueries {
                                         DSL.arrayAgg(column(g, SEQ)).orderBy(column(g, SEQ)))
                                 .from(g, v)
                                 .where(DSL.condition(column(g, LEASE_IT)))
-                                .groupBy(column(v, LEASE_ID), column(v, AT)))
-                        .onConflict(LEASE_ID)
+                                .groupBy(column(v, GEN), column(v, LEASE_ID), column(v, AT)))
+                        .onConflict(LEASE_ID, GEN)
                         .doUpdate()
                         .set(IDS, DSL.arrayConcat(column(l, IDS), DSL.excluded(IDS)))
                         .set(KEYS, DSL.arrayConcat(column(l, KEYS), DSL.excluded(KEYS)))
@@ -596,6 +604,7 @@ public final class LogLayoutQueries {
         this.stateHousekeeping = new HousekeepingQueries(state);
         // per key, the backlog also needs the dead letters (which may hold keys)
         this.partitions = new LogPartitions(table, completionMode);
+        this.generations = new LeaseGenerations(table);
         this.backlog = perKey
                 ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
                 : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
@@ -620,6 +629,7 @@ public final class LogLayoutQueries {
     public List<OutboxEvent> lease(Connection connection, UUID leaseId, int limit, Instant now) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         if (autoCommit) {
+            generations.emptyIdle(connection, now);
             connection.setAutoCommit(false);
         }
         try {
@@ -747,6 +757,7 @@ public final class LogLayoutQueries {
         statement.setObject(14, leaseId);
         statement.setObject(15, Jdbc.timestamptz(now));
         statement.setObject(16, Jdbc.timestamptz(now.minus(BRIEF_HOLD)));
+        statement.setShort(17, LeaseGenerations.of(now));
     }
 
     /**
