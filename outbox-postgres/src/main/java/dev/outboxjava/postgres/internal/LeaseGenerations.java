@@ -45,9 +45,9 @@ public final class LeaseGenerations {
     private final String[] lockSql = new String[2];
     private final String[] anySql = new String[2];
     private final String[] truncateSql = new String[2];
-    /** The period whose idle generation has been emptied, and when to try again otherwise (this process). */
+    /** The period whose idle generation this process has emptied. */
     private long emptiedFor = Long.MIN_VALUE;
-
+    /** Until then, no new try after one that could not empty the idle generation. */
     private Instant nextTry = Instant.MIN;
 
     public LeaseGenerations(Identifiers.TableName table) {

@@ -134,10 +134,10 @@ public final class LogLayoutQueries {
     private static final Field<Boolean> LEFT = field(name("left_in_log"), SQLDataType.BOOLEAN);
     private static final Field<Boolean> STOP = field(name("stop"), SQLDataType.BOOLEAN);
     private static final Field<Instant> BRIEF_SINCE = field(name("brief_since"), SQLDataType.INSTANT);
+    private static final Field<Instant> HELD_SINCE = field(name("held_since"), SQLDataType.INSTANT);
     /** The lease table's generation a lease row is written to ({@link LeaseGenerations}). */
     private static final Field<Short> GEN = field(name("gen"), SQLDataType.SMALLINT);
 
-    private static final Field<Instant> HELD_SINCE = field(name("held_since"), SQLDataType.INSTANT);
     private static final Field<Long> WRITTEN = field(name("written"), SQLDataType.BIGINT);
 
     /**
