@@ -35,7 +35,6 @@ public final class LeaseGenerations {
     /** After a truncation that could not be done, how long before the next try. */
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final String SHORT_LOCK_TIMEOUT =
             PreparedSql.render(DSL.select(AsyncCommit.setLocal("lock_timeout", LOCK_TIMEOUT)));
 
@@ -105,7 +104,7 @@ public final class LeaseGenerations {
             connection.commit();
         } catch (SQLException e) {
             connection.rollback();
-            if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+            if (!LogPartitions.LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                 throw e;
             }
             log.debug("outbox table {}: lease generation {} busy, emptied later", table.display(), idle);

@@ -93,7 +93,9 @@ public final class LogPartitions {
     /** Delete-on-publish: every sent record is past any cutoff. */
     private static final Instant FOREVER = Instant.parse("9999-01-01T00:00:00Z");
 
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    /** PostgreSQL's SQLSTATE for a lock not granted within lock_timeout. */
+    static final String LOCK_NOT_AVAILABLE = "55P03";
+
     private static final Pattern BOUND = Pattern.compile("FROM \\('?(MINVALUE|-?\\d+)'?\\) TO \\('?(-?\\d+)'?\\)");
 
     private static final Logger log = LoggerFactory.getLogger(LogPartitions.class);
