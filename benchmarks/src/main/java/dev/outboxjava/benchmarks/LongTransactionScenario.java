@@ -124,6 +124,7 @@ public final class LongTransactionScenario {
      * first minute otherwise).
      */
     public List<Comparison> run() {
+        warnIfAutovacuumIsOff();
         Duration warmUp = options.heldInterval().compareTo(WARM_UP) < 0 ? options.heldInterval() : WARM_UP;
         Log.line("S7 warm-up: %d s without a held snapshot, not measured", warmUp.toSeconds());
         run(
@@ -342,6 +343,25 @@ public final class LongTransactionScenario {
     }
 
     /**
+     * The runs without a held snapshot stand for a database whose vacuum keeps up; with autovacuum off they
+     * would pile up dead rows as the held snapshot does, and the ratio would compare two degraded runs.
+     */
+    private void warnIfAutovacuumIsOff() {
+        try (Connection connection = services.dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW autovacuum")) {
+            rs.next();
+            if (!"on".equals(rs.getString(1))) {
+                Log.line("S7 WARNING: autovacuum is off on this server, so the runs without a held snapshot do not"
+                        + " show a vacuumed database and the ratios mean little. Turn it on for the benchmark:"
+                        + " ALTER SYSTEM SET autovacuum = on; SELECT pg_reload_conf();");
+            }
+        } catch (SQLException e) {
+            Log.line("S7 could not read the autovacuum setting: %s", e.getMessage());
+        }
+    }
+
+    /**
      * The statistics counters of the outbox table and the index its lease starts from, and the backlog
      * counted by the benchmark (committed less marked published): counting the table would scan the
      * index and add to the very counters measured. In place that is the table and its pending index;
@@ -351,11 +371,12 @@ public final class LongTransactionScenario {
     private static MinuteStats.Sample sample(HikariDataSource pool, StoreLayout layout, String table, long backlog) {
         String sql = """
                 SELECT coalesce((SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (%1$s)), 0)
-                       + coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = to_regclass(?)), 0)
+                       + coalesce((SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (%1$s)), 0)
                        + coalesce((SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (%1$s)), 0),
                        coalesce((SELECT sum(idx_tup_read) FROM pg_stat_user_indexes WHERE indexrelid IN (%1$s)), 0),
                        coalesce((SELECT sum(idx_scan) FROM pg_stat_user_indexes WHERE indexrelid IN (%1$s)), 0)"""
-                // the append-only log and lease tables are partitioned: their counters are those of their partitions
+                // the append-only log, state and lease tables are partitioned: their counters are those of their
+                // partitions
                 .formatted("SELECT relid FROM pg_partition_tree(to_regclass(?))");
         boolean log = layout == StoreLayout.APPEND_LOG;
         String index = table + (log ? "_log_idx" : "_pending_idx");

@@ -104,8 +104,10 @@ class LogLayoutLeaseEquivalenceIT {
                            false) AS stop
                     FROM g1),
             st AS (
-              INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at)
-              SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at FROM g
+              INSERT INTO %2$s (id, seq, event_key, status, attempts, next_attempt_at, gen)
+              SELECT g.id, g.seq, g.event_key, 'pending', 0, g.next_attempt_at,
+                     CASE WHEN g.next_attempt_at <= g.created_at OR g.next_attempt_at <= v.at THEN v.gen ELSE -1 END
+                FROM g, v
                WHERE NOT g.lease_it AND NOT g.left_in_log
               RETURNING 1),
             lt AS (

@@ -15,7 +15,9 @@ import dev.outboxjava.postgres.WakeUpMode;
  *       row with the greatest id.</li>
  *   <li>{@code t_state}: the events that are waiting (for a retry, a schedule, after a release) or
  *       dead-lettered, and those leased again from it (in flight). Small: an event leaves it when it is
- *       published.</li>
+ *       published. Partitioned: the events parked behind their key in two generations,
+ *       {@code t_state_0} and {@code t_state_1}, truncated once worked through ({@link ParkingGenerations});
+ *       every other row in {@code t_state_kept}.</li>
  *   <li>{@code t_lease}: new events in flight, one row per lease (their ids and keys), so that a
  *       published batch leaves one dead row instead of one per event; a lease whose events do not all
  *       get published is moved into {@code t_state} first, event by event. Partitioned into two
@@ -141,6 +143,18 @@ public final class LogLayoutDdl {
                     CONSTRAINT %6$s PRIMARY KEY (id)
                 );
 
+                -- A state table made unpartitioned is replaced, its rows kept: renamed here, copied below.
+                DO $outbox$
+                BEGIN
+                    IF EXISTS (SELECT 1 FROM pg_class WHERE oid = to_regclass('%7$s') AND relkind = 'r') THEN
+                        ALTER TABLE %7$s RENAME TO %32$s;
+                        ALTER TABLE %33$s RENAME CONSTRAINT %8$s TO %34$s;
+                        DROP INDEX IF EXISTS %10$s, %11$s, %12$s, %18$s, %24$s, %25$s, %26$s;
+                    END IF;
+                END
+                $outbox$;
+                -- Partitioned by generation: the rows of events parked behind their key go to the generation
+                -- being written, truncated once worked through; every other row to the kept partition.
                 CREATE TABLE IF NOT EXISTS %7$s (
                     id              uuid        NOT NULL,
                     seq             bigint      NOT NULL,
@@ -155,9 +169,13 @@ public final class LogLayoutDdl {
                     type            text,
                     destination     text,
                     created_at      timestamptz,
-                    CONSTRAINT %8$s PRIMARY KEY (id),
+                    gen             smallint    NOT NULL DEFAULT %38$s,
+                    CONSTRAINT %8$s PRIMARY KEY (id, gen),
                     CONSTRAINT %9$s CHECK (status IN ('pending', 'in_flight', 'failed'))
-                );
+                ) PARTITION BY LIST (gen);
+                CREATE TABLE IF NOT EXISTS %35$s PARTITION OF %7$s FOR VALUES IN (%38$s);
+                CREATE TABLE IF NOT EXISTS %36$s PARTITION OF %7$s FOR VALUES IN (0);
+                CREATE TABLE IF NOT EXISTS %37$s PARTITION OF %7$s FOR VALUES IN (1);
                 -- a state table created without the copied columns gets them (checked first: ALTER TABLE would
                 -- queue for its lock behind any open transaction that read the table, and the relays behind it)
                 DO $outbox$
@@ -180,6 +198,19 @@ public final class LogLayoutDdl {
                 CREATE INDEX IF NOT EXISTS %24$s ON %7$s (type, seq) WHERE status = 'failed';
                 CREATE INDEX IF NOT EXISTS %25$s ON %7$s (destination, seq) WHERE status = 'failed';
                 CREATE INDEX IF NOT EXISTS %26$s ON %7$s (created_at, seq) WHERE status = 'failed';
+
+                DO $outbox$
+                BEGIN
+                    IF to_regclass('%33$s') IS NOT NULL THEN
+                        INSERT INTO %7$s (id, seq, event_key, status, attempts, last_error, next_attempt_at, leased_at,
+                                          lease_id, type, destination, created_at)
+                        SELECT o.id, o.seq, o.event_key, o.status, o.attempts, o.last_error, o.next_attempt_at,
+                               o.leased_at, o.lease_id, e.type, e.destination, e.created_at
+                          FROM %33$s o LEFT JOIN %2$s e ON e.id = o.id AND e.seq = o.seq;
+                        DROP TABLE %33$s CASCADE;
+                    END IF;
+                END
+                $outbox$;
 
                 -- Every event of a lower sequence has been taken by the position: the lease skips the partitions below.
                 CREATE TABLE IF NOT EXISTS %23$s (
@@ -299,7 +330,14 @@ public final class LogLayoutDdl {
                         sibling(table, "_lease_unpartitioned").quoted(),
                         Identifiers.quote(n + "_lease_unpartitioned_pkey"),
                         leaseGeneration(table, 0).quoted(),
-                        leaseGeneration(table, 1).quoted());
+                        leaseGeneration(table, 1).quoted(),
+                        Identifiers.quote(n + "_state_unpartitioned"),
+                        sibling(table, "_state_unpartitioned").quoted(),
+                        Identifiers.quote(n + "_state_unpartitioned_pkey"),
+                        stateKept(table).quoted(),
+                        stateGeneration(table, 0).quoted(),
+                        stateGeneration(table, 1).quoted(),
+                        ParkingGenerations.KEPT);
     }
 
     /**
@@ -366,7 +404,7 @@ public final class LogLayoutDdl {
                 SELECT id, seq, event_key, CASE WHEN status = 'failed' THEN 'failed' ELSE 'pending' END, attempts, last_error,
                        next_attempt_at, type, destination, created_at
                   FROM %1$s WHERE status IN ('pending', 'in_flight', 'failed')
-                ON CONFLICT (id) DO NOTHING;
+                ON CONFLICT DO NOTHING;
                 INSERT INTO %3$s (id, seq, sent_at, attempts)
                 SELECT id, seq, coalesce(sent_at, created_at), attempts FROM %1$s WHERE status = 'sent'
                 ON CONFLICT (id, seq) DO NOTHING;
@@ -422,6 +460,16 @@ public final class LogLayoutDdl {
     /** In-flight, waiting and dead-lettered events. */
     public static Identifiers.TableName stateTable(Identifiers.TableName table) {
         return sibling(table, "_state");
+    }
+
+    /** The state table's partition of the rows that are not parked behind a key ({@link ParkingGenerations}). */
+    public static Identifiers.TableName stateKept(Identifiers.TableName table) {
+        return sibling(table, "_state_kept");
+    }
+
+    /** One of the state table's two generations of parked events ({@link ParkingGenerations}). */
+    public static Identifiers.TableName stateGeneration(Identifiers.TableName table, int generation) {
+        return sibling(table, "_state_" + generation);
     }
 
     /** New events in flight, one row per lease. */

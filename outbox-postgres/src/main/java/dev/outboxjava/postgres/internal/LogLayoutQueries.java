@@ -25,6 +25,7 @@ import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 import static dev.outboxjava.postgres.internal.PreparedSql.bind;
+import static dev.outboxjava.postgres.internal.TableGenerations.GEN;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 
@@ -135,8 +136,6 @@ public final class LogLayoutQueries {
     private static final Field<Boolean> STOP = field(name("stop"), SQLDataType.BOOLEAN);
     private static final Field<Instant> BRIEF_SINCE = field(name("brief_since"), SQLDataType.INSTANT);
     private static final Field<Instant> HELD_SINCE = field(name("held_since"), SQLDataType.INSTANT);
-    /** The lease table's generation a lease row is written to ({@link LeaseGenerations}). */
-    private static final Field<Short> GEN = field(name("gen"), SQLDataType.SMALLINT);
 
     private static final Field<Long> WRITTEN = field(name("written"), SQLDataType.BIGINT);
 
@@ -184,6 +183,7 @@ public final class LogLayoutQueries {
     private final BacklogQuery backlog;
     private final LogPartitions partitions;
     private final LeaseGenerations generations;
+    private final ParkingGenerations parking;
 
     public LogLayoutQueries(Identifiers.TableName table, CompletionMode completionMode) {
         this(table, completionMode, Ordering.none());
@@ -416,10 +416,21 @@ public final class LogLayoutQueries {
                                         .as(STOP.getUnqualifiedName()))
                         .from(g1));
         Table<Record> g = DSL.table(name("g"));
-        // not due, or held behind its key: a pending state row
+        // not due, or held behind its key: a pending state row; held, in the generation being written (it is
+        // leased again within moments), not due, kept (it may wait for long)
         CommonTableExpression<?> stateRows = name("st")
                 .as(DSL.insertInto(
-                                s, ID, SEQ, EVENT_KEY, STATUS, ATTEMPTS, NEXT_ATTEMPT_AT, TYPE, DESTINATION, CREATED_AT)
+                                s,
+                                ID,
+                                SEQ,
+                                EVENT_KEY,
+                                STATUS,
+                                ATTEMPTS,
+                                NEXT_ATTEMPT_AT,
+                                TYPE,
+                                DESTINATION,
+                                CREATED_AT,
+                                GEN)
                         .select(DSL.select(
                                         column(g, ID),
                                         column(g, SEQ),
@@ -429,8 +440,10 @@ public final class LogLayoutQueries {
                                         column(g, NEXT_ATTEMPT_AT),
                                         column(g, TYPE),
                                         column(g, DESTINATION),
-                                        column(g, CREATED_AT))
-                                .from(g)
+                                        column(g, CREATED_AT),
+                                        DSL.when(due(g, v), column(v, GEN))
+                                                .otherwise(DSL.inline(ParkingGenerations.KEPT)))
+                                .from(g, v)
                                 .where(DSL.not(DSL.condition(column(g, LEASE_IT))))
                                 .andNot(DSL.condition(column(g, LEFT))))
                         .returning(DSL.inline(1)));
@@ -605,6 +618,7 @@ public final class LogLayoutQueries {
         // per key, the backlog also needs the dead letters (which may hold keys)
         this.partitions = new LogPartitions(table, completionMode);
         this.generations = new LeaseGenerations(table);
+        this.parking = new ParkingGenerations(table);
         this.backlog = perKey
                 ? new BacklogQuery(new OutboxTable(LogLayoutDdl.waitingView(table)), ordering)
                 : new BacklogQuery(new OutboxTable(LogLayoutDdl.pendingView(table)), Ordering.none());
@@ -630,6 +644,7 @@ public final class LogLayoutQueries {
         boolean autoCommit = connection.getAutoCommit();
         if (autoCommit) {
             generations.emptyIdle(connection, now);
+            parking.emptyIdle(connection, now);
             connection.setAutoCommit(false);
         }
         try {
