@@ -1,5 +1,6 @@
 package dev.outboxjava.postgres;
 
+import static dev.outboxjava.postgres.TestEvents.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.Ordering;
@@ -7,7 +8,6 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -124,19 +124,11 @@ class LogLayoutBriefHoldIT {
     }
 
     private List<OutboxEvent> append(OutboxEvent... events) {
-        List<OutboxEvent> list = List.of(events);
-        store.transactional().inTransaction(connection -> list);
-        return list;
+        return TestEvents.append(store, events);
     }
 
     private OutboxEvent event(String key) {
-        return OutboxEvent.builder()
-                .clock(Clock.fixed(now, ZoneOffset.UTC))
-                .type("order-" + key)
-                .destination("orders")
-                .key(key)
-                .payload(key.getBytes(StandardCharsets.UTF_8))
-                .build();
+        return TestEvents.event(Clock.fixed(now, ZoneOffset.UTC), key);
     }
 
     private long stateRows() throws Exception {
@@ -147,9 +139,5 @@ class LogLayoutBriefHoldIT {
             rs.next();
             return rs.getLong(1);
         }
-    }
-
-    private static List<UUID> ids(List<OutboxEvent> events) {
-        return events.stream().map(OutboxEvent::id).toList();
     }
 }

@@ -1,5 +1,6 @@
 package dev.outboxjava.postgres;
 
+import static dev.outboxjava.postgres.TestEvents.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.EventStatus;
@@ -164,9 +165,5 @@ class LogLayoutLeaseGenerationsIT {
                 .toList();
         store.transactional().inTransaction(connection -> events);
         return events;
-    }
-
-    private static List<UUID> ids(List<OutboxEvent> events) {
-        return events.stream().map(OutboxEvent::id).toList();
     }
 }

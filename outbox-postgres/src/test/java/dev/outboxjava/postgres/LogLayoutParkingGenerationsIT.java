@@ -1,5 +1,6 @@
 package dev.outboxjava.postgres;
 
+import static dev.outboxjava.postgres.TestEvents.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.EventStatus;
@@ -10,7 +11,6 @@ import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LeaseGenerations;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -137,8 +137,8 @@ class LogLayoutParkingGenerationsIT {
         append(event("d"));
         assertThat(store.lease(UUID.randomUUID(), 10, now.plusSeconds(5))).hasSize(1);
         assertThat(size(generation(0))).isZero();
-        assertThat(ids(generation(1))).containsExactly(next.get(0).id());
-        assertThat(ids(LogLayoutDdl.stateKept(table)))
+        assertThat(idsIn(generation(1))).containsExactly(next.get(0).id());
+        assertThat(idsIn(LogLayoutDdl.stateKept(table)))
                 .containsExactly(next.get(1).id());
         Map<EventStatus, Long> after = store.countByStatus();
         assertThat(after.get(EventStatus.FAILED))
@@ -206,7 +206,7 @@ class LogLayoutParkingGenerationsIT {
         assertThat(query("SELECT (relkind = 'p')::int FROM pg_class WHERE oid = '" + state + "'::regclass"))
                 .isEqualTo(1);
         assertThat(store.countByStatus()).isEqualTo(before);
-        assertThat(ids(LogLayoutDdl.stateKept(table)))
+        assertThat(idsIn(LogLayoutDdl.stateKept(table)))
                 .containsExactly(first.get(0).id(), parked.id());
         assertThat(store.lease(UUID.randomUUID(), 10, now.plusSeconds(2))).isEmpty();
         store.markPublished(parked.holder(), List.of(parked.holding().id()), now.plusSeconds(2));
@@ -250,7 +250,7 @@ class LogLayoutParkingGenerationsIT {
         return query("SELECT pg_relation_size('" + partition.quoted() + "')");
     }
 
-    private List<UUID> ids(Identifiers.TableName partition) throws Exception {
+    private List<UUID> idsIn(Identifiers.TableName partition) throws Exception {
         try (Connection connection = postgres.dataSource().getConnection();
                 Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery("SELECT id FROM " + partition.quoted() + " ORDER BY seq")) {
@@ -277,22 +277,10 @@ class LogLayoutParkingGenerationsIT {
     }
 
     private List<OutboxEvent> append(OutboxEvent... events) {
-        List<OutboxEvent> list = List.of(events);
-        store.transactional().inTransaction(connection -> list);
-        return list;
+        return TestEvents.append(store, events);
     }
 
     private OutboxEvent event(String key) {
-        return OutboxEvent.builder()
-                .clock(Clock.fixed(now, ZoneOffset.UTC))
-                .type("order-" + key)
-                .destination("orders")
-                .key(key)
-                .payload(key.getBytes(StandardCharsets.UTF_8))
-                .build();
-    }
-
-    private static List<UUID> ids(List<OutboxEvent> events) {
-        return events.stream().map(OutboxEvent::id).toList();
+        return TestEvents.event(Clock.fixed(now, ZoneOffset.UTC), key);
     }
 }

@@ -4,6 +4,7 @@ import dev.outboxjava.core.OutboxEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.List;
+import java.util.UUID;
 import java.util.stream.IntStream;
 
 /** Events for the store's own tests. */
@@ -19,6 +20,17 @@ final class TestEvents {
                 .destination("orders")
                 .payload(("{\"order\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8))
                 .build();
+    }
+
+    /** Appends {@code events} to {@code store} in one transaction; returns them in order. */
+    static List<OutboxEvent> append(PostgresOutboxStore store, OutboxEvent... events) {
+        List<OutboxEvent> list = List.of(events);
+        store.transactional().inTransaction(connection -> list);
+        return list;
+    }
+
+    static List<UUID> ids(List<OutboxEvent> events) {
+        return events.stream().map(OutboxEvent::id).toList();
     }
 
     static List<OutboxEvent> events(Clock clock, int count) {
