@@ -7,6 +7,8 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.core.port.MarkResult;
+import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LeaseGenerations;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
@@ -18,9 +20,14 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -213,6 +220,130 @@ class LogLayoutParkingGenerationsIT {
         assertThat(store.lease(UUID.randomUUID(), 10, now.plusSeconds(2)))
                 .extracting(OutboxEvent::id)
                 .containsExactly(parked.id());
+    }
+
+    @Test
+    @DisplayName(
+            "per key, relays leasing at once while generations are truncated and their leftovers moved publish every event once, in key order")
+    void concurrentRelaysKeepKeyOrderAcrossGenerations() throws Exception {
+        int keys = 20;
+        Map<String, List<UUID>> appended = new HashMap<>();
+        for (int round = 0; round < 30; round++) {
+            OutboxEvent[] events = new OutboxEvent[keys * 3];
+            for (int i = 0; i < events.length; i++) {
+                events[i] = event("k" + (i % keys));
+                appended.computeIfAbsent("k" + (i % keys), k -> new ArrayList<>())
+                        .add(events[i].id());
+            }
+            append(events);
+        }
+        KeyOrder order = new KeyOrder(appended);
+        AtomicLong clock = new AtomicLong();
+        ExecutorService relays = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int r = 0; r < 3; r++) {
+                int relay = r;
+                running.add(relays.submit(() -> {
+                    // a guard against a lost event, not a timing: the loop ends when all are published
+                    for (int lease = 0; lease < 5_000 && !order.done(); lease++) {
+                        Instant at = now.plusMillis(clock.addAndGet(700));
+                        UUID leaseId = UUID.randomUUID();
+                        List<OutboxEvent> batch = store.lease(leaseId, 25, at);
+                        order.leased(batch);
+                        if (batch.isEmpty()) {
+                            continue;
+                        }
+                        List<UUID> batchIds = ids(batch);
+                        if ((lease + relay) % 9 == 0) {
+                            order.returned(batch);
+                            order.marked(store.markRetry(
+                                    leaseId,
+                                    batchIds.stream()
+                                            .map(id -> new RetryMark(id, "broker busy", at))
+                                            .toList(),
+                                    at));
+                        } else {
+                            // noted first: once marked, another relay may lease the next events of these keys
+                            order.published(batch);
+                            order.marked(store.markPublished(leaseId, batchIds, at));
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> relay : running) {
+                relay.get();
+            }
+        } finally {
+            relays.shutdownNow();
+        }
+        assertThat(order.problems()).isEmpty();
+        assertThat(order.allPublished()).isTrue();
+        assertThat(query("SELECT sum(n_tup_ins) FROM pg_stat_user_tables WHERE relid IN ('"
+                        + generation(0).quoted() + "'::regclass, '"
+                        + generation(1).quoted() + "'::regclass)"))
+                .as("events parked in the generations")
+                .isPositive();
+    }
+
+    /** What the relays of a test may lease next, per key: the oldest unpublished events, one batch at a time. */
+    private static final class KeyOrder {
+        private final Map<String, List<UUID>> appended;
+        private final Map<String, Integer> published = new HashMap<>();
+        private final Map<String, Integer> inFlight = new HashMap<>();
+        private final List<String> problems = new ArrayList<>();
+
+        KeyOrder(Map<String, List<UUID>> appended) {
+            this.appended = appended;
+            appended.keySet().forEach(key -> published.put(key, 0));
+        }
+
+        synchronized void leased(List<OutboxEvent> batch) {
+            Map<String, Integer> taken = new HashMap<>();
+            for (OutboxEvent event : batch) {
+                String key = event.key().orElseThrow();
+                if (inFlight.containsKey(key)) {
+                    problems.add(event.id() + ": leased while an earlier event of " + key + " is in flight");
+                }
+                int next = published.get(key) + taken.getOrDefault(key, 0);
+                List<UUID> ofKey = appended.get(key);
+                if (next >= ofKey.size() || !ofKey.get(next).equals(event.id())) {
+                    problems.add(event.id() + ": leased out of order for " + key);
+                }
+                taken.merge(key, 1, Integer::sum);
+            }
+            inFlight.putAll(taken);
+        }
+
+        synchronized void published(List<OutboxEvent> batch) {
+            for (OutboxEvent event : batch) {
+                String key = event.key().orElseThrow();
+                published.merge(key, 1, Integer::sum);
+                inFlight.remove(key);
+            }
+        }
+
+        synchronized void returned(List<OutboxEvent> batch) {
+            batch.forEach(event -> inFlight.remove(event.key().orElseThrow()));
+        }
+
+        synchronized void marked(MarkResult result) {
+            result.leaseLost().forEach(id -> problems.add(id + ": its lease was lost"));
+        }
+
+        synchronized boolean done() {
+            return !problems.isEmpty() || allPublished();
+        }
+
+        synchronized boolean allPublished() {
+            return appended.entrySet().stream()
+                    .allMatch(e -> published.get(e.getKey()) == e.getValue().size());
+        }
+
+        synchronized List<String> problems() {
+            return List.copyOf(problems);
+        }
     }
 
     /**
