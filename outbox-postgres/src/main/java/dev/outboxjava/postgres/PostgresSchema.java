@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Migrations.</b> The module ships the table's versioned migrations in {@value #MIGRATIONS_LOCATION}
  * and, for per-key ordering, a repeatable migration with its two indexes in
- * {@value #PER_KEY_MIGRATIONS_LOCATION}. The table's name is the placeholder {@value #TABLE_PLACEHOLDER}.
+ * {@value #PER_KEY_MIGRATIONS_LOCATION}; for the append-only layout ({@link StoreLayout#APPEND_LOG}), those in
+ * {@value #APPEND_LOG_MIGRATIONS_LOCATION} instead of both (they include the per-key indexes). The table's
+ * name is the placeholder {@value #TABLE_PLACEHOLDER}.
  * Run them with a Flyway of their own beside your application's, with its own history table, so their
  * versions can never clash with yours:
  *
@@ -45,6 +47,14 @@ public final class PostgresSchema {
 
     /** Flyway location of the outbox table's versioned migrations. */
     public static final String MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_LOCATION;
+    /**
+     * Flyway location of the outbox table's versioned migrations in the append-only layout
+     * ({@link StoreLayout#APPEND_LOG}): instead of {@link #MIGRATIONS_LOCATION} and
+     * {@link #PER_KEY_MIGRATIONS_LOCATION}, whatever the ordering, with the history table
+     * {@link #APPEND_LOG_HISTORY_TABLE}.
+     */
+    public static final String APPEND_LOG_MIGRATIONS_LOCATION =
+            "classpath:" + MigrationFiles.OUTBOX_APPEND_LOG_LOCATION;
     /** Flyway location of the per-key ordering indexes (one repeatable migration); add it when ordering per key. */
     public static final String PER_KEY_MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_PER_KEY_LOCATION;
     /**
@@ -63,6 +73,11 @@ public final class PostgresSchema {
      * two version sequences stay apart. One per outbox table when a database holds several.
      */
     public static final String HISTORY_TABLE = "outbox_schema_history";
+    /**
+     * The Flyway history table suggested for {@link #APPEND_LOG_MIGRATIONS_LOCATION}: not the in-place
+     * layout's, whose versions it would otherwise take as its own on a converted table.
+     */
+    public static final String APPEND_LOG_HISTORY_TABLE = "outbox_append_log_schema_history";
 
     private static final Logger log = LoggerFactory.getLogger(PostgresSchema.class);
 
@@ -86,9 +101,13 @@ public final class PostgresSchema {
 
     /**
      * The classpath resources of the shipped migrations a configuration needs, in the order to apply
-     * them: the table's versioned files, then the per-key indexes when it orders per key.
+     * them: the table's versioned files, then the per-key indexes when it orders per key (in the
+     * append-only layout, its versioned files alone).
      */
     public static List<String> migrationResources(PostgresOutboxConfig config) {
+        if (config.layout() == StoreLayout.APPEND_LOG) {
+            return MigrationFiles.OUTBOX_APPEND_LOG;
+        }
         List<String> resources = new ArrayList<>(MigrationFiles.OUTBOX);
         if (config.ordering().isPerKey()) {
             resources.addAll(MigrationFiles.OUTBOX_PER_KEY);

@@ -103,6 +103,20 @@ class FlywayMigrationsIT {
         // end::flyway-outbox[]
     }
 
+    /** The append-only layout's Flyway, configured exactly as the documentation says. */
+    private Flyway appendLog(String table) {
+        // tag::flyway-append-log[]
+        return Flyway.configure()
+                .dataSource(dataSource)
+                .locations(PostgresSchema.APPEND_LOG_MIGRATIONS_LOCATION)
+                .table(PostgresSchema.APPEND_LOG_HISTORY_TABLE)
+                .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load();
+        // end::flyway-append-log[]
+    }
+
     /** The operator API's Flyway (audit table, dead-letter indexes), configured exactly as the documentation says. */
     private Flyway operator(String table) {
         // tag::flyway-operator[]
@@ -291,6 +305,87 @@ class FlywayMigrationsIT {
         assertThat(database.describe("by_flyway", "shop_events_attempts"))
                 .isEqualTo(database.describe("by_ddl", "shop_events_attempts"))
                 .isNotEmpty();
+    }
+
+    @Test
+    @DisplayName("the append-only layout's migrations: run twice beside the application's, they make the tables "
+            + "PostgresSchema.ddl(config) makes, and the relay publishes from them in key order")
+    void appendLogLayout() throws Exception {
+        application().migrate();
+        assertThat(appendLog("outbox_events").migrate().migrationsExecuted)
+                .isEqualTo(MigrationFiles.OUTBOX_APPEND_LOG.size());
+        assertThat(appendLog("outbox_events").migrate().migrationsExecuted).isZero();
+        assertThat(appendLog("outbox_events").validateWithResult().validationSuccessful)
+                .isTrue();
+
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA by_flyway");
+            statement.execute("CREATE SCHEMA by_ddl");
+        }
+        Flyway.configure()
+                .configuration(appendLog("shop_events").getConfiguration())
+                .schemas("by_flyway")
+                .defaultSchema("by_flyway")
+                .load()
+                .migrate();
+        Flyway.configure()
+                .configuration(operator("shop_events").getConfiguration())
+                .schemas("by_flyway")
+                .defaultSchema("by_flyway")
+                .load()
+                .migrate();
+        PostgresSchema.apply(
+                dataSource,
+                PostgresOutboxConfig.builder()
+                        .tableName("by_ddl.shop_events")
+                        .layout(StoreLayout.APPEND_LOG)
+                        .build());
+        for (String relation : List.of(
+                "shop_events",
+                "shop_events_live",
+                "shop_events_p1",
+                "shop_events_overflow",
+                "shop_events_kept",
+                "shop_events_sent",
+                "shop_events_sent_p1",
+                "shop_events_position",
+                "shop_events_floor",
+                "shop_events_state",
+                "shop_events_state_kept",
+                "shop_events_state_0",
+                "shop_events_lease",
+                "shop_events_lease_1",
+                "shop_events_events",
+                "shop_events_pending",
+                "shop_events_waiting",
+                "shop_events_in_flight")) {
+            assertThat(database.describe("by_flyway", relation))
+                    .as(relation)
+                    .isEqualTo(database.describe("by_ddl", relation));
+        }
+
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.APPEND_LOG)
+                .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
+                .build();
+        PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, config);
+        assertThat(store.checkHealth().healthy())
+                .as(store.checkHealth().detail())
+                .isTrue();
+        List<UUID> appended = placeOrders(store, 3);
+        RecordingPublisher publisher = new RecordingPublisher();
+        Relay relay = new Relay(
+                store,
+                publisher,
+                new RelayConfig(100, Duration.ofSeconds(10), config.ordering()),
+                RetryPolicy.ofDefaults(),
+                clock,
+                RelayListener.NONE);
+        for (int tick = 0; tick < 10 && publisher.published().size() < appended.size(); tick++) {
+            relay.runOnce();
+        }
+        assertThat(publisher.published()).extracting(OutboxEvent::id).containsExactlyElementsOf(appended);
     }
 
     /** Inserts {@code count} orders and their events in one transaction, as an application does. */

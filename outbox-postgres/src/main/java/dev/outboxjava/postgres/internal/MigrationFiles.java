@@ -1,6 +1,8 @@
 package dev.outboxjava.postgres.internal;
 
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The shipped migration files and how they are rendered for a configured table.
@@ -19,6 +21,8 @@ public final class MigrationFiles {
     public static final String ROOT = "db/outbox/postgresql/";
     /** The outbox table's versioned migrations. */
     public static final String OUTBOX_LOCATION = ROOT + "outbox";
+    /** The outbox table's versioned migrations in the append-only layout ({@code StoreLayout.APPEND_LOG}). */
+    public static final String OUTBOX_APPEND_LOG_LOCATION = ROOT + "outbox-append-log";
     /** The per-key ordering indexes: one repeatable migration over the outbox table. */
     public static final String OUTBOX_PER_KEY_LOCATION = ROOT + "outbox-per-key";
     /** The inbox table's versioned migrations. */
@@ -38,6 +42,9 @@ public final class MigrationFiles {
     public static final List<String> OUTBOX = List.of(
             OUTBOX_LOCATION + "/V1__create_outbox_table.sql",
             OUTBOX_LOCATION + "/V2__add_cloudevents_subject_dataschema.sql");
+    /** The append-only layout's versioned migrations, in version order (per-key indexes included). */
+    public static final List<String> OUTBOX_APPEND_LOG =
+            List.of(OUTBOX_APPEND_LOG_LOCATION + "/V1__create_outbox_append_log.sql");
     /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
     public static final List<String> OUTBOX_PER_KEY =
             List.of(OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");
@@ -57,25 +64,31 @@ public final class MigrationFiles {
     private MigrationFiles() {}
 
     /**
-     * The files' text for one table, concatenated: {@code "${placeholder}"} (a reference to the table)
-     * becomes the quoted, possibly schema-qualified name; {@code ${placeholder}} inside another quoted
-     * identifier (an index or constraint name, which PostgreSQL places in the table's schema) becomes
-     * the bare table name; {@code "${placeholder}_audit"} and {@code "${placeholder}_attempts"} (the audit
-     * and attempts tables) become the quoted table in the outbox table's schema.
+     * The files' text for one table, concatenated. A quoted name made of the placeholder and a suffix,
+     * {@code "${placeholder}_state"}, becomes the quoted name in the table's schema, except where
+     * PostgreSQL takes a bare name: index, key and check names (suffixes {@code _idx}, {@code _pkey},
+     * {@code _check}; PostgreSQL puts them in the table's schema) and the new name after
+     * {@code RENAME TO}. {@code "${placeholder}"} alone is the table itself.
      */
     public static String render(List<String> resources, String placeholder, Identifiers.TableName table) {
-        String token = "${" + placeholder + "}";
+        Pattern name = Pattern.compile("(RENAME TO )?\"\\$\\{" + Pattern.quote(placeholder) + "\\}([a-z0-9_]*)\"");
         StringBuilder sql = new StringBuilder();
         for (String resource : resources) {
             if (sql.length() > 0) {
                 sql.append('\n');
             }
-            sql.append(DdlScripts.resource(resource)
-                    .replace('"' + token + AUDIT_SUFFIX + '"', table.quotedSibling(AUDIT_SUFFIX))
-                    .replace('"' + token + ATTEMPTS_SUFFIX + '"', table.quotedSibling(ATTEMPTS_SUFFIX))
-                    .replace('"' + token + '"', table.quoted())
-                    .replace(token, table.table()));
+            sql.append(name.matcher(DdlScripts.resource(resource)).replaceAll(match -> {
+                String renameTo = match.group(1) == null ? "" : match.group(1);
+                String suffix = match.group(2);
+                boolean bare =
+                        !renameTo.isEmpty() || BARE_SUFFIX.matcher(suffix).find();
+                String quoted = bare ? Identifiers.quote(table.table() + suffix) : table.quotedSibling(suffix);
+                return Matcher.quoteReplacement(renameTo + quoted);
+            }));
         }
         return sql.toString();
     }
+
+    /** Names PostgreSQL takes without a schema. */
+    private static final Pattern BARE_SUFFIX = Pattern.compile("_(idx|pkey|check)$");
 }

@@ -27,6 +27,9 @@ class MigrationFilesTest {
         assertThat(MigrationFiles.OUTBOX_PER_KEY).isEqualTo(filesIn(MigrationFiles.OUTBOX_PER_KEY_LOCATION));
         assertThat(MigrationFiles.INBOX).isEqualTo(filesIn(MigrationFiles.INBOX_LOCATION));
         assertThat(MigrationFiles.OUTBOX_OPERATOR).isEqualTo(filesIn(MigrationFiles.OUTBOX_OPERATOR_LOCATION));
+        assertThat(MigrationFiles.OUTBOX_APPEND_LOG).isEqualTo(filesIn(MigrationFiles.OUTBOX_APPEND_LOG_LOCATION));
+        assertThat(MigrationFiles.OUTBOX_APPEND_LOG)
+                .allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.OUTBOX_OPERATOR).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.OUTBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
         assertThat(MigrationFiles.INBOX).allMatch(file -> file.matches(".*/V\\d+(_\\d+)*__[a-z0-9_]+\\.sql"));
@@ -73,6 +76,7 @@ class MigrationFilesTest {
         for (String location : List.of(
                 MigrationFiles.OUTBOX_LOCATION,
                 MigrationFiles.OUTBOX_PER_KEY_LOCATION,
+                MigrationFiles.OUTBOX_APPEND_LOG_LOCATION,
                 MigrationFiles.INBOX_LOCATION,
                 MigrationFiles.OUTBOX_OPERATOR_LOCATION)) {
             try (Stream<Path> entries = Files.list(directory(location))) {
@@ -119,6 +123,35 @@ class MigrationFilesTest {
                 .contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_attempts\" (")
                 .contains("CONSTRAINT \"events_attempts_pkey\" PRIMARY KEY (id)")
                 .contains("CREATE INDEX IF NOT EXISTS \"events_attempts_idx\" ON \"billing\".\"events_attempts\"");
+    }
+
+    @Test
+    @DisplayName("in the append-only layout, side tables and views lie in the table's schema; index, key and "
+            + "check names and the new name of a rename are bare")
+    void renderAppendLog() {
+        String sql = MigrationFiles.render(
+                MigrationFiles.OUTBOX_APPEND_LOG,
+                MigrationFiles.OUTBOX_TABLE_PLACEHOLDER,
+                Identifiers.tableName("table", "billing.events"));
+        assertThat(sql)
+                .contains("CREATE TABLE IF NOT EXISTS \"billing\".\"events_state\" (")
+                .contains("CONSTRAINT \"events_state_pkey\" PRIMARY KEY (id, gen)")
+                .contains("CONSTRAINT \"events_state_status_check\" CHECK")
+                .contains("CREATE INDEX IF NOT EXISTS \"events_state_pending_idx\" ON \"billing\".\"events_state\" ")
+                .contains("ALTER TABLE \"billing\".\"events_state\" RENAME TO \"events_state_unpartitioned\";")
+                .contains("CREATE OR REPLACE VIEW \"billing\".\"events_in_flight\" AS")
+                .contains("to_regclass('\"billing\".\"events_p1\"')")
+                .doesNotContain("${");
+    }
+
+    @Test
+    @DisplayName("the append-only file's first range and kept state partition are the ones the code works with")
+    void appendLogLiteralsMatchTheCode() {
+        String sql = DdlScripts.resource(MigrationFiles.OUTBOX_APPEND_LOG.get(0));
+        assertThat(sql)
+                .contains("FOR VALUES FROM (MINVALUE) TO (" + LogPartitions.FIRST_UPPER + ");")
+                .contains("gen             smallint    NOT NULL DEFAULT " + ParkingGenerations.KEPT + ",")
+                .contains("PARTITION OF \"${outbox_table}_state\" FOR VALUES IN (" + ParkingGenerations.KEPT + ");");
     }
 
     private static List<String> filesIn(String location) throws IOException, URISyntaxException {
