@@ -1,9 +1,11 @@
 package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
@@ -12,6 +14,10 @@ import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -105,6 +111,35 @@ class LogLayoutConversionIT {
     }
 
     @Test
+    @DisplayName(
+            "creating the append-only layout over an in-place table fails, naming the conversion, and changes nothing")
+    void refusesToTakeOverAnInPlaceTable() throws SQLException {
+        inPlace = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".unconverted")
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
+        PostgresOutboxStore before = PostgresOutboxStore.create(postgres.dataSource(), inPlace);
+        before.ensureSchema();
+        OutboxEvent pending = event("a");
+        before.transactional().inTransaction(connection -> List.of(pending));
+        long relations = relationsNamed("unconverted%");
+        PostgresOutboxStore appendLog = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                inPlace.toBuilder().layout(StoreLayout.APPEND_LOG).build());
+
+        assertThatThrownBy(appendLog::ensureSchema)
+                .isInstanceOf(OutboxStoreException.class)
+                .hasMessageContaining("is in the in-place layout");
+
+        assertThat(relationsNamed("unconverted%"))
+                .as("tables and views of the table's name")
+                .isEqualTo(relations);
+        assertThat(before.lease(UUID.randomUUID(), 10, start))
+                .extracting(OutboxEvent::id)
+                .containsExactly(pending.id());
+    }
+
+    @Test
     @DisplayName("a state table without the dead-letter filter columns gets them, filled from the log")
     void addsTheFilterColumnsToAnOlderStateTable() {
         inPlace = PostgresOutboxConfig.builder()
@@ -132,6 +167,19 @@ class LogLayoutConversionIT {
         assertThat(store.findDeadLetters(filter, OptionalLong.empty(), 10).events())
                 .extracting(OutboxEvent::id)
                 .containsExactly(failing.id());
+    }
+
+    private long relationsNamed(String pattern) throws SQLException {
+        try (Connection connection = postgres.dataSource().getConnection();
+                PreparedStatement statement = connection.prepareStatement("SELECT count(*) FROM pg_class"
+                        + " WHERE relname LIKE ? AND relnamespace = ?::regnamespace AND relkind IN ('r', 'p', 'v')")) {
+            statement.setString(1, pattern);
+            statement.setString(2, postgres.schema());
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
     }
 
     private OutboxEvent event(String type) {

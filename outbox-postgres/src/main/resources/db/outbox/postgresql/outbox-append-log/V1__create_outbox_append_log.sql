@@ -2,6 +2,18 @@
 -- PostgreSQL 14 or later. The table's name is the placeholder outbox_table (Flyway placeholder,
 -- Liquibase changelog property). Every statement is idempotent: ensureSchema() runs this file on
 -- every start. The relay's cleaner creates the log's ranges after the first.
+
+-- A table of the in-place layout is converted first (PostgresSchema.convertToAppendLog), never taken over.
+DO $outbox$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_class WHERE oid = to_regclass('"${outbox_table}"') AND relkind = 'r') THEN
+        RAISE EXCEPTION 'outbox table % is in the in-place layout', '"${outbox_table}"'
+            USING HINT = 'convert it with PostgresSchema.convertToAppendLog (relays stopped), or keep the '
+                         'layout in_place';
+    END IF;
+END
+$outbox$;
+
 CREATE TABLE IF NOT EXISTS "${outbox_table}" (
     id              uuid        NOT NULL,
     seq             bigint      GENERATED ALWAYS AS IDENTITY,
