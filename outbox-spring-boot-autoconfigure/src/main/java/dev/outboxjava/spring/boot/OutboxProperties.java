@@ -7,6 +7,7 @@ import dev.outboxjava.core.relay.CleanerConfig;
 import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -59,6 +60,7 @@ public class OutboxProperties implements Validator {
     /** Which broker the relay publishes to when both broker modules are on the classpath: kafka or rabbitmq. */
     private Broker broker;
 
+    private final Store store = new Store();
     private final OrderingProperties ordering = new OrderingProperties();
     private final Relay relay = new Relay();
     private final Retry retry = new Retry();
@@ -73,6 +75,25 @@ public class OutboxProperties implements Validator {
         KAFKA,
         /** RabbitMQ, with the application's spring.rabbitmq.* connection settings. */
         RABBITMQ
+    }
+
+    /** How the events are kept in the database. */
+    public static class Store {
+        /**
+         * in-place: one table, each event's row updated as it moves. append-log: an append-only log read by
+         * position, with state kept only for retries, dead letters and events in flight; a transaction that
+         * holds back vacuum (a long report, an idle session) does not slow its relay down. A table is
+         * converted once (PostgresSchema.convertToAppendLog) before it is used with the other layout.
+         */
+        private StoreLayout layout = StoreLayout.IN_PLACE;
+
+        public StoreLayout getLayout() {
+            return layout;
+        }
+
+        public void setLayout(StoreLayout layout) {
+            this.layout = layout;
+        }
     }
 
     /** Per-key ordering. */
@@ -303,7 +324,7 @@ public class OutboxProperties implements Validator {
     public static class Schema {
         /**
          * Whether the outbox's own migrations run beside the application's when Flyway is on the classpath
-         * (history table outbox_schema_history).
+         * (history table outbox_schema_history; outbox_append_log_schema_history for the append-log layout).
          */
         private boolean flyway = true;
         /**
@@ -371,6 +392,10 @@ public class OutboxProperties implements Validator {
         this.broker = broker;
     }
 
+    public Store getStore() {
+        return store;
+    }
+
     public OrderingProperties getOrdering() {
         return ordering;
     }
@@ -406,6 +431,7 @@ public class OutboxProperties implements Validator {
                 .completionMode(completionMode)
                 .wakeUpMode(wakeUp)
                 .ordering(ordering())
+                .layout(store.layout)
                 .build();
     }
 

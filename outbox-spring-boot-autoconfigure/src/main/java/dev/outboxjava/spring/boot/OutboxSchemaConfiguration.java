@@ -2,10 +2,12 @@ package dev.outboxjava.spring.boot;
 
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresSchema;
+import dev.outboxjava.postgres.StoreLayout;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
 import liquibase.integration.spring.SpringLiquibase;
@@ -21,9 +23,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ResourceLoader;
 
 /**
- * Puts the outbox table in place: with the application's Flyway, the outbox's own migrations run right
- * after the application's (history table {@value PostgresSchema#HISTORY_TABLE}, so the two histories
- * never mix); with its Liquibase, the outbox's changelog runs right after the application's, with
+ * Puts the outbox table in place, in the configured layout: with the application's Flyway, the outbox's
+ * own migrations run right after the application's (history table {@value PostgresSchema#HISTORY_TABLE},
+ * or {@value PostgresSchema#APPEND_LOG_HISTORY_TABLE} for the append-only layout, so the histories never
+ * mix); with its Liquibase, the outbox's changelog runs right after the application's, with
  * changelog tables of its own; with neither, {@code outbox.schema.initialize=true} creates the table if
  * missing.
  */
@@ -45,22 +48,29 @@ class OutboxSchemaConfiguration {
                         ObjectProvider<Object> applicationMigrations) {
             // the application's migrations first, as its own Flyway runs them
             applicationMigrations.ifAvailable(ran -> {});
-            List<String> locations = new ArrayList<>(List.of(PostgresSchema.MIGRATIONS_LOCATION));
-            if (config.ordering().isPerKey()) {
-                locations.add(PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
+            boolean appendLog = config.layout() == StoreLayout.APPEND_LOG;
+            List<String> locations = new ArrayList<>();
+            if (appendLog) {
+                locations.add(PostgresSchema.APPEND_LOG_MIGRATIONS_LOCATION);
+            } else {
+                locations.add(PostgresSchema.MIGRATIONS_LOCATION);
+                if (config.ordering().isPerKey()) {
+                    locations.add(PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
+                }
             }
+            String history = appendLog ? PostgresSchema.APPEND_LOG_HISTORY_TABLE : PostgresSchema.HISTORY_TABLE;
             String table = unqualified(config);
             FluentConfiguration outbox = Flyway.configure()
                     .dataSource(dataSource)
                     .locations(locations.toArray(String[]::new))
-                    .table(PostgresSchema.HISTORY_TABLE)
+                    .table(history)
                     .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
                     .baselineOnMigrate(true)
                     .baselineVersion("0");
             // a qualified table: its schema (created if missing) holds the table and the history
             config.schemaName().ifPresent(schema -> outbox.schemas(schema).defaultSchema(schema));
             outbox.load().migrate();
-            return new OutboxSchemaReady("Flyway (history table " + PostgresSchema.HISTORY_TABLE + ")");
+            return new OutboxSchemaReady("Flyway (history table " + history + ")");
         }
     }
 
@@ -93,7 +103,9 @@ class OutboxSchemaConfiguration {
                     "outbox_table",
                     unqualified(config),
                     "outbox_per_key",
-                    Boolean.toString(config.ordering().isPerKey())));
+                    Boolean.toString(config.ordering().isPerKey()),
+                    "outbox_layout",
+                    config.layout().name().toLowerCase(Locale.ROOT)));
             if (config.schemaName().isPresent()) {
                 String schema = config.schemaName().get();
                 try (Connection connection = dataSource.getConnection();

@@ -9,6 +9,7 @@ import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.rabbitmq.RabbitMqPublisher;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.worker.OutboxWorker;
@@ -234,17 +235,74 @@ class OutboxAutoConfigurationTest {
                     assertThat(tables())
                             .contains("orders", "outbox_events", "databasechangelog", "outbox_databasechangelog");
                     assertThat(indexes()).contains("outbox_events_key_guard_idx", "outbox_events_key_held_idx");
-                    OutboxEvent event = OutboxEvent.builder()
-                            .type("t")
-                            .destination("d")
-                            .payload(new byte[0])
-                            .build();
-                    context.getBean(org.springframework.transaction.support.TransactionTemplate.class)
-                            .executeWithoutResult(status ->
-                                    context.getBean(SpringOutbox.class).append(event));
-                    assertThat(context.getBean(PostgresOutboxStore.class).find(event.id()))
-                            .isPresent();
+                    assertAppendsAndFinds(context);
                 });
+    }
+
+    @Test
+    @DisplayName("with Flyway and outbox.store.layout=append-log: the append-only layout's migrations, in a history "
+            + "of their own")
+    void flywayAppendLog() {
+        runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
+                .withPropertyValues(
+                        "outbox.schema.initialize=false",
+                        "outbox.store.layout=append-log",
+                        "spring.flyway.schemas=" + schema,
+                        "spring.flyway.locations=classpath:db/shop")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(PostgresOutboxConfig.class).layout())
+                            .isEqualTo(StoreLayout.APPEND_LOG);
+                    assertThat(context.getBean(OutboxSchemaReady.class).how())
+                            .contains("outbox_append_log_schema_history");
+                    assertThat(tables())
+                            .contains("orders", "outbox_events", "outbox_events_state", "outbox_events_lease")
+                            .contains("outbox_append_log_schema_history")
+                            .doesNotContain("outbox_schema_history");
+                    assertAppendsAndFinds(context);
+                });
+    }
+
+    @Test
+    @DisplayName("with Liquibase and outbox.store.layout=append-log: the append-only layout's change set, the "
+            + "in-place ones marked as ran")
+    void liquibaseAppendLog() {
+        runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
+                .withPropertyValues(
+                        "outbox.schema.initialize=false",
+                        "outbox.store.layout=append-log",
+                        "outbox.ordering.mode=per-key",
+                        "spring.liquibase.change-log=classpath:db/shop-liquibase/changelog.xml",
+                        "spring.liquibase.default-schema=" + schema,
+                        "spring.liquibase.liquibase-schema=" + schema)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(tables()).contains("orders", "outbox_events", "outbox_events_state");
+                    assertThat(indexes())
+                            .contains("outbox_events_state_key_idx")
+                            .doesNotContain("outbox_events_pending_idx", "outbox_events_key_guard_idx");
+                    assertThat(names("SELECT id || ' ' || exectype FROM " + schema
+                                    + ".outbox_databasechangelog ORDER BY orderexecuted"))
+                            .containsExactly(
+                                    "outbox-table-1 MARK_RAN",
+                                    "outbox-table-2 MARK_RAN",
+                                    "outbox-per-key-indexes MARK_RAN",
+                                    "outbox-append-log-1 EXECUTED");
+                    assertAppendsAndFinds(context);
+                });
+    }
+
+    /** An event appended in the application's transaction is in the store. */
+    private static void assertAppendsAndFinds(org.springframework.context.ApplicationContext context) {
+        OutboxEvent event = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload(new byte[0])
+                .build();
+        context.getBean(org.springframework.transaction.support.TransactionTemplate.class)
+                .executeWithoutResult(
+                        status -> context.getBean(SpringOutbox.class).append(event));
+        assertThat(context.getBean(PostgresOutboxStore.class).find(event.id())).isPresent();
     }
 
     @Test
