@@ -295,7 +295,7 @@ public final class LogLayoutQueries {
         var inProgress = DSL.select(logColumns)
                 .from(t)
                 .where(XACT_ID.eq(DSL.any(DSL.cast(bind(SQLDataType.CLOB), XID8.array()))))
-                .and(DSL.row(XACT_ID, SEQ).gt(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT))))
+                .and(DSL.row(XACT_ID, SEQ).ge(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT))))
                 .and(visibleInText(XACT_ID, bind(SQLDataType.CLOB)))
                 .and(SEQ.ge(bind(SQLDataType.BIGINT)))
                 .and(DSL.not(DSL.condition(KEPT)))
@@ -303,7 +303,7 @@ public final class LogLayoutQueries {
                 .limit(bind(SQLDataType.INTEGER));
         var begunSince = DSL.select(logColumns)
                 .from(t)
-                .where(DSL.row(XACT_ID, SEQ).gt(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT))))
+                .where(DSL.row(XACT_ID, SEQ).ge(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT))))
                 .and(XACT_ID.lt(xid8(bind(SQLDataType.CLOB))))
                 .and(visibleInText(XACT_ID, bind(SQLDataType.CLOB)))
                 .and(SEQ.ge(bind(SQLDataType.BIGINT)))
@@ -750,10 +750,14 @@ public final class LogLayoutQueries {
     /** Binds the log read of a lease ({@link #freshLeaseSql()}); public so that tests can EXPLAIN it. */
     public void bindFresh(PreparedStatement statement, Position position, UUID leaseId, Instant now, int limit)
             throws SQLException {
-        // events of transactions in progress when done was taken, then of transactions begun since
+        // events of transactions in progress when done was taken, then of transactions begun since. Each read
+        // starts at (xact_id, seq) >= (last taken, its seq + 1): PostgreSQL estimates a row comparison by its
+        // first column alone, and xact_id >= last counts the rest of the last transaction where > would count
+        // none of it; with that estimate, a transaction of many events (a bulk append) was read whole and
+        // sorted for every lease instead of read in index order
         statement.setString(1, position.doneXip());
         statement.setString(2, position.lastXact());
-        statement.setLong(3, position.lastSeq());
+        statement.setLong(3, position.lastSeq() + 1);
         statement.setString(4, position.upto());
         // a bound on the partition key: the executor skips the partitions below the floor before it starts (and
         // the dead letters kept apart, always taken, are left out by the plan)
@@ -763,7 +767,7 @@ public final class LogLayoutQueries {
         // the last event taken, or the first transaction that began after done was taken
         boolean pastDone = Long.parseUnsignedLong(position.lastXact()) >= Long.parseUnsignedLong(position.doneXmax());
         statement.setString(7, pastDone ? position.lastXact() : position.doneXmax());
-        statement.setLong(8, pastDone ? position.lastSeq() : Long.MIN_VALUE);
+        statement.setLong(8, pastDone ? position.lastSeq() + 1 : Long.MIN_VALUE);
         statement.setString(9, position.uptoXmax());
         statement.setString(10, position.upto());
         statement.setLong(11, position.floor());

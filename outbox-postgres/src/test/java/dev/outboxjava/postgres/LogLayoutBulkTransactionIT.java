@@ -1,0 +1,133 @@
+package dev.outboxjava.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.postgres.internal.LogLayoutQueries;
+import dev.outboxjava.testkit.postgres.PostgresExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A transaction that appends many events (a bulk import, a backfill) is read by the append-only layout's
+ * lease in index order, a batch at a time, whether it committed before the position passed it or was in
+ * progress then. Counted in rows the plan read from the log (EXPLAIN ANALYZE), not in time: a plan that
+ * reads the rest of the transaction and sorts it for every lease drains it in quadratic work.
+ */
+class LogLayoutBulkTransactionIT {
+
+    @RegisterExtension
+    static final PostgresExtension postgres = new PostgresExtension();
+
+    private static final int BULK = 20_000;
+    private static final int BATCH = 100;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Instant now = Instant.parse("2024-03-01T10:00:00Z");
+    private final Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+    private PostgresOutboxStore store;
+    private Identifiers.TableName table;
+
+    @BeforeEach
+    void createStore() {
+        PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .tableName(postgres.schema() + ".bulk")
+                .layout(StoreLayout.APPEND_LOG)
+                .wakeUpMode(WakeUpMode.NONE)
+                .build();
+        store = PostgresOutboxStore.create(postgres.dataSource(), config);
+        store.ensureSchema();
+        table = Identifiers.tableName("tableName", config.tableName());
+    }
+
+    @AfterEach
+    void dropStore() {
+        postgres.fixture().execute(LogLayoutDdl.drop(table));
+    }
+
+    @Test
+    @DisplayName("a committed transaction of 20,000 events: the next lease reads one batch of it from the log")
+    void committedBulk() throws SQLException {
+        TestEvents.append(store, TestEvents.events(clock, BULK).toArray(OutboxEvent[]::new));
+        analyze();
+        assertThat(store.lease(UUID.randomUUID(), BATCH, now)).hasSize(BATCH);
+
+        assertThat(rowsReadFromTheLog()).isLessThanOrEqualTo(BATCH);
+        assertThat(store.lease(UUID.randomUUID(), BATCH, now)).hasSize(BATCH);
+    }
+
+    @Test
+    @DisplayName("a transaction of 20,000 events in progress when the position passed it: read one batch at a time")
+    void bulkInProgress() throws SQLException {
+        try (Connection bulk = postgres.dataSource().getConnection()) {
+            bulk.setAutoCommit(false);
+            store.writer().append(bulk, TestEvents.events(clock, BULK));
+            TestEvents.append(store, TestEvents.event(clock, "after"));
+            assertThat(store.lease(UUID.randomUUID(), BATCH, now))
+                    .as("the event committed after the bulk began")
+                    .hasSize(1);
+            bulk.commit();
+        }
+        analyze();
+        assertThat(store.lease(UUID.randomUUID(), BATCH, now)).hasSize(BATCH);
+
+        assertThat(rowsReadFromTheLog()).isLessThanOrEqualTo(BATCH);
+        assertThat(store.lease(UUID.randomUUID(), BATCH, now)).hasSize(BATCH);
+    }
+
+    /** As autovacuum would: the statistics then show the bulk transaction's id on most rows. */
+    private void analyze() throws SQLException {
+        try (Connection connection = postgres.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("ANALYZE " + table.quoted());
+        }
+    }
+
+    /** The most rows any scan of the log's partitions returned in the next lease's log read, rolled back. */
+    private long rowsReadFromTheLog() throws SQLException {
+        LogLayoutQueries queries = new LogLayoutQueries(table, CompletionMode.KEEP_SENT);
+        try (Connection connection = postgres.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement statement =
+                    connection.prepareStatement("EXPLAIN (ANALYZE, FORMAT JSON) " + queries.freshLeaseSql())) {
+                queries.bindFresh(statement, queries.readPosition(connection), UUID.randomUUID(), now, BATCH);
+                try (ResultSet rs = statement.executeQuery()) {
+                    rs.next();
+                    return mostRowsScanned(JSON.readTree(rs.getString(1)).get(0).get("Plan"));
+                }
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            } finally {
+                connection.rollback();
+            }
+        }
+    }
+
+    private long mostRowsScanned(JsonNode node) {
+        long most = 0;
+        if (node.path("Relation Name").asText().startsWith(table.table() + "_p")) {
+            most = node.path("Actual Rows").asLong() * node.path("Actual Loops").asLong();
+        }
+        for (JsonNode child : node.path("Plans")) {
+            most = Math.max(most, mostRowsScanned(child));
+        }
+        return most;
+    }
+}
