@@ -44,6 +44,8 @@ import java.util.TreeMap;
  * @param heldCompletions the completion modes scenario 7 measures
  * @param heldOrderings the orderings scenario 7 measures
  * @param heldLayouts   the store layouts scenario 7 measures, each with and without the held snapshot
+ * @param drainLayouts  the store layouts scenario 3 drains to Kafka and to no broker (RabbitMQ: the in-place
+ *                      layout alone), each as its own variant of the same run
  */
 public record BenchmarkConfig(
         int runs,
@@ -68,7 +70,8 @@ public record BenchmarkConfig(
         Duration heldInterval,
         List<CompletionMode> heldCompletions,
         List<Ordering.Mode> heldOrderings,
-        List<StoreLayout> heldLayouts) {
+        List<StoreLayout> heldLayouts,
+        List<StoreLayout> drainLayouts) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -154,6 +157,7 @@ public record BenchmarkConfig(
                 "  --held-completion LIST scenario 7 completion modes: keep-sent,delete (default both)",
                 "  --held-ordering LIST   scenario 7 orderings: none,per_key (default both)",
                 "  --held-layout LIST     scenario 7 store layouts: in_place,append_log or both (default both)",
+                "  --drain-layout LIST    scenario 3 store layouts: in_place,append_log or both (default both)",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -182,6 +186,7 @@ public record BenchmarkConfig(
                         scenarios.stream().sorted().toList())
                 + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
                 + (kafkaInProcess ? " kafka-broker=in-process" : "")
+                + (runs(3) ? " drain-layouts=" + drainLayouts : "")
                 + (runs(7)
                         ? String.format(
                                 Locale.ROOT,
@@ -219,6 +224,7 @@ public record BenchmarkConfig(
         List<CompletionMode> heldCompletions = List.of(CompletionMode.KEEP_SENT, CompletionMode.DELETE_ON_PUBLISH);
         List<Ordering.Mode> heldOrderings = List.of(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
         List<StoreLayout> heldLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
+        List<StoreLayout> drainLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
 
         void set(String name, String value) {
             switch (name) {
@@ -277,6 +283,7 @@ public record BenchmarkConfig(
                     heldOrderings = List.copyOf(new LinkedHashSet<>(chosen));
                 }
                 case "--held-layout" -> heldLayouts = layouts(name, value);
+                case "--drain-layout" -> drainLayouts = layouts(name, value);
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
                         throw new InvalidConfigurationException(name, "must start with jdbc:postgresql:, was " + value);
@@ -328,7 +335,8 @@ public record BenchmarkConfig(
                     heldInterval,
                     heldCompletions,
                     heldOrderings,
-                    heldLayouts);
+                    heldLayouts,
+                    drainLayouts);
         }
 
         private static List<StoreLayout> layouts(String name, String value) {

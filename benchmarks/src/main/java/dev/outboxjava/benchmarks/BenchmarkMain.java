@@ -186,6 +186,21 @@ public final class BenchmarkMain {
                     v.label() + ": where a tick's time goes (last run, mean per batch)",
                     scenario3.breakdown().get(v));
             table.detail(scenario, v.label() + " (last run)", scenario3.cpu().get(v));
+            if (v.layout() == StoreLayout.APPEND_LOG) {
+                // the ceilings and targets are the in-place table's: this layout is read against it
+                Double inPlace = drains.get(v.inPlace());
+                if (inPlace == null) {
+                    table.info(scenario, figure, value);
+                } else {
+                    table.compare(
+                            scenario,
+                            figure,
+                            value,
+                            "the same in place, same run: " + rate(inPlace),
+                            times(r / inPlace));
+                }
+                continue;
+            }
             int before = table.rows().size();
             if (ceiling != null) {
                 boolean keepSent = v.completion() == CompletionMode.KEEP_SENT;

@@ -9,8 +9,10 @@ import dev.outboxjava.benchmarks.internal.SqlDrainers;
 import dev.outboxjava.benchmarks.internal.Stats;
 import dev.outboxjava.benchmarks.internal.TickTimings;
 import dev.outboxjava.benchmarks.internal.WorkerRun;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.OutboxWorker;
 import java.time.Duration;
@@ -22,17 +24,24 @@ import java.util.Map;
 
 /**
  * Scenario 3: the library's {@link OutboxWorker} (its relay threads, the real publishers, the real
- * store) draining the same backlog to Kafka and to RabbitMQ, in both completion modes. The clock
+ * store) draining the same backlog to Kafka and to RabbitMQ, in both completion modes, and to Kafka
+ * and to no broker in each store layout chosen (RabbitMQ, bound by the broker, in place only). The clock
  * runs from {@code start()} until the relay has marked every event published, or the drain window
  * ends; the figure is events marked published per second.
  */
 public final class WorkerDrainScenario {
 
     /** One variant. */
-    public record Variant(Brokers.Kind broker, CompletionMode completion) {
+    public record Variant(Brokers.Kind broker, CompletionMode completion, StoreLayout layout) {
         public String label() {
             return broker.display() + ", "
-                    + (completion == CompletionMode.KEEP_SENT ? "keep sent" : "delete on publish");
+                    + (completion == CompletionMode.KEEP_SENT ? "keep sent" : "delete on publish")
+                    + (layout == StoreLayout.APPEND_LOG ? ", append-only log" : "");
+        }
+
+        /** The same variant in the in-place layout: the reference of an append-only one. */
+        public Variant inPlace() {
+            return new Variant(broker, completion, StoreLayout.IN_PLACE);
         }
     }
 
@@ -95,10 +104,13 @@ public final class WorkerDrainScenario {
             for (Brokers.Kind kind : Brokers.Kind.values()) {
                 String destination = brokers.newDestination(kind, "drain");
                 for (CompletionMode mode : CompletionMode.values()) {
-                    Variant variant = new Variant(kind, mode);
-                    stores.put(variant, tables.create("drain", mode, WakeUpMode.NONE, pool));
-                    destinations.put(variant, destination);
-                    rates.put(variant, new ArrayList<>());
+                    for (StoreLayout layout : layouts(kind)) {
+                        Variant variant = new Variant(kind, mode, layout);
+                        stores.put(
+                                variant, tables.create("drain", mode, WakeUpMode.NONE, Ordering.none(), layout, pool));
+                        destinations.put(variant, destination);
+                        rates.put(variant, new ArrayList<>());
+                    }
                 }
             }
             // warm-up: the worker, store and publisher code (and the in-process broker's) load and compile first
@@ -119,7 +131,10 @@ public final class WorkerDrainScenario {
                     PostgresOutboxStore store = stores.get(variant);
                     tables.truncate(store);
                     double adjacentSql = Double.NaN;
-                    if (ceiling != null && variant.broker() != Brokers.Kind.RABBITMQ) {
+                    // the ceiling's SQL is the in-place table's
+                    if (ceiling != null
+                            && variant.broker() != Brokers.Kind.RABBITMQ
+                            && variant.layout() == StoreLayout.IN_PLACE) {
                         tables.loadPending(store, options.backlog(), destinations.get(variant));
                         adjacentSql = SqlDrainers.drain(
                                 pool,
@@ -161,6 +176,11 @@ public final class WorkerDrainScenario {
         Map<Variant, Double> medians = new LinkedHashMap<>();
         rates.forEach((variant, list) -> medians.put(variant, Stats.median(list)));
         return medians;
+    }
+
+    /** The layouts drained to {@code kind}: RabbitMQ's drain is bound by the broker, so in place alone. */
+    private List<StoreLayout> layouts(Brokers.Kind kind) {
+        return kind == Brokers.Kind.RABBITMQ ? List.of(StoreLayout.IN_PLACE) : options.drainLayouts();
     }
 
     private double drain(PostgresOutboxStore store, Brokers.Kind kind, TickTimings timings, long backlog) {

@@ -159,4 +159,18 @@ class BenchmarkConfigTest {
                 .hasMessageContaining("--held-layout")
                 .hasMessageContaining("append_log");
     }
+
+    @Test
+    void theDrainComparesBothLayoutsUnlessOneIsChosen() {
+        assertThat(BenchmarkConfig.ofDefaults().drainLayouts())
+                .containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
+        BenchmarkConfig inPlace =
+                BenchmarkConfig.parse(new String[] {"--scenarios", "3", "--drain-layout", "in_place"});
+        assertThat(inPlace.drainLayouts()).containsExactly(StoreLayout.IN_PLACE);
+        assertThat(inPlace.describe()).contains("drain-layouts=[IN_PLACE]");
+        assertThat(BenchmarkConfig.usage()).contains("--drain-layout");
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--drain-layout", "rotated"}))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--drain-layout");
+    }
 }
