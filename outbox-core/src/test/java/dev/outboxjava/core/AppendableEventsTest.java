@@ -56,6 +56,13 @@ class AppendableEventsTest {
     }
 
     @Test
+    @DisplayName("refuses the same id twice in one append, naming 'id'")
+    void duplicateId() {
+        OutboxEvent event = valid();
+        assertRefused(List.of(event, valid(), event), "id", event.id().toString(), "twice");
+    }
+
+    @Test
     @DisplayName("refuses a null list, naming 'events'")
     void nullList() {
         assertRefused(null, "events", "is null");
