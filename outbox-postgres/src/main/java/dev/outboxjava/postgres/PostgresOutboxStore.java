@@ -27,6 +27,7 @@ import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.BacklogQuery;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.HousekeepingQueries;
+import dev.outboxjava.postgres.internal.LayoutProbe;
 import dev.outboxjava.postgres.internal.LeaseQuery;
 import dev.outboxjava.postgres.internal.LogLayoutQueries;
 import dev.outboxjava.postgres.internal.MarkQueries;
@@ -89,6 +90,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final LeaseQuery leaseQuery;
     private final OrderedLeaseQuery orderedLeaseQuery;
     private final PerKeyIndexes perKeyIndexes;
+    private final LayoutProbe layoutProbe;
     /** Whether the first per-key lease has looked for the per-key indexes (it warns once if they are missing). */
     private final AtomicBoolean perKeyIndexesChecked = new AtomicBoolean();
 
@@ -97,7 +99,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final OperatorQueries operator;
     private final BacklogQuery backlog;
     private final TransactionalOutbox transactional;
-    /** The experimental append-only layout's statements; {@code null} in the default in-place layout. */
+    /** The append-only layout's statements (the default); {@code null} in the in-place layout. */
     private final LogLayoutQueries logLayout;
 
     private final OperatorRepairQueries repairs;
@@ -118,6 +120,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                 ? new OrderedLeaseQuery(table, config.ordering())
                 : null;
         this.perKeyIndexes = new PerKeyIndexes(config.table());
+        this.layoutProbe = new LayoutProbe(config.table(), config.layout());
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
         this.operator = new OperatorQueries(table);
@@ -656,6 +659,10 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public HealthCheck checkHealth() {
         try {
+            Optional<String> wrongLayout = withConnection("look at the outbox table's layout", layoutProbe::mismatch);
+            if (wrongLayout.isPresent()) {
+                return HealthCheck.down(wrongLayout.get());
+            }
             if (logLayout != null) {
                 withConnection("look for the outbox table", connection -> {
                     logLayout.probe(connection);

@@ -2,13 +2,16 @@ package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.postgres.internal.DdlScripts;
+import dev.outboxjava.postgres.internal.LayoutProbe;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.MigrationFiles;
 import dev.outboxjava.postgres.internal.SchemaDdl;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,25 +19,25 @@ import org.slf4j.LoggerFactory;
 /**
  * The outbox table's DDL: as shipped migration files, as text for a configuration, and applied directly.
  *
- * <p><b>Migrations.</b> The module ships the table's versioned migrations in {@value #MIGRATIONS_LOCATION}
- * and, for per-key ordering, a repeatable migration with its two indexes in
- * {@value #PER_KEY_MIGRATIONS_LOCATION}; for the append-only layout ({@link StoreLayout#APPEND_LOG}), those in
- * {@value #APPEND_LOG_MIGRATIONS_LOCATION} instead of both (they include the per-key indexes). The table's
- * name is the placeholder {@value #TABLE_PLACEHOLDER}.
- * Run them with a Flyway of their own beside your application's, with its own history table, so their
- * versions can never clash with yours:
+ * <p><b>Migrations.</b> The module ships the table's versioned migrations for the append-only layout (the
+ * default, {@link StoreLayout#APPEND_LOG}, per-key indexes included) in {@value #APPEND_LOG_MIGRATIONS_LOCATION};
+ * for the in-place layout, those in {@value #MIGRATIONS_LOCATION} and, for per-key ordering, a repeatable
+ * migration with its two indexes in {@value #PER_KEY_MIGRATIONS_LOCATION}. The table's name is the
+ * placeholder {@value #TABLE_PLACEHOLDER}. Run them with a Flyway of their own beside your application's,
+ * with its own history table, so their versions can never clash with yours:
  *
  * <pre>{@code
  * Flyway.configure().dataSource(dataSource)
- *         .locations(PostgresSchema.MIGRATIONS_LOCATION, PostgresSchema.PER_KEY_MIGRATIONS_LOCATION) // per-key: both
- *         .table(PostgresSchema.HISTORY_TABLE)
+ *         .locations(PostgresSchema.APPEND_LOG_MIGRATIONS_LOCATION)  // in place: MIGRATIONS_LOCATION (+ PER_KEY_...)
+ *         .table(PostgresSchema.APPEND_LOG_HISTORY_TABLE)            // in place: HISTORY_TABLE
  *         .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, "outbox_events"))
  *         .baselineOnMigrate(true).baselineVersion("0")   // your tables already exist: start below V1
  *         .load().migrate();
  * }</pre>
  *
  * <p>Liquibase: one {@code sqlFile} change per file of {@link #migrationResources(PostgresOutboxConfig)},
- * with a changelog property {@code outbox_table}. The NOTIFY trigger ({@link WakeUpMode#TRIGGER_NOTIFY})
+ * with a changelog property {@code outbox_table} (the append-only layout's with {@code splitStatements="false"}:
+ * its {@code DO} blocks must reach PostgreSQL whole). The NOTIFY trigger ({@link WakeUpMode#TRIGGER_NOTIFY})
  * is in no shipped file: take it from {@link #ddl(PostgresOutboxConfig)}, whose text is the shipped files
  * for the configuration followed by the trigger's statements.
  *
@@ -116,7 +119,7 @@ public final class PostgresSchema {
     }
 
     /**
-     * Converts an existing table of the default layout ({@link StoreLayout#IN_PLACE}) to the experimental
+     * Converts an existing table of the in-place layout ({@link StoreLayout#IN_PLACE}) to the default
      * {@link StoreLayout#APPEND_LOG}, in one transaction. Stop the relays first; producers may keep
      * appending (they wait for the conversion's table lock). Events in flight become pending again and are
      * published again (at least once); retries, schedules, dead letters and sent events keep their state.
@@ -124,7 +127,8 @@ public final class PostgresSchema {
      * @param config the table's configuration with {@code layout(StoreLayout.APPEND_LOG)}
      * @throws dev.outboxjava.core.InvalidConfigurationException naming {@code layout} when the configuration
      *                                                            is not for the append-only layout
-     * @throws OutboxStoreException when the conversion fails (nothing is changed then)
+     * @throws OutboxStoreException when there is no such table, when it is in the append-only layout already,
+     *                              or when the conversion fails (nothing is changed then)
      */
     public static void convertToAppendLog(DataSource dataSource, PostgresOutboxConfig config) {
         Objects.requireNonNull(dataSource, "dataSource");
@@ -136,6 +140,14 @@ public final class PostgresSchema {
         }
         String ddl = LogLayoutDdl.convertFromInPlace(config.table(), config.notifyChannel(), config.wakeUpMode());
         try {
+            Optional<StoreLayout> actual;
+            try (Connection connection = dataSource.getConnection()) {
+                actual = new LayoutProbe(config.table(), StoreLayout.APPEND_LOG).actual(connection);
+            }
+            if (actual.isEmpty() || actual.get() == StoreLayout.APPEND_LOG) {
+                throw new OutboxStoreException("could not convert outbox table " + config.tableName() + ": "
+                        + (actual.isEmpty() ? "there is no such table" : "it is in the append-only layout already"));
+            }
             DdlScripts.applyLocked(dataSource, "outbox-ensure-schema:" + config.tableName(), ddl);
             log.info("outbox table {} converted to the append-only layout", config.tableName());
         } catch (SQLException e) {
