@@ -74,6 +74,7 @@ public final class DeadLetterListingBenchmark {
             throws SQLException {
         String table = schema + ".dl_" + layout.name().toLowerCase(Locale.ROOT);
         PostgresOutboxConfig inPlace = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(table)
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
                 .build();

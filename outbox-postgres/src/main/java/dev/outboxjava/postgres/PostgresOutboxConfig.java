@@ -23,10 +23,12 @@ import java.util.Optional;
  *       ({@link OutboxNotifier#DEFAULT_MINIMUM_INTERVAL})</li>
  *   <li>completion mode {@link CompletionMode#KEEP_SENT}</li>
  *   <li>maximum pool size {@value #DEFAULT_MAXIMUM_POOL_SIZE} (only when the store opens its own pool)</li>
+ *   <li>layout {@link StoreLayout#APPEND_LOG}</li>
  * </ul>
  *
  * <p>Names are validated when {@link Builder#build()} runs, before any SQL is built: a table name
- * must be a lower-case PostgreSQL identifier ({@code [a-z_][a-z0-9_]*}, at most 48 characters),
+ * must be a lower-case PostgreSQL identifier ({@code [a-z_][a-z0-9_]*}, at most 42 characters in the
+ * append-only layout, 48 in place),
  * optionally qualified by a schema; anything else — {@code outbox; drop table orders}, quotes,
  * upper case — is refused with an {@link InvalidConfigurationException} naming the setting.
  */
@@ -38,6 +40,10 @@ public final class PostgresOutboxConfig {
     public static final WakeUpMode DEFAULT_WAKE_UP_MODE = WakeUpMode.NOTIFY_AFTER_COMMIT;
     /** Default completion mode. */
     public static final CompletionMode DEFAULT_COMPLETION_MODE = CompletionMode.KEEP_SENT;
+    /** Default layout. */
+    public static final StoreLayout DEFAULT_LAYOUT = StoreLayout.APPEND_LOG;
+    /** Longest table name (without its schema) of the append-only layout ({@link StoreLayout#APPEND_LOG}). */
+    public static final int MAX_APPEND_LOG_TABLE_LENGTH = 42;
     /** Default size of the connection pool the store opens itself (from a JDBC URL). */
     public static final int DEFAULT_MAXIMUM_POOL_SIZE = 4;
 
@@ -70,6 +76,13 @@ public final class PostgresOutboxConfig {
         this.maximumPoolSize = builder.maximumPoolSize;
         this.ordering = builder.ordering;
         this.layout = builder.layout;
+        if (layout == StoreLayout.APPEND_LOG && table.table().length() > MAX_APPEND_LOG_TABLE_LENGTH) {
+            throw new InvalidConfigurationException(
+                    "tableName",
+                    "'" + table.table() + "' has " + table.table().length() + " characters; the append-only layout"
+                            + " takes at most " + MAX_APPEND_LOG_TABLE_LENGTH + " (the names of its side tables and"
+                            + " indexes add up to 21 to it, and PostgreSQL cuts names at 63)");
+        }
     }
 
     /** The defaults listed in the class description. */
@@ -134,7 +147,7 @@ public final class PostgresOutboxConfig {
         return ordering;
     }
 
-    /** How the events are kept in the database: {@link StoreLayout#IN_PLACE} unless chosen otherwise. */
+    /** How the events are kept in the database: {@link StoreLayout#APPEND_LOG} unless chosen otherwise. */
     public StoreLayout layout() {
         return layout;
     }
@@ -172,7 +185,7 @@ public final class PostgresOutboxConfig {
         private CompletionMode completionMode = DEFAULT_COMPLETION_MODE;
         private int maximumPoolSize = DEFAULT_MAXIMUM_POOL_SIZE;
         private Ordering ordering = Ordering.none();
-        private StoreLayout layout = StoreLayout.IN_PLACE;
+        private StoreLayout layout = DEFAULT_LAYOUT;
 
         private Builder() {}
 
@@ -240,9 +253,9 @@ public final class PostgresOutboxConfig {
         }
 
         /**
-         * How the events are kept. Default {@link StoreLayout#IN_PLACE}. {@link StoreLayout#APPEND_LOG} is
-         * experimental: its tables differ (create them with {@link PostgresSchema#ddl}, or convert an existing
-         * table with {@link PostgresSchema#convertToAppendLog}).
+         * How the events are kept. Default {@link StoreLayout#APPEND_LOG}. The two layouts' tables differ:
+         * create them with the layout's migrations ({@link PostgresSchema}), and convert an existing in-place
+         * table with {@link PostgresSchema#convertToAppendLog}.
          */
         public Builder layout(StoreLayout value) {
             this.layout = Objects.requireNonNull(value, "layout");

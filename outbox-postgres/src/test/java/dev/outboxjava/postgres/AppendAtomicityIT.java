@@ -39,6 +39,7 @@ class AppendAtomicityIT {
         store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".outbox_events")
                         .build());
         store.ensureSchema();

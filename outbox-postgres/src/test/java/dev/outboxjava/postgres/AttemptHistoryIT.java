@@ -28,6 +28,7 @@ class AttemptHistoryIT {
         PostgresOutboxStore store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".no_history")
                         .build());
         store.ensureSchema();
@@ -67,6 +68,7 @@ class AttemptHistoryIT {
         PostgresOutboxStore store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".deleting")
                         .completionMode(dev.outboxjava.core.port.CompletionMode.DELETE_ON_PUBLISH)
                         .build());

@@ -35,6 +35,7 @@ class ConcurrentLeaseIT {
         PostgresOutboxStore store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".outbox_events")
                         .build());
         store.ensureSchema();

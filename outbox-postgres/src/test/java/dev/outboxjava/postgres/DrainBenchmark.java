@@ -33,6 +33,7 @@ public final class DrainBenchmark {
                 PostgresOutboxStore store = PostgresOutboxStore.create(
                         postgres.dataSource(),
                         PostgresOutboxConfig.builder()
+                                .layout(StoreLayout.IN_PLACE)
                                 .tableName(schema + ".outbox_events")
                                 .wakeUpMode(WakeUpMode.NONE)
                                 .completionMode(mode)

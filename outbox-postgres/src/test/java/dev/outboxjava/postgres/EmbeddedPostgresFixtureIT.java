@@ -26,6 +26,7 @@ class EmbeddedPostgresFixtureIT {
             PostgresOutboxStore store = PostgresOutboxStore.create(
                     postgres.dataSource(),
                     PostgresOutboxConfig.builder()
+                            .layout(StoreLayout.IN_PLACE)
                             .tableName(postgres.newTableName())
                             .build());
             store.ensureSchema();

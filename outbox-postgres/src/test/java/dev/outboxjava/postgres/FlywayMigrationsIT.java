@@ -183,6 +183,7 @@ class FlywayMigrationsIT {
         }
 
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
                 .build();
         PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, config);
@@ -219,6 +220,7 @@ class FlywayMigrationsIT {
         application().migrate();
         assertThat(outbox("events", false).migrate().migrationsExecuted).isEqualTo(MigrationFiles.OUTBOX.size());
         PostgresOutboxConfig perKey = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName("events")
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE))
                 .build();
@@ -280,6 +282,7 @@ class FlywayMigrationsIT {
                 .load()
                 .migrate();
         PostgresOutboxConfig.Builder config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .ordering(perKey ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none());
         PostgresSchema.apply(dataSource, config.tableName("by_ddl.shop_events").build());
         PostgresInbox.create(

@@ -54,6 +54,7 @@ class HostileAppendIT {
         store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".outbox_events")
                         .build());
         store.ensureSchema();

@@ -74,6 +74,7 @@ class LeaseCommitIT {
     /** A store with a pool of one connection, so the lease and the check share it; a new table each time. */
     private static PostgresOutboxStore store(Ordering ordering) {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(postgres.fixture().newTableName())
                 .ordering(ordering)
                 .wakeUpMode(WakeUpMode.NONE)

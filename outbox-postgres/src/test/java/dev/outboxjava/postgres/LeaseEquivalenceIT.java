@@ -131,6 +131,7 @@ class LeaseEquivalenceIT {
         PostgresOutboxStore store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".lease_equivalence_" + TABLES.incrementAndGet())
                         .ordering(ordering)
                         .build());

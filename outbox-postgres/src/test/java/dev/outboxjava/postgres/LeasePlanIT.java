@@ -50,6 +50,7 @@ class LeasePlanIT {
     @BeforeAll
     static void createTable() {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(postgres.schema() + ".outbox_events")
                 .wakeUpMode(WakeUpMode.NONE)
                 .build();

@@ -42,6 +42,7 @@ class LeaseUndoIT {
                 "postgres",
                 "",
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(TABLE)
                         .wakeUpMode(WakeUpMode.NONE)
                         .maximumPoolSize(2)

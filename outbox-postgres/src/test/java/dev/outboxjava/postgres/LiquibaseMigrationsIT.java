@@ -88,6 +88,7 @@ class LiquibaseMigrationsIT {
             statement.execute("CREATE SCHEMA by_ddl");
         }
         PostgresOutboxConfig perKey = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
                 .build();
         PostgresSchema.apply(

@@ -53,6 +53,7 @@ class LogLayoutConversionIT {
     void convertsEveryState() {
         inPlace = PostgresOutboxConfig.builder()
                 .tableName(postgres.schema() + ".converted")
+                .layout(StoreLayout.IN_PLACE)
                 .wakeUpMode(WakeUpMode.NONE)
                 .build();
         PostgresOutboxStore before = PostgresOutboxStore.create(postgres.dataSource(), inPlace);
@@ -78,6 +79,17 @@ class LogLayoutConversionIT {
                 inPlace.toBuilder().layout(StoreLayout.APPEND_LOG).build();
         PostgresSchema.convertToAppendLog(postgres.dataSource(), appendLog);
         PostgresOutboxStore after = PostgresOutboxStore.create(postgres.dataSource(), appendLog);
+        assertThatThrownBy(() -> PostgresSchema.convertToAppendLog(postgres.dataSource(), appendLog))
+                .as("converted twice")
+                .isInstanceOf(OutboxStoreException.class)
+                .hasMessageContaining("in the append-only layout already");
+        assertThat(after.checkHealth().healthy())
+                .as(after.checkHealth().detail())
+                .isTrue();
+        assertThat(before.checkHealth().detail())
+                .as("a store still configured for the in-place layout")
+                .contains("is in the append-only layout")
+                .contains("set layout APPEND_LOG (outbox.store.layout=append_log)");
 
         assertThat(after.countByStatus())
                 .containsEntry(EventStatus.PENDING, 4L)
@@ -116,6 +128,7 @@ class LogLayoutConversionIT {
     void refusesToTakeOverAnInPlaceTable() throws SQLException {
         inPlace = PostgresOutboxConfig.builder()
                 .tableName(postgres.schema() + ".unconverted")
+                .layout(StoreLayout.IN_PLACE)
                 .wakeUpMode(WakeUpMode.NONE)
                 .build();
         PostgresOutboxStore before = PostgresOutboxStore.create(postgres.dataSource(), inPlace);
@@ -130,6 +143,10 @@ class LogLayoutConversionIT {
         assertThatThrownBy(appendLog::ensureSchema)
                 .isInstanceOf(OutboxStoreException.class)
                 .hasMessageContaining("is in the in-place layout");
+        assertThat(appendLog.checkHealth().healthy()).isFalse();
+        assertThat(appendLog.checkHealth().detail())
+                .contains("is in the in-place layout")
+                .contains("set layout IN_PLACE (outbox.store.layout=in_place)");
 
         assertThat(relationsNamed("unconverted%"))
                 .as("tables and views of the table's name")

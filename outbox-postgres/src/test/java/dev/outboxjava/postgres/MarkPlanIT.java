@@ -41,6 +41,7 @@ class MarkPlanIT {
     @BeforeAll
     static void leasedAndPublishedRows() {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(postgres.schema() + ".outbox_events")
                 .wakeUpMode(WakeUpMode.NONE)
                 .build();

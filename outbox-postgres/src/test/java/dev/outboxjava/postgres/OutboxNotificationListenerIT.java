@@ -36,6 +36,7 @@ class OutboxNotificationListenerIT {
     @DisplayName("a committed append wakes the listener, also after its backend was terminated")
     void notifiesAndSurvivesBackendTermination() throws SQLException {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(postgres.schema() + ".outbox_events")
                 .build();
         PostgresOutboxStore store = PostgresOutboxStore.create(postgres.dataSource(), config);

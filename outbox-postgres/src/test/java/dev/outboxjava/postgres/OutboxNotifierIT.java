@@ -85,6 +85,7 @@ class OutboxNotifierIT {
     @DisplayName("TransactionalOutbox notifies after a commit, not after a rollback, and needs no trigger")
     void transactionalOutboxNotifiesAfterCommit() throws SQLException {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(postgres.schema() + ".outbox_events")
                 .build();
         assertThat(config.wakeUpMode()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);

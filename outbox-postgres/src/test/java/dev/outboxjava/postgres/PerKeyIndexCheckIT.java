@@ -37,6 +37,7 @@ class PerKeyIndexCheckIT {
 
     private PostgresOutboxConfig config(Ordering ordering) {
         return PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(postgres.schema() + ".key_indexes_" + TABLES.incrementAndGet())
                 .ordering(ordering)
                 .build();

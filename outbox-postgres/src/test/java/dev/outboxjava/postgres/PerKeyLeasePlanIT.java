@@ -181,6 +181,7 @@ class PerKeyLeasePlanIT {
         PostgresOutboxStore store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".hot_keys_" + TABLES.incrementAndGet())
                         .ordering(ORDERING)
                         .wakeUpMode(WakeUpMode.NONE)

@@ -41,6 +41,7 @@ class PerKeyOrderingIT {
         PostgresOutboxStore store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".per_key_" + TABLES.incrementAndGet())
                         .ordering(ordering)
                         .build());

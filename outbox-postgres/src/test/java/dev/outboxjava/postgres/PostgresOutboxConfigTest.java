@@ -67,7 +67,10 @@ class PostgresOutboxConfigTest {
             })
     @DisplayName("a table name that is not a plain lower-case identifier is refused, naming the setting")
     void refusesTableName(String name) {
-        assertThatThrownBy(() -> PostgresOutboxConfig.builder().tableName(name).build())
+        assertThatThrownBy(() -> PostgresOutboxConfig.builder()
+                        .tableName(name)
+                        .layout(StoreLayout.IN_PLACE)
+                        .build())
                 .isInstanceOfSatisfying(
                         InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("tableName"))
@@ -86,13 +89,15 @@ class PostgresOutboxConfigTest {
     }
 
     @Test
-    @DisplayName("the layout is in place unless the experimental append-only one is chosen")
+    @DisplayName("the layout is the append-only one unless the in-place one is chosen")
     void layout() {
-        assertThat(PostgresOutboxConfig.ofDefaults().layout()).isEqualTo(StoreLayout.IN_PLACE);
-        PostgresOutboxConfig log =
-                PostgresOutboxConfig.builder().layout(StoreLayout.APPEND_LOG).build();
-        assertThat(log.layout()).isEqualTo(StoreLayout.APPEND_LOG);
-        assertThat(log.toBuilder().build().layout()).isEqualTo(StoreLayout.APPEND_LOG);
+        assertThat(PostgresOutboxConfig.ofDefaults().layout())
+                .isEqualTo(StoreLayout.APPEND_LOG)
+                .isEqualTo(PostgresOutboxConfig.DEFAULT_LAYOUT);
+        PostgresOutboxConfig inPlace =
+                PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE).build();
+        assertThat(inPlace.layout()).isEqualTo(StoreLayout.IN_PLACE);
+        assertThat(inPlace.toBuilder().build().layout()).isEqualTo(StoreLayout.IN_PLACE);
         assertThat(PostgresOutboxConfig.builder()
                         .layout(StoreLayout.APPEND_LOG)
                         .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
@@ -154,5 +159,33 @@ class PostgresOutboxConfigTest {
                 .notifyMinimumInterval(Duration.ofMillis(50))
                 .build();
         assertThat(config.toBuilder().build()).hasToString(config.toString());
+    }
+
+    @Test
+    @DisplayName("the append-only layout takes table names of at most 42 characters, so that no derived name is cut")
+    void appendLogTableNameLength() {
+        String longest = "t".repeat(PostgresOutboxConfig.MAX_APPEND_LOG_TABLE_LENGTH);
+        assertThat(PostgresOutboxConfig.builder()
+                        .tableName("billing." + longest)
+                        .layout(StoreLayout.APPEND_LOG)
+                        .build()
+                        .tableName())
+                .isEqualTo("billing." + longest);
+        assertThat(PostgresOutboxConfig.builder()
+                        .tableName(longest + "t")
+                        .layout(StoreLayout.IN_PLACE)
+                        .build()
+                        .tableName())
+                .as("the in-place layout's limit is longer")
+                .isEqualTo(longest + "t");
+
+        assertThatThrownBy(() -> PostgresOutboxConfig.builder()
+                        .tableName(longest + "t")
+                        .layout(StoreLayout.APPEND_LOG)
+                        .build())
+                .isInstanceOfSatisfying(
+                        InvalidConfigurationException.class,
+                        e -> assertThat(e.setting()).isEqualTo("tableName"))
+                .hasMessageContaining("at most 42");
     }
 }

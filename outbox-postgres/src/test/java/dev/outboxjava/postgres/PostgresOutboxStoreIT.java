@@ -61,6 +61,7 @@ class PostgresOutboxStoreIT {
         assertThatThrownBy(() -> PostgresOutboxStore.create(
                         counting,
                         PostgresOutboxConfig.builder()
+                                .layout(StoreLayout.IN_PLACE)
                                 .tableName("outbox; drop table " + orders)
                                 .build()))
                 .isInstanceOfSatisfying(
@@ -75,7 +76,8 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("ensureSchema is idempotent and creates the partial indexes and, in TRIGGER_NOTIFY mode, the trigger")
     void ensureSchemaTwice() throws SQLException {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
+        PostgresOutboxStore store = newStore(
+                PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE).wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
         store.ensureSchema();
         store.ensureSchema();
         String table =
@@ -94,7 +96,8 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("switching the wake-up mode away from TRIGGER_NOTIFY and ensuring the schema again drops the trigger")
     void dropTrigger() throws SQLException {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
+        PostgresOutboxStore store = newStore(
+                PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE).wakeUpMode(WakeUpMode.TRIGGER_NOTIFY));
         assertThat(names("SELECT tgname FROM pg_trigger WHERE tgrelid = '"
                         + store.config().tableName() + "'::regclass AND NOT tgisinternal"))
                 .hasSize(1);
@@ -111,8 +114,9 @@ class PostgresOutboxStoreIT {
             "the CloudEvents subject and dataschema are stored and come back from find, the lease and the per-key lease; absent ones stay absent")
     void subjectAndDataSchemaRoundTrip() {
         for (PostgresOutboxConfig.Builder config : List.of(
-                PostgresOutboxConfig.builder(),
+                PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .ordering(dev.outboxjava.core.Ordering.perKey(
                                 dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))) {
             PostgresOutboxStore store = newStore(config);
@@ -152,7 +156,7 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("a batch mark with a stale lease id changes no row and reports every event lease-lost")
     void staleLeaseBatch() {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder());
+        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE));
         List<OutboxEvent> events = append(store, 5);
         UUID leaseId = UUID.randomUUID();
         store.lease(leaseId, 10, clock.instant());
@@ -182,7 +186,7 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("per-event retry times and errors of one batch land on their own rows")
     void retryPerEvent() {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder());
+        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE));
         List<OutboxEvent> events = append(store, 2);
         UUID leaseId = UUID.randomUUID();
         store.lease(leaseId, 10, clock.instant());
@@ -209,8 +213,9 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("in delete-on-publish mode a published event's row is deleted; a stale lease still deletes nothing")
     void deleteOnPublish() {
-        PostgresOutboxStore store =
-                newStore(PostgresOutboxConfig.builder().completionMode(CompletionMode.DELETE_ON_PUBLISH));
+        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
+                .completionMode(CompletionMode.DELETE_ON_PUBLISH));
         List<OutboxEvent> events = append(store, 2);
         UUID leaseId = UUID.randomUUID();
         store.lease(leaseId, 10, clock.instant());
@@ -228,7 +233,7 @@ class PostgresOutboxStoreIT {
     @Test
     @DisplayName("purge deletes more rows than one chunk")
     void purgeInChunks() {
-        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder());
+        PostgresOutboxStore store = newStore(PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE));
         postgres.fixture()
                 .execute("INSERT INTO " + store.config().tableName() + " (id, type, source, destination, "
                         + "content_type, payload, status, max_attempts, next_attempt_at, created_at, sent_at) "
@@ -245,6 +250,7 @@ class PostgresOutboxStoreIT {
         PostgresOutboxStore store = PostgresOutboxStore.create(
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(postgres.schema() + ".never_created")
                         .build());
 
@@ -261,6 +267,7 @@ class PostgresOutboxStoreIT {
     @DisplayName("a store created from a JDBC URL opens its own pool and closes it")
     void ownPool() {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(postgres.schema() + ".events_" + TABLES.incrementAndGet())
                 .maximumPoolSize(2)
                 .build();
@@ -281,7 +288,12 @@ class PostgresOutboxStoreIT {
     @DisplayName("a JDBC URL of another database is refused naming the setting")
     void wrongUrl() {
         assertThatThrownBy(() -> PostgresOutboxStore.create(
-                        "jdbc:mysql://localhost/x", "u", "p", PostgresOutboxConfig.ofDefaults()))
+                        "jdbc:mysql://localhost/x",
+                        "u",
+                        "p",
+                        PostgresOutboxConfig.builder()
+                                .layout(StoreLayout.IN_PLACE)
+                                .build()))
                 .isInstanceOfSatisfying(
                         InvalidConfigurationException.class,
                         e -> assertThat(e.setting()).isEqualTo("jdbcUrl"));

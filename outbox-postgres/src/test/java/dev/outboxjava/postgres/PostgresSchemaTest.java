@@ -26,8 +26,10 @@ class PostgresSchemaTest {
                 shipped("db/outbox/postgresql/outbox/V2__add_cloudevents_subject_dataschema.sql", "outbox_events");
         String perKey = shipped("db/outbox/postgresql/outbox-per-key/R__outbox_per_key_indexes.sql", "outbox_events");
 
-        String unordered = PostgresSchema.ddl(PostgresOutboxConfig.ofDefaults());
+        String unordered = PostgresSchema.ddl(
+                PostgresOutboxConfig.builder().layout(StoreLayout.IN_PLACE).build());
         String perKeyDdl = PostgresSchema.ddl(PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
                 .build());
 
@@ -42,7 +44,9 @@ class PostgresSchemaTest {
                 .as("per-key indexes after the table")
                 .isGreaterThan(perKeyDdl.indexOf(table));
         assertThat(unordered.indexOf(cloudEvents)).as("V2 after V1").isGreaterThan(unordered.indexOf(table));
-        assertThat(PostgresSchema.migrationResources(PostgresOutboxConfig.ofDefaults()))
+        assertThat(PostgresSchema.migrationResources(PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
+                        .build()))
                 .containsExactly(
                         "db/outbox/postgresql/outbox/V1__create_outbox_table.sql",
                         "db/outbox/postgresql/outbox/V2__add_cloudevents_subject_dataschema.sql");
@@ -61,6 +65,7 @@ class PostgresSchemaTest {
     @DisplayName("a schema-qualified table is quoted everywhere, and the trigger notifies the configured channel")
     void qualifiedNames() {
         String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName("billing.events")
                 .notifyChannel("billing_wake")
                 .wakeUpMode(WakeUpMode.TRIGGER_NOTIFY)
@@ -77,8 +82,10 @@ class PostgresSchemaTest {
     @DisplayName("without the trigger wake-up (the default, or none) the DDL drops the trigger instead of creating it")
     void noTrigger() {
         for (WakeUpMode mode : List.of(WakeUpMode.NOTIFY_AFTER_COMMIT, WakeUpMode.NONE)) {
-            String ddl = PostgresSchema.ddl(
-                    PostgresOutboxConfig.builder().wakeUpMode(mode).build());
+            String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder()
+                    .layout(StoreLayout.IN_PLACE)
+                    .wakeUpMode(mode)
+                    .build());
             assertThat(ddl)
                     .as(mode.name())
                     .doesNotContain("CREATE OR REPLACE TRIGGER")
@@ -92,6 +99,7 @@ class PostgresSchemaTest {
     void derivedNamesFit() {
         String longest = "t".repeat(Identifiers.MAX_TABLE_LENGTH);
         String ddl = PostgresSchema.ddl(PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(longest)
                 .wakeUpMode(WakeUpMode.TRIGGER_NOTIFY)
                 .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))

@@ -34,6 +34,7 @@ public final class WakeUpCostBenchmark {
                     List.of(WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY, WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY)) {
                 String schema = postgres.newSchema();
                 PostgresOutboxConfig config = PostgresOutboxConfig.builder()
+                        .layout(StoreLayout.IN_PLACE)
                         .tableName(schema + ".outbox_events")
                         .wakeUpMode(mode)
                         .build();

@@ -42,7 +42,7 @@ final class DatabaseReader {
                 "keep_sent, delete_on_publish");
         StoreLayout layout = reader.choice(
                 ConfigKey.STORE_LAYOUT,
-                StoreLayout.IN_PLACE,
+                PostgresOutboxConfig.DEFAULT_LAYOUT,
                 value -> switch (value) {
                     case "in_place" -> Optional.of(StoreLayout.IN_PLACE);
                     case "append_log" -> Optional.of(StoreLayout.APPEND_LOG);

@@ -130,9 +130,9 @@ class OutboxCliTest {
     @Test
     void givenSchema_thenTheDdlFollowsTheTableAndOrderingSettings(@TempDir Path dir) throws IOException {
         Path unordered = dir.resolve("unordered.properties");
-        Files.writeString(unordered, "outbox.table=shop.events\n");
+        Files.writeString(unordered, "outbox.table=shop.events\noutbox.store.layout=in_place\n");
         Path perKey = dir.resolve("per-key.properties");
-        Files.writeString(perKey, "outbox.table=shop.events\noutbox.ordering=per_key\n");
+        Files.writeString(perKey, "outbox.table=shop.events\noutbox.ordering=per_key\noutbox.store.layout=in_place\n");
 
         assertThat(run("schema", "--config", unordered.toString())).isZero();
         assertThat(out.toString())
@@ -154,9 +154,9 @@ class OutboxCliTest {
     }
 
     @Test
-    void givenTheAppendLogLayout_thenSchemaPrintsThatLayoutsTables(@TempDir Path dir) throws IOException {
+    void givenTheDefaultLayout_thenSchemaPrintsTheAppendOnlyTables(@TempDir Path dir) throws IOException {
         Path log = dir.resolve("log.properties");
-        Files.writeString(log, "outbox.table=shop.events\noutbox.store.layout=append_log\n");
+        Files.writeString(log, "outbox.table=shop.events\n");
 
         assertThat(run("schema", "--config", log.toString())).as(err.toString()).isZero();
         assertThat(out.toString())
@@ -166,8 +166,11 @@ class OutboxCliTest {
                 .contains("\"events_log_idx\"")
                 .doesNotContain("\"events_pending_idx\"");
         out.getBuffer().setLength(0);
-        assertThat(run("schema", "--table", "billing.outbox_events")).isZero();
-        assertThat(out.toString()).as("the default layout").doesNotContain("outbox_events_state");
+        Path inPlace = dir.resolve("in-place.properties");
+        Files.writeString(inPlace, "outbox.store.layout=in_place\n");
+        assertThat(run("schema", "--config", inPlace.toString(), "--table", "billing.outbox_events"))
+                .isZero();
+        assertThat(out.toString()).as("the in-place layout").doesNotContain("outbox_events_state");
     }
 
     @Test

@@ -288,15 +288,15 @@ class RelayAppConfigTest {
     void givenTheStoreLayout_thenTheStoreIsBuiltWithIt_andAnUnknownLayoutIsRefusedByName() {
         RelayAppConfig defaults =
                 RelayAppConfig.load(ConfigSource.map(Map.of("outbox.db.url", "jdbc:postgresql://db:5432/app")));
-        assertThat(defaults.layout()).isEqualTo(StoreLayout.IN_PLACE);
-        assertThat(defaults.requireDatabase().layout()).isEqualTo(StoreLayout.IN_PLACE);
+        assertThat(defaults.layout()).isEqualTo(StoreLayout.APPEND_LOG);
+        assertThat(defaults.requireDatabase().layout()).isEqualTo(StoreLayout.APPEND_LOG);
 
-        RelayAppConfig log = RelayAppConfig.load(ConfigSource.environment(
-                Map.of("OUTBOX_DB_URL", "jdbc:postgresql://db:5432/app", "OUTBOX_STORE_LAYOUT", "APPEND_LOG")));
-        assertThat(log.layout()).isEqualTo(StoreLayout.APPEND_LOG);
-        assertThat(DataSources.storeConfig(log.requireDatabase(), Ordering.none(), WakeUpMode.NONE)
+        RelayAppConfig inPlace = RelayAppConfig.load(ConfigSource.environment(
+                Map.of("OUTBOX_DB_URL", "jdbc:postgresql://db:5432/app", "OUTBOX_STORE_LAYOUT", "IN_PLACE")));
+        assertThat(inPlace.layout()).isEqualTo(StoreLayout.IN_PLACE);
+        assertThat(DataSources.storeConfig(inPlace.requireDatabase(), Ordering.none(), WakeUpMode.NONE)
                         .layout())
-                .isEqualTo(StoreLayout.APPEND_LOG);
+                .isEqualTo(StoreLayout.IN_PLACE);
         assertThat(RelayAppConfig.load(ConfigSource.map(Map.of("outbox.store.layout", "append_log")))
                         .layout())
                 .as("without a database URL, for the schema command")

@@ -39,12 +39,11 @@ public enum ConfigKey {
                     + "outbox.cleaner.retention; delete_on_publish: delete a row as soon as the broker acknowledged it."),
     STORE_LAYOUT(
             "outbox.store.layout",
-            "in_place",
-            "in_place: one table, each event's row updated as it moves "
-                    + "(the schema tested longest). append_log (experimental): events are only appended and read by position, "
-                    + "with side tables for state and sent events, so that a long transaction holding back vacuum (a report, "
-                    + "pg_dump, an idle-in-transaction session) does not slow the relay down; it needs its own schema (the "
-                    + "schema command prints it)."),
+            "append_log",
+            "append_log: events are only appended and read by position, with side tables for state and sent events, "
+                    + "so that a long transaction holding back vacuum (a report, pg_dump, an idle-in-transaction "
+                    + "session) does not slow the relay down. in_place: one table, each event's row updated as it "
+                    + "moves. Each has its own schema (the schema command prints it)."),
 
     ORDERING(
             "outbox.ordering",

@@ -10,6 +10,7 @@ import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.OutboxWorker;
 import java.io.BufferedReader;
@@ -210,7 +211,9 @@ public final class RelayProcess implements AutoCloseable {
     }
 
     private static PostgresOutboxConfig config(String table, Ordering ordering) {
+        // the scale-out reads each drain against the ceiling's SQL, which is the in-place table's
         return PostgresOutboxConfig.builder()
+                .layout(StoreLayout.IN_PLACE)
                 .tableName(table)
                 .completionMode(CompletionMode.KEEP_SENT)
                 .wakeUpMode(WakeUpMode.NONE)

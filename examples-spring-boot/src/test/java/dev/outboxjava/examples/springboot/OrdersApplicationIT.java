@@ -30,9 +30,7 @@ class OrdersApplicationIT {
             assertThat(refused.statusCode()).isEqualTo(400);
             JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
             await().atMost(Duration.ofSeconds(30))
-                    .until(() ->
-                            jdbc.queryForObject("SELECT count(*) FROM outbox_events WHERE status = 'sent'", Long.class)
-                                    == 1);
+                    .until(() -> jdbc.queryForObject("SELECT count(*) FROM outbox_events_sent", Long.class) == 1);
             assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_events", Long.class))
                     .isEqualTo(1);
             assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Long.class))

@@ -131,7 +131,7 @@ final class LoyaltyTables {
     void drop() {
         postgres.fixture()
                 .execute("DROP TABLE IF EXISTS " + store.config().tableName() + ", "
-                        + inbox.config().tableName() + ", " + points.table());
+                        + inbox.config().tableName() + ", " + points.table() + " CASCADE");
         postgres.fixture().execute("DROP FUNCTION IF EXISTS " + points.table() + "_fail_once()");
         postgres.fixture().execute("DROP SEQUENCE IF EXISTS " + points.table() + "_attempts");
     }

@@ -128,7 +128,7 @@ class InboxEndToEndIT {
     void dropTables() {
         postgres.fixture()
                 .execute("DROP TABLE IF EXISTS " + store.config().tableName() + ", "
-                        + inbox.config().tableName() + ", " + shipments);
+                        + inbox.config().tableName() + ", " + shipments + " CASCADE");
     }
 
     @Test

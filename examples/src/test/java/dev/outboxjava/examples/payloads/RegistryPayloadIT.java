@@ -86,7 +86,7 @@ class RegistryPayloadIT {
 
     @AfterEach
     void dropOutbox() {
-        postgres.fixture().execute("DROP TABLE IF EXISTS " + store.config().tableName());
+        postgres.fixture().execute("DROP TABLE IF EXISTS " + store.config().tableName() + " CASCADE");
     }
 
     @Test

@@ -38,16 +38,29 @@ public final class OutboxTableProbe {
     private final String quotedTable;
 
     /**
+     * A probe of an in-place table.
+     *
      * @param dataSource connections to the database of the outbox table
      * @param table      {@code table} or {@code schema.table}, lower case
      */
     public OutboxTableProbe(DataSource dataSource, String table) {
+        this(dataSource, table, false);
+    }
+
+    /**
+     * @param dataSource connections to the database of the outbox table
+     * @param table      {@code table} or {@code schema.table}, lower case
+     * @param appendLog  whether the table is in the append-only layout, whose log keeps each event as
+     *                   appended: the probe then reads the view of every event, {@code <table>_events}
+     */
+    public OutboxTableProbe(DataSource dataSource, String table, boolean appendLog) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         if (!IDENTIFIER.matcher(Objects.requireNonNull(table, "table")).matches()) {
             throw new IllegalArgumentException(
                     "table must be a lower-case identifier, optionally schema-qualified, " + "was '" + table + "'");
         }
-        this.quotedTable = "\"" + table.replace(".", "\".\"") + "\"";
+        String relation = appendLog ? table + "_events" : table;
+        this.quotedTable = "\"" + relation.replace(".", "\".\"") + "\"";
     }
 
     /** Every row of the table, by id. */

@@ -196,26 +196,18 @@ class BadInputIT {
     @DisplayName(
             "a large append (2,500 events, several INSERT chunks) that fails in its last chunk rolls back every chunk and the order row")
     void largeAppendFailingLateRollsBackWhole() {
-        UUID reused = UUID.randomUUID();
+        // the database refuses the last event (a trigger stands for any failure the INSERT can meet)
+        postgres.execute("CREATE FUNCTION " + schema + ".refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$"
+                + " BEGIN RAISE EXCEPTION 'poison event'; END $$");
+        postgres.execute("CREATE TRIGGER refuse_poison BEFORE INSERT ON " + schema + ".outbox_events FOR EACH ROW"
+                + " WHEN (NEW.type = 'order.poison') EXECUTE FUNCTION " + schema + ".refuse_poison()");
         assertThatThrownBy(() -> outbox.inTransaction(connection -> {
                     insertOrder(connection, "order-1");
                     List<OutboxEvent> events = new ArrayList<>();
-                    events.add(OutboxEvent.builder()
-                            .id(reused)
-                            .type("order.line")
-                            .destination("orders")
-                            .payload(new byte[0])
-                            .build());
-                    for (int i = 1; i < 2_499; i++) {
+                    for (int i = 0; i < 2_499; i++) {
                         events.add(event("order.line"));
                     }
-                    // the same id again, in the last chunk: the primary key refuses it
-                    events.add(OutboxEvent.builder()
-                            .id(reused)
-                            .type("order.line")
-                            .destination("orders")
-                            .payload(new byte[0])
-                            .build());
+                    events.add(event("order.poison"));
                     return events;
                 }))
                 .isInstanceOf(OutboxStoreException.class);

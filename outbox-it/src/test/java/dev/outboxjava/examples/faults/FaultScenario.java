@@ -9,6 +9,7 @@ import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.testkit.BrokerInbox;
 import dev.outboxjava.testkit.contract.ReceivedMessage;
 import dev.outboxjava.testkit.faults.ContinuousProducer;
@@ -90,7 +91,8 @@ final class FaultScenario {
         try (HikariDataSource producers = pool("faults-producer", 6);
                 PostgresOutboxStore schemaStore = PostgresOutboxStore.create(producers, config)) {
             schemaStore.ensureSchema();
-            OutboxTableProbe probe = new OutboxTableProbe(postgres.dataSource(), table);
+            OutboxTableProbe probe =
+                    new OutboxTableProbe(postgres.dataSource(), table, config.layout() == StoreLayout.APPEND_LOG);
             ProducerLedger ledger = new ProducerLedger();
             OutboxWriter writer = OutboxWriter.create(config);
             Path logs = Path.of(System.getProperty("outbox.faults.logs", "target/fault-logs"), broker.name());

@@ -3,7 +3,7 @@ package dev.outboxjava.postgres.internal;
 import dev.outboxjava.postgres.WakeUpMode;
 
 /**
- * The DDL of the experimental append-only layout ({@code StoreLayout.APPEND_LOG}) for one outbox table
+ * The DDL of the append-only layout ({@code StoreLayout.APPEND_LOG}) for one outbox table
  * {@code t}. Every statement is idempotent.
  *
  * <ul>

@@ -72,7 +72,7 @@ import org.jooq.impl.DefaultDataType;
 import org.jooq.impl.SQLDataType;
 
 /**
- * The statements of the experimental append-only layout ({@link LogLayoutDdl}): an event's row in the
+ * The statements of the append-only layout ({@link LogLayoutDdl}): an event's row in the
  * log is never changed, so a transaction that holds back vacuum leaves no dead entries where the lease
  * reads.
  *

@@ -123,7 +123,14 @@ class ConsoleBrowserIT {
             worker.close();
         }
         if (store != null) {
-            postgres.execute("DROP TABLE IF EXISTS " + table + ", " + table + "_audit, " + table + "_attempts");
+            // the table, its views and partitions, and the side tables of the append-only layout
+            postgres.execute("DROP TABLE IF EXISTS " + table + ", "
+                    + String.join(
+                            ", ",
+                            List.of("_audit", "_attempts", "_state", "_sent", "_lease", "_position", "_floor").stream()
+                                    .map(suffix -> table + suffix)
+                                    .toList())
+                    + " CASCADE");
         }
         if (rabbit != null) {
             rabbit.close();

@@ -57,9 +57,14 @@ class BrokerConfigAndSecretsIT {
         try (Connection connection = postgres.dataSource().getConnection();
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + secret + "'");
-            statement.execute("GRANT USAGE ON SCHEMA " + table.schema + " TO " + role);
+            // the relay of the append-only layout creates, truncates and drops partitions: it owns the tables
+            statement.execute("GRANT USAGE, CREATE ON SCHEMA " + table.schema + " TO " + role);
             statement.execute(
-                    "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + table.schema + " TO " + role);
+                    "DO $$ DECLARE r record; BEGIN FOR r IN SELECT oid::regclass AS rel, relkind FROM pg_class"
+                            + " WHERE relnamespace = '" + table.schema
+                            + "'::regnamespace AND relkind IN ('r', 'p', 'v') LOOP"
+                            + " EXECUTE format('ALTER %s %s OWNER TO " + role + "',"
+                            + " CASE WHEN r.relkind = 'v' THEN 'VIEW' ELSE 'TABLE' END, r.rel); END LOOP; END $$");
         }
     }
 

@@ -175,7 +175,8 @@ class FrozenBrokerShutdownIT {
     private static long eventsWithAttempts(OutboxTable table) throws SQLException {
         try (Connection connection = postgres.dataSource().getConnection();
                 Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + table.name + " WHERE attempts > 0")) {
+                ResultSet rows = statement.executeQuery(
+                        "SELECT count(*) FROM " + table.eventsRelation() + " WHERE attempts > 0")) {
             rows.next();
             return rows.getLong(1);
         }

@@ -10,6 +10,7 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.OutboxCli;
 import dev.outboxjava.relayapp.RelayAppConfig;
@@ -78,7 +79,7 @@ class SchemaCommandIT {
                 file,
                 "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
                         + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table
-                        + "\noutbox.ordering=" + ordering + "\n");
+                        + "\noutbox.ordering=" + ordering + "\noutbox.store.layout=in_place\n");
         return file;
     }
 
@@ -151,6 +152,7 @@ class SchemaCommandIT {
                 postgres.dataSource(),
                 PostgresOutboxConfig.builder()
                         .tableName(table)
+                        .layout(StoreLayout.IN_PLACE)
                         .ordering(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY))
                         .build());
     }

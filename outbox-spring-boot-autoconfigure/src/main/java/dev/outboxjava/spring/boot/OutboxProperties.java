@@ -80,12 +80,12 @@ public class OutboxProperties implements Validator {
     /** How the events are kept in the database. */
     public static class Store {
         /**
-         * in-place: one table, each event's row updated as it moves. append-log: an append-only log read by
-         * position, with state kept only for retries, dead letters and events in flight; a transaction that
-         * holds back vacuum (a long report, an idle session) does not slow its relay down. A table is
-         * converted once (PostgresSchema.convertToAppendLog) before it is used with the other layout.
+         * append-log: an append-only log read by position, with state kept only for retries, dead letters and
+         * events in flight; a transaction that holds back vacuum (a long report, an idle session) does not slow
+         * its relay down. in-place: one table, each event's row updated as it moves. An in-place table is
+         * converted once (PostgresSchema.convertToAppendLog) before it is used as append-log.
          */
-        private StoreLayout layout = StoreLayout.IN_PLACE;
+        private StoreLayout layout = StoreLayout.APPEND_LOG;
 
         public StoreLayout getLayout() {
             return layout;

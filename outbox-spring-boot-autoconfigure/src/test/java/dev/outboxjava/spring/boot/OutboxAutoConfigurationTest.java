@@ -204,11 +204,13 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
-    @DisplayName("with Flyway: the outbox's migrations run beside the application's, in a history of their own")
+    @DisplayName("with Flyway and outbox.store.layout=in-place: the in-place migrations run beside the application's, "
+            + "in a history of their own")
     void flyway() {
         runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
                 .withPropertyValues(
                         "outbox.schema.initialize=false",
+                        "outbox.store.layout=in-place",
                         "spring.flyway.schemas=" + schema,
                         "spring.flyway.locations=classpath:db/shop")
                 .run(context -> {
@@ -220,11 +222,13 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
-    @DisplayName("with Liquibase: the outbox's changelog runs beside the application's, in changelog tables of its own")
+    @DisplayName("with Liquibase and outbox.store.layout=in-place: the outbox's changelog runs beside the "
+            + "application's, in changelog tables of its own")
     void liquibase() {
         runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
                 .withPropertyValues(
                         "outbox.schema.initialize=false",
+                        "outbox.store.layout=in-place",
                         "outbox.ordering.mode=per-key",
                         "spring.liquibase.change-log=classpath:db/shop-liquibase/changelog.xml",
                         "spring.liquibase.default-schema=" + schema,
@@ -240,13 +244,11 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
-    @DisplayName("with Flyway and outbox.store.layout=append-log: the append-only layout's migrations, in a history "
-            + "of their own")
+    @DisplayName("with Flyway, by default: the append-only layout's migrations, in a history of their own")
     void flywayAppendLog() {
         runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
                 .withPropertyValues(
                         "outbox.schema.initialize=false",
-                        "outbox.store.layout=append-log",
                         "spring.flyway.schemas=" + schema,
                         "spring.flyway.locations=classpath:db/shop")
                 .run(context -> {

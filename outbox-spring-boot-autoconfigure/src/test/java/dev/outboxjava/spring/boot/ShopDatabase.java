@@ -34,6 +34,9 @@ final class ShopDatabase {
                 "classpath:db/shop",
                 "outbox.table",
                 table,
+                // the tests read and set the status column of the in-place table
+                "outbox.store.layout",
+                "in-place",
                 "spring.jpa.hibernate.ddl-auto",
                 "validate",
                 "spring.jpa.open-in-view",

@@ -5,6 +5,7 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -65,7 +66,16 @@ public final class OutboxTable implements AutoCloseable {
         return events;
     }
 
-    /** {@code SELECT status, count(*)} straight from the table. */
+    /**
+     * Where a test reads the events with their status, attempts and errors: the table itself in the in-place
+     * layout, the view of every event ({@code <table>_events}) in the append-only one (whose log keeps each
+     * event as appended).
+     */
+    public String eventsRelation() {
+        return store.config().layout() == StoreLayout.APPEND_LOG ? name + "_events" : name;
+    }
+
+    /** {@code SELECT status, count(*)} straight from the database. */
     public Map<EventStatus, Long> countsBySql() throws SQLException {
         Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
         for (EventStatus status : EventStatus.values()) {
@@ -73,7 +83,8 @@ public final class OutboxTable implements AutoCloseable {
         }
         try (Connection connection = postgres.dataSource().getConnection();
                 Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT status, count(*) FROM " + name + " GROUP BY status")) {
+                ResultSet rows = statement.executeQuery(
+                        "SELECT status, count(*) FROM " + eventsRelation() + " GROUP BY status")) {
             while (rows.next()) {
                 counts.put(EventStatus.fromDatabaseValue(rows.getString(1)), rows.getLong(2));
             }
