@@ -195,18 +195,7 @@ class FlywayMigrationsIT {
         }
 
         List<UUID> appended = placeOrders(store, 3);
-        RecordingPublisher publisher = new RecordingPublisher();
-        Relay relay = new Relay(
-                store,
-                publisher,
-                new RelayConfig(100, Duration.ofSeconds(10), config.ordering()),
-                RetryPolicy.ofDefaults(),
-                clock,
-                RelayListener.NONE);
-        for (int tick = 0; tick < 10 && publisher.published().size() < appended.size(); tick++) {
-            relay.runOnce();
-        }
-        assertThat(publisher.published()).extracting(OutboxEvent::id).containsExactlyElementsOf(appended);
+        assertRelayedInOrder(store, appended);
 
         PostgresInbox consumer = PostgresInbox.create(dataSource, PostgresInboxConfig.ofDefaults(), clock);
         String messageId = appended.get(0).toString();
@@ -377,11 +366,16 @@ class FlywayMigrationsIT {
                 .as(store.checkHealth().detail())
                 .isTrue();
         List<UUID> appended = placeOrders(store, 3);
+        assertRelayedInOrder(store, appended);
+    }
+
+    /** A relay on {@code store} publishes exactly {@code appended}, in that order. */
+    private void assertRelayedInOrder(PostgresOutboxStore store, List<UUID> appended) {
         RecordingPublisher publisher = new RecordingPublisher();
         Relay relay = new Relay(
                 store,
                 publisher,
-                new RelayConfig(100, Duration.ofSeconds(10), config.ordering()),
+                new RelayConfig(100, Duration.ofSeconds(10), store.config().ordering()),
                 RetryPolicy.ofDefaults(),
                 clock,
                 RelayListener.NONE);
