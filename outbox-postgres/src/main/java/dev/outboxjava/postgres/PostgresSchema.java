@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class PostgresSchema {
 
-    /** Flyway location of the outbox table's versioned migrations. */
+    /**
+     * Flyway location of the outbox table's versioned migrations in the in-place layout
+     * ({@link StoreLayout#IN_PLACE}).
+     */
     public static final String MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_LOCATION;
     /**
      * Flyway location of the outbox table's versioned migrations in the append-only layout
@@ -58,7 +61,7 @@ public final class PostgresSchema {
      */
     public static final String APPEND_LOG_MIGRATIONS_LOCATION =
             "classpath:" + MigrationFiles.OUTBOX_APPEND_LOG_LOCATION;
-    /** Flyway location of the per-key ordering indexes (one repeatable migration); add it when ordering per key. */
+    /** Flyway location of the in-place layout's per-key ordering indexes (one repeatable migration). */
     public static final String PER_KEY_MIGRATIONS_LOCATION = "classpath:" + MigrationFiles.OUTBOX_PER_KEY_LOCATION;
     /**
      * Flyway location of what the operator API ({@link dev.outboxjava.core.port.OperatorStore}, the web
@@ -72,8 +75,8 @@ public final class PostgresSchema {
     /** The placeholder (Flyway) or changelog property (Liquibase) that names the table in the migrations. */
     public static final String TABLE_PLACEHOLDER = MigrationFiles.OUTBOX_TABLE_PLACEHOLDER;
     /**
-     * The Flyway history table suggested for the outbox's migrations: not the application's, so the
-     * two version sequences stay apart. One per outbox table when a database holds several.
+     * The Flyway history table suggested for the in-place layout's migrations: not the application's, so
+     * the two version sequences stay apart. One per outbox table when a database holds several.
      */
     public static final String HISTORY_TABLE = "outbox_schema_history";
     /**
