@@ -252,24 +252,9 @@ class FlywayMigrationsIT {
             statement.execute("CREATE SCHEMA by_flyway");
             statement.execute("CREATE SCHEMA by_ddl");
         }
-        Flyway.configure()
-                .configuration(outbox("shop_events", perKey).getConfiguration())
-                .schemas("by_flyway")
-                .defaultSchema("by_flyway")
-                .load()
-                .migrate();
-        Flyway.configure()
-                .configuration(operator("shop_events").getConfiguration())
-                .schemas("by_flyway")
-                .defaultSchema("by_flyway")
-                .load()
-                .migrate();
-        Flyway.configure()
-                .configuration(inbox("shop_inbox").getConfiguration())
-                .schemas("by_flyway")
-                .defaultSchema("by_flyway")
-                .load()
-                .migrate();
+        migrateIntoByFlyway(outbox("shop_events", perKey));
+        migrateIntoByFlyway(operator("shop_events"));
+        migrateIntoByFlyway(inbox("shop_inbox"));
         PostgresOutboxConfig.Builder config = PostgresOutboxConfig.builder()
                 .layout(StoreLayout.IN_PLACE)
                 .ordering(perKey ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none());
@@ -315,18 +300,8 @@ class FlywayMigrationsIT {
             statement.execute("CREATE SCHEMA by_flyway");
             statement.execute("CREATE SCHEMA by_ddl");
         }
-        Flyway.configure()
-                .configuration(appendLog("shop_events").getConfiguration())
-                .schemas("by_flyway")
-                .defaultSchema("by_flyway")
-                .load()
-                .migrate();
-        Flyway.configure()
-                .configuration(operator("shop_events").getConfiguration())
-                .schemas("by_flyway")
-                .defaultSchema("by_flyway")
-                .load()
-                .migrate();
+        migrateIntoByFlyway(appendLog("shop_events"));
+        migrateIntoByFlyway(operator("shop_events"));
         PostgresSchema.apply(
                 dataSource,
                 PostgresOutboxConfig.builder()
@@ -367,6 +342,16 @@ class FlywayMigrationsIT {
                 .isTrue();
         List<UUID> appended = placeOrders(store, 3);
         assertRelayedInOrder(store, appended);
+    }
+
+    /** Runs {@code flyway}'s migrations into the schema {@code by_flyway}. */
+    private static void migrateIntoByFlyway(Flyway flyway) {
+        Flyway.configure()
+                .configuration(flyway.getConfiguration())
+                .schemas("by_flyway")
+                .defaultSchema("by_flyway")
+                .load()
+                .migrate();
     }
 
     /** A relay on {@code store} publishes exactly {@code appended}, in that order. */
