@@ -3,6 +3,7 @@ package dev.outboxjava.benchmarks;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +47,8 @@ import java.util.TreeMap;
  * @param heldLayouts   the store layouts scenario 7 measures, each with and without the held snapshot
  * @param drainLayouts  the store layouts scenario 3 drains to Kafka and to no broker (RabbitMQ: the in-place
  *                      layout alone), each as its own variant of the same run
+ * @param scaleLayouts  the store layouts scenario 8's relay processes drain (the ceiling's SQL drains an in-place
+ *                      table either way); by default the library's default layout
  */
 public record BenchmarkConfig(
         int runs,
@@ -71,7 +74,8 @@ public record BenchmarkConfig(
         List<CompletionMode> heldCompletions,
         List<Ordering.Mode> heldOrderings,
         List<StoreLayout> heldLayouts,
-        List<StoreLayout> drainLayouts) {
+        List<StoreLayout> drainLayouts,
+        List<StoreLayout> scaleLayouts) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -158,6 +162,8 @@ public record BenchmarkConfig(
                 "  --held-ordering LIST   scenario 7 orderings: none,per_key (default both)",
                 "  --held-layout LIST     scenario 7 store layouts: in_place,append_log or both (default both)",
                 "  --drain-layout LIST    scenario 3 store layouts: in_place,append_log or both (default both)",
+                "  --scale-layout LIST    scenario 8 store layouts: in_place,append_log or both (default the library's, "
+                        + PostgresOutboxConfig.DEFAULT_LAYOUT.name().toLowerCase(Locale.ROOT) + ")",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -187,6 +193,7 @@ public record BenchmarkConfig(
                 + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
                 + (kafkaInProcess ? " kafka-broker=in-process" : "")
                 + (runs(3) ? " drain-layouts=" + drainLayouts : "")
+                + (runs(8) ? " scale-layouts=" + scaleLayouts : "")
                 + (runs(7)
                         ? String.format(
                                 Locale.ROOT,
@@ -225,6 +232,7 @@ public record BenchmarkConfig(
         List<Ordering.Mode> heldOrderings = List.of(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
         List<StoreLayout> heldLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
         List<StoreLayout> drainLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
+        List<StoreLayout> scaleLayouts = List.of(PostgresOutboxConfig.DEFAULT_LAYOUT);
 
         void set(String name, String value) {
             switch (name) {
@@ -284,6 +292,7 @@ public record BenchmarkConfig(
                 }
                 case "--held-layout" -> heldLayouts = layouts(name, value);
                 case "--drain-layout" -> drainLayouts = layouts(name, value);
+                case "--scale-layout" -> scaleLayouts = layouts(name, value);
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
                         throw new InvalidConfigurationException(name, "must start with jdbc:postgresql:, was " + value);
@@ -336,7 +345,8 @@ public record BenchmarkConfig(
                     heldCompletions,
                     heldOrderings,
                     heldLayouts,
-                    drainLayouts);
+                    drainLayouts,
+                    scaleLayouts);
         }
 
         private static List<StoreLayout> layouts(String name, String value) {

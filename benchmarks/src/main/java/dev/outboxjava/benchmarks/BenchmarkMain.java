@@ -240,7 +240,7 @@ public final class BenchmarkMain {
 
     private static void scaleOut(List<ScaleOutScenario.Drain> drains, ResultTable table) {
         String scenario = "8 scale-out (Kafka, keep sent)";
-        String reference = "ceiling SQL drained just before, same table (median of per-run ratios)";
+        String reference = "ceiling SQL drained just before, in-place table (median of per-run ratios)";
         Map<ScaleOutScenario.Shape, ScaleOutScenario.Drain> byShape =
                 drains.stream().collect(Collectors.toMap(ScaleOutScenario.Drain::shape, drain -> drain));
         for (ScaleOutScenario.Drain drain : drains) {
@@ -254,48 +254,48 @@ public final class BenchmarkMain {
         }
         for (ScaleOutScenario.Drain drain : drains) {
             ScaleOutScenario.Shape shape = drain.shape();
-            if (shape.ordering() != Ordering.Mode.PER_KEY) {
+            ScaleOutScenario.Drain unordered = byShape.get(shape.unordered());
+            if (shape.ordering() != Ordering.Mode.PER_KEY || unordered == null) {
                 continue;
             }
-            ScaleOutScenario.Drain unordered = byShape.get(new ScaleOutScenario.Shape(
-                    shape.processes(), shape.threads(), shape.batchSize(), Ordering.Mode.NONE));
-            if (unordered != null) {
-                double cost = 1 - drain.shareOfCeiling() / unordered.shareOfCeiling();
-                table.target(
-                        scenario,
-                        "per-key ordering's cost, " + shape.processes() + " relay process"
-                                + (shape.processes() == 1 ? "" : "es"),
-                        rate(drain.rowsPerSecond()),
-                        "ordering none: " + rate(unordered.rowsPerSecond()),
-                        percent(cost),
-                        "<= 20 %",
-                        cost <= 0.20,
-                        true);
+            double cost = 1 - drain.shareOfCeiling() / unordered.shareOfCeiling();
+            table.target(
+                    scenario,
+                    "per-key ordering's cost, " + shape.label(),
+                    rate(drain.rowsPerSecond()),
+                    "ordering none: " + rate(unordered.rowsPerSecond()),
+                    percent(cost),
+                    "<= 20 %",
+                    cost <= 0.20,
+                    true);
+        }
+        for (StoreLayout layout : StoreLayout.values()) {
+            for (Ordering.Mode ordering : Ordering.Mode.values()) {
+                List<ScaleOutScenario.Drain> oneProcess = drains.stream()
+                        .filter(drain -> drain.shape().processes() == 1
+                                && drain.shape().layout() == layout
+                                && drain.shape().ordering() == ordering)
+                        .toList();
+                oneProcess.stream()
+                        .filter(drain -> drain.shape().isLibraryDefault())
+                        .findFirst()
+                        .ifPresent(defaults -> {
+                            ScaleOutScenario.Drain best = oneProcess.stream()
+                                    .max(Comparator.comparingDouble(ScaleOutScenario.Drain::shareOfCeiling))
+                                    .orElse(defaults);
+                            table.target(
+                                    scenario,
+                                    "the library's defaults drain fastest of the choices: "
+                                            + defaults.shape().label(),
+                                    percent(defaults.shareOfCeiling()) + " of ceiling",
+                                    "best: " + best.shape().label() + ", " + percent(best.shareOfCeiling()),
+                                    times(defaults.shareOfCeiling() / best.shareOfCeiling()),
+                                    "1.00x",
+                                    best == defaults,
+                                    true);
+                        });
             }
         }
-        drains.stream()
-                .filter(drain -> drain.shape().processes() == 1
-                        && drain.shape().isLibraryDefault()
-                        && drain.shape().ordering() == Ordering.Mode.NONE)
-                .findFirst()
-                .ifPresent(defaults -> {
-                    ScaleOutScenario.Drain best = drains.stream()
-                            .filter(drain -> drain.shape().processes() == 1
-                                    && drain.shape().ordering() == Ordering.Mode.NONE)
-                            .max(java.util.Comparator.comparingDouble(ScaleOutScenario.Drain::shareOfCeiling))
-                            .orElse(defaults);
-                    table.target(
-                            scenario,
-                            "the library's defaults (" + defaults.shape().threads() + " thread x batch "
-                                    + defaults.shape().batchSize()
-                                    + ") drain fastest of the choices, one relay process",
-                            percent(defaults.shareOfCeiling()) + " of ceiling",
-                            "best: " + best.shape().label() + ", " + percent(best.shareOfCeiling()),
-                            times(defaults.shareOfCeiling() / best.shareOfCeiling()),
-                            "1.00x",
-                            best == defaults,
-                            true);
-                });
     }
 
     private static void steady(SteadyStateScenario.Result result, BenchmarkConfig options, ResultTable table) {

@@ -11,12 +11,9 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.OutboxWorkerConfig;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,30 +25,40 @@ import java.util.Map;
  * Scenario 8: relays as separate processes, the way replicas of a service run them. The same backlog
  * (keys spread over 1,000 keys) is drained into Kafka, keep-sent, by 1, 2 and 4 relay JVMs with the
  * library's default threads and batch, with ordering none and per key; and by one relay JVM with other
- * threads × batch choices beside the defaults. Before each drain the database's own ceiling (the
- * store's SQL with no broker, {@link SqlDrainers}) drains the same backlog on the same table, so every
- * figure is a ratio to a ceiling measured a minute earlier on the same machine.
+ * threads × batch choices beside the defaults, in each store layout chosen. Before each drain the
+ * database's own ceiling (the store's SQL with no broker, {@link SqlDrainers}, on an in-place table of
+ * its own) drains the same backlog, so every figure is a ratio to a ceiling measured a minute earlier
+ * on the same machine; the append-only log, whose SQL is not the ceiling's, may drain faster than it.
  */
 public final class ScaleOutScenario {
 
-    /** The relay processes and their threads × batch. */
-    public record Shape(int processes, int threads, int batchSize, Ordering.Mode ordering) {
+    /** The relay processes, their threads × batch and ordering, and the layout they drain. */
+    public record Shape(int processes, int threads, int batchSize, Ordering.Mode ordering, StoreLayout layout) {
 
-        /** E.g. {@code 2 relay processes x 1 thread x batch 500, ordering per_key}. */
+        /** E.g. {@code 2 relay processes x 1 thread x batch 500, ordering per_key, append-only log}. */
         public String label() {
             return processes + " relay process" + (processes == 1 ? "" : "es") + " x " + threads + " thread"
                     + (threads == 1 ? "" : "s") + " x batch " + batchSize + ", ordering "
-                    + ordering.name().toLowerCase(Locale.ROOT);
+                    + ordering.name().toLowerCase(Locale.ROOT)
+                    + (layout == StoreLayout.APPEND_LOG ? ", append-only log" : ", in place");
         }
 
         /** Whether the threads and batch are the library's defaults. */
         public boolean isLibraryDefault() {
             return threads == OutboxWorkerConfig.DEFAULT_RELAY_THREADS && batchSize == RelayConfig.DEFAULT_BATCH_SIZE;
         }
+
+        /** The same relays without per-key ordering. */
+        public Shape unordered() {
+            return new Shape(processes, threads, batchSize, Ordering.Mode.NONE, layout);
+        }
     }
 
     /** Medians over the runs: the relays' rate and its share of the ceiling drained just before it. */
     public record Drain(Shape shape, double rowsPerSecond, double shareOfCeiling) {}
+
+    /** Relay threads × batch size measured in one relay process beside the library's defaults. */
+    private static final int[][] CHOICES = {{1, 500}, {1, 1000}, {2, 500}, {2, 1000}, {4, 1000}};
 
     /** The ceiling's SQL when scenario 1 did not run: batch and drainers that were near its best here. */
     private static final int DEFAULT_CEILING_BATCH = 1000;
@@ -76,19 +83,24 @@ public final class ScaleOutScenario {
         this.options = options;
     }
 
-    /** The shapes measured: the scale-out with the library's defaults, then one process with other choices. */
-    static List<Shape> shapes() {
+    /**
+     * The shapes measured in {@code layout}: the scale-out with the library's defaults, then one process
+     * with the other threads × batch choices, each with ordering none and per key.
+     */
+    static List<Shape> shapes(StoreLayout layout) {
         int threads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
         int batch = RelayConfig.DEFAULT_BATCH_SIZE;
         List<Shape> shapes = new ArrayList<>();
         for (Ordering.Mode ordering : Ordering.Mode.values()) {
             for (int processes : new int[] {1, 2, 4}) {
-                shapes.add(new Shape(processes, threads, batch, ordering));
+                shapes.add(new Shape(processes, threads, batch, ordering, layout));
             }
         }
-        for (int[] choice : new int[][] {{2, 500}, {2, 1000}, {4, 1000}}) {
+        for (int[] choice : CHOICES) {
             if (choice[0] != threads || choice[1] != batch) {
-                shapes.add(new Shape(1, choice[0], choice[1], Ordering.Mode.NONE));
+                for (Ordering.Mode ordering : Ordering.Mode.values()) {
+                    shapes.add(new Shape(1, choice[0], choice[1], ordering, layout));
+                }
             }
         }
         return shapes;
@@ -102,39 +114,55 @@ public final class ScaleOutScenario {
         Map<Shape, List<Double>> rates = new LinkedHashMap<>();
         Map<Shape, List<Double>> shares = new LinkedHashMap<>();
         try (HikariDataSource pool = services.newPool("scale-out", ceilingDrainers + 2)) {
-            Map<Ordering.Mode, PostgresOutboxStore> stores = new LinkedHashMap<>();
-            for (Ordering.Mode mode : Ordering.Mode.values()) {
-                Ordering ordering = mode == Ordering.Mode.PER_KEY
-                        ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
-                        : Ordering.none();
-                stores.put(mode, tables.create("scale", CompletionMode.KEEP_SENT, WakeUpMode.NONE, ordering, pool));
-            }
-            for (int run = 0; run < options.runs(); run++) {
-                for (Shape shape : shapes()) {
-                    PostgresOutboxStore store = stores.get(shape.ordering());
-                    String table = store.config().tableName();
-                    tables.truncate(store);
-                    tables.loadPending(store, options.backlog(), topic);
-                    double sql = SqlDrainers.drain(
-                            pool,
-                            table,
-                            false,
-                            ceilingBatch,
-                            ceilingDrainers,
-                            options.backlog(),
-                            options.drainWindow());
-                    tables.truncate(store);
-                    tables.loadPending(store, options.backlog(), topic);
-                    double rate = drain(shape, store, pool, topic);
-                    rates.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate);
-                    shares.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate / sql);
-                    Log.line(
-                            "S8 run %d: %s: %,.0f rows/s; ceiling SQL just before on the same table %,.0f rows/s "
-                                    + "(%.1f %%)",
-                            run + 1, shape.label(), rate, sql, 100 * rate / sql);
+            PostgresOutboxStore ceilingTable =
+                    tables.create("scale_ceiling", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
+            Map<StoreLayout, Map<Ordering.Mode, PostgresOutboxStore>> stores = new LinkedHashMap<>();
+            for (StoreLayout layout : options.scaleLayouts()) {
+                for (Ordering.Mode mode : Ordering.Mode.values()) {
+                    Ordering ordering = mode == Ordering.Mode.PER_KEY
+                            ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
+                            : Ordering.none();
+                    stores.computeIfAbsent(layout, l -> new LinkedHashMap<>())
+                            .put(
+                                    mode,
+                                    tables.create(
+                                            "scale",
+                                            CompletionMode.KEEP_SENT,
+                                            WakeUpMode.NONE,
+                                            ordering,
+                                            layout,
+                                            pool));
                 }
             }
-            stores.values().forEach(tables::truncate);
+            for (int run = 0; run < options.runs(); run++) {
+                for (StoreLayout layout : options.scaleLayouts()) {
+                    for (Shape shape : shapes(layout)) {
+                        PostgresOutboxStore store = stores.get(layout).get(shape.ordering());
+                        tables.truncate(ceilingTable);
+                        tables.loadPending(ceilingTable, options.backlog(), topic);
+                        double sql = SqlDrainers.drain(
+                                pool,
+                                ceilingTable.config().tableName(),
+                                false,
+                                ceilingBatch,
+                                ceilingDrainers,
+                                options.backlog(),
+                                options.drainWindow());
+                        tables.truncate(ceilingTable);
+                        tables.truncate(store);
+                        tables.loadPending(store, options.backlog(), topic);
+                        double rate = drain(shape, store, topic);
+                        rates.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate);
+                        shares.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate / sql);
+                        Log.line(
+                                "S8 run %d: %s: %,.0f rows/s; ceiling SQL just before on an in-place table %,.0f "
+                                        + "rows/s (%.1f %%)",
+                                run + 1, shape.label(), rate, sql, 100 * rate / sql);
+                    }
+                }
+            }
+            tables.truncate(ceilingTable);
+            stores.values().forEach(byOrdering -> byOrdering.values().forEach(tables::truncate));
         }
         List<Drain> drains = new ArrayList<>();
         rates.forEach(
@@ -143,19 +171,20 @@ public final class ScaleOutScenario {
     }
 
     /**
-     * Starts the relay JVMs, lets them go at once, and returns the rows they marked per second, counted from
-     * the first event marked published (a new JVM's first lease and its producer's first metadata request
-     * are a start-up cost, not the relay's rate) until the backlog is empty or the drain window ends.
+     * Starts the relay JVMs, lets them go at once, and returns the events they marked published per
+     * second (as they count them), from the first one (a new JVM's first lease and its producer's first
+     * metadata request are a start-up cost, not the relay's rate) until the backlog is drained or the
+     * drain window ends.
      */
-    private double drain(Shape shape, PostgresOutboxStore store, HikariDataSource pool, String topic) {
-        String table = store.config().tableName();
+    private double drain(Shape shape, PostgresOutboxStore store, String topic) {
         List<RelayProcess> relays = new ArrayList<>();
         try {
             for (int i = 0; i < shape.processes(); i++) {
                 relays.add(RelayProcess.start(new RelayProcess.Settings(
                         services.jdbcUrl(),
-                        table,
+                        store.config().tableName(),
                         store.config().ordering(),
+                        store.config().layout(),
                         services.kafkaBootstrapServers(),
                         topic,
                         shape.threads(),
@@ -164,7 +193,7 @@ public final class ScaleOutScenario {
             }
             relays.forEach(RelayProcess::go);
             long firstDeadline = System.nanoTime() + FIRST_PUBLISH_TIMEOUT.toNanos();
-            while (!anySent(pool, table)) {
+            while (published(relays) == 0) {
                 if (System.nanoTime() > firstDeadline) {
                     throw new IllegalStateException(shape.label() + ": nothing published within "
                             + FIRST_PUBLISH_TIMEOUT.toSeconds() + " s; the relay JVMs' output is above");
@@ -172,13 +201,13 @@ public final class ScaleOutScenario {
                 Thread.sleep(5);
             }
             long start = System.nanoTime();
-            long left = remaining(pool, table, false);
+            long before = published(relays);
             long deadline = start + Math.max(options.drainWindow().toNanos(), MIN_WINDOW.toNanos());
-            while (System.nanoTime() < deadline && remaining(pool, table, true) > 0) {
-                Thread.sleep(20);
+            while (System.nanoTime() < deadline && published(relays) < options.backlog()) {
+                Thread.sleep(5);
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            return (left - remaining(pool, table, false)) / seconds;
+            return (published(relays) - before) / seconds;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -187,30 +216,7 @@ public final class ScaleOutScenario {
         }
     }
 
-    private static boolean anySent(HikariDataSource pool, String table) {
-        return count(pool, "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE status = 'sent' LIMIT 1) x", table)
-                > 0;
-    }
-
-    /** Events not marked published yet; with {@code any}, 1 or 0 (cheap enough to ask every few milliseconds). */
-    private static long remaining(HikariDataSource pool, String table, boolean any) {
-        String where = " WHERE status IN ('pending', 'in_flight')";
-        return count(
-                pool,
-                any
-                        ? "SELECT count(*) FROM (SELECT 1 FROM " + table + where + " LIMIT 1) x"
-                        : "SELECT count(*) FROM " + table + where,
-                table);
-    }
-
-    private static long count(HikariDataSource pool, String sql, String table) {
-        try (Connection connection = pool.getConnection();
-                Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot count the events in " + table, e);
-        }
+    private static long published(List<RelayProcess> relays) {
+        return relays.stream().mapToLong(RelayProcess::published).sum();
     }
 }

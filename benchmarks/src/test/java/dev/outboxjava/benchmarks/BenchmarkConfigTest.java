@@ -8,6 +8,7 @@ import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,5 +173,17 @@ class BenchmarkConfigTest {
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--drain-layout", "rotated"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--drain-layout");
+    }
+
+    @Test
+    void theScaleOutDrainsTheLibrarysDefaultLayoutUnlessOthersAreChosen() {
+        assertThat(BenchmarkConfig.ofDefaults().scaleLayouts()).containsExactly(PostgresOutboxConfig.DEFAULT_LAYOUT);
+        BenchmarkConfig both = BenchmarkConfig.parse(new String[] {"--scenarios", "8", "--scale-layout", "both"});
+        assertThat(both.scaleLayouts()).containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
+        assertThat(both.describe()).contains("scale-layouts=[IN_PLACE, APPEND_LOG]");
+        assertThat(BenchmarkConfig.usage()).contains("--scale-layout");
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scale-layout", "rotated"}))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--scale-layout");
     }
 }

@@ -57,12 +57,21 @@ public final class OutboxTables {
 
     /** Empties the table (and its dead tuples), e.g. between runs. */
     public void truncate(PostgresOutboxStore store) {
-        String table = store.config().tableName();
-        services.execute(
-                store.config().layout() == StoreLayout.APPEND_LOG
-                        ? "TRUNCATE " + table + ", " + table + "_position, " + table + "_state, " + table + "_sent, "
-                                + table + "_lease, " + table + "_floor"
-                        : "TRUNCATE " + table);
+        services.execute("TRUNCATE " + relations(store.config()));
+    }
+
+    /** Drops the table with every relation of its layout (the views with them). */
+    public static String dropStatement(PostgresOutboxConfig config) {
+        return "DROP TABLE IF EXISTS " + relations(config) + " CASCADE";
+    }
+
+    /** The tables that hold a store's events: the in-place table, or the log with its side tables. */
+    private static String relations(PostgresOutboxConfig config) {
+        String table = config.tableName();
+        return config.layout() == StoreLayout.APPEND_LOG
+                ? table + ", " + table + "_position, " + table + "_state, " + table + "_sent, " + table + "_lease, "
+                        + table + "_floor"
+                : table;
     }
 
     /** Appends {@code rows} due pending events for {@code destination}, then VACUUM ANALYZE. */

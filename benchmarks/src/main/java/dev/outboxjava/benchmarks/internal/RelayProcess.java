@@ -12,6 +12,7 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.OutboxWorker;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -31,29 +32,39 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A relay in a JVM of its own, as a second or fourth replica of a service runs one: its own pool,
  * Kafka producer and {@link OutboxWorker} on a table the parent created and filled. Before it reports
  * ready it drains a warm-up table of its own (a new JVM's first seconds are spent compiling); it starts
  * its worker when the parent writes {@code go}, so every replica starts draining at the same moment,
- * and stops when its standard input ends.
+ * reports the events it marked published on its standard output ({@link #published()}: counted by the
+ * relay, not by queries that would load the database being measured), and stops when its standard
+ * input ends.
  */
 public final class RelayProcess implements AutoCloseable {
 
     private static final int START_TIMEOUT_SECONDS = 120;
     private static final int STOP_TIMEOUT_SECONDS = 60;
+    private static final String PUBLISHED = "published ";
+    /** How often a relay JVM reports its count while it has published something new. */
+    private static final Duration REPORT_INTERVAL = Duration.ofMillis(10);
 
     /** What one relay process runs; {@code topic} receives its warm-up events. */
     public record Settings(
             String jdbcUrl,
             String table,
             Ordering ordering,
+            StoreLayout layout,
             String bootstrapServers,
             String topic,
             int threads,
             int batchSize,
             Map<String, String> kafkaProperties) {}
+
+    /** The standalone worker's default {@code outbox.db.pool.size}. */
+    private static final int DEFAULT_POOL_SIZE = Integer.parseInt(ConfigKey.DB_POOL_SIZE.defaultValue());
 
     /** Events a relay JVM drains from a table of its own before it reports ready, so its code is compiled. */
     static final int WARM_UP_EVENTS = 20_000;
@@ -61,9 +72,11 @@ public final class RelayProcess implements AutoCloseable {
     private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
 
     private final Process process;
+    private final AtomicLong published;
 
-    private RelayProcess(Process process) {
+    private RelayProcess(Process process, AtomicLong published) {
         this.process = process;
+        this.published = published;
     }
 
     /** Starts a relay JVM and waits until its worker is built (not started: see {@link #go()}). */
@@ -80,6 +93,7 @@ public final class RelayProcess implements AutoCloseable {
         command.add(settings.jdbcUrl());
         command.add(settings.table());
         command.add(settings.ordering().isPerKey() ? "per_key" : "none");
+        command.add(settings.layout().name());
         command.add(settings.bootstrapServers());
         command.add(settings.topic());
         command.add(String.valueOf(settings.threads()));
@@ -94,6 +108,7 @@ public final class RelayProcess implements AutoCloseable {
             throw new UncheckedIOException("cannot start a relay JVM: " + command.get(0), e);
         }
         CompletableFuture<Void> ready = new CompletableFuture<>();
+        AtomicLong published = new AtomicLong();
         Thread output = new Thread(
                 () -> {
                     try (BufferedReader lines = new BufferedReader(
@@ -101,6 +116,8 @@ public final class RelayProcess implements AutoCloseable {
                         for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                             if (line.equals("ready")) {
                                 ready.complete(null);
+                            } else if (line.startsWith(PUBLISHED)) {
+                                published.set(Long.parseLong(line.substring(PUBLISHED.length())));
                             }
                         }
                     } catch (IOException e) {
@@ -113,7 +130,7 @@ public final class RelayProcess implements AutoCloseable {
         output.start();
         try {
             ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            return new RelayProcess(process);
+            return new RelayProcess(process, published);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
@@ -138,6 +155,11 @@ public final class RelayProcess implements AutoCloseable {
         }
     }
 
+    /** Events this relay has marked published since {@link #go()}, as it last reported. */
+    public long published() {
+        return published.get();
+    }
+
     /** Ends the relay's standard input (it closes its worker), then waits for it to exit. */
     @Override
     public void close() {
@@ -155,25 +177,27 @@ public final class RelayProcess implements AutoCloseable {
     }
 
     /**
-     * The relay JVM: {@code jdbcUrl table none|per_key bootstrapServers topic threads batchSize
-     * [kafkaProperty=value...]}.
+     * The relay JVM: {@code jdbcUrl table none|per_key IN_PLACE|APPEND_LOG bootstrapServers topic threads
+     * batchSize [kafkaProperty=value...]}.
      */
     public static void main(String[] args) throws IOException {
         dev.outboxjava.benchmarks.BenchmarkMain.quietLogging();
         String table = args[1];
         Ordering ordering =
                 args[2].equals("per_key") ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none();
-        String topic = args[4];
-        int threads = Integer.parseInt(args[5]);
-        int batchSize = Integer.parseInt(args[6]);
+        StoreLayout layout = StoreLayout.valueOf(args[3]);
+        String topic = args[5];
+        int threads = Integer.parseInt(args[6]);
+        int batchSize = Integer.parseInt(args[7]);
         HikariConfig poolConfig = new HikariConfig();
         poolConfig.setJdbcUrl(args[0]);
         poolConfig.setUsername("postgres");
         poolConfig.setPassword("");
-        poolConfig.setMaximumPoolSize(threads * 2 + 2);
+        // the standalone worker's default pool, or a larger one when the relay threads need it
+        poolConfig.setMaximumPoolSize(Math.max(DEFAULT_POOL_SIZE, threads + 1));
         poolConfig.setPoolName("relay-process");
-        KafkaPublisherConfig.Builder kafka = KafkaPublisherConfig.builder().bootstrapServers(args[3]);
-        for (int i = 7; i < args.length; i++) {
+        KafkaPublisherConfig.Builder kafka = KafkaPublisherConfig.builder().bootstrapServers(args[4]);
+        for (int i = 8; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             kafka.property(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
@@ -182,11 +206,12 @@ public final class RelayProcess implements AutoCloseable {
                     pool,
                     table + "_warmup_" + ProcessHandle.current().pid(),
                     ordering,
+                    layout,
                     topic,
                     kafka,
                     threads,
                     batchSize);
-            PostgresOutboxStore store = PostgresOutboxStore.create(pool, config(table, ordering));
+            PostgresOutboxStore store = PostgresOutboxStore.create(pool, config(table, ordering, layout));
             WorkerRun.PublishedCounter counter = new WorkerRun.PublishedCounter();
             // polls often: the parent fills the table before "go", so the poll interval only matters at the end
             try (OutboxWorker worker = WorkerRun.worker(
@@ -201,19 +226,39 @@ public final class RelayProcess implements AutoCloseable {
                 BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
                 System.out.println("ready");
                 System.out.flush();
+                Thread reporter = new Thread(() -> report(counter), "relay-jvm-published");
+                reporter.setDaemon(true);
                 for (String line = stdin.readLine(); line != null; line = stdin.readLine()) {
                     if (line.equals("go")) {
                         worker.start();
+                        reporter.start();
                     }
                 }
             }
         }
     }
 
-    private static PostgresOutboxConfig config(String table, Ordering ordering) {
-        // the scale-out reads each drain against the ceiling's SQL, which is the in-place table's
+    /** Prints the published count whenever it changed, every {@link #REPORT_INTERVAL}. */
+    private static void report(WorkerRun.PublishedCounter counter) {
+        long reported = 0;
+        while (true) {
+            long now = counter.published();
+            if (now != reported) {
+                System.out.println(PUBLISHED + now);
+                System.out.flush();
+                reported = now;
+            }
+            try {
+                Thread.sleep(REPORT_INTERVAL.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private static PostgresOutboxConfig config(String table, Ordering ordering, StoreLayout layout) {
         return PostgresOutboxConfig.builder()
-                .layout(StoreLayout.IN_PLACE)
+                .layout(layout)
                 .tableName(table)
                 .completionMode(CompletionMode.KEEP_SENT)
                 .wakeUpMode(WakeUpMode.NONE)
@@ -226,11 +271,12 @@ public final class RelayProcess implements AutoCloseable {
             HikariDataSource pool,
             String table,
             Ordering ordering,
+            StoreLayout layout,
             String topic,
             KafkaPublisherConfig.Builder kafka,
             int threads,
             int batchSize) {
-        PostgresOutboxConfig config = config(table, ordering);
+        PostgresOutboxConfig config = config(table, ordering, layout);
         PostgresOutboxStore store = PostgresOutboxStore.create(pool, config);
         store.ensureSchema();
         try {
@@ -273,7 +319,7 @@ public final class RelayProcess implements AutoCloseable {
         } finally {
             try (Connection connection = pool.getConnection();
                     Statement statement = connection.createStatement()) {
-                statement.execute("DROP TABLE IF EXISTS " + table);
+                statement.execute(OutboxTables.dropStatement(config));
             } catch (SQLException e) {
                 System.err.println("cannot drop the warm-up table " + table + ": " + e.getMessage());
             }
