@@ -1,5 +1,6 @@
 package dev.outboxjava.benchmarks;
 
+import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
@@ -49,6 +50,8 @@ import java.util.TreeMap;
  *                      layout alone), each as its own variant of the same run
  * @param scaleLayouts  the store layouts scenario 8's relay processes drain (the ceiling's SQL drains an in-place
  *                      table either way); by default the library's default layout
+ * @param scaleKeys     distinct keys of scenario 8's backlog, written round-robin: per key, the events in flight
+ *                      at once can be no more than the keys
  */
 public record BenchmarkConfig(
         int runs,
@@ -75,7 +78,8 @@ public record BenchmarkConfig(
         List<Ordering.Mode> heldOrderings,
         List<StoreLayout> heldLayouts,
         List<StoreLayout> drainLayouts,
-        List<StoreLayout> scaleLayouts) {
+        List<StoreLayout> scaleLayouts,
+        int scaleKeys) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -164,6 +168,8 @@ public record BenchmarkConfig(
                 "  --drain-layout LIST    scenario 3 store layouts: in_place,append_log or both (default both)",
                 "  --scale-layout LIST    scenario 8 store layouts: in_place,append_log or both (default the library's, "
                         + PostgresOutboxConfig.DEFAULT_LAYOUT.name().toLowerCase(Locale.ROOT) + ")",
+                "  --scale-keys N         scenario 8 backlog's distinct keys, written round-robin (default "
+                        + OutboxTables.KEYS + ")",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -193,7 +199,7 @@ public record BenchmarkConfig(
                 + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
                 + (kafkaInProcess ? " kafka-broker=in-process" : "")
                 + (runs(3) ? " drain-layouts=" + drainLayouts : "")
-                + (runs(8) ? " scale-layouts=" + scaleLayouts : "")
+                + (runs(8) ? " scale-layouts=" + scaleLayouts + " scale-keys=" + scaleKeys : "")
                 + (runs(7)
                         ? String.format(
                                 Locale.ROOT,
@@ -233,6 +239,7 @@ public record BenchmarkConfig(
         List<StoreLayout> heldLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
         List<StoreLayout> drainLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
         List<StoreLayout> scaleLayouts = List.of(PostgresOutboxConfig.DEFAULT_LAYOUT);
+        int scaleKeys = OutboxTables.KEYS;
 
         void set(String name, String value) {
             switch (name) {
@@ -293,6 +300,7 @@ public record BenchmarkConfig(
                 case "--held-layout" -> heldLayouts = layouts(name, value);
                 case "--drain-layout" -> drainLayouts = layouts(name, value);
                 case "--scale-layout" -> scaleLayouts = layouts(name, value);
+                case "--scale-keys" -> scaleKeys = positive(name, value);
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
                         throw new InvalidConfigurationException(name, "must start with jdbc:postgresql:, was " + value);
@@ -346,7 +354,8 @@ public record BenchmarkConfig(
                     heldOrderings,
                     heldLayouts,
                     drainLayouts,
-                    scaleLayouts);
+                    scaleLayouts,
+                    scaleKeys);
         }
 
         private static List<StoreLayout> layouts(String name, String value) {

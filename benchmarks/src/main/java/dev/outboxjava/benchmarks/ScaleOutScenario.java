@@ -23,7 +23,7 @@ import java.util.Map;
 
 /**
  * Scenario 8: relays as separate processes, the way replicas of a service run them. The same backlog
- * (keys spread over 1,000 keys) is drained into Kafka, keep-sent, by 1, 2 and 4 relay JVMs with the
+ * (over {@code --scale-keys} keys, 1,000 by default, written round-robin) is drained into Kafka, keep-sent, by 1, 2 and 4 relay JVMs with the
  * library's default threads and batch, with ordering none and per key; and by one relay JVM with other
  * threads × batch choices beside the defaults, in each store layout chosen. Before each drain the
  * database's own ceiling (the store's SQL with no broker, {@link SqlDrainers}, on an in-place table of
@@ -139,7 +139,7 @@ public final class ScaleOutScenario {
                     for (Shape shape : shapes(layout)) {
                         PostgresOutboxStore store = stores.get(layout).get(shape.ordering());
                         tables.truncate(ceilingTable);
-                        tables.loadPending(ceilingTable, options.backlog(), topic);
+                        tables.loadPending(ceilingTable, options.backlog(), topic, options.scaleKeys());
                         double sql = SqlDrainers.drain(
                                 pool,
                                 ceilingTable.config().tableName(),
@@ -150,7 +150,7 @@ public final class ScaleOutScenario {
                                 options.drainWindow());
                         tables.truncate(ceilingTable);
                         tables.truncate(store);
-                        tables.loadPending(store, options.backlog(), topic);
+                        tables.loadPending(store, options.backlog(), topic, options.scaleKeys());
                         double rate = drain(shape, store, topic);
                         rates.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate);
                         shares.computeIfAbsent(shape, s -> new ArrayList<>()).add(rate / sql);

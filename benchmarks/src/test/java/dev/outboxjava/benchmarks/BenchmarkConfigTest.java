@@ -180,7 +180,9 @@ class BenchmarkConfigTest {
         assertThat(BenchmarkConfig.ofDefaults().scaleLayouts()).containsExactly(PostgresOutboxConfig.DEFAULT_LAYOUT);
         BenchmarkConfig both = BenchmarkConfig.parse(new String[] {"--scenarios", "8", "--scale-layout", "both"});
         assertThat(both.scaleLayouts()).containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
-        assertThat(both.describe()).contains("scale-layouts=[IN_PLACE, APPEND_LOG]");
+        assertThat(both.describe()).contains("scale-layouts=[IN_PLACE, APPEND_LOG] scale-keys=1000");
+        assertThat(BenchmarkConfig.parse(new String[] {"--scale-keys", "20000"}).scaleKeys())
+                .isEqualTo(20_000);
         assertThat(BenchmarkConfig.usage()).contains("--scale-layout");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scale-layout", "rotated"}))
                 .isInstanceOf(InvalidConfigurationException.class)

@@ -98,7 +98,7 @@ class OutboxCliTest {
                 .containsPattern("outbox.db.password\\s+\\*\\*\\*")
                 .containsPattern("outbox.kafka.ssl.key.password\\s+\\*\\*\\*")
                 .containsPattern("outbox.kafka.linger.ms\\s+20")
-                .containsPattern("outbox.relay.batch.size\\s+500  \\(default\\)");
+                .containsPattern("outbox.relay.batch.size\\s+1000  \\(default\\)");
     }
 
     @Test

@@ -31,7 +31,7 @@ class RelayAppConfigTest {
 
         assertThat(settings.database()).isEmpty();
         assertThat(settings.broker()).isEmpty();
-        assertThat(settings.worker().relay().batchSize()).isEqualTo(500);
+        assertThat(settings.worker().relay().batchSize()).isEqualTo(1000);
         assertThat(settings.worker().relayThreads()).isEqualTo(1);
         assertThat(settings.worker().sweeper().leaseTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(settings.worker().cleaner().retention()).isEqualTo(Duration.ofDays(7));

@@ -72,14 +72,13 @@ public enum ConfigKey {
             "outbox-relay",
             "Client-provided connection name, " + "shown in the RabbitMQ management UI."),
 
-    RELAY_BATCH_SIZE("outbox.relay.batch.size", "500", "Events leased per relay tick (1-10000)."),
+    RELAY_BATCH_SIZE("outbox.relay.batch.size", "1000", "Events leased per relay tick (1-10000)."),
     RELAY_THREADS(
             "outbox.relay.threads",
             "1",
-            "Relay threads in this process (1-64); each leases its own batches. "
-                    + "Leases side by side slow each other down in the database: keep relay threads (across all relay "
-                    + "processes) at or below the database's spare cores: beyond them, more threads drain slower, not faster "
-                    + "(BENCHMARKS.md)."),
+            "Relay threads in this process (1-64); each leases its own batches, one lease at a time per table. "
+                    + "Keep relay threads (across all relay processes) at or below the database's spare cores: beyond "
+                    + "them, more threads drain slower, not faster (docs/configuration.md#choosing-values)."),
     RELAY_PUBLISH_TIMEOUT(
             "outbox.relay.publish.timeout",
             "30s",

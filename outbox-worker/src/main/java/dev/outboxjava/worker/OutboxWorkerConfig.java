@@ -221,7 +221,7 @@ public final class OutboxWorkerConfig {
 
         private Builder() {}
 
-        /** Batch size and publish timeout of a relay tick. Default {@link RelayConfig#ofDefaults()} (500, 30 s). */
+        /** Batch size and publish timeout of a relay tick. Default {@link RelayConfig#ofDefaults()} (1,000, 30 s). */
         public Builder relay(RelayConfig value) {
             this.relay = Objects.requireNonNull(value, "relay");
             return this;

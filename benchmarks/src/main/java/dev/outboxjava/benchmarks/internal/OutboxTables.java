@@ -11,12 +11,16 @@ import javax.sql.DataSource;
 /**
  * Creates outbox tables exactly as the library does ({@code ensureSchema()}), and loads them with one
  * {@code INSERT … SELECT generate_series} each: 1 KB random payloads (1,000 distinct ones, so a
- * compressing producer cannot shrink a batch to nothing), keys {@code key-0..999}, time-ordered ids.
+ * compressing producer cannot shrink a batch to nothing), keys {@code key-0..999} written round-robin
+ * (or as many as asked), time-ordered ids.
  */
 public final class OutboxTables {
 
     /** Payload size of every benchmark event. */
     public static final int PAYLOAD_BYTES = 1024;
+
+    /** Distinct event keys of a loaded backlog unless asked otherwise. */
+    public static final int KEYS = 1000;
 
     private final Services services;
 
@@ -76,7 +80,12 @@ public final class OutboxTables {
 
     /** Appends {@code rows} due pending events for {@code destination}, then VACUUM ANALYZE. */
     public void loadPending(PostgresOutboxStore store, long rows, String destination) {
-        load(store, rows, destination, "pending", PAYLOAD_BYTES);
+        loadPending(store, rows, destination, KEYS);
+    }
+
+    /** The same over {@code keys} distinct keys, written round-robin. */
+    public void loadPending(PostgresOutboxStore store, long rows, String destination, int keys) {
+        load(store, rows, destination, "pending", PAYLOAD_BYTES, keys);
         vacuum(store);
     }
 
@@ -85,14 +94,15 @@ public final class OutboxTables {
      * retention window has them.
      */
     public void loadSent(PostgresOutboxStore store, long rows, int payloadBytes) {
-        load(store, rows, "bench-sent", "sent", payloadBytes);
+        load(store, rows, "bench-sent", "sent", payloadBytes, KEYS);
     }
 
     public void vacuum(PostgresOutboxStore store) {
         services.execute("VACUUM ANALYZE " + store.config().tableName());
     }
 
-    private void load(PostgresOutboxStore store, long rows, String destination, String status, int payloadBytes) {
+    private void load(
+            PostgresOutboxStore store, long rows, String destination, String status, int payloadBytes, int keys) {
         if (rows <= 0) {
             return;
         }
@@ -109,7 +119,7 @@ public final class OutboxTables {
                 INSERT INTO %1$s (id, type, source, event_key, destination, routing_key, content_type, payload,
                                   headers, status, attempts, max_attempts, next_attempt_at, created_at, sent_at)
                 SELECT lpad(to_hex(%5$d::bigint * 1000000000000 + i), 32, '0')::uuid, 'bench.event', '/benchmarks',
-                       'key-' || (i %% 1000), '%2$s', 'bench', 'application/octet-stream', pay.payload,
+                       'key-' || (i %% %8$d), '%2$s', 'bench', 'application/octet-stream', pay.payload,
                        '{}'::jsonb, '%3$s', 0, 10, clock_timestamp() - interval '1 hour',
                        clock_timestamp() - interval '1 hour', %6$s
                   FROM generate_series(1, %7$d) i JOIN pay ON pay.n = i %% 1000
@@ -120,7 +130,8 @@ public final class OutboxTables {
                         md5s,
                         loadNumber(),
                         sent ? "clock_timestamp() - interval '1 hour'" : "NULL",
-                        rows);
+                        rows,
+                        keys);
         services.execute(sql);
     }
 

@@ -22,7 +22,7 @@ import java.util.Objects;
  */
 public record RelayConfig(int batchSize, Duration publishTimeout, Ordering ordering, Duration markRetryTimeout) {
 
-    public static final int DEFAULT_BATCH_SIZE = 500;
+    public static final int DEFAULT_BATCH_SIZE = 1000;
     public static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(30);
     /** Default {@link #markRetryTimeout()}: long enough for a database restart or failover, short next to the lease. */
     public static final Duration DEFAULT_MARK_RETRY_TIMEOUT = Duration.ofSeconds(10);

@@ -530,9 +530,9 @@ class RelayTest {
     class Settings {
 
         @Test
-        @DisplayName("default to batches of 500 and a 30 s publish timeout")
+        @DisplayName("default to batches of 1,000 and a 30 s publish timeout")
         void defaults() {
-            assertThat(RelayConfig.ofDefaults()).isEqualTo(new RelayConfig(500, Duration.ofSeconds(30)));
+            assertThat(RelayConfig.ofDefaults()).isEqualTo(new RelayConfig(1000, Duration.ofSeconds(30)));
         }
 
         @Test

@@ -127,7 +127,7 @@ public class OutboxProperties implements Validator {
         /** Relay threads (1-64); each holds one pooled connection while it leases or marks. */
         private int threads = 1;
         /** Events leased per relay tick (1-10000). */
-        private int batchSize = 500;
+        private int batchSize = 1000;
         /** How long a batch may wait for the broker's acknowledgements; below outbox.sweeper.lease-timeout. */
         private Duration publishTimeout = Duration.ofSeconds(30);
         /** How long an idle relay waits for a wake-up before polling again. */
