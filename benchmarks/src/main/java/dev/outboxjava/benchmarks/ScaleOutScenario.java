@@ -23,9 +23,10 @@ import java.util.Map;
 
 /**
  * Scenario 8: relays as separate processes, the way replicas of a service run them. The same backlog
- * (over {@code --scale-keys} keys, 1,000 by default, written round-robin) is drained into Kafka, keep-sent, by 1, 2 and 4 relay JVMs with the
- * library's default threads and batch, with ordering none and per key; and by one relay JVM with other
- * threads × batch choices beside the defaults, in each store layout chosen. Before each drain the
+ * (over {@code --scale-keys} keys, 1,000 by default, written round-robin) is drained into Kafka,
+ * keep-sent, by 1, 2 and 4 relay JVMs with the library's default threads and batch, with ordering none
+ * and per key; and by one relay JVM with other threads × batch choices beside the defaults, in each
+ * store layout chosen. Before each drain the
  * database's own ceiling (the store's SQL with no broker, {@link SqlDrainers}, on an in-place table of
  * its own) drains the same backlog, so every figure is a ratio to a ceiling measured a minute earlier
  * on the same machine; the append-only log, whose SQL is not the ceiling's, may drain faster than it.
