@@ -131,8 +131,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             throw new UncheckedIOException(
                     "cannot create a log directory for the embedded Kafka broker under " + parent, e);
         }
+        int[] ports = freePorts(ssl == null ? 2 : 3);
         EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(
-                directory, freePort(), freePort(), brokerOverrides, ssl, ssl == null ? 0 : freePort());
+                directory, ports[0], ports[1], brokerOverrides, ssl, ssl == null ? 0 : ports[2]);
         try {
             broker.format();
             broker.startServer();
@@ -378,12 +379,37 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 });
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
+    /**
+     * {@code count} different free loopback ports: the sockets stay open until all are taken, because a
+     * port closed before the next is asked for can be handed out again (two listeners on one port).
+     */
+    static int[] freePorts(int count) {
+        ServerSocket[] sockets = new ServerSocket[count];
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                sockets[i].setReuseAddress(true);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot find a free local port for the embedded Kafka broker", e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                closeQuietly(socket);
+            }
+        }
+    }
+
+    private static void closeQuietly(ServerSocket socket) {
+        if (socket == null) {
+            return;
+        }
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // the port was only held to keep it from being handed out twice
         }
     }
 
