@@ -139,7 +139,7 @@ public final class ScaleOutScenario {
                 for (StoreLayout layout : options.scaleLayouts()) {
                     for (Shape shape : shapes(layout)) {
                         PostgresOutboxStore store = stores.get(layout).get(shape.ordering());
-                        tables.truncate(ceilingTable);
+                        // the ceiling's table is empty here: new, or emptied right after its last drain
                         tables.loadPending(ceilingTable, options.backlog(), topic, options.scaleKeys());
                         double sql = SqlDrainers.drain(
                                 pool,
@@ -162,7 +162,6 @@ public final class ScaleOutScenario {
                     }
                 }
             }
-            tables.truncate(ceilingTable);
             stores.values().forEach(byOrdering -> byOrdering.values().forEach(tables::truncate));
         }
         List<Drain> drains = new ArrayList<>();
