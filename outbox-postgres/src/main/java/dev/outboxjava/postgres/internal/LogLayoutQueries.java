@@ -142,11 +142,15 @@ public final class LogLayoutQueries {
     /**
      * Per key, how long a lease holds its keys "briefly": a new event whose key only such a lease holds, with
      * nothing leasable after it in the read, stays in the log for a later lease instead of becoming a pending
-     * state row. A batch in flight usually completes within milliseconds, and parking every event of a burst
-     * row by row would leave the state table's indexes full of entries that a held horizon keeps; a lease
-     * stuck for longer than this no longer holds the read back.
+     * state row. Parking every event of a burst row by row would leave the state table's indexes full of
+     * entries that a held horizon keeps, and parked events are leased through the state table, whose read
+     * walks every parked event of a held key: when relays together lease every key of the backlog, parking
+     * moves the whole backlog there and each lease walks all of it. A batch in flight usually completes
+     * within milliseconds, but on a loaded machine a batch of 1,000 takes seconds, so the hold is well
+     * above that; a lease stuck for longer (a relay gone, or hung until its publish timeout) no longer
+     * holds the read back, and other keys wait for it at most this long.
      */
-    static final Duration BRIEF_HOLD = Duration.ofSeconds(1);
+    static final Duration BRIEF_HOLD = Duration.ofSeconds(10);
 
     /** One leaser at a time per table, for this transaction; the lease commits asynchronously. */
     private static final String LOCK_SQL = PreparedSql.render(DSL.select(
