@@ -6,6 +6,7 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.worker.OutboxWorkerConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,6 +53,8 @@ import java.util.TreeMap;
  *                      table either way); by default the library's default layout
  * @param scaleKeys     distinct keys of scenario 8's backlog, written round-robin: per key, the events in flight
  *                      at once can be no more than the keys
+ * @param scaleThreads  relay threads of each of scenario 8's relay processes in its 1, 2 and 4 process shapes (the
+ *                      library's default unless set)
  */
 public record BenchmarkConfig(
         int runs,
@@ -79,7 +82,8 @@ public record BenchmarkConfig(
         List<StoreLayout> heldLayouts,
         List<StoreLayout> drainLayouts,
         List<StoreLayout> scaleLayouts,
-        int scaleKeys) {
+        int scaleKeys,
+        int scaleThreads) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -170,6 +174,9 @@ public record BenchmarkConfig(
                         + PostgresOutboxConfig.DEFAULT_LAYOUT.name().toLowerCase(Locale.ROOT) + ")",
                 "  --scale-keys N         scenario 8 backlog's distinct keys, written round-robin (default "
                         + OutboxTables.KEYS + ")",
+                "  --scale-threads N      scenario 8: relay threads of each relay process in the 1, 2 and 4 process",
+                "                         shapes (default the library's, " + OutboxWorkerConfig.DEFAULT_RELAY_THREADS
+                        + ")",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -199,7 +206,10 @@ public record BenchmarkConfig(
                 + (kafkaProperties.isEmpty() ? "" : " kafka=" + new TreeMap<>(kafkaProperties))
                 + (kafkaInProcess ? " kafka-broker=in-process" : "")
                 + (runs(3) ? " drain-layouts=" + drainLayouts : "")
-                + (runs(8) ? " scale-layouts=" + scaleLayouts + " scale-keys=" + scaleKeys : "")
+                + (runs(8)
+                        ? " scale-layouts=" + scaleLayouts + " scale-keys=" + scaleKeys + " scale-threads="
+                                + scaleThreads
+                        : "")
                 + (runs(7)
                         ? String.format(
                                 Locale.ROOT,
@@ -240,6 +250,7 @@ public record BenchmarkConfig(
         List<StoreLayout> drainLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
         List<StoreLayout> scaleLayouts = List.of(PostgresOutboxConfig.DEFAULT_LAYOUT);
         int scaleKeys = OutboxTables.KEYS;
+        int scaleThreads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
 
         void set(String name, String value) {
             switch (name) {
@@ -301,6 +312,7 @@ public record BenchmarkConfig(
                 case "--drain-layout" -> drainLayouts = layouts(name, value);
                 case "--scale-layout" -> scaleLayouts = layouts(name, value);
                 case "--scale-keys" -> scaleKeys = positive(name, value);
+                case "--scale-threads" -> scaleThreads = positive(name, value);
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
                         throw new InvalidConfigurationException(name, "must start with jdbc:postgresql:, was " + value);
@@ -355,7 +367,8 @@ public record BenchmarkConfig(
                     heldLayouts,
                     drainLayouts,
                     scaleLayouts,
-                    scaleKeys);
+                    scaleKeys,
+                    scaleThreads);
         }
 
         private static List<StoreLayout> layouts(String name, String value) {

@@ -85,11 +85,11 @@ public final class ScaleOutScenario {
     }
 
     /**
-     * The shapes measured in {@code layout}: the scale-out with the library's defaults, then one process
-     * with the other threads × batch choices, each with ordering none and per key.
+     * The shapes measured in {@code layout}: the scale-out with {@code threads} relay threads per process and the
+     * library's default batch, then one process with the other threads × batch choices, each with ordering none
+     * and per key.
      */
-    static List<Shape> shapes(StoreLayout layout) {
-        int threads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
+    static List<Shape> shapes(StoreLayout layout, int threads) {
         int batch = RelayConfig.DEFAULT_BATCH_SIZE;
         List<Shape> shapes = new ArrayList<>();
         for (Ordering.Mode ordering : Ordering.Mode.values()) {
@@ -137,7 +137,7 @@ public final class ScaleOutScenario {
             }
             for (int run = 0; run < options.runs(); run++) {
                 for (StoreLayout layout : options.scaleLayouts()) {
-                    for (Shape shape : shapes(layout)) {
+                    for (Shape shape : shapes(layout, options.scaleThreads())) {
                         PostgresOutboxStore store = stores.get(layout).get(shape.ordering());
                         // the ceiling's table is empty here: new, or emptied right after its last drain
                         tables.loadPending(ceilingTable, options.backlog(), topic, options.scaleKeys());

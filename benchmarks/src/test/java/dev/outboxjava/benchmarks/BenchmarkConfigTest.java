@@ -10,6 +10,7 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.worker.OutboxWorkerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
@@ -180,9 +181,15 @@ class BenchmarkConfigTest {
         assertThat(BenchmarkConfig.ofDefaults().scaleLayouts()).containsExactly(PostgresOutboxConfig.DEFAULT_LAYOUT);
         BenchmarkConfig both = BenchmarkConfig.parse(new String[] {"--scenarios", "8", "--scale-layout", "both"});
         assertThat(both.scaleLayouts()).containsExactly(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
-        assertThat(both.describe()).contains("scale-layouts=[IN_PLACE, APPEND_LOG] scale-keys=1000");
+        assertThat(both.describe()).contains("scale-layouts=[IN_PLACE, APPEND_LOG] scale-keys=1000 scale-threads=1");
         assertThat(BenchmarkConfig.parse(new String[] {"--scale-keys", "20000"}).scaleKeys())
                 .isEqualTo(20_000);
+        assertThat(BenchmarkConfig.ofDefaults().scaleThreads()).isEqualTo(OutboxWorkerConfig.DEFAULT_RELAY_THREADS);
+        assertThat(BenchmarkConfig.parse(new String[] {"--scale-threads", "2"}).scaleThreads())
+                .isEqualTo(2);
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scale-threads", "0"}))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--scale-threads");
         assertThat(BenchmarkConfig.usage()).contains("--scale-layout");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scale-layout", "rotated"}))
                 .isInstanceOf(InvalidConfigurationException.class)
