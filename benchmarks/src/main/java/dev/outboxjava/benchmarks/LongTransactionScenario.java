@@ -368,7 +368,7 @@ public final class LongTransactionScenario {
      * the append-only log's dead tuples are those of the log and its state table (where its status
      * changes land), its index the log's position index.
      */
-    private static MinuteStats.Sample sample(HikariDataSource pool, StoreLayout layout, String table, long backlog) {
+    static MinuteStats.Sample sample(HikariDataSource pool, StoreLayout layout, String table, long backlog) {
         String sql = """
                 SELECT coalesce((SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (%1$s)), 0)
                        + coalesce((SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (%1$s)), 0)
@@ -376,8 +376,9 @@ public final class LongTransactionScenario {
                        coalesce((SELECT sum(idx_tup_read) FROM pg_stat_user_indexes WHERE indexrelid IN (%1$s)), 0),
                        coalesce((SELECT sum(idx_scan) FROM pg_stat_user_indexes WHERE indexrelid IN (%1$s)), 0)"""
                 // the append-only log, state and lease tables are partitioned: their counters are those of their
-                // partitions
-                .formatted("SELECT relid FROM pg_partition_tree(to_regclass(?))");
+                // partitions; pg_partition_tree lists nothing for a plain table (the in-place one), hence the union
+                .formatted("SELECT x FROM (SELECT to_regclass(?) AS r) s,"
+                        + " LATERAL (SELECT relid FROM pg_partition_tree(s.r) UNION SELECT s.r) t(x)");
         boolean log = layout == StoreLayout.APPEND_LOG;
         String index = table + (log ? "_log_idx" : "_pending_idx");
         try (Connection connection = pool.getConnection();
