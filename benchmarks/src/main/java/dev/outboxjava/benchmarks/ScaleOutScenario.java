@@ -46,12 +46,21 @@ public final class ScaleOutScenario {
 
         /** Whether the threads and batch are the library's defaults. */
         public boolean isLibraryDefault() {
-            return threads == OutboxWorkerConfig.DEFAULT_RELAY_THREADS && batchSize == RelayConfig.DEFAULT_BATCH_SIZE;
+            return threads == OutboxWorkerConfig.DEFAULT_RELAY_THREADS && hasDefaultBatch();
         }
 
-        /** The same relays without per-key ordering. */
+        /** Whether the batch is the library's default for this shape's ordering. */
+        boolean hasDefaultBatch() {
+            return batchSize == defaultBatch(ordering);
+        }
+
+        /**
+         * The same relays without per-key ordering; a per-key shape at its ordering's default batch is
+         * compared with the unordered default batch, which is what a user who switches ordering on gets.
+         */
         public Shape unordered() {
-            return new Shape(processes, threads, batchSize, Ordering.Mode.NONE, layout);
+            int batch = hasDefaultBatch() ? defaultBatch(Ordering.Mode.NONE) : batchSize;
+            return new Shape(processes, threads, batch, Ordering.Mode.NONE, layout);
         }
     }
 
@@ -86,25 +95,29 @@ public final class ScaleOutScenario {
 
     /**
      * The shapes measured in {@code layout}: the scale-out with {@code threads} relay threads per process and the
-     * library's default batch, then one process with the other threads × batch choices, each with ordering none
+     * library's default batch of each ordering, then one process with the other threads × batch choices, each with ordering none
      * and per key.
      */
     static List<Shape> shapes(StoreLayout layout, int threads) {
-        int batch = RelayConfig.DEFAULT_BATCH_SIZE;
         List<Shape> shapes = new ArrayList<>();
         for (Ordering.Mode ordering : Ordering.Mode.values()) {
             for (int processes : new int[] {1, 2, 4}) {
-                shapes.add(new Shape(processes, threads, batch, ordering, layout));
+                shapes.add(new Shape(processes, threads, defaultBatch(ordering), ordering, layout));
             }
         }
         for (int[] choice : CHOICES) {
-            if (choice[0] != threads || choice[1] != batch) {
-                for (Ordering.Mode ordering : Ordering.Mode.values()) {
+            for (Ordering.Mode ordering : Ordering.Mode.values()) {
+                if (choice[0] != threads || choice[1] != defaultBatch(ordering)) {
                     shapes.add(new Shape(1, choice[0], choice[1], ordering, layout));
                 }
             }
         }
         return shapes;
+    }
+
+    /** The library's default batch for this ordering. */
+    static int defaultBatch(Ordering.Mode mode) {
+        return RelayConfig.defaultBatchSize(new Ordering(mode, Ordering.AfterDeadLetter.HOLD_KEY));
     }
 
     /** @param ceiling scenario 1's result, whose best SQL configuration is the reference; null for a default one */

@@ -66,8 +66,16 @@ final class ConfigReader {
     }
 
     int integer(ConfigKey key, int min, int max) {
-        String value = string(key);
-        int fallback = Integer.parseInt(key.defaultValue());
+        return integer(key, min, max, Integer.parseInt(key.defaultValue()));
+    }
+
+    /** A whole number, or {@code fallback} when the key is not set (or a problem). */
+    int integer(ConfigKey key, int min, int max, int fallback) {
+        Optional<String> set = source.get(key);
+        if (set.isEmpty()) {
+            return fallback;
+        }
+        String value = set.get();
         try {
             int parsed = Integer.parseInt(value.replace("_", ""));
             if (parsed < min || parsed > max) {

@@ -46,9 +46,10 @@ final class WorkerReader {
     }
 
     private static RelayConfig relay(ConfigReader reader) {
-        int batchSize = reader.integer(ConfigKey.RELAY_BATCH_SIZE, 1, RelayConfig.MAX_BATCH_SIZE);
-        Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
         Ordering ordering = ordering(reader);
+        int batchSize = reader.integer(
+                ConfigKey.RELAY_BATCH_SIZE, 1, RelayConfig.MAX_BATCH_SIZE, RelayConfig.defaultBatchSize(ordering));
+        Duration publishTimeout = reader.duration(ConfigKey.RELAY_PUBLISH_TIMEOUT);
         return reader.build(
                 ConfigKey.RELAY_PUBLISH_TIMEOUT,
                 () -> new RelayConfig(batchSize, publishTimeout, ordering),

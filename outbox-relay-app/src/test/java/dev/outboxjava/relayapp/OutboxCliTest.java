@@ -102,6 +102,17 @@ class OutboxCliTest {
     }
 
     @Test
+    void givenPerKeyOrdering_thenConfigShowsTheBatchSizeThatOrderingDefaultsTo(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("outbox.properties");
+        Files.writeString(file, "outbox.ordering=per_key\n");
+
+        assertThat(run("config", "--config", file.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString()).containsPattern("outbox.relay.batch.size\\s+500  \\(default\\)");
+    }
+
+    @Test
     void givenAnUnknownOptionOrAMissingRequiredOne_thenTheExitCodeIs2() {
         assertThat(run("status", "--frobnicate")).isEqualTo(2);
         assertThat(run("purge", "--status", "sent")).isEqualTo(2);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.internal.DataSources;
@@ -100,6 +101,30 @@ class RelayAppConfigTest {
         assertThat(settings.requireBroker().kafkaBootstrapServers()).isEqualTo("kafka:9092");
         assertThat(settings.worker().relay().batchSize()).isEqualTo(250);
         assertThat(settings.worker().relayThreads()).isEqualTo(3);
+    }
+
+    @Test
+    void givenNoBatchSize_thenTheOrderingChoosesIt_andASetOneIsKept() {
+        assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of()))
+                        .worker()
+                        .relay()
+                        .batchSize())
+                .isEqualTo(RelayConfig.DEFAULT_BATCH_SIZE);
+        assertThat(RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_ORDERING", "per_key")))
+                        .worker()
+                        .relay()
+                        .batchSize())
+                .isEqualTo(RelayConfig.DEFAULT_PER_KEY_BATCH_SIZE);
+        assertThat(RelayAppConfig.load(ConfigSource.environment(
+                                Map.of("OUTBOX_ORDERING", "per_key", "OUTBOX_RELAY_BATCH_SIZE", "1000")))
+                        .worker()
+                        .relay()
+                        .batchSize())
+                .isEqualTo(1000);
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(
+                        Map.of("OUTBOX_ORDERING", "per_key", "OUTBOX_RELAY_BATCH_SIZE", "many"))))
+                .hasMessageContaining("OUTBOX_RELAY_BATCH_SIZE")
+                .hasMessageContaining("must be a whole number, was 'many'");
     }
 
     @Test

@@ -72,7 +72,11 @@ public enum ConfigKey {
             "outbox-relay",
             "Client-provided connection name, " + "shown in the RabbitMQ management UI."),
 
-    RELAY_BATCH_SIZE("outbox.relay.batch.size", "1000", "Events leased per relay tick (1-10000)."),
+    RELAY_BATCH_SIZE(
+            "outbox.relay.batch.size",
+            "",
+            "Events leased per relay tick (1-10000); empty = 1000, or 500 with outbox.ordering=per_key (a batch "
+                    + "keeps its keys from the other relays until it is published)."),
     RELAY_THREADS(
             "outbox.relay.threads",
             "1",

@@ -8,6 +8,7 @@ import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Cleaner;
 import dev.outboxjava.core.relay.Relay;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.Sweeper;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
@@ -124,28 +125,40 @@ public final class OutboxWorker implements AutoCloseable {
         this.wakeUpSources = List.copyOf(builder.wakeUpSources);
         this.resources = List.copyOf(builder.resources);
         this.readinessChecks = List.copyOf(builder.readinessChecks);
-        Ordering relayOrdering = builder.config.relay().ordering();
-        if (!relayOrdering.equals(store.ordering())) {
-            if (relayOrdering.isPerKey()) {
-                throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
-                        ConfigKey.ORDERING.displayName(),
-                        "the relay's ordering (" + relayOrdering + ") differs "
-                                + "from its store's (" + store.ordering()
-                                + "): set it once, on the store's configuration "
-                                + "(PostgresOutboxConfig.ordering), which the relay follows")));
-            }
-            this.config = builder.config.toBuilder()
-                    .relay(builder.config.relay().withOrdering(store.ordering()))
-                    .build();
-        } else {
-            this.config = builder.config;
-        }
+        this.config = followStoreOrdering(builder.config, store.ordering());
         String expected = wakeUpSources.stream()
                 .map(WakeUpSource::expects)
                 .filter(text -> !text.isEmpty())
                 .collect(java.util.stream.Collectors.joining(" or "));
         this.missedWakeUps =
                 expected.isEmpty() ? MissedWakeUps.none() : MissedWakeUps.expecting(expected, config.pollInterval());
+    }
+
+    /**
+     * The relay settings follow the store's ordering: left unset, they are the defaults of that ordering
+     * (its batch size included); set without ordering, they take the store's.
+     */
+    private static OutboxWorkerConfig followStoreOrdering(OutboxWorkerConfig config, Ordering storeOrdering) {
+        if (!config.relayChosen()) {
+            return config.toBuilder()
+                    .relay(RelayConfig.ofDefaults(storeOrdering))
+                    .build();
+        }
+        Ordering relayOrdering = config.relay().ordering();
+        if (relayOrdering.equals(storeOrdering)) {
+            return config;
+        }
+        if (relayOrdering.isPerKey()) {
+            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
+                    ConfigKey.ORDERING.displayName(),
+                    "the relay's ordering (" + relayOrdering + ") differs "
+                            + "from its store's (" + storeOrdering
+                            + "): set it once, on the store's configuration "
+                            + "(PostgresOutboxConfig.ordering), which the relay follows")));
+        }
+        return config.toBuilder()
+                .relay(config.relay().withOrdering(storeOrdering))
+                .build();
     }
 
     /** Starts a worker without Guice. */

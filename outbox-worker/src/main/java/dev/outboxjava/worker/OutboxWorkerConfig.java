@@ -50,6 +50,7 @@ public final class OutboxWorkerConfig {
     /** Default longest broker outage readiness tolerates: 30 s. */
     public static final Duration DEFAULT_MAX_BROKER_OUTAGE = Duration.ofSeconds(30);
 
+    /** Null when nobody chose it: the worker then takes the defaults of its store's ordering. */
     private final RelayConfig relay;
     private final int relayThreads;
     private final Duration pollInterval;
@@ -96,9 +97,9 @@ public final class OutboxWorkerConfig {
 
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
-        return builder()
-                .relay(relay)
-                .relayThreads(relayThreads)
+        Builder builder = builder();
+        builder.relay = relay;
+        return builder.relayThreads(relayThreads)
                 .pollInterval(pollInterval)
                 .retryPolicy(retryPolicy)
                 .sweeper(sweeper)
@@ -114,9 +115,18 @@ public final class OutboxWorkerConfig {
                 .maxBrokerOutage(maxBrokerOutage);
     }
 
-    /** Batch size and publish timeout of a relay tick. */
+    /**
+     * Batch size and publish timeout of a relay tick. When none were set, {@link RelayConfig#ofDefaults()};
+     * a worker then relays with {@link RelayConfig#ofDefaults(dev.outboxjava.core.Ordering)} of its
+     * store's ordering, whose batch size depends on the ordering.
+     */
     public RelayConfig relay() {
-        return relay;
+        return relay != null ? relay : RelayConfig.ofDefaults();
+    }
+
+    /** Whether the relay settings were set rather than left to the store's ordering. */
+    boolean relayChosen() {
+        return relay != null;
     }
 
     /** Relay threads in this process. */
@@ -194,7 +204,8 @@ public final class OutboxWorkerConfig {
 
     @Override
     public String toString() {
-        return "OutboxWorkerConfig[relay=" + relay + ", relayThreads=" + relayThreads + ", pollInterval="
+        return "OutboxWorkerConfig[relay=" + (relay != null ? relay : "defaults of the store's ordering")
+                + ", relayThreads=" + relayThreads + ", pollInterval="
                 + pollInterval + ", retryPolicy=" + retryPolicy + ", sweeper=" + sweeper + ", sweepInterval="
                 + sweepInterval + ", cleanerEnabled=" + cleanerEnabled + ", cleaner=" + cleaner + ", cleanInterval="
                 + cleanInterval + ", backoff=" + backoffInitial + ".." + backoffMax + ", shutdownTimeout="
@@ -203,7 +214,7 @@ public final class OutboxWorkerConfig {
 
     /** Builds an {@link OutboxWorkerConfig}. */
     public static final class Builder {
-        private RelayConfig relay = RelayConfig.ofDefaults();
+        private RelayConfig relay;
         private int relayThreads = DEFAULT_RELAY_THREADS;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
         private RetryPolicy retryPolicy = RetryPolicy.ofDefaults();
@@ -221,7 +232,11 @@ public final class OutboxWorkerConfig {
 
         private Builder() {}
 
-        /** Batch size and publish timeout of a relay tick. Default {@link RelayConfig#ofDefaults()} (1,000, 30 s). */
+        /**
+         * Batch size and publish timeout of a relay tick. Default: {@link
+         * RelayConfig#ofDefaults(dev.outboxjava.core.Ordering)} of the store's ordering (batch 1,000, or 500
+         * per key; 30 s).
+         */
         public Builder relay(RelayConfig value) {
             this.relay = Objects.requireNonNull(value, "relay");
             return this;
@@ -357,12 +372,13 @@ public final class OutboxWorkerConfig {
                 problems.add(problem(
                         ConfigKey.SHUTDOWN_TIMEOUT, "must not be negative, was " + Durations.format(shutdownTimeout)));
             }
-            if (sweeper.leaseTimeout().compareTo(relay.publishTimeout()) <= 0) {
+            Duration publishTimeout = relay != null ? relay.publishTimeout() : RelayConfig.DEFAULT_PUBLISH_TIMEOUT;
+            if (sweeper.leaseTimeout().compareTo(publishTimeout) <= 0) {
                 problems.add(problem(
                         ConfigKey.SWEEPER_LEASE_TIMEOUT,
                         "must be longer than "
                                 + ConfigKey.RELAY_PUBLISH_TIMEOUT.property() + " ("
-                                + Durations.format(relay.publishTimeout())
+                                + Durations.format(publishTimeout)
                                 + "), was " + Durations.format(sweeper.leaseTimeout())
                                 + ": otherwise the sweeper reclaims "
                                 + "batches that are still being published and every event is sent twice"));

@@ -192,6 +192,49 @@ class OutboxWorkerTest {
     }
 
     @Test
+    void givenAStoreWithPerKeyOrdering_whenNoRelaySettingsAreSet_thenTheRelayTakesThePerKeyDefaults() {
+        dev.outboxjava.core.Ordering perKey =
+                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY);
+        worker = OutboxWorker.builder()
+                .store(new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey))
+                .publisher(recording)
+                .config(OutboxWorkerConfig.builder().relayThreads(2).build())
+                .build();
+
+        assertThat(worker.config().relay()).isEqualTo(RelayConfig.ofDefaults(perKey));
+        assertThat(worker.config().relay().batchSize()).isEqualTo(RelayConfig.DEFAULT_PER_KEY_BATCH_SIZE);
+        assertThat(worker.config().relayThreads()).isEqualTo(2);
+    }
+
+    @Test
+    void givenAStoreWithPerKeyOrdering_whenTheBatchSizeIsSet_thenTheRelayKeepsIt() {
+        dev.outboxjava.core.Ordering perKey =
+                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY);
+        worker = OutboxWorker.builder()
+                .store(new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey))
+                .publisher(recording)
+                .config(OutboxWorkerConfig.builder()
+                        .relay(new RelayConfig(RelayConfig.DEFAULT_BATCH_SIZE, Duration.ofSeconds(30)))
+                        .build())
+                .build();
+
+        assertThat(worker.config().relay().batchSize()).isEqualTo(RelayConfig.DEFAULT_BATCH_SIZE);
+        assertThat(worker.config().relay().ordering()).isEqualTo(perKey);
+    }
+
+    @Test
+    void givenAnUnorderedStore_whenNoRelaySettingsAreSet_thenTheRelayTakesTheUnorderedDefaults() {
+        worker = OutboxWorker.builder()
+                .store(store)
+                .publisher(recording)
+                .config(OutboxWorkerConfig.ofDefaults())
+                .build();
+
+        assertThat(worker.config().relay()).isEqualTo(RelayConfig.ofDefaults());
+        assertThat(worker.config().relay().batchSize()).isEqualTo(RelayConfig.DEFAULT_BATCH_SIZE);
+    }
+
+    @Test
     void givenStartAndCloseCalledTwice_thenBothAreIdempotent_andTheWorkerCannotBeRestarted() {
         worker(FaultyPublisher.wrapping(recording), config());
         worker.start();

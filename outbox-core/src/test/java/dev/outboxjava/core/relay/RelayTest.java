@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.InvalidConfigurationException;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.RetryPolicy;
@@ -533,6 +534,17 @@ class RelayTest {
         @DisplayName("default to batches of 1,000 and a 30 s publish timeout")
         void defaults() {
             assertThat(RelayConfig.ofDefaults()).isEqualTo(new RelayConfig(1000, Duration.ofSeconds(30)));
+        }
+
+        @Test
+        @DisplayName("default to batches of 500 with per-key ordering, which keeps a batch's keys from other relays")
+        void perKeyDefaults() {
+            Ordering perKey = Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE);
+            assertThat(RelayConfig.ofDefaults(perKey)).isEqualTo(new RelayConfig(500, Duration.ofSeconds(30), perKey));
+            assertThat(RelayConfig.ofDefaults(Ordering.none())).isEqualTo(RelayConfig.ofDefaults());
+            assertThat(RelayConfig.defaultBatchSize(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
+                    .isEqualTo(500);
+            assertThat(RelayConfig.defaultBatchSize(Ordering.none())).isEqualTo(1000);
         }
 
         @Test

@@ -126,8 +126,11 @@ public class OutboxProperties implements Validator {
         private boolean enabled = true;
         /** Relay threads (1-64); each holds one pooled connection while it leases or marks. */
         private int threads = 1;
-        /** Events leased per relay tick (1-10000). */
-        private int batchSize = 1000;
+        /**
+         * Events leased per relay tick (1-10000); unset = 1000, or 500 with outbox.ordering.mode=per-key (a batch
+         * keeps its keys from the other relays until it is published).
+         */
+        private Integer batchSize;
         /** How long a batch may wait for the broker's acknowledgements; below outbox.sweeper.lease-timeout. */
         private Duration publishTimeout = Duration.ofSeconds(30);
         /** How long an idle relay waits for a wake-up before polling again. */
@@ -151,11 +154,11 @@ public class OutboxProperties implements Validator {
             this.threads = threads;
         }
 
-        public int getBatchSize() {
+        public Integer getBatchSize() {
             return batchSize;
         }
 
-        public void setBatchSize(int batchSize) {
+        public void setBatchSize(Integer batchSize) {
             this.batchSize = batchSize;
         }
 
@@ -440,10 +443,15 @@ public class OutboxProperties implements Validator {
         return new Ordering(ordering.mode, ordering.afterDeadLetter);
     }
 
+    /** The relay's batch size: the one set, or the default of the ordering. */
+    private int batchSize() {
+        return relay.batchSize != null ? relay.batchSize : RelayConfig.defaultBatchSize(ordering());
+    }
+
     /** The loops' configuration. */
     public OutboxWorkerConfig worker() {
         return OutboxWorkerConfig.builder()
-                .relay(new RelayConfig(relay.batchSize, relay.publishTimeout, ordering()))
+                .relay(new RelayConfig(batchSize(), relay.publishTimeout, ordering()))
                 .relayThreads(relay.threads)
                 .pollInterval(relay.pollInterval)
                 .shutdownTimeout(relay.shutdownTimeout)
@@ -494,7 +502,7 @@ public class OutboxProperties implements Validator {
                     "outbox.relay.threads",
                     "must be between 1 and " + OutboxWorkerConfig.MAX_RELAY_THREADS + ", was " + p.relay.threads);
         }
-        if (p.relay.batchSize < 1 || p.relay.batchSize > RelayConfig.MAX_BATCH_SIZE) {
+        if (p.relay.batchSize != null && (p.relay.batchSize < 1 || p.relay.batchSize > RelayConfig.MAX_BATCH_SIZE)) {
             errors.rejectValue(
                     "relay.batchSize",
                     "outbox.relay.batch-size",

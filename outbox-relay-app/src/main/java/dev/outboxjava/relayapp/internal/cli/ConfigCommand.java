@@ -1,6 +1,7 @@
 package dev.outboxjava.relayapp.internal.cli;
 
 import dev.outboxjava.relayapp.ConfigSource;
+import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.worker.ConfigKey;
 import java.io.PrintWriter;
@@ -33,7 +34,7 @@ public final class ConfigCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ConfigSource source = config.source();
-        config.load();
+        RelayAppConfig settings = config.load();
         PrintWriter out = spec.commandLine().getOut();
         int width = 0;
         for (ConfigKey key : ConfigKey.values()) {
@@ -49,7 +50,7 @@ public final class ConfigCommand implements Callable<Integer> {
             out.printf(
                     "%-" + width + "s  %s%s%n",
                     key.property(),
-                    Secrets.show(key.property(), value.orElse(key.defaultValue())),
+                    Secrets.show(key.property(), value.orElseGet(() -> unsetValue(key, settings))),
                     value.isEmpty() ? "  (default)" : "");
         }
         for (String prefix : ConfigKey.PASS_THROUGH_PREFIXES) {
@@ -62,5 +63,12 @@ public final class ConfigCommand implements Callable<Integer> {
         }
         out.flush();
         return ExitCodes.OK;
+    }
+
+    /** What an unset key stands for: its default, except the batch size's, which follows the ordering. */
+    private static String unsetValue(ConfigKey key, RelayAppConfig settings) {
+        return key == ConfigKey.RELAY_BATCH_SIZE
+                ? String.valueOf(settings.worker().relay().batchSize())
+                : key.defaultValue();
     }
 }
