@@ -52,6 +52,7 @@ public final class OutboxWorkerConfig {
 
     /** Null when nobody chose it: the worker then takes the defaults of its store's ordering. */
     private final RelayConfig relay;
+
     private final int relayThreads;
     private final Duration pollInterval;
     private final RetryPolicy retryPolicy;
