@@ -29,6 +29,9 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The outbox worker")
 class OutboxWorkerTest {
 
+    private static final dev.outboxjava.core.Ordering PER_KEY =
+            dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY);
+
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
     private final RecordingPublisher recording = new RecordingPublisher();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -193,33 +196,33 @@ class OutboxWorkerTest {
 
     @Test
     void givenAStoreWithPerKeyOrdering_whenNoRelaySettingsAreSet_thenTheRelayTakesThePerKeyDefaults() {
-        dev.outboxjava.core.Ordering perKey =
-                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY);
-        worker = OutboxWorker.builder()
-                .store(new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey))
-                .publisher(recording)
-                .config(OutboxWorkerConfig.builder().relayThreads(2).build())
-                .build();
+        OutboxWorkerConfig used = perKeyWorker(
+                        OutboxWorkerConfig.builder().relayThreads(2).build())
+                .config();
 
-        assertThat(worker.config().relay()).isEqualTo(RelayConfig.ofDefaults(perKey));
-        assertThat(worker.config().relay().batchSize()).isEqualTo(RelayConfig.DEFAULT_PER_KEY_BATCH_SIZE);
-        assertThat(worker.config().relayThreads()).isEqualTo(2);
+        assertThat(used.relay()).isEqualTo(RelayConfig.ofDefaults(PER_KEY));
+        assertThat(used.relay().batchSize()).isEqualTo(RelayConfig.DEFAULT_PER_KEY_BATCH_SIZE);
+        assertThat(used.relayThreads()).isEqualTo(2);
     }
 
     @Test
     void givenAStoreWithPerKeyOrdering_whenTheBatchSizeIsSet_thenTheRelayKeepsIt() {
-        dev.outboxjava.core.Ordering perKey =
-                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY);
-        worker = OutboxWorker.builder()
-                .store(new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey))
-                .publisher(recording)
-                .config(OutboxWorkerConfig.builder()
+        OutboxWorkerConfig used = perKeyWorker(OutboxWorkerConfig.builder()
                         .relay(new RelayConfig(RelayConfig.DEFAULT_BATCH_SIZE, Duration.ofSeconds(30)))
                         .build())
-                .build();
+                .config();
 
-        assertThat(worker.config().relay().batchSize()).isEqualTo(RelayConfig.DEFAULT_BATCH_SIZE);
-        assertThat(worker.config().relay().ordering()).isEqualTo(perKey);
+        assertThat(used.relay().batchSize()).isEqualTo(RelayConfig.DEFAULT_BATCH_SIZE);
+        assertThat(used.relay().ordering()).isEqualTo(PER_KEY);
+    }
+
+    private OutboxWorker perKeyWorker(OutboxWorkerConfig config) {
+        worker = OutboxWorker.builder()
+                .store(new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, PER_KEY))
+                .publisher(recording)
+                .config(config)
+                .build();
+        return worker;
     }
 
     @Test
