@@ -117,7 +117,12 @@ public final class ScaleOutScenario {
 
     /** The library's default batch for this ordering. */
     static int defaultBatch(Ordering.Mode mode) {
-        return RelayConfig.defaultBatchSize(new Ordering(mode, Ordering.AfterDeadLetter.HOLD_KEY));
+        return RelayConfig.defaultBatchSize(ordering(mode));
+    }
+
+    /** The store's ordering for a shape's mode; a dead letter holds its key, the library's default. */
+    private static Ordering ordering(Ordering.Mode mode) {
+        return mode == Ordering.Mode.PER_KEY ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY) : Ordering.none();
     }
 
     /** @param ceiling scenario 1's result, whose best SQL configuration is the reference; null for a default one */
@@ -133,9 +138,6 @@ public final class ScaleOutScenario {
             Map<StoreLayout, Map<Ordering.Mode, PostgresOutboxStore>> stores = new LinkedHashMap<>();
             for (StoreLayout layout : options.scaleLayouts()) {
                 for (Ordering.Mode mode : Ordering.Mode.values()) {
-                    Ordering ordering = mode == Ordering.Mode.PER_KEY
-                            ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
-                            : Ordering.none();
                     stores.computeIfAbsent(layout, l -> new LinkedHashMap<>())
                             .put(
                                     mode,
@@ -143,7 +145,7 @@ public final class ScaleOutScenario {
                                             "scale",
                                             CompletionMode.KEEP_SENT,
                                             WakeUpMode.NONE,
-                                            ordering,
+                                            ordering(mode),
                                             layout,
                                             pool));
                 }
