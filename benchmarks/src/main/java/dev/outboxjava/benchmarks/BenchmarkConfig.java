@@ -4,6 +4,7 @@ import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -27,7 +28,7 @@ import java.util.TreeMap;
  * @param searchBacklog events per configuration while scenario 1 looks for its best batch size and drainers
  * @param drainWindow   a drain (scenarios 1–3 and 8) stops when the backlog is empty or after this long; the
  *                      figure is rows marked per second either way
- * @param relayThreads  the worker's relay threads in scenarios 3 and 4
+ * @param relayThreads  the worker's relay threads in scenarios 3 and 4 (scenario 7 has its own)
  * @param batchSize     the worker's batch size in scenarios 3 and 4 (and the lease size of scenario 6)
  * @param steadyTime    how long producers commit in one run of scenario 4, per wake-up choice
  * @param steadyRate    events per second the producers commit in scenario 4
@@ -47,6 +48,8 @@ import java.util.TreeMap;
  * @param heldCompletions the completion modes scenario 7 measures
  * @param heldOrderings the orderings scenario 7 measures
  * @param heldLayouts   the store layouts scenario 7 measures, each with and without the held snapshot
+ * @param heldThreads   scenario 7's relay threads (the library's default unless set)
+ * @param heldBatch     scenario 7's batch size; 0: the library's default for the ordering measured
  * @param drainLayouts  the store layouts scenario 3 drains to Kafka and to no broker (RabbitMQ: the in-place
  *                      layout alone), each as its own variant of the same run
  * @param scaleLayouts  the store layouts scenario 8's relay processes drain (the ceiling's SQL drains an in-place
@@ -80,6 +83,8 @@ public record BenchmarkConfig(
         List<CompletionMode> heldCompletions,
         List<Ordering.Mode> heldOrderings,
         List<StoreLayout> heldLayouts,
+        int heldThreads,
+        int heldBatch,
         List<StoreLayout> drainLayouts,
         List<StoreLayout> scaleLayouts,
         int scaleKeys,
@@ -142,6 +147,11 @@ public record BenchmarkConfig(
         return v.toOptions();
     }
 
+    /** Scenario 7's batch size under {@code ordering}: as set, else the library's default for that ordering. */
+    public int heldBatchSize(Ordering ordering) {
+        return heldBatch > 0 ? heldBatch : RelayConfig.defaultBatchSize(ordering);
+    }
+
     /** Whether scenario {@code n} runs. */
     public boolean runs(int n) {
         return scenarios.contains(n);
@@ -156,7 +166,7 @@ public record BenchmarkConfig(
                 "  --runs N               repetitions per figure, median printed (default 3; quick 1)",
                 "  --backlog N            events in the backlog of scenarios 1-3 and 8 (default 200000; quick 50000)",
                 "  --drain-seconds N      a drain stops when empty or after N s (default 5; quick 4)",
-                "  --relay-threads N      worker relay threads (default 4)",
+                "  --relay-threads N      worker relay threads, scenarios 3 and 4 (default 4)",
                 "  --batch-size N         worker batch size, scenarios 3, 4, 6 (default 1000)",
                 "  --steady-seconds N     one scenario 4 run per wake-up choice, repeated --runs times (default 20; quick 15)",
                 "  --rate N               scenario 4 events/s (default 2000)",
@@ -169,6 +179,11 @@ public record BenchmarkConfig(
                 "  --held-completion LIST scenario 7 completion modes: keep-sent,delete (default both)",
                 "  --held-ordering LIST   scenario 7 orderings: none,per_key (default both)",
                 "  --held-layout LIST     scenario 7 store layouts: in_place,append_log or both (default both)",
+                "  --held-relay-threads N scenario 7 relay threads (default the library's, "
+                        + OutboxWorkerConfig.DEFAULT_RELAY_THREADS + ")",
+                "  --held-batch-size N    scenario 7 batch size (default the library's: "
+                        + RelayConfig.DEFAULT_BATCH_SIZE + ", " + RelayConfig.DEFAULT_PER_KEY_BATCH_SIZE
+                        + " per key)",
                 "  --drain-layout LIST    scenario 3 store layouts: in_place,append_log or both (default both)",
                 "  --scale-layout LIST    scenario 8 store layouts: in_place,append_log or both (default the library's, "
                         + PostgresOutboxConfig.DEFAULT_LAYOUT.name().toLowerCase(Locale.ROOT) + ")",
@@ -213,12 +228,14 @@ public record BenchmarkConfig(
                 + (runs(7)
                         ? String.format(
                                 Locale.ROOT,
-                                " held=%ds per %ds %s %s %s",
+                                " held=%ds per %ds %s %s %s held-relay=%d threads x batch %s",
                                 heldTime.toSeconds(),
                                 heldInterval.toSeconds(),
                                 heldCompletions,
                                 heldOrderings,
-                                heldLayouts)
+                                heldLayouts,
+                                heldThreads,
+                                heldBatch > 0 ? Integer.toString(heldBatch) : "the ordering's default")
                         : "");
     }
 
@@ -247,6 +264,8 @@ public record BenchmarkConfig(
         List<CompletionMode> heldCompletions = List.of(CompletionMode.KEEP_SENT, CompletionMode.DELETE_ON_PUBLISH);
         List<Ordering.Mode> heldOrderings = List.of(Ordering.Mode.NONE, Ordering.Mode.PER_KEY);
         List<StoreLayout> heldLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
+        int heldThreads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
+        int heldBatch;
         List<StoreLayout> drainLayouts = List.of(StoreLayout.IN_PLACE, StoreLayout.APPEND_LOG);
         List<StoreLayout> scaleLayouts = List.of(PostgresOutboxConfig.DEFAULT_LAYOUT);
         int scaleKeys = OutboxTables.KEYS;
@@ -309,6 +328,8 @@ public record BenchmarkConfig(
                     heldOrderings = List.copyOf(new LinkedHashSet<>(chosen));
                 }
                 case "--held-layout" -> heldLayouts = layouts(name, value);
+                case "--held-relay-threads" -> heldThreads = positive(name, value);
+                case "--held-batch-size" -> heldBatch = positive(name, value);
                 case "--drain-layout" -> drainLayouts = layouts(name, value);
                 case "--scale-layout" -> scaleLayouts = layouts(name, value);
                 case "--scale-keys" -> scaleKeys = positive(name, value);
@@ -365,6 +386,8 @@ public record BenchmarkConfig(
                     heldCompletions,
                     heldOrderings,
                     heldLayouts,
+                    heldThreads,
+                    heldBatch,
                     drainLayouts,
                     scaleLayouts,
                     scaleKeys,

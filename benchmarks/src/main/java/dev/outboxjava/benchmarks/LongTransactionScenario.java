@@ -44,8 +44,9 @@ import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 
 /**
- * Scenario 7, a long transaction: the relay at a steady rate into Kafka (as scenario 4, the wake-up
- * by NOTIFY after commit), twice per store layout, completion mode and ordering — once while another session holds
+ * Scenario 7, a long transaction: the relay with the library's default threads and batch (unless
+ * {@code --held-relay-threads} or {@code --held-batch-size}) at a steady rate into Kafka (as scenario 4,
+ * the wake-up by NOTIFY after commit), twice per store layout, completion mode and ordering — once while another session holds
  * a REPEATABLE READ snapshot open, idle in transaction after its first SELECT (a report, a
  * {@code pg_dump}, a forgotten session: vacuum can then remove nothing), and once without. Per
  * interval (a minute by default) it reports commit → consume p50/p99, whether the relay kept up
@@ -175,7 +176,7 @@ public final class LongTransactionScenario {
         int producers = SteadyStateScenario.pacedProducers(options);
         Duration interval = options.heldInterval().compareTo(duration) > 0 ? duration : options.heldInterval();
         int intervals = (int) Math.max(1, (duration.toNanos() + interval.toNanos() - 1) / interval.toNanos());
-        try (HikariDataSource pool = services.newPool("longtx", producers + options.relayThreads() + 4)) {
+        try (HikariDataSource pool = services.newPool("longtx", producers + options.heldThreads() + 4)) {
             PostgresOutboxStore store = tables.create("longtx", completion, WakeUpMode.NONE, ordering, layout, pool);
             String table = store.config().tableName();
             BusinessWork business = BusinessWork.create(services);
@@ -192,8 +193,8 @@ public final class LongTransactionScenario {
             OutboxWorker worker = WorkerRun.worker(
                     timedLeases(store, measuring),
                     brokers.newPublisher(Brokers.Kind.KAFKA),
-                    options.relayThreads(),
-                    options.batchSize(),
+                    options.heldThreads(),
+                    options.heldBatchSize(ordering),
                     ordering,
                     Duration.ofSeconds(1),
                     published,

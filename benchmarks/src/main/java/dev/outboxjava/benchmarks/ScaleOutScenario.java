@@ -16,6 +16,7 @@ import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -64,8 +65,34 @@ public final class ScaleOutScenario {
         }
     }
 
-    /** Medians over the runs: the relays' rate and its share of the ceiling drained just before it. */
-    public record Drain(Shape shape, double rowsPerSecond, double shareOfCeiling) {}
+    /**
+     * Medians over the runs: the relays' rate and its share of the ceiling drained just before it; with
+     * the rate of every run, in run order.
+     */
+    public record Drain(Shape shape, double rowsPerSecond, double shareOfCeiling, List<Double> runRates) {
+
+        public Drain {
+            runRates = List.copyOf(runRates);
+        }
+
+        /**
+         * Per-key ordering's cost against {@code unordered}: the median over the runs of 1 − this rate /
+         * its rate in the same run. The two drain one after the other ({@link #shapes}), so the database's
+         * drift between drains stays out; their ceilings, each drained just before, would add their own
+         * swings to the ratio.
+         */
+        public double costAgainst(Drain unordered) {
+            if (runRates.size() != unordered.runRates.size()) {
+                throw new IllegalArgumentException(
+                        "runs differ: " + runRates.size() + " against " + unordered.runRates.size());
+            }
+            List<Double> costs = new ArrayList<>();
+            for (int run = 0; run < runRates.size(); run++) {
+                costs.add(1 - runRates.get(run) / unordered.runRates.get(run));
+            }
+            return Stats.median(costs);
+        }
+    }
 
     /** Relay threads × batch size measured in one relay process beside the library's defaults. */
     private static final int[][] CHOICES = {{1, 500}, {1, 1000}, {2, 500}, {2, 1000}, {4, 1000}};
@@ -95,13 +122,14 @@ public final class ScaleOutScenario {
 
     /**
      * The shapes measured in {@code layout}: the scale-out with {@code threads} relay threads per process and the
-     * library's default batch of each ordering, then one process with the other threads × batch choices, each with ordering none
-     * and per key.
+     * library's default batch of each ordering, then one process with the other threads × batch choices, each with
+     * ordering none and per key. A per-key shape comes right after the unordered one it is compared with, where
+     * the choices allow.
      */
     static List<Shape> shapes(StoreLayout layout, int threads) {
         List<Shape> shapes = new ArrayList<>();
-        for (Ordering.Mode ordering : Ordering.Mode.values()) {
-            for (int processes : new int[] {1, 2, 4}) {
+        for (int processes : new int[] {1, 2, 4}) {
+            for (Ordering.Mode ordering : Ordering.Mode.values()) {
                 shapes.add(new Shape(processes, threads, defaultBatch(ordering), ordering, layout));
             }
         }
@@ -152,7 +180,7 @@ public final class ScaleOutScenario {
             }
             for (int run = 0; run < options.runs(); run++) {
                 for (StoreLayout layout : options.scaleLayouts()) {
-                    for (Shape shape : shapes(layout, options.scaleThreads())) {
+                    for (Shape shape : inRunOrder(shapes(layout, options.scaleThreads()), run)) {
                         PostgresOutboxStore store = stores.get(layout).get(shape.ordering());
                         // the ceiling's table is empty here: new, or emptied right after its last drain
                         tables.loadPending(ceilingTable, options.backlog(), topic, options.scaleKeys());
@@ -180,9 +208,19 @@ public final class ScaleOutScenario {
             stores.values().forEach(byOrdering -> byOrdering.values().forEach(tables::truncate));
         }
         List<Drain> drains = new ArrayList<>();
-        rates.forEach(
-                (shape, list) -> drains.add(new Drain(shape, Stats.median(list), Stats.median(shares.get(shape)))));
+        rates.forEach((shape, list) ->
+                drains.add(new Drain(shape, Stats.median(list), Stats.median(shares.get(shape)), list)));
         return drains;
+    }
+
+    /** Every other run backwards, so that neither of two shapes compared always drains first. */
+    static List<Shape> inRunOrder(List<Shape> shapes, int run) {
+        if (run % 2 == 0) {
+            return shapes;
+        }
+        List<Shape> backwards = new ArrayList<>(shapes);
+        Collections.reverse(backwards);
+        return backwards;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.outboxjava.benchmarks.internal.Services;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -139,6 +140,29 @@ class BenchmarkConfigTest {
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "9"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("1 to 8");
+    }
+
+    @Test
+    void theLongTransactionScenarioRelaysWithTheLibrarysDefaultsUnlessSetNotWithScenarioThreesWorker() {
+        BenchmarkConfig defaults = BenchmarkConfig.parse(new String[] {"--scenarios", "7", "--relay-threads", "4"});
+        assertThat(defaults.heldThreads()).isEqualTo(OutboxWorkerConfig.DEFAULT_RELAY_THREADS);
+        assertThat(defaults.heldBatchSize(Ordering.none())).isEqualTo(RelayConfig.DEFAULT_BATCH_SIZE);
+        assertThat(defaults.heldBatchSize(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
+                .isEqualTo(RelayConfig.DEFAULT_PER_KEY_BATCH_SIZE);
+        assertThat(defaults.describe()).contains("held-relay=1 threads x batch the ordering's default");
+
+        BenchmarkConfig chosen = BenchmarkConfig.parse(
+                new String[] {"--scenarios", "7", "--held-relay-threads", "2", "--held-batch-size=700"});
+        assertThat(chosen.heldThreads()).isEqualTo(2);
+        assertThat(chosen.heldBatchSize(Ordering.none())).isEqualTo(700);
+        assertThat(chosen.heldBatchSize(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
+                .isEqualTo(700);
+        assertThat(chosen.describe()).contains("held-relay=2 threads x batch 700");
+        assertThat(BenchmarkConfig.usage()).contains("--held-relay-threads", "--held-batch-size");
+
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--held-batch-size", "0"}))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--held-batch-size");
     }
 
     @Test

@@ -1,7 +1,9 @@
 package dev.outboxjava.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.postgres.StoreLayout;
@@ -23,7 +25,7 @@ class ScaleOutScenarioTest {
         assertThat(shapes.subList(0, 6))
                 .extracting(ScaleOutScenario.Shape::processes, ScaleOutScenario.Shape::batchSize)
                 .containsExactly(
-                        tuple(1, 1000), tuple(2, 1000), tuple(4, 1000), tuple(1, 500), tuple(2, 500), tuple(4, 500));
+                        tuple(1, 1000), tuple(1, 500), tuple(2, 1000), tuple(2, 500), tuple(4, 1000), tuple(4, 500));
         assertThat(shapes).doesNotHaveDuplicates();
         assertThat(shapes)
                 .filteredOn(shape -> shape.processes() == 1 && shape.isLibraryDefault())
@@ -44,5 +46,40 @@ class ScaleOutScenarioTest {
                 .isEqualTo(new ScaleOutScenario.Shape(4, 2, 1000, NONE, StoreLayout.APPEND_LOG));
         assertThat(new ScaleOutScenario.Shape(1, 2, 1000, PER_KEY, StoreLayout.APPEND_LOG).unordered())
                 .isEqualTo(new ScaleOutScenario.Shape(1, 2, 1000, NONE, StoreLayout.APPEND_LOG));
+    }
+
+    @Test
+    @DisplayName("drain each per-key shape right after or before the unordered one it is compared with, in turns")
+    void comparedShapesDrainBackToBack() {
+        List<ScaleOutScenario.Shape> shapes = ScaleOutScenario.shapes(StoreLayout.APPEND_LOG, 1);
+
+        for (int run = 0; run < 2; run++) {
+            List<ScaleOutScenario.Shape> order = ScaleOutScenario.inRunOrder(shapes, run);
+            for (int processes : new int[] {1, 2, 4}) {
+                ScaleOutScenario.Shape perKey =
+                        new ScaleOutScenario.Shape(processes, 1, 500, PER_KEY, StoreLayout.APPEND_LOG);
+                int at = order.indexOf(perKey);
+                int unorderedAt = order.indexOf(perKey.unordered());
+                assertThat(at - unorderedAt)
+                        .as("run %d, %d processes", run, processes)
+                        .isEqualTo(run % 2 == 0 ? 1 : -1);
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("per-key ordering's cost is the median of the per-run ratios of the two rates, not of their medians")
+    void costIsTheMedianOfPerRunRatios() {
+        ScaleOutScenario.Shape shape = new ScaleOutScenario.Shape(1, 1, 500, PER_KEY, StoreLayout.APPEND_LOG);
+        // the database drifts from run to run; each per-key drain is 10 % slower than the unordered one beside it
+        ScaleOutScenario.Drain unordered =
+                new ScaleOutScenario.Drain(shape.unordered(), 20_000, 0.8, List.of(20_000.0, 30_000.0, 10_000.0));
+        ScaleOutScenario.Drain perKey =
+                new ScaleOutScenario.Drain(shape, 18_000, 0.5, List.of(18_000.0, 27_000.0, 9_000.0));
+
+        assertThat(perKey.costAgainst(unordered)).isCloseTo(0.10, within(1e-9));
+        assertThatThrownBy(() -> perKey.costAgainst(new ScaleOutScenario.Drain(shape, 1, 1, List.of(1.0))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("runs differ");
     }
 }
