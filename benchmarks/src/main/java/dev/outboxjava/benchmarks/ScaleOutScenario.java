@@ -65,19 +65,21 @@ public final class ScaleOutScenario {
         }
     }
 
-    /**
-     * Medians over the runs: the relays' rate and its share of the ceiling drained just before it; with
-     * the rate of every run, in run order.
-     */
-    public record Drain(Shape shape, double rowsPerSecond, double shareOfCeiling, List<Double> runRates) {
+    /** The relays' rate in every run, in run order, and the median of its shares of the ceiling drained just before. */
+    public record Drain(Shape shape, List<Double> runRates, double shareOfCeiling) {
 
         public Drain {
             runRates = List.copyOf(runRates);
         }
 
+        /** The median of the runs' rates. */
+        public double rowsPerSecond() {
+            return Stats.median(runRates);
+        }
+
         /**
          * Per-key ordering's cost against {@code unordered}: the median over the runs of 1 − this rate /
-         * its rate in the same run. The two drain one after the other ({@link #shapes}), so the database's
+         * its rate in the same run. The two drain one after the other ({@link ScaleOutScenario#shapes}), so the database's
          * drift between drains stays out; their ceilings, each drained just before, would add their own
          * swings to the ratio.
          */
@@ -208,8 +210,7 @@ public final class ScaleOutScenario {
             stores.values().forEach(byOrdering -> byOrdering.values().forEach(tables::truncate));
         }
         List<Drain> drains = new ArrayList<>();
-        rates.forEach((shape, list) ->
-                drains.add(new Drain(shape, Stats.median(list), Stats.median(shares.get(shape)), list)));
+        rates.forEach((shape, list) -> drains.add(new Drain(shape, list, Stats.median(shares.get(shape)))));
         return drains;
     }
 

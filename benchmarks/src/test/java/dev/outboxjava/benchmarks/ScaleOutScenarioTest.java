@@ -73,12 +73,11 @@ class ScaleOutScenarioTest {
         ScaleOutScenario.Shape shape = new ScaleOutScenario.Shape(1, 1, 500, PER_KEY, StoreLayout.APPEND_LOG);
         // the database drifts from run to run; each per-key drain is 10 % slower than the unordered one beside it
         ScaleOutScenario.Drain unordered =
-                new ScaleOutScenario.Drain(shape.unordered(), 20_000, 0.8, List.of(20_000.0, 30_000.0, 10_000.0));
-        ScaleOutScenario.Drain perKey =
-                new ScaleOutScenario.Drain(shape, 18_000, 0.5, List.of(18_000.0, 27_000.0, 9_000.0));
+                new ScaleOutScenario.Drain(shape.unordered(), List.of(20_000.0, 30_000.0, 10_000.0), 0.8);
+        ScaleOutScenario.Drain perKey = new ScaleOutScenario.Drain(shape, List.of(18_000.0, 27_000.0, 9_000.0), 0.5);
 
         assertThat(perKey.costAgainst(unordered)).isCloseTo(0.10, within(1e-9));
-        assertThatThrownBy(() -> perKey.costAgainst(new ScaleOutScenario.Drain(shape, 1, 1, List.of(1.0))))
+        assertThatThrownBy(() -> perKey.costAgainst(new ScaleOutScenario.Drain(shape, List.of(1.0), 1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("runs differ");
     }

@@ -7,9 +7,11 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Level;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
+import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.FaultyPublisher;
@@ -29,8 +31,7 @@ import org.junit.jupiter.api.Test;
 @DisplayName("The outbox worker")
 class OutboxWorkerTest {
 
-    private static final dev.outboxjava.core.Ordering PER_KEY =
-            dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY);
+    private static final Ordering PER_KEY = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
 
     private final InMemoryOutboxStore store = new InMemoryOutboxStore();
     private final RecordingPublisher recording = new RecordingPublisher();
@@ -168,10 +169,7 @@ class OutboxWorkerTest {
                         .store(store)
                         .publisher(recording)
                         .config(config().relay(new RelayConfig(
-                                        50,
-                                        Duration.ofSeconds(30),
-                                        dev.outboxjava.core.Ordering.perKey(
-                                                dev.outboxjava.core.Ordering.AfterDeadLetter.HOLD_KEY)))
+                                        50, Duration.ofSeconds(30), Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)))
                                 .build())
                         .build())
                 .isInstanceOf(InvalidSettingsException.class)
@@ -181,10 +179,8 @@ class OutboxWorkerTest {
 
     @Test
     void givenAStoreWithPerKeyOrdering_whenTheRelayLeavesItAtNone_thenTheRelayFollowsTheStore() {
-        dev.outboxjava.core.Ordering perKey =
-                dev.outboxjava.core.Ordering.perKey(dev.outboxjava.core.Ordering.AfterDeadLetter.CONTINUE);
-        InMemoryOutboxStore ordered =
-                new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, perKey);
+        Ordering perKey = Ordering.perKey(Ordering.AfterDeadLetter.CONTINUE);
+        InMemoryOutboxStore ordered = new InMemoryOutboxStore(CompletionMode.KEEP_SENT, perKey);
         worker = OutboxWorker.builder()
                 .store(ordered)
                 .publisher(recording)
@@ -218,7 +214,7 @@ class OutboxWorkerTest {
 
     private OutboxWorker perKeyWorker(OutboxWorkerConfig config) {
         worker = OutboxWorker.builder()
-                .store(new InMemoryOutboxStore(dev.outboxjava.core.port.CompletionMode.KEEP_SENT, PER_KEY))
+                .store(new InMemoryOutboxStore(CompletionMode.KEEP_SENT, PER_KEY))
                 .publisher(recording)
                 .config(config)
                 .build();
