@@ -5,7 +5,12 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.testkit.contract.OrderedOutboxStoreContract;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -37,12 +42,65 @@ final class ContractTables {
                         .ordering(ordering)
                         .build());
         store.ensureSchema();
+        postgres.fixture()
+                .execute("CREATE TABLE " + aggregatesTable(store) + " (key text PRIMARY KEY, writers bigint NOT NULL)");
         return store;
     }
 
     /** Appends in one transaction of the store's own. */
     static void append(OutboxStore store, List<OutboxEvent> events) {
         ((PostgresOutboxStore) store).transactional().inTransaction(connection -> events);
+    }
+
+    /**
+     * A producer transaction on its own connection: {@code lock} upserts the key's row of an aggregates table
+     * beside the outbox table (a row lock and a write, so the transaction has its id from then on, as a
+     * service's transaction has once it locked an aggregate), {@code append} goes through the store's writer.
+     */
+    OrderedOutboxStoreContract.ProducerTransaction begin(OutboxStore store) {
+        PostgresOutboxStore postgresStore = (PostgresOutboxStore) store;
+        String aggregates = aggregatesTable(postgresStore);
+        Connection connection;
+        try {
+            connection = postgres.dataSource().getConnection();
+            connection.setAutoCommit(false);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return new OrderedOutboxStoreContract.ProducerTransaction() {
+            @Override
+            public long lock(String key) {
+                try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + aggregates
+                        + " AS a (key, writers) VALUES (?, 1) ON CONFLICT (key) DO UPDATE SET writers = a.writers + 1"
+                        + " RETURNING writers")) {
+                    upsert.setString(1, key);
+                    try (ResultSet row = upsert.executeQuery()) {
+                        row.next();
+                        return row.getLong(1);
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            @Override
+            public void append(List<OutboxEvent> events) {
+                postgresStore.writer().append(connection, events);
+            }
+
+            @Override
+            public void commit() {
+                try (connection) {
+                    connection.commit();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        };
+    }
+
+    private static String aggregatesTable(PostgresOutboxStore store) {
+        return store.config().tableName() + "_aggregates";
     }
 
     /** Drops the table, its layout's side tables and its operator audit table. */
@@ -53,6 +111,7 @@ final class ContractTables {
                         layout == StoreLayout.APPEND_LOG
                                 ? LogLayoutDdl.drop(Identifiers.tableName("tableName", table))
                                 : "DROP TABLE " + table);
-        postgres.fixture().execute("DROP TABLE IF EXISTS " + table + "_audit, " + table + "_attempts");
+        postgres.fixture()
+                .execute("DROP TABLE IF EXISTS " + table + "_audit, " + table + "_attempts, " + table + "_aggregates");
     }
 }

@@ -27,6 +27,11 @@ class PostgresOrderedOutboxStoreContractIT extends OrderedOutboxStoreContract {
     }
 
     @Override
+    protected ProducerTransaction begin(OutboxStore store) {
+        return tables.begin(store);
+    }
+
+    @Override
     protected void destroy(OutboxStore store) {
         tables.drop(store);
     }

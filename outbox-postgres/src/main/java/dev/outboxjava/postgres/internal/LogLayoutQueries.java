@@ -138,6 +138,8 @@ public final class LogLayoutQueries {
     private static final Field<Instant> HELD_SINCE = field(name("held_since"), SQLDataType.INSTANT);
 
     private static final Field<Long> WRITTEN = field(name("written"), SQLDataType.BIGINT);
+    private static final Field<Object> UPTO_XMAX = field(name("upto_xmax"), XID8);
+    private static final Field<Long> FIRST_UNREAD = field(name("first_unread"), SQLDataType.BIGINT);
 
     /**
      * Per key, how long a lease holds its keys "briefly": a new event whose key only such a lease holds, with
@@ -231,6 +233,22 @@ public final class LogLayoutQueries {
             if (holdsFailed) {
                 holds = holds.or(column(b, STATUS).eq(statusLiteral(EventStatus.FAILED)));
             }
+            // an event parked because an earlier event of its key was still unread in the snapshot being worked
+            // through waits until the log read has taken that one
+            Table<?> at = lastPosition(p);
+            Table<Record> lg = t.as("lg");
+            Condition earlierUnread = DSL.exists(DSL.selectOne()
+                    .from(at)
+                    .join(lg)
+                    .on(column(lg, EVENT_KEY).eq(column(c, EVENT_KEY)))
+                    .where(column(at, UPTO).isNotNull())
+                    .and(DSL.row(column(lg, XACT_ID), column(lg, SEQ))
+                            .gt(DSL.row(column(at, XACT_ID), column(at, SEQ))))
+                    .and(column(lg, XACT_ID).lt(DSL.function("pg_snapshot_xmax", XID8, column(at, UPTO))))
+                    .and(column(lg, SEQ).lt(column(c, SEQ)))
+                    .and(visibleIn(column(lg, XACT_ID), column(at, UPTO)))
+                    .andNot(visibleIn(column(lg, XACT_ID), column(at, DONE)))
+                    .andNot(DSL.condition(column(lg, KEPT))));
             due = due.and(column(c, EVENT_KEY)
                     .isNull()
                     .or(column(c, EVENT_KEY)
@@ -239,7 +257,8 @@ public final class LogLayoutQueries {
                                     .from(b)
                                     .where(column(b, EVENT_KEY).eq(column(c, EVENT_KEY)))
                                     .and(column(b, SEQ).lt(column(c, SEQ)))
-                                    .and(holds))));
+                                    .and(holds))
+                            .andNot(earlierUnread)));
         }
         CommonTableExpression<?> retried = name("r")
                 .as(DSL.update(s)
@@ -322,7 +341,10 @@ public final class LogLayoutQueries {
                         DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(AT.getUnqualifiedName()),
                         DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(BRIEF_SINCE.getUnqualifiedName()),
                         DSL.cast(bind(SQLDataType.SMALLINT), SQLDataType.SMALLINT)
-                                .as(GEN.getUnqualifiedName())));
+                                .as(GEN.getUnqualifiedName()),
+                        snapshot(bind(SQLDataType.CLOB)).as(DONE.getUnqualifiedName()),
+                        snapshot(bind(SQLDataType.CLOB)).as(UPTO.getUnqualifiedName()),
+                        xid8(bind(SQLDataType.CLOB)).as(UPTO_XMAX.getUnqualifiedName())));
         Table<Record> f = DSL.table(name("f"));
         Table<Record> v = DSL.table(name("v"));
         Table<Record> hk = DSL.table(name("hk"));
@@ -340,18 +362,27 @@ public final class LogLayoutQueries {
                     .from(h)
                     .where(column(h, EVENT_KEY).eq(column(f, EVENT_KEY)))
                     .and(holds));
+            // per key the order is the sequence's, whatever the transactions' ids: a transaction that locked
+            // another aggregate first has the lower id but appended after the writer it waited for
             Condition behindNotDue = DSL.exists(DSL.selectOne()
                     .from(earlier)
                     .where(column(earlier, EVENT_KEY).eq(column(f, EVENT_KEY)))
-                    .and(DSL.row(column(earlier, XACT_ID), column(earlier, SEQ))
-                            .lt(DSL.row(column(f, XACT_ID), column(f, SEQ)))));
+                    .and(column(earlier, SEQ).lt(column(f, SEQ))));
+            // an earlier event of the key that this read does not reach (it comes later in the snapshot's
+            // transaction order): the event is parked, and leased from the state table after that one
+            Table<Record> bk = DSL.table(name("bk"));
+            Condition behindUnread = DSL.exists(DSL.selectOne()
+                    .from(bk)
+                    .where(column(bk, EVENT_KEY).eq(column(f, EVENT_KEY)))
+                    .and(column(bk, FIRST_UNREAD).lt(column(f, SEQ))));
             Field<String> heldKey = column(hk, EVENT_KEY);
             leaseIt = leaseIt.and(column(f, EVENT_KEY)
                     .isNull()
                     .or(column(f, EVENT_KEY)
                             .notIn(DSL.select(heldKey).from(hk))
                             .andNot(heldInState)
-                            .andNot(behindNotDue)));
+                            .andNot(behindNotDue)
+                            .andNot(behindUnread)));
             // held only by a lease taken moments ago: worth waiting for in the log rather than parking
             waits = due(f, v)
                     .and(column(f, EVENT_KEY)
@@ -359,7 +390,8 @@ public final class LogLayoutQueries {
                                     .from(hk, v.as("b"))
                                     .where(column(hk, HELD_SINCE).ge(column(v.as("b"), BRIEF_SINCE)))))
                     .andNot(heldInState)
-                    .andNot(behindNotDue);
+                    .andNot(behindNotDue)
+                    .andNot(behindUnread);
         }
         // the new events not due yet (scheduled; usually none), which hold back the later ones of their keys
         CommonTableExpression<?> notDue = name("nd")
@@ -375,6 +407,34 @@ public final class LogLayoutQueries {
                                 DSL.min(column(lk, LEASED_AT)).as(HELD_SINCE.getUnqualifiedName()))
                         .from(lk)
                         .groupBy(DSL.inline(1)));
+        // per key, the first sequence of each key's events after this read in the snapshot being worked through
+        // (the log's key index, from the read's last event on)
+        Table<Record> fl = DSL.table(name("fl"));
+        CommonTableExpression<?> lastRead = name("fl")
+                .as(DSL.select(column(f, XACT_ID), column(f, SEQ))
+                        .from(f)
+                        .orderBy(column(f, XACT_ID).desc(), column(f, SEQ).desc())
+                        .limit(DSL.inline(1)));
+        Table<Record> fk = DSL.table(name("fk"));
+        Table<Record> un = t.as("un");
+        CommonTableExpression<?> readKeys = name("fk")
+                .as(DSL.selectDistinct(column(f, EVENT_KEY))
+                        .from(f)
+                        .where(column(f, EVENT_KEY).isNotNull()));
+        CommonTableExpression<?> firstUnread = name("bk")
+                .as(DSL.select(
+                                column(fk, EVENT_KEY),
+                                DSL.field(DSL.select(DSL.min(column(un, SEQ)))
+                                                .from(un)
+                                                .where(column(un, EVENT_KEY).eq(column(fk, EVENT_KEY)))
+                                                .and(DSL.row(column(un, XACT_ID), column(un, SEQ))
+                                                        .gt(DSL.row(column(fl, XACT_ID), column(fl, SEQ))))
+                                                .and(column(un, XACT_ID).lt(column(v, UPTO_XMAX)))
+                                                .and(visibleIn(column(un, XACT_ID), column(v, UPTO)))
+                                                .andNot(visibleIn(column(un, XACT_ID), column(v, DONE)))
+                                                .andNot(DSL.condition(column(un, KEPT))))
+                                        .as(FIRST_UNREAD.getUnqualifiedName()))
+                        .from(fk, fl, v));
         // materialized: the window below must not evaluate the conditions once per row of every frame
         CommonTableExpression<?> classified = name("g0")
                 .asMaterialized(DSL.select(
@@ -479,43 +539,45 @@ public final class LogLayoutQueries {
                         .plus(DSL.field(DSL.selectCount().from(DSL.table(name("lt")))))
                         .as(WRITTEN.getName())));
         Table<Record> w = DSL.table(name("w"));
-        this.freshLeaseSql =
-                PreparedSql.render(DSL.with(perKey ? List.of(fresh, values, notDue, heldKeys) : List.of(fresh, values))
-                        .with(classified)
-                        .with(leasableLater)
-                        .with(gathered)
-                        .with(stateRows)
-                        .with(leaseRow)
-                        .with(written)
-                        .select(
-                                column(g, ID),
-                                column(g, SEQ),
-                                column(g, TYPE),
-                                column(g, SOURCE),
-                                column(g, EVENT_KEY),
-                                column(g, DESTINATION),
-                                column(g, ROUTING_KEY),
-                                column(g, CONTENT_TYPE),
-                                column(g, PAYLOAD),
-                                column(g, HEADERS),
-                                statusLiteral(EventStatus.IN_FLIGHT),
-                                DSL.inline(0),
-                                column(g, MAX_ATTEMPTS),
-                                DSL.castNull(LAST_ERROR.getDataType()),
-                                column(g, NEXT_ATTEMPT_AT),
-                                column(g, CREATED_AT),
-                                column(v, AT),
-                                column(v, LEASE_ID),
-                                DSL.castNull(SENT_AT.getDataType()),
-                                column(g, SUBJECT),
-                                column(g, DATA_SCHEMA),
-                                text(column(g, XACT_ID)),
-                                column(g, LEASE_IT),
-                                column(g, STOP))
-                        .from(g, v, w)
-                        .where(column(w, WRITTEN).ge(DSL.inline(0L)))
-                        .and(DSL.not(DSL.condition(column(g, LEFT))).or(DSL.condition(column(g, STOP))))
-                        .orderBy(column(g, XACT_ID), column(g, SEQ)));
+        this.freshLeaseSql = PreparedSql.render(DSL.with(
+                        perKey
+                                ? List.of(fresh, values, notDue, heldKeys, lastRead, readKeys, firstUnread)
+                                : List.of(fresh, values))
+                .with(classified)
+                .with(leasableLater)
+                .with(gathered)
+                .with(stateRows)
+                .with(leaseRow)
+                .with(written)
+                .select(
+                        column(g, ID),
+                        column(g, SEQ),
+                        column(g, TYPE),
+                        column(g, SOURCE),
+                        column(g, EVENT_KEY),
+                        column(g, DESTINATION),
+                        column(g, ROUTING_KEY),
+                        column(g, CONTENT_TYPE),
+                        column(g, PAYLOAD),
+                        column(g, HEADERS),
+                        statusLiteral(EventStatus.IN_FLIGHT),
+                        DSL.inline(0),
+                        column(g, MAX_ATTEMPTS),
+                        DSL.castNull(LAST_ERROR.getDataType()),
+                        column(g, NEXT_ATTEMPT_AT),
+                        column(g, CREATED_AT),
+                        column(v, AT),
+                        column(v, LEASE_ID),
+                        DSL.castNull(SENT_AT.getDataType()),
+                        column(g, SUBJECT),
+                        column(g, DATA_SCHEMA),
+                        text(column(g, XACT_ID)),
+                        column(g, LEASE_IT),
+                        column(g, STOP))
+                .from(g, v, w)
+                .where(column(w, WRITTEN).ge(DSL.inline(0L)))
+                .and(DSL.not(DSL.condition(column(g, LEFT))).or(DSL.condition(column(g, STOP))))
+                .orderBy(column(g, XACT_ID), column(g, SEQ)));
         this.advanceSql = PreparedSql.render(DSL.insertInto(p, DONE, UPTO, XACT_ID, SEQ)
                 .values(
                         snapshot(bind(SQLDataType.CLOB)), snapshot(bind(SQLDataType.CLOB)),
@@ -781,6 +843,9 @@ public final class LogLayoutQueries {
         statement.setObject(15, Jdbc.timestamptz(now));
         statement.setObject(16, Jdbc.timestamptz(now.minus(BRIEF_HOLD)));
         statement.setShort(17, LeaseGenerations.of(now));
+        statement.setString(18, position.done());
+        statement.setString(19, position.upto());
+        statement.setString(20, position.uptoXmax());
     }
 
     /**

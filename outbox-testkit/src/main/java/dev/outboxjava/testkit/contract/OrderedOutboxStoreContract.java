@@ -14,10 +14,20 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -42,6 +52,76 @@ public abstract class OrderedOutboxStoreContract {
 
     /** Releases what {@link #newStore} made. Default: nothing. */
     protected void destroy(OutboxStore store) {}
+
+    /**
+     * A producer's transaction on the store, which serializes the writers of a key the way a service locks
+     * an aggregate's row before it appends the aggregate's event.
+     */
+    public interface ProducerTransaction {
+
+        /**
+         * Locks the key's aggregate until this transaction ends, waiting while another transaction holds it,
+         * and counts this transaction as one more writer of the key.
+         *
+         * @return how many transactions have locked the key so far, this one included: the key's write order
+         */
+        long lock(String key);
+
+        /** Appends events in this transaction. */
+        void append(List<OutboxEvent> events);
+
+        /** Commits, releasing the transaction's locks. */
+        void commit();
+    }
+
+    /**
+     * Begins a producer transaction. The default buffers the appends and passes them to
+     * {@link #append(OutboxStore, List)} at commit, under a lock per key held from {@link
+     * ProducerTransaction#lock} until then: right for a store whose appends are atomic at once. A store whose
+     * writers take their order from a real database transaction overrides it, so that the transaction starts
+     * (and takes its locks and ids) where the test says.
+     */
+    protected ProducerTransaction begin(OutboxStore store) {
+        return new LockingTransaction(store);
+    }
+
+    private final Map<String, ReentrantLock> keyLocks = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> keyWriters = new ConcurrentHashMap<>();
+
+    /** {@link #begin}'s default: a lock per key held until commit, the appends made at commit. */
+    private final class LockingTransaction implements ProducerTransaction {
+
+        private final OutboxStore store;
+        private final List<ReentrantLock> held = new ArrayList<>();
+        private final List<OutboxEvent> appended = new ArrayList<>();
+
+        LockingTransaction(OutboxStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public long lock(String key) {
+            ReentrantLock lock = keyLocks.computeIfAbsent(key, k -> new ReentrantLock());
+            lock.lock();
+            held.add(lock);
+            return keyWriters.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
+        }
+
+        @Override
+        public void append(List<OutboxEvent> events) {
+            appended.addAll(events);
+        }
+
+        @Override
+        public void commit() {
+            try {
+                OrderedOutboxStoreContract.this.append(store, List.copyOf(appended));
+            } finally {
+                held.forEach(ReentrantLock::unlock);
+                held.clear();
+            }
+        }
+    }
 
     @AfterEach
     void destroyStores() {
@@ -165,6 +245,115 @@ public abstract class OrderedOutboxStoreContract {
             assertThat(leaseExpectingEvents(store, 10))
                     .extracting(OutboxEvent::id)
                     .containsExactly(events.get(1).id());
+        }
+    }
+
+    @Nested
+    @DisplayName("per-key order is append order, for every writer")
+    class AppendOrder {
+
+        @Test
+        @DisplayName("a transaction that locked another aggregate first comes after the earlier writer of a key")
+        void writerThatLockedAnotherAggregateFirst() {
+            OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
+            ProducerTransaction b = begin(store);
+            b.lock("key-a");
+            ProducerTransaction a = begin(store);
+            a.lock("key-b");
+            OutboxEvent b1 = event("key-b", 1);
+            a.append(List.of(b1));
+            a.commit();
+            b.lock("key-b");
+            OutboxEvent a1 = event("key-a", 1);
+            OutboxEvent b2 = event("key-b", 2);
+            b.append(List.of(a1, b2));
+            b.commit();
+
+            assertThat(drain(store, 1))
+                    .as("key-b's events in the order they were appended, one lease each")
+                    .filteredOn(e -> e.key().orElseThrow().equals("key-b"))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(b1.id(), b2.id());
+        }
+
+        @Test
+        @DisplayName(
+                "writers locking one to three aggregates in key order: every key in its write order, in small leases")
+        void randomizedMultiKeyProducers() throws Exception {
+            OutboxStore store = store(Ordering.AfterDeadLetter.HOLD_KEY);
+            int producers = 4;
+            int transactionsEach = 60;
+            List<String> keys = new ArrayList<>();
+            for (int k = 0; k < 12; k++) {
+                keys.add("account-" + (char) ('a' + k));
+            }
+            ExecutorService pool = Executors.newFixedThreadPool(producers);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int p = 0; p < producers; p++) {
+                    long seed = 31L * p + 7;
+                    done.add(pool.submit(() -> {
+                        Random random = new Random(seed);
+                        for (int t = 0; t < transactionsEach; t++) {
+                            List<String> touched = new ArrayList<>(keys);
+                            Collections.shuffle(touched, random);
+                            touched = new ArrayList<>(touched.subList(0, 1 + random.nextInt(3)));
+                            Collections.sort(touched);
+                            ProducerTransaction tx = begin(store);
+                            for (String key : touched) {
+                                long version = tx.lock(key);
+                                tx.append(List.of(event(key, (int) version)));
+                            }
+                            tx.commit();
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get(2, java.util.concurrent.TimeUnit.MINUTES);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+
+            List<OutboxEvent> delivered = drain(store, 7);
+            Map<String, List<Integer>> versions = new TreeMap<>();
+            for (OutboxEvent e : delivered) {
+                versions.computeIfAbsent(e.key().orElseThrow(), k -> new ArrayList<>())
+                        .add(Integer.parseInt(new String(e.payload(), StandardCharsets.UTF_8)));
+            }
+            int total = versions.values().stream().mapToInt(List::size).sum();
+            assertThat(total).as("every event delivered once").isEqualTo(delivered.size());
+            versions.forEach((key, seen) -> assertThat(seen)
+                    .as("key %s in its write order", key)
+                    .isEqualTo(java.util.stream.IntStream.rangeClosed(1, seen.size())
+                            .boxed()
+                            .toList()));
+        }
+
+        /** Leases and publishes everything, {@code limit} at a time, and returns the events in lease order. */
+        private List<OutboxEvent> drain(OutboxStore store, int limit) {
+            List<OutboxEvent> delivered = new ArrayList<>();
+            List<OutboxEvent> leased = leaseExpectingEvents(store, limit);
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            int empty = 0;
+            while (System.nanoTime() < deadline && empty < 20) {
+                if (leased.isEmpty()) {
+                    empty++;
+                    try {
+                        Thread.sleep(25);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                } else {
+                    empty = 0;
+                    delivered.addAll(leased);
+                    store.markPublished(leased.get(0).leaseId().orElseThrow(), ids(leased), now());
+                }
+                leased = store.lease(UUID.randomUUID(), limit, now());
+            }
+            return delivered;
         }
     }
 
