@@ -3,6 +3,7 @@ package dev.outboxjava.postgres;
 import dev.outboxjava.core.AppendableEvents;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.internal.EventInsert;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.postgres.tracing.TraceContextHeaders;
 import java.sql.Connection;
@@ -39,7 +40,10 @@ public final class OutboxWriter {
 
     private OutboxWriter(PostgresOutboxConfig config) {
         this.config = config;
-        this.insert = new EventInsert(new OutboxTable(config.table()));
+        OutboxTable table = new OutboxTable(config.table());
+        this.insert = config.layout() == StoreLayout.APPEND_LOG
+                ? new EventInsert(table, LogLayoutDdl.idTakenFunction(config.table()))
+                : new EventInsert(table);
     }
 
     /** A writer for the configured table. */

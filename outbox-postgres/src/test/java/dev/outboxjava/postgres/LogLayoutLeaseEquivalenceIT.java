@@ -56,12 +56,20 @@ class LogLayoutLeaseEquivalenceIT {
               RETURNING id, seq, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
             SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id AND e.seq = s.seq
             """;
-    /** %1$s the state table, %2$s the dead-letter condition, %3$s the leased keys. */
+    /** %1$s the state table, %2$s the dead-letter condition, %3$s the leased keys, %4$s the log, %5$s the position. */
     private static final String RETRY_PER_KEY_BY_HAND = """
 
                                AND (c.event_key IS NULL OR (c.event_key NOT IN %3$s AND NOT EXISTS (
                                     SELECT 1 FROM %1$s b WHERE b.event_key = c.event_key AND b.seq < c.seq
-                                       AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s))))\
+                                       AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s))
+                                  AND NOT EXISTS (
+                                    SELECT 1 FROM ((SELECT done, upto, xact_id, seq FROM %5$s ORDER BY id DESC LIMIT 1)
+                                                   UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
+                                      JOIN %4$s lg ON lg.event_key = c.event_key
+                                     WHERE p.upto IS NOT NULL AND (lg.xact_id, lg.seq) > (p.xact_id, p.seq)
+                                       AND lg.xact_id < pg_snapshot_xmax(p.upto) AND lg.seq < c.seq
+                                       AND pg_visible_in_snapshot(lg.xact_id, p.upto)
+                                       AND NOT pg_visible_in_snapshot(lg.xact_id, p.done) AND NOT lg.kept)))\
             """;
 
     private static final String STATE_EVENT_COLUMNS = "e.id, e.seq, e.type, e.source, e.event_key, e.destination,"
@@ -90,7 +98,8 @@ class LogLayoutLeaseEquivalenceIT {
                   AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                 ORDER BY xact_id, seq LIMIT ?)
               ORDER BY xact_id, seq LIMIT ?),
-            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at, ?::timestamptz AS brief_since, ?::smallint AS gen),
+            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at, ?::timestamptz AS brief_since, ?::smallint AS gen,
+                         ?::text::pg_snapshot AS done, ?::text::pg_snapshot AS upto, ?::text::xid8 AS upto_xmax),
             %7$s
             g0 AS MATERIALIZED (SELECT f.*, %5$s AS lease_it, %8$s AS waits FROM f, v),
             g1 AS (SELECT g0.*, coalesce(bool_or(g0.lease_it) OVER (ORDER BY g0.xact_id DESC, g0.seq DESC
@@ -138,12 +147,22 @@ class LogLayoutLeaseEquivalenceIT {
                AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
                               AND (h.status IN ('in_flight', 'pending')%2$s))
                AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
-                                  AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))))\
+                                  AND e.seq < f.seq AND e.next_attempt_at > v.at)
+               AND NOT EXISTS (SELECT 1 FROM bk WHERE bk.event_key = f.event_key AND bk.first_unread < f.seq))))\
             """;
 
     /** The keys of the leases in flight, each with its oldest lease; %1$s the lease table. */
-    private static final String HELD_KEYS_BY_HAND =
-            "hk AS (SELECT unnest(lk.keys) AS event_key, min(lk.leased_at) AS held_since FROM %1$s lk GROUP BY 1),";
+    private static final String HELD_KEYS_BY_HAND = """
+            hk AS (SELECT unnest(lk.keys) AS event_key, min(lk.leased_at) AS held_since FROM %1$s lk GROUP BY 1),
+            fl AS (SELECT f.xact_id, f.seq FROM f ORDER BY f.xact_id DESC, f.seq DESC LIMIT 1),
+            fk AS (SELECT DISTINCT f.event_key FROM f WHERE f.event_key IS NOT NULL),
+            bk AS (SELECT fk.event_key,
+                          (SELECT min(un.seq) FROM %2$s un WHERE un.event_key = fk.event_key
+                              AND (un.xact_id, un.seq) > (fl.xact_id, fl.seq) AND un.xact_id < v.upto_xmax
+                              AND pg_visible_in_snapshot(un.xact_id, v.upto)
+                              AND NOT pg_visible_in_snapshot(un.xact_id, v.done) AND NOT un.kept) AS first_unread
+                     FROM fk, fl, v),
+            """;
 
     /** Held only by a lease younger than the brief hold: waits in the log; %1$s state, %2$s dead-letter condition. */
     private static final String WAITS_PER_KEY_BY_HAND = """
@@ -152,7 +171,8 @@ class LogLayoutLeaseEquivalenceIT {
                AND NOT EXISTS (SELECT 1 FROM %1$s h WHERE h.event_key = f.event_key
                               AND (h.status IN ('in_flight', 'pending')%2$s))
                AND NOT EXISTS (SELECT 1 FROM f e WHERE e.event_key = f.event_key
-                                  AND (e.xact_id, e.seq) < (f.xact_id, f.seq) AND e.next_attempt_at > v.at))\
+                                  AND e.seq < f.seq AND e.next_attempt_at > v.at)
+               AND NOT EXISTS (SELECT 1 FROM bk WHERE bk.event_key = f.event_key AND bk.first_unread < f.seq))\
             """;
 
     static Stream<Arguments> orderings() {
@@ -180,7 +200,11 @@ class LogLayoutLeaseEquivalenceIT {
                 STATE_EVENT_COLUMNS,
                 perKey
                         ? RETRY_PER_KEY_BY_HAND.formatted(
-                                s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "", leasedKeys)
+                                s,
+                                ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "",
+                                leasedKeys,
+                                t,
+                                LogLayoutDdl.positionTable(table).quoted())
                         : "");
         String positionByHand = POSITION_BY_HAND.formatted(
                 LogLayoutDdl.positionTable(table).quoted(),
@@ -195,7 +219,7 @@ class LogLayoutLeaseEquivalenceIT {
                                 s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
                         : "f.next_attempt_at <= v.at",
                 l,
-                perKey ? HELD_KEYS_BY_HAND.formatted(l) : "",
+                perKey ? HELD_KEYS_BY_HAND.formatted(l, t) : "",
                 perKey
                         ? WAITS_PER_KEY_BY_HAND.formatted(
                                 s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")

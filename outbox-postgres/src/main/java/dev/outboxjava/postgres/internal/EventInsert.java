@@ -11,12 +11,19 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jooq.ConnectionProvider;
 import org.jooq.Field;
+import org.jooq.Name;
+import org.jooq.Record;
 import org.jooq.RowN;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * Appends events with multi-row INSERTs on the caller's connection; it never commits, rolls back or
@@ -67,24 +74,48 @@ public final class EventInsert {
             .toList());
 
     private final OutboxTable table;
+    /** The function that refuses an id already in the table, for a table without a unique id (else null). */
+    private final Identifiers.TableName idTaken;
     // index: row count; the last slot holds a full chunk's text
     private final AtomicReferenceArray<String> texts = new AtomicReferenceArray<>(CACHED_ROW_COUNTS + 2);
-    /** jOOQ's text for one row, and what each further row adds to it (the separator and the row). */
-    private final String oneRow;
+    /**
+     * jOOQ's text for one row cut where a further row goes: the head (up to and with the first row), what
+     * each further row adds (the separator and the row) and the tail after the rows.
+     */
+    private final String head;
 
     private final String eachFurtherRow;
+    private final String tail;
 
+    /** Appends to a table whose primary key refuses an id already in it (the in-place layout). */
     public EventInsert(OutboxTable table) {
+        this(table, null);
+    }
+
+    /**
+     * Appends to {@code table}; with {@code idTaken} (the append-only layout, whose partitioned log cannot have
+     * a unique key on the id alone) each row is first looked up by id, and a row whose id is already in the
+     * table makes that function fail the INSERT as a unique violation, as the in-place layout's key does.
+     */
+    public EventInsert(OutboxTable table, Identifiers.TableName idTaken) {
         this.table = table;
+        this.idTaken = idTaken;
         // The first rendering in a JVM loads jOOQ (several hundred milliseconds): here, when the writer
         // is created, rather than inside the first producer transaction.
-        this.oneRow = rendered(1);
+        String oneRow = rendered(1);
         String twoRows = rendered(2);
-        if (!twoRows.startsWith(oneRow)) {
-            throw new IllegalStateException(
-                    "jOOQ renders a two-row INSERT that does not extend the one-row text: " + twoRows);
+        int cut = 0;
+        while (cut < oneRow.length() && oneRow.charAt(cut) == twoRows.charAt(cut)) {
+            cut++;
         }
-        this.eachFurtherRow = twoRows.substring(oneRow.length());
+        this.head = oneRow.substring(0, cut);
+        this.eachFurtherRow = twoRows.substring(cut, cut + twoRows.length() - oneRow.length());
+        this.tail = oneRow.substring(cut);
+        String threeRows = rendered(3);
+        if (!extended(3).equals(threeRows)) {
+            throw new IllegalStateException(
+                    "jOOQ renders a multi-row INSERT that is not its one-row text with rows added: " + threeRows);
+        }
     }
 
     /**
@@ -137,9 +168,14 @@ public final class EventInsert {
         if (events == null) {
             throw new InvalidEventException("events", "is null; pass List.of() when there is nothing to append");
         }
+        Set<UUID> ids = new HashSet<>();
         for (OutboxEvent event : events) {
             if (event == null) {
                 throw new InvalidEventException("events", "an element is null");
+            }
+            if (!ids.add(event.id())) {
+                throw new InvalidEventException(
+                        "id", "event id " + event.id() + " is twice in this append; every event needs a new id");
             }
             if (event.status() != EventStatus.PENDING) {
                 throw new InvalidEventException(
@@ -212,15 +248,34 @@ public final class EventInsert {
     }
 
     private String extended(int rows) {
-        StringBuilder text = new StringBuilder(oneRow.length() + (rows - 1) * eachFurtherRow.length()).append(oneRow);
+        StringBuilder text =
+                new StringBuilder(head.length() + (rows - 1) * eachFurtherRow.length() + tail.length()).append(head);
         for (int row = 1; row < rows; row++) {
             text.append(eachFurtherRow);
         }
-        return text.toString();
+        return text.append(tail).toString();
     }
 
     /** jOOQ's own text for {@code rows} rows. */
     String rendered(int rows) {
-        return PreparedSql.render(DSL.insertInto(table.table(), COLUMNS).valuesOfRows(Collections.nCopies(rows, ROW)));
+        List<RowN> values = Collections.nCopies(rows, ROW);
+        if (idTaken == null) {
+            return PreparedSql.render(DSL.insertInto(table.table(), COLUMNS).valuesOfRows(values));
+        }
+        Table<Record> v = DSL.values(values.toArray(RowN[]::new))
+                .as("v", COLUMNS.stream().map(Field::getName).toArray(String[]::new));
+        Field<UUID> id = DSL.field(DSL.name("v", OutboxTable.ID.getName()), SQLDataType.UUID);
+        Table<Record> x = table.table().as("x");
+        Name function = idTaken.schema()
+                .map(schema -> DSL.name(schema, idTaken.table()))
+                .orElse(DSL.name(idTaken.table()));
+        Field<Boolean> fresh = DSL.when(
+                        DSL.exists(DSL.selectOne()
+                                .from(x)
+                                .where(OutboxTable.column(x, OutboxTable.ID).eq(id))),
+                        DSL.function(function, SQLDataType.BOOLEAN, id))
+                .otherwise(DSL.inline(true));
+        return PreparedSql.render(DSL.insertInto(table.table(), COLUMNS)
+                .select(DSL.select(v.fields()).from(v).where(DSL.condition(fresh))));
     }
 }

@@ -217,6 +217,11 @@ public final class LogLayoutDdl {
         return sibling(table, "_waiting");
     }
 
+    /** The function that fails an append whose event id is already in the log, as a unique violation. */
+    public static Identifiers.TableName idTakenFunction(Identifiers.TableName table) {
+        return sibling(table, "_id_taken");
+    }
+
     /** Name of the log's position index (plan tests look for it). */
     public static String logIndex(Identifiers.TableName table) {
         return table.table() + "_log_idx";
@@ -231,7 +236,8 @@ public final class LogLayoutDdl {
                 + positionTable(table).quoted() + ", "
                 + stateTable(table).quoted() + ", " + sentTable(table).quoted() + ", "
                 + leaseTable(table).quoted()
-                + ", " + floorTable(table).quoted();
+                + ", " + floorTable(table).quoted() + "; DROP FUNCTION IF EXISTS "
+                + idTakenFunction(table).quoted() + "(uuid)";
     }
 
     static Identifiers.TableName sibling(Identifiers.TableName table, String suffix) {

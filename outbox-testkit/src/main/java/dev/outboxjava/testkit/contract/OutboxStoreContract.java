@@ -158,6 +158,45 @@ public abstract class OutboxStoreContract {
         }
 
         @Test
+        @DisplayName("an id already in the outbox is refused, in a later transaction and within one append")
+        void oneEventPerId() {
+            UUID id = UUID.randomUUID();
+            OutboxEvent first = OutboxEvent.builder()
+                    .clock(clock)
+                    .id(id)
+                    .type("order.placed")
+                    .destination("orders")
+                    .payload("first".getBytes(StandardCharsets.UTF_8))
+                    .build();
+            append(store, List.of(first));
+            OutboxEvent second = OutboxEvent.builder()
+                    .clock(clock)
+                    .id(id)
+                    .type("order.placed")
+                    .destination("orders")
+                    .payload("second".getBytes(StandardCharsets.UTF_8))
+                    .build();
+            OutboxEvent other = event("order.placed", "order-1");
+
+            assertThatThrownBy(() -> append(store, List.of(other, second)))
+                    .isInstanceOf(OutboxException.class)
+                    .hasMessageContaining("already in the outbox");
+            OutboxEvent twice = event("order.placed", "order-2");
+            assertThatThrownBy(() -> append(store, List.of(twice, twice)))
+                    .isInstanceOf(OutboxException.class)
+                    .hasMessageContaining(twice.id().toString());
+
+            assertThat(stored(id).payload()).asString(StandardCharsets.UTF_8).isEqualTo("first");
+            assertThat(store.find(other.id()))
+                    .as("nothing of a refused append is kept")
+                    .isEmpty();
+            assertThat(store.find(twice.id())).isEmpty();
+            assertThat(store.lease(UUID.randomUUID(), 10, now()))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(id);
+        }
+
+        @Test
         @DisplayName("an event without a key reads back without one")
         void noKey() {
             OutboxEvent original = event("order.placed", null);
