@@ -5,10 +5,13 @@ import dev.outboxjava.benchmarks.internal.BusinessWork;
 import dev.outboxjava.benchmarks.internal.InterleavedLoad;
 import dev.outboxjava.benchmarks.internal.OutboxTables;
 import dev.outboxjava.benchmarks.internal.Services;
+import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.OutboxWriter;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,7 +25,8 @@ import java.util.Map;
 /**
  * Scenario 5: what appending one event costs a business transaction. Saturated producers commit
  * (a) the business row alone, (b) plus one event through {@link OutboxWriter}, (c) plus the same row
- * by a hand-written prepared INSERT (the floor). No wake-up trigger in any of them, so this is the
+ * by a hand-written prepared INSERT (the floor: a plain INSERT of the row, without the writer's lookup of
+ * the id in the append-only log), on the library's default layout. No wake-up trigger in any of them, so this is the
  * append alone (scenario 4 prices the wake-ups). Both (b) and (c) build the event with the core's
  * builder. One continuous load, the mode switched every {@linkplain #phase phase} in a rotating
  * order ({@link InterleavedLoad}).
@@ -58,13 +62,22 @@ public final class ProducerOverheadScenario {
     /** @return transactions per second per mode, one entry per round (same index = same round) */
     public Map<Mode, List<Double>> run() {
         try (HikariDataSource pool = services.newPool("producers", options.producers() + 2)) {
-            PostgresOutboxStore store = tables.create("append", CompletionMode.KEEP_SENT, WakeUpMode.NONE, pool);
+            PostgresOutboxStore store = tables.create(
+                    "append",
+                    CompletionMode.KEEP_SENT,
+                    WakeUpMode.NONE,
+                    Ordering.none(),
+                    PostgresOutboxConfig.DEFAULT_LAYOUT,
+                    pool);
             OutboxWriter writer = store.writer();
             BusinessWork business = BusinessWork.create(services);
             String table = store.config().tableName();
+            // the columns the writer sets: the in-place table's status columns, which the append-only log has not
+            boolean inPlace = store.config().layout() == StoreLayout.IN_PLACE;
             String handInsert = "INSERT INTO " + table + " (id, type, source, event_key, destination, routing_key, "
-                    + "content_type, payload, headers, status, attempts, max_attempts, next_attempt_at, created_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'pending', 0, ?, ?, ?)";
+                    + "content_type, payload, headers, " + (inPlace ? "status, attempts, " : "")
+                    + "max_attempts, next_attempt_at, created_at) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + (inPlace ? "'pending', 0, " : "") + "?, ?, ?)";
             try {
                 InterleavedLoad.Rates<Mode> rates = new InterleavedLoad<>(
                                 Mode.class, "S5", phase(options), rounds(options), WARM_UP)

@@ -111,27 +111,38 @@ public final class OutboxTables {
         }
         int md5s = Math.max(1, payloadBytes / 16);
         boolean sent = status.equals("sent");
+        boolean inPlace = store.config().layout() == StoreLayout.IN_PLACE;
+        if (!inPlace && !status.equals("pending")) {
+            throw new IllegalArgumentException("the append-only log takes new events only, not " + status + " ones");
+        }
+        // the append-only log has no state columns: its events are pending until the relay takes them
+        String stateColumns = inPlace ? ", status, attempts" : "";
+        String stateValues = inPlace ? ", '" + status + "', 0" : "";
+        String sentAtColumn = inPlace ? ", sent_at" : "";
+        String sentAtValue = !inPlace ? "" : sent ? ", clock_timestamp() - interval '1 hour'" : ", NULL";
         // ids: 32 hex digits, increasing like the library's UUIDv7 (random ones only slow the load)
         String sql = """
                 WITH pay AS (
                     SELECT g AS n, decode(string_agg(md5(random()::text || g || h), ''), 'hex') AS payload
                       FROM generate_series(0, 999) g, generate_series(1, %4$d) h GROUP BY g)
                 INSERT INTO %1$s (id, type, source, event_key, destination, routing_key, content_type, payload,
-                                  headers, status, attempts, max_attempts, next_attempt_at, created_at, sent_at)
+                                  headers%3$s, max_attempts, next_attempt_at, created_at%9$s)
                 SELECT lpad(to_hex(%5$d::bigint * 1000000000000 + i), 32, '0')::uuid, 'bench.event', '/benchmarks',
                        'key-' || (i %% %8$d), '%2$s', 'bench', 'application/octet-stream', pay.payload,
-                       '{}'::jsonb, '%3$s', 0, 10, clock_timestamp() - interval '1 hour',
-                       clock_timestamp() - interval '1 hour', %6$s
+                       '{}'::jsonb%10$s, 10, clock_timestamp() - interval '1 hour',
+                       clock_timestamp() - interval '1 hour'%6$s
                   FROM generate_series(1, %7$d) i JOIN pay ON pay.n = i %% 1000
                 """.formatted(
                         store.config().tableName(),
                         destination,
-                        status,
+                        stateColumns,
                         md5s,
                         loadNumber(),
-                        sent ? "clock_timestamp() - interval '1 hour'" : "NULL",
+                        sentAtValue,
                         rows,
-                        keys);
+                        keys,
+                        sentAtColumn,
+                        stateValues);
         services.execute(sql);
     }
 

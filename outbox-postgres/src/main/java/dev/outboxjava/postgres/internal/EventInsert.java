@@ -49,7 +49,7 @@ public final class EventInsert {
     private static final int CACHED_ROW_COUNTS = 64;
 
     /** The columns a row sets, in the order {@link #insertChunk} binds them (status is a literal). */
-    private static final List<Field<?>> COLUMNS = List.of(
+    private static final List<Field<?>> IN_PLACE_COLUMNS = List.of(
             OutboxTable.ID,
             OutboxTable.TYPE,
             OutboxTable.SOURCE,
@@ -67,15 +67,25 @@ public final class EventInsert {
             OutboxTable.NEXT_ATTEMPT_AT,
             OutboxTable.CREATED_AT);
 
+    /** The append-only log's columns: no state columns (the side tables hold an event's state). */
+    private static final List<Field<?>> LOG_COLUMNS = IN_PLACE_COLUMNS.stream()
+            .filter(column -> column != OutboxTable.STATUS && column != OutboxTable.ATTEMPTS)
+            .toList();
+
     /** One row's values: a typed placeholder per column, the status inlined. */
-    private static final RowN ROW = DSL.row(COLUMNS.stream()
-            .<Field<?>>map(column ->
-                    column == OutboxTable.STATUS ? statusLiteral(EventStatus.PENDING) : bind(column.getDataType()))
-            .toList());
+    private static RowN row(List<Field<?>> columns) {
+        return DSL.row(columns.stream()
+                .<Field<?>>map(column ->
+                        column == OutboxTable.STATUS ? statusLiteral(EventStatus.PENDING) : bind(column.getDataType()))
+                .toList());
+    }
 
     private final OutboxTable table;
     /** The function that refuses an id already in the table, for a table without a unique id (else null). */
     private final Identifiers.TableName idTaken;
+
+    private final List<Field<?>> columns;
+    private final RowN row;
     // index: row count; the last slot holds a full chunk's text
     private final AtomicReferenceArray<String> texts = new AtomicReferenceArray<>(CACHED_ROW_COUNTS + 2);
     /**
@@ -93,13 +103,15 @@ public final class EventInsert {
     }
 
     /**
-     * Appends to {@code table}; with {@code idTaken} (the append-only layout, whose partitioned log cannot have
-     * a unique key on the id alone) each row is first looked up by id, and a row whose id is already in the
+     * Appends to {@code table}; with {@code idTaken} (the append-only layout, whose log has no state columns and,
+     * partitioned, cannot have a unique key on the id alone) each row is first looked up by id, and a row whose id is already in the
      * table makes that function fail the INSERT as a unique violation, as the in-place layout's key does.
      */
     public EventInsert(OutboxTable table, Identifiers.TableName idTaken) {
         this.table = table;
         this.idTaken = idTaken;
+        this.columns = idTaken == null ? IN_PLACE_COLUMNS : LOG_COLUMNS;
+        this.row = row(columns);
         // The first rendering in a JVM loads jOOQ (several hundred milliseconds): here, when the writer
         // is created, rather than inside the first producer transaction.
         String oneRow = rendered(1);
@@ -219,7 +231,9 @@ public final class EventInsert {
                 statement.setString(p++, event.dataSchema().orElse(null));
                 statement.setBytes(p++, event.payload());
                 statement.setString(p++, HeadersJson.write(event.headers()));
-                statement.setInt(p++, event.attempts());
+                if (idTaken == null) {
+                    statement.setInt(p++, event.attempts());
+                }
                 statement.setInt(p++, event.maxAttempts());
                 statement.setObject(p++, Jdbc.timestamptz(event.nextAttemptAt()));
                 statement.setObject(p++, Jdbc.timestamptz(event.createdAt()));
@@ -258,12 +272,12 @@ public final class EventInsert {
 
     /** jOOQ's own text for {@code rows} rows. */
     String rendered(int rows) {
-        List<RowN> values = Collections.nCopies(rows, ROW);
+        List<RowN> values = Collections.nCopies(rows, row);
         if (idTaken == null) {
-            return PreparedSql.render(DSL.insertInto(table.table(), COLUMNS).valuesOfRows(values));
+            return PreparedSql.render(DSL.insertInto(table.table(), columns).valuesOfRows(values));
         }
         Table<Record> v = DSL.values(values.toArray(RowN[]::new))
-                .as("v", COLUMNS.stream().map(Field::getName).toArray(String[]::new));
+                .as("v", columns.stream().map(Field::getName).toArray(String[]::new));
         Field<UUID> id = DSL.field(DSL.name("v", OutboxTable.ID.getName()), SQLDataType.UUID);
         Table<Record> x = table.table().as("x");
         Name function = idTaken.schema()
@@ -275,7 +289,7 @@ public final class EventInsert {
                                 .where(OutboxTable.column(x, OutboxTable.ID).eq(id))),
                         DSL.function(function, SQLDataType.BOOLEAN, id))
                 .otherwise(DSL.inline(true));
-        return PreparedSql.render(DSL.insertInto(table.table(), COLUMNS)
+        return PreparedSql.render(DSL.insertInto(table.table(), columns)
                 .select(DSL.select(v.fields()).from(v).where(DSL.condition(fresh))));
     }
 }

@@ -7,9 +7,10 @@ import dev.outboxjava.postgres.WakeUpMode;
  * {@code t}. Every statement is idempotent.
  *
  * <ul>
- *   <li>{@code t}: the events, as appended, never updated. Same columns as the in-place table, so the
- *       writer is the same; the status columns keep their appended values and mean nothing here. Read
- *       by position through the index on {@code (xact_id, seq)}.</li>
+ *   <li>{@code t}: the events, as appended, never updated: the in-place table's columns without the state
+ *       ones (status, attempts, last error, lease, sent time), which live in the side tables below, so that
+ *       nothing on the table reads as a state it does not have. Read by position through the index on
+ *       {@code (xact_id, seq)}; per key, also through {@code (event_key, xact_id, seq)}.</li>
  *   <li>{@code t_position}: append-only, one row per lease that took new events: how far the log has
  *       been read, as transaction snapshots (see {@link LogLayoutQueries}). The current position is the
  *       row with the greatest id.</li>
@@ -89,26 +90,20 @@ public final class LogLayoutDdl {
                                 p1)
                 + tables(table)
                 + """
-                -- the old table, now holding every event so far, becomes the first range (the tables above left
-                -- it out for this)
+                -- the sent records' range for the old table's events, and the log's sequence after them
                 DO $outbox$
                 DECLARE
                     upper bigint := (SELECT coalesce(max(seq), 0) + 1 FROM %1$s);
                 BEGIN
-                    EXECUTE format('ALTER TABLE %2$s ATTACH PARTITION %1$s FOR VALUES FROM (MINVALUE) TO (%%s)', upper);
-                    EXECUTE format('CREATE TABLE %3$s PARTITION OF %4$s FOR VALUES FROM (MINVALUE) TO (%%s)', upper);
-                    PERFORM setval(pg_get_serial_sequence('%5$s', 'seq'), upper, false);
+                    EXECUTE format('CREATE TABLE %2$s PARTITION OF %3$s FOR VALUES FROM (MINVALUE) TO (%%s)', upper);
+                    PERFORM setval(pg_get_serial_sequence('%4$s', 'seq'), upper, false);
                 END
                 $outbox$;
                 """.formatted(
-                                p1,
-                                liveTable(table).quoted(),
-                                sentRange(table, 1).quoted(),
-                                sentTable(table).quoted(),
-                                t)
-                + SchemaDdl.wakeUp(table, channel, wakeUp)
+                        p1, sentRange(table, 1).quoted(), sentTable(table).quoted(), t)
                 + """
-
+                -- the events' states go to the side tables; the log keeps what was appended, so the old table
+                -- loses its state columns before it joins the log
                 INSERT INTO %2$s (id, seq, event_key, status, attempts, last_error, next_attempt_at, type, destination,
                                   created_at)
                 SELECT id, seq, event_key, CASE WHEN status = 'failed' THEN 'failed' ELSE 'pending' END, attempts, last_error,
@@ -118,13 +113,26 @@ public final class LogLayoutDdl {
                 INSERT INTO %3$s (id, seq, sent_at, attempts)
                 SELECT id, seq, coalesce(sent_at, created_at), attempts FROM %1$s WHERE status = 'sent'
                 ON CONFLICT (id, seq) DO NOTHING;
+                ALTER TABLE %1$s DROP COLUMN status, DROP COLUMN attempts, DROP COLUMN last_error,
+                    DROP COLUMN leased_at, DROP COLUMN lease_id, DROP COLUMN sent_at;
+                """.formatted(p1, stateTable(table).quoted(), sentTable(table).quoted())
+                + """
+                -- the old table, now holding every event so far, becomes the first range (the tables above left
+                -- it out for this)
+                DO $outbox$
+                DECLARE
+                    upper bigint := (SELECT coalesce(max(seq), 0) + 1 FROM %1$s);
+                BEGIN
+                    EXECUTE format('ALTER TABLE %2$s ATTACH PARTITION %1$s FOR VALUES FROM (MINVALUE) TO (%%s)', upper);
+                END
+                $outbox$;
+                """.formatted(p1, liveTable(table).quoted())
+                + SchemaDdl.wakeUp(table, channel, wakeUp)
+                + """
+
                 -- every row so far is accounted for above: the log is read from the next transaction on
-                INSERT INTO %4$s (done, upto, xact_id, seq) VALUES (pg_current_snapshot(), NULL, '0', 0);
-                """.formatted(
-                                p1,
-                                stateTable(table).quoted(),
-                                sentTable(table).quoted(),
-                                positionTable(table).quoted());
+                INSERT INTO %1$s (done, upto, xact_id, seq) VALUES (pg_current_snapshot(), NULL, '0', 0);
+                """.formatted(positionTable(table).quoted());
     }
 
     /** The log's partition of the ranges of {@code seq} (itself partitioned, by range). */

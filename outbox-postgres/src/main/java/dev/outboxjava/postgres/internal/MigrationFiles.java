@@ -46,7 +46,8 @@ public final class MigrationFiles {
     public static final List<String> OUTBOX_APPEND_LOG = List.of(
             OUTBOX_APPEND_LOG_LOCATION + "/V1__create_outbox_append_log.sql",
             OUTBOX_APPEND_LOG_LOCATION + "/V2__key_order_index.sql",
-            OUTBOX_APPEND_LOG_LOCATION + "/V3__one_event_per_id.sql");
+            OUTBOX_APPEND_LOG_LOCATION + "/V3__one_event_per_id.sql",
+            OUTBOX_APPEND_LOG_LOCATION + "/V4__drop_state_columns_of_the_log.sql");
     /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
     public static final List<String> OUTBOX_PER_KEY =
             List.of(OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");
