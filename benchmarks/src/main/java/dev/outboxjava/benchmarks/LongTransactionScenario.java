@@ -237,7 +237,7 @@ public final class LongTransactionScenario {
                         });
                 sampler.join();
                 long productionEnd = System.nanoTime();
-                String horizon = horizon(table);
+                String horizon = horizon(table, layout);
                 long heldXidAge = 0;
                 if (holder != null) {
                     heldXidAge = holder.xminAge();
@@ -313,9 +313,9 @@ public final class LongTransactionScenario {
      * names it: without a held snapshot of its own the run may still have met another session's
      * (a shared machine), which this shows.
      */
-    private String horizon(String table) {
+    private String horizon(String table, StoreLayout layout) {
         try {
-            return PostgresHealthProbe.create(services.dataSource(), table, Optional.empty())
+            return PostgresHealthProbe.create(services.dataSource(), table, layout, Optional.empty())
                     .read(Instant.now())
                     .xminHorizon()
                     .map(DatabaseHealthReport.HorizonHolder::describe)

@@ -37,8 +37,8 @@ class HorizonHoldersIT {
             holderSource.setUser(database.dataSource().getUser());
             holderSource.setPassword(database.dataSource().getPassword());
             holderSource.setApplicationName(application);
-            PostgresHealthProbe probe =
-                    PostgresHealthProbe.create(database.dataSource(), "outbox_events", Optional.empty());
+            PostgresHealthProbe probe = PostgresHealthProbe.create(
+                    database.dataSource(), "outbox_events", StoreLayout.IN_PLACE, Optional.empty());
             int pid;
             try (Connection holder = holderSource.getConnection()) {
                 holder.setAutoCommit(false);
@@ -86,7 +86,8 @@ class HorizonHoldersIT {
                 .setServerConfig("max_wal_senders", "2")
                 .start()) {
             DataSource dataSource = postgres.getPostgresDatabase();
-            PostgresHealthProbe probe = PostgresHealthProbe.create(dataSource, "outbox_events", Optional.empty());
+            PostgresHealthProbe probe =
+                    PostgresHealthProbe.create(dataSource, "outbox_events", StoreLayout.IN_PLACE, Optional.empty());
             try (Connection admin = dataSource.getConnection();
                     Statement statement = admin.createStatement()) {
                 statement.execute("CREATE TABLE horizon_probe (n int)");

@@ -11,12 +11,20 @@ import java.util.stream.Stream;
  * One reading of the database signals that explain a slow or stuck outbox.
  *
  * @param takenAt              the instant the probe was asked for (from the caller's clock)
- * @param outbox               statistics of the outbox table; empty when the table does not exist
+ * @param outbox               statistics of the outbox as a whole; empty when its table does not exist. In
+ *                             place, those of the outbox table; in the append-only layout, every table of
+ *                             {@code outboxTables} combined (counts and sizes summed, the vacuum times of
+ *                             the table with the most dead rows, see {@link TableStatistics})
  * @param oldestTransaction    the open transaction holding the xmin horizon back furthest; empty when none
  * @param inbox                statistics of the inbox table; empty when none is configured or it does not exist
  * @param preparedTransactions the database's prepared transactions, oldest first
  * @param replicationSlots     the replication slots holding {@code xmin} or {@code catalog_xmin}, oldest first
  *                             (physical slots and the logical slots of this database)
+ * @param outboxTables         statistics of each table the layout keeps the outbox in, each over its
+ *                             partitions: in place the outbox table alone; in the append-only layout the
+ *                             log {@code <t>} (its range partitions), then {@code <t>_state},
+ *                             {@code <t>_lease}, {@code <t>_position}, {@code <t>_sent} and
+ *                             {@code <t>_floor}; tables that do not exist are left out
  */
 public record DatabaseHealthReport(
         Instant takenAt,
@@ -24,7 +32,8 @@ public record DatabaseHealthReport(
         Optional<OpenTransaction> oldestTransaction,
         Optional<TableStatistics> inbox,
         List<PreparedTransaction> preparedTransactions,
-        List<ReplicationSlotHold> replicationSlots) {
+        List<ReplicationSlotHold> replicationSlots,
+        List<TableStatistics> outboxTables) {
 
     public DatabaseHealthReport {
         Objects.requireNonNull(takenAt, "takenAt");
@@ -33,15 +42,39 @@ public record DatabaseHealthReport(
         Objects.requireNonNull(inbox, "inbox");
         preparedTransactions = List.copyOf(preparedTransactions);
         replicationSlots = List.copyOf(replicationSlots);
+        outboxTables = List.copyOf(outboxTables);
     }
 
-    /** A reading without prepared transactions and replication slots. */
+    /** A reading of an outbox kept in one table (the in-place layout): {@code outboxTables} is {@code outbox}. */
+    public DatabaseHealthReport(
+            Instant takenAt,
+            Optional<TableStatistics> outbox,
+            Optional<OpenTransaction> oldestTransaction,
+            Optional<TableStatistics> inbox,
+            List<PreparedTransaction> preparedTransactions,
+            List<ReplicationSlotHold> replicationSlots) {
+        this(
+                takenAt,
+                outbox,
+                oldestTransaction,
+                inbox,
+                preparedTransactions,
+                replicationSlots,
+                outbox.stream().toList());
+    }
+
+    /** A reading of an outbox kept in one table, without prepared transactions and replication slots. */
     public DatabaseHealthReport(
             Instant takenAt,
             Optional<TableStatistics> outbox,
             Optional<OpenTransaction> oldestTransaction,
             Optional<TableStatistics> inbox) {
         this(takenAt, outbox, oldestTransaction, inbox, List.of(), List.of());
+    }
+
+    /** The statistics of the outbox's table named {@code table} (as {@link TableStatistics#table()}); empty when none. */
+    public Optional<TableStatistics> outboxTable(String table) {
+        return outboxTables.stream().filter(t -> t.table().equals(table)).findFirst();
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.outboxjava.postgres.health;
 
 import dev.outboxjava.core.OutboxStoreException;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,13 +26,18 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * Reads the PostgreSQL signals behind an unhealthy outbox: dead tuples and the last vacuum of the
- * outbox table, what holds back the xmin horizon (the oldest open transaction with the session that
- * holds it, prepared transactions, replication slots), and the inbox table's size. Catalog and
+ * Reads the PostgreSQL signals behind an unhealthy outbox: dead tuples, size and the last vacuum of
+ * the outbox's tables, what holds back the xmin horizon (the oldest open transaction with the session
+ * that holds it, prepared transactions, replication slots), and the inbox table's size. Catalog and
  * statistics views only: cheap, no lock on the outbox table. The queries are built with jOOQ and
  * rendered once; table names go in as bind parameters ({@code to_regclass(?)}), never into the SQL text.
  *
- * <p>Thread-safe; every {@link #read(Instant)} borrows one connection for five short queries.
+ * <p>The outbox's tables depend on the layout: in place, the outbox table; in the append-only layout,
+ * the partitioned log and its side tables ({@link #outboxTables()}). A partitioned table has no rows of
+ * its own, so each table is read over its partitions ({@code pg_partition_tree}).
+ *
+ * <p>Thread-safe; every {@link #read(Instant)} borrows one connection for a few short queries (one per
+ * table of the layout, and four more).
  */
 public final class PostgresHealthProbe {
 
@@ -52,19 +59,30 @@ public final class PostgresHealthProbe {
      */
     private static final String REPLICATION_SLOTS = replicationSlotsQuery();
 
+    /*
+     * One row per member of the table's partition tree (the table itself, its partitions at every level),
+     * or one row for a table that is not partitioned (pg_partition_tree lists nothing for it); no row
+     * when the table does not exist. Rows are summed by the caller, leaves only: a partitioned table
+     * holds no rows and no storage of its own.
+     */
     private static String tableStatisticsQuery() {
         Table<?> c = DSL.table(DSL.name("pg_class")).as("c");
-        Table<?> s = DSL.table(DSL.name("pg_stat_user_tables")).as("s");
         Field<Object> oid = DSL.field(DSL.name("c", "oid"), SQLDataType.OTHER);
+        Table<?> tree = DSL.table("pg_partition_tree({0})", oid).as("t");
+        Table<?> s = DSL.table(DSL.name("pg_stat_user_tables")).as("s");
+        Field<Object> relid = DSL.coalesce(DSL.field(DSL.name("t", "relid"), SQLDataType.OTHER), oid);
         return PreparedSql.render(DSL.select(
+                        DSL.coalesce(DSL.field(DSL.name("t", "isleaf"), SQLDataType.BOOLEAN), DSL.inline(true)),
                         DSL.coalesce(DSL.field(DSL.name("s", "n_live_tup"), SQLDataType.BIGINT), DSL.inline(0L)),
                         DSL.coalesce(DSL.field(DSL.name("s", "n_dead_tup"), SQLDataType.BIGINT), DSL.inline(0L)),
-                        DSL.function("pg_total_relation_size", SQLDataType.BIGINT, oid),
+                        DSL.function("pg_total_relation_size", SQLDataType.BIGINT, relid),
                         DSL.field(DSL.name("s", "last_autovacuum"), SQLDataType.TIMESTAMPWITHTIMEZONE),
                         DSL.field(DSL.name("s", "last_vacuum"), SQLDataType.TIMESTAMPWITHTIMEZONE))
                 .from(c)
+                .leftJoin(tree)
+                .on(DSL.trueCondition())
                 .leftJoin(s)
-                .on(DSL.field(DSL.name("s", "relid"), SQLDataType.OTHER).eq(oid))
+                .on(DSL.field(DSL.name("s", "relid"), SQLDataType.OTHER).eq(relid))
                 .where(oid.eq(DSL.function("to_regclass", SQLDataType.OTHER, PreparedSql.bind(SQLDataType.CLOB)))));
     }
 
@@ -151,28 +169,55 @@ public final class PostgresHealthProbe {
 
     private final DataSource dataSource;
     private final Identifiers.TableName outboxTable;
+    private final List<Identifiers.TableName> outboxTables;
     private final Optional<Identifiers.TableName> inboxTable;
 
     private PostgresHealthProbe(
-            DataSource dataSource, Identifiers.TableName outboxTable, Optional<Identifiers.TableName> inboxTable) {
+            DataSource dataSource,
+            Identifiers.TableName outboxTable,
+            List<Identifiers.TableName> outboxTables,
+            Optional<Identifiers.TableName> inboxTable) {
         this.dataSource = dataSource;
         this.outboxTable = outboxTable;
+        this.outboxTables = List.copyOf(outboxTables);
         this.inboxTable = inboxTable;
     }
 
     /**
-     * A probe of the given outbox table and, when given, inbox table.
+     * A probe of the given outbox table in the given layout and, when given, inbox table.
      *
      * @param outboxTable {@code table} or {@code schema.table}, validated like the store's table name
+     * @param layout      the layout the store keeps the table in ({@code PostgresOutboxConfig.layout()}),
+     *                    which says what the outbox's tables are
      * @param inboxTable  the inbox table, or empty to leave the inbox out
      * @throws dev.outboxjava.core.InvalidConfigurationException when a name is not a plain identifier
      */
-    public static PostgresHealthProbe create(DataSource dataSource, String outboxTable, Optional<String> inboxTable) {
+    public static PostgresHealthProbe create(
+            DataSource dataSource, String outboxTable, StoreLayout layout, Optional<String> inboxTable) {
         Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(layout, "layout");
+        Identifiers.TableName table = Identifiers.tableName("health.outboxTable", outboxTable);
+        List<Identifiers.TableName> tables = layout == StoreLayout.APPEND_LOG
+                ? List.of(
+                        table,
+                        LogLayoutDdl.stateTable(table),
+                        LogLayoutDdl.leaseTable(table),
+                        LogLayoutDdl.positionTable(table),
+                        LogLayoutDdl.sentTable(table),
+                        LogLayoutDdl.floorTable(table))
+                : List.of(table);
         return new PostgresHealthProbe(
-                dataSource,
-                Identifiers.tableName("health.outboxTable", outboxTable),
-                inboxTable.map(name -> Identifiers.tableName("health.inboxTable", name)));
+                dataSource, table, tables, inboxTable.map(name -> Identifiers.tableName("health.inboxTable", name)));
+    }
+
+    /**
+     * The outbox's tables this probe reads, as {@link TableStatistics#table()} names them: in place the
+     * outbox table ({@code outbox_events}); in the append-only layout the log and its side tables
+     * ({@code outbox_events}, {@code outbox_events_state}, {@code _lease}, {@code _position},
+     * {@code _sent}, {@code _floor}), each with the schema when the outbox table is configured with one.
+     */
+    public List<String> outboxTables() {
+        return outboxTables.stream().map(Identifiers.TableName::display).toList();
     }
 
     /**
@@ -184,12 +229,29 @@ public final class PostgresHealthProbe {
     public DatabaseHealthReport read(Instant now) {
         Objects.requireNonNull(now, "now");
         try (Connection connection = dataSource.getConnection()) {
-            Optional<TableStatistics> outbox = tableStatistics(connection, outboxTable);
+            List<TableStatistics> tables = new ArrayList<>();
+            for (Identifiers.TableName table : outboxTables) {
+                tableStatistics(connection, table).ifPresent(tables::add);
+            }
+            // without its first table (the outbox table itself) the outbox does not exist, whatever else does
+            Optional<TableStatistics> outbox =
+                    tables.isEmpty() || !tables.get(0).table().equals(outboxTable.display())
+                            ? Optional.empty()
+                            : TableStatistics.combine(outboxTable.display(), tables);
+            if (outbox.isEmpty()) {
+                tables.clear();
+            }
             Optional<OpenTransaction> oldest = oldestTransaction(connection, now);
             Optional<TableStatistics> inbox =
                     inboxTable.isPresent() ? tableStatistics(connection, inboxTable.get()) : Optional.empty();
             return new DatabaseHealthReport(
-                    now, outbox, oldest, inbox, preparedTransactions(connection, now), replicationSlots(connection));
+                    now,
+                    outbox,
+                    oldest,
+                    inbox,
+                    preparedTransactions(connection, now),
+                    replicationSlots(connection),
+                    tables);
         } catch (SQLException e) {
             throw new OutboxStoreException(
                     "could not read the database health signals (pg_stat_user_tables, "
@@ -202,18 +264,29 @@ public final class PostgresHealthProbe {
             throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(TABLE_STATISTICS)) {
             statement.setString(1, table.quoted());
+            boolean exists = false;
+            List<TableStatistics> leaves = new ArrayList<>();
             try (ResultSet rows = statement.executeQuery()) {
-                if (!rows.next()) {
-                    return Optional.empty();
+                while (rows.next()) {
+                    exists = true;
+                    if (rows.getBoolean(1)) {
+                        leaves.add(new TableStatistics(
+                                table.display(),
+                                rows.getLong(2),
+                                rows.getLong(3),
+                                rows.getLong(4),
+                                instant(rows.getTimestamp(5)),
+                                instant(rows.getTimestamp(6))));
+                    }
                 }
-                return Optional.of(new TableStatistics(
-                        table.display(),
-                        rows.getLong(1),
-                        rows.getLong(2),
-                        rows.getLong(3),
-                        instant(rows.getTimestamp(4)),
-                        instant(rows.getTimestamp(5))));
             }
+            if (!exists) {
+                return Optional.empty();
+            }
+            // a partitioned table without partitions holds nothing
+            return Optional.of(TableStatistics.combine(table.display(), leaves)
+                    .orElseGet(
+                            () -> new TableStatistics(table.display(), 0, 0, 0, Optional.empty(), Optional.empty())));
         }
     }
 

@@ -41,6 +41,8 @@ public final class StandaloneConsole implements AutoCloseable {
     /** The alert rules' thresholds for dead tuples (OutboxDeadTuplesHigh). */
     private static final long DEAD_TUPLES_FLOOR = 100_000;
 
+    private static final double DEAD_TUPLES_SHARE = 0.2;
+
     private final ActivitySampler sampler;
     private final OutboxConsole console;
 
@@ -63,8 +65,8 @@ public final class StandaloneConsole implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         ActivitySampler sampler = new ActivitySampler(store, () -> publishedTotal(registry), clock);
         HealthConfig thresholds = settings.health();
-        PostgresHealthProbe probe =
-                PostgresHealthProbe.create(store.dataSource(), store.config().tableName(), thresholds.inboxTable());
+        PostgresHealthProbe probe = PostgresHealthProbe.create(
+                store.dataSource(), store.config().tableName(), store.config().layout(), thresholds.inboxTable());
         Instant started = clock.instant();
         OutboxConsole console = OutboxConsole.builder(store)
                 .adminCredential(config.adminToken().orElse(null))
@@ -137,28 +139,32 @@ public final class StandaloneConsole implements AutoCloseable {
                         .orElse("not held"),
                 "held by no transaction older than the line above",
                 true));
-        report.outbox().ifPresent(table -> {
+        // in the append-only layout each of its tables has its own rows: a vacuum that cannot keep up shows
+        // on the table it leaves behind
+        boolean oneTable = report.outboxTables().size() == 1;
+        for (TableStatistics table : report.outboxTables()) {
+            String of = oneTable ? "" : " (" + table.table() + ")";
             list.add(new HealthSignal(
-                    "dead tuples",
+                    "dead tuples" + of,
                     table.deadTuples() + " (live " + table.liveTuples() + ")",
                     "alert when > " + DEAD_TUPLES_FLOOR + " and > 20 % of live",
-                    !deadTuplesHigh(table)));
+                    !table.deadTuplesOver(DEAD_TUPLES_FLOOR, DEAD_TUPLES_SHARE)));
             Optional<Instant> vacuum = table.lastVacuumOfAnyKind();
             boolean stale =
                     (vacuum.isEmpty() || Duration.between(vacuum.get(), now).compareTo(Duration.ofDays(1)) > 0)
                             && table.deadTuples() > 10_000;
             list.add(new HealthSignal(
-                    "last vacuum",
+                    "last vacuum" + of,
                     vacuum.map(at -> at + " (" + seconds(Duration.between(at, now)) + " ago)")
                             .orElse("never"),
                     "within a day while > 10000 dead tuples",
                     !stale));
-        });
+        }
+        report.outbox()
+                .filter(table -> !oneTable)
+                .ifPresent(table -> list.add(
+                        new HealthSignal("size of the outbox's tables", table.totalBytes() + " bytes", "–", true)));
         return list;
-    }
-
-    private static boolean deadTuplesHigh(TableStatistics table) {
-        return table.deadTuples() > DEAD_TUPLES_FLOOR && table.deadTuples() > 0.2 * table.liveTuples();
     }
 
     private static Map<String, String> facts(RelayAppConfig settings, Instant started) {

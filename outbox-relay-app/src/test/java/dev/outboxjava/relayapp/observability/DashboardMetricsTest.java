@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.RecordingPublisher;
@@ -63,7 +64,11 @@ class DashboardMetricsTest {
             // ... plus the database health gauges of DatabaseHealthModule (never polled here)
             new DatabaseHealthMonitor(
                     new InMemoryOutboxStore(),
-                    PostgresHealthProbe.create(new PGSimpleDataSource(), "outbox_events", Optional.of("outbox_inbox")),
+                    PostgresHealthProbe.create(
+                            new PGSimpleDataSource(),
+                            "outbox_events",
+                            StoreLayout.APPEND_LOG,
+                            Optional.of("outbox_inbox")),
                     HealthConfig.ofDefaults(),
                     Clock.systemUTC(),
                     registry,

@@ -119,7 +119,10 @@ public class OutboxAutoConfiguration {
             DatabaseHealthMonitor lag = new DatabaseHealthMonitor(
                     store,
                     PostgresHealthProbe.create(
-                            store.dataSource(), store.config().tableName(), Optional.empty()),
+                            store.dataSource(),
+                            store.config().tableName(),
+                            store.config().layout(),
+                            Optional.empty()),
                     properties.healthConfig(),
                     Clock.systemUTC(),
                     meters,

@@ -42,7 +42,10 @@ public final class DatabaseHealthModule extends AbstractModule {
             MeterRegistry registry,
             OutboxWorkerConfig worker) {
         PostgresHealthProbe probe = PostgresHealthProbe.create(
-                postgres.dataSource(), postgres.config().tableName(), health.inboxTable());
+                postgres.dataSource(),
+                postgres.config().tableName(),
+                postgres.config().layout(),
+                health.inboxTable());
         return new DatabaseHealthMonitor(store, probe, health, clock, registry, worker.metricsPollInterval());
     }
 }

@@ -25,15 +25,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The database health signals as gauges and as a {@link ReadinessCheck}: rows by status
- * ({@code outbox.events.rows}, tag {@code status}), the outbox table's dead and live tuples, size and
- * time since its last (auto)vacuum, the oldest open transaction of the database (age in seconds and
- * in transaction ids), the xmin horizon's age whatever holds it, and the inbox table's rows and size.
+ * ({@code outbox.events.rows}, tag {@code status}), the outbox's dead and live tuples, size and time
+ * since its last (auto)vacuum ({@code outbox.table.*}: the outbox as a whole; {@code outbox.relation.*},
+ * tag {@code relation}: each table the layout keeps it in, see {@link PostgresHealthProbe#outboxTables()}),
+ * the oldest open transaction of the database (age in seconds and in transaction ids), the xmin
+ * horizon's age whatever holds it, and the inbox table's rows and size.
  * Each poll logs a warning naming what holds the horizon past {@code outbox.health.max.xmin.age}: the
  * session (pid, application, client), a prepared transaction, or an inactive replication slot.
  *
@@ -83,32 +86,37 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
                 registry,
                 "outbox.table.dead_tuples",
                 null,
-                "Dead rows of the outbox table not yet vacuumed",
+                "Dead rows of the outbox's tables not yet vacuumed (append-only layout: all its tables summed)",
                 s -> outbox(s).map(t -> (double) t.deadTuples()));
         gauge(
                 registry,
                 "outbox.table.live_tuples",
                 null,
-                "Live rows of the outbox table (statistics estimate)",
+                "Live rows of the outbox's tables (statistics estimate; append-only layout: all its tables summed)",
                 s -> outbox(s).map(t -> (double) t.liveTuples()));
         gauge(
                 registry,
                 "outbox.table.size",
                 "bytes",
-                "Outbox table size on disk, indexes included",
+                "Size on disk of the outbox's tables, indexes included (append-only layout: all its tables summed)",
                 s -> outbox(s).map(t -> (double) t.totalBytes()));
         gauge(
                 registry,
                 "outbox.table.last_autovacuum_age",
                 "seconds",
-                "Time since autovacuum last finished on the outbox table; NaN when never",
+                "Time since autovacuum last finished on the outbox table (append-only layout: on the one with "
+                        + "the most dead rows); NaN when never",
                 s -> outbox(s).flatMap(TableStatistics::lastAutovacuum).map(at -> age(at, s)));
         gauge(
                 registry,
                 "outbox.table.last_vacuum_age",
                 "seconds",
-                "Time since any vacuum (auto or manual) last finished on the outbox table; NaN when never",
+                "Time since any vacuum (auto or manual) last finished on the outbox table (append-only layout: on "
+                        + "the one with the most dead rows); NaN when never",
                 s -> outbox(s).flatMap(TableStatistics::lastVacuumOfAnyKind).map(at -> age(at, s)));
+        for (String relation : probe.outboxTables()) {
+            relationGauges(registry, relation);
+        }
         gauge(
                 registry,
                 "outbox.db.oldest_transaction_age",
@@ -154,18 +162,78 @@ public final class DatabaseHealthMonitor implements ReadinessCheck {
                 s -> s.signals().report().inbox().map(t -> (double) t.totalBytes()));
     }
 
+    /* One series per table of the layout, so that an alert names the table whose dead rows pile up. */
+    private void relationGauges(MeterRegistry registry, String relation) {
+        Function<Snapshot, Optional<TableStatistics>> table =
+                s -> s.signals().report().outboxTable(relation);
+        gauge(
+                registry,
+                "outbox.relation.dead_tuples",
+                relation,
+                null,
+                "Dead rows not yet vacuumed of one table of the outbox, over its partitions; NaN when it does not exist",
+                s -> table.apply(s).map(t -> (double) t.deadTuples()));
+        gauge(
+                registry,
+                "outbox.relation.live_tuples",
+                relation,
+                null,
+                "Live rows of one table of the outbox, over its partitions (statistics estimate); NaN when it does "
+                        + "not exist",
+                s -> table.apply(s).map(t -> (double) t.liveTuples()));
+        gauge(
+                registry,
+                "outbox.relation.size",
+                relation,
+                "bytes",
+                "Size on disk of one table of the outbox, its partitions and indexes included; NaN when it does not "
+                        + "exist",
+                s -> table.apply(s).map(t -> (double) t.totalBytes()));
+        gauge(
+                registry,
+                "outbox.relation.last_autovacuum_age",
+                relation,
+                "seconds",
+                "Time since autovacuum last finished on one table of the outbox (on its partition with the most dead "
+                        + "rows); NaN when never",
+                s -> table.apply(s).flatMap(TableStatistics::lastAutovacuum).map(at -> age(at, s)));
+        gauge(
+                registry,
+                "outbox.relation.last_vacuum_age",
+                relation,
+                "seconds",
+                "Time since any vacuum (auto or manual) last finished on one table of the outbox (on its partition "
+                        + "with the most dead rows); NaN when never",
+                s -> table.apply(s)
+                        .flatMap(TableStatistics::lastVacuumOfAnyKind)
+                        .map(at -> age(at, s)));
+    }
+
     private void gauge(
             MeterRegistry registry,
             String name,
             String unit,
             String description,
-            java.util.function.Function<Snapshot, Optional<Double>> read) {
+            Function<Snapshot, Optional<Double>> read) {
+        gauge(registry, name, null, unit, description, read);
+    }
+
+    private void gauge(
+            MeterRegistry registry,
+            String name,
+            String relation,
+            String unit,
+            String description,
+            Function<Snapshot, Optional<Double>> read) {
         ToDoubleFunction<DatabaseHealthMonitor> value =
                 monitor -> monitor.last.get().flatMap(read).orElse(Double.NaN);
         Gauge.Builder<DatabaseHealthMonitor> builder =
                 Gauge.builder(name, this, value).description(description);
         if (unit != null) {
             builder.baseUnit(unit);
+        }
+        if (relation != null) {
+            builder.tag("relation", relation);
         }
         builder.register(registry);
     }

@@ -8,6 +8,7 @@ import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
 import dev.outboxjava.postgres.health.PreparedTransaction;
 import dev.outboxjava.postgres.health.ReplicationSlotHold;
+import dev.outboxjava.postgres.health.TableStatistics;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.worker.HealthConfig;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
                     + "relay lag (events appended but not yet sent: pending + in_flight); the pending events by what "
                     + "they wait for (eligible now, with how long the oldest has been due; retrying; scheduled; held "
                     + "behind an earlier event of their key); then the database health "
-                    + "signals: dead tuples and last vacuum of the table, the oldest open transaction holding back the "
+                    + "signals: dead tuples, size and last vacuum of the outbox's tables (with the append-only layout "
+                    + "their sum, then one table_stats line per table), the oldest open transaction holding back the "
                     + "xmin horizon (pid, application, client, state, start), the horizon's age and what holds it "
                     + "(that session, a prepared transaction or a replication slot), the prepared transactions and "
                     + "the replication slots holding it, the inbox table's size, and whether the thresholds "
@@ -84,7 +86,11 @@ public final class StatusCommand implements Callable<Integer> {
             HealthConfig thresholds = settings.health();
             DatabaseSignals signals = new DatabaseSignals(
                     backlog,
-                    PostgresHealthProbe.create(session.dataSource(), database.table(), thresholds.inboxTable())
+                    PostgresHealthProbe.create(
+                                    session.dataSource(),
+                                    database.table(),
+                                    session.store().config().layout(),
+                                    thresholds.inboxTable())
                             .read(now));
             DatabaseHealthReport report = signals.report();
             report.outbox().ifPresent(table -> {
@@ -99,6 +105,12 @@ public final class StatusCommand implements Callable<Integer> {
                         "%-20s %s%n",
                         "last_vacuum", table.lastVacuum().map(Instant::toString).orElse("never"));
             });
+            if (report.outboxTables().size() > 1) {
+                // the append-only layout: the figures above are its tables' together, these each one's
+                for (TableStatistics table : report.outboxTables()) {
+                    out.printf("%-20s %s%n", "table_stats", describe(table));
+                }
+            }
             out.printf(
                     "%-20s %s%n",
                     "oldest_transaction",
@@ -138,6 +150,14 @@ public final class StatusCommand implements Callable<Integer> {
             out.flush();
             return verdict.healthy() ? ExitCodes.OK : ExitCodes.NOT_READY;
         }
+    }
+
+    /** One table of the outbox on one line, e.g. {@code outbox_events_state: live 3, dead 120000, ...}. */
+    private static String describe(TableStatistics table) {
+        return table.table() + ": live " + table.liveTuples() + ", dead " + table.deadTuples() + ", size_bytes "
+                + table.totalBytes() + ", last_autovacuum "
+                + table.lastAutovacuum().map(Instant::toString).orElse("never") + ", last_vacuum "
+                + table.lastVacuum().map(Instant::toString).orElse("never");
     }
 
     private static String formatAge(Duration age) {
