@@ -69,7 +69,7 @@ class LogLayoutLeaseEquivalenceIT {
                                      WHERE p.upto IS NOT NULL AND (lg.xact_id, lg.seq) > (p.xact_id, p.seq)
                                        AND lg.xact_id < pg_snapshot_xmax(p.upto) AND lg.seq < c.seq
                                        AND pg_visible_in_snapshot(lg.xact_id, p.upto)
-                                       AND NOT pg_visible_in_snapshot(lg.xact_id, p.done) AND NOT lg.kept)))\
+                                       AND NOT pg_visible_in_snapshot(lg.xact_id, p.done))))\
             """;
 
     private static final String STATE_EVENT_COLUMNS = "e.id, e.seq, e.type, e.source, e.event_key, e.destination,"
@@ -160,7 +160,7 @@ class LogLayoutLeaseEquivalenceIT {
                           (SELECT min(un.seq) FROM %2$s un WHERE un.event_key = fk.event_key
                               AND (un.xact_id, un.seq) > (fl.xact_id, fl.seq) AND un.xact_id < v.upto_xmax
                               AND pg_visible_in_snapshot(un.xact_id, v.upto)
-                              AND NOT pg_visible_in_snapshot(un.xact_id, v.done) AND NOT un.kept) AS first_unread
+                              AND NOT pg_visible_in_snapshot(un.xact_id, v.done)) AS first_unread
                      FROM fk, fl, v),
             """;
 

@@ -247,8 +247,7 @@ public final class LogLayoutQueries {
                     .and(column(lg, XACT_ID).lt(DSL.function("pg_snapshot_xmax", XID8, column(at, UPTO))))
                     .and(column(lg, SEQ).lt(column(c, SEQ)))
                     .and(visibleIn(column(lg, XACT_ID), column(at, UPTO)))
-                    .andNot(visibleIn(column(lg, XACT_ID), column(at, DONE)))
-                    .andNot(DSL.condition(column(lg, KEPT))));
+                    .andNot(visibleIn(column(lg, XACT_ID), column(at, DONE))));
             due = due.and(column(c, EVENT_KEY)
                     .isNull()
                     .or(column(c, EVENT_KEY)
@@ -408,7 +407,8 @@ public final class LogLayoutQueries {
                         .from(lk)
                         .groupBy(DSL.inline(1)));
         // per key, the first sequence of each key's events after this read in the snapshot being worked through
-        // (the log's key index, from the read's last event on)
+        // (the log's key index, from the read's last event on; every condition is a column of the index, so it
+        // can be read alone: dead letters kept apart are old, seen by done, and need no condition of their own)
         Table<Record> fl = DSL.table(name("fl"));
         CommonTableExpression<?> lastRead = name("fl")
                 .as(DSL.select(column(f, XACT_ID), column(f, SEQ))
@@ -431,8 +431,7 @@ public final class LogLayoutQueries {
                                                         .gt(DSL.row(column(fl, XACT_ID), column(fl, SEQ))))
                                                 .and(column(un, XACT_ID).lt(column(v, UPTO_XMAX)))
                                                 .and(visibleIn(column(un, XACT_ID), column(v, UPTO)))
-                                                .andNot(visibleIn(column(un, XACT_ID), column(v, DONE)))
-                                                .andNot(DSL.condition(column(un, KEPT))))
+                                                .andNot(visibleIn(column(un, XACT_ID), column(v, DONE))))
                                         .as(FIRST_UNREAD.getUnqualifiedName()))
                         .from(fk, fl, v));
         // materialized: the window below must not evaluate the conditions once per row of every frame
