@@ -57,8 +57,11 @@ import org.slf4j.LoggerFactory;
  *       serialization errors, a record the broker refuses, a source that is not a URI, an own header
  *       named like a CloudEvents header (a stored row written without the event builder);</li>
  *   <li>unroutable ({@link PublishOutcome#unroutable}): a topic that does not exist on a cluster that
- *       does not create topics, found after waiting {@code max.block.ms} for its metadata — retryable,
- *       as the topic may be created, within the retry policy's small budget for unroutable events;</li>
+ *       does not create topics — retryable, as the topic may be created, within the retry policy's small
+ *       budget for unroutable events. A batch waits for its topics' metadata at most 2 s (or
+ *       {@code max.block.ms} when shorter), then asks the
+ *       cluster whether the topics still without it exist; the other topics' events are sent all the
+ *       same, and a topic found missing is asked about again, not waited for, in later batches;</li>
  *   <li>retryable: timeouts (including no acknowledgement within the publish timeout), not enough
  *       replicas, leader changes, network errors, broker not available, and anything unknown.</li>
  *   <li>held back ({@link PublishOutcome#heldBack}): an earlier event of its key in the batch failed
@@ -226,6 +229,7 @@ public final class KafkaPublisher implements Publisher {
         }
         producers.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         sendThread.shutdownNow();
+        sender.close();
         if (flusher != null) {
             flusher.close();
         }

@@ -46,7 +46,9 @@ import java.util.Objects;
  *
  * <p>{@code max.block.ms} bounds how long the producer waits for topic metadata or buffer space
  * while handing a record over. Keep it below the relay's publish timeout: then an unreachable
- * broker yields retryable failures within the publish timeout instead of a blocked relay.
+ * broker yields retryable failures within the publish timeout instead of a blocked relay. A batch
+ * does not wait that long for the metadata of a topic that does not exist: it waits at most 2 s for
+ * its topics' metadata, then asks the cluster about the topics still without it.
  */
 public final class KafkaPublisherConfig {
 

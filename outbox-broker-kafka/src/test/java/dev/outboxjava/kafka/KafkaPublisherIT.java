@@ -304,12 +304,41 @@ class KafkaPublisherIT {
                     assertThat(failed.retryable()).isTrue();
                     assertThat(failed.reason())
                             .contains("'" + missing + "' does not exist")
-                            .contains("max.block.ms");
+                            .contains("auto.create.topics.enable=false");
                 });
         assertThat(outcomes)
                 .filteredOn(o -> o.eventId().equals(fine.id()))
                 .singleElement()
                 .isInstanceOf(PublishOutcome.Published.class);
+    }
+
+    @Test
+    @DisplayName(
+            "a topic that does not exist does not hold the other events of its batch for max.block.ms, in its first batch or later ones")
+    void missingTopicDoesNotWaitForMaxBlock() throws Exception {
+        String existing = kafka.createTopic("not-held", 1);
+        String missing = "missing-" + UUID.randomUUID();
+        // max.block.ms and the publish timeout are ten minutes: a batch done within one did not wait for them
+        Duration tenMinutes = Duration.ofMinutes(10);
+        try (KafkaPublisher patient = KafkaPublisher.create(KafkaPublisherConfig.builder()
+                .bootstrapServers(kafka.bootstrapServers())
+                .property("max.block.ms", (int) tenMinutes.toMillis())
+                .build())) {
+            for (int batch = 0; batch < 3; batch++) {
+                OutboxEvent lost = event(missing, batch);
+                OutboxEvent fine = event(existing, 50 + batch);
+
+                List<PublishOutcome> outcomes =
+                        patient.publish(List.of(lost, fine), tenMinutes).get(60, TimeUnit.SECONDS);
+
+                assertThat(outcomes.get(0))
+                        .isInstanceOfSatisfying(
+                                PublishOutcome.Failed.class,
+                                failed -> assertThat(failed.unroutable()).isTrue());
+                assertThat(outcomes.get(1)).isInstanceOf(PublishOutcome.Published.class);
+            }
+        }
+        assertThat(kafka.consume(existing, 3, Duration.ofSeconds(30))).hasSize(3);
     }
 
     @Test

@@ -27,10 +27,6 @@ final class DatabaseReader {
         String user = reader.string(ConfigKey.DB_USER);
         String password = reader.string(ConfigKey.DB_PASSWORD);
         int poolSize = reader.integer(ConfigKey.DB_POOL_SIZE, 1, 100);
-        String table = reader.string(ConfigKey.TABLE);
-        reader.check(
-                ConfigKey.TABLE,
-                () -> PostgresOutboxConfig.builder().tableName(table).build());
         CompletionMode completionMode = reader.choice(
                 ConfigKey.COMPLETION_MODE,
                 CompletionMode.KEEP_SENT,
@@ -49,6 +45,14 @@ final class DatabaseReader {
                     default -> Optional.empty();
                 },
                 "in_place, append_log");
+        String table = reader.string(ConfigKey.TABLE);
+        // The builder holds the name rules, and the longest name depends on the layout.
+        reader.check(
+                ConfigKey.TABLE,
+                () -> PostgresOutboxConfig.builder()
+                        .tableName(table)
+                        .layout(layout)
+                        .build());
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:")) {
             reader.problem(
                     ConfigKey.DB_URL,

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.relay.RelayConfig;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.internal.DataSources;
@@ -331,5 +332,32 @@ class RelayAppConfigTest {
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.store.layout")
                 .hasMessageContaining("must be one of in_place, append_log, was 'append-only'");
+    }
+
+    @Test
+    void givenATableNameTooLongForTheAppendOnlyLayout_thenItIsRefusedThere_butTakenInPlace_likeTheStoreBuilder() {
+        String table = "billing." + "t".repeat(PostgresOutboxConfig.MAX_APPEND_LOG_TABLE_LENGTH + 3);
+        RelayAppConfig inPlace = RelayAppConfig.load(ConfigSource.map(Map.of(
+                "outbox.db.url", "jdbc:postgresql://db:5432/app",
+                "outbox.table", table,
+                "outbox.store.layout", "in_place")));
+        assertThat(inPlace.requireDatabase().table()).isEqualTo(table);
+        assertThat(DataSources.storeConfig(inPlace.requireDatabase(), Ordering.none(), WakeUpMode.NONE)
+                        .tableName())
+                .as("the store builder takes what the settings took")
+                .isEqualTo(table);
+
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of(
+                        "outbox.db.url", "jdbc:postgresql://db:5432/app",
+                        "outbox.table", table,
+                        "outbox.store.layout", "append_log"))))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("outbox.table")
+                .hasMessageContaining("the append-only layout takes at most 42");
+        assertThatThrownBy(() -> RelayAppConfig.load(
+                        ConfigSource.map(Map.of("outbox.table", "t".repeat(49), "outbox.store.layout", "in_place"))))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("outbox.table")
+                .hasMessageContaining("over the maximum of 48");
     }
 }

@@ -4,7 +4,6 @@ import dev.outboxjava.core.HealthCheck;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +13,8 @@ import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
@@ -66,13 +67,34 @@ public class ClusterProbe {
         }
     }
 
-    /** Whether {@code topic} exists, as far as the cluster answers within {@code timeout}. */
-    public TopicState topicState(String topic, Duration timeout) {
+    /**
+     * Whether each of {@code topics} exists, asked in one request and answered within {@code timeout}
+     * altogether: a topic without an answer by then is {@link TopicState#UNKNOWN}.
+     */
+    public Map<String, TopicState> topicStates(Collection<String> topics, Duration timeout) {
         long millis = Math.max(1, timeout.toMillis());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        Map<String, TopicState> states = new HashMap<>();
+        Map<String, KafkaFuture<TopicDescription>> answers;
         try {
-            admin().describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs((int) millis))
-                    .allTopicNames()
-                    .get(millis, TimeUnit.MILLISECONDS);
+            answers = admin().describeTopics(topics, new DescribeTopicsOptions().timeoutMs((int) millis))
+                    .topicNameValues();
+        } catch (RuntimeException e) {
+            topics.forEach(topic -> states.put(topic, TopicState.UNKNOWN));
+            return states;
+        }
+        for (String topic : topics) {
+            states.put(topic, state(answers.get(topic), deadline));
+        }
+        return states;
+    }
+
+    private static TopicState state(KafkaFuture<TopicDescription> answer, long deadline) {
+        if (answer == null) {
+            return TopicState.UNKNOWN;
+        }
+        try {
+            answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             return TopicState.EXISTS;
         } catch (ExecutionException e) {
             return e.getCause() instanceof UnknownTopicOrPartitionException ? TopicState.MISSING : TopicState.UNKNOWN;

@@ -56,6 +56,7 @@ class BatchSenderNewTopicTest {
             probe,
             Duration.ofSeconds(1),
             Duration.ofSeconds(1),
+            BatchSender.METADATA_PATIENCE,
             now::get);
 
     private static List<OutboxEvent> batch(int size) {

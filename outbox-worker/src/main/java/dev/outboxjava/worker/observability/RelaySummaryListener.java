@@ -22,13 +22,18 @@ import org.slf4j.LoggerFactory;
  * The line is written by whichever relay thread finishes the first tick after the interval; an
  * interval in which nothing happened and nothing waits (no lag) is not logged.
  *
+ * <p>The lag is the relay's lag, the one readiness compares with {@code outbox.health.max.lag} and the
+ * {@code outbox.events.oldest_eligible_age} gauge exports: how long the eligible event that has waited
+ * longest has been due. Events waiting for a retry, scheduled for later or held back by their key wait
+ * by design and are not lag, however old they are.
+ *
  * <p>Thread-safe: the worker's relay threads share one instance.
  */
 public final class RelaySummaryListener implements RelayListener {
 
     private static final Logger log = LoggerFactory.getLogger(RelaySummaryListener.class);
     /** The gauge the lag is read from (registered by the worker's backlog poller). */
-    static final String LAG_GAUGE = "outbox.events.oldest_pending_age";
+    static final String LAG_GAUGE = "outbox.events.oldest_eligible_age";
 
     private final long intervalNanos;
     private final LongSupplier nanoTime;
@@ -52,12 +57,17 @@ public final class RelaySummaryListener implements RelayListener {
     }
 
     /**
-     * A summary every {@code interval}, with the lag read from the {@code outbox.events.oldest_pending_age}
+     * A summary every {@code interval}, with the lag read from the {@code outbox.events.oldest_eligible_age}
      * gauge of {@code registry} (left out while there is no such gauge).
      */
     public static RelaySummaryListener every(Duration interval, MeterRegistry registry) {
+        return every(interval, registry, System::nanoTime);
+    }
+
+    /** Like {@link #every(Duration, MeterRegistry)}, on the clock {@code nanoTime} (for tests). */
+    static RelaySummaryListener every(Duration interval, MeterRegistry registry, LongSupplier nanoTime) {
         Objects.requireNonNull(registry, "registry");
-        return new RelaySummaryListener(interval, System::nanoTime, () -> {
+        return new RelaySummaryListener(interval, nanoTime, () -> {
             Gauge lag = registry.find(LAG_GAUGE).gauge();
             return lag == null ? Double.NaN : lag.value();
         });

@@ -16,8 +16,10 @@ import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
+import dev.outboxjava.worker.internal.BacklogGauges;
 import dev.outboxjava.worker.internal.LogCapture;
 import dev.outboxjava.worker.internal.SwitchablePublisher;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -123,6 +125,42 @@ class StructuredLogsTest {
             assertThat(logs.atLeast(Level.INFO))
                     .as("nothing happened, nothing waits")
                     .isEmpty();
+        }
+    }
+
+    @Test
+    @DisplayName("the summary's lag is the readiness lag (the oldest eligible event's wait): an old event waiting for "
+            + "later is not lag")
+    void summaryLagIsTheReadinessLag() {
+        ManualClock clock = ManualClock.startingAtEpochOf2024();
+        InMemoryOutboxStore store = new InMemoryOutboxStore();
+        store.append(OutboxEvent.builder()
+                .type("order.placed")
+                .destination("orders")
+                .payload(new byte[0])
+                .clock(clock)
+                .availableAt(clock.instant().plus(Duration.ofHours(2)))
+                .build());
+        clock.advance(Duration.ofHours(1));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new BacklogGauges(store, clock, registry).poll();
+        assertThat(registry.get("outbox.events.oldest_pending_age").gauge().value())
+                .as("the age of the oldest pending event")
+                .isEqualTo(3600.0);
+        assertThat(store.backlog(clock.instant()).oldestEligibleWait(clock.instant()))
+                .as("the lag readiness judges")
+                .isZero();
+        AtomicLong nanos = new AtomicLong();
+        RelaySummaryListener summary = RelaySummaryListener.every(Duration.ofSeconds(60), registry, nanos::get);
+
+        try (LogCapture logs = new LogCapture(RelaySummaryListener.class.getName())) {
+            summary.onRetryScheduled(event("k", 3), "broker down", clock.instant());
+            nanos.set(Duration.ofSeconds(60).toNanos());
+            summary.onTick(RelayResult.idle(Duration.ofMillis(1)));
+
+            assertThat(logs.atLeast(Level.INFO))
+                    .containsExactly("relay summary (60.0s): published 0, retried 1, "
+                            + "dead-lettered 0, lease lost 0, released 0, 1 ticks; lag 0.0s");
         }
     }
 
