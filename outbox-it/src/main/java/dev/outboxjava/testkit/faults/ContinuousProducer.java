@@ -41,7 +41,7 @@ public final class ContinuousProducer implements AutoCloseable {
     /** The header that carries an event's version: its aggregate's version in the transaction that wrote it. */
     public static final String VERSION_HEADER = "aggregate-version";
 
-    private static final long MAX_WORK_UNDER_LOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long MAX_WORK_UNDER_LOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
 
     private static final Pattern TABLE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}(\\.[a-z_][a-z0-9_]{0,62})?");
 
@@ -158,7 +158,8 @@ public final class ContinuousProducer implements AutoCloseable {
                 ? 0
                 : TimeUnit.SECONDS.toNanos(1) * settings.threads() / settings.eventsPerSecond();
         String upsert = "INSERT INTO " + settings.aggregatesTable() + " AS a (key, version) VALUES (?, 1)"
-                + " ON CONFLICT (key) DO UPDATE SET version = a.version + 1 RETURNING version";
+                + " ON CONFLICT (key) DO UPDATE SET version = a.version + 1"
+                + " RETURNING version, pg_current_xact_id()::text::bigint";
         long next = System.nanoTime();
         while (!stopped.get()) {
             boolean rollback = random.nextDouble() < settings.rollbackShare();
@@ -208,15 +209,17 @@ public final class ContinuousProducer implements AutoCloseable {
                 for (String key : keys) {
                     lock.setString(1, key);
                     long version;
+                    long transactionId;
                     try (ResultSet row = lock.executeQuery()) {
                         row.next();
                         version = row.getLong(1);
+                        transactionId = row.getLong(2);
                     }
                     // the aggregate's own work, under its lock: long enough for writers of other keys to queue
                     LockSupport.parkNanos(random.nextLong(MAX_WORK_UNDER_LOCK_NANOS));
                     OutboxEvent event = event(key, version);
                     events.add(event);
-                    ledger.wrote(event.id(), version);
+                    ledger.wrote(event.id(), version, transactionId);
                     appender.append(connection, List.of(event));
                 }
             } catch (SQLException | RuntimeException e) {

@@ -173,6 +173,7 @@ public final class DeliveryChecker {
                 perKey ? OptionalLong.of(reordered) : OptionalLong.empty(),
                 orderChecked,
                 orderedKeys.size(),
+                ledger.writesAfterHigherTransactionId(),
                 duplicates,
                 unexplained,
                 byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L),

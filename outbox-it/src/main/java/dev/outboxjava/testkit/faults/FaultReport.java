@@ -23,6 +23,8 @@ import java.util.UUID;
  * @param orderChecked           committed events whose first delivery was checked for per-key order (0 when
  *                               order was not checked)
  * @param orderedKeys            distinct keys of those events
+ * @param writtenAfterHigherId   committed events written, in their key's write order, right after an event of a
+ *                               transaction with a higher id ({@link ProducerLedger#writesAfterHigherTransactionId})
  * @param duplicates             deliveries beyond the first, over all events
  * @param unexplainedDuplicates  duplicates of events that were never in flight while a fault struck
  * @param stuck                  events still in flight once the sweeper has run
@@ -44,6 +46,7 @@ public record FaultReport(
         OptionalLong reordered,
         long orderChecked,
         long orderedKeys,
+        long writtenAfterHigherId,
         long duplicates,
         long unexplainedDuplicates,
         long stuck,
@@ -63,13 +66,15 @@ public record FaultReport(
     }
 
     /**
-     * The one-line summary: {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys),
-     * duplicates D, stuck 0} ({@code reordered n/a} when order was not checked).
+     * The one-line summary: {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys, I
+     * written after a higher transaction id), duplicates D, stuck 0} ({@code reordered n/a} when order was not
+     * checked).
      */
     public String summaryLine() {
         return "events " + events + ", faults " + faults + ", lost " + lost + ", phantom " + phantom + ", reordered "
                 + (reordered.isPresent()
-                        ? reordered.getAsLong() + " (of " + orderChecked + " events, " + orderedKeys + " keys)"
+                        ? reordered.getAsLong() + " (of " + orderChecked + " events, " + orderedKeys + " keys, "
+                                + writtenAfterHigherId + " written after a higher transaction id)"
                         : "n/a")
                 + ", duplicates " + duplicates + ", stuck " + stuck;
     }

@@ -29,6 +29,7 @@ public final class ProducerLedger {
     private final Map<UUID, Transaction> transactions = new ConcurrentHashMap<>();
     private final AtomicLong transactionIds = new AtomicLong();
     private final Map<UUID, Long> writeOrders = new ConcurrentHashMap<>();
+    private final Map<UUID, Long> writerIds = new ConcurrentHashMap<>();
     // committed transactions by how many keys they touched (index 0: unknown, e.g. no write order recorded)
     private final AtomicLongArray transactionsByKeys = new AtomicLongArray(8);
 
@@ -74,6 +75,43 @@ public final class ProducerLedger {
      */
     public void wrote(UUID eventId, long writeOrder) {
         writeOrders.put(eventId, writeOrder);
+    }
+
+    /**
+     * Like {@link #wrote(UUID, long)}, with the database's id of the writing transaction
+     * ({@code pg_current_xact_id()}), so that {@link #writesAfterHigherTransactionId()} can tell how often a key's
+     * writer came after a transaction that began later.
+     */
+    public void wrote(UUID eventId, long writeOrder, long transactionId) {
+        writeOrders.put(eventId, writeOrder);
+        writerIds.put(eventId, transactionId);
+    }
+
+    /**
+     * How many committed events were written, in their key's write order, right after an event of a transaction
+     * with a higher id: a transaction that took its id (by locking another aggregate first) before the writer it
+     * then waited for. The interleaving an outbox that orders a key's events by transaction id gets wrong.
+     */
+    public long writesAfterHigherTransactionId() {
+        Map<String, TreeMap<Long, Long>> byKey = new java.util.HashMap<>();
+        committed.forEach((id, key) -> {
+            Long order = writeOrders.get(id);
+            Long writer = writerIds.get(id);
+            if (key.isPresent() && order != null && writer != null) {
+                byKey.computeIfAbsent(key.get(), k -> new TreeMap<>()).put(order, writer);
+            }
+        });
+        long count = 0;
+        for (TreeMap<Long, Long> writers : byKey.values()) {
+            long previous = Long.MIN_VALUE;
+            for (long writer : writers.values()) {
+                if (writer < previous) {
+                    count++;
+                }
+                previous = writer;
+            }
+        }
+        return count;
     }
 
     /** An event's write order within its key ({@link #wrote}); empty when none was recorded. */

@@ -19,7 +19,7 @@
  *   <li>{@link dev.outboxjava.testkit.faults.ExposureLog} records which events were in flight while a
  *       fault struck, and {@link dev.outboxjava.testkit.faults.DeliveryChecker} produces the
  *       {@link dev.outboxjava.testkit.faults.FaultReport} and its summary line
- *       {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys), duplicates D, stuck 0}.</li>
+ *       {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys, …), duplicates D, stuck 0}.</li>
  * </ul>
  *
  * <p>Duplicates are allowed (at least once) but each must be explained: the event was in flight while a

@@ -78,7 +78,8 @@ class DeliveryCheckerTest {
         FaultReport report = check(Set.of(), true);
         assertThat(report.summaryLine())
                 .isEqualTo(
-                        "events 2, faults 1, lost 0, phantom 0, reordered 0 (of 2 events, 1 keys), duplicates 0, stuck 0");
+                        "events 2, faults 1, lost 0, phantom 0, reordered 0 (of 2 events, 1 keys, 0 written after a higher "
+                                + "transaction id), duplicates 0, stuck 0");
         assertThat(report.passed()).isTrue();
     }
 
@@ -166,12 +167,12 @@ class DeliveryCheckerTest {
     void orderFollowsWriteVersions() {
         // B locks key "b" first, then waits for "a", which A (beginning later, overlapping B) locked and wrote
         OutboxEvent fromA = event("a", 1);
-        ledger.wrote(fromA.id(), 1);
+        ledger.wrote(fromA.id(), 1, 101);
         ledger.committed(List.of(fromA), 20, 40);
         OutboxEvent fromB = event("a", 2);
-        ledger.wrote(fromB.id(), 2);
+        ledger.wrote(fromB.id(), 2, 100);
         OutboxEvent otherOfB = event("b", 3);
-        ledger.wrote(otherOfB.id(), 1);
+        ledger.wrote(otherOfB.id(), 1, 100);
         ledger.committed(List.of(otherOfB, fromB), 10, 50);
         deliver(otherOfB);
         deliver(fromB);
@@ -180,6 +181,9 @@ class DeliveryCheckerTest {
         assertThat(report.reordered()).hasValue(1);
         assertThat(report.orderChecked()).isEqualTo(3);
         assertThat(report.orderedKeys()).isEqualTo(2);
+        assertThat(report.writtenAfterHigherId())
+                .as("B's event of key a, after A's")
+                .isEqualTo(1);
         assertThat(report.reorderedSample()).singleElement().asString().contains("version 1", "version 2");
         assertThat(ledger.committedTransactionsByKeys()).containsExactly(Map.entry(1, 1L), Map.entry(2, 1L));
     }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * the mark), the broker stopped, the relays' database sessions terminated, a publisher hung past the lease
  * timeout, a relay with a skewed clock — while producers write and roll back continuously, each transaction
  * locking one to three aggregates in key order and appending an event for each. Ends with one summary line per
- * broker: {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys), duplicates D, stuck
+ * broker: {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys, …), duplicates D, stuck
  * 0}.
  *
  * <p>Default size: at least 1,500 events and one fault of every kind per broker (about a minute each), per-key

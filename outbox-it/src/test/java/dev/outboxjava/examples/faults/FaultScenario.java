@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * One fault run against one broker: two relay processes (two relay threads each) drain an outbox table
  * that producers fill continuously while every kind of fault is injected at random moments; then the relays
  * drain, the sweeper runs, and the checker compares the broker's deliveries with the producers' ledger and the
- * table. Each producer transaction touches one to three of 32 aggregates, locking each aggregate's row in key
+ * table. Each producer transaction touches one to three of 16 aggregates, locking each aggregate's row in key
  * order before appending its event ({@link ContinuousProducer}), and 10 % of them roll back on purpose; per-key
  * order is checked against each key's write order, the version read under its row lock. The relay processes
  * are the worker's own ({@code outbox-worker run}) for RabbitMQ, and processes assembled from the library's
@@ -72,7 +72,7 @@ final class FaultScenario {
     static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(3);
     static final int FLEET_SIZE = 2;
     static final int BATCH_SIZE = 50;
-    static final int KEYS = 32;
+    static final int KEYS = 16;
     static final int MAX_KEYS_PER_TRANSACTION = 3;
 
     private final PostgresFixture postgres;

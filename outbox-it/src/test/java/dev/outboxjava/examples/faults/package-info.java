@@ -6,7 +6,7 @@
  *       that producers fill continuously with transactions that lock one to three aggregates in key order
  *       and append an event for each (10 % of them rolled back) while every kind of fault is injected at
  *       random moments; ends with one line
- *       {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys), duplicates D, stuck 0}.
+ *       {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys, …), duplicates D, stuck 0}.
  *       Default (CI): 1,500+ events and 6 faults per broker, both per-key; Kafka on the append-only layout with
  *       relays assembled from the library, RabbitMQ in place on the worker
  *       ({@code -Doutbox.faults.ordering=per_key|none}, {@code -Doutbox.faults.layout=append_log|in_place} set
