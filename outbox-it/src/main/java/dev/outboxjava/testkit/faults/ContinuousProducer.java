@@ -3,29 +3,47 @@ package dev.outboxjava.testkit.faults;
 import dev.outboxjava.core.OutboxEvent;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Producers writing continuously while faults are injected: each thread opens a transaction, appends
- * a few events with the {@link EventAppender} and commits — or, for a share of the transactions, rolls
- * back on purpose. Every outcome goes to the {@link ProducerLedger}. Keys are drawn from a fixed set so
- * that per-key order can be checked. Stops once the target number of committed events is reached (or
- * on {@link #stop()}).
+ * Producers writing continuously while faults are injected, the way a service updates several aggregates in
+ * one transaction (a transfer between two accounts, an order that updates a customer and a stock row): each
+ * thread opens a transaction that touches one to {@link Settings#maxKeysPerTransaction} keys and, for each key
+ * in key order, locks the key's row in an aggregates table ({@code INSERT … ON CONFLICT (key) DO UPDATE SET
+ * version = version + 1 RETURNING version}), then appends that aggregate's event with the {@link
+ * EventAppender}; then it commits — or, for a share of the transactions, rolls back on purpose, events and
+ * versions included. A transaction that waits for a key's lock therefore holds the locks (and the transaction
+ * id) of the keys before it, and appends after the writer it waited for: the interleaving that per-key order
+ * must survive. Every outcome, and each event's version (its write order within its key), goes to the
+ * {@link ProducerLedger}. Keys are drawn from a fixed set so that per-key order can be checked. Stops once the
+ * target number of committed events is reached (or on {@link #stop()}).
  */
 public final class ContinuousProducer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ContinuousProducer.class);
+
+    /** The header that carries an event's version: its aggregate's version in the transaction that wrote it. */
+    public static final String VERSION_HEADER = "aggregate-version";
+
+    private static final long MAX_WORK_UNDER_LOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+
+    private static final Pattern TABLE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}(\\.[a-z_][a-z0-9_]{0,62})?");
 
     /**
      * How the producers write.
@@ -33,29 +51,36 @@ public final class ContinuousProducer implements AutoCloseable {
      * @param destination      topic or exchange of every event
      * @param committedTarget  stop after this many committed events
      * @param threads          producer threads
-     * @param eventsPerTransaction events appended by one transaction (1..)
+     * @param maxKeysPerTransaction keys (aggregates) one transaction touches, 1 to this many, one event each
      * @param rollbackShare    share of transactions rolled back on purpose, 0..1
-     * @param keys             how many distinct keys the events use
+     * @param keys             how many distinct keys the events use (at least {@code maxKeysPerTransaction})
      * @param eventsPerSecond  overall pace; 0 = as fast as the database takes them
      * @param maxAttempts      each event's max attempts (high, so injected faults never dead-letter an event)
+     * @param aggregatesTable  the aggregates table, {@code [schema.]name} ({@link #createAggregatesTable})
      * @param seed             random seed (keys, rollbacks)
      */
     public record Settings(
             String destination,
             int committedTarget,
             int threads,
-            int eventsPerTransaction,
+            int maxKeysPerTransaction,
             double rollbackShare,
             int keys,
             int eventsPerSecond,
             int maxAttempts,
+            String aggregatesTable,
             long seed) {
 
         public Settings {
             Objects.requireNonNull(destination, "destination");
-            if (committedTarget < 1 || threads < 1 || eventsPerTransaction < 1 || keys < 1 || maxAttempts < 1) {
+            checkTableName(aggregatesTable);
+            if (committedTarget < 1 || threads < 1 || maxKeysPerTransaction < 1 || keys < 1 || maxAttempts < 1) {
                 throw new IllegalArgumentException(
-                        "committedTarget, threads, eventsPerTransaction, keys and " + "maxAttempts must be positive");
+                        "committedTarget, threads, maxKeysPerTransaction, keys and maxAttempts must be positive");
+            }
+            if (keys < maxKeysPerTransaction) {
+                throw new IllegalArgumentException(
+                        "keys must be at least maxKeysPerTransaction (" + maxKeysPerTransaction + "), was " + keys);
             }
             if (rollbackShare < 0 || rollbackShare >= 1) {
                 throw new IllegalArgumentException("rollbackShare must be in [0, 1), was " + rollbackShare);
@@ -83,6 +108,24 @@ public final class ContinuousProducer implements AutoCloseable {
         this.ledger = ledger;
     }
 
+    private static String checkTableName(String table) {
+        Objects.requireNonNull(table, "aggregatesTable");
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException(
+                    "aggregatesTable must be [schema.]name in lower-case letters, digits and _, was " + table);
+        }
+        return table;
+    }
+
+    /** Creates the aggregates table the producers lock their keys' rows in: one row per key, its version. */
+    public static void createAggregatesTable(DataSource dataSource, String table) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS " + checkTableName(table)
+                    + " (key text PRIMARY KEY, version bigint NOT NULL)");
+        }
+    }
+
     /** Starts the producer threads. */
     public static ContinuousProducer start(
             DataSource dataSource, EventAppender appender, Settings settings, ProducerLedger ledger) {
@@ -99,35 +142,34 @@ public final class ContinuousProducer implements AutoCloseable {
             thread.start();
         }
         log.info(
-                "{} producer thread(s) writing {} committed events to {} ({} per transaction, {} % rolled back)",
+                "{} producer thread(s) writing {} committed events to {} (1 to {} of {} keys per transaction, each "
+                        + "locked in key order before its event, {} % rolled back)",
                 settings.threads(),
                 settings.committedTarget(),
                 settings.destination(),
-                settings.eventsPerTransaction(),
+                settings.maxKeysPerTransaction(),
+                settings.keys(),
                 Math.round(settings.rollbackShare() * 100));
         return producer;
     }
 
     private void run(SplittableRandom random) {
-        long pauseNanos = settings.eventsPerSecond() == 0
+        long pauseNanosPerEvent = settings.eventsPerSecond() == 0
                 ? 0
-                : TimeUnit.SECONDS.toNanos(1)
-                        * settings.threads()
-                        * settings.eventsPerTransaction()
-                        / settings.eventsPerSecond();
+                : TimeUnit.SECONDS.toNanos(1) * settings.threads() / settings.eventsPerSecond();
+        String upsert = "INSERT INTO " + settings.aggregatesTable() + " AS a (key, version) VALUES (?, 1)"
+                + " ON CONFLICT (key) DO UPDATE SET version = a.version + 1"
+                + " RETURNING version, pg_current_xact_id()::text::bigint";
         long next = System.nanoTime();
         while (!stopped.get()) {
             boolean rollback = random.nextDouble() < settings.rollbackShare();
-            if (!rollback && reserved.addAndGet(settings.eventsPerTransaction()) > settings.committedTarget()) {
+            List<String> keys = keys(random);
+            if (!rollback && reserved.addAndGet(keys.size()) > settings.committedTarget()) {
                 return;
             }
-            List<OutboxEvent> events = new ArrayList<>(settings.eventsPerTransaction());
-            for (int i = 0; i < settings.eventsPerTransaction(); i++) {
-                events.add(event(random));
-            }
-            transaction(events, rollback);
-            if (pauseNanos > 0) {
-                next += pauseNanos;
+            transaction(upsert, keys, rollback, random);
+            if (pauseNanosPerEvent > 0) {
+                next += pauseNanosPerEvent * keys.size();
                 long wait = next - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
@@ -136,28 +178,54 @@ public final class ContinuousProducer implements AutoCloseable {
         }
     }
 
-    private OutboxEvent event(SplittableRandom random) {
-        String key = "key-" + random.nextInt(settings.keys());
+    /** One to {@code maxKeysPerTransaction} distinct keys, in key order: the order a service locks them in. */
+    private List<String> keys(SplittableRandom random) {
+        int count = 1 + random.nextInt(settings.maxKeysPerTransaction());
+        TreeSet<String> keys = new TreeSet<>();
+        while (keys.size() < count) {
+            keys.add("key-" + random.nextInt(settings.keys()));
+        }
+        return List.copyOf(keys);
+    }
+
+    private OutboxEvent event(String key, long version) {
         return OutboxEvent.builder()
                 .type("faults.event")
                 .key(key)
                 .destination(settings.destination())
                 .routingKey(key)
                 .maxAttempts(settings.maxAttempts())
-                .payload(("{\"key\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8))
+                .header(VERSION_HEADER, String.valueOf(version))
+                .payload(("{\"key\":\"" + key + "\",\"version\":" + version + "}").getBytes(StandardCharsets.UTF_8))
                 .build();
     }
 
-    private void transaction(List<OutboxEvent> events, boolean rollback) {
+    private void transaction(String upsert, List<String> keys, boolean rollback, SplittableRandom random) {
+        List<OutboxEvent> events = new ArrayList<>(keys.size());
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             long beganWriting = System.nanoTime();
-            try {
-                appender.append(connection, events);
+            try (PreparedStatement lock = connection.prepareStatement(upsert)) {
+                for (String key : keys) {
+                    lock.setString(1, key);
+                    long version;
+                    long transactionId;
+                    try (ResultSet row = lock.executeQuery()) {
+                        row.next();
+                        version = row.getLong(1);
+                        transactionId = row.getLong(2);
+                    }
+                    // the aggregate's own work, under its lock: long enough for writers of other keys to queue
+                    LockSupport.parkNanos(random.nextLong(MAX_WORK_UNDER_LOCK_NANOS));
+                    OutboxEvent event = event(key, version);
+                    events.add(event);
+                    ledger.wrote(event.id(), version, transactionId);
+                    appender.append(connection, List.of(event));
+                }
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
                 ledger.rolledBack(events);
-                failed(e, rollback);
+                failed(e, rollback, keys.size());
                 return;
             }
             if (rollback) {
@@ -170,18 +238,18 @@ public final class ContinuousProducer implements AutoCloseable {
                 ledger.committed(events, beganWriting, System.nanoTime());
             } catch (SQLException e) {
                 ledger.uncertain(events);
-                failed(e, false);
+                failed(e, false, keys.size());
             }
         } catch (SQLException | RuntimeException e) {
             // no connection, or the rollback failed: nothing committed
             ledger.rolledBack(events);
-            failed(e, rollback);
+            failed(e, rollback, keys.size());
         }
     }
 
-    private void failed(Exception e, boolean rollback) {
+    private void failed(Exception e, boolean rollback, int events) {
         if (!rollback) {
-            reserved.addAndGet(-settings.eventsPerTransaction());
+            reserved.addAndGet(-events);
         }
         if (errors.incrementAndGet() <= 5) {
             log.warn("a producer transaction failed (its events are recorded as not committed): {}", e.toString());

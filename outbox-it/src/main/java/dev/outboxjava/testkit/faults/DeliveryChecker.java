@@ -20,13 +20,17 @@ import java.util.UUID;
  *   <li><b>lost</b>: committed (per the producers, or found in the table for a commit of unknown outcome)
  *       and never delivered;</li>
  *   <li><b>phantom</b>: delivered, but never committed — rolled back on purpose, or unknown;</li>
- *   <li><b>reordered</b> (per-key ordering only): two events of a key whose writes happened one after the
- *       other — in the same transaction, or in a transaction that had committed before the other began
- *       writing — must be delivered in sequence order, judged on <em>first</em> deliveries, because that
- *       is what a consumer that drops duplicates by id sees; a duplicate may arrive after later events of
- *       its key (a relay that died after the broker's acknowledgement is re-published after the sweeper
- *       reclaims it), which at-least-once delivery allows. Events of overlapping transactions that share
- *       no lock have no order to keep: either may come first;</li>
+ *   <li><b>reordered</b> (per-key ordering only): a key's events must be delivered in the key's write order,
+ *       judged on <em>first</em> deliveries, because that is what a consumer that drops duplicates by id sees;
+ *       a duplicate may arrive after later events of its key (a relay that died after the broker's
+ *       acknowledgement is re-published after the sweeper reclaims it), which at-least-once delivery allows.
+ *       The write order is the version its transaction read under the key's row lock
+ *       ({@link ProducerLedger#wrote}): it orders every two writes of a key, including a transaction that
+ *       locked another key first, began (and took its transaction id) before the writer it waited for, and
+ *       appended after it. For events without a recorded version the order is the sequence, binding only
+ *       writes that happened one after the other — in the same transaction, or in a transaction that had
+ *       committed before the other began writing; events of overlapping transactions that share no lock have
+ *       no order to keep: either may come first;</li>
  *   <li><b>duplicates</b>: deliveries beyond the first. Each must be explained, by one of the three ways
  *       at-least-once delivery repeats an event: the event was in flight while a relay crashed
  *       ({@link ExposureLog}: it was sampled in flight during a fault window); a relay reported its mark as
@@ -67,12 +71,15 @@ public final class DeliveryChecker {
         }
 
         Map<UUID, Integer> deliveries = new HashMap<>();
-        Map<String, TreeMap<Long, UUID>> deliveredByKey = new HashMap<>();
+        // per key, the first deliveries so far: by write order (version) and, for events without one, by sequence
+        Map<String, TreeMap<Long, UUID>> deliveredByVersion = new HashMap<>();
+        Map<String, TreeMap<Long, UUID>> deliveredBySequence = new HashMap<>();
         Map<UUID, Integer> firstPosition = new HashMap<>();
         List<String> reorderedSample = new java.util.ArrayList<>();
         int position = 0;
         long phantom = 0;
         long reordered = 0;
+        long orderChecked = 0;
         for (ReceivedMessage message : received) {
             position++;
             UUID id = parse(message.id());
@@ -89,27 +96,44 @@ public final class DeliveryChecker {
             if (count == 1 && perKey) {
                 OutboxTableProbe.StoredEvent event = stored.get(id);
                 Optional<String> key = event != null ? event.key() : message.key();
-                if (key.isPresent() && event != null) {
-                    TreeMap<Long, UUID> delivered = deliveredByKey.computeIfAbsent(key.get(), k -> new TreeMap<>());
+                OptionalLong version = ledger.writeOrderOf(id);
+                UUID overtaken = null;
+                if (key.isPresent() && version.isPresent()) {
+                    orderChecked++;
+                    TreeMap<Long, UUID> delivered = deliveredByVersion.computeIfAbsent(key.get(), k -> new TreeMap<>());
+                    Map.Entry<Long, UUID> later = delivered.higherEntry(version.getAsLong());
+                    overtaken = later == null ? null : later.getValue();
+                    delivered.put(version.getAsLong(), id);
+                } else if (key.isPresent() && event != null) {
+                    orderChecked++;
+                    TreeMap<Long, UUID> delivered =
+                            deliveredBySequence.computeIfAbsent(key.get(), k -> new TreeMap<>());
                     for (UUID later : delivered.tailMap(event.sequence(), false).values()) {
                         if (mustPrecede(ledger, id, later)) {
-                            reordered++;
-                            if (reorderedSample.size() < 10) {
-                                reorderedSample.add(describe(id, event, position, exposure, leaseLost) + " after "
-                                        + describe(
-                                                later,
-                                                stored.get(later),
-                                                firstPosition.get(later),
-                                                exposure,
-                                                leaseLost));
-                            }
+                            overtaken = later;
                             break;
                         }
                     }
                     delivered.put(event.sequence(), id);
                 }
+                if (overtaken != null) {
+                    reordered++;
+                    if (reorderedSample.size() < 10) {
+                        reorderedSample.add(describe(id, stored.get(id), ledger, position, exposure, leaseLost)
+                                + " after "
+                                + describe(
+                                        overtaken,
+                                        stored.get(overtaken),
+                                        ledger,
+                                        firstPosition.get(overtaken),
+                                        exposure,
+                                        leaseLost));
+                    }
+                }
             }
         }
+        Set<String> orderedKeys = new HashSet<>(deliveredByVersion.keySet());
+        orderedKeys.addAll(deliveredBySequence.keySet());
 
         long lost = committed.stream().filter(id -> !deliveries.containsKey(id)).count();
         long duplicates = 0;
@@ -147,6 +171,9 @@ public final class DeliveryChecker {
                 lost,
                 phantom,
                 perKey ? OptionalLong.of(reordered) : OptionalLong.empty(),
+                orderChecked,
+                orderedKeys.size(),
+                ledger.writesAfterHigherTransactionId(),
                 duplicates,
                 unexplained,
                 byStatus.getOrDefault(EventStatus.IN_FLIGHT, 0L),
@@ -171,11 +198,18 @@ public final class DeliveryChecker {
     private static String describe(
             UUID id,
             OutboxTableProbe.StoredEvent event,
+            ProducerLedger ledger,
             Integer position,
             Map<UUID, FaultKind> exposure,
             Set<UUID> leaseLost) {
-        return "{id " + id + ", key " + event.key().orElse("-") + ", seq " + event.sequence() + ", attempts "
-                + event.attempts() + ", first delivered at message " + position
+        OptionalLong version = ledger.writeOrderOf(id);
+        return "{id " + id
+                + (event == null
+                        ? ", not in the table"
+                        : ", key " + event.key().orElse("-") + ", seq " + event.sequence() + ", attempts "
+                                + event.attempts())
+                + (version.isPresent() ? ", version " + version.getAsLong() : "")
+                + ", first delivered at message " + position
                 + (exposure.containsKey(id) ? ", in flight at " + exposure.get(id) : "")
                 + (leaseLost.contains(id) ? ", lease lost" : "") + "}";
     }

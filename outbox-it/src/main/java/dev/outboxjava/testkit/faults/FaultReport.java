@@ -16,9 +16,15 @@ import java.util.UUID;
  * @param lost                   committed events never delivered
  * @param phantom                delivered events that were never committed (rolled back or unknown)
  * @param reordered              with per-key ordering: events whose first delivery came after the first
- *                               delivery of a later event (by sequence) of the same key whose write theirs
- *                               happened before (same transaction, or committed before it began writing);
- *                               empty when order was not checked (ordering NONE)
+ *                               delivery of a later event of the same key — later in the key's write order
+ *                               (the version read under the key's row lock), or, for events without one, later
+ *                               by sequence and written after theirs (same transaction, or committed before it
+ *                               began writing); empty when order was not checked (ordering NONE)
+ * @param orderChecked           committed events whose first delivery was checked for per-key order (0 when
+ *                               order was not checked)
+ * @param orderedKeys            distinct keys of those events
+ * @param writtenAfterHigherId   committed events written, in their key's write order, right after an event of a
+ *                               transaction with a higher id ({@link ProducerLedger#writesAfterHigherTransactionId})
  * @param duplicates             deliveries beyond the first, over all events
  * @param unexplainedDuplicates  duplicates of events that were never in flight while a fault struck
  * @param stuck                  events still in flight once the sweeper has run
@@ -38,6 +44,9 @@ public record FaultReport(
         long lost,
         long phantom,
         OptionalLong reordered,
+        long orderChecked,
+        long orderedKeys,
+        long writtenAfterHigherId,
         long duplicates,
         long unexplainedDuplicates,
         long stuck,
@@ -57,13 +66,17 @@ public record FaultReport(
     }
 
     /**
-     * The one-line summary: {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}
-     * ({@code reordered n/a} when order was not checked).
+     * The one-line summary: {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys, I
+     * written after a higher transaction id), duplicates D, stuck 0} ({@code reordered n/a} when order was not
+     * checked).
      */
     public String summaryLine() {
         return "events " + events + ", faults " + faults + ", lost " + lost + ", phantom " + phantom + ", reordered "
-                + (reordered.isPresent() ? String.valueOf(reordered.getAsLong()) : "n/a") + ", duplicates "
-                + duplicates + ", stuck " + stuck;
+                + (reordered.isPresent()
+                        ? reordered.getAsLong() + " (of " + orderChecked + " events, " + orderedKeys + " keys, "
+                                + writtenAfterHigherId + " written after a higher transaction id)"
+                        : "n/a")
+                + ", duplicates " + duplicates + ", stuck " + stuck;
     }
 
     /** Whether every guarantee held: nothing lost, phantom, reordered, stuck or dead-lettered, every duplicate explained. */

@@ -4,8 +4,9 @@
  * nothing phantom was delivered, per-key order held and every duplicate is explained.
  *
  * <ul>
- *   <li>{@link dev.outboxjava.testkit.faults.ContinuousProducer} writes, recording every outcome in a
- *       {@link dev.outboxjava.testkit.faults.ProducerLedger};</li>
+ *   <li>{@link dev.outboxjava.testkit.faults.ContinuousProducer} writes transactions that lock one or more
+ *       aggregates' rows in key order and append an event for each, recording every outcome and each event's
+ *       version (its write order within its key) in a {@link dev.outboxjava.testkit.faults.ProducerLedger};</li>
  *   <li>relays run as OS processes ({@link dev.outboxjava.testkit.faults.RelayProcess}, the worker by
  *       default) in a {@link dev.outboxjava.testkit.faults.RelayFleet}, or in this JVM
  *       ({@link dev.outboxjava.testkit.faults.InJvmRelay}) for the faults that need a hook;</li>
@@ -18,12 +19,13 @@
  *   <li>{@link dev.outboxjava.testkit.faults.ExposureLog} records which events were in flight while a
  *       fault struck, and {@link dev.outboxjava.testkit.faults.DeliveryChecker} produces the
  *       {@link dev.outboxjava.testkit.faults.FaultReport} and its summary line
- *       {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}.</li>
+ *       {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys, …), duplicates D, stuck 0}.</li>
  * </ul>
  *
  * <p>Duplicates are allowed (at least once) but each must be explained: the event was in flight while a
  * relay crashed, its mark came back lease-lost, or a publish of it failed and was retried. Per-key order is
- * judged on each key's first deliveries (what a consumer that drops duplicates by id sees).
+ * judged on each key's first deliveries (what a consumer that drops duplicates by id sees), against the key's
+ * write order: the version each writer read under the key's row lock.
  *
  * <p>Shared servers: the harness never restarts PostgreSQL or RabbitMQ; it terminates only the relays' own
  * database sessions ({@link dev.outboxjava.testkit.faults.PostgresSessionTerminator}) and closes only the

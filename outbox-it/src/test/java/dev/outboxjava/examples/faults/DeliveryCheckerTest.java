@@ -77,7 +77,9 @@ class DeliveryCheckerTest {
         deliver(committed("a", 2));
         FaultReport report = check(Set.of(), true);
         assertThat(report.summaryLine())
-                .isEqualTo("events 2, faults 1, lost 0, phantom 0, reordered 0, duplicates 0, stuck 0");
+                .isEqualTo(
+                        "events 2, faults 1, lost 0, phantom 0, reordered 0 (of 2 events, 1 keys, 0 written after a higher "
+                                + "transaction id), duplicates 0, stuck 0");
         assertThat(report.passed()).isTrue();
     }
 
@@ -157,6 +159,48 @@ class DeliveryCheckerTest {
         deliver(after);
         deliver(before); // committed before the other began writing: reordered
         assertThat(check(Set.of(), true).reordered()).hasValue(2);
+    }
+
+    @Test
+    @DisplayName("with write versions, per-key order is the key's write order: a transaction that began first and "
+            + "locked another aggregate first, then waited for the key, must come after the writer it waited for")
+    void orderFollowsWriteVersions() {
+        // B locks key "b" first, then waits for "a", which A (beginning later, overlapping B) locked and wrote
+        OutboxEvent fromA = event("a", 1);
+        ledger.wrote(fromA.id(), 1, 101);
+        ledger.committed(List.of(fromA), 20, 40);
+        OutboxEvent fromB = event("a", 2);
+        ledger.wrote(fromB.id(), 2, 100);
+        OutboxEvent otherOfB = event("b", 3);
+        ledger.wrote(otherOfB.id(), 1, 100);
+        ledger.committed(List.of(otherOfB, fromB), 10, 50);
+        deliver(otherOfB);
+        deliver(fromB);
+        deliver(fromA); // version 1 after version 2: reordered, though the two transactions overlapped
+        FaultReport report = check(Set.of(), true);
+        assertThat(report.reordered()).hasValue(1);
+        assertThat(report.orderChecked()).isEqualTo(3);
+        assertThat(report.orderedKeys()).isEqualTo(2);
+        assertThat(report.writtenAfterHigherId())
+                .as("B's event of key a, after A's")
+                .isEqualTo(1);
+        assertThat(report.reorderedSample()).singleElement().asString().contains("version 1", "version 2");
+        assertThat(ledger.committedTransactionsByKeys()).containsExactly(Map.entry(1, 1L), Map.entry(2, 1L));
+    }
+
+    @Test
+    @DisplayName("with write versions, the sequence does not decide: versions in order pass whatever the sequences")
+    void writeVersionsOverSequence() {
+        OutboxEvent first = event("a", 7); // the lower version took the higher sequence
+        ledger.wrote(first.id(), 1);
+        ledger.committed(List.of(first), 10, 20);
+        OutboxEvent second = event("a", 3);
+        ledger.wrote(second.id(), 2);
+        ledger.committed(List.of(second), 30, 40);
+        deliver(first);
+        deliver(second);
+        deliver(first); // a late duplicate
+        assertThat(check(Set.of(first.id()), true).reordered()).hasValue(0);
     }
 
     @Test

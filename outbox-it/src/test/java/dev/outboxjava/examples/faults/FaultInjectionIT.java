@@ -9,6 +9,7 @@ import dev.outboxjava.testkit.fixture.ServiceOrigin;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import java.util.Arrays;
+import java.util.Locale;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -18,12 +19,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The reliability claim, measured: relays killed with SIGKILL (also between the broker's acknowledgement and
  * the mark), the broker stopped, the relays' database sessions terminated, a publisher hung past the lease
- * timeout, a relay with a skewed clock — while producers write and roll back continuously. Ends with one
- * summary line per broker: {@code events N, faults F, lost 0, phantom 0, reordered 0, duplicates D, stuck 0}.
+ * timeout, a relay with a skewed clock — while producers write and roll back continuously, each transaction
+ * locking one to three aggregates in key order and appending an event for each. Ends with one summary line per
+ * broker: {@code events N, faults F, lost 0, phantom 0, reordered 0 (of E events, K keys, …), duplicates D, stuck
+ * 0}.
  *
- * <p>Default size: at least 1,500 events and one fault of every kind per broker (about a minute each); Kafka
- * with per-key ordering (order checked), RabbitMQ unordered with the worker's own processes
- * ({@code -Doutbox.faults.ordering=none|per_key} sets both).
+ * <p>Default size: at least 1,500 events and one fault of every kind per broker (about a minute each), per-key
+ * ordering (order checked) on both: Kafka on the append-only layout, RabbitMQ in place with the worker's own
+ * processes ({@code -Doutbox.faults.ordering=none|per_key} and {@code -Doutbox.faults.layout=append_log|in_place}
+ * set both).
  * The long run: {@code mvn -B -pl outbox-it -am verify -Pfaults-long} (100,000+ events and 60+ faults per
  * broker).
  */
@@ -47,7 +51,8 @@ class FaultInjectionIT {
             "Kafka (in-process broker stopped and restarted): every committed event delivered, no phantom, per-key order kept, none stuck")
     void kafka() throws Exception {
         try (KafkaUnderTest kafka = new KafkaUnderTest()) {
-            verify(new FaultScenario(postgres, kafka, FaultRunConfig.current("kafka"), seed()).run(), "kafka");
+            FaultRunConfig settings = FaultRunConfig.current("kafka");
+            verify(new FaultScenario(postgres, kafka, settings, seed()).run(), "kafka", settings);
         }
     }
 
@@ -61,9 +66,8 @@ class FaultInjectionIT {
                     rabbit.origin() == ServiceOrigin.LOCAL || rabbit.origin() == ServiceOrigin.EXPLICIT,
                     "needs a RabbitMQ node that rabbitmqctl can reach, found " + rabbit.origin());
             try (RabbitMqUnderTest broker = new RabbitMqUnderTest(rabbit)) {
-                verify(
-                        new FaultScenario(postgres, broker, FaultRunConfig.current("rabbitmq"), seed()).run(),
-                        "rabbitmq");
+                FaultRunConfig settings = FaultRunConfig.current("rabbitmq");
+                verify(new FaultScenario(postgres, broker, settings, seed()).run(), "rabbitmq", settings);
             }
         } finally {
             rabbit.close();
@@ -76,10 +80,12 @@ class FaultInjectionIT {
         return seed;
     }
 
-    private static void verify(FaultReport report, String broker) {
+    private static void verify(FaultReport report, String broker, FaultRunConfig settings) {
+        String run = broker + " " + settings.layout().name().toLowerCase(Locale.ROOT) + " "
+                + (settings.ordering().isPerKey() ? "per_key" : "none");
         String line = report.summaryLine();
-        System.out.println("[fault run " + broker + "] " + line);
-        log.info("[fault run {}] {}", broker, line);
+        System.out.println("[fault run " + run + "] " + line);
+        log.info("[fault run {}] {}", run, line);
         assertThat(report.faultsByKind().keySet())
                 .as("every kind of fault injected")
                 .containsAll(Arrays.asList(FaultKind.values()));
@@ -88,6 +94,11 @@ class FaultInjectionIT {
         assertThat(report.reordered().orElse(0))
                 .as("reordered: " + report.details())
                 .isZero();
+        if (settings.ordering().isPerKey()) {
+            assertThat(report.orderChecked())
+                    .as("committed events whose per-key order was checked")
+                    .isEqualTo(report.events());
+        }
         assertThat(report.stuck()).as("stuck: " + report.details()).isZero();
         assertThat(report.pending()).as("pending: " + report.details()).isZero();
         assertThat(report.deadLettered())

@@ -11,6 +11,7 @@ import dev.outboxjava.kafka.KafkaPublisher;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.rabbitmq.RabbitMqPublisher;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.testkit.faults.HaltAfterAck;
@@ -18,12 +19,13 @@ import dev.outboxjava.testkit.faults.InJvmRelay;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * A relay process assembled from the library's pieces (PostgreSQL store, Kafka or RabbitMQ publisher, the
- * core relay and sweeper), for the per-key fault runs: the worker's key table has no ordering setting yet,
- * so per-key runs start this instead of the worker. Configured by {@code FAULTS_*} environment variables
+ * core relay and sweeper): the Kafka fault runs' relays, beside the worker's own processes of the RabbitMQ
+ * runs, and every run's relays that halt after the broker's acknowledgement. Configured by {@code FAULTS_*} environment variables
  * (see {@link FaultScenario}); runs until killed (SIGTERM closes it gracefully). With
  * {@code FAULTS_HALT_AFTER_ACK=true} it halts right after the broker acknowledged its first batch, before the
  * mark ({@link HaltAfterAck}): the crash-after-ack fault with a real process.
@@ -52,6 +54,7 @@ public final class FaultRelayMain {
                 PostgresOutboxConfig.builder()
                         .tableName(env("FAULTS_TABLE"))
                         .ordering(ordering)
+                        .layout(StoreLayout.valueOf(env("FAULTS_LAYOUT").toUpperCase(Locale.ROOT)))
                         .build());
         Duration publishTimeout = Duration.ofMillis(Long.parseLong(env("FAULTS_PUBLISH_TIMEOUT_MS")));
         InJvmRelay.Options options = new InJvmRelay.Options(

@@ -1,6 +1,7 @@
 package dev.outboxjava.examples.faults;
 
 import dev.outboxjava.core.Ordering;
+import dev.outboxjava.postgres.StoreLayout;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -18,6 +19,7 @@ import java.util.Locale;
  * @param maxPause      random pause before each fault
  * @param drainTimeout  how long the relays may take to drain after the producers are done
  * @param ordering      the relays' ordering (see {@link #current(String)})
+ * @param layout        the store's layout (see {@link #current(String)})
  */
 record FaultRunConfig(
         String name,
@@ -27,22 +29,31 @@ record FaultRunConfig(
         int maxFaults,
         Duration maxPause,
         Duration drainTimeout,
-        Ordering ordering) {
+        Ordering ordering,
+        StoreLayout layout) {
 
     static final String RUN_PROPERTY = "outbox.faults.run";
 
     /**
-     * The settings of this run for one broker. Ordering: {@code -Doutbox.faults.ordering=none|per_key} for
-     * both brokers; by default Kafka runs per-key (relay processes assembled from the library, since the
-     * worker has no ordering setting yet) and RabbitMQ unordered (the worker's own processes), so a default
-     * run checks per-key order and exercises the worker.
+     * The settings of this run for one broker. Ordering: per-key by default, so that every run checks per-key
+     * order; {@code -Doutbox.faults.ordering=none|per_key} sets it for both brokers. Layout: Kafka runs on the
+     * append-only layout (the default), RabbitMQ in place, so that a default run checks both layouts;
+     * {@code -Doutbox.faults.layout=append_log|in_place} sets it for both brokers.
      */
     static FaultRunConfig current(String broker) {
         String run = System.getProperty(RUN_PROPERTY, "ci").toLowerCase(Locale.ROOT);
         FaultRunConfig base = switch (run) {
             case "ci" ->
                 new FaultRunConfig(
-                        "ci", 1_500, 60, 6, 6, Duration.ofSeconds(2), Duration.ofMinutes(3), Ordering.none());
+                        "ci",
+                        1_500,
+                        60,
+                        6,
+                        6,
+                        Duration.ofSeconds(2),
+                        Duration.ofMinutes(3),
+                        Ordering.none(),
+                        StoreLayout.APPEND_LOG);
             case "long" ->
                 new FaultRunConfig(
                         "long",
@@ -52,20 +63,30 @@ record FaultRunConfig(
                         1_000,
                         Duration.ofSeconds(4),
                         Duration.ofMinutes(15),
-                        Ordering.none());
+                        Ordering.none(),
+                        StoreLayout.APPEND_LOG);
             default -> throw new IllegalArgumentException(RUN_PROPERTY + " must be ci or long, was " + run);
         };
         int events = Integer.getInteger("outbox.faults.events", base.events());
         int minFaults = Integer.getInteger("outbox.faults.min-faults", base.minFaults());
-        String defaultOrdering = "kafka".equals(broker) ? "per_key" : "none";
         String orderingName =
-                System.getProperty("outbox.faults.ordering", defaultOrdering).toLowerCase(Locale.ROOT);
+                System.getProperty("outbox.faults.ordering", "per_key").toLowerCase(Locale.ROOT);
         Ordering ordering = switch (orderingName) {
             case "per_key" -> Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
             case "none" -> Ordering.none();
             default ->
                 throw new IllegalArgumentException(
                         "outbox.faults.ordering must be none or per_key, was " + orderingName);
+        };
+        String defaultLayout = "kafka".equals(broker) ? "append_log" : "in_place";
+        String layoutName =
+                System.getProperty("outbox.faults.layout", defaultLayout).toLowerCase(Locale.ROOT);
+        StoreLayout layout = switch (layoutName) {
+            case "append_log" -> StoreLayout.APPEND_LOG;
+            case "in_place" -> StoreLayout.IN_PLACE;
+            default ->
+                throw new IllegalArgumentException(
+                        "outbox.faults.layout must be append_log or in_place, was " + layoutName);
         };
         return new FaultRunConfig(
                 base.name(),
@@ -75,6 +96,7 @@ record FaultRunConfig(
                 Math.max(minFaults, base.maxFaults()),
                 base.maxPause(),
                 base.drainTimeout(),
-                ordering);
+                ordering,
+                layout);
     }
 }

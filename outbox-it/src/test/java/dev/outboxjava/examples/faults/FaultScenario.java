@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -44,10 +45,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One fault run against one broker: two worker processes (two relay threads each) drain an outbox table
- * that producers fill continuously (10 % of transactions rolled back on purpose) while every kind of
- * fault is injected at random moments; then the relays drain, the sweeper runs, and the checker compares
- * the broker's deliveries with the producers' ledger and the table.
+ * One fault run against one broker: two relay processes (two relay threads each) drain an outbox table
+ * that producers fill continuously while every kind of fault is injected at random moments; then the relays
+ * drain, the sweeper runs, and the checker compares the broker's deliveries with the producers' ledger and the
+ * table. Each producer transaction touches one to three of 16 aggregates, locking each aggregate's row in key
+ * order before appending its event ({@link ContinuousProducer}), and 10 % of them roll back on purpose; per-key
+ * order is checked against each key's write order, the version read under its row lock. The relay processes
+ * are the worker's own ({@code outbox-worker run}) for RabbitMQ, and processes assembled from the library's
+ * pieces ({@link FaultRelayMain}) for Kafka; both with the run's ordering and layout.
  *
  * <p>The faults: SIGKILL of a random relay process (restarted a second later); a relay process that halts
  * between the broker's acknowledgement and its mark ({@link FaultRelayMain} with {@code HaltAfterAck}); the
@@ -67,6 +72,8 @@ final class FaultScenario {
     static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(3);
     static final int FLEET_SIZE = 2;
     static final int BATCH_SIZE = 50;
+    static final int KEYS = 16;
+    static final int MAX_KEYS_PER_TRANSACTION = 3;
 
     private final PostgresFixture postgres;
     private final BrokerUnderTest broker;
@@ -87,10 +94,13 @@ final class FaultScenario {
         PostgresOutboxConfig config = PostgresOutboxConfig.builder()
                 .tableName(table)
                 .ordering(settings.ordering())
+                .layout(settings.layout())
                 .build();
         try (HikariDataSource producers = pool("faults-producer", 6);
                 PostgresOutboxStore schemaStore = PostgresOutboxStore.create(producers, config)) {
             schemaStore.ensureSchema();
+            String aggregates = schema + ".aggregates";
+            ContinuousProducer.createAggregatesTable(producers, aggregates);
             OutboxTableProbe probe =
                     new OutboxTableProbe(postgres.dataSource(), table, config.layout() == StoreLayout.APPEND_LOG);
             ProducerLedger ledger = new ProducerLedger();
@@ -109,11 +119,12 @@ final class FaultScenario {
                                 broker.destination(),
                                 Integer.MAX_VALUE,
                                 4,
-                                3,
+                                MAX_KEYS_PER_TRANSACTION,
                                 0.1,
-                                200,
+                                KEYS,
                                 settings.eventsPerSecond(),
                                 1_000,
+                                aggregates,
                                 random.nextLong()),
                         ledger);
                 List<InjectedFault> faults;
@@ -149,7 +160,14 @@ final class FaultScenario {
                         leaseLost,
                         faults,
                         settings.ordering().isPerKey());
-                log.info("{} fault run ({}): {}", broker.name(), settings.name(), report.details());
+                log.info(
+                        "{} fault run ({}, {}, {}): {}; committed transactions by keys touched {}",
+                        broker.name(),
+                        settings.name(),
+                        settings.layout(),
+                        settings.ordering().isPerKey() ? "per_key" : "none",
+                        report.details(),
+                        ledger.committedTransactionsByKeys());
                 if (producer.errors() > 0) {
                     log.warn(
                             "{} producer transaction(s) failed unexpectedly (recorded as not committed)",
@@ -214,12 +232,12 @@ final class FaultScenario {
     }
 
     /**
-     * The worker ({@code outbox-worker run}) for unordered runs. Its key table has no ordering setting, so
-     * per-key runs start {@link FaultRelayMain}: the same store, publishers, relay and sweeper, assembled
-     * from the library's pieces, in a process of its own.
+     * The worker ({@code outbox-worker run}) for RabbitMQ; for Kafka, {@link FaultRelayMain}: the same store,
+     * publishers, relay and sweeper, assembled from the library's pieces, in a process of its own. So a run of
+     * both brokers exercises both.
      */
     private RelayProcess relayProcess(String name, String table, String schema, Path logs) {
-        if (!settings.ordering().isPerKey()) {
+        if (!"kafka".equals(broker.name())) {
             return RelayProcess.start(name, RelayProcess.workerCommand(), workerEnvironment(table, name), logs);
         }
         return assembledRelayProcess(name, table, schema, logs, false);
@@ -232,6 +250,7 @@ final class FaultScenario {
         broker.workerEnvironment(name).forEach((key, value) -> env.put(key.replaceFirst("^OUTBOX_", "FAULTS_"), value));
         env.put("FAULTS_RELAY_NAME", name);
         env.put("FAULTS_ORDERING", settings.ordering().isPerKey() ? "per_key" : "none");
+        env.put("FAULTS_LAYOUT", settings.layout().name().toLowerCase(Locale.ROOT));
         env.put("FAULTS_DB_URL", postgres.jdbcUrl());
         env.put("FAULTS_DB_USER", postgres.user());
         env.put("FAULTS_DB_PASSWORD", postgres.password());
@@ -250,6 +269,9 @@ final class FaultScenario {
         env.put("OUTBOX_DB_USER", postgres.user());
         env.put("OUTBOX_DB_PASSWORD", postgres.password());
         env.put("OUTBOX_TABLE", table);
+        env.put("OUTBOX_STORE_LAYOUT", settings.layout().name().toLowerCase(Locale.ROOT));
+        env.put("OUTBOX_ORDERING", settings.ordering().isPerKey() ? "per_key" : "none");
+        env.put("OUTBOX_AFTER_DEAD_LETTER", "hold_key");
         env.put("OUTBOX_RELAY_THREADS", "2");
         env.put("OUTBOX_RELAY_BATCH_SIZE", String.valueOf(BATCH_SIZE));
         env.put("OUTBOX_RELAY_PUBLISH_TIMEOUT", PUBLISH_TIMEOUT.toSeconds() + "s");
