@@ -289,7 +289,11 @@ class OutboxAutoConfigurationTest {
                                     "outbox-table-1 MARK_RAN",
                                     "outbox-table-2 MARK_RAN",
                                     "outbox-per-key-indexes MARK_RAN",
-                                    "outbox-append-log-1 EXECUTED");
+                                    "outbox-append-log-1 EXECUTED",
+                                    "outbox-append-log-2 EXECUTED",
+                                    "outbox-append-log-3 EXECUTED",
+                                    "outbox-append-log-4 EXECUTED");
+                    assertThat(indexes()).contains("outbox_events_key_idx");
                     assertAppendsAndFinds(context);
                 });
     }
