@@ -90,7 +90,7 @@ public final class CrashCheck {
                 Thread.sleep(10);
             }
             out.println("instance #1: " + accepted.get() + " orders accepted; events not yet sent: "
-                    + count(jdbcUrl, "SELECT count(*) FROM outbox_events WHERE status <> 'sent'")
+                    + count(jdbcUrl, "SELECT count(*) FROM outbox_events_events WHERE status <> 'sent'")
                     + "; killing it with SIGKILL while orders keep coming");
             first.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             killed.set(true);
