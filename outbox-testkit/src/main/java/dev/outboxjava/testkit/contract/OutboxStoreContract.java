@@ -161,21 +161,8 @@ public abstract class OutboxStoreContract {
         @DisplayName("an id already in the outbox is refused, in a later transaction and within one append")
         void oneEventPerId() {
             UUID id = UUID.randomUUID();
-            OutboxEvent first = OutboxEvent.builder()
-                    .clock(clock)
-                    .id(id)
-                    .type("order.placed")
-                    .destination("orders")
-                    .payload("first".getBytes(StandardCharsets.UTF_8))
-                    .build();
-            append(store, List.of(first));
-            OutboxEvent second = OutboxEvent.builder()
-                    .clock(clock)
-                    .id(id)
-                    .type("order.placed")
-                    .destination("orders")
-                    .payload("second".getBytes(StandardCharsets.UTF_8))
-                    .build();
+            append(store, List.of(withId(id, "first")));
+            OutboxEvent second = withId(id, "second");
             OutboxEvent other = event("order.placed", "order-1");
 
             assertThatThrownBy(() -> append(store, List.of(other, second)))
@@ -194,6 +181,16 @@ public abstract class OutboxStoreContract {
             assertThat(store.lease(UUID.randomUUID(), 10, now()))
                     .extracting(OutboxEvent::id)
                     .containsExactly(id);
+        }
+
+        private OutboxEvent withId(UUID id, String payload) {
+            return OutboxEvent.builder()
+                    .clock(clock)
+                    .id(id)
+                    .type("order.placed")
+                    .destination("orders")
+                    .payload(payload.getBytes(StandardCharsets.UTF_8))
+                    .build();
         }
 
         @Test
