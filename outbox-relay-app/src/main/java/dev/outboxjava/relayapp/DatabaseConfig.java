@@ -37,7 +37,7 @@ public record DatabaseConfig(
         Objects.requireNonNull(layout, "layout");
     }
 
-    /** In the default layout, {@link StoreLayout#IN_PLACE}. */
+    /** In the in-place layout ({@link StoreLayout#IN_PLACE}), not the library's default. */
     public DatabaseConfig(
             String url, String user, String password, int poolSize, String table, CompletionMode completionMode) {
         this(url, user, password, poolSize, table, completionMode, StoreLayout.IN_PLACE);
