@@ -208,7 +208,7 @@ class TableStatisticsIT {
                                 .orElse(false));
     }
 
-    /** Statistics of the other sessions reach the shared statistics on their own; this session's at once. */
+    /** Other connections' statistics reach the shared statistics on their own; this connection's at once. */
     private static void forceStatisticsFlush() throws SQLException {
         try (Connection connection = postgres.dataSource().getConnection();
                 Statement statement = connection.createStatement()) {
