@@ -6,6 +6,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The CloudEvents envelope of an event, the one mapping both publishers write (Kafka as {@code ce_*}
@@ -53,6 +54,26 @@ public final class CloudEventAttributes {
         event.dataSchema().ifPresent(schema -> attributes.put(DATASCHEMA, schema));
         event.key().ifPresent(key -> attributes.put(PARTITIONKEY, key));
         return attributes;
+    }
+
+    /**
+     * Why {@code event} cannot be sent as a CloudEvent, if it cannot: an own header named like an
+     * envelope attribute ({@link ReservedHeaders#problem}), a {@code source} that is not a URI
+     * reference, or a {@code dataschema} that is not an absolute URI. The event builder refuses all
+     * three, so only a row written around it (plain SQL) has one; every publisher fails such an event
+     * as not retryable with this reason, so that no broker passes on what another refuses.
+     */
+    public static Optional<String> problem(OutboxEvent event) {
+        return ReservedHeaders.problem(event.headers())
+                .or(() -> SourceUri.problem(event.source()).map(problem -> unpublishable("source", problem)))
+                .or(() -> event.dataSchema()
+                        .flatMap(DataSchemaUri::problem)
+                        .map(problem -> unpublishable("dataschema", problem)));
+    }
+
+    private static String unpublishable(String attribute, String problem) {
+        return "the event's " + attribute + " " + problem + "; the event cannot be published: correct the stored "
+                + "event, or append it again through the event builder (not retryable)";
     }
 
     private static String time(OutboxEvent event) {

@@ -2,6 +2,7 @@ package dev.outboxjava.core;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.Optional;
 
 /**
  * The rule for {@code source}: a URI reference, as CloudEvents requires of its {@code source}
@@ -15,14 +16,20 @@ final class SourceUri {
 
     /** @throws InvalidEventException naming {@code source} when the value is not a URI reference */
     static void require(String source) {
+        problem(source).ifPresent(problem -> {
+            throw new InvalidEventException("source", problem);
+        });
+    }
+
+    /** Why {@code source} is not a URI reference, if it is not. */
+    static Optional<String> problem(String source) {
         try {
             new URI(source);
+            return Optional.empty();
         } catch (URISyntaxException e) {
-            throw new InvalidEventException(
-                    "source",
-                    "'" + source + "' is not a URI reference, which CloudEvents "
-                            + "requires of its source attribute (e.g. /orders-service or urn:example:orders): "
-                            + e.getReason() + " at index " + e.getIndex());
+            return Optional.of("'" + source + "' is not a URI reference, which CloudEvents "
+                    + "requires of its source attribute (e.g. /orders-service or urn:example:orders): "
+                    + e.getReason() + " at index " + e.getIndex());
         }
     }
 }

@@ -1,8 +1,8 @@
 package dev.outboxjava.testkit;
 
+import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.ReservedHeaders;
 import dev.outboxjava.core.port.KeyHoldBack;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
@@ -58,13 +58,13 @@ public final class RecordingPublisher implements Publisher {
             if (!batch.isEmpty()) {
                 batches++;
             }
-            // the rules every publisher applies: an envelope-named own header is refused, and a failure
-            // holds back the later events of its key
+            // the rules every publisher applies: an event that cannot be sent as a CloudEvent is refused,
+            // and a failure holds back the later events of its key
             KeyHoldBack holdBack = KeyHoldBack.of(batch);
             for (int i = 0; i < batch.size(); i++) {
                 OutboxEvent event = batch.get(i);
                 Optional<PublishOutcome> heldBack = holdBack.check(i);
-                Optional<String> refused = ReservedHeaders.problem(event.headers());
+                Optional<String> refused = CloudEventAttributes.problem(event);
                 if (heldBack.isPresent()) {
                     outcomes.add(heldBack.get());
                 } else if (refused.isPresent()) {

@@ -2,12 +2,10 @@ package dev.outboxjava.kafka.internal;
 
 import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.ReservedHeaders;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.kafka.KafkaMessageFactory;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -22,8 +20,8 @@ import org.apache.kafka.common.header.Headers;
  * {@code ce_specversion}, {@code content-type}, {@code ce_partitionkey} when the event has a key
  * (the CloudEvents partitioning extension), {@code ce_subject} and {@code ce_dataschema} when the
  * event has them, then the event's own headers as UTF-8: the attributes of
- * {@link CloudEventAttributes}, with the Kafka binding's {@code ce_} prefix. An event whose own
- * headers use a reserved name is not published ({@link ReservedHeaders#problem}).
+ * {@link CloudEventAttributes}, with the Kafka binding's {@code ce_} prefix. An event that cannot be
+ * sent as a CloudEvent is not published ({@link CloudEventAttributes#problem}).
  */
 final class CloudEventRecords {
 
@@ -35,48 +33,29 @@ final class CloudEventRecords {
     /**
      * The record for {@code event}.
      *
-     * @throws UnpublishableEventException when the event cannot be expressed as a CloudEvent (its
-     *                                     source is not a URI reference, or an own header has a
-     *                                     name reserved for the envelope)
+     * @throws UnpublishableEventException when the event cannot be expressed as a CloudEvent
+     *                                     ({@link CloudEventAttributes#problem})
      */
     public static ProducerRecord<String, byte[]> toRecord(OutboxEvent event) {
-        ReservedHeaders.problem(event.headers()).ifPresent(problem -> {
+        CloudEventAttributes.problem(event).ifPresent(problem -> {
             throw new UnpublishableEventException(problem);
         });
         CloudEventBuilder builder = CloudEventBuilder.v1()
                 .withId(event.id().toString())
                 .withType(event.type())
-                .withSource(sourceUri(event))
+                .withSource(URI.create(event.source()))
                 .withTime(OffsetDateTime.ofInstant(event.createdAt(), ZoneOffset.UTC))
                 .withDataContentType(event.contentType())
                 .withData(event.payload());
         event.key().ifPresent(key -> builder.withExtension(PARTITION_KEY_EXTENSION, key));
         event.subject().ifPresent(builder::withSubject);
-        event.dataSchema().ifPresent(schema -> builder.withDataSchema(dataSchemaUri(schema)));
+        event.dataSchema().ifPresent(schema -> builder.withDataSchema(URI.create(schema)));
         CloudEvent cloudEvent = builder.build();
         ProducerRecord<String, byte[]> record = KafkaMessageFactory.<String>createWriter(
                         event.destination(), null, null, event.key().orElse(null))
                 .writeBinary(cloudEvent);
         addOwnHeaders(record.headers(), event.headers());
         return record;
-    }
-
-    private static URI sourceUri(OutboxEvent event) {
-        try {
-            return new URI(event.source());
-        } catch (URISyntaxException e) {
-            throw new UnpublishableEventException("the event's source '" + event.source() + "' is not a URI "
-                    + "reference, which CloudEvents requires (e.g. /orders-service): " + e.getMessage());
-        }
-    }
-
-    private static URI dataSchemaUri(String dataSchema) {
-        try {
-            return new URI(dataSchema);
-        } catch (URISyntaxException e) {
-            throw new UnpublishableEventException("the event's dataschema '" + dataSchema + "' is not a URI, which "
-                    + "CloudEvents requires: " + e.getMessage());
-        }
     }
 
     private static void addOwnHeaders(Headers headers, Map<String, String> own) {

@@ -3,7 +3,6 @@ package dev.outboxjava.rabbitmq.internal;
 import com.rabbitmq.client.AMQP;
 import dev.outboxjava.core.CloudEventAttributes;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.ReservedHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -42,14 +41,14 @@ final class AmqpMessages {
     private AmqpMessages() {}
 
     /**
-     * Why {@code event} cannot be written as an AMQP 0-9-1 message, if it cannot: an own header with a
-     * name reserved for the CloudEvents envelope ({@link ReservedHeaders#problem}), or a name over 255
+     * Why {@code event} cannot be written as an AMQP 0-9-1 message, if it cannot: it cannot be sent as
+     * a CloudEvent at all ({@link CloudEventAttributes#problem}), or a name is over 255
      * UTF-8 bytes (the event builder counts characters, AMQP counts bytes). Such an event can never be
      * published, so it is failed before it reaches the channel, whose confirm numbering a failed
      * encoding would upset.
      */
     public static Optional<String> encodingProblem(OutboxEvent event) {
-        return ReservedHeaders.problem(event.headers())
+        return CloudEventAttributes.problem(event)
                 .or(() -> tooLong("destination (exchange)", event.destination()))
                 .or(() -> tooLong("routing key", event.routingKey()))
                 .or(() -> tooLong("type", event.type()))

@@ -58,6 +58,12 @@ public final class PostgresFixture implements AutoCloseable {
     public static final String CONTAINER_IMAGE = "postgres:16-alpine";
 
     private static final Logger log = LoggerFactory.getLogger(PostgresFixture.class);
+
+    /** PostgreSQL's SQLSTATE for a transaction it aborted to break a deadlock. */
+    private static final String DEADLOCK_DETECTED = "40P01";
+
+    private static final int DROP_ATTEMPTS = 5;
+
     private static PostgresFixture shared;
 
     private final ServiceOrigin origin;
@@ -168,20 +174,43 @@ public final class PostgresFixture implements AutoCloseable {
         return newSchema() + ".outbox_events";
     }
 
-    /** Drops a schema made by {@link #newSchema()} and everything in it. */
+    /**
+     * Drops a schema made by {@link #newSchema()} and everything in it.
+     *
+     * <p>A relay stopped without waiting may still be finishing a query on the schema's tables; when
+     * PostgreSQL picks the drop as the victim of the deadlock between them, the drop runs again.
+     */
     public synchronized void dropSchema(String schema) {
         if (schemas.remove(schema)) {
-            execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            String drop = "DROP SCHEMA IF EXISTS " + schema + " CASCADE";
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    executeOrThrow(drop);
+                    return;
+                } catch (SQLException e) {
+                    if (!DEADLOCK_DETECTED.equals(e.getSQLState()) || attempt == DROP_ATTEMPTS) {
+                        throw new IllegalStateException(
+                                "test database statement failed: " + drop + ": " + e.getMessage(), e);
+                    }
+                    log.debug("dropping {} deadlocked with a query still running on it; attempt {}", schema, attempt);
+                }
+            }
         }
     }
 
     /** Runs one statement in auto-commit. */
     public void execute(String sql) {
+        try {
+            executeOrThrow(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("test database statement failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void executeOrThrow(String sql) throws SQLException {
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement()) {
             statement.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException("test database statement failed: " + sql + ": " + e.getMessage(), e);
         }
     }
 

@@ -246,6 +246,56 @@ public abstract class PublisherContract {
     }
 
     @Nested
+    @DisplayName("events the builder would refuse")
+    class AroundTheBuilder {
+
+        private OutboxEvent restored(String destination, String source, Optional<String> dataSchema) {
+            Instant now = Instant.now();
+            return OutboxEvent.restore()
+                    .id(UUID.randomUUID())
+                    .type("order.placed")
+                    .source(source)
+                    .destination(destination)
+                    .routingKey(routingKey())
+                    .payload("{}".getBytes(StandardCharsets.UTF_8))
+                    .dataSchema(dataSchema)
+                    .nextAttemptAt(now)
+                    .createdAt(now)
+                    .build();
+        }
+
+        @Test
+        @DisplayName(
+                "a source that is not a URI reference, or a dataschema that is not an absolute URI, fails the event "
+                        + "as not retryable, naming the attribute; the rest of the batch is published")
+        void notACloudEvent() throws Exception {
+            String destination = newDestination();
+            // only a row written without the builder (plain SQL) can carry these; the builder refuses them
+            OutboxEvent badSource = restored(destination, "not a uri", Optional.empty());
+            OutboxEvent relativeSchema = restored(destination, "/contract-test", Optional.of("schemas/v1.json"));
+            OutboxEvent good = event(destination, null, 1);
+
+            Map<UUID, PublishOutcome> outcomes = publish(List.of(badSource, relativeSchema, good)).stream()
+                    .collect(Collectors.toMap(PublishOutcome::eventId, Function.identity()));
+
+            assertThat(outcomes.get(badSource.id())).isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                assertThat(failed.retryable()).isFalse();
+                assertThat(failed.reason()).contains("source", "'not a uri'");
+            });
+            assertThat(outcomes.get(relativeSchema.id()))
+                    .isInstanceOfSatisfying(PublishOutcome.Failed.class, failed -> {
+                        assertThat(failed.retryable()).isFalse();
+                        assertThat(failed.reason()).contains("dataschema", "'schemas/v1.json'");
+                    });
+            assertThat(outcomes.get(good.id())).isInstanceOf(PublishOutcome.Published.class);
+            // asks for one more than should arrive, so a delivered failed event would be seen
+            assertThat(consume(destination, 2, Duration.ofSeconds(10)))
+                    .extracting(ReceivedMessage::id)
+                    .containsExactly(good.id().toString());
+        }
+    }
+
+    @Nested
     @DisplayName("the per-key hold-back rule")
     class HoldBack {
 
