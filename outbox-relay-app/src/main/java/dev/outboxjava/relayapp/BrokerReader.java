@@ -4,7 +4,6 @@ import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.kafka.KafkaPublisherConfig;
 import dev.outboxjava.rabbitmq.RabbitMqPublisherConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
-import dev.outboxjava.worker.ConfigKey;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerConfig;

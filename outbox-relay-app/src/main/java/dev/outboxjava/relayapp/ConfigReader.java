@@ -1,7 +1,6 @@
 package dev.outboxjava.relayapp;
 
 import dev.outboxjava.core.InvalidConfigurationException;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import java.time.Duration;
@@ -173,8 +172,8 @@ final class ConfigReader {
             case "sweeper.chunkSize" -> ConfigKey.SWEEPER_CHUNK_SIZE;
             case "cleaner.retention" -> ConfigKey.CLEANER_RETENTION;
             case "cleaner.chunkSize" -> ConfigKey.CLEANER_CHUNK_SIZE;
-            case "outbox.health.max.lag" -> ConfigKey.HEALTH_MAX_LAG;
-            case "outbox.health.max.xmin.age" -> ConfigKey.HEALTH_MAX_XMIN_AGE;
+            case "HealthConfig.maxLag" -> ConfigKey.HEALTH_MAX_LAG;
+            case "HealthConfig.maxXminAge" -> ConfigKey.HEALTH_MAX_XMIN_AGE;
             default -> fallback;
         };
     }

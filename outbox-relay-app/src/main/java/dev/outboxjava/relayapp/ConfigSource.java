@@ -1,6 +1,5 @@
 package dev.outboxjava.relayapp;
 
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.InvalidSettingsException;
 import java.io.IOException;
 import java.io.InputStream;

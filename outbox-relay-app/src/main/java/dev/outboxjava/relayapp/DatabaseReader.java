@@ -4,7 +4,6 @@ import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.relayapp.internal.Secrets;
-import dev.outboxjava.worker.ConfigKey;
 import java.util.Optional;
 
 /** Reads {@code outbox.db.*}, {@code outbox.table}, {@code outbox.completion.mode} and {@code outbox.store.layout}. */

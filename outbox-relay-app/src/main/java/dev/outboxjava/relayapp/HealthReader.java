@@ -1,7 +1,6 @@
 package dev.outboxjava.relayapp;
 
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.HealthConfig;
 import java.time.Duration;
 import java.util.Optional;

@@ -2,7 +2,6 @@ package dev.outboxjava.relayapp;
 
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.ConnectionBudget;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.InvalidSettingsException;

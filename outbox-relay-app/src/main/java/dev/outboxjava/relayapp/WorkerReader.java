@@ -5,10 +5,10 @@ import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.relay.CleanerConfig;
 import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.SweeperConfig;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -40,9 +40,38 @@ final class WorkerReader {
         try {
             return builder.build();
         } catch (InvalidSettingsException e) {
-            reader.problems(e.problems());
+            reader.problems(e.problems().stream().map(WorkerReader::inOurTerms).toList());
             return OutboxWorkerConfig.ofDefaults();
         }
+    }
+
+    /**
+     * The builder's names of the values read here ({@code OutboxWorkerConfig.builder().relayThreads(...)}),
+     * with the key each comes from; the builder's problems are told in these keys.
+     */
+    private static final Map<String, ConfigKey> BUILDER_SETTINGS = Map.ofEntries(
+            Map.entry(OutboxWorkerConfig.setting("relayThreads"), ConfigKey.RELAY_THREADS),
+            Map.entry(OutboxWorkerConfig.setting("pollInterval"), ConfigKey.RELAY_POLL_INTERVAL),
+            Map.entry(OutboxWorkerConfig.setting("relay") + ".publishTimeout()", ConfigKey.RELAY_PUBLISH_TIMEOUT),
+            Map.entry(OutboxWorkerConfig.setting("relay") + ".ordering()", ConfigKey.ORDERING),
+            Map.entry(OutboxWorkerConfig.setting("sweeper") + ".leaseTimeout()", ConfigKey.SWEEPER_LEASE_TIMEOUT),
+            Map.entry(OutboxWorkerConfig.setting("sweepInterval"), ConfigKey.SWEEPER_INTERVAL),
+            Map.entry(OutboxWorkerConfig.setting("cleanInterval"), ConfigKey.CLEANER_INTERVAL),
+            Map.entry(OutboxWorkerConfig.setting("backoffInitial"), ConfigKey.BACKOFF_INITIAL),
+            Map.entry(OutboxWorkerConfig.setting("backoffMax"), ConfigKey.BACKOFF_MAX),
+            Map.entry(OutboxWorkerConfig.setting("shutdownTimeout"), ConfigKey.SHUTDOWN_TIMEOUT),
+            Map.entry(OutboxWorkerConfig.setting("metricsPollInterval"), ConfigKey.METRICS_POLL_INTERVAL),
+            Map.entry(OutboxWorkerConfig.setting("logSummaryInterval"), ConfigKey.LOG_SUMMARY_INTERVAL),
+            Map.entry(OutboxWorkerConfig.setting("maxBrokerOutage"), ConfigKey.HEALTH_MAX_BROKER_OUTAGE));
+
+    /** A problem of the builder, told in this application's keys: the operator sets keys, not builder methods. */
+    static InvalidSettingsException.Problem inOurTerms(InvalidSettingsException.Problem problem) {
+        ConfigKey key = BUILDER_SETTINGS.get(problem.key());
+        String reason = problem.reason();
+        for (Map.Entry<String, ConfigKey> setting : BUILDER_SETTINGS.entrySet()) {
+            reason = reason.replace(setting.getKey(), setting.getValue().property());
+        }
+        return new InvalidSettingsException.Problem(key != null ? key.displayName() : problem.key(), reason);
     }
 
     private static RelayConfig relay(ConfigReader reader) {

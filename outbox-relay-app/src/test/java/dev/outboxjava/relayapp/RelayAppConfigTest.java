@@ -10,7 +10,6 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.relayapp.internal.DataSources;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -197,6 +196,19 @@ class RelayAppConfigTest {
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("outbox.sweeper.lease.timeout (OUTBOX_SWEEPER_LEASE_TIMEOUT): must be longer "
                         + "than outbox.relay.publish.timeout (1m)");
+    }
+
+    @Test
+    void givenValuesTheWorkerBuilderRefuses_thenEachProblemNamesTheKeyNotTheBuilderMethod() {
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.map(Map.of(
+                        "outbox.backoff.initial", "2s",
+                        "outbox.backoff.max", "1s",
+                        "outbox.shutdown.timeout", "PT-1S"))))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining(
+                        "outbox.backoff.max (OUTBOX_BACKOFF_MAX): must be at least outbox.backoff.initial (2s), was 1s")
+                .hasMessageContaining("outbox.shutdown.timeout (OUTBOX_SHUTDOWN_TIMEOUT): must not be negative")
+                .hasMessageNotContaining("OutboxWorkerConfig.builder()");
     }
 
     @Test

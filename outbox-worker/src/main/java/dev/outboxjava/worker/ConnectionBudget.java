@@ -23,16 +23,30 @@ public final class ConnectionBudget {
     }
 
     /**
-     * Checks that a pool of {@code poolSize} connections can serve the worker.
+     * Checks that a pool of {@code poolSize} connections can serve the worker; a problem names the relay
+     * threads as {@code OutboxWorkerConfig.builder().relayThreads(...)}.
      *
      * @param poolSetting the setting that sizes the pool, for the message (e.g. {@code spring.datasource.hikari.maximum-pool-size})
      * @throws InvalidSettingsException naming the relay threads and the pool setting
      */
     public static void check(OutboxWorkerConfig config, WakeUpMode wakeUp, int poolSize, String poolSetting) {
+        check(config, wakeUp, poolSize, OutboxWorkerConfig.setting("relayThreads"), poolSetting);
+    }
+
+    /**
+     * As {@link #check(OutboxWorkerConfig, WakeUpMode, int, String)}, for an application that reads the relay
+     * threads from a setting of its own and names that setting in the problem.
+     *
+     * @param threadsSetting the setting that chose the relay threads, e.g. {@code outbox.relay.threads}
+     * @param poolSetting    the setting that sizes the pool
+     * @throws InvalidSettingsException naming both settings
+     */
+    public static void check(
+            OutboxWorkerConfig config, WakeUpMode wakeUp, int poolSize, String threadsSetting, String poolSetting) {
         int needed = needed(config, wakeUp);
         if (poolSize < needed) {
             throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
-                    ConfigKey.RELAY_THREADS.displayName(),
+                    threadsSetting,
                     "is " + config.relayThreads()
                             + (wakeUp.listens() ? ", plus the LISTEN connection of wake-up mode " + wakeUp : "")
                             + ": the worker needs "

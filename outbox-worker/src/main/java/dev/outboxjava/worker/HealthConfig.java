@@ -23,17 +23,20 @@ public record HealthConfig(Duration maxLag, Duration maxXminAge, Optional<String
     /** Default {@code outbox.health.max.xmin.age}: 10 minutes. */
     public static final Duration DEFAULT_MAX_XMIN_AGE = Duration.ofMinutes(10);
 
+    /**
+     * @throws InvalidConfigurationException naming the component, {@code HealthConfig.maxLag} or
+     *         {@code HealthConfig.maxXminAge}, when a threshold is negative
+     */
     public HealthConfig {
         Objects.requireNonNull(maxLag, "maxLag");
         Objects.requireNonNull(maxXminAge, "maxXminAge");
         Objects.requireNonNull(inboxTable, "inboxTable");
         if (maxLag.isNegative()) {
-            throw new InvalidConfigurationException(
-                    ConfigKey.HEALTH_MAX_LAG.property(), "must not be negative, was " + maxLag);
+            throw new InvalidConfigurationException("HealthConfig.maxLag", "must not be negative, was " + maxLag);
         }
         if (maxXminAge.isNegative()) {
             throw new InvalidConfigurationException(
-                    ConfigKey.HEALTH_MAX_XMIN_AGE.property(), "must not be negative, was " + maxXminAge);
+                    "HealthConfig.maxXminAge", "must not be negative, was " + maxXminAge);
         }
     }
 

@@ -150,7 +150,7 @@ public final class OutboxWorker implements AutoCloseable {
         }
         if (relayOrdering.isPerKey()) {
             throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
-                    ConfigKey.ORDERING.displayName(),
+                    OutboxWorkerConfig.setting("relay") + ".ordering()",
                     "the relay's ordering (" + relayOrdering + ") differs "
                             + "from its store's (" + storeOrdering
                             + "): set it once, on the store's configuration "
@@ -332,7 +332,7 @@ public final class OutboxWorker implements AutoCloseable {
             Duration failing = Duration.between(since, now).truncatedTo(ChronoUnit.MILLIS);
             brokerReady = failing.compareTo(config.maxBrokerOutage()) < 0;
             detail += "DOWN for " + Durations.format(failing) + (brokerReady ? ", within " : ", over ")
-                    + ConfigKey.HEALTH_MAX_BROKER_OUTAGE.property() + "=" + Durations.format(config.maxBrokerOutage())
+                    + "outbox.health.max.broker.outage=" + Durations.format(config.maxBrokerOutage())
                     + " (" + broker.detail() + ")";
         }
         boolean healthy = db.healthy() && brokerReady;

@@ -23,7 +23,8 @@ import java.util.Objects;
  * }</pre>
  *
  * Every builder method states its default; {@link Builder#build()} checks all values at once and
- * throws {@link InvalidSettingsException} listing every problem by its configuration key.
+ * throws {@link InvalidSettingsException} listing every problem by the builder method that sets it
+ * ({@code OutboxWorkerConfig.builder().relayThreads(...)}, see {@link #setting(String)}).
  */
 public final class OutboxWorkerConfig {
 
@@ -49,6 +50,11 @@ public final class OutboxWorkerConfig {
     public static final Duration DEFAULT_LOG_SUMMARY_INTERVAL = Duration.ofSeconds(60);
     /** Default longest broker outage readiness tolerates: 30 s. */
     public static final Duration DEFAULT_MAX_BROKER_OUTAGE = Duration.ofSeconds(30);
+
+    /** How a problem names the lease timeout: the sweeper configuration's, as handed to the builder. */
+    static final String LEASE_TIMEOUT = setting("sweeper") + ".leaseTimeout()";
+    /** How a problem names the publish timeout: the relay configuration's, as handed to the builder. */
+    static final String PUBLISH_TIMEOUT = setting("relay") + ".publishTimeout()";
 
     /** Null when nobody chose it: the worker then takes the defaults of its store's ordering. */
     private final RelayConfig relay;
@@ -84,6 +90,17 @@ public final class OutboxWorkerConfig {
         this.metricsPollInterval = builder.metricsPollInterval;
         this.logSummaryInterval = builder.logSummaryInterval;
         this.maxBrokerOutage = builder.maxBrokerOutage;
+    }
+
+    /**
+     * How an {@link InvalidSettingsException} names a setting of this configuration: the builder method
+     * that sets it, {@code OutboxWorkerConfig.builder().relayThreads(...)}. An application that reads the
+     * values from settings of its own may translate these names back into its own.
+     *
+     * @param builderMethod the name of a method of {@link Builder}, e.g. {@code relayThreads}
+     */
+    public static String setting(String builderMethod) {
+        return "OutboxWorkerConfig.builder()." + builderMethod + "(...)";
     }
 
     /** Every default. */
@@ -338,47 +355,48 @@ public final class OutboxWorkerConfig {
         /**
          * Checks every value and the cross-checks (lease timeout above publish timeout) at once.
          *
-         * @throws InvalidSettingsException listing every problem by its configuration key
+         * @throws InvalidSettingsException listing every problem by the builder method that sets the value
+         *         ({@link OutboxWorkerConfig#setting(String)}); the lease timeout as
+         *         {@code OutboxWorkerConfig.builder().sweeper(...).leaseTimeout()}
          */
         public OutboxWorkerConfig build() {
             List<InvalidSettingsException.Problem> problems = new ArrayList<>();
             if (relayThreads < 1 || relayThreads > MAX_RELAY_THREADS) {
                 problems.add(problem(
-                        ConfigKey.RELAY_THREADS,
-                        "must be between 1 and " + MAX_RELAY_THREADS + ", was " + relayThreads));
+                        "relayThreads", "must be between 1 and " + MAX_RELAY_THREADS + ", was " + relayThreads));
             }
-            positive(problems, ConfigKey.RELAY_POLL_INTERVAL, pollInterval);
-            positive(problems, ConfigKey.SWEEPER_INTERVAL, sweepInterval);
-            positive(problems, ConfigKey.CLEANER_INTERVAL, cleanInterval);
-            positive(problems, ConfigKey.BACKOFF_INITIAL, backoffInitial);
-            positive(problems, ConfigKey.METRICS_POLL_INTERVAL, metricsPollInterval);
+            positive(problems, "pollInterval", pollInterval);
+            positive(problems, "sweepInterval", sweepInterval);
+            positive(problems, "cleanInterval", cleanInterval);
+            positive(problems, "backoffInitial", backoffInitial);
+            positive(problems, "metricsPollInterval", metricsPollInterval);
             if (backoffMax.compareTo(backoffInitial) < 0) {
                 problems.add(problem(
-                        ConfigKey.BACKOFF_MAX,
-                        "must be at least " + ConfigKey.BACKOFF_INITIAL.property() + " ("
-                                + Durations.format(backoffInitial) + "), was " + Durations.format(backoffMax)));
+                        "backoffMax",
+                        "must be at least " + setting("backoffInitial") + " (" + Durations.format(backoffInitial)
+                                + "), was " + Durations.format(backoffMax)));
             }
             if (logSummaryInterval.isNegative()) {
                 problems.add(problem(
-                        ConfigKey.LOG_SUMMARY_INTERVAL,
+                        "logSummaryInterval",
                         "must not be negative (0s = off), was " + Durations.format(logSummaryInterval)));
             }
             if (maxBrokerOutage.isNegative()) {
                 problems.add(problem(
-                        ConfigKey.HEALTH_MAX_BROKER_OUTAGE,
+                        "maxBrokerOutage",
                         "must not be negative (0s = at the first " + "failed check), was "
                                 + Durations.format(maxBrokerOutage)));
             }
             if (shutdownTimeout.isNegative()) {
-                problems.add(problem(
-                        ConfigKey.SHUTDOWN_TIMEOUT, "must not be negative, was " + Durations.format(shutdownTimeout)));
+                problems.add(
+                        problem("shutdownTimeout", "must not be negative, was " + Durations.format(shutdownTimeout)));
             }
             Duration publishTimeout = relay != null ? relay.publishTimeout() : RelayConfig.DEFAULT_PUBLISH_TIMEOUT;
             if (sweeper.leaseTimeout().compareTo(publishTimeout) <= 0) {
-                problems.add(problem(
-                        ConfigKey.SWEEPER_LEASE_TIMEOUT,
+                problems.add(new InvalidSettingsException.Problem(
+                        LEASE_TIMEOUT,
                         "must be longer than "
-                                + ConfigKey.RELAY_PUBLISH_TIMEOUT.property() + " ("
+                                + PUBLISH_TIMEOUT + " ("
                                 + Durations.format(publishTimeout)
                                 + "), was " + Durations.format(sweeper.leaseTimeout())
                                 + ": otherwise the sweeper reclaims "
@@ -390,14 +408,14 @@ public final class OutboxWorkerConfig {
             return new OutboxWorkerConfig(this);
         }
 
-        private static void positive(List<InvalidSettingsException.Problem> problems, ConfigKey key, Duration value) {
+        private static void positive(List<InvalidSettingsException.Problem> problems, String method, Duration value) {
             if (value.isZero() || value.isNegative()) {
-                problems.add(problem(key, "must be positive, was " + Durations.format(value)));
+                problems.add(problem(method, "must be positive, was " + Durations.format(value)));
             }
         }
 
-        private static InvalidSettingsException.Problem problem(ConfigKey key, String reason) {
-            return new InvalidSettingsException.Problem(key.displayName(), reason);
+        private static InvalidSettingsException.Problem problem(String method, String reason) {
+            return new InvalidSettingsException.Problem(setting(method), reason);
         }
     }
 }

@@ -29,7 +29,7 @@ class ConnectionBudgetTest {
 
             assertThatThrownBy(builder::build)
                     .isInstanceOf(InvalidSettingsException.class)
-                    .hasMessageContaining("outbox.relay.threads")
+                    .hasMessageContaining("OutboxWorkerConfig.builder().relayThreads(...)")
                     .hasMessageContaining("maximum pool size is 2")
                     .hasMessageContaining("needs 3 connections");
         }

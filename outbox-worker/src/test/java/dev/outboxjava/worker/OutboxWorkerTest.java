@@ -164,7 +164,7 @@ class OutboxWorkerTest {
     }
 
     @Test
-    void givenARelayOrderingThatContradictsTheStores_whenBuilt_thenItNamesTheOrderingSetting() {
+    void givenARelayOrderingThatContradictsTheStores_whenBuilt_thenItNamesTheBuilderSetting() {
         assertThatThrownBy(() -> OutboxWorker.builder()
                         .store(store)
                         .publisher(recording)
@@ -173,7 +173,7 @@ class OutboxWorkerTest {
                                 .build())
                         .build())
                 .isInstanceOf(InvalidSettingsException.class)
-                .hasMessageContaining("outbox.ordering")
+                .hasMessageContaining("OutboxWorkerConfig.builder().relay(...).ordering()")
                 .hasMessageContaining("PostgresOutboxConfig.ordering");
     }
 

@@ -12,7 +12,6 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.OutboxWorker;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -63,8 +62,8 @@ public final class RelayProcess implements AutoCloseable {
             int batchSize,
             Map<String, String> kafkaProperties) {}
 
-    /** The standalone worker's default {@code outbox.db.pool.size}. */
-    private static final int DEFAULT_POOL_SIZE = Integer.parseInt(ConfigKey.DB_POOL_SIZE.defaultValue());
+    /** The pool the standalone relay opens by default ({@code outbox.db.pool.size}), so both relays compare. */
+    private static final int DEFAULT_POOL_SIZE = 4;
 
     /** Events a relay JVM drains from a table of its own before it reports ready, so its code is compiled. */
     static final int WARM_UP_EVENTS = 20_000;

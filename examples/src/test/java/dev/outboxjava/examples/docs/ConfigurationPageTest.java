@@ -3,7 +3,7 @@ package dev.outboxjava.examples.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.relayapp.ConfigKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package dev.outboxjava.examples.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.relayapp.ConfigKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -87,7 +87,7 @@ public final class HealthHttpServer implements AutoCloseable {
             if (isBindFailure(e)) {
                 throw new PortInUseException("cannot serve /metrics and /health on " + config.host() + ":"
                         + config.port() + ": " + rootMessage(e) + "; set "
-                        + dev.outboxjava.worker.ConfigKey.HTTP_PORT.displayName()
+                        + dev.outboxjava.relayapp.ConfigKey.HTTP_PORT.displayName()
                         + " to a free port, or 0 to run without the HTTP server");
             }
             throw e;

@@ -7,6 +7,7 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.worker.ConnectionBudget;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.observability.DatabaseHealthMonitor;
@@ -116,6 +117,14 @@ public class OutboxAutoConfiguration {
             });
             MeterRegistry meters = registry.getIfAvailable(SimpleMeterRegistry::new);
             OutboxWorkerConfig config = properties.worker();
+            // checked here first, so that the problem names this starter's property, not the builder's
+            ConnectionBudget.poolSize(store.dataSource())
+                    .ifPresent(size -> ConnectionBudget.check(
+                            config,
+                            store.config().wakeUpMode(),
+                            size,
+                            "outbox.relay.threads",
+                            "the data source's maximum pool size"));
             DatabaseHealthMonitor lag = new DatabaseHealthMonitor(
                     store,
                     PostgresHealthProbe.create(

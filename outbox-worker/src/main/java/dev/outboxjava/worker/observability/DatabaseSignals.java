@@ -6,7 +6,6 @@ import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PreparedTransaction;
 import dev.outboxjava.postgres.health.ReplicationSlotHold;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
 import java.time.Duration;
@@ -51,11 +50,10 @@ public record DatabaseSignals(Backlog backlog, DatabaseHealthReport report) {
         Duration lag = lag();
         if (!thresholds.maxLag().isZero() && lag.compareTo(thresholds.maxLag()) > 0) {
             breaches.add("the oldest eligible event (due, not held back by its key) has waited " + seconds(lag)
-                    + ", over " + ConfigKey.HEALTH_MAX_LAG.property() + "=" + Durations.format(thresholds.maxLag()));
+                    + ", over " + "outbox.health.max.lag=" + Durations.format(thresholds.maxLag()));
         }
         Optional<OpenTransaction> oldest = report.oldestTransaction();
-        String over =
-                ", over " + ConfigKey.HEALTH_MAX_XMIN_AGE.property() + "=" + Durations.format(thresholds.maxXminAge());
+        String over = ", over " + "outbox.health.max.xmin.age=" + Durations.format(thresholds.maxXminAge());
         if (overXminAge(thresholds, oldest.map(OpenTransaction::age))) {
             breaches.add("a transaction holds back the xmin horizon (vacuum of the outbox and per-key publishing "
                     + "wait for it): " + oldest.get().describe() + over);

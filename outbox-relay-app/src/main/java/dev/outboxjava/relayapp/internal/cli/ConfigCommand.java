@@ -1,9 +1,9 @@
 package dev.outboxjava.relayapp.internal.cli;
 
+import dev.outboxjava.relayapp.ConfigKey;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.RelayAppConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
-import dev.outboxjava.worker.ConfigKey;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.Optional;

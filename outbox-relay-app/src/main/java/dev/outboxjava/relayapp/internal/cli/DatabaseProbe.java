@@ -1,8 +1,8 @@
 package dev.outboxjava.relayapp.internal.cli;
 
+import dev.outboxjava.relayapp.ConfigKey;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.internal.Secrets;
-import dev.outboxjava.worker.ConfigKey;
 import dev.outboxjava.worker.InvalidSettingsException;
 import java.sql.Connection;
 import java.sql.DriverManager;

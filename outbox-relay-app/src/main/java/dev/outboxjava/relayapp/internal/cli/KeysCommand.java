@@ -1,6 +1,6 @@
 package dev.outboxjava.relayapp.internal.cli;
 
-import dev.outboxjava.worker.ConfigKey;
+import dev.outboxjava.relayapp.ConfigKey;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -6,9 +6,9 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.relayapp.ConfigKey;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.internal.DataSources;
-import dev.outboxjava.worker.ConfigKey;
 
 /** A store for one operator command: database reachable (else exit 3) and the table present (else exit 2). */
 final class StoreSession implements AutoCloseable {

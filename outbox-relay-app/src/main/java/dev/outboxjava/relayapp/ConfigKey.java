@@ -1,4 +1,4 @@
-package dev.outboxjava.worker;
+package dev.outboxjava.relayapp;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -8,9 +8,10 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Every setting the worker and its command line understand: ONE table, from which both spellings
- * are derived: the properties-file key ({@code outbox.relay.batch.size}) and the environment
- * variable ({@code OUTBOX_RELAY_BATCH_SIZE}: upper case, dots become underscores).
+ * Every setting the standalone relay application and its command line understand: ONE table, from
+ * which both spellings are derived: the properties-file key ({@code outbox.relay.batch.size}) and the
+ * environment variable ({@code OUTBOX_RELAY_BATCH_SIZE}: upper case, dots become underscores). A service
+ * that embeds the worker does not read these; it configures the worker's builders in code.
  *
  * <p>Any {@code outbox.*} property or {@code OUTBOX_*} environment variable that is not in this
  * table is rejected at start, so a typo never silently falls back to a default. Two prefixes hand

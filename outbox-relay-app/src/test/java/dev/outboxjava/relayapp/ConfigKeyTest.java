@@ -1,4 +1,4 @@
-package dev.outboxjava.worker;
+package dev.outboxjava.relayapp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
