@@ -23,11 +23,11 @@ public final class EmbeddedRelay {
     private EmbeddedRelay() {}
 
     /** With the worker's Guice modules: one store module, one publisher module. */
-    public static OutboxWorker withGuice(DataSource dataSource, PostgresOutboxConfig outbox, String kafka) {
+    public static OutboxWorker withGuice(DataSource dataSource, PostgresOutboxConfig outboxConfig, String kafka) {
         // tag::embedded-guice[]
         Injector injector = Guice.createInjector(
                 new OutboxWorkerModule(OutboxWorkerConfig.ofDefaults()), // relay, sweeper, cleaner
-                new PostgresStoreModule(dataSource, outbox), // your DataSource, your appender's config
+                new PostgresStoreModule(dataSource, outboxConfig), // the config you append with
                 new KafkaPublisherModule(KafkaPublisherConfig.builder() // or RabbitMqPublisherModule
                         .bootstrapServers(kafka)
                         .build()));
@@ -38,10 +38,10 @@ public final class EmbeddedRelay {
     }
 
     /** Without Guice, from the worker's builder. */
-    public static OutboxWorker withBuilder(DataSource dataSource, PostgresOutboxConfig outbox, String kafka) {
+    public static OutboxWorker withBuilder(DataSource dataSource, PostgresOutboxConfig outboxConfig, String kafka) {
         // tag::embedded-builder[]
         OutboxWorker worker = OutboxWorker.builder()
-                .postgres(dataSource, outbox) // the store, and the wake-up its mode implies
+                .postgres(dataSource, outboxConfig) // the store, and the wake-up its mode implies
                 .publisher(KafkaPublisher.create(
                         KafkaPublisherConfig.builder().bootstrapServers(kafka).build()))
                 .config(OutboxWorkerConfig.builder().relayThreads(2).build()) // invalid values fail here

@@ -50,7 +50,6 @@ public final class RelayProcess {
     /** Builds the worker from the settings with Guice and starts it. */
     static OutboxWorker start(RelayAppConfig settings) {
         DatabaseConfig database = settings.requireDatabase();
-        // tag::guice-worker[]
         HikariDataSource pool = new HikariDataSource(); // the service's own pool
         pool.setJdbcUrl(database.url());
         pool.setUsername(database.user());
@@ -68,12 +67,10 @@ public final class RelayProcess {
                 publisherModule(settings.requireBroker())); // Kafka or RabbitMQ
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         worker.start();
-        // end::guice-worker[]
         return worker;
     }
 
     private static Module publisherModule(BrokerConfig broker) {
-        // tag::guice-publisher[]
         if (broker.kind() == BrokerKind.KAFKA) {
             return new KafkaPublisherModule(KafkaPublisherConfig.builder()
                     .bootstrapServers(broker.kafkaBootstrapServers())
@@ -84,6 +81,5 @@ public final class RelayProcess {
                 .uri(broker.rabbitMqUri())
                 .connectionName(broker.rabbitMqConnectionName())
                 .build());
-        // end::guice-publisher[]
     }
 }
