@@ -1,19 +1,23 @@
 package dev.outboxjava.spring.boot;
 
-import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import java.security.Principal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -25,14 +29,18 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <ul>
  *   <li>{@code GET /actuator/outbox}: events per status, the oldest pending event's creation time;</li>
- *   <li>{@code GET /actuator/outbox/dead-letters?offset=0&limit=50}: dead letters, oldest first, with
- *       their last error;</li>
+ *   <li>{@code GET /actuator/outbox/dead-letters?limit=50&after=<next>}: dead letters, oldest first,
+ *       with their last error, one page at a time ({@code next} of a page is the {@code after} of the
+ *       following one);</li>
  *   <li>{@code POST /actuator/outbox/requeue} with {@code {"id": "<uuid>"}}, {@code {"type": "..."}} or
  *       {@code {"all": true}}: dead letters back to pending, attempts reset;</li>
  *   <li>{@code POST /actuator/outbox/purge} with {@code {"status": "failed"|"sent", "createdBefore":
  *       "2026-01-01T00:00:00Z"}}: deletes those events.</li>
  * </ul>
  *
+ * <p>Every read and change goes through the operator's port ({@link OperatorStore}), the one the web
+ * console and the CLI use: each requeue and purge is recorded in the audit trail as done by the
+ * authenticated principal ({@value #UNAUTHENTICATED_ACTOR} when the actuator has no security).
  * Read-only unless {@code management.endpoint.outbox.access=unrestricted}.
  */
 @Endpoint(id = "outbox", defaultAccess = Access.READ_ONLY)
@@ -40,6 +48,9 @@ public class OutboxEndpoint {
 
     /** Most dead letters one page returns. */
     public static final int MAX_PAGE = 500;
+
+    /** The actor recorded in the audit trail for a change made without an authenticated principal. */
+    public static final String UNAUTHENTICATED_ACTOR = "actuator";
 
     private final PostgresOutboxStore store;
     private final Clock clock;
@@ -69,51 +80,55 @@ public class OutboxEndpoint {
         return status;
     }
 
-    /** {@code dead-letters}: one page of dead letters, oldest first. */
+    /** {@code dead-letters}: one page of dead letters, oldest first, after position {@code after}. */
     @ReadOperation
-    public Map<String, Object> section(@Selector String section, @Nullable Integer offset, @Nullable Integer limit) {
+    public Map<String, Object> section(@Selector String section, @Nullable Long after, @Nullable Integer limit) {
         if (!section.equals("dead-letters")) {
             throw new IllegalArgumentException("unknown section '" + section + "': try dead-letters");
         }
-        int from = offset == null ? 0 : Math.max(0, offset);
         int size = limit == null ? 50 : Math.min(Math.max(1, limit), MAX_PAGE);
-        List<Map<String, Object>> events = store.listDeadLetters(from, size).stream()
-                .map(OutboxEndpoint::describe)
-                .toList();
+        EventPage found = operator()
+                .findDeadLetters(
+                        DeadLetterFilter.any(), after == null ? OptionalLong.empty() : OptionalLong.of(after), size);
         Map<String, Object> page = new LinkedHashMap<>();
-        page.put("offset", from);
         page.put("limit", size);
-        page.put("deadLetters", events);
+        page.put(
+                "deadLetters",
+                found.events().stream().map(OutboxEndpoint::describe).toList());
+        page.put("next", found.next().isPresent() ? found.next().getAsLong() : null);
         return page;
     }
 
     /**
      * {@code requeue} (by {@code id}, {@code type} or {@code all}) or {@code purge} (by {@code status} and
-     * {@code createdBefore}).
+     * {@code createdBefore}), recorded in the audit trail as done by the request's principal.
      */
     @WriteOperation
     public Map<String, Object> act(
+            SecurityContext security,
             @Selector String action,
             @Nullable String id,
             @Nullable String type,
             @Nullable Boolean all,
             @Nullable String status,
             @Nullable String createdBefore) {
+        String actor = actor(security);
+        Instant now = clock.instant();
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("action", action);
         switch (action) {
             case "requeue" -> {
-                DeadLetterSelector selector;
+                DeadLetterFilter filter;
                 if (id != null) {
-                    selector = DeadLetterSelector.byIds(Set.of(UUID.fromString(id)));
+                    filter = DeadLetterFilter.ids(Set.of(UUID.fromString(id)));
                 } else if (type != null) {
-                    selector = DeadLetterSelector.byType(type);
+                    filter = DeadLetterFilter.any().withType(type);
                 } else if (Boolean.TRUE.equals(all)) {
-                    selector = DeadLetterSelector.all();
+                    filter = DeadLetterFilter.any();
                 } else {
                     throw new IllegalArgumentException("requeue needs id, type or all=true");
                 }
-                int requeued = store.requeueDeadLetters(selector, clock.instant());
+                long requeued = operator().requeueDeadLetters(filter, actor, now);
                 if (requeued > 0) {
                     wakeUp.run();
                 }
@@ -123,16 +138,35 @@ public class OutboxEndpoint {
                 if (status == null || createdBefore == null) {
                     throw new IllegalArgumentException("purge needs status (failed or sent) and createdBefore");
                 }
-                EventStatus which = switch (status) {
-                    case "failed" -> EventStatus.FAILED;
-                    case "sent" -> EventStatus.SENT;
+                Instant before = Instant.parse(createdBefore);
+                long purged = switch (status) {
+                    case "failed" ->
+                        operator()
+                                .purgeDeadLetters(
+                                        DeadLetterFilter.any().withCreated(Optional.empty(), Optional.of(before)),
+                                        actor,
+                                        now);
+                    case "sent" -> operator().purgeSent(before, actor, now);
                     default -> throw new IllegalArgumentException("purge deletes failed or sent events, not " + status);
                 };
-                result.put("purged", store.purge(which, Instant.parse(createdBefore)));
+                result.put("purged", purged);
             }
             default -> throw new IllegalArgumentException("unknown action '" + action + "': requeue or purge");
         }
         return result;
+    }
+
+    private OperatorStore operator() {
+        return store;
+    }
+
+    private static String actor(SecurityContext security) {
+        Principal principal = security == null ? null : security.getPrincipal();
+        return principal == null
+                        || principal.getName() == null
+                        || principal.getName().isBlank()
+                ? UNAUTHENTICATED_ACTOR
+                : principal.getName();
     }
 
     private static Map<String, Object> describe(OutboxEvent event) {

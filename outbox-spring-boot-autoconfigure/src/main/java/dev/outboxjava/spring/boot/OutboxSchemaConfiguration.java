@@ -26,7 +26,8 @@ import org.springframework.core.io.ResourceLoader;
  * Puts the outbox table in place, in the configured layout: with the application's Flyway, the outbox's
  * own migrations run right after the application's (history table {@value PostgresSchema#HISTORY_TABLE},
  * or {@value PostgresSchema#APPEND_LOG_HISTORY_TABLE} for the append-only layout, so the histories never
- * mix); with its Liquibase, the outbox's changelog runs right after the application's, with
+ * mix), then the operator's (audit trail, attempts; {@value PostgresSchema#OPERATOR_HISTORY_TABLE}); with
+ * its Liquibase, the outbox's changelog runs right after the application's, with
  * changelog tables of its own; with neither, {@code outbox.schema.initialize=true} creates the table if
  * missing.
  */
@@ -70,7 +71,18 @@ class OutboxSchemaConfiguration {
             // a qualified table: its schema (created if missing) holds the table and the history
             config.schemaName().ifPresent(schema -> outbox.schemas(schema).defaultSchema(schema));
             outbox.load().migrate();
-            return new OutboxSchemaReady("Flyway (history table " + history + ")");
+            // what the operator's port writes and filters by (audit trail, attempts), on either layout
+            FluentConfiguration operator = Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations(PostgresSchema.OPERATOR_MIGRATIONS_LOCATION)
+                    .table(PostgresSchema.OPERATOR_HISTORY_TABLE)
+                    .placeholders(Map.of(PostgresSchema.TABLE_PLACEHOLDER, table))
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0");
+            config.schemaName().ifPresent(schema -> operator.schemas(schema).defaultSchema(schema));
+            operator.load().migrate();
+            return new OutboxSchemaReady(
+                    "Flyway (history tables " + history + ", " + PostgresSchema.OPERATOR_HISTORY_TABLE + ")");
         }
     }
 

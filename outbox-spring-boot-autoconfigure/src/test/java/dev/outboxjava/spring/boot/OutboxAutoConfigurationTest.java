@@ -217,7 +217,9 @@ class OutboxAutoConfigurationTest {
                     assertThat(context).hasNotFailed().hasSingleBean(OutboxSchemaReady.class);
                     assertThat(context.getBean(OutboxSchemaReady.class).how()).contains("Flyway");
                     assertThat(tables())
-                            .contains("orders", "outbox_events", "outbox_schema_history", "flyway_schema_history");
+                            .contains("orders", "outbox_events", "outbox_schema_history", "flyway_schema_history")
+                            .contains(
+                                    "outbox_operator_schema_history", "outbox_events_audit", "outbox_events_attempts");
                 });
     }
 
@@ -237,7 +239,8 @@ class OutboxAutoConfigurationTest {
                     assertThat(context).hasNotFailed().hasSingleBean(OutboxSchemaReady.class);
                     assertThat(context.getBean(OutboxSchemaReady.class).how()).contains("Liquibase");
                     assertThat(tables())
-                            .contains("orders", "outbox_events", "databasechangelog", "outbox_databasechangelog");
+                            .contains("orders", "outbox_events", "databasechangelog", "outbox_databasechangelog")
+                            .contains("outbox_events_audit", "outbox_events_attempts");
                     assertThat(indexes()).contains("outbox_events_key_guard_idx", "outbox_events_key_held_idx");
                     assertAppendsAndFinds(context);
                 });
@@ -259,7 +262,8 @@ class OutboxAutoConfigurationTest {
                             .contains("outbox_append_log_schema_history");
                     assertThat(tables())
                             .contains("orders", "outbox_events", "outbox_events_state", "outbox_events_lease")
-                            .contains("outbox_append_log_schema_history")
+                            .contains("outbox_append_log_schema_history", "outbox_operator_schema_history")
+                            .contains("outbox_events_audit", "outbox_events_attempts")
                             .doesNotContain("outbox_schema_history");
                     assertAppendsAndFinds(context);
                 });
@@ -292,7 +296,11 @@ class OutboxAutoConfigurationTest {
                                     "outbox-append-log-1 EXECUTED",
                                     "outbox-append-log-2 EXECUTED",
                                     "outbox-append-log-3 EXECUTED",
-                                    "outbox-append-log-4 EXECUTED");
+                                    "outbox-append-log-4 EXECUTED",
+                                    "outbox-operator-1 EXECUTED",
+                                    "outbox-operator-2 EXECUTED",
+                                    "outbox-operator-3 EXECUTED");
+                    assertThat(tables()).contains("outbox_events_audit", "outbox_events_attempts");
                     assertThat(indexes()).contains("outbox_events_key_idx");
                     assertAppendsAndFinds(context);
                 });

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.security.config.Customizer.withDefaults;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.spring.boot.app.OrderService;
 import dev.outboxjava.spring.boot.app.ShopApplication;
 import java.net.URI;
@@ -11,7 +13,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Base64;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
@@ -116,8 +120,12 @@ class OutboxEndpointSecurityIT {
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    @Autowired
+    PostgresOutboxStore store;
+
     @Test
-    @DisplayName("refuses strangers, lets a viewer read but not requeue, and an operator requeue a dead letter")
+    @DisplayName("refuses strangers, lets a viewer read but not requeue, and an operator requeue a dead letter, "
+            + "audited as done by that operator")
     void requeueNeedsAnOperator() throws Exception {
         OutboxEvent event = orders.orderPlaced(UUID.randomUUID());
         transactions.executeWithoutResult(status -> outbox.append(event));
@@ -143,5 +151,32 @@ class OutboxEndpointSecurityIT {
         assertThat(requeued.body()).contains("\"requeued\":1");
         assertThat(database.events("failed")).isZero();
         assertThat(database.events("pending")).isEqualTo(1);
+        assertThat(store.auditTrail(OptionalLong.empty(), 10)).anySatisfy(entry -> {
+            assertThat(entry.actor()).isEqualTo("operator");
+            assertThat(entry.action()).isEqualTo(AuditEntry.REQUEUE);
+            assertThat(entry.affected()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    @DisplayName("a purge by an operator is audited as done by that operator, with what it deleted")
+    void purgeIsAudited() throws Exception {
+        OutboxEvent event = orders.orderPlaced(UUID.randomUUID());
+        transactions.executeWithoutResult(status -> outbox.append(event));
+        database.execute("UPDATE " + database.table + " SET status = 'failed', attempts = max_attempts, "
+                + "last_error = 'broker said no' WHERE id = '" + event.id() + "'");
+        String purge =
+                "{\"status\": \"failed\", \"createdBefore\": \"" + Instant.now().plusSeconds(60) + "\"}";
+
+        HttpResponse<String> purged = call("POST", "/actuator/outbox/purge", "operator", purge);
+
+        assertThat(purged.statusCode()).isEqualTo(200);
+        assertThat(purged.body()).contains("\"purged\":1");
+        assertThat(database.events("failed")).isZero();
+        assertThat(store.auditTrail(OptionalLong.empty(), 10)).anySatisfy(entry -> {
+            assertThat(entry.actor()).isEqualTo("operator");
+            assertThat(entry.action()).isEqualTo(AuditEntry.PURGE);
+            assertThat(entry.affected()).isEqualTo(1);
+        });
     }
 }

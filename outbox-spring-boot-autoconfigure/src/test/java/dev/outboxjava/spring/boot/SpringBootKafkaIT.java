@@ -145,13 +145,13 @@ class SpringBootKafkaIT {
         database.execute("UPDATE " + database.table + " SET status = 'failed', attempts = max_attempts, "
                 + "last_error = 'broker said no', sent_at = NULL WHERE id = '" + event.id() + "'");
 
-        assertThat(endpoint.section("dead-letters", 0, 50).get("deadLetters"))
+        assertThat(endpoint.section("dead-letters", null, 50).get("deadLetters"))
                 .asList()
                 .anySatisfy(letter ->
                         assertThat(letter).asString().contains(event.id().toString()));
-        Map<String, Object> result = endpoint.act("requeue", event.id().toString(), null, null, null, null);
+        Map<String, Object> result = endpoint.act(null, "requeue", event.id().toString(), null, null, null, null);
 
-        assertThat(result).containsEntry("requeued", 1);
+        assertThat(result).containsEntry("requeued", 1L);
         await().atMost(Duration.ofSeconds(20)).until(() -> published(orderId).size() == 2);
         assertThat(endpoint.status().get("counts")).asString().doesNotContain("failed=1");
     }
