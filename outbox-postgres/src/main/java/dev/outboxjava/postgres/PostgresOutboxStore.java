@@ -28,14 +28,14 @@ import dev.outboxjava.postgres.internal.BacklogQuery;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.HousekeepingQueries;
 import dev.outboxjava.postgres.internal.LayoutProbe;
-import dev.outboxjava.postgres.internal.LeaseQuery;
-import dev.outboxjava.postgres.internal.LogLayoutQueries;
 import dev.outboxjava.postgres.internal.MarkQueries;
-import dev.outboxjava.postgres.internal.OperatorQueries;
 import dev.outboxjava.postgres.internal.OperatorRepairQueries;
-import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
 import dev.outboxjava.postgres.internal.OutboxTable;
-import dev.outboxjava.postgres.internal.PerKeyIndexes;
+import dev.outboxjava.postgres.internal.appendlog.LogLayoutQueries;
+import dev.outboxjava.postgres.internal.inplace.InPlaceOperatorReads;
+import dev.outboxjava.postgres.internal.inplace.LeaseQuery;
+import dev.outboxjava.postgres.internal.inplace.OrderedLeaseQuery;
+import dev.outboxjava.postgres.internal.inplace.PerKeyIndexes;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -96,7 +96,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
 
     private final MarkQueries marks;
     private final HousekeepingQueries housekeeping;
-    private final OperatorQueries operator;
+    private final InPlaceOperatorReads operator;
     private final BacklogQuery backlog;
     private final TransactionalOutbox transactional;
     /** The append-only layout's statements (the default); {@code null} in the in-place layout. */
@@ -123,7 +123,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         this.layoutProbe = new LayoutProbe(config.table(), config.layout());
         this.marks = new MarkQueries(table, config.completionMode());
         this.housekeeping = new HousekeepingQueries(table);
-        this.operator = new OperatorQueries(table);
+        this.operator = new InPlaceOperatorReads(table);
         this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
         this.logLayout = config.layout() == StoreLayout.APPEND_LOG

@@ -8,7 +8,7 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
-import dev.outboxjava.postgres.internal.LogLayoutQueries;
+import dev.outboxjava.postgres.internal.appendlog.LogLayoutQueries;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -10,7 +10,7 @@ import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
-import dev.outboxjava.postgres.internal.LogLayoutQueries;
+import dev.outboxjava.postgres.internal.appendlog.LogLayoutQueries;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -1,4 +1,4 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.appendlog;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
 import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
@@ -14,11 +14,14 @@ import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
 import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 import static dev.outboxjava.postgres.internal.PreparedSql.bind;
-import static dev.outboxjava.postgres.internal.TableGenerations.GEN;
+import static dev.outboxjava.postgres.internal.appendlog.TableGenerations.GEN;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,4 +1,4 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.appendlog;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
 import static dev.outboxjava.postgres.internal.OutboxTable.CONTENT_TYPE;
@@ -25,7 +25,7 @@ import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 import static dev.outboxjava.postgres.internal.PreparedSql.bind;
-import static dev.outboxjava.postgres.internal.TableGenerations.GEN;
+import static dev.outboxjava.postgres.internal.appendlog.TableGenerations.GEN;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 
@@ -38,6 +38,16 @@ import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.postgres.internal.AsyncCommit;
+import dev.outboxjava.postgres.internal.BacklogQuery;
+import dev.outboxjava.postgres.internal.EventRows;
+import dev.outboxjava.postgres.internal.HousekeepingQueries;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.Jdbc;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.postgres.internal.MarkQueries;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -100,7 +110,7 @@ import org.jooq.impl.SQLDataType;
  * same lease; there, found by primary key, published deletes the state row and retry, dead letter and
  * release update it. The sweeper moves expired lease rows the same way before it sweeps.
  *
- * <p>The lease transaction commits asynchronously, as {@link LeaseQuery}'s does, for the same reasons.
+ * <p>The lease transaction commits asynchronously, as the in-place layout's lease does, for the same reasons (see {@link AsyncCommit}).
  *
  * <p>Every statement is built with jOOQ's DSL and rendered once, here ({@link PreparedSql}): the relay
  * runs the lease and the marks for every batch, so pgjdbc runs constant texts with typed bind values.

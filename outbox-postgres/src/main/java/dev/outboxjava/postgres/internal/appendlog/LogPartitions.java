@@ -1,4 +1,4 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.appendlog;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.ID;
@@ -13,6 +13,11 @@ import static org.jooq.impl.DSL.name;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.postgres.internal.AsyncCommit;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.Jdbc;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -76,7 +81,7 @@ import org.slf4j.LoggerFactory;
 public final class LogPartitions {
 
     /** The upper bound of a new table's first range. */
-    static final long FIRST_UPPER = 1_000_000L;
+    public static final long FIRST_UPPER = 1_000_000L;
     /** Width of a range when there is no rate to size it from. */
     static final long DEFAULT_WIDTH = 1_000_000L;
 

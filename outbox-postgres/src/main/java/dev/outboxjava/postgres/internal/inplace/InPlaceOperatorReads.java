@@ -1,4 +1,4 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.inplace;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
 import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
@@ -14,6 +14,9 @@ import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.postgres.internal.EventRows;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.UuidArrays;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -29,11 +32,11 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /** What an operator (and the worker's gauges) asks the table. */
-public final class OperatorQueries {
+public final class InPlaceOperatorReads {
 
     private final OutboxTable table;
 
-    public OperatorQueries(OutboxTable table) {
+    public InPlaceOperatorReads(OutboxTable table) {
         this.table = table;
     }
 
