@@ -24,18 +24,12 @@ import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.AttemptHistory;
-import dev.outboxjava.postgres.internal.BacklogQuery;
 import dev.outboxjava.postgres.internal.Failures;
-import dev.outboxjava.postgres.internal.HousekeepingQueries;
+import dev.outboxjava.postgres.internal.Layout;
 import dev.outboxjava.postgres.internal.LayoutProbe;
-import dev.outboxjava.postgres.internal.MarkQueries;
-import dev.outboxjava.postgres.internal.OperatorRepairQueries;
-import dev.outboxjava.postgres.internal.OutboxTable;
-import dev.outboxjava.postgres.internal.appendlog.LogLayoutQueries;
-import dev.outboxjava.postgres.internal.inplace.InPlaceOperatorReads;
-import dev.outboxjava.postgres.internal.inplace.LeaseQuery;
-import dev.outboxjava.postgres.internal.inplace.OrderedLeaseQuery;
-import dev.outboxjava.postgres.internal.inplace.PerKeyIndexes;
+import dev.outboxjava.postgres.internal.OperatorRepairs;
+import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
+import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -86,23 +80,15 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final DataSource dataSource;
     private final Optional<HikariDataSource> ownedPool;
     private final DSLContext dsl;
-    private final OutboxTable table;
-    private final LeaseQuery leaseQuery;
-    private final OrderedLeaseQuery orderedLeaseQuery;
-    private final PerKeyIndexes perKeyIndexes;
     private final LayoutProbe layoutProbe;
-    /** Whether the first per-key lease has looked for the per-key indexes (it warns once if they are missing). */
+    /** Whether the first lease has looked for the indexes it relies on (it warns once if they are missing). */
     private final AtomicBoolean perKeyIndexesChecked = new AtomicBoolean();
 
-    private final MarkQueries marks;
-    private final HousekeepingQueries housekeeping;
-    private final InPlaceOperatorReads operator;
-    private final BacklogQuery backlog;
     private final TransactionalOutbox transactional;
-    /** The append-only layout's statements (the default); {@code null} in the in-place layout. */
-    private final LogLayoutQueries logLayout;
+    /** The statements of the configured layout, chosen once. */
+    private final Layout layout;
 
-    private final OperatorRepairQueries repairs;
+    private final OperatorRepairs repairs;
     private final AttemptHistory attemptHistory;
     /** Whether the missing attempts table has been reported (once per store). */
     private final AtomicBoolean missingAttemptsReported = new AtomicBoolean();
@@ -114,24 +100,13 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         this.ownedPool = ownedPool;
         // No jOOQ debug logging of every statement: this sits on the relay's hot path.
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-        this.table = new OutboxTable(config.table());
-        this.leaseQuery = new LeaseQuery(table);
-        this.orderedLeaseQuery = config.ordering().isPerKey() && config.layout() == StoreLayout.IN_PLACE
-                ? new OrderedLeaseQuery(table, config.ordering())
-                : null;
-        this.perKeyIndexes = new PerKeyIndexes(config.table());
         this.layoutProbe = new LayoutProbe(config.table(), config.layout());
-        this.marks = new MarkQueries(table, config.completionMode());
-        this.housekeeping = new HousekeepingQueries(table);
-        this.operator = new InPlaceOperatorReads(table);
-        this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
-        this.logLayout = config.layout() == StoreLayout.APPEND_LOG
-                ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering())
-                : null;
-        this.repairs =
-                new OperatorRepairQueries(config.table(), config.layout() == StoreLayout.APPEND_LOG, config.ordering());
-        this.attemptHistory = new AttemptHistory(config.table(), config.layout() == StoreLayout.APPEND_LOG);
+        this.layout = config.layout() == StoreLayout.APPEND_LOG
+                ? new AppendLogLayout(config.table(), config.completionMode(), config.ordering())
+                : new InPlaceLayout(config.table(), config.completionMode(), config.ordering());
+        this.repairs = layout.repairs();
+        this.attemptHistory = layout.attempts();
     }
 
     /**
@@ -210,27 +185,22 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             return List.of();
         }
         return withConnection("lease up to " + limit + " events", connection -> {
-            if (logLayout != null) {
-                return logLayout.lease(connection, leaseId, limit, now);
-            }
-            if (orderedLeaseQuery == null) {
-                return leaseQuery.lease(connection, leaseId, limit, now);
-            }
             warnOnceOfMissingPerKeyIndexes(connection);
-            return orderedLeaseQuery.lease(connection, leaseId, limit, now);
+            return layout.lease(connection, leaseId, limit, now);
         });
     }
 
     /**
-     * At the first per-key lease, warns if the table lacks the per-key indexes: the lease still works
-     * without them, only slower and slower as the table grows, so nothing else would tell.
+     * At the first lease, warns if the table lacks the indexes the layout's lease relies on (the per-key
+     * indexes in place; no query when there are none to have): the lease still works without them, only
+     * slower and slower as the table grows, so nothing else would tell.
      */
     private void warnOnceOfMissingPerKeyIndexes(Connection connection) {
         if (perKeyIndexesChecked.get()) {
             return;
         }
         try {
-            List<String> missing = perKeyIndexes.missing(connection);
+            List<String> missing = layout.missingIndexes(connection);
             if (perKeyIndexesChecked.compareAndSet(false, true) && !missing.isEmpty()) {
                 log.warn("outbox table {}: {}", config.tableName(), missingIndexesAdvice(missing));
             }
@@ -259,9 +229,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         return withConnection(
                 "mark " + eventIds.size() + " events published under lease " + leaseId,
-                connection -> logLayout != null
-                        ? logLayout.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now)
-                        : marks.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
+                connection -> layout.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
     }
 
     @Override
@@ -279,9 +247,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                         errors,
                         Attempt.Outcome.RETRY,
                         now,
-                        () -> logLayout != null
-                                ? logLayout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)
-                                : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
+                        () -> layout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
     }
 
     @Override
@@ -299,11 +265,8 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                         errors,
                         Attempt.Outcome.DEAD_LETTER,
                         now,
-                        () -> logLayout != null
-                                ? logLayout.deadLettered(
-                                        connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)
-                                : marks.deadLettered(
-                                        connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
+                        () -> layout.deadLettered(
+                                connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
     }
 
     /**
@@ -374,9 +337,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         return withConnection(
                 "release " + eventIds.size() + " events of lease " + leaseId,
-                connection -> logLayout != null
-                        ? logLayout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds)
-                        : marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
+                connection -> layout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
     }
 
     @Override
@@ -385,11 +346,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
-        return run(
+        return withConnection(
                 "sweep up to " + limit + " expired leases",
-                () -> logLayout != null
-                        ? logLayout.sweep(dsl, leasedBefore, limit)
-                        : housekeeping.sweep(dsl, leasedBefore, limit));
+                connection -> layout.sweep(connection, leasedBefore, limit));
     }
 
     @Override
@@ -404,44 +363,30 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             deleteAttempts(() -> attemptHistory.deleteOrphansBefore(dsl, sentBefore, limit));
             return null;
         });
-        if (logLayout != null) {
-            return withConnection(
-                    "delete up to " + limit + " sent events",
-                    connection -> logLayout.cleanUp(connection, sentBefore, limit));
-        }
-        return run("delete up to " + limit + " sent events", () -> housekeeping.cleanUp(dsl, sentBefore, limit));
+        return withConnection(
+                "delete up to " + limit + " sent events", connection -> layout.cleanUp(connection, sentBefore, limit));
     }
 
     @Override
     public Map<EventStatus, Long> countByStatus() {
-        if (logLayout != null) {
-            return withConnection("count events by status", logLayout::countByStatus);
-        }
-        return run("count events by status", () -> operator.countByStatus(dsl));
+        return withConnection("count events by status", layout::countByStatus);
     }
 
     @Override
     public Optional<Instant> oldestPendingCreatedAt() {
-        if (logLayout != null) {
-            return withConnection("find the oldest pending event", logLayout::oldestPendingCreatedAt);
-        }
-        return run("find the oldest pending event", () -> operator.oldestPendingCreatedAt(dsl));
+        return withConnection("find the oldest pending event", layout::oldestPendingCreatedAt);
     }
 
     @Override
     public Backlog backlog(Instant now) {
-        return run(
-                "count the pending events by what they wait for",
-                () -> logLayout != null ? logLayout.backlog(dsl, now) : backlog.read(dsl, now));
+        return withConnection(
+                "count the pending events by what they wait for", connection -> layout.backlog(connection, now));
     }
 
     @Override
     public Optional<OutboxEvent> find(UUID eventId) {
         Objects.requireNonNull(eventId, "eventId");
-        if (logLayout != null) {
-            return withConnection("find event " + eventId, connection -> logLayout.find(connection, eventId));
-        }
-        return run("find event " + eventId, () -> operator.find(dsl, eventId));
+        return withConnection("find event " + eventId, connection -> layout.find(connection, eventId));
     }
 
     @Override
@@ -453,10 +398,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit == 0) {
             return List.of();
         }
-        if (logLayout != null) {
-            return withConnection("list dead letters", connection -> logLayout.deadLetters(connection, offset, limit));
-        }
-        return run("list dead letters", () -> operator.deadLetters(dsl, offset, limit));
+        return withConnection("list dead letters", connection -> layout.deadLetters(connection, offset, limit));
     }
 
     @Override
@@ -468,19 +410,13 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit == 0) {
             return List.of();
         }
-        if (logLayout != null) {
-            return withConnection(
-                    "list events waiting for a retry", connection -> logLayout.retrying(connection, offset, limit));
-        }
-        return run("list events waiting for a retry", () -> operator.retrying(dsl, offset, limit));
+        return withConnection(
+                "list events waiting for a retry", connection -> layout.retrying(connection, offset, limit));
     }
 
     /** How many events wait for a retry (the whole of what {@link #listRetrying} pages through). */
     public long countRetrying() {
-        if (logLayout != null) {
-            return withConnection("count events waiting for a retry", logLayout::countRetrying);
-        }
-        return run("count events waiting for a retry", () -> operator.countRetrying(dsl));
+        return withConnection("count events waiting for a retry", layout::countRetrying);
     }
 
     /**
@@ -490,26 +426,17 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     public long countPurgeable(EventStatus status, Instant createdBefore) {
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdBefore, "createdBefore");
-        if (logLayout != null) {
-            return withConnection(
-                    "count " + status.databaseValue() + " events to purge",
-                    connection -> logLayout.countCreatedBefore(connection, status, createdBefore));
-        }
-        return run(
+        return withConnection(
                 "count " + status.databaseValue() + " events to purge",
-                () -> operator.countCreatedBefore(dsl, status, createdBefore));
+                connection -> layout.countCreatedBefore(connection, status, createdBefore));
     }
 
     @Override
     public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
         Objects.requireNonNull(selector, "selector");
         Objects.requireNonNull(now, "now");
-        if (logLayout != null) {
-            return withConnection(
-                    "requeue dead letters (" + selector + ")",
-                    connection -> logLayout.requeue(connection, selector, now));
-        }
-        return run("requeue dead letters (" + selector + ")", () -> operator.requeue(dsl, selector, now));
+        return withConnection(
+                "requeue dead letters (" + selector + ")", connection -> layout.requeue(connection, selector, now));
     }
 
     @Override
@@ -523,12 +450,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
             return null;
         });
-        if (logLayout != null) {
-            return withConnection(
-                    "purge " + status.databaseValue() + " events",
-                    connection -> logLayout.purge(connection, status, createdBefore));
-        }
-        return run("purge " + status.databaseValue() + " events", () -> housekeeping.purge(dsl, status, createdBefore));
+        return withConnection(
+                "purge " + status.databaseValue() + " events",
+                connection -> layout.purge(connection, status, createdBefore));
     }
 
     @Override
@@ -584,9 +508,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                             DSLContext inTransaction = DSL.using(
                                     connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
                             attemptHistory.deleteOfPurged(inTransaction, EventStatus.SENT, createdBefore);
-                            return logLayout != null
-                                    ? logLayout.purge(connection, EventStatus.SENT, createdBefore)
-                                    : housekeeping.purge(inTransaction, EventStatus.SENT, createdBefore);
+                            return layout.purge(connection, EventStatus.SENT, createdBefore);
                         }));
     }
 
@@ -663,21 +585,14 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             if (wrongLayout.isPresent()) {
                 return HealthCheck.down(wrongLayout.get());
             }
-            if (logLayout != null) {
-                withConnection("look for the outbox table", connection -> {
-                    logLayout.probe(connection);
-                    return null;
-                });
-            } else {
-                operator.probe(dsl);
-            }
+            List<String> missing = withConnection("look for the outbox table", connection -> {
+                layout.probe(connection);
+                return run("look for the per-key indexes", () -> layout.missingIndexes(connection));
+            });
             String detail = "PostgreSQL reachable, outbox table " + config.tableName() + " present";
-            if (orderedLeaseQuery != null) {
-                List<String> missing = withConnection("look for the per-key indexes", perKeyIndexes::missing);
-                if (!missing.isEmpty()) {
-                    // up all the same: leases work without the indexes, and a failing probe would stop the service
-                    detail += "; " + missingIndexesAdvice(missing);
-                }
+            if (!missing.isEmpty()) {
+                // up all the same: leases work without the indexes, and a failing probe would stop the service
+                detail += "; " + missingIndexesAdvice(missing);
             }
             return HealthCheck.up(detail);
         } catch (RuntimeException e) {

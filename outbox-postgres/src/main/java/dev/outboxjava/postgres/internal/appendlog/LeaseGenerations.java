@@ -26,7 +26,7 @@ public final class LeaseGenerations extends TableGenerations {
         });
         for (int generation = 0; generation < 2; generation++) {
             anySql[generation] = PreparedSql.render(DSL.selectOne()
-                    .from(LogLayoutQueries.tableOf(LogLayoutDdl.leaseGeneration(table, generation)))
+                    .from(LogSql.tableOf(LogLayoutDdl.leaseGeneration(table, generation)))
                     .limit(DSL.inline(1)));
         }
     }

@@ -168,13 +168,13 @@ public final class LogPartitions {
     public LogPartitions(Identifiers.TableName table, CompletionMode completionMode) {
         this.table = table;
         this.keepSent = completionMode != CompletionMode.DELETE_ON_PUBLISH;
-        Table<Record> t = LogLayoutQueries.tableOf(table);
-        Table<Record> live = LogLayoutQueries.tableOf(LogLayoutDdl.liveTable(table));
-        Table<Record> s = LogLayoutQueries.tableOf(LogLayoutDdl.stateTable(table));
-        Table<Record> l = LogLayoutQueries.tableOf(LogLayoutDdl.leaseTable(table));
-        Table<Record> d = LogLayoutQueries.tableOf(LogLayoutDdl.sentTable(table));
-        Table<Record> kept = LogLayoutQueries.tableOf(LogLayoutDdl.keptTable(table));
-        Table<Record> floor = LogLayoutQueries.tableOf(LogLayoutDdl.floorTable(table));
+        Table<Record> t = LogSql.tableOf(table);
+        Table<Record> live = LogSql.tableOf(LogLayoutDdl.liveTable(table));
+        Table<Record> s = LogSql.tableOf(LogLayoutDdl.stateTable(table));
+        Table<Record> l = LogSql.tableOf(LogLayoutDdl.leaseTable(table));
+        Table<Record> d = LogSql.tableOf(LogLayoutDdl.sentTable(table));
+        Table<Record> kept = LogSql.tableOf(LogLayoutDdl.keptTable(table));
+        Table<Record> floor = LogSql.tableOf(LogLayoutDdl.floorTable(table));
         Table<Record> i = PG_INHERITS.as("i");
         Table<Record> c = PG_CLASS.as("c");
         this.rangesSql = PreparedSql.render(DSL.select(
@@ -194,14 +194,14 @@ public final class LogPartitions {
                         now.minus(epoch(column(e, CREATED_AT))),
                         now.minus(epoch(DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT))))
                 .from(e)
-                .orderBy(column(e, LogLayoutQueries.XACT_ID), column(e, SEQ))
+                .orderBy(column(e, LogSql.XACT_ID), column(e, SEQ))
                 .limit(DSL.inline(1)));
-        this.overflowSql = PreparedSql.render(DSL.select(DSL.count(), DSL.max(SEQ))
-                .from(LogLayoutQueries.tableOf(LogLayoutDdl.overflowTable(table))));
+        this.overflowSql = PreparedSql.render(
+                DSL.select(DSL.count(), DSL.max(SEQ)).from(LogSql.tableOf(LogLayoutDdl.overflowTable(table))));
         Table<Record> lease = l.as("l");
-        Table<?> leased = DSL.unnest(column(lease, LogLayoutQueries.SEQS)).as("x", SEQ.getName());
+        Table<?> leased = DSL.unnest(column(lease, LogSql.SEQS)).as("x", SEQ.getName());
         this.busySql = PreparedSql.render(DSL.select(DSL.field(DSL.exists(DSL.selectOne()
-                        .from(LogLayoutQueries.tableOf(LogLayoutDdl.pendingView(table)))
+                        .from(LogSql.tableOf(LogLayoutDdl.pendingView(table)))
                         .where(SEQ.ge(bind(SQLDataType.BIGINT)))
                         .and(SEQ.lt(bind(SQLDataType.BIGINT))))
                 .or(DSL.exists(DSL.selectOne()
@@ -218,7 +218,7 @@ public final class LogPartitions {
         Table<Record> st = s.as("s");
         Table<Record> logRow = t.as("e");
         this.moveDeadLettersSql = PreparedSql.render(DSL.update(logRow)
-                .set(LogLayoutQueries.KEPT, DSL.inline(true))
+                .set(LogSql.KEPT, DSL.inline(true))
                 .from(st)
                 .where(column(st, STATUS).eq(statusLiteral(EventStatus.FAILED)))
                 .and(column(st, SEQ).ge(bind(SQLDataType.BIGINT)))
@@ -227,7 +227,7 @@ public final class LogPartitions {
                 .and(column(logRow, SEQ).eq(column(st, SEQ)))
                 .and(column(logRow, SEQ).ge(bind(SQLDataType.BIGINT)))
                 .and(column(logRow, SEQ).lt(bind(SQLDataType.BIGINT)))
-                .and(DSL.not(DSL.condition(column(logRow, LogLayoutQueries.KEPT)))));
+                .and(DSL.not(DSL.condition(column(logRow, LogSql.KEPT)))));
         Table<Record> k = kept.as("k");
         Table<Record> sent = d.as("d");
         Table<Record> x = DSL.table(name("x"));
@@ -266,25 +266,24 @@ public final class LogPartitions {
                 .from(PG_LOCKS)
                 .where(writingToLog)
                 .and(VIRTUALTRANSACTION.eq(DSL.any(bind(SQLDataType.CLOB.array()))))))));
-        Table<?> p = LogLayoutQueries.lastPosition(LogLayoutQueries.tableOf(LogLayoutDdl.positionTable(table)));
-        Field<Object> xact = column(e, LogLayoutQueries.XACT_ID);
-        Field<Object> done = column(p, LogLayoutQueries.DONE);
-        Field<Object> upto = column(p, LogLayoutQueries.UPTO);
+        Table<?> p = LogSql.lastPosition(LogSql.tableOf(LogLayoutDdl.positionTable(table)));
+        Field<Object> xact = column(e, LogSql.XACT_ID);
+        Field<Object> done = column(p, LogSql.DONE);
+        Field<Object> upto = column(p, LogSql.UPTO);
         this.lowestUntakenSql = PreparedSql.render(DSL.select(DSL.min(column(e, SEQ)))
                 .from(e, p)
                 .where(column(e, SEQ).ge(bind(SQLDataType.BIGINT)))
                 .and(column(e, SEQ).lt(bind(SQLDataType.BIGINT)))
-                .and(xact.ge(DSL.function("pg_snapshot_xmin", LogLayoutQueries.XID8, done)))
-                .and(DSL.not(LogLayoutQueries.visibleIn(xact, done)))
+                .and(xact.ge(DSL.function("pg_snapshot_xmin", LogSql.XID8, done)))
+                .and(DSL.not(LogSql.visibleIn(xact, done)))
                 .and(DSL.not(upto.isNotNull()
-                        .and(LogLayoutQueries.visibleIn(xact, upto))
-                        .and(DSL.row(xact, column(e, SEQ))
-                                .le(DSL.row(column(p, LogLayoutQueries.XACT_ID), column(p, SEQ)))))));
-        this.floorSql = PreparedSql.render(DSL.select(LogLayoutQueries.floorOf(floor)));
+                        .and(LogSql.visibleIn(xact, upto))
+                        .and(DSL.row(xact, column(e, SEQ)).le(DSL.row(column(p, LogSql.XACT_ID), column(p, SEQ)))))));
+        this.floorSql = PreparedSql.render(DSL.select(LogSql.floorOf(floor)));
         this.addFloorSql = PreparedSql.render(DSL.insertInto(floor, SEQ).values(bind(SQLDataType.BIGINT)));
         this.trimFloorSql = PreparedSql.render(DSL.deleteFrom(floor)
-                .where(LogLayoutQueries.POSITION_ID.lt(DSL.field(
-                        DSL.select(DSL.max(LogLayoutQueries.POSITION_ID)).from(floor)))));
+                .where(LogSql.POSITION_ID.lt(
+                        DSL.field(DSL.select(DSL.max(LogSql.POSITION_ID)).from(floor)))));
     }
 
     /**
@@ -601,7 +600,7 @@ public final class LogPartitions {
         // rendered per range (its partition's name), at most once per range and run
         try (PreparedStatement statement =
                 connection.prepareStatement(PreparedSql.render(DSL.select(DSL.field(DSL.exists(DSL.selectOne()
-                        .from(LogLayoutQueries.tableOf(LogLayoutDdl.sentRange(table, range.number())))
+                        .from(LogSql.tableOf(LogLayoutDdl.sentRange(table, range.number())))
                         .where(SENT_AT.ge(bind(SQLDataType.INSTANT))))))))) {
             statement.setObject(1, Jdbc.timestamptz(sentBefore));
             try (ResultSet rs = statement.executeQuery()) {
@@ -624,7 +623,7 @@ public final class LogPartitions {
             }
         }
         try (ResultSet rs =
-                statement.executeQuery(PreparedSql.render(DSL.selectCount().from(LogLayoutQueries.tableOf(part))))) {
+                statement.executeQuery(PreparedSql.render(DSL.selectCount().from(LogSql.tableOf(part))))) {
             rs.next();
             return rs.getLong(1);
         }

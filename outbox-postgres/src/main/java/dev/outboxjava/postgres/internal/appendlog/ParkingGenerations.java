@@ -65,7 +65,7 @@ public final class ParkingGenerations extends TableGenerations {
         super(table, new Identifiers.TableName[] {
             LogLayoutDdl.stateGeneration(table, 0), LogLayoutDdl.stateGeneration(table, 1)
         });
-        Table<Record> state = LogLayoutQueries.tableOf(LogLayoutDdl.stateTable(table));
+        Table<Record> state = LogSql.tableOf(LogLayoutDdl.stateTable(table));
         Field<?>[] columns = {
             ID,
             SEQ,
@@ -81,7 +81,7 @@ public final class ParkingGenerations extends TableGenerations {
             CREATED_AT
         };
         for (int generation = 0; generation < 2; generation++) {
-            Table<Record> idle = LogLayoutQueries.tableOf(LogLayoutDdl.stateGeneration(table, generation));
+            Table<Record> idle = LogSql.tableOf(LogLayoutDdl.stateGeneration(table, generation));
             // one row more than may be moved tells that there are too many, without reading them all
             Table<?> first = DSL.select(STATUS)
                     .from(idle)
