@@ -8,12 +8,10 @@ import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
 import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 import static dev.outboxjava.postgres.internal.PreparedSql.bind;
-import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.postgres.internal.AsyncCommit;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.Jdbc;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
@@ -22,26 +20,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jooq.CommonTableExpression;
-import org.jooq.Condition;
-import org.jooq.DataType;
 import org.jooq.DatePart;
 import org.jooq.Field;
-import org.jooq.Parser;
 import org.jooq.Record;
-import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
-import org.jooq.impl.DefaultDataType;
 import org.jooq.impl.SQLDataType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,10 +61,8 @@ import org.slf4j.LoggerFactory;
  * Everything is checked again under the lock before anything is dropped.
  *
  * <p><b>Statements.</b> The catalog queries and the DML are built with jOOQ's DSL and rendered once per
- * table ({@link PreparedSql}; a range's own partition is named in two of them, rendered when it is
- * checked). The DDL — {@code CREATE TABLE}, {@code ATTACH PARTITION}, {@code LOCK TABLE} and
- * {@code DROP TABLE} — stays text made of quoted identifiers and computed bounds, as a DDL renderer
- * writes it: jOOQ's DSL has no partition clauses, and none of it takes a bind value.
+ * table ({@link PreparedSql}); the DDL stays text ({@link LogRanges}); the floor of the log read is
+ * {@link LogFloor}'s.
  */
 public final class LogPartitions {
 
@@ -101,59 +87,17 @@ public final class LogPartitions {
     /** PostgreSQL's SQLSTATE for a lock not granted within lock_timeout. */
     static final String LOCK_NOT_AVAILABLE = "55P03";
 
-    private static final Pattern BOUND = Pattern.compile("FROM \\('?(MINVALUE|-?\\d+)'?\\) TO \\('?(-?\\d+)'?\\)");
-
     private static final Logger log = LoggerFactory.getLogger(LogPartitions.class);
-
-    /** This transaction's lock timeout ({@code SET LOCAL}). */
-    private static final String SHORT_LOCK_TIMEOUT =
-            PreparedSql.render(DSL.select(AsyncCommit.setLocal("lock_timeout", LOCK_TIMEOUT)));
-    /** Reads the qualified names the catalog gives back (a sequence's, quoted where needed). */
-    private static final Parser SQL_NAMES = DSL.using(SQLDialect.POSTGRES).parser();
-
-    private static final DataType<Object> REGCLASS =
-            new DefaultDataType<>(SQLDialect.POSTGRES, SQLDataType.OTHER, "regclass");
-
-    /** The catalog tables and columns read here. */
-    private static final Table<Record> PG_INHERITS = DSL.table(name("pg_inherits"));
-
-    private static final Table<Record> PG_CLASS = DSL.table(name("pg_class"));
-    private static final Table<Record> PG_LOCKS = DSL.table(name("pg_locks"));
-    private static final Field<Object> OID = field(name("oid"), REGCLASS);
-    private static final Field<Object> INHRELID = field(name("inhrelid"), REGCLASS);
-    private static final Field<Object> INHPARENT = field(name("inhparent"), REGCLASS);
-    private static final Field<String> RELNAME = field(name("relname"), SQLDataType.CLOB);
-    private static final Field<Object> RELPARTBOUND = field(name("relpartbound"), SQLDataType.OTHER);
-    private static final Field<Float> RELTUPLES = field(name("reltuples"), SQLDataType.REAL);
-    private static final Field<String> LOCKTYPE = field(name("locktype"), SQLDataType.CLOB);
-    private static final Field<Object> RELATION = field(name("relation"), REGCLASS);
-    private static final Field<String> MODE = field(name("mode"), SQLDataType.CLOB);
-    private static final Field<String> VIRTUALTRANSACTION = field(name("virtualtransaction"), SQLDataType.CLOB);
-    /** A sequence's columns. */
-    private static final Field<Boolean> IS_CALLED = field(name("is_called"), SQLDataType.BOOLEAN);
-
-    private static final Field<Long> LAST_VALUE = field(name("last_value"), SQLDataType.BIGINT);
 
     private final Identifiers.TableName table;
     private final boolean keepSent;
     private final Map<Long, Integer> failures = new ConcurrentHashMap<>();
-    private final String rangesSql;
-    private final String nextSeqSql;
     private final String oldestSql;
-    private final String overflowSql;
     private final String busySql;
     private final String moveDeadLettersSql;
     private final String keptSentSql;
-    private final String writersSql;
-    private final String runningSql;
-    private final String lowestUntakenSql;
-    private final String floorSql;
-    private final String addFloorSql;
-    private final String trimFloorSql;
-    /** The sequence and the writers seen at the previous run: the floor may rise to it once they have ended. */
-    private volatile Barrier barrier;
-
-    private record Barrier(long next, String[] writers) {}
+    private final LogRanges rangesOf;
+    private final LogFloor floor;
 
     /** One range of the log: partitions {@code t_p<number>} and {@code t_sent_p<number>}. */
     public record Range(long number, long lower, long upper) {
@@ -174,18 +118,6 @@ public final class LogPartitions {
         Table<Record> l = LogSql.tableOf(LogLayoutDdl.leaseTable(table));
         Table<Record> d = LogSql.tableOf(LogLayoutDdl.sentTable(table));
         Table<Record> kept = LogSql.tableOf(LogLayoutDdl.keptTable(table));
-        Table<Record> floor = LogSql.tableOf(LogLayoutDdl.floorTable(table));
-        Table<Record> i = PG_INHERITS.as("i");
-        Table<Record> c = PG_CLASS.as("c");
-        this.rangesSql = PreparedSql.render(DSL.select(
-                        column(c, RELNAME),
-                        DSL.function("pg_get_expr", SQLDataType.CLOB, column(c, RELPARTBOUND), column(c, OID)))
-                .from(i)
-                .join(c)
-                .on(column(c, OID).eq(column(i, INHRELID)))
-                .where(column(i, INHPARENT).eq(regclass(bind(SQLDataType.CLOB)))));
-        this.nextSeqSql = PreparedSql.render(DSL.select(DSL.function(
-                "pg_get_serial_sequence", SQLDataType.CLOB, bind(SQLDataType.CLOB), DSL.inline(SEQ.getName()))));
         // the event the position took first among those still in the log (by the position index)
         Table<Record> e = live.as("e");
         Field<Integer> now = epoch(DSL.function("clock_timestamp", SQLDataType.INSTANT));
@@ -196,8 +128,6 @@ public final class LogPartitions {
                 .from(e)
                 .orderBy(column(e, LogSql.XACT_ID), column(e, SEQ))
                 .limit(DSL.inline(1)));
-        this.overflowSql = PreparedSql.render(
-                DSL.select(DSL.count(), DSL.max(SEQ)).from(LogSql.tableOf(LogLayoutDdl.overflowTable(table))));
         Table<Record> lease = l.as("l");
         Table<?> leased = DSL.unnest(column(lease, LogSql.SEQS)).as("x", SEQ.getName());
         this.busySql = PreparedSql.render(DSL.select(DSL.field(DSL.exists(DSL.selectOne()
@@ -254,36 +184,8 @@ public final class LogPartitions {
                         .returning(DSL.inline(1)));
         this.keptSentSql = PreparedSql.render(
                 DSL.with(chosen).with(sentRecords).with(keptRows).selectCount().from(DSL.table(name("b"))));
-        // transactions writing to the log hold this lock from before they draw a sequence until they end
-        Condition writingToLog = LOCKTYPE.eq(DSL.inline("relation")).and(RELATION.eq(regclass(bind(SQLDataType.CLOB))));
-        this.writersSql = PreparedSql.render(DSL.select(DSL.coalesce(
-                        DSL.arrayAggDistinct(VIRTUALTRANSACTION),
-                        DSL.inline("{}").cast(SQLDataType.CLOB.array())))
-                .from(PG_LOCKS)
-                .where(writingToLog)
-                .and(MODE.eq(DSL.inline("RowExclusiveLock"))));
-        this.runningSql = PreparedSql.render(DSL.select(DSL.field(DSL.exists(DSL.selectOne()
-                .from(PG_LOCKS)
-                .where(writingToLog)
-                .and(VIRTUALTRANSACTION.eq(DSL.any(bind(SQLDataType.CLOB.array()))))))));
-        Table<?> p = LogSql.lastPosition(LogSql.tableOf(LogLayoutDdl.positionTable(table)));
-        Field<Object> xact = column(e, LogSql.XACT_ID);
-        Field<Object> done = column(p, LogSql.DONE);
-        Field<Object> upto = column(p, LogSql.UPTO);
-        this.lowestUntakenSql = PreparedSql.render(DSL.select(DSL.min(column(e, SEQ)))
-                .from(e, p)
-                .where(column(e, SEQ).ge(bind(SQLDataType.BIGINT)))
-                .and(column(e, SEQ).lt(bind(SQLDataType.BIGINT)))
-                .and(xact.ge(DSL.function("pg_snapshot_xmin", LogSql.XID8, done)))
-                .and(DSL.not(LogSql.visibleIn(xact, done)))
-                .and(DSL.not(upto.isNotNull()
-                        .and(LogSql.visibleIn(xact, upto))
-                        .and(DSL.row(xact, column(e, SEQ)).le(DSL.row(column(p, LogSql.XACT_ID), column(p, SEQ)))))));
-        this.floorSql = PreparedSql.render(DSL.select(LogSql.floorOf(floor)));
-        this.addFloorSql = PreparedSql.render(DSL.insertInto(floor, SEQ).values(bind(SQLDataType.BIGINT)));
-        this.trimFloorSql = PreparedSql.render(DSL.deleteFrom(floor)
-                .where(LogSql.POSITION_ID.lt(
-                        DSL.field(DSL.select(DSL.max(LogSql.POSITION_ID)).from(floor)))));
+        this.rangesOf = new LogRanges(table);
+        this.floor = new LogFloor(table);
     }
 
     /**
@@ -295,7 +197,7 @@ public final class LogPartitions {
      */
     public long maintain(Connection connection, Instant sentBefore, int limit) throws SQLException {
         List<Range> ranges = ranges(connection);
-        long next = nextSeq(connection);
+        long next = rangesOf.nextSeq(connection);
         addAhead(connection, ranges, next, sentBefore);
         long removed = 0;
         for (Range range : ranges) {
@@ -304,7 +206,7 @@ public final class LogPartitions {
                 removed += drop(connection, range, sentBefore);
             }
         }
-        raiseFloor(connection, next);
+        floor.raiseFloor(connection, next);
         try (PreparedStatement statement = connection.prepareStatement(keptSentSql)) {
             statement.setObject(1, Jdbc.timestamptz(keepSent ? sentBefore : FOREVER));
             statement.setInt(2, limit);
@@ -316,98 +218,9 @@ public final class LogPartitions {
         return removed;
     }
 
-    /**
-     * Raises the floor of the log read: the lowest sequence an event not yet taken by the position may
-     * have, so that the lease leaves out the partitions below it. An event's sequence is drawn inside
-     * its writing transaction, which holds a lock on the log from before the draw until it ends; so once
-     * every transaction that held that lock when the sequence stood at {@code n} has ended, every event
-     * below {@code n} is committed or gone, and the lowest of them the position has not taken (or
-     * {@code n}) is a floor. The writers are noted at one run and looked for at the next.
-     */
-    private void raiseFloor(Connection connection, long next) throws SQLException {
-        Barrier previous = barrier;
-        if (previous != null && !running(connection, previous.writers())) {
-            long floor = single(connection, floorSql);
-            if (previous.next() > floor) {
-                long lowest;
-                try (PreparedStatement statement = connection.prepareStatement(lowestUntakenSql)) {
-                    statement.setLong(1, floor);
-                    statement.setLong(2, previous.next());
-                    try (ResultSet rs = statement.executeQuery()) {
-                        rs.next();
-                        long untaken = rs.getLong(1);
-                        lowest = rs.wasNull() ? previous.next() : untaken;
-                    }
-                }
-                if (lowest > floor) {
-                    try (PreparedStatement statement = connection.prepareStatement(addFloorSql)) {
-                        statement.setLong(1, lowest);
-                        statement.executeUpdate();
-                    }
-                    try (Statement statement = connection.createStatement()) {
-                        statement.executeUpdate(trimFloorSql);
-                    }
-                }
-            }
-        }
-        // the sequence first, then its writers: a writer that drew below it holds the lock by now, or has ended
-        String[] writers;
-        try (PreparedStatement statement = connection.prepareStatement(writersSql)) {
-            statement.setString(1, table.quoted());
-            try (ResultSet rs = statement.executeQuery()) {
-                rs.next();
-                writers = (String[]) rs.getArray(1).getArray();
-            }
-        }
-        barrier = new Barrier(next, writers);
-    }
-
-    /** Whether any of the writers still holds its lock on the log (a prepared transaction holds it too). */
-    private boolean running(Connection connection, String[] writers) throws SQLException {
-        if (writers.length == 0) {
-            return false;
-        }
-        try (PreparedStatement statement = connection.prepareStatement(runningSql)) {
-            statement.setString(1, table.quoted());
-            statement.setArray(2, connection.createArrayOf("text", writers));
-            try (ResultSet rs = statement.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
-        }
-    }
-
-    private static long single(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
     /** The log's ranges, lowest first (the overflow partition is not one). */
     public List<Range> ranges(Connection connection) throws SQLException {
-        String prefix = table.table() + "_p";
-        List<Range> ranges = new ArrayList<>();
-        try (PreparedStatement statement = connection.prepareStatement(rangesSql)) {
-            statement.setString(1, LogLayoutDdl.liveTable(table).quoted());
-            try (ResultSet rs = statement.executeQuery()) {
-                while (rs.next()) {
-                    Matcher bound = BOUND.matcher(rs.getString(2));
-                    String name = rs.getString(1);
-                    if (bound.find() && name.startsWith(prefix)) {
-                        long lower =
-                                bound.group(1).equals("MINVALUE") ? Long.MIN_VALUE : Long.parseLong(bound.group(1));
-                        ranges.add(new Range(
-                                Long.parseLong(name.substring(prefix.length())),
-                                lower,
-                                Long.parseLong(bound.group(2))));
-                    }
-                }
-            }
-        }
-        ranges.sort(Comparator.comparingLong(Range::lower));
-        return ranges;
+        return rangesOf.ranges(connection);
     }
 
     /**
@@ -415,57 +228,7 @@ public final class LogPartitions {
      * own short transaction. Maintenance calls it; tests and operators may call it to shape the ranges.
      */
     public Range addRange(Connection connection, long width) throws SQLException {
-        List<Range> ranges = ranges(connection);
-        long lower = ranges.isEmpty()
-                ? Long.MIN_VALUE
-                : ranges.get(ranges.size() - 1).upper();
-        long overflowRows;
-        long overflowMax;
-        try (Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(overflowSql)) {
-            rs.next();
-            overflowRows = rs.getLong(1);
-            overflowMax = rs.getLong(2);
-        }
-        if (overflowRows > 0) {
-            // rows past the last range: the new one starts above them (they stay in the overflow)
-            lower = Math.max(lower, Math.max(overflowMax + 1, nextSeq(connection)));
-        }
-        long base = lower == Long.MIN_VALUE ? Math.max(1, nextSeq(connection)) : lower;
-        long upper = Math.addExact(base, width);
-        long number = ranges.stream().mapToLong(Range::number).max().orElse(0) + 1;
-        Identifiers.TableName part = LogLayoutDdl.range(table, number);
-        Identifiers.TableName sentPart = LogLayoutDdl.sentRange(table, number);
-        String bounds = "FOR VALUES FROM (" + (lower == Long.MIN_VALUE ? "MINVALUE" : lower) + ") TO (" + upper + ")";
-        inTransaction(connection, statement -> {
-            // created apart and attached: SHARE UPDATE EXCLUSIVE on the parent, so producers go on
-            statement.execute("CREATE TABLE " + part.quoted() + " (LIKE "
-                    + LogLayoutDdl.liveTable(table).quoted() + " INCLUDING DEFAULTS)");
-            statement.execute("ALTER TABLE " + LogLayoutDdl.liveTable(table).quoted() + " ATTACH PARTITION "
-                    + part.quoted() + " " + bounds);
-            statement.execute("CREATE TABLE " + sentPart.quoted() + " (LIKE "
-                    + LogLayoutDdl.sentTable(table).quoted() + " INCLUDING DEFAULTS)");
-            statement.execute("ALTER TABLE " + LogLayoutDdl.sentTable(table).quoted() + " ATTACH PARTITION "
-                    + sentPart.quoted() + " " + bounds);
-            return Boolean.TRUE;
-        });
-        if (overflowRows > 0) {
-            log.warn(
-                    "outbox table {}: {} event(s) are in the overflow partition {} (the ranges were not created ahead"
-                            + " in time: does the cleaner run?); they are never dropped by retention; new range {} starts"
-                            + " above them",
-                    table.display(),
-                    overflowRows,
-                    LogLayoutDdl.overflowTable(table).display(),
-                    part.display());
-        }
-        log.info(
-                "outbox table {}: partition {} added for sequences {} to {}",
-                table.display(),
-                part.display(),
-                lower == Long.MIN_VALUE ? "MINVALUE" : lower,
-                upper - 1);
-        return new Range(number, lower, upper);
+        return rangesOf.addRange(connection, width);
     }
 
     /** Adds ranges until one waits, empty, above the one the next event goes to. */
@@ -519,7 +282,7 @@ public final class LogPartitions {
         Identifiers.TableName part = LogLayoutDdl.range(table, range.number());
         Identifiers.TableName sentPart = LogLayoutDdl.sentRange(table, range.number());
         try {
-            long[] outcome = inTransaction(connection, statement -> {
+            long[] outcome = LogRanges.inTransaction(connection, statement -> {
                 statement.execute("LOCK TABLE " + table.quoted() + ", "
                         + LogLayoutDdl.sentTable(table).quoted() + " IN ACCESS EXCLUSIVE MODE");
                 // checked again now that no producer, lease or mark can change it
@@ -534,7 +297,7 @@ public final class LogPartitions {
                     move.setLong(4, range.upper());
                     moved = move.executeUpdate();
                 }
-                long events = estimate(statement, part);
+                long events = LogRanges.estimate(statement, part);
                 statement.execute("DROP TABLE " + part.quoted() + ", " + sentPart.quoted());
                 return new long[] {events, moved};
             });
@@ -610,85 +373,8 @@ public final class LogPartitions {
         }
     }
 
-    /** The planner's row count when vacuum or analyze has set one, else an exact count (small partitions). */
-    private static long estimate(Statement statement, Identifiers.TableName part) throws SQLException {
-        try (ResultSet rs =
-                statement.executeQuery(PreparedSql.render(DSL.select(DSL.cast(RELTUPLES, SQLDataType.BIGINT))
-                        .from(PG_CLASS)
-                        .where(OID.eq(regclass(DSL.inline(part.quoted()))))))) {
-            rs.next();
-            long estimate = rs.getLong(1);
-            if (estimate >= 0) {
-                return estimate;
-            }
-        }
-        try (ResultSet rs =
-                statement.executeQuery(PreparedSql.render(DSL.selectCount().from(LogSql.tableOf(part))))) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    /** The value the log's sequence gives next. */
-    private long nextSeq(Connection connection) throws SQLException {
-        String sequence;
-        try (PreparedStatement statement = connection.prepareStatement(nextSeqSql)) {
-            statement.setString(1, table.quoted());
-            try (ResultSet rs = statement.executeQuery()) {
-                rs.next();
-                sequence = rs.getString(1);
-            }
-        }
-        try (Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(PreparedSql.render(
-                        DSL.select(DSL.when(IS_CALLED, LAST_VALUE.plus(DSL.inline(1L)))
-                                        .otherwise(LAST_VALUE))
-                                .from(DSL.table(SQL_NAMES.parseName(sequence)))))) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    /** {@code value::regclass}: a table's name, quoted, as the catalog's table reference. */
-    private static Field<Object> regclass(Field<String> quotedName) {
-        return DSL.cast(quotedName, REGCLASS);
-    }
-
     /** {@code extract(epoch FROM instant)}: seconds. */
     private static Field<Integer> epoch(Field<Instant> instant) {
         return DSL.extract(instant, DatePart.EPOCH);
-    }
-
-    private interface Work<T> {
-        T run(Statement statement) throws SQLException;
-    }
-
-    /** Runs {@code work} in a transaction of its own with the short lock timeout. */
-    private static <T> T inTransaction(Connection connection, Work<T> work) throws SQLException {
-        boolean autoCommit = connection.getAutoCommit();
-        if (autoCommit) {
-            connection.setAutoCommit(false);
-        }
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(SHORT_LOCK_TIMEOUT);
-            T result = work.run(statement);
-            if (result == null) {
-                connection.rollback();
-            } else {
-                connection.commit();
-            }
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                connection.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
-            throw e;
-        } finally {
-            if (autoCommit) {
-                connection.setAutoCommit(true);
-            }
-        }
     }
 }
