@@ -7,7 +7,6 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.ActiveLease;
 import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
@@ -24,10 +23,12 @@ import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.AttemptHistory;
+import dev.outboxjava.postgres.internal.AttemptRecording;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.Layout;
 import dev.outboxjava.postgres.internal.LayoutProbe;
-import dev.outboxjava.postgres.internal.OperatorRepairs;
+import dev.outboxjava.postgres.internal.OperatorCalls;
+import dev.outboxjava.postgres.internal.StoreCalls;
 import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
 import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
 import java.sql.Connection;
@@ -88,8 +89,10 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     /** The statements of the configured layout, chosen once. */
     private final Layout layout;
 
-    private final OperatorRepairs repairs;
+    private final StoreCalls calls;
     private final AttemptHistory attemptHistory;
+    private final AttemptRecording attempts;
+    private final OperatorCalls operator;
     /** Whether the missing attempts table has been reported (once per store). */
     private final AtomicBoolean missingAttemptsReported = new AtomicBoolean();
 
@@ -105,8 +108,11 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         this.layout = config.layout() == StoreLayout.APPEND_LOG
                 ? new AppendLogLayout(config.table(), config.completionMode(), config.ordering())
                 : new InPlaceLayout(config.table(), config.completionMode(), config.ordering());
-        this.repairs = layout.repairs();
+        this.calls = new StoreCalls(dataSource, config.table());
         this.attemptHistory = layout.attempts();
+        this.attempts = new AttemptRecording(attemptHistory, this::reportMissingAttemptsTable);
+        this.operator =
+                new OperatorCalls(calls, layout, dsl, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
     }
 
     /**
@@ -184,7 +190,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return List.of();
         }
-        return withConnection("lease up to " + limit + " events", connection -> {
+        return calls.withConnection("lease up to " + limit + " events", connection -> {
             warnOnceOfMissingPerKeyIndexes(connection);
             return layout.lease(connection, leaseId, limit, now);
         });
@@ -227,7 +233,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (eventIds.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        return withConnection(
+        return calls.withConnection(
                 "mark " + eventIds.size() + " events published under lease " + leaseId,
                 connection -> layout.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
     }
@@ -239,9 +245,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         Map<UUID, String> errors = new java.util.HashMap<>();
         retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return withConnection(
+        return calls.withConnection(
                 "mark " + retryMarks.size() + " events for retry under lease " + leaseId,
-                connection -> withAttempts(
+                connection -> attempts.withAttempts(
                         connection,
                         leaseId,
                         errors,
@@ -257,9 +263,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         Map<UUID, String> errors = new java.util.HashMap<>();
         deadLetterMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return withConnection(
+        return calls.withConnection(
                 "dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
-                connection -> withAttempts(
+                connection -> attempts.withAttempts(
                         connection,
                         leaseId,
                         errors,
@@ -267,43 +273,6 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                         now,
                         () -> layout.deadLettered(
                                 connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
-    }
-
-    /**
-     * Runs a failure mark and records the failed attempts it marked, in one transaction. Without the
-     * attempts table (its migration not run) the mark runs alone, with a warning: a missing history
-     * must not stop the relay from marking failures.
-     */
-    private MarkResult withAttempts(
-            Connection connection,
-            UUID leaseId,
-            Map<UUID, String> errors,
-            Attempt.Outcome outcome,
-            Instant now,
-            StoreCall<MarkResult> mark)
-            throws SQLException {
-        connection.setAutoCommit(false);
-        try {
-            MarkResult result = mark.call();
-            attemptHistory.record(connection, leaseId, errors, result.marked(), outcome, now);
-            connection.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                connection.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure); // a broken connection: the mark's own failure is the news
-                throw e;
-            }
-            if (!AttemptHistory.isMissingTable(e)) {
-                throw e;
-            }
-            reportMissingAttemptsTable(e);
-            connection.setAutoCommit(true);
-            return mark.call();
-        } finally {
-            connection.setAutoCommit(true);
-        }
     }
 
     private void reportMissingAttemptsTable(Exception e) {
@@ -318,24 +287,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
     }
 
-    /** Runs a deletion of attempts before their events go; skipped (with a warning) without the table. */
-    private void deleteAttempts(StoreCall<Integer> deletion) throws SQLException {
-        try {
-            deletion.call();
-        } catch (RuntimeException e) {
-            if (!AttemptHistory.isMissingTable(e)) {
-                throw e;
-            }
-            reportMissingAttemptsTable(e);
-        }
-    }
-
     @Override
     public MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
         if (eventIds.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        return withConnection(
+        return calls.withConnection(
                 "release " + eventIds.size() + " events of lease " + leaseId,
                 connection -> layout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
     }
@@ -346,7 +303,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
-        return withConnection(
+        return calls.withConnection(
                 "sweep up to " + limit + " expired leases",
                 connection -> layout.sweep(connection, leasedBefore, limit));
     }
@@ -357,66 +314,49 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
-        run("delete the failed attempts of up to " + limit + " sent events", () -> {
-            deleteAttempts(() -> attemptHistory.deleteOfSentBefore(dsl, sentBefore, limit));
+        calls.run("delete the failed attempts of up to " + limit + " sent events", () -> {
+            attempts.deleteAttempts(() -> attemptHistory.deleteOfSentBefore(dsl, sentBefore, limit));
             // the attempts of events deleted at publication (delete-on-publish mode) have no sent row to go with
-            deleteAttempts(() -> attemptHistory.deleteOrphansBefore(dsl, sentBefore, limit));
+            attempts.deleteAttempts(() -> attemptHistory.deleteOrphansBefore(dsl, sentBefore, limit));
             return null;
         });
-        return withConnection(
+        return calls.withConnection(
                 "delete up to " + limit + " sent events", connection -> layout.cleanUp(connection, sentBefore, limit));
     }
 
     @Override
     public Map<EventStatus, Long> countByStatus() {
-        return withConnection("count events by status", layout::countByStatus);
+        return operator.countByStatus();
     }
 
     @Override
     public Optional<Instant> oldestPendingCreatedAt() {
-        return withConnection("find the oldest pending event", layout::oldestPendingCreatedAt);
+        return operator.oldestPendingCreatedAt();
     }
 
     @Override
     public Backlog backlog(Instant now) {
-        return withConnection(
-                "count the pending events by what they wait for", connection -> layout.backlog(connection, now));
+        return operator.backlog(now);
     }
 
     @Override
     public Optional<OutboxEvent> find(UUID eventId) {
-        Objects.requireNonNull(eventId, "eventId");
-        return withConnection("find event " + eventId, connection -> layout.find(connection, eventId));
+        return operator.find(eventId);
     }
 
     @Override
     public List<OutboxEvent> listDeadLetters(int offset, int limit) {
-        if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException(
-                    "offset and limit must not be negative, were " + offset + " and " + limit);
-        }
-        if (limit == 0) {
-            return List.of();
-        }
-        return withConnection("list dead letters", connection -> layout.deadLetters(connection, offset, limit));
+        return operator.listDeadLetters(offset, limit);
     }
 
     @Override
     public List<OutboxEvent> listRetrying(int offset, int limit) {
-        if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException(
-                    "offset and limit must not be negative, were " + offset + " and " + limit);
-        }
-        if (limit == 0) {
-            return List.of();
-        }
-        return withConnection(
-                "list events waiting for a retry", connection -> layout.retrying(connection, offset, limit));
+        return operator.listRetrying(offset, limit);
     }
 
     /** How many events wait for a retry (the whole of what {@link #listRetrying} pages through). */
     public long countRetrying() {
-        return withConnection("count events waiting for a retry", layout::countRetrying);
+        return operator.countRetrying();
     }
 
     /**
@@ -424,19 +364,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
      * {@code createdBefore}. Deletes nothing.
      */
     public long countPurgeable(EventStatus status, Instant createdBefore) {
-        Objects.requireNonNull(status, "status");
-        Objects.requireNonNull(createdBefore, "createdBefore");
-        return withConnection(
-                "count " + status.databaseValue() + " events to purge",
-                connection -> layout.countCreatedBefore(connection, status, createdBefore));
+        return operator.countPurgeable(status, createdBefore);
     }
 
     @Override
     public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-        Objects.requireNonNull(selector, "selector");
-        Objects.requireNonNull(now, "now");
-        return withConnection(
-                "requeue dead letters (" + selector + ")", connection -> layout.requeue(connection, selector, now));
+        return operator.requeueDeadLetters(selector, now);
     }
 
     @Override
@@ -446,131 +379,68 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             throw new InvalidConfigurationException(
                     "status", "only terminal events (sent, failed) can be purged, " + "not " + status);
         }
-        run("delete the failed attempts of the " + status.databaseValue() + " events to purge", () -> {
-            deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
+        calls.run("delete the failed attempts of the " + status.databaseValue() + " events to purge", () -> {
+            attempts.deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
             return null;
         });
-        return withConnection(
+        return calls.withConnection(
                 "purge " + status.databaseValue() + " events",
                 connection -> layout.purge(connection, status, createdBefore));
     }
 
     @Override
     public EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit) {
-        Objects.requireNonNull(filter, "filter");
-        Objects.requireNonNull(after, "after");
-        requirePositive(limit);
-        return withConnection(
-                "find dead letters (" + filter.describe() + ")",
-                connection -> repairs.find(connection, filter, after, limit));
+        return operator.findDeadLetters(filter, after, limit);
     }
 
     @Override
     public long countDeadLetters(DeadLetterFilter filter, long upTo) {
-        Objects.requireNonNull(filter, "filter");
-        if (upTo < 1) {
-            return 0;
-        }
-        return withConnection(
-                "count dead letters (" + filter.describe() + ")",
-                connection -> repairs.count(connection, filter, upTo));
+        return operator.countDeadLetters(filter, upTo);
     }
 
     @Override
     public long requeueDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
-        Objects.requireNonNull(filter, "filter");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        return withConnection(
-                "requeue dead letters (" + filter.describe() + ")" + auditHint(),
-                connection -> repairs.requeue(connection, filter, actor, now));
+        return operator.requeueDeadLetters(filter, actor, now);
     }
 
     @Override
     public long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
-        Objects.requireNonNull(filter, "filter");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        return withConnection(
-                "purge dead letters (" + filter.describe() + ")" + auditHint(),
-                connection -> repairs.purge(connection, filter, actor, now));
+        return operator.purgeDeadLetters(filter, actor, now);
     }
 
     @Override
     public long purgeSent(Instant createdBefore, String actor, Instant now) {
-        Objects.requireNonNull(createdBefore, "createdBefore");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        return withConnection(
-                "purge sent events" + auditHint(),
-                connection -> repairs.audited(
-                        connection, now, actor, AuditEntry.PURGE, "status=sent, created<" + createdBefore, () -> {
-                            DSLContext inTransaction = DSL.using(
-                                    connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-                            attemptHistory.deleteOfPurged(inTransaction, EventStatus.SENT, createdBefore);
-                            return layout.purge(connection, EventStatus.SENT, createdBefore);
-                        }));
+        return operator.purgeSent(createdBefore, actor, now);
     }
 
     @Override
     public Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor, Instant now) {
-        Objects.requireNonNull(eventId, "eventId");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        edit.requireValid();
-        return withConnection(
-                "edit and requeue dead letter " + eventId + auditHint(),
-                connection -> repairs.editAndRequeue(connection, eventId, edit, actor, now));
+        return operator.editAndRequeue(eventId, edit, actor, now);
     }
 
     @Override
     public List<HeldKey> heldKeys(int limit) {
-        requirePositive(limit);
-        return withConnection("list held keys", connection -> repairs.heldKeys(connection, limit));
+        return operator.heldKeys(limit);
     }
 
     @Override
     public List<DestinationCounts> countByDestination(int limit) {
-        requirePositive(limit);
-        return withConnection(
-                "count events by destination", connection -> repairs.countByDestination(connection, limit));
+        return operator.countByDestination(limit);
     }
 
     @Override
     public List<ActiveLease> activeLeases(int limit) {
-        requirePositive(limit);
-        return withConnection("list the leases held", connection -> repairs.activeLeases(connection, limit));
+        return operator.activeLeases(limit);
     }
 
     @Override
     public List<AuditEntry> auditTrail(OptionalLong before, int limit) {
-        Objects.requireNonNull(before, "before");
-        requirePositive(limit);
-        return withConnection(
-                "read the operator audit trail" + auditHint(),
-                connection -> repairs.auditTrail(connection, before, limit));
+        return operator.auditTrail(before, limit);
     }
 
     @Override
     public List<Attempt> attempts(UUID eventId) {
-        Objects.requireNonNull(eventId, "eventId");
-        return run(
-                "read the failed attempts of event " + eventId + " (the table " + config.tableName()
-                        + "_attempts is created by ensureSchema() or the migrations in "
-                        + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")",
-                () -> attemptHistory.of(dsl, eventId));
-    }
-
-    /** Where the audit table comes from, for the message of a failure that may be its absence. */
-    private String auditHint() {
-        return " (the audit table " + config.tableName() + "_audit is created by ensureSchema() or the migrations in "
-                + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")";
-    }
-
-    private static void requirePositive(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
-        }
+        return operator.attempts(eventId);
     }
 
     @Override
@@ -581,13 +451,14 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public HealthCheck checkHealth() {
         try {
-            Optional<String> wrongLayout = withConnection("look at the outbox table's layout", layoutProbe::mismatch);
+            Optional<String> wrongLayout =
+                    calls.withConnection("look at the outbox table's layout", layoutProbe::mismatch);
             if (wrongLayout.isPresent()) {
                 return HealthCheck.down(wrongLayout.get());
             }
-            List<String> missing = withConnection("look for the outbox table", connection -> {
+            List<String> missing = calls.withConnection("look for the outbox table", connection -> {
                 layout.probe(connection);
-                return run("look for the per-key indexes", () -> layout.missingIndexes(connection));
+                return calls.run("look for the per-key indexes", () -> layout.missingIndexes(connection));
             });
             String detail = "PostgreSQL reachable, outbox table " + config.tableName() + " present";
             if (!missing.isEmpty()) {
@@ -608,42 +479,5 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     public void close() {
         transactional.close();
         ownedPool.ifPresent(HikariDataSource::close);
-    }
-
-    /**
-     * Runs a hot-path statement (plain JDBC) on a connection of the data source, in auto-commit: each is
-     * one statement (the ordered lease manages its own short transaction).
-     */
-    private <T> T withConnection(String attempted, ConnectionCall<T> call) {
-        return run(attempted, () -> {
-            try (Connection connection = dataSource.getConnection()) {
-                if (!connection.getAutoCommit()) {
-                    // a pool handing out connections in manual-commit mode would otherwise roll the mark back
-                    connection.setAutoCommit(true);
-                }
-                return call.apply(connection);
-            }
-        });
-    }
-
-    private <T> T run(String attempted, StoreCall<T> statement) {
-        try {
-            return statement.call();
-        } catch (OutboxException e) {
-            throw e;
-        } catch (SQLException | RuntimeException e) {
-            throw Failures.wrap(attempted, config.table(), e);
-        }
-    }
-
-    /** A store call: jOOQ (unchecked failures) or plain JDBC ({@link SQLException}). */
-    @FunctionalInterface
-    private interface StoreCall<T> {
-        T call() throws SQLException;
-    }
-
-    @FunctionalInterface
-    private interface ConnectionCall<T> {
-        T apply(Connection connection) throws SQLException;
     }
 }

@@ -33,7 +33,6 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.internal.AsyncCommit;
-import dev.outboxjava.postgres.internal.EventRows;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.Jdbc;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
@@ -263,10 +262,10 @@ public final class LogLease {
             for (int round = 0; round < 2 && events.size() < limit; round++) {
                 Position position = readPosition(connection);
                 int wanted = limit - events.size();
-                Taken taken;
+                LogSql.Taken taken;
                 try (PreparedStatement statement = connection.prepareStatement(freshLeaseSql)) {
                     bindFresh(statement, position, leaseId, now, wanted);
-                    taken = readFresh(statement, events);
+                    taken = LogSql.readFresh(statement, events);
                 }
                 boolean finished = !taken.stopped() && taken.count() < wanted;
                 if (taken.count() == 0 && (taken.stopped() || !position.started())) {
@@ -374,33 +373,6 @@ public final class LogLease {
         statement.setString(18, position.done());
         statement.setString(19, position.upto());
         statement.setString(20, position.uptoXmax());
-    }
-
-    /**
-     * What the log read took: {@code count} events up to {@code (lastXact, lastSeq)}; {@code stopped} when it
-     * stopped before an event left in the log for a later lease (the snapshot is not used up).
-     */
-    private record Taken(int count, String lastXact, long lastSeq, boolean stopped) {}
-
-    /** Reads the log rows a lease took: the due ones are leased, all count for the position. */
-    private static Taken readFresh(PreparedStatement statement, List<OutboxEvent> leased) throws SQLException {
-        int count = 0;
-        String lastXact = null;
-        long lastSeq = 0;
-        try (ResultSet rs = statement.executeQuery()) {
-            while (rs.next()) {
-                if (rs.getBoolean(24)) {
-                    return new Taken(count, lastXact, lastSeq, true);
-                }
-                count++;
-                lastXact = rs.getString(22);
-                lastSeq = rs.getLong(2);
-                if (rs.getBoolean(23)) {
-                    leased.add(EventRows.toEvent(rs));
-                }
-            }
-        }
-        return new Taken(count, lastXact, lastSeq, false);
     }
 
     /** The keys of the new events in flight, gathered once per statement (a hashed lookup per candidate). */

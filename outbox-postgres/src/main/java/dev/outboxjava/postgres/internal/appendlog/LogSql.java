@@ -234,4 +234,31 @@ final class LogSql {
             return rs.getLong(1);
         }
     }
+
+    /**
+     * What the log read took: {@code count} events up to {@code (lastXact, lastSeq)}; {@code stopped} when it
+     * stopped before an event left in the log for a later lease (the snapshot is not used up).
+     */
+    record Taken(int count, String lastXact, long lastSeq, boolean stopped) {}
+
+    /** Reads the log rows a lease took: the due ones are leased, all count for the position. */
+    static Taken readFresh(PreparedStatement statement, List<OutboxEvent> leased) throws SQLException {
+        int count = 0;
+        String lastXact = null;
+        long lastSeq = 0;
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                if (rs.getBoolean(24)) {
+                    return new Taken(count, lastXact, lastSeq, true);
+                }
+                count++;
+                lastXact = rs.getString(22);
+                lastSeq = rs.getLong(2);
+                if (rs.getBoolean(23)) {
+                    leased.add(EventRows.toEvent(rs));
+                }
+            }
+        }
+        return new Taken(count, lastXact, lastSeq, false);
+    }
 }
