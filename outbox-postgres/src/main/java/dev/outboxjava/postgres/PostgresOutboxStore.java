@@ -7,7 +7,6 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.ActiveLease;
 import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
@@ -24,18 +23,14 @@ import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.AttemptHistory;
-import dev.outboxjava.postgres.internal.BacklogQuery;
+import dev.outboxjava.postgres.internal.AttemptRecording;
 import dev.outboxjava.postgres.internal.Failures;
-import dev.outboxjava.postgres.internal.HousekeepingQueries;
+import dev.outboxjava.postgres.internal.Layout;
 import dev.outboxjava.postgres.internal.LayoutProbe;
-import dev.outboxjava.postgres.internal.LeaseQuery;
-import dev.outboxjava.postgres.internal.LogLayoutQueries;
-import dev.outboxjava.postgres.internal.MarkQueries;
-import dev.outboxjava.postgres.internal.OperatorQueries;
-import dev.outboxjava.postgres.internal.OperatorRepairQueries;
-import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
-import dev.outboxjava.postgres.internal.OutboxTable;
-import dev.outboxjava.postgres.internal.PerKeyIndexes;
+import dev.outboxjava.postgres.internal.OperatorCalls;
+import dev.outboxjava.postgres.internal.StoreCalls;
+import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
+import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -86,24 +81,18 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final DataSource dataSource;
     private final Optional<HikariDataSource> ownedPool;
     private final DSLContext dsl;
-    private final OutboxTable table;
-    private final LeaseQuery leaseQuery;
-    private final OrderedLeaseQuery orderedLeaseQuery;
-    private final PerKeyIndexes perKeyIndexes;
     private final LayoutProbe layoutProbe;
-    /** Whether the first per-key lease has looked for the per-key indexes (it warns once if they are missing). */
+    /** Whether the first lease has looked for the indexes it relies on (it warns once if they are missing). */
     private final AtomicBoolean perKeyIndexesChecked = new AtomicBoolean();
 
-    private final MarkQueries marks;
-    private final HousekeepingQueries housekeeping;
-    private final OperatorQueries operator;
-    private final BacklogQuery backlog;
     private final TransactionalOutbox transactional;
-    /** The append-only layout's statements (the default); {@code null} in the in-place layout. */
-    private final LogLayoutQueries logLayout;
+    /** The statements of the configured layout, chosen once. */
+    private final Layout layout;
 
-    private final OperatorRepairQueries repairs;
+    private final StoreCalls calls;
     private final AttemptHistory attemptHistory;
+    private final AttemptRecording attempts;
+    private final OperatorCalls operator;
     /** Whether the missing attempts table has been reported (once per store). */
     private final AtomicBoolean missingAttemptsReported = new AtomicBoolean();
 
@@ -114,24 +103,16 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         this.ownedPool = ownedPool;
         // No jOOQ debug logging of every statement: this sits on the relay's hot path.
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-        this.table = new OutboxTable(config.table());
-        this.leaseQuery = new LeaseQuery(table);
-        this.orderedLeaseQuery = config.ordering().isPerKey() && config.layout() == StoreLayout.IN_PLACE
-                ? new OrderedLeaseQuery(table, config.ordering())
-                : null;
-        this.perKeyIndexes = new PerKeyIndexes(config.table());
         this.layoutProbe = new LayoutProbe(config.table(), config.layout());
-        this.marks = new MarkQueries(table, config.completionMode());
-        this.housekeeping = new HousekeepingQueries(table);
-        this.operator = new OperatorQueries(table);
-        this.backlog = new BacklogQuery(table, config.ordering());
         this.transactional = TransactionalOutbox.create(dataSource, config);
-        this.logLayout = config.layout() == StoreLayout.APPEND_LOG
-                ? new LogLayoutQueries(config.table(), config.completionMode(), config.ordering())
-                : null;
-        this.repairs =
-                new OperatorRepairQueries(config.table(), config.layout() == StoreLayout.APPEND_LOG, config.ordering());
-        this.attemptHistory = new AttemptHistory(config.table(), config.layout() == StoreLayout.APPEND_LOG);
+        this.layout = config.layout() == StoreLayout.APPEND_LOG
+                ? new AppendLogLayout(config.table(), config.completionMode(), config.ordering())
+                : new InPlaceLayout(config.table(), config.completionMode(), config.ordering());
+        this.calls = new StoreCalls(dataSource, config.table());
+        this.attemptHistory = layout.attempts();
+        this.attempts = new AttemptRecording(attemptHistory, this::reportMissingAttemptsTable);
+        this.operator =
+                new OperatorCalls(calls, layout, dsl, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
     }
 
     /**
@@ -209,28 +190,23 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return List.of();
         }
-        return withConnection("lease up to " + limit + " events", connection -> {
-            if (logLayout != null) {
-                return logLayout.lease(connection, leaseId, limit, now);
-            }
-            if (orderedLeaseQuery == null) {
-                return leaseQuery.lease(connection, leaseId, limit, now);
-            }
+        return calls.withConnection("lease up to " + limit + " events", connection -> {
             warnOnceOfMissingPerKeyIndexes(connection);
-            return orderedLeaseQuery.lease(connection, leaseId, limit, now);
+            return layout.lease(connection, leaseId, limit, now);
         });
     }
 
     /**
-     * At the first per-key lease, warns if the table lacks the per-key indexes: the lease still works
-     * without them, only slower and slower as the table grows, so nothing else would tell.
+     * At the first lease, warns if the table lacks the indexes the layout's lease relies on (the per-key
+     * indexes in place; no query when there are none to have): the lease still works without them, only
+     * slower and slower as the table grows, so nothing else would tell.
      */
     private void warnOnceOfMissingPerKeyIndexes(Connection connection) {
         if (perKeyIndexesChecked.get()) {
             return;
         }
         try {
-            List<String> missing = perKeyIndexes.missing(connection);
+            List<String> missing = layout.missingIndexes(connection);
             if (perKeyIndexesChecked.compareAndSet(false, true) && !missing.isEmpty()) {
                 log.warn("outbox table {}: {}", config.tableName(), missingIndexesAdvice(missing));
             }
@@ -257,11 +233,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (eventIds.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        return withConnection(
+        return calls.withConnection(
                 "mark " + eventIds.size() + " events published under lease " + leaseId,
-                connection -> logLayout != null
-                        ? logLayout.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now)
-                        : marks.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
+                connection -> layout.published(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds, now));
     }
 
     @Override
@@ -271,17 +245,15 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         Map<UUID, String> errors = new java.util.HashMap<>();
         retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return withConnection(
+        return calls.withConnection(
                 "mark " + retryMarks.size() + " events for retry under lease " + leaseId,
-                connection -> withAttempts(
+                connection -> attempts.withAttempts(
                         connection,
                         leaseId,
                         errors,
                         Attempt.Outcome.RETRY,
                         now,
-                        () -> logLayout != null
-                                ? logLayout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)
-                                : marks.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
+                        () -> layout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
     }
 
     @Override
@@ -291,56 +263,16 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
         Map<UUID, String> errors = new java.util.HashMap<>();
         deadLetterMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return withConnection(
+        return calls.withConnection(
                 "dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
-                connection -> withAttempts(
+                connection -> attempts.withAttempts(
                         connection,
                         leaseId,
                         errors,
                         Attempt.Outcome.DEAD_LETTER,
                         now,
-                        () -> logLayout != null
-                                ? logLayout.deadLettered(
-                                        connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)
-                                : marks.deadLettered(
-                                        connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
-    }
-
-    /**
-     * Runs a failure mark and records the failed attempts it marked, in one transaction. Without the
-     * attempts table (its migration not run) the mark runs alone, with a warning: a missing history
-     * must not stop the relay from marking failures.
-     */
-    private MarkResult withAttempts(
-            Connection connection,
-            UUID leaseId,
-            Map<UUID, String> errors,
-            Attempt.Outcome outcome,
-            Instant now,
-            StoreCall<MarkResult> mark)
-            throws SQLException {
-        connection.setAutoCommit(false);
-        try {
-            MarkResult result = mark.call();
-            attemptHistory.record(connection, leaseId, errors, result.marked(), outcome, now);
-            connection.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                connection.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure); // a broken connection: the mark's own failure is the news
-                throw e;
-            }
-            if (!AttemptHistory.isMissingTable(e)) {
-                throw e;
-            }
-            reportMissingAttemptsTable(e);
-            connection.setAutoCommit(true);
-            return mark.call();
-        } finally {
-            connection.setAutoCommit(true);
-        }
+                        () -> layout.deadLettered(
+                                connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
     }
 
     private void reportMissingAttemptsTable(Exception e) {
@@ -355,28 +287,14 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         }
     }
 
-    /** Runs a deletion of attempts before their events go; skipped (with a warning) without the table. */
-    private void deleteAttempts(StoreCall<Integer> deletion) throws SQLException {
-        try {
-            deletion.call();
-        } catch (RuntimeException e) {
-            if (!AttemptHistory.isMissingTable(e)) {
-                throw e;
-            }
-            reportMissingAttemptsTable(e);
-        }
-    }
-
     @Override
     public MarkResult release(UUID leaseId, Collection<UUID> eventIds, Instant now) {
         if (eventIds.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        return withConnection(
+        return calls.withConnection(
                 "release " + eventIds.size() + " events of lease " + leaseId,
-                connection -> logLayout != null
-                        ? logLayout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds)
-                        : marks.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
+                connection -> layout.released(connection, Objects.requireNonNull(leaseId, "leaseId"), eventIds));
     }
 
     @Override
@@ -385,11 +303,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
-        return run(
+        return calls.withConnection(
                 "sweep up to " + limit + " expired leases",
-                () -> logLayout != null
-                        ? logLayout.sweep(dsl, leasedBefore, limit)
-                        : housekeeping.sweep(dsl, leasedBefore, limit));
+                connection -> layout.sweep(connection, leasedBefore, limit));
     }
 
     @Override
@@ -398,89 +314,49 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (limit <= 0) {
             return 0;
         }
-        run("delete the failed attempts of up to " + limit + " sent events", () -> {
-            deleteAttempts(() -> attemptHistory.deleteOfSentBefore(dsl, sentBefore, limit));
+        calls.run("delete the failed attempts of up to " + limit + " sent events", () -> {
+            attempts.deleteAttempts(() -> attemptHistory.deleteOfSentBefore(dsl, sentBefore, limit));
             // the attempts of events deleted at publication (delete-on-publish mode) have no sent row to go with
-            deleteAttempts(() -> attemptHistory.deleteOrphansBefore(dsl, sentBefore, limit));
+            attempts.deleteAttempts(() -> attemptHistory.deleteOrphansBefore(dsl, sentBefore, limit));
             return null;
         });
-        if (logLayout != null) {
-            return withConnection(
-                    "delete up to " + limit + " sent events",
-                    connection -> logLayout.cleanUp(connection, sentBefore, limit));
-        }
-        return run("delete up to " + limit + " sent events", () -> housekeeping.cleanUp(dsl, sentBefore, limit));
+        return calls.withConnection(
+                "delete up to " + limit + " sent events", connection -> layout.cleanUp(connection, sentBefore, limit));
     }
 
     @Override
     public Map<EventStatus, Long> countByStatus() {
-        if (logLayout != null) {
-            return withConnection("count events by status", logLayout::countByStatus);
-        }
-        return run("count events by status", () -> operator.countByStatus(dsl));
+        return operator.countByStatus();
     }
 
     @Override
     public Optional<Instant> oldestPendingCreatedAt() {
-        if (logLayout != null) {
-            return withConnection("find the oldest pending event", logLayout::oldestPendingCreatedAt);
-        }
-        return run("find the oldest pending event", () -> operator.oldestPendingCreatedAt(dsl));
+        return operator.oldestPendingCreatedAt();
     }
 
     @Override
     public Backlog backlog(Instant now) {
-        return run(
-                "count the pending events by what they wait for",
-                () -> logLayout != null ? logLayout.backlog(dsl, now) : backlog.read(dsl, now));
+        return operator.backlog(now);
     }
 
     @Override
     public Optional<OutboxEvent> find(UUID eventId) {
-        Objects.requireNonNull(eventId, "eventId");
-        if (logLayout != null) {
-            return withConnection("find event " + eventId, connection -> logLayout.find(connection, eventId));
-        }
-        return run("find event " + eventId, () -> operator.find(dsl, eventId));
+        return operator.find(eventId);
     }
 
     @Override
     public List<OutboxEvent> listDeadLetters(int offset, int limit) {
-        if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException(
-                    "offset and limit must not be negative, were " + offset + " and " + limit);
-        }
-        if (limit == 0) {
-            return List.of();
-        }
-        if (logLayout != null) {
-            return withConnection("list dead letters", connection -> logLayout.deadLetters(connection, offset, limit));
-        }
-        return run("list dead letters", () -> operator.deadLetters(dsl, offset, limit));
+        return operator.listDeadLetters(offset, limit);
     }
 
     @Override
     public List<OutboxEvent> listRetrying(int offset, int limit) {
-        if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException(
-                    "offset and limit must not be negative, were " + offset + " and " + limit);
-        }
-        if (limit == 0) {
-            return List.of();
-        }
-        if (logLayout != null) {
-            return withConnection(
-                    "list events waiting for a retry", connection -> logLayout.retrying(connection, offset, limit));
-        }
-        return run("list events waiting for a retry", () -> operator.retrying(dsl, offset, limit));
+        return operator.listRetrying(offset, limit);
     }
 
     /** How many events wait for a retry (the whole of what {@link #listRetrying} pages through). */
     public long countRetrying() {
-        if (logLayout != null) {
-            return withConnection("count events waiting for a retry", logLayout::countRetrying);
-        }
-        return run("count events waiting for a retry", () -> operator.countRetrying(dsl));
+        return operator.countRetrying();
     }
 
     /**
@@ -488,28 +364,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
      * {@code createdBefore}. Deletes nothing.
      */
     public long countPurgeable(EventStatus status, Instant createdBefore) {
-        Objects.requireNonNull(status, "status");
-        Objects.requireNonNull(createdBefore, "createdBefore");
-        if (logLayout != null) {
-            return withConnection(
-                    "count " + status.databaseValue() + " events to purge",
-                    connection -> logLayout.countCreatedBefore(connection, status, createdBefore));
-        }
-        return run(
-                "count " + status.databaseValue() + " events to purge",
-                () -> operator.countCreatedBefore(dsl, status, createdBefore));
+        return operator.countPurgeable(status, createdBefore);
     }
 
     @Override
     public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-        Objects.requireNonNull(selector, "selector");
-        Objects.requireNonNull(now, "now");
-        if (logLayout != null) {
-            return withConnection(
-                    "requeue dead letters (" + selector + ")",
-                    connection -> logLayout.requeue(connection, selector, now));
-        }
-        return run("requeue dead letters (" + selector + ")", () -> operator.requeue(dsl, selector, now));
+        return operator.requeueDeadLetters(selector, now);
     }
 
     @Override
@@ -519,136 +379,68 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             throw new InvalidConfigurationException(
                     "status", "only terminal events (sent, failed) can be purged, " + "not " + status);
         }
-        run("delete the failed attempts of the " + status.databaseValue() + " events to purge", () -> {
-            deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
+        calls.run("delete the failed attempts of the " + status.databaseValue() + " events to purge", () -> {
+            attempts.deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
             return null;
         });
-        if (logLayout != null) {
-            return withConnection(
-                    "purge " + status.databaseValue() + " events",
-                    connection -> logLayout.purge(connection, status, createdBefore));
-        }
-        return run("purge " + status.databaseValue() + " events", () -> housekeeping.purge(dsl, status, createdBefore));
+        return calls.withConnection(
+                "purge " + status.databaseValue() + " events",
+                connection -> layout.purge(connection, status, createdBefore));
     }
 
     @Override
     public EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit) {
-        Objects.requireNonNull(filter, "filter");
-        Objects.requireNonNull(after, "after");
-        requirePositive(limit);
-        return withConnection(
-                "find dead letters (" + filter.describe() + ")",
-                connection -> repairs.find(connection, filter, after, limit));
+        return operator.findDeadLetters(filter, after, limit);
     }
 
     @Override
     public long countDeadLetters(DeadLetterFilter filter, long upTo) {
-        Objects.requireNonNull(filter, "filter");
-        if (upTo < 1) {
-            return 0;
-        }
-        return withConnection(
-                "count dead letters (" + filter.describe() + ")",
-                connection -> repairs.count(connection, filter, upTo));
+        return operator.countDeadLetters(filter, upTo);
     }
 
     @Override
     public long requeueDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
-        Objects.requireNonNull(filter, "filter");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        return withConnection(
-                "requeue dead letters (" + filter.describe() + ")" + auditHint(),
-                connection -> repairs.requeue(connection, filter, actor, now));
+        return operator.requeueDeadLetters(filter, actor, now);
     }
 
     @Override
     public long purgeDeadLetters(DeadLetterFilter filter, String actor, Instant now) {
-        Objects.requireNonNull(filter, "filter");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        return withConnection(
-                "purge dead letters (" + filter.describe() + ")" + auditHint(),
-                connection -> repairs.purge(connection, filter, actor, now));
+        return operator.purgeDeadLetters(filter, actor, now);
     }
 
     @Override
     public long purgeSent(Instant createdBefore, String actor, Instant now) {
-        Objects.requireNonNull(createdBefore, "createdBefore");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        return withConnection(
-                "purge sent events" + auditHint(),
-                connection -> repairs.audited(
-                        connection, now, actor, AuditEntry.PURGE, "status=sent, created<" + createdBefore, () -> {
-                            DSLContext inTransaction = DSL.using(
-                                    connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-                            attemptHistory.deleteOfPurged(inTransaction, EventStatus.SENT, createdBefore);
-                            return logLayout != null
-                                    ? logLayout.purge(connection, EventStatus.SENT, createdBefore)
-                                    : housekeeping.purge(inTransaction, EventStatus.SENT, createdBefore);
-                        }));
+        return operator.purgeSent(createdBefore, actor, now);
     }
 
     @Override
     public Optional<OutboxEvent> editAndRequeue(UUID eventId, EventEdit edit, String actor, Instant now) {
-        Objects.requireNonNull(eventId, "eventId");
-        Objects.requireNonNull(actor, "actor");
-        Objects.requireNonNull(now, "now");
-        edit.requireValid();
-        return withConnection(
-                "edit and requeue dead letter " + eventId + auditHint(),
-                connection -> repairs.editAndRequeue(connection, eventId, edit, actor, now));
+        return operator.editAndRequeue(eventId, edit, actor, now);
     }
 
     @Override
     public List<HeldKey> heldKeys(int limit) {
-        requirePositive(limit);
-        return withConnection("list held keys", connection -> repairs.heldKeys(connection, limit));
+        return operator.heldKeys(limit);
     }
 
     @Override
     public List<DestinationCounts> countByDestination(int limit) {
-        requirePositive(limit);
-        return withConnection(
-                "count events by destination", connection -> repairs.countByDestination(connection, limit));
+        return operator.countByDestination(limit);
     }
 
     @Override
     public List<ActiveLease> activeLeases(int limit) {
-        requirePositive(limit);
-        return withConnection("list the leases held", connection -> repairs.activeLeases(connection, limit));
+        return operator.activeLeases(limit);
     }
 
     @Override
     public List<AuditEntry> auditTrail(OptionalLong before, int limit) {
-        Objects.requireNonNull(before, "before");
-        requirePositive(limit);
-        return withConnection(
-                "read the operator audit trail" + auditHint(),
-                connection -> repairs.auditTrail(connection, before, limit));
+        return operator.auditTrail(before, limit);
     }
 
     @Override
     public List<Attempt> attempts(UUID eventId) {
-        Objects.requireNonNull(eventId, "eventId");
-        return run(
-                "read the failed attempts of event " + eventId + " (the table " + config.tableName()
-                        + "_attempts is created by ensureSchema() or the migrations in "
-                        + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")",
-                () -> attemptHistory.of(dsl, eventId));
-    }
-
-    /** Where the audit table comes from, for the message of a failure that may be its absence. */
-    private String auditHint() {
-        return " (the audit table " + config.tableName() + "_audit is created by ensureSchema() or the migrations in "
-                + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION + ")";
-    }
-
-    private static void requirePositive(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
-        }
+        return operator.attempts(eventId);
     }
 
     @Override
@@ -659,25 +451,19 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public HealthCheck checkHealth() {
         try {
-            Optional<String> wrongLayout = withConnection("look at the outbox table's layout", layoutProbe::mismatch);
+            Optional<String> wrongLayout =
+                    calls.withConnection("look at the outbox table's layout", layoutProbe::mismatch);
             if (wrongLayout.isPresent()) {
                 return HealthCheck.down(wrongLayout.get());
             }
-            if (logLayout != null) {
-                withConnection("look for the outbox table", connection -> {
-                    logLayout.probe(connection);
-                    return null;
-                });
-            } else {
-                operator.probe(dsl);
-            }
+            List<String> missing = calls.withConnection("look for the outbox table", connection -> {
+                layout.probe(connection);
+                return calls.run("look for the per-key indexes", () -> layout.missingIndexes(connection));
+            });
             String detail = "PostgreSQL reachable, outbox table " + config.tableName() + " present";
-            if (orderedLeaseQuery != null) {
-                List<String> missing = withConnection("look for the per-key indexes", perKeyIndexes::missing);
-                if (!missing.isEmpty()) {
-                    // up all the same: leases work without the indexes, and a failing probe would stop the service
-                    detail += "; " + missingIndexesAdvice(missing);
-                }
+            if (!missing.isEmpty()) {
+                // up all the same: leases work without the indexes, and a failing probe would stop the service
+                detail += "; " + missingIndexesAdvice(missing);
             }
             return HealthCheck.up(detail);
         } catch (RuntimeException e) {
@@ -693,42 +479,5 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     public void close() {
         transactional.close();
         ownedPool.ifPresent(HikariDataSource::close);
-    }
-
-    /**
-     * Runs a hot-path statement (plain JDBC) on a connection of the data source, in auto-commit: each is
-     * one statement (the ordered lease manages its own short transaction).
-     */
-    private <T> T withConnection(String attempted, ConnectionCall<T> call) {
-        return run(attempted, () -> {
-            try (Connection connection = dataSource.getConnection()) {
-                if (!connection.getAutoCommit()) {
-                    // a pool handing out connections in manual-commit mode would otherwise roll the mark back
-                    connection.setAutoCommit(true);
-                }
-                return call.apply(connection);
-            }
-        });
-    }
-
-    private <T> T run(String attempted, StoreCall<T> statement) {
-        try {
-            return statement.call();
-        } catch (OutboxException e) {
-            throw e;
-        } catch (SQLException | RuntimeException e) {
-            throw Failures.wrap(attempted, config.table(), e);
-        }
-    }
-
-    /** A store call: jOOQ (unchecked failures) or plain JDBC ({@link SQLException}). */
-    @FunctionalInterface
-    private interface StoreCall<T> {
-        T call() throws SQLException;
-    }
-
-    @FunctionalInterface
-    private interface ConnectionCall<T> {
-        T apply(Connection connection) throws SQLException;
     }
 }

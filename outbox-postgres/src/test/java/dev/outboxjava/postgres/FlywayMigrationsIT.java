@@ -15,7 +15,7 @@ import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
 import dev.outboxjava.postgres.inbox.PostgresInboxSchema;
 import dev.outboxjava.postgres.internal.MigrationFiles;
-import dev.outboxjava.postgres.internal.PerKeyIndexes;
+import dev.outboxjava.postgres.internal.inplace.PerKeyIndexes;
 import dev.outboxjava.testkit.RecordingPublisher;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

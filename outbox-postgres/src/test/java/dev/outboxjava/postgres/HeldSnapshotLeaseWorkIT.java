@@ -10,11 +10,11 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.internal.Identifiers;
-import dev.outboxjava.postgres.internal.LeaseQuery;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
-import dev.outboxjava.postgres.internal.LogLayoutQueries;
-import dev.outboxjava.postgres.internal.LogPartitions;
 import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.appendlog.LogLease;
+import dev.outboxjava.postgres.internal.appendlog.LogPartitions;
+import dev.outboxjava.postgres.internal.inplace.LeaseQuery;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -93,7 +93,7 @@ class HeldSnapshotLeaseWorkIT {
     void appendLogStaysFlat() throws Exception {
         PostgresOutboxStore store = store("held_append_log", StoreLayout.APPEND_LOG);
         try {
-            LogLayoutQueries queries = new LogLayoutQueries(table(store), CompletionMode.KEEP_SENT);
+            LogLease queries = new LogLease(table(store));
             Explained before = relayAndMeasure(store, WARM_UP, () -> logLeaseBuffers(store, queries));
             Explained after = relayAndMeasure(store, EVENTS, () -> logLeaseBuffers(store, queries));
             report("append-only", before, after);
@@ -132,7 +132,7 @@ class HeldSnapshotLeaseWorkIT {
             // the planner reads partitions of 500 rows whole rather than through their index
             Explained single = relayAndMeasure(one, WARM_UP, () -> {
                 analyze(one);
-                return logLeaseBuffers(one, new LogLayoutQueries(table(one), CompletionMode.KEEP_SENT));
+                return logLeaseBuffers(one, new LogLease(table(one)));
             });
             Explained split = relayAndMeasure(twelve, WARM_UP, () -> {
                 analyze(twelve);
@@ -140,7 +140,7 @@ class HeldSnapshotLeaseWorkIT {
                 // whose events are all taken: the lease leaves them out
                 twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
                 twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
-                return logLeaseBuffers(twelve, new LogLayoutQueries(table, CompletionMode.KEEP_SENT));
+                return logLeaseBuffers(twelve, new LogLease(table));
             });
             System.out.printf(
                     "append-only layout, lease of %d under a held snapshot after %,d events: one range read %d"
@@ -164,7 +164,7 @@ class HeldSnapshotLeaseWorkIT {
         Ordering ordering = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
         PostgresOutboxStore store = store("held_append_log_keyed", StoreLayout.APPEND_LOG, ordering);
         try {
-            LogLayoutQueries queries = new LogLayoutQueries(table(store), CompletionMode.KEEP_SENT, ordering);
+            LogLease queries = new LogLease(table(store), ordering);
             Explained before = relayAndMeasure(store, WARM_UP, () -> logLeaseBuffers(store, queries));
             Explained after = relayAndMeasure(store, EVENTS, () -> logLeaseBuffers(store, queries));
             // the held-key lookups walk the dead state entries of each key: they grow with a key's own history
@@ -259,7 +259,7 @@ class HeldSnapshotLeaseWorkIT {
     }
 
     /** The append-only lease's statements (state, position, log) under EXPLAIN ANALYZE, rolled back. */
-    private Explained logLeaseBuffers(PostgresOutboxStore store, LogLayoutQueries queries) throws SQLException {
+    private Explained logLeaseBuffers(PostgresOutboxStore store, LogLease queries) throws SQLException {
         try (Connection connection = store.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             try {
@@ -279,7 +279,7 @@ class HeldSnapshotLeaseWorkIT {
                     Explained position = buffers(statement); // its one row is the position, not an event
                     total = total.plus(new Explained(0, position.read(), position.written()));
                 }
-                LogLayoutQueries.Position position = queries.readPosition(connection);
+                LogLease.Position position = queries.readPosition(connection);
                 try (PreparedStatement statement = connection.prepareStatement(explain(queries.freshLeaseSql()))) {
                     queries.bindFresh(statement, position, UUID.randomUUID(), now, BATCH);
                     total = total.plus(buffers(statement));

@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
-import dev.outboxjava.postgres.internal.LogLayoutQueries;
+import dev.outboxjava.postgres.internal.appendlog.LogLease;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -102,7 +101,7 @@ class LogLayoutBulkTransactionIT {
 
     /** The most rows any scan of the log's partitions returned in the next lease's log read, rolled back. */
     private long rowsReadFromTheLog() throws SQLException {
-        LogLayoutQueries queries = new LogLayoutQueries(table, CompletionMode.KEEP_SENT);
+        LogLease queries = new LogLease(table);
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             try (PreparedStatement statement =

@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
-import dev.outboxjava.postgres.internal.LogLayoutQueries;
+import dev.outboxjava.postgres.internal.appendlog.LogLease;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -188,7 +187,7 @@ class LogLayoutLeaseEquivalenceIT {
     void sameRows(Ordering ordering) throws SQLException {
         PostgresOutboxStore store = storeInEveryState(ordering);
         Identifiers.TableName table = store.config().table();
-        LogLayoutQueries queries = new LogLayoutQueries(table, CompletionMode.KEEP_SENT, ordering);
+        LogLease queries = new LogLease(table, ordering);
         String t = table.quoted();
         String s = LogLayoutDdl.stateTable(table).quoted();
         String l = LogLayoutDdl.leaseTable(table).quoted();
@@ -324,8 +323,7 @@ class LogLayoutLeaseEquivalenceIT {
     }
 
     /** The rows of the log read from the current position, in a transaction rolled back. */
-    private static List<List<String>> fresh(LogLayoutQueries queries, String sql, Instant at, int limit)
-            throws SQLException {
+    private static List<List<String>> fresh(LogLease queries, String sql, Instant at, int limit) throws SQLException {
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             try (PreparedStatement statement = connection.prepareStatement(sql)) {

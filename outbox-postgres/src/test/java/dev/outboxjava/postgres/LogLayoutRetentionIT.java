@@ -10,7 +10,7 @@ import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
-import dev.outboxjava.postgres.internal.LogPartitions;
+import dev.outboxjava.postgres.internal.appendlog.LogPartitions;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.time.ManualClock;
-import dev.outboxjava.postgres.internal.OrderedLeaseQuery;
+import dev.outboxjava.postgres.internal.inplace.OrderedLeaseQuery;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

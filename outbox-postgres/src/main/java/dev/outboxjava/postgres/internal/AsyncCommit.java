@@ -24,7 +24,7 @@ public final class AsyncCommit {
     private AsyncCommit() {}
 
     /** {@code set_config(setting, value, true)}: a setting for the current transaction only. */
-    static Field<String> setLocal(String setting, String value) {
+    public static Field<String> setLocal(String setting, String value) {
         return DSL.function("set_config", SQLDataType.CLOB, DSL.inline(setting), DSL.inline(value), DSL.inline(true));
     }
 }

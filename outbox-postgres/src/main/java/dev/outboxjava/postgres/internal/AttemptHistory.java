@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jooq.CommonTableExpression;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Name;
 import org.jooq.Record;
+import org.jooq.Record1;
 import org.jooq.Row2;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
@@ -37,9 +37,9 @@ import org.jooq.impl.SQLDataType;
  * untouched.
  *
  * <p>The attempt's number is the event's attempt counter after the mark, read from where the layout
- * keeps it: the outbox table itself (in place) or its state table (append-only).
+ * keeps it; each layout names that table and says which events a cleanup or a purge is about to delete.
  */
-public final class AttemptHistory {
+public abstract class AttemptHistory {
 
     private static final Field<Long> ID = field(name("id"), SQLDataType.BIGINT);
     private static final Field<UUID> EVENT_ID = field(name("event_id"), SQLDataType.UUID);
@@ -51,25 +51,26 @@ public final class AttemptHistory {
 
     private static final Settings SETTINGS = new Settings().withExecuteLogging(false);
 
-    private final boolean appendLog;
     private final Table<Record> attempts;
-    private final Table<Record> events;
-    /** Where the attempt counter is: the outbox table, or the append-only layout's state table. */
+    /** The table with the event rows: the outbox table, or the append-only layout's log. */
+    protected final Table<Record> events;
+    /** Where the attempt counter is. */
     private final Table<Record> counters;
-    /** The append-only layout's published events (keep-sent mode); unused in place. */
-    private final Table<Record> sent;
     /** Where the next search for orphaned attempts starts (an attempt id). */
     private final java.util.concurrent.atomic.AtomicLong orphanCursor = new java.util.concurrent.atomic.AtomicLong();
 
-    public AttemptHistory(Identifiers.TableName table, boolean appendLog) {
-        this.appendLog = appendLog;
+    /**
+     * @param counterSuffix the suffix of the table, next to the outbox table, holding the attempt counters
+     *     ({@code ""}: the outbox table itself)
+     */
+    protected AttemptHistory(Identifiers.TableName table, String counterSuffix) {
         this.attempts = DSL.table(sibling(table, MigrationFiles.ATTEMPTS_SUFFIX));
         this.events = DSL.table(sibling(table, ""));
-        this.counters = appendLog ? DSL.table(sibling(table, "_state")) : events;
-        this.sent = DSL.table(sibling(table, "_sent"));
+        this.counters = DSL.table(sibling(table, counterSuffix));
     }
 
-    private static Name sibling(Identifiers.TableName table, String suffix) {
+    /** The table named {@code table} with {@code suffix} appended, in the same schema. */
+    protected static Name sibling(Identifiers.TableName table, String suffix) {
         return table.schema()
                 .map(schema -> DSL.name(schema, table.table() + suffix))
                 .orElse(DSL.name(table.table() + suffix));
@@ -142,18 +143,7 @@ public final class AttemptHistory {
      * before the cutoff, in the cleanup's order. One index probe per event.
      */
     public int deleteOfSentBefore(DSLContext dsl, Instant sentBefore, int limit) {
-        Select<org.jooq.Record1<UUID>> old = appendLog
-                ? select(field(name("d", "id"), UUID.class))
-                        .from(sent.as("d"))
-                        .where(field(name("d", "sent_at"), Instant.class).lt(sentBefore))
-                        .orderBy(field(name("d", "sent_at")))
-                        .limit(limit)
-                : select(OutboxTable.ID)
-                        .from(events)
-                        .where(OutboxTable.STATUS.eq(inline(EventStatus.SENT.databaseValue())))
-                        .and(OutboxTable.SENT_AT.lt(sentBefore))
-                        .orderBy(OutboxTable.SENT_AT)
-                        .limit(limit);
+        Select<Record1<UUID>> old = sentBefore(sentBefore, limit);
         return dsl.deleteFrom(attempts).where(EVENT_ID.in(old)).execute();
     }
 
@@ -201,31 +191,15 @@ public final class AttemptHistory {
                 .execute();
     }
 
+    /** The first {@code limit} events sent before the cutoff, in the cleanup's order. */
+    protected abstract Select<Record1<UUID>> sentBefore(Instant sentBefore, int limit);
+
+    /** The events in {@code status} created before the cutoff, which a purge by age deletes. */
+    protected abstract Select<Record1<UUID>> purged(EventStatus status, Instant createdBefore);
+
     /** Deletes the attempts of the events a purge by age is about to delete. */
     public int deleteOfPurged(DSLContext dsl, EventStatus status, Instant createdBefore) {
-        Field<UUID> eventId = field(name("e", "id"), UUID.class);
-        Condition createdBeforeCutoff =
-                field(name("e", "created_at"), Instant.class).lt(createdBefore);
-        Select<org.jooq.Record1<UUID>> purged;
-        if (!appendLog) {
-            purged = select(eventId)
-                    .from(events.as("e"))
-                    .where(field(name("e", "status"), String.class).eq(inline(status.databaseValue())))
-                    .and(createdBeforeCutoff);
-        } else if (status == EventStatus.SENT) {
-            purged = select(eventId)
-                    .from(events.as("e"))
-                    .join(sent.as("d"))
-                    .on(field(name("d", "id"), UUID.class).eq(eventId))
-                    .where(createdBeforeCutoff);
-        } else {
-            purged = select(eventId)
-                    .from(events.as("e"))
-                    .join(counters.as("s"))
-                    .on(field(name("s", "id"), UUID.class).eq(eventId))
-                    .where(field(name("s", "status"), String.class).eq(inline(status.databaseValue())))
-                    .and(createdBeforeCutoff);
-        }
+        Select<Record1<UUID>> purged = purged(status, createdBefore);
         return dsl.deleteFrom(attempts).where(EVENT_ID.in(purged)).execute();
     }
 

@@ -31,7 +31,7 @@ import org.jooq.impl.SQLDataType;
  * <p>Under per-key ordering a due event is held when an earlier event of its key waits: pending but not
  * due (a retry, a schedule), or (when the ordering holds keys) dead-lettered. The blockers are gathered
  * once into each key's first blocking sequence and joined to the pending rows, so each row is looked at
- * once. Two things that also keep the lease ({@link OrderedLeaseQuery}) from an event do not make it held,
+ * once. Two things that also keep the lease (the in-place layout's ordered lease) from an event do not make it held,
  * because they pass by themselves: an earlier event of its key in flight (it goes once that one is
  * acknowledged) and the commit-order guard (it goes once the transactions older than it end).
  *

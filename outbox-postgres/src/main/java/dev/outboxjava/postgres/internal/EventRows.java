@@ -33,7 +33,7 @@ import org.jooq.JSONB;
 import org.jooq.Record;
 
 /** Maps table rows to {@link OutboxEvent}s. */
-final class EventRows {
+public final class EventRows {
 
     /**
      * Every column, quoted, in {@link OutboxTable#ALL}'s order: the list a hot-path statement selects or

@@ -19,33 +19,33 @@ import java.util.UUID;
  * whole text was parsed again for every row examined (a 500-id mark took ~200 ms instead of ~15 ms).
  * A parameter sent with its type ({@code uuid[]}, {@code timestamptz}) is parsed once.
  */
-final class Jdbc {
+public final class Jdbc {
 
     private Jdbc() {}
 
     /** An instant as pgjdbc binds it with its type ({@code timestamptz}), never as text to cast. */
-    static OffsetDateTime timestamptz(Instant instant) {
+    public static OffsetDateTime timestamptz(Instant instant) {
         return instant.atOffset(ZoneOffset.UTC);
     }
 
     /** A {@code timestamptz} column; {@code null} for SQL NULL. */
-    static Instant instant(ResultSet rs, int column) throws SQLException {
+    public static Instant instant(ResultSet rs, int column) throws SQLException {
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
 
     /** A {@code uuid} column; {@code null} for SQL NULL. */
-    static UUID uuid(ResultSet rs, int column) throws SQLException {
+    public static UUID uuid(ResultSet rs, int column) throws SQLException {
         return rs.getObject(column, UUID.class);
     }
 
     /** The ids as ONE typed {@code uuid[]} parameter. */
-    static Array uuidArray(Connection connection, Collection<UUID> ids) throws SQLException {
+    public static Array uuidArray(Connection connection, Collection<UUID> ids) throws SQLException {
         return connection.createArrayOf("uuid", ids.toArray(new UUID[0]));
     }
 
     /** Strings as one typed {@code text[]} parameter (elements may be null). */
-    static Array textArray(Connection connection, String[] values) throws SQLException {
+    public static Array textArray(Connection connection, String[] values) throws SQLException {
         return connection.createArrayOf("text", values);
     }
 
@@ -54,7 +54,7 @@ final class Jdbc {
      * are rounded to microseconds here, half up, exactly as pgjdbc rounds a single bound instant
      * (PostgreSQL's own rounding of a longer fraction can differ in the last digit).
      */
-    static Array timestamptzArray(Connection connection, Instant[] values) throws SQLException {
+    public static Array timestamptzArray(Connection connection, Instant[] values) throws SQLException {
         String[] text = new String[values.length];
         for (int i = 0; i < values.length; i++) {
             text[i] = values[i].plusNanos(500).truncatedTo(ChronoUnit.MICROS).toString();

@@ -12,18 +12,18 @@ import dev.outboxjava.postgres.WakeUpMode;
  *       nothing on the table reads as a state it does not have. Read by position through the index on
  *       {@code (xact_id, seq)}; per key, also through {@code (event_key, xact_id, seq)}.</li>
  *   <li>{@code t_position}: append-only, one row per lease that took new events: how far the log has
- *       been read, as transaction snapshots (see {@link LogLayoutQueries}). The current position is the
+ *       been read, as transaction snapshots (see {@code appendlog.LogLease}). The current position is the
  *       row with the greatest id.</li>
  *   <li>{@code t_state}: the events that are waiting (for a retry, a schedule, after a release) or
  *       dead-lettered, and those leased again from it (in flight). Small: an event leaves it when it is
  *       published. Partitioned: the events parked behind their key in two generations,
- *       {@code t_state_0} and {@code t_state_1}, truncated once worked through ({@link ParkingGenerations});
+ *       {@code t_state_0} and {@code t_state_1}, truncated once worked through ({@code appendlog.ParkingGenerations});
  *       every other row in {@code t_state_kept}.</li>
  *   <li>{@code t_lease}: new events in flight, one row per lease (their ids and keys), so that a
  *       published batch leaves one dead row instead of one per event; a lease whose events do not all
  *       get published is moved into {@code t_state} first, event by event. Partitioned into two
  *       generations, {@code t_lease_0} and {@code t_lease_1}, written in turn and truncated once empty
- *       ({@link LeaseGenerations}), so those dead rows go whatever the horizon.</li>
+ *       ({@code appendlog.LeaseGenerations}), so those dead rows go whatever the horizon.</li>
  *   <li>{@code t_sent}: append-only, one row per published event (keep-sent mode), with its time.</li>
  *   <li>{@code t_floor}: append-only, written by the cleaner: a sequence below which every event has been
  *       taken, so that the lease leaves out the partitions below it.</li>
@@ -180,12 +180,12 @@ public final class LogLayoutDdl {
         return sibling(table, "_state");
     }
 
-    /** The state table's partition of the rows that are not parked behind a key ({@link ParkingGenerations}). */
+    /** The state table's partition of the rows that are not parked behind a key ({@code appendlog.ParkingGenerations}). */
     public static Identifiers.TableName stateKept(Identifiers.TableName table) {
         return sibling(table, "_state_kept");
     }
 
-    /** One of the state table's two generations of parked events ({@link ParkingGenerations}). */
+    /** One of the state table's two generations of parked events ({@code appendlog.ParkingGenerations}). */
     public static Identifiers.TableName stateGeneration(Identifiers.TableName table, int generation) {
         return sibling(table, "_state_" + generation);
     }
@@ -195,7 +195,7 @@ public final class LogLayoutDdl {
         return sibling(table, "_lease");
     }
 
-    /** One of the lease table's two generations ({@link LeaseGenerations}). */
+    /** One of the lease table's two generations ({@code appendlog.LeaseGenerations}). */
     public static Identifiers.TableName leaseGeneration(Identifiers.TableName table, int generation) {
         return sibling(table, "_lease_" + generation);
     }

@@ -31,7 +31,7 @@ import org.jooq.impl.SQLDataType;
  * parsed again for every row examined — a 500-id mark took ~200 ms instead of ~15 ms. A typed
  * parameter is parsed once.
  */
-final class UuidArrays {
+public final class UuidArrays {
 
     private static final Converter<Object, UUID[]> CONVERTER =
             Converter.ofNullable(Object.class, UUID[].class, value -> (UUID[]) value, value -> value);

@@ -2,6 +2,8 @@ package dev.outboxjava.postgres.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxjava.postgres.internal.appendlog.LogPartitions;
+import dev.outboxjava.postgres.internal.appendlog.ParkingGenerations;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;

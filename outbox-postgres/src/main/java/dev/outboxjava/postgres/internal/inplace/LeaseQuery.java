@@ -1,4 +1,4 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.inplace;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.ID;
 import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
@@ -12,6 +12,11 @@ import static dev.outboxjava.postgres.internal.PreparedSql.bind;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.postgres.internal.AsyncCommit;
+import dev.outboxjava.postgres.internal.EventRows;
+import dev.outboxjava.postgres.internal.Jdbc;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,19 +1,16 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.inplace;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
 import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.ID;
-import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
-import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
 import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
-import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
-import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.postgres.internal.EventRows;
+import dev.outboxjava.postgres.internal.OutboxTable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -21,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -29,11 +25,11 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /** What an operator (and the worker's gauges) asks the table. */
-public final class OperatorQueries {
+public final class InPlaceOperatorReads {
 
     private final OutboxTable table;
 
-    public OperatorQueries(OutboxTable table) {
+    public InPlaceOperatorReads(OutboxTable table) {
         this.table = table;
     }
 
@@ -108,30 +104,6 @@ public final class OperatorQueries {
                 .and(CREATED_AT.lt(createdBefore))
                 .fetchOne(0, Long.class);
         return count == null ? 0 : count;
-    }
-
-    /** Selected dead letters back to pending, due at {@code now}, attempts reset, last error kept. */
-    public int requeue(DSLContext dsl, DeadLetterSelector selector, Instant now) {
-        Condition chosen;
-        if (selector instanceof DeadLetterSelector.ByIds byIds) {
-            if (byIds.ids().isEmpty()) {
-                return 0;
-            }
-            chosen = ID.eq(DSL.any(UuidArrays.of(byIds.ids())));
-        } else if (selector instanceof DeadLetterSelector.ByType byType) {
-            chosen = TYPE.eq(byType.type());
-        } else {
-            chosen = DSL.noCondition();
-        }
-        return dsl.update(table.table())
-                .set(STATUS, DSL.inline(EventStatus.PENDING.databaseValue()))
-                .set(ATTEMPTS, DSL.inline(0))
-                .set(NEXT_ATTEMPT_AT, now)
-                .setNull(LEASE_ID)
-                .setNull(LEASED_AT)
-                .where(statusIs(EventStatus.FAILED))
-                .and(chosen)
-                .execute();
     }
 
     /** {@code count(*)}, read as the {@code bigint} it is (jOOQ's count() would read it as an int). */

@@ -1,4 +1,4 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.appendlog;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
 import static dev.outboxjava.postgres.internal.OutboxTable.CREATED_AT;
@@ -14,11 +14,14 @@ import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
 import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 import static dev.outboxjava.postgres.internal.PreparedSql.bind;
-import static dev.outboxjava.postgres.internal.TableGenerations.GEN;
+import static dev.outboxjava.postgres.internal.appendlog.TableGenerations.GEN;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -62,7 +65,7 @@ public final class ParkingGenerations extends TableGenerations {
         super(table, new Identifiers.TableName[] {
             LogLayoutDdl.stateGeneration(table, 0), LogLayoutDdl.stateGeneration(table, 1)
         });
-        Table<Record> state = LogLayoutQueries.tableOf(LogLayoutDdl.stateTable(table));
+        Table<Record> state = LogSql.tableOf(LogLayoutDdl.stateTable(table));
         Field<?>[] columns = {
             ID,
             SEQ,
@@ -78,7 +81,7 @@ public final class ParkingGenerations extends TableGenerations {
             CREATED_AT
         };
         for (int generation = 0; generation < 2; generation++) {
-            Table<Record> idle = LogLayoutQueries.tableOf(LogLayoutDdl.stateGeneration(table, generation));
+            Table<Record> idle = LogSql.tableOf(LogLayoutDdl.stateGeneration(table, generation));
             // one row more than may be moved tells that there are too many, without reading them all
             Table<?> first = DSL.select(STATUS)
                     .from(idle)

@@ -1,5 +1,8 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.inplace;
 
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.PreparedSql;
+import dev.outboxjava.postgres.internal.SchemaDdl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,5 +1,8 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.appendlog;
 
+import dev.outboxjava.postgres.internal.AsyncCommit;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -15,7 +15,6 @@ import static dev.outboxjava.postgres.internal.OutboxTable.MAX_ATTEMPTS;
 import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.PAYLOAD;
 import static dev.outboxjava.postgres.internal.OutboxTable.ROUTING_KEY;
-import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
 import static dev.outboxjava.postgres.internal.OutboxTable.SOURCE;
 import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
@@ -39,82 +38,78 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSONB;
-import org.jooq.Name;
 import org.jooq.Record;
 import org.jooq.Record2;
-import org.jooq.SQLDialect;
 import org.jooq.Select;
 import org.jooq.Table;
-import org.jooq.conf.Settings;
-import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * The operator's finding, repairing and auditing ({@link dev.outboxjava.core.port.OperatorStore}) in
- * either layout, built with jOOQ and run on the connection it is given. In the in-place layout the
- * event and its state are one row ({@code e}); in the append-only layout the state row ({@code st}) is
- * joined to the log row ({@code e}). Each repair and its audit row are one transaction.
+ * The operator's finding, repairing and auditing ({@link dev.outboxjava.core.port.OperatorStore}), built
+ * with jOOQ and run on the connection it is given. Each layout says where an event's columns ({@code e})
+ * and its state columns ({@code st}) are ({@link Shape}) and writes the repairs that touch both; each
+ * repair and its audit row are one transaction.
  *
  * <p>Dead letters are paged by position ({@code seq > ?}, in the order of the dead letters' partial
  * index on {@code seq}), never by offset, so a page deep in a million dead letters costs what the first
  * one does.
  */
-public final class OperatorRepairQueries {
+public abstract class OperatorRepairs {
 
-    private static final Settings SETTINGS = new Settings().withExecuteLogging(false);
+    /**
+     * Where a layout keeps an event and its state.
+     *
+     * @param eventTable the table with the event columns
+     * @param stateTable the table with the state columns (the event table itself when they are one row)
+     * @param e the alias of the event columns
+     * @param st the alias of the state columns ({@code e} when they are one row)
+     * @param from the FROM clause giving {@code e} and {@code st}
+     * @param sentAt the sent time in the select list (a column, or a NULL named {@code sent_at})
+     * @param inFlight where in-flight events are ({@code id}, {@code lease_id}, {@code leased_at}), as {@code f}
+     */
+    public record Shape(
+            Table<Record> eventTable,
+            Table<Record> stateTable,
+            Table<Record> e,
+            Table<Record> st,
+            Table<?> from,
+            Field<?> sentAt,
+            Table<?> inFlight) {}
 
-    private static final Field<Long> AUDIT_ID = DSL.field(DSL.name("id"), SQLDataType.BIGINT);
-    private static final Field<Instant> AUDIT_AT = DSL.field(DSL.name("at"), SQLDataType.INSTANT);
-    private static final Field<String> AUDIT_ACTOR = DSL.field(DSL.name("actor"), SQLDataType.CLOB);
-    private static final Field<String> AUDIT_ACTION = DSL.field(DSL.name("action"), SQLDataType.CLOB);
-    private static final Field<String> AUDIT_SELECTION = DSL.field(DSL.name("selection"), SQLDataType.CLOB);
-    private static final Field<Long> AUDIT_AFFECTED = DSL.field(DSL.name("affected"), SQLDataType.BIGINT);
-    private static final Field<UUID> AUDIT_EVENT_ID = DSL.field(DSL.name("event_id"), SQLDataType.UUID);
-    private static final Field<byte[]> AUDIT_PAYLOAD = DSL.field(DSL.name("original_payload"), SQLDataType.BLOB);
-    private static final Field<JSONB> AUDIT_HEADERS = DSL.field(DSL.name("original_headers"), SQLDataType.JSONB);
-
-    private final boolean log;
-    private final Ordering ordering;
-    /** The table with the event columns: the outbox table, or the append-only layout's log. */
-    private final Table<Record> eventTable;
-    /** The table with the state columns: the outbox table itself, or the append-only layout's state table. */
-    private final Table<Record> stateTable;
-
-    private final Table<Record> e;
-    /** The alias of the state columns: {@code st}, or {@code e} in the in-place layout. */
-    private final Table<Record> st;
-    /** The FROM clause giving {@code e} (event columns) and {@code st} (state columns). */
-    private final Table<?> from;
+    protected final Ordering ordering;
+    protected final Table<Record> eventTable;
+    protected final Table<Record> stateTable;
+    protected final Table<Record> e;
+    protected final Table<Record> st;
+    protected final Table<?> from;
     /** Every column in {@link OutboxTable#ALL}'s order and names, from {@code e} and {@code st}. */
-    private final List<Field<?>> columns;
+    protected final List<Field<?>> columns;
 
-    private final Table<Record> auditTable;
+    protected final Table<?> inFlight;
     /** The events' failed attempts, deleted with them. */
-    private final AttemptHistory attempts;
+    protected final AttemptHistory attempts;
 
-    private final Table<Record> pendingView;
-    /** Where in-flight events are ({@code id}, {@code lease_id}, {@code leased_at}), as {@code f}. */
-    private final Table<?> inFlight;
+    protected final OperatorAudit audit;
 
-    public OperatorRepairQueries(Identifiers.TableName table, boolean appendLog, Ordering ordering) {
-        this.log = appendLog;
+    protected OperatorRepairs(Shape shape, Ordering ordering, AttemptHistory attempts, OperatorAudit audit) {
         this.ordering = ordering;
-        this.eventTable = named(table);
-        this.stateTable = appendLog ? named(LogLayoutDdl.stateTable(table)) : eventTable;
-        this.e = eventTable.as("e");
-        this.st = appendLog ? stateTable.as("st") : e;
-        this.from = appendLog ? st.join(e).on(e(ID).eq(st(ID))) : e;
+        this.eventTable = shape.eventTable();
+        this.stateTable = shape.stateTable();
+        this.e = shape.e();
+        this.st = shape.st();
+        this.from = shape.from();
+        this.inFlight = shape.inFlight();
+        this.attempts = attempts;
+        this.audit = audit;
         this.columns = List.of(
                 e(ID),
                 e(SEQ),
@@ -134,38 +129,23 @@ public final class OperatorRepairQueries {
                 e(CREATED_AT),
                 st(LEASED_AT),
                 st(LEASE_ID),
-                appendLog ? DSL.inline(null, SENT_AT.getDataType()).as(SENT_AT.getUnqualifiedName()) : e(SENT_AT),
+                shape.sentAt(),
                 e(SUBJECT),
                 e(DATA_SCHEMA));
-        this.auditTable = named(new Identifiers.TableName(table.schema(), table.table() + MigrationFiles.AUDIT_SUFFIX));
-        this.attempts = new AttemptHistory(table, appendLog);
-        this.pendingView = named(LogLayoutDdl.pendingView(table));
-        this.inFlight = appendLog
-                ? named(LogLayoutDdl.inFlightView(table)).as("f")
-                : DSL.select(ID, LEASE_ID, LEASED_AT)
-                        .from(eventTable)
-                        .where(statusIs(EventStatus.IN_FLIGHT))
-                        .asTable("f");
-    }
-
-    private static Table<Record> named(Identifiers.TableName name) {
-        Name qualified =
-                name.schema().map(schema -> DSL.name(schema, name.table())).orElse(DSL.name(name.table()));
-        return DSL.table(qualified);
     }
 
     /** An event column of {@code e}. */
-    private <T> Field<T> e(Field<T> field) {
+    protected final <T> Field<T> e(Field<T> field) {
         return column(e, field);
     }
 
     /** A state column of {@code st}. */
-    private <T> Field<T> st(Field<T> field) {
+    protected final <T> Field<T> st(Field<T> field) {
         return column(st, field);
     }
 
     /** A filter as conditions over {@code e}/{@code st}. */
-    private Condition where(DeadLetterFilter filter) {
+    protected final Condition where(DeadLetterFilter filter) {
         Condition where = st(STATUS).eq(statusLiteral(EventStatus.FAILED));
         if (!filter.ids().isEmpty()) {
             where = where.and(e(ID).eq(DSL.any(UuidArrays.of(filter.ids()))));
@@ -237,72 +217,28 @@ public final class OperatorRepairQueries {
         return run(() -> dsl(connection).fetchOne(count).get(0, Long.class));
     }
 
-    public long requeue(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
-        return inTransaction(connection, dsl -> {
-            var requeue = dsl.update(st)
-                    .set(STATUS, statusLiteral(EventStatus.PENDING))
-                    .set(ATTEMPTS, DSL.inline(0))
-                    .set(NEXT_ATTEMPT_AT, now)
-                    .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
-                    .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()));
-            long changed = log
-                    ? requeue.from(e).where(e(ID).eq(st(ID))).and(where(filter)).execute()
-                    : requeue.where(where(filter)).execute();
-            audit(dsl, now, actor, AuditEntry.REQUEUE, filter.describe(), changed, null, null, null);
-            return changed;
-        });
-    }
+    /** Dead letters matching the filter back to pending, due at {@code now}, with their audit entry. */
+    public abstract long requeue(Connection connection, DeadLetterFilter filter, String actor, Instant now)
+            throws SQLException;
 
-    public long purge(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
-        return inTransaction(connection, dsl -> {
-            long deleted;
-            if (log) {
-                // one statement: the state rows, and the log rows of the same events
-                CommonTableExpression<?> states = DSL.name("x")
-                        .as(dsl.deleteFrom(st)
-                                .using(e)
-                                .where(e(ID).eq(st(ID)))
-                                .and(where(filter))
-                                .returning(st(ID)));
-                CommonTableExpression<?> events = DSL.name("y")
-                        .as(dsl.deleteFrom(eventTable)
-                                .where(ID.in(DSL.select(column(states, ID)).from(states)))
-                                .returning(ID));
-                deleted = dsl.with(states)
-                        .with(events)
-                        .with(attempts.deleteOf(states, ID))
-                        .selectCount()
-                        .from(states)
-                        .fetchOne(0, Long.class);
-            } else {
-                CommonTableExpression<?> events =
-                        DSL.name("x").as(dsl.deleteFrom(e).where(where(filter)).returning(e(ID)));
-                deleted = dsl.with(events)
-                        .with(attempts.deleteOf(events, ID))
-                        .selectCount()
-                        .from(events)
-                        .fetchOne(0, Long.class);
-            }
-            audit(dsl, now, actor, AuditEntry.PURGE, filter.describe(), deleted, null, null, null);
-            return deleted;
-        });
-    }
+    /** Deletes the dead letters matching the filter and their attempts, with their audit entry. */
+    public abstract long purge(Connection connection, DeadLetterFilter filter, String actor, Instant now)
+            throws SQLException;
 
     /** Runs a repair made elsewhere and records its audit entry, in one transaction. */
     public long audited(
-            Connection connection, Instant now, String actor, String action, String selection, Repair repair)
+            Connection connection,
+            Instant now,
+            String actor,
+            String action,
+            String selection,
+            OperatorAudit.Repair repair)
             throws SQLException {
-        return inTransaction(connection, dsl -> {
-            long affected = repair.run();
-            audit(dsl, now, actor, action, selection, affected, null, null, null);
-            return affected;
-        });
+        return audit.audited(connection, now, actor, action, selection, repair);
     }
 
-    /** A repair made elsewhere (e.g. the cleaner's purge of sent events), counting what it changed. */
-    @FunctionalInterface
-    public interface Repair {
-        long run() throws SQLException;
+    public List<AuditEntry> auditTrail(Connection connection, OptionalLong before, int limit) throws SQLException {
+        return audit.auditTrail(connection, before, limit);
     }
 
     public Optional<OutboxEvent> editAndRequeue(
@@ -332,7 +268,7 @@ public final class OperatorRepairQueries {
                     .where(ID.eq(eventId))
                     .and(statusIs(EventStatus.FAILED))
                     .execute();
-            audit(
+            audit.record(
                     dsl,
                     now,
                     actor,
@@ -364,14 +300,11 @@ public final class OperatorRepairQueries {
                 .and(holds)
                 .orderBy(e(EVENT_KEY), st(SEQ))
                 .asTable("h");
-        // the events waiting behind: pending ones of the key, later in sequence; in the append-only layout
-        // those not yet leased are only in the log, so the pending view counts them
-        Table<Record> w = (log ? pendingView : eventTable).as("w");
-        Condition waitingBehind =
-                column(w, EVENT_KEY).eq(column(h, EVENT_KEY)).and(column(w, SEQ).gt(column(h, SEQ)));
-        if (!log) {
-            waitingBehind = waitingBehind.and(column(w, STATUS).eq(statusLiteral(EventStatus.PENDING)));
-        }
+        Table<?> w = waitingTable().as("w");
+        Condition waitingBehind = column(w, EVENT_KEY)
+                .eq(column(h, EVENT_KEY))
+                .and(column(w, SEQ).gt(column(h, SEQ)))
+                .and(waiting(w));
         Field<Long> waiting = DSL.field(DSL.select(DSL.count().coerce(SQLDataType.BIGINT))
                         .from(w)
                         .where(waitingBehind))
@@ -393,23 +326,20 @@ public final class OperatorRepairQueries {
                 }));
     }
 
+    /**
+     * The events that may wait behind a held key's first event: their pending ones are counted
+     * ({@link #waiting}).
+     */
+    protected abstract Table<Record> waitingTable();
+
+    /** Of {@link #waitingTable()} (as {@code w}), the rows that are pending events. */
+    protected abstract Condition waiting(Table<?> w);
+
+    /** Each pending, in-flight and dead-lettered event's destination and status. */
+    protected abstract Select<Record2<String, String>> destinationRows();
+
     public List<DestinationCounts> countByDestination(Connection connection, int limit) throws SQLException {
-        Select<Record2<String, String>> rows = log
-                ? DSL.select(DESTINATION, STATUS)
-                        .from(pendingView)
-                        .unionAll(DSL.select(e(DESTINATION), st(STATUS))
-                                .from(from)
-                                .where(st(STATUS).eq(statusLiteral(EventStatus.FAILED))))
-                        .unionAll(DSL.select(e(DESTINATION), statusLiteral(EventStatus.IN_FLIGHT))
-                                .from(inFlight)
-                                .join(e)
-                                .on(e(ID).eq(column(inFlight, ID))))
-                : DSL.select(DESTINATION, STATUS)
-                        .from(eventTable)
-                        .where(STATUS.in(
-                                statusLiteral(EventStatus.PENDING),
-                                statusLiteral(EventStatus.IN_FLIGHT),
-                                statusLiteral(EventStatus.FAILED)));
+        Select<Record2<String, String>> rows = destinationRows();
         Table<?> r = rows.asTable("r");
         Field<String> destination = column(r, DESTINATION);
         Field<String> status = column(r, STATUS);
@@ -442,110 +372,16 @@ public final class OperatorRepairQueries {
                 .fetch(row -> new ActiveLease(row.value1(), row.value2(), row.value3())));
     }
 
-    public List<AuditEntry> auditTrail(Connection connection, OptionalLong before, int limit) throws SQLException {
-        Field<String> headers = AUDIT_HEADERS.cast(SQLDataType.CLOB);
-        return run(() -> dsl(connection)
-                .select(
-                        AUDIT_ID,
-                        AUDIT_AT,
-                        AUDIT_ACTOR,
-                        AUDIT_ACTION,
-                        AUDIT_SELECTION,
-                        AUDIT_AFFECTED,
-                        AUDIT_EVENT_ID,
-                        AUDIT_PAYLOAD,
-                        headers)
-                .from(auditTable)
-                .where(before.isPresent() ? AUDIT_ID.lt(before.getAsLong()) : DSL.noCondition())
-                .orderBy(AUDIT_ID.desc())
-                .limit(limit)
-                .fetch(row -> new AuditEntry(
-                        row.value1(),
-                        row.value2(),
-                        row.value3(),
-                        row.value4(),
-                        row.value5(),
-                        row.value6(),
-                        Optional.ofNullable(row.value7()),
-                        Optional.ofNullable(row.value8()),
-                        row.value9() == null ? Map.of() : HeadersJson.read(row.value9()))));
+    protected static DSLContext dsl(Connection connection) {
+        return OperatorAudit.dsl(connection);
     }
 
-    private void audit(
-            DSLContext dsl,
-            Instant at,
-            String actor,
-            String action,
-            String selection,
-            long affected,
-            UUID eventId,
-            byte[] originalPayload,
-            String originalHeaders) {
-        dsl.insertInto(auditTable)
-                .columns(
-                        AUDIT_AT,
-                        AUDIT_ACTOR,
-                        AUDIT_ACTION,
-                        AUDIT_SELECTION,
-                        AUDIT_AFFECTED,
-                        AUDIT_EVENT_ID,
-                        AUDIT_PAYLOAD,
-                        AUDIT_HEADERS)
-                .values(
-                        at,
-                        actor,
-                        action,
-                        selection,
-                        affected,
-                        eventId,
-                        originalPayload,
-                        originalHeaders == null ? null : JSONB.valueOf(originalHeaders))
-                .execute();
+    protected static <T> T run(OperatorAudit.JooqCall<T> call) throws SQLException {
+        return OperatorAudit.run(call);
     }
 
-    private static DSLContext dsl(Connection connection) {
-        return DSL.using(connection, SQLDialect.POSTGRES, SETTINGS);
-    }
-
-    /**
-     * Runs a jOOQ call, reporting the driver's failure as the {@link SQLException} it was, so the store
-     * words it as it does every other failure.
-     */
-    private static <T> T run(JooqCall<T> call) throws SQLException {
-        try {
-            return call.run();
-        } catch (DataAccessException e) {
-            SQLException cause = e.getCause(SQLException.class);
-            if (cause != null) {
-                throw cause;
-            }
-            throw e;
-        }
-    }
-
-    /** Work done in a repair's transaction. */
-    @FunctionalInterface
-    private interface JooqCall<T> {
-        T run() throws SQLException;
-    }
-
-    @FunctionalInterface
-    private interface TransactionBody<T> {
-        T run(DSLContext dsl) throws SQLException;
-    }
-
-    private static <T> T inTransaction(Connection connection, TransactionBody<T> body) throws SQLException {
-        boolean autoCommit = connection.getAutoCommit();
-        connection.setAutoCommit(false);
-        try {
-            T result = run(() -> body.run(dsl(connection)));
-            connection.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            connection.rollback();
-            throw e;
-        } finally {
-            connection.setAutoCommit(autoCommit);
-        }
+    protected static <T> T inTransaction(Connection connection, OperatorAudit.TransactionBody<T> body)
+            throws SQLException {
+        return OperatorAudit.inTransaction(connection, body);
     }
 }

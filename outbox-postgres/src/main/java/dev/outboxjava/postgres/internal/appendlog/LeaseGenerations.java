@@ -1,5 +1,8 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.appendlog;
 
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,7 +26,7 @@ public final class LeaseGenerations extends TableGenerations {
         });
         for (int generation = 0; generation < 2; generation++) {
             anySql[generation] = PreparedSql.render(DSL.selectOne()
-                    .from(LogLayoutQueries.tableOf(LogLayoutDdl.leaseGeneration(table, generation)))
+                    .from(LogSql.tableOf(LogLayoutDdl.leaseGeneration(table, generation)))
                     .limit(DSL.inline(1)));
         }
     }

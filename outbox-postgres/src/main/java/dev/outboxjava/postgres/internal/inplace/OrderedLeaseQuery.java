@@ -1,4 +1,4 @@
-package dev.outboxjava.postgres.internal;
+package dev.outboxjava.postgres.internal.inplace;
 
 import static dev.outboxjava.postgres.internal.OutboxTable.EVENT_KEY;
 import static dev.outboxjava.postgres.internal.OutboxTable.ID;
@@ -16,6 +16,10 @@ import static dev.outboxjava.postgres.internal.PreparedSql.bind;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.postgres.internal.AsyncCommit;
+import dev.outboxjava.postgres.internal.Jdbc;
+import dev.outboxjava.postgres.internal.OutboxTable;
+import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,0 +1,184 @@
+package dev.outboxjava.postgres.internal.appendlog;
+
+import static dev.outboxjava.postgres.internal.OutboxTable.ATTEMPTS;
+import static dev.outboxjava.postgres.internal.OutboxTable.DESTINATION;
+import static dev.outboxjava.postgres.internal.OutboxTable.ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
+import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
+import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
+import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
+import static dev.outboxjava.postgres.internal.OutboxTable.column;
+import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
+import static dev.outboxjava.postgres.internal.PreparedSql.bind;
+
+import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.core.Ordering;
+import dev.outboxjava.core.port.AuditEntry;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.postgres.internal.AttemptHistory;
+import dev.outboxjava.postgres.internal.Identifiers;
+import dev.outboxjava.postgres.internal.Jdbc;
+import dev.outboxjava.postgres.internal.LogLayoutDdl;
+import dev.outboxjava.postgres.internal.OperatorAudit;
+import dev.outboxjava.postgres.internal.OperatorRepairs;
+import dev.outboxjava.postgres.internal.PreparedSql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
+import org.jooq.Record;
+import org.jooq.Record2;
+import org.jooq.Select;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The operator's repairs in the append-only layout: the state row ({@code st}) is joined to the log row
+ * ({@code e}); an event not leased yet is only in the log, so the pending view stands for the pending
+ * events. A repair changes state rows, and deletes log rows only with their state rows.
+ */
+public final class LogRepairs extends OperatorRepairs {
+
+    private final Table<Record> pendingView;
+    private final String requeueSql;
+    private final String requeueByIdsSql;
+    private final String requeueByTypeSql;
+
+    public LogRepairs(Identifiers.TableName table, Ordering ordering, AttemptHistory attempts) {
+        super(shape(table), ordering, attempts, new OperatorAudit(table));
+        this.pendingView = OperatorAudit.named(LogLayoutDdl.pendingView(table));
+        Table<Record> s = LogSql.tableOf(LogLayoutDdl.stateTable(table)).as("s");
+        Table<Record> t = LogSql.tableOf(table).as("e");
+        Condition sameEvent = column(t, ID).eq(column(s, ID)).and(column(t, SEQ).eq(column(s, SEQ)));
+        this.requeueSql = requeue(s, DSL.noCondition());
+        this.requeueByIdsSql = requeue(s, column(s, ID).eq(DSL.any(bind(SQLDataType.UUID.array()))));
+        this.requeueByTypeSql = requeue(
+                s,
+                DSL.exists(DSL.selectOne()
+                        .from(t)
+                        .where(sameEvent)
+                        .and(column(t, TYPE).eq(bind(SQLDataType.CLOB)))));
+    }
+
+    private static Shape shape(Identifiers.TableName table) {
+        Table<Record> events = OperatorAudit.named(table);
+        Table<Record> states = OperatorAudit.named(LogLayoutDdl.stateTable(table));
+        Table<Record> e = events.as("e");
+        Table<Record> st = states.as("st");
+        return new Shape(
+                events,
+                states,
+                e,
+                st,
+                st.join(e).on(column(e, ID).eq(column(st, ID))),
+                DSL.inline(null, SENT_AT.getDataType()).as(SENT_AT.getUnqualifiedName()),
+                OperatorAudit.named(LogLayoutDdl.inFlightView(table)).as("f"));
+    }
+
+    @Override
+    public long requeue(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
+        return inTransaction(connection, dsl -> {
+            long changed = dsl.update(st)
+                    .set(STATUS, statusLiteral(EventStatus.PENDING))
+                    .set(ATTEMPTS, DSL.inline(0))
+                    .set(NEXT_ATTEMPT_AT, now)
+                    .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
+                    .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
+                    .from(e)
+                    .where(e(ID).eq(st(ID)))
+                    .and(where(filter))
+                    .execute();
+            audit.record(dsl, now, actor, AuditEntry.REQUEUE, filter.describe(), changed, null, null, null);
+            return changed;
+        });
+    }
+
+    @Override
+    public long purge(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
+        return inTransaction(connection, dsl -> {
+            // one statement: the state rows, and the log rows of the same events
+            CommonTableExpression<?> states = DSL.name("x")
+                    .as(dsl.deleteFrom(st)
+                            .using(e)
+                            .where(e(ID).eq(st(ID)))
+                            .and(where(filter))
+                            .returning(st(ID)));
+            CommonTableExpression<?> events = DSL.name("y")
+                    .as(dsl.deleteFrom(eventTable)
+                            .where(ID.in(DSL.select(column(states, ID)).from(states)))
+                            .returning(ID));
+            long deleted = dsl.with(states)
+                    .with(events)
+                    .with(attempts.deleteOf(states, ID))
+                    .selectCount()
+                    .from(states)
+                    .fetchOne(0, Long.class);
+            audit.record(dsl, now, actor, AuditEntry.PURGE, filter.describe(), deleted, null, null, null);
+            return deleted;
+        });
+    }
+
+    @Override
+    protected Table<Record> waitingTable() {
+        return pendingView;
+    }
+
+    @Override
+    protected Condition waiting(Table<?> w) {
+        return DSL.noCondition(); // the pending view holds pending events only
+    }
+
+    @Override
+    protected Select<Record2<String, String>> destinationRows() {
+        return DSL.select(DESTINATION, STATUS)
+                .from(pendingView)
+                .unionAll(DSL.select(e(DESTINATION), st(STATUS))
+                        .from(from)
+                        .where(st(STATUS).eq(statusLiteral(EventStatus.FAILED))))
+                .unionAll(DSL.select(e(DESTINATION), statusLiteral(EventStatus.IN_FLIGHT))
+                        .from(inFlight)
+                        .join(e)
+                        .on(e(ID).eq(column(inFlight, ID))));
+    }
+
+    /** Selected dead letters back to pending, due at {@code now}, attempts reset, last error kept. */
+    public int requeue(Connection connection, DeadLetterSelector selector, Instant now) throws SQLException {
+        String sql = requeueSql;
+        if (selector instanceof DeadLetterSelector.ByIds byIds) {
+            if (byIds.ids().isEmpty()) {
+                return 0;
+            }
+            sql = requeueByIdsSql;
+        } else if (selector instanceof DeadLetterSelector.ByType) {
+            sql = requeueByTypeSql;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setObject(1, Jdbc.timestamptz(now));
+            if (selector instanceof DeadLetterSelector.ByIds byIds) {
+                statement.setArray(2, Jdbc.uuidArray(connection, byIds.ids()));
+            } else if (selector instanceof DeadLetterSelector.ByType byType) {
+                statement.setString(2, byType.type());
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    /** Dead letters ({@code s}) back to pending, due at the bound time; {@code which} narrows them. */
+    private static String requeue(Table<Record> s, Condition which) {
+        return PreparedSql.render(DSL.update(s)
+                .set(STATUS, statusLiteral(EventStatus.PENDING))
+                .set(ATTEMPTS, DSL.inline(0))
+                .set(NEXT_ATTEMPT_AT, bind(SQLDataType.INSTANT))
+                .set(LEASE_ID, DSL.inline(null, SQLDataType.UUID))
+                .set(LEASED_AT, DSL.inline(null, SQLDataType.INSTANT))
+                .where(column(s, STATUS).eq(statusLiteral(EventStatus.FAILED)))
+                .and(which));
+    }
+}
