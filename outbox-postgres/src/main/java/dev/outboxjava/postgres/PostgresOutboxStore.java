@@ -13,7 +13,6 @@ import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
@@ -345,11 +344,6 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     }
 
     @Override
-    public List<OutboxEvent> listDeadLetters(int offset, int limit) {
-        return operator.listDeadLetters(offset, limit);
-    }
-
-    @Override
     public List<OutboxEvent> listRetrying(int offset, int limit) {
         return operator.listRetrying(offset, limit);
     }
@@ -360,32 +354,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     }
 
     /**
-     * How many events {@link #purge} would delete now: in {@code status}, created before
-     * {@code createdBefore}. Deletes nothing.
+     * How many events in {@code status} ({@code failed} or {@code sent}) were created before
+     * {@code createdBefore}: what {@link #purgeDeadLetters} by creation time or {@link #purgeSent} would
+     * delete now. Deletes nothing.
      */
     public long countPurgeable(EventStatus status, Instant createdBefore) {
         return operator.countPurgeable(status, createdBefore);
-    }
-
-    @Override
-    public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-        return operator.requeueDeadLetters(selector, now);
-    }
-
-    @Override
-    public long purge(EventStatus status, Instant createdBefore) {
-        Objects.requireNonNull(createdBefore, "createdBefore");
-        if (!status.isTerminal()) {
-            throw new InvalidConfigurationException(
-                    "status", "only terminal events (sent, failed) can be purged, " + "not " + status);
-        }
-        calls.run("delete the failed attempts of the " + status.databaseValue() + " events to purge", () -> {
-            attempts.deleteAttempts(() -> attemptHistory.deleteOfPurged(dsl, status, createdBefore));
-            return null;
-        });
-        return calls.withConnection(
-                "purge " + status.databaseValue() + " events",
-                connection -> layout.purge(connection, status, createdBefore));
     }
 
     @Override

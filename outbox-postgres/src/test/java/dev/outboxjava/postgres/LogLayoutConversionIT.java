@@ -8,7 +8,6 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
@@ -102,7 +101,10 @@ class LogLayoutConversionIT {
         assertThat(sent.payload()).isEqualTo("a".getBytes(StandardCharsets.UTF_8));
         assertThat(after.listRetrying(0, 10)).extracting(OutboxEvent::id).containsExactly(id(events, 2));
         assertThat(after.listRetrying(0, 10).get(0).lastError()).contains("broker down");
-        assertThat(after.listDeadLetters(0, 10)).extracting(OutboxEvent::id).containsExactly(id(events, 3));
+        assertThat(after.findDeadLetters(DeadLetterFilter.any(), OptionalLong.empty(), 10)
+                        .events())
+                .extracting(OutboxEvent::id)
+                .containsExactly(id(events, 3));
 
         OutboxEvent appendedAfter = event("h");
         after.transactional().inTransaction(connection -> List.of(appendedAfter));
@@ -112,7 +114,7 @@ class LogLayoutConversionIT {
         assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60)))
                 .extracting(OutboxEvent::id)
                 .containsExactly(id(events, 2));
-        assertThat(after.requeueDeadLetters(DeadLetterSelector.all(), start.plusSeconds(60)))
+        assertThat(after.requeueDeadLetters(DeadLetterFilter.any(), "conversion", start.plusSeconds(60)))
                 .isEqualTo(1);
         assertThat(after.lease(UUID.randomUUID(), 10, start.plusSeconds(60)))
                 .extracting(OutboxEvent::id)

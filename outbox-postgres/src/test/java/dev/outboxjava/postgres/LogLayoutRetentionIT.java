@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.IntStream;
@@ -93,7 +94,10 @@ class LogLayoutRetentionIT {
         assertThat(published)
                 .allSatisfy(event -> assertThat(store.find(event.id())).isEmpty());
         assertThat(store.find(deadLetter.id())).map(OutboxEvent::status).contains(EventStatus.FAILED);
-        assertThat(store.listDeadLetters(0, 10)).extracting(OutboxEvent::id).containsExactly(deadLetter.id());
+        assertThat(store.findDeadLetters(DeadLetterFilter.any(), OptionalLong.empty(), 10)
+                        .events())
+                .extracting(OutboxEvent::id)
+                .containsExactly(deadLetter.id());
         assertThat(store.find(retrying.id())).map(OutboxEvent::status).contains(EventStatus.PENDING);
         assertThat(store.find(inFlight.id())).map(OutboxEvent::status).contains(EventStatus.IN_FLIGHT);
         assertThat(store.find(pending.id())).map(OutboxEvent::status).contains(EventStatus.PENDING);
@@ -118,7 +122,7 @@ class LogLayoutRetentionIT {
         assertThat(rangeNumbers()).containsExactly(7L, 8L);
 
         // the dead letter outlives its range: requeued, leased with its payload, published
-        assertThat(store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(deadLetter.id())), T0))
+        assertThat(store.requeueDeadLetters(DeadLetterFilter.ids(Set.of(deadLetter.id())), "retention", T0))
                 .isEqualTo(1);
         UUID again = UUID.randomUUID();
         List<OutboxEvent> leased = store.lease(again, 10, T0);

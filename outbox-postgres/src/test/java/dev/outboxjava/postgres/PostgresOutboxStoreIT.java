@@ -239,7 +239,7 @@ class PostgresOutboxStoreIT {
                         + "content_type, payload, status, max_attempts, next_attempt_at, created_at, sent_at) "
                         + "SELECT gen_random_uuid(), 't', '/s', 'd', 'application/json', '\\x00', 'sent', 1, "
                         + "'2024-01-01', '2024-01-01', '2024-01-01' FROM generate_series(1, 25000)");
-        assertThat(store.purge(EventStatus.SENT, clock.instant().plus(Duration.ofDays(1))))
+        assertThat(store.purgeSent(clock.instant().plus(Duration.ofDays(1)), "ops", clock.instant()))
                 .isEqualTo(25_000);
         assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, 0L);
     }

@@ -925,7 +925,7 @@ public final class ConsoleRoutes {
     private String retrying(Context ctx) {
         Instant now = clock.instant();
         int offset = Math.max(0, parseInt(ctx.queryParam("offset")));
-        List<OutboxEvent> retrying = store.listRetrying(offset, PAGE_SIZE + 1);
+        List<OutboxEvent> retrying = operator.listRetrying(offset, PAGE_SIZE + 1);
         StringBuilder html = new StringBuilder(
                 "<h2>Waiting for a retry</h2><table id=\"retrying\"><tr><th>id</th><th>type</th>"
                         + "<th>key</th><th>destination</th><th>attempts</th><th>next attempt</th><th>last error</th></tr>");

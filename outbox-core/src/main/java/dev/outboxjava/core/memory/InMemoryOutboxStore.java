@@ -12,7 +12,6 @@ import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
@@ -327,16 +326,6 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
     }
 
     @Override
-    public synchronized List<OutboxEvent> listDeadLetters(int offset, int limit) {
-        checkAvailable();
-        return bySequence.values().stream()
-                .filter(event -> event.status() == EventStatus.FAILED)
-                .skip(offset)
-                .limit(limit)
-                .toList();
-    }
-
-    @Override
     public synchronized List<OutboxEvent> listRetrying(int offset, int limit) {
         checkAvailable();
         return bySequence.values().stream()
@@ -347,32 +336,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 .toList();
     }
 
-    @Override
-    public synchronized int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-        checkAvailable();
-        Predicate<OutboxEvent> chosen;
-        if (selector instanceof DeadLetterSelector.ByIds byIds) {
-            chosen = event -> byIds.ids().contains(event.id());
-        } else if (selector instanceof DeadLetterSelector.ByType byType) {
-            chosen = event -> byType.type().equals(event.type());
-        } else {
-            chosen = event -> true;
-        }
-        List<OutboxEvent> requeued =
-                select(event -> event.status() == EventStatus.FAILED && chosen.test(event), Integer.MAX_VALUE);
-        requeued.forEach(event -> put(event.withDelivery(
-                event.status().checkTransition(event.id(), EventStatus.PENDING),
-                0,
-                event.lastError(),
-                now,
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty())));
-        return requeued.size();
-    }
-
-    @Override
-    public synchronized long purge(EventStatus status, Instant createdBefore) {
+    private long purge(EventStatus status, Instant createdBefore) {
         checkAvailable();
         if (!status.isTerminal()) {
             throw new InvalidConfigurationException(

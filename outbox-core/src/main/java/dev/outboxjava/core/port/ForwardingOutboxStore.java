@@ -84,26 +84,6 @@ public abstract class ForwardingOutboxStore implements OutboxStore {
     }
 
     @Override
-    public List<OutboxEvent> listDeadLetters(int offset, int limit) {
-        return delegate().listDeadLetters(offset, limit);
-    }
-
-    @Override
-    public List<OutboxEvent> listRetrying(int offset, int limit) {
-        return delegate().listRetrying(offset, limit);
-    }
-
-    @Override
-    public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-        return delegate().requeueDeadLetters(selector, now);
-    }
-
-    @Override
-    public long purge(EventStatus status, Instant createdBefore) {
-        return delegate().purge(status, createdBefore);
-    }
-
-    @Override
     public HealthCheck checkHealth() {
         return delegate().checkHealth();
     }

@@ -27,6 +27,14 @@ public interface OperatorStore {
      */
     EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit);
 
+    /**
+     * Events waiting for a retry: {@link EventStatus#PENDING} after at least one failed attempt,
+     * soonest next attempt first (then oldest first), one page at a time. Their
+     * {@link OutboxEvent#lastError()} says why the last attempt failed and
+     * {@link OutboxEvent#nextAttemptAt()} when the next one is due.
+     */
+    List<OutboxEvent> listRetrying(int offset, int limit);
+
     /** How many dead letters match {@code filter}. */
     default long countDeadLetters(DeadLetterFilter filter) {
         return countDeadLetters(filter, Long.MAX_VALUE);

@@ -88,33 +88,6 @@ public interface OutboxStore {
     /** One event by id. */
     Optional<OutboxEvent> find(UUID eventId);
 
-    /** Dead letters, oldest first, one page at a time. */
-    List<OutboxEvent> listDeadLetters(int offset, int limit);
-
-    /**
-     * Events waiting for a retry: {@link EventStatus#PENDING} after at least one failed attempt,
-     * soonest next attempt first (then oldest first), one page at a time. Their
-     * {@link OutboxEvent#lastError()} says why the last attempt failed and
-     * {@link OutboxEvent#nextAttemptAt()} when the next one is due.
-     */
-    List<OutboxEvent> listRetrying(int offset, int limit);
-
-    /**
-     * Moves the selected dead letters back to {@link EventStatus#PENDING}, due at {@code now}, with
-     * their attempts reset to zero and their last error kept.
-     *
-     * @return how many were requeued
-     */
-    int requeueDeadLetters(DeadLetterSelector selector, Instant now);
-
-    /**
-     * Deletes terminal events ({@code status} must be {@link EventStatus#SENT} or
-     * {@link EventStatus#FAILED}) created before {@code createdBefore}.
-     *
-     * @return how many were deleted
-     */
-    long purge(EventStatus status, Instant createdBefore);
-
     /** Whether the store can reach its database now. */
     HealthCheck checkHealth();
 

@@ -5,14 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
-import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.port.CompletionMode;
+import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.EventPage;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
@@ -26,6 +26,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -186,8 +188,8 @@ class InMemoryOutboxStoreTest {
             deadLetter(events);
             clock.advance(Duration.ofHours(1));
 
-            int requeued = store.requeueDeadLetters(
-                    DeadLetterSelector.byIds(Set.of(events.get(0).id())), clock.instant());
+            long requeued = store.requeueDeadLetters(
+                    DeadLetterFilter.ids(Set.of(events.get(0).id())), "ops", clock.instant());
 
             assertThat(requeued).isEqualTo(1);
             OutboxEvent back = stored(events.get(0));
@@ -208,7 +210,8 @@ class InMemoryOutboxStoreTest {
             List<OutboxEvent> payments = append(1, "payment.taken");
             deadLetter(List.of(orders.get(0), orders.get(1), payments.get(0)));
 
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.byType("order.placed"), clock.instant()))
+            assertThat(store.requeueDeadLetters(
+                            DeadLetterFilter.any().withType("order.placed"), "ops", clock.instant()))
                     .isEqualTo(2);
             assertThat(stored(payments.get(0)).status()).isEqualTo(EventStatus.FAILED);
         }
@@ -224,7 +227,7 @@ class InMemoryOutboxStoreTest {
             UUID lease = store.find(pending.id()).orElseThrow().leaseId().orElseThrow();
             store.release(lease, List.of(pending.id()), clock.instant());
 
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.all(), clock.instant()))
+            assertThat(store.requeueDeadLetters(DeadLetterFilter.any(), "ops", clock.instant()))
                     .isEqualTo(2);
             assertThat(stored(inFlight).status()).isEqualTo(EventStatus.IN_FLIGHT);
             assertThat(store.countByStatus())
@@ -237,7 +240,7 @@ class InMemoryOutboxStoreTest {
         void ignoresOtherStates() {
             OutboxEvent pending = append(1, "t").get(0);
             assertThat(store.requeueDeadLetters(
-                            DeadLetterSelector.byIds(Set.of(pending.id(), UUID.randomUUID())), clock.instant()))
+                            DeadLetterFilter.ids(Set.of(pending.id(), UUID.randomUUID())), "ops", clock.instant()))
                     .isZero();
             assertThat(stored(pending).status()).isEqualTo(EventStatus.PENDING);
         }
@@ -247,10 +250,15 @@ class InMemoryOutboxStoreTest {
         void listDeadLetters() {
             List<OutboxEvent> dead = append(5, "t");
             deadLetter(dead);
-            assertThat(store.listDeadLetters(1, 2))
+            EventPage first = store.findDeadLetters(DeadLetterFilter.any(), OptionalLong.empty(), 2);
+            assertThat(first.events())
                     .extracting(OutboxEvent::id)
-                    .containsExactly(dead.get(1).id(), dead.get(2).id());
-            assertThat(store.listDeadLetters(4, 10)).hasSize(1);
+                    .containsExactly(dead.get(0).id(), dead.get(1).id());
+            assertThat(store.findDeadLetters(DeadLetterFilter.any(), first.next(), 10)
+                            .events())
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(
+                            dead.get(2).id(), dead.get(3).id(), dead.get(4).id());
         }
     }
 
@@ -270,23 +278,15 @@ class InMemoryOutboxStoreTest {
             clock.set(Instant.parse("2023-12-31T00:00:00Z")); // appended "before" the cutoff, but still pending
             OutboxEvent pending = store.append(event("t")).get(0);
 
-            assertThat(store.purge(EventStatus.FAILED, cutoff)).isEqualTo(2);
+            assertThat(store.purgeDeadLetters(
+                            DeadLetterFilter.any().withCreated(Optional.empty(), Optional.of(cutoff)),
+                            "ops",
+                            clock.instant()))
+                    .isEqualTo(2);
             assertThat(store.find(oldDead.get(0).id())).isEmpty();
             assertThat(store.find(newDead.get(0).id())).isPresent();
             assertThat(store.find(pending.id())).isPresent();
-            assertThat(store.purge(EventStatus.SENT, cutoff)).isZero();
-        }
-
-        @Test
-        @DisplayName("refuses a non-terminal status, naming the setting")
-        void refusesNonTerminal() {
-            assertThatThrownBy(() -> store.purge(EventStatus.PENDING, clock.instant()))
-                    .isInstanceOfSatisfying(
-                            InvalidConfigurationException.class,
-                            e -> assertThat(e.setting()).isEqualTo("status"))
-                    .hasMessageContaining("PENDING");
-            assertThatThrownBy(() -> store.purge(EventStatus.IN_FLIGHT, clock.instant()))
-                    .isInstanceOf(InvalidConfigurationException.class);
+            assertThat(store.purgeSent(cutoff, "ops", clock.instant())).isZero();
         }
     }
 

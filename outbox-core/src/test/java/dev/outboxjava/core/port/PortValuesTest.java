@@ -45,20 +45,15 @@ class PortValuesTest {
         assertThatThrownBy(() -> PublishOutcome.failed(id, null, true)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> new RetryMark(id, "x", null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> new DeadLetterMark(id, null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> DeadLetterSelector.byType(null)).isInstanceOf(NullPointerException.class);
     }
 
     @Test
-    @DisplayName("a dead-letter selector by ids copies them")
-    void selectorCopies() {
+    @DisplayName("a dead-letter filter by ids copies them")
+    void filterCopies() {
         Set<UUID> ids = new HashSet<>(Set.of(id));
-        DeadLetterSelector selector = DeadLetterSelector.byIds(ids);
+        DeadLetterFilter filter = DeadLetterFilter.ids(ids);
         ids.clear();
-        assertThat(selector)
-                .isInstanceOfSatisfying(
-                        DeadLetterSelector.ByIds.class,
-                        byIds -> assertThat(byIds.ids()).containsExactly(id));
-        assertThat(DeadLetterSelector.all()).isInstanceOf(DeadLetterSelector.All.class);
+        assertThat(filter.ids()).containsExactly(id);
         assertThat(new RetryMark(id, "x", Instant.EPOCH).nextAttemptAt()).isEqualTo(Instant.EPOCH);
     }
 }

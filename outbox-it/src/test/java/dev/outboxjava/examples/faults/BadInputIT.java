@@ -9,7 +9,7 @@ import dev.outboxjava.core.InvalidEventException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxStoreException;
 import dev.outboxjava.core.RetryPolicy;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
@@ -273,8 +273,10 @@ class BadInputIT {
             threads.add(new Thread(() -> {
                 await(go);
                 for (int round = 0; round < 20; round++) {
-                    requeued.addAndGet(store.requeueDeadLetters(
-                            new DeadLetterSelector.All(), Clock.systemUTC().instant()));
+                    requeued.addAndGet((int) store.requeueDeadLetters(
+                            DeadLetterFilter.any(),
+                            "bad-input",
+                            Clock.systemUTC().instant()));
                 }
             }));
         }

@@ -4,7 +4,6 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.RetryMark;
 import java.sql.Connection;
@@ -63,16 +62,11 @@ public interface Layout {
 
     Optional<OutboxEvent> find(Connection connection, UUID eventId) throws SQLException;
 
-    List<OutboxEvent> deadLetters(Connection connection, int offset, int limit) throws SQLException;
-
     List<OutboxEvent> retrying(Connection connection, int offset, int limit) throws SQLException;
 
     long countRetrying(Connection connection) throws SQLException;
 
     long countCreatedBefore(Connection connection, EventStatus status, Instant createdBefore) throws SQLException;
-
-    /** Dead letters back to pending, due at {@code now}. */
-    int requeue(Connection connection, DeadLetterSelector selector, Instant now) throws SQLException;
 
     /** A statement that fails when the outbox table is missing or unreadable. */
     void probe(Connection connection) throws SQLException;

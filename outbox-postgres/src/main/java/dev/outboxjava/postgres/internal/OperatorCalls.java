@@ -7,7 +7,6 @@ import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterFilter;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
@@ -176,17 +175,6 @@ public final class OperatorCalls {
         return calls.withConnection("find event " + eventId, connection -> layout.find(connection, eventId));
     }
 
-    public List<OutboxEvent> listDeadLetters(int offset, int limit) {
-        if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException(
-                    "offset and limit must not be negative, were " + offset + " and " + limit);
-        }
-        if (limit == 0) {
-            return List.of();
-        }
-        return calls.withConnection("list dead letters", connection -> layout.deadLetters(connection, offset, limit));
-    }
-
     public List<OutboxEvent> listRetrying(int offset, int limit) {
         if (offset < 0 || limit < 0) {
             throw new IllegalArgumentException(
@@ -204,22 +192,12 @@ public final class OperatorCalls {
         return calls.withConnection("count events waiting for a retry", layout::countRetrying);
     }
 
-    /**
-     * How many events {@code purge} would delete now: in {@code status}, created before
-     * {@code createdBefore}. Deletes nothing.
-     */
+    /** How many events in {@code status} were created before {@code createdBefore}. Deletes nothing. */
     public long countPurgeable(EventStatus status, Instant createdBefore) {
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdBefore, "createdBefore");
         return calls.withConnection(
                 "count " + status.databaseValue() + " events to purge",
                 connection -> layout.countCreatedBefore(connection, status, createdBefore));
-    }
-
-    public int requeueDeadLetters(DeadLetterSelector selector, Instant now) {
-        Objects.requireNonNull(selector, "selector");
-        Objects.requireNonNull(now, "now");
-        return calls.withConnection(
-                "requeue dead letters (" + selector + ")", connection -> layout.requeue(connection, selector, now));
     }
 }

@@ -146,6 +146,40 @@ public abstract class OperatorStoreContract {
     class Finding {
 
         @Test
+        @DisplayName(
+                "events waiting for a retry are listed soonest retry first, a page at a time, with their last error")
+        void listsRetryingEvents() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> events = List.of(
+                    event("order.placed", "orders", null),
+                    event("order.placed", "orders", null),
+                    event("order.placed", "orders", null));
+            append(store, events);
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 3, now())).hasSize(3);
+            Instant later = now().plus(Duration.ofMinutes(5));
+            Instant sooner = now().plus(Duration.ofMinutes(1));
+            store.markRetry(
+                    lease,
+                    List.of(
+                            new RetryMark(events.get(0).id(), "broker said no", later),
+                            new RetryMark(events.get(1).id(), "timed out", sooner)),
+                    now());
+            store.markPublished(lease, List.of(events.get(2).id()), now());
+
+            assertThat(operator(store).listRetrying(0, 10))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(events.get(1).id(), events.get(0).id());
+            OutboxEvent first = operator(store).listRetrying(0, 1).get(0);
+            assertThat(first.lastError()).contains("timed out");
+            assertThat(first.attempts()).isEqualTo(1);
+            assertThat(first.nextAttemptAt()).isEqualTo(sooner);
+            assertThat(operator(store).listRetrying(1, 10))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(events.get(0).id());
+        }
+
+        @Test
         @DisplayName("each criterion keeps only the dead letters that meet it, in sequence order")
         void filters() {
             OutboxStore store = store(Ordering.none());
@@ -575,7 +609,16 @@ public abstract class OperatorStoreContract {
                     .purgeDeadLetters(
                             DeadLetterFilter.any().withType("order.placed").withDestination("orders"), "bob", now());
             assertThat(operator(store).attempts(purgedByFilter.id())).isEmpty();
-            assertThat(store.purge(EventStatus.FAILED, purgedByAge.createdAt().plusMillis(1)))
+            assertThat(operator(store)
+                            .purgeDeadLetters(
+                                    DeadLetterFilter.any()
+                                            .withCreated(
+                                                    Optional.empty(),
+                                                    Optional.of(purgedByAge
+                                                            .createdAt()
+                                                            .plusMillis(1))),
+                                    "bob",
+                                    now()))
                     .isEqualTo(1);
             assertThat(operator(store).attempts(purgedByAge.id())).isEmpty();
             assertThat(operator(store).attempts(sent.id())).hasSize(1);

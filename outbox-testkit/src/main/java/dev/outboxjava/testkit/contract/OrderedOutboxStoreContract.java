@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.Backlog;
+import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
+import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.core.time.ManualClock;
@@ -401,7 +402,7 @@ public abstract class OrderedOutboxStoreContract {
 
             assertThat(store.lease(UUID.randomUUID(), 10, now())).isEmpty();
 
-            store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(a1.id())), now());
+            ((OperatorStore) store).requeueDeadLetters(DeadLetterFilter.ids(Set.of(a1.id())), "contract", now());
             assertThat(leaseExpectingEvents(store, 10))
                     .extracting(OutboxEvent::id)
                     .containsExactly(a1.id(), a2.id());

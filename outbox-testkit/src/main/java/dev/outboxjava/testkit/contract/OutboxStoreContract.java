@@ -8,7 +8,6 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
@@ -346,7 +345,7 @@ public abstract class OutboxStoreContract {
             assertThat(read.status()).isEqualTo(EventStatus.FAILED);
             assertThat(read.attempts()).isEqualTo(1);
             assertThat(read.lastError()).contains("record too large");
-            assertThat(store.listDeadLetters(0, 10)).extracting(OutboxEvent::id).containsExactly(event.id());
+            assertThat(store.countByStatus()).containsEntry(EventStatus.FAILED, 1L);
         }
 
         @Test
@@ -621,110 +620,6 @@ public abstract class OutboxStoreContract {
             clock.advance(Duration.ofHours(1));
             assertThat(store.backlog(now()))
                     .isEqualTo(new Backlog(2, Optional.of(start.plus(Duration.ofMinutes(5))), 0, 0, 0));
-        }
-
-        @Test
-        @DisplayName(
-                "events waiting for a retry are listed soonest retry first, a page at a time, with their last error")
-        void listsRetryingEvents() {
-            List<OutboxEvent> events = appendEvents(4);
-            UUID leaseId = UUID.randomUUID();
-            store.lease(leaseId, 3, now());
-            Instant later = now().plus(Duration.ofMinutes(5));
-            Instant sooner = now().plus(Duration.ofMinutes(1));
-            store.markRetry(
-                    leaseId,
-                    List.of(
-                            new RetryMark(events.get(0).id(), "broker said no", later),
-                            new RetryMark(events.get(1).id(), "timed out", sooner)),
-                    now());
-            store.markPublished(leaseId, List.of(events.get(2).id()), now());
-
-            assertThat(store.listRetrying(0, 10))
-                    .extracting(OutboxEvent::id)
-                    .containsExactly(events.get(1).id(), events.get(0).id());
-            OutboxEvent first = store.listRetrying(0, 1).get(0);
-            assertThat(first.lastError()).contains("timed out");
-            assertThat(first.attempts()).isEqualTo(1);
-            assertThat(first.nextAttemptAt()).isEqualTo(sooner);
-            assertThat(store.listRetrying(1, 10))
-                    .extracting(OutboxEvent::id)
-                    .containsExactly(events.get(0).id());
-        }
-
-        @Test
-        @DisplayName("dead letters are listed oldest first, a page at a time, with their last error")
-        void listsDeadLetters() {
-            List<OutboxEvent> dead = deadLetters(5, "order.placed");
-            assertThat(store.listDeadLetters(0, 3))
-                    .extracting(OutboxEvent::id)
-                    .containsExactlyElementsOf(
-                            dead.subList(0, 3).stream().map(OutboxEvent::id).toList());
-            assertThat(store.listDeadLetters(3, 3))
-                    .extracting(OutboxEvent::id)
-                    .containsExactlyElementsOf(
-                            dead.subList(3, 5).stream().map(OutboxEvent::id).toList());
-            assertThat(store.listDeadLetters(0, 1).get(0).lastError()).contains("boom order.placed");
-        }
-
-        @Test
-        @DisplayName("requeue by id returns those dead letters to pending, due now, attempts reset")
-        void requeueById() {
-            List<OutboxEvent> dead = deadLetters(3, "order.placed");
-            clock.advance(Duration.ofMinutes(1));
-            int requeued = store.requeueDeadLetters(
-                    DeadLetterSelector.byIds(Set.of(dead.get(1).id())), now());
-            assertThat(requeued).isEqualTo(1);
-            OutboxEvent read = stored(dead.get(1).id());
-            assertThat(read.status()).isEqualTo(EventStatus.PENDING);
-            assertThat(read.attempts()).isZero();
-            assertThat(read.nextAttemptAt()).isEqualTo(now());
-            assertThat(stored(dead.get(0).id()).status()).isEqualTo(EventStatus.FAILED);
-            assertThat(store.lease(UUID.randomUUID(), 10, now()))
-                    .extracting(OutboxEvent::id)
-                    .containsExactly(dead.get(1).id());
-        }
-
-        @Test
-        @DisplayName("requeue by type touches only that type; requeue all touches every dead letter")
-        void requeueByTypeAndAll() {
-            deadLetters(2, "order.placed");
-            deadLetters(3, "order.cancelled");
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.byType("order.cancelled"), now()))
-                    .isEqualTo(3);
-            assertThat(store.countByStatus()).containsEntry(EventStatus.FAILED, 2L);
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.all(), now()))
-                    .isEqualTo(2);
-            assertThat(store.countByStatus())
-                    .containsEntry(EventStatus.FAILED, 0L)
-                    .containsEntry(EventStatus.PENDING, 5L);
-        }
-
-        @Test
-        @DisplayName("requeue ignores events that are not dead letters")
-        void requeueOnlyDeadLetters() {
-            OutboxEvent pending = appendEvents(1).get(0);
-            assertThat(store.requeueDeadLetters(DeadLetterSelector.byIds(Set.of(pending.id())), now()))
-                    .isZero();
-        }
-
-        @Test
-        @DisplayName("purge deletes terminal events of one status created before the cutoff")
-        void purge() {
-            List<OutboxEvent> dead = deadLetters(2, "order.placed");
-            clock.advance(Duration.ofHours(1));
-            OutboxEvent pending = appendEvents(1).get(0);
-            assertThat(store.purge(EventStatus.FAILED, now())).isEqualTo(2);
-            assertThat(store.find(dead.get(0).id())).isEmpty();
-            assertThat(store.find(pending.id())).isPresent();
-        }
-
-        @Test
-        @DisplayName("purging a non-terminal status is refused")
-        void purgeRefusesLiveEvents() {
-            assertThatThrownBy(() -> store.purge(EventStatus.PENDING, now()))
-                    .isInstanceOf(OutboxException.class)
-                    .hasMessageContaining("terminal");
         }
 
         @Test

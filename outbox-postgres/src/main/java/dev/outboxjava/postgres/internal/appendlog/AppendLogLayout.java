@@ -6,7 +6,6 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.AttemptHistory;
@@ -118,11 +117,6 @@ public final class AppendLogLayout implements Layout {
     }
 
     @Override
-    public List<OutboxEvent> deadLetters(Connection connection, int offset, int limit) throws SQLException {
-        return reads.deadLetters(connection, offset, limit);
-    }
-
-    @Override
     public List<OutboxEvent> retrying(Connection connection, int offset, int limit) throws SQLException {
         return reads.retrying(connection, offset, limit);
     }
@@ -136,11 +130,6 @@ public final class AppendLogLayout implements Layout {
     public long countCreatedBefore(Connection connection, EventStatus status, Instant createdBefore)
             throws SQLException {
         return reads.countCreatedBefore(connection, status, createdBefore);
-    }
-
-    @Override
-    public int requeue(Connection connection, DeadLetterSelector selector, Instant now) throws SQLException {
-        return repairs.requeue(connection, selector, now);
     }
 
     @Override

@@ -59,7 +59,6 @@ public final class LogOperatorReads {
     private final String countsSql;
     private final String oldestPendingSql;
     private final String findSql;
-    private final String deadLettersSql;
     private final String retryingSql;
     private final String countRetryingSql;
     private final String countCreatedBeforeSql;
@@ -90,14 +89,6 @@ public final class LogOperatorReads {
         Table<Record> st = s.as("s");
         Condition sameEvent =
                 column(e, ID).eq(column(st, ID)).and(column(e, SEQ).eq(column(st, SEQ)));
-        this.deadLettersSql = PreparedSql.render(DSL.select(stateEventColumns(st, e))
-                .from(st)
-                .join(e)
-                .on(sameEvent)
-                .where(column(st, STATUS).eq(statusLiteral(EventStatus.FAILED)))
-                .orderBy(column(st, SEQ))
-                .offset(bind(SQLDataType.INTEGER))
-                .limit(bind(SQLDataType.INTEGER)));
         this.retryingSql = PreparedSql.render(DSL.select(stateEventColumns(st, e))
                 .from(st)
                 .join(e)
@@ -152,10 +143,6 @@ public final class LogOperatorReads {
             readInto(statement, found);
             return found.stream().findFirst();
         }
-    }
-
-    public List<OutboxEvent> deadLetters(Connection connection, int offset, int limit) throws SQLException {
-        return page(connection, deadLettersSql, offset, limit);
     }
 
     public List<OutboxEvent> retrying(Connection connection, int offset, int limit) throws SQLException {

@@ -7,27 +7,20 @@ import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
 import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
-import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
 import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
-import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
 import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
-import static dev.outboxjava.postgres.internal.PreparedSql.bind;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.DeadLetterFilter;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.Identifiers;
-import dev.outboxjava.postgres.internal.Jdbc;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.OperatorAudit;
 import dev.outboxjava.postgres.internal.OperatorRepairs;
-import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
 import org.jooq.CommonTableExpression;
@@ -37,7 +30,6 @@ import org.jooq.Record2;
 import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * The operator's repairs in the append-only layout: the state row ({@code st}) is joined to the log row
@@ -47,24 +39,10 @@ import org.jooq.impl.SQLDataType;
 public final class LogRepairs extends OperatorRepairs {
 
     private final Table<Record> pendingView;
-    private final String requeueSql;
-    private final String requeueByIdsSql;
-    private final String requeueByTypeSql;
 
     public LogRepairs(Identifiers.TableName table, Ordering ordering, AttemptHistory attempts) {
         super(shape(table), ordering, attempts, new OperatorAudit(table));
         this.pendingView = OperatorAudit.named(LogLayoutDdl.pendingView(table));
-        Table<Record> s = LogSql.tableOf(LogLayoutDdl.stateTable(table)).as("s");
-        Table<Record> t = LogSql.tableOf(table).as("e");
-        Condition sameEvent = column(t, ID).eq(column(s, ID)).and(column(t, SEQ).eq(column(s, SEQ)));
-        this.requeueSql = requeue(s, DSL.noCondition());
-        this.requeueByIdsSql = requeue(s, column(s, ID).eq(DSL.any(bind(SQLDataType.UUID.array()))));
-        this.requeueByTypeSql = requeue(
-                s,
-                DSL.exists(DSL.selectOne()
-                        .from(t)
-                        .where(sameEvent)
-                        .and(column(t, TYPE).eq(bind(SQLDataType.CLOB)))));
     }
 
     private static Shape shape(Identifiers.TableName table) {
@@ -146,39 +124,5 @@ public final class LogRepairs extends OperatorRepairs {
                         .from(inFlight)
                         .join(e)
                         .on(e(ID).eq(column(inFlight, ID))));
-    }
-
-    /** Selected dead letters back to pending, due at {@code now}, attempts reset, last error kept. */
-    public int requeue(Connection connection, DeadLetterSelector selector, Instant now) throws SQLException {
-        String sql = requeueSql;
-        if (selector instanceof DeadLetterSelector.ByIds byIds) {
-            if (byIds.ids().isEmpty()) {
-                return 0;
-            }
-            sql = requeueByIdsSql;
-        } else if (selector instanceof DeadLetterSelector.ByType) {
-            sql = requeueByTypeSql;
-        }
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setObject(1, Jdbc.timestamptz(now));
-            if (selector instanceof DeadLetterSelector.ByIds byIds) {
-                statement.setArray(2, Jdbc.uuidArray(connection, byIds.ids()));
-            } else if (selector instanceof DeadLetterSelector.ByType byType) {
-                statement.setString(2, byType.type());
-            }
-            return statement.executeUpdate();
-        }
-    }
-
-    /** Dead letters ({@code s}) back to pending, due at the bound time; {@code which} narrows them. */
-    private static String requeue(Table<Record> s, Condition which) {
-        return PreparedSql.render(DSL.update(s)
-                .set(STATUS, statusLiteral(EventStatus.PENDING))
-                .set(ATTEMPTS, DSL.inline(0))
-                .set(NEXT_ATTEMPT_AT, bind(SQLDataType.INSTANT))
-                .set(LEASE_ID, DSL.inline(null, SQLDataType.UUID))
-                .set(LEASED_AT, DSL.inline(null, SQLDataType.INSTANT))
-                .where(column(s, STATUS).eq(statusLiteral(EventStatus.FAILED)))
-                .and(which));
     }
 }

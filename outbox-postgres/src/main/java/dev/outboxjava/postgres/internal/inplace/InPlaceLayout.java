@@ -6,7 +6,6 @@ import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterMark;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.AttemptHistory;
@@ -142,11 +141,6 @@ public final class InPlaceLayout implements Layout {
     }
 
     @Override
-    public List<OutboxEvent> deadLetters(Connection connection, int offset, int limit) {
-        return reads.deadLetters(dsl(connection), offset, limit);
-    }
-
-    @Override
     public List<OutboxEvent> retrying(Connection connection, int offset, int limit) {
         return reads.retrying(dsl(connection), offset, limit);
     }
@@ -159,11 +153,6 @@ public final class InPlaceLayout implements Layout {
     @Override
     public long countCreatedBefore(Connection connection, EventStatus status, Instant createdBefore) {
         return reads.countCreatedBefore(dsl(connection), status, createdBefore);
-    }
-
-    @Override
-    public int requeue(Connection connection, DeadLetterSelector selector, Instant now) {
-        return repairs.requeue(connection, selector, now);
     }
 
     @Override

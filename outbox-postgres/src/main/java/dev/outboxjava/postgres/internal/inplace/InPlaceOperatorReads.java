@@ -65,16 +65,6 @@ public final class InPlaceOperatorReads {
                 .map(EventRows::toEvent);
     }
 
-    public List<OutboxEvent> deadLetters(DSLContext dsl, int offset, int limit) {
-        return dsl.select(OutboxTable.ALL)
-                .from(table.table())
-                .where(statusIs(EventStatus.FAILED))
-                .orderBy(SEQ)
-                .offset(offset)
-                .limit(limit)
-                .fetch(EventRows::toEvent);
-    }
-
     /** Pending events with at least one failed attempt, soonest next attempt first. */
     public List<OutboxEvent> retrying(DSLContext dsl, int offset, int limit) {
         return dsl.select(OutboxTable.ALL)

@@ -8,7 +8,6 @@ import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
 import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
-import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
 import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
@@ -17,12 +16,10 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.DeadLetterFilter;
-import dev.outboxjava.core.port.DeadLetterSelector;
 import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.OperatorAudit;
 import dev.outboxjava.postgres.internal.OperatorRepairs;
-import dev.outboxjava.postgres.internal.UuidArrays;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -100,30 +97,5 @@ public final class InPlaceRepairs extends OperatorRepairs {
                         statusLiteral(EventStatus.PENDING),
                         statusLiteral(EventStatus.IN_FLIGHT),
                         statusLiteral(EventStatus.FAILED)));
-    }
-
-    /** Selected dead letters back to pending, due at {@code now}, attempts reset, last error kept. */
-    public int requeue(Connection connection, DeadLetterSelector selector, Instant now) {
-        Condition chosen;
-        if (selector instanceof DeadLetterSelector.ByIds byIds) {
-            if (byIds.ids().isEmpty()) {
-                return 0;
-            }
-            chosen = ID.eq(DSL.any(UuidArrays.of(byIds.ids())));
-        } else if (selector instanceof DeadLetterSelector.ByType byType) {
-            chosen = TYPE.eq(byType.type());
-        } else {
-            chosen = DSL.noCondition();
-        }
-        return dsl(connection)
-                .update(eventTable)
-                .set(STATUS, DSL.inline(EventStatus.PENDING.databaseValue()))
-                .set(ATTEMPTS, DSL.inline(0))
-                .set(NEXT_ATTEMPT_AT, now)
-                .setNull(LEASE_ID)
-                .setNull(LEASED_AT)
-                .where(statusIs(EventStatus.FAILED))
-                .and(chosen)
-                .execute();
     }
 }

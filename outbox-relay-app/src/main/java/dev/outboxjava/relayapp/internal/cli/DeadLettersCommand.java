@@ -3,6 +3,7 @@ package dev.outboxjava.relayapp.internal.cli;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.EventPage;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.DatabaseConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
@@ -17,6 +18,7 @@ import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -57,13 +59,35 @@ public final class DeadLettersCommand implements Callable<Integer> {
                     + "last error shortened (in full with --format json or 'show'); then how many there are in all.")
     static final class ListCommand extends EventListCommand {
 
+        /** Most dead letters read per query while walking to the asked offset. */
+        private static final int SKIP_PAGE = 1000;
+
         ListCommand() {
             super("dead letters", "CREATED", OutboxEvent::createdAt);
         }
 
+        /** The operator's keyset pages, walked from the start to {@code offset}. */
         @Override
         List<OutboxEvent> page(PostgresOutboxStore store, int offset, int limit) {
-            return store.listDeadLetters(offset, limit);
+            List<OutboxEvent> page = new ArrayList<>(limit);
+            OptionalLong after = OptionalLong.empty();
+            long skip = offset;
+            while (page.size() < limit) {
+                int want = (int) Math.min(SKIP_PAGE, skip + limit - page.size());
+                EventPage found = store.findDeadLetters(DeadLetterFilter.any(), after, want);
+                for (OutboxEvent event : found.events()) {
+                    if (skip > 0) {
+                        skip--;
+                    } else if (page.size() < limit) {
+                        page.add(event);
+                    }
+                }
+                if (found.next().isEmpty()) {
+                    break;
+                }
+                after = found.next();
+            }
+            return page;
         }
 
         @Override
