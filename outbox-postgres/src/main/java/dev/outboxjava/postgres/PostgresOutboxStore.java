@@ -1,6 +1,5 @@
 package dev.outboxjava.postgres;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
@@ -26,21 +25,21 @@ import dev.outboxjava.postgres.internal.AttemptRecording;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.Layout;
 import dev.outboxjava.postgres.internal.LayoutProbe;
+import dev.outboxjava.postgres.internal.MissingIndexWarning;
 import dev.outboxjava.postgres.internal.OperatorCalls;
+import dev.outboxjava.postgres.internal.OwnedPool;
 import dev.outboxjava.postgres.internal.StoreCalls;
 import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
 import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -50,27 +49,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link OutboxStore} on PostgreSQL (14+), through pgjdbc and jOOQ.
- *
- * <p>Every method is one short statement in auto-commit (purge: a few), so no transaction is ever
- * held open — least of all across a broker call. Leasing is one
- * {@code UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT ?) RETURNING …}; each mark kind
- * is one statement per batch, fenced by the lease id. All times come from the caller. In the default
- * layout every statement is built with jOOQ's DSL: the relay's hot path (lease and marks) is rendered
- * once per store and run as pgjdbc prepared statements, the housekeeping and operator queries run
- * through jOOQ.
+ * The {@link OutboxStore} and {@link OperatorStore} on PostgreSQL (14+), through pgjdbc and jOOQ, in the
+ * configured {@link StoreLayout} (chosen once, at construction). Every call is a few short statements in
+ * auto-commit, so no transaction is held open, least of all across a broker call; each mark is fenced by
+ * the lease id, and every time comes from the caller.
  *
  * <pre>{@code
- * PostgresOutboxConfig config = PostgresOutboxConfig.ofDefaults();
- * try (PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, config)) {
+ * try (PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, PostgresOutboxConfig.ofDefaults())) {
  *     store.ensureSchema();
  *     List<OutboxEvent> batch = store.lease(UUID.randomUUID(), 100, clock.instant());
  * }
  * }</pre>
  *
- * Appending is done in the caller's transaction with {@link OutboxWriter} (see {@link #writer()}).
- * Failures are {@link dev.outboxjava.core.OutboxStoreException}s naming the table and the attempt.
- * Thread-safe.
+ * Appending is done in the caller's transaction with {@link OutboxWriter} ({@link #writer()}). Failures
+ * are {@link dev.outboxjava.core.OutboxStoreException}s naming the table and the attempt. Thread-safe.
  */
 public final class PostgresOutboxStore implements OutboxStore, OperatorStore, AutoCloseable {
 
@@ -81,8 +73,6 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final Optional<HikariDataSource> ownedPool;
     private final DSLContext dsl;
     private final LayoutProbe layoutProbe;
-    /** Whether the first lease has looked for the indexes it relies on (it warns once if they are missing). */
-    private final AtomicBoolean perKeyIndexesChecked = new AtomicBoolean();
 
     private final TransactionalOutbox transactional;
     /** The statements of the configured layout, chosen once. */
@@ -92,8 +82,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final AttemptHistory attemptHistory;
     private final AttemptRecording attempts;
     private final OperatorCalls operator;
-    /** Whether the missing attempts table has been reported (once per store). */
-    private final AtomicBoolean missingAttemptsReported = new AtomicBoolean();
+    private final MissingIndexWarning missingIndexes;
 
     private PostgresOutboxStore(
             DataSource dataSource, Optional<HikariDataSource> ownedPool, PostgresOutboxConfig config) {
@@ -109,9 +98,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                 : new InPlaceLayout(config.table(), config.completionMode(), config.ordering());
         this.calls = new StoreCalls(dataSource, config.table());
         this.attemptHistory = layout.attempts();
-        this.attempts = new AttemptRecording(attemptHistory, this::reportMissingAttemptsTable);
+        this.attempts =
+                new AttemptRecording(attemptHistory, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
         this.operator =
                 new OperatorCalls(calls, layout, dsl, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
+        this.missingIndexes =
+                new MissingIndexWarning(layout, config.tableName(), PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
     }
 
     /**
@@ -140,17 +132,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             throw new InvalidConfigurationException(
                     "jdbcUrl", "must be a PostgreSQL JDBC URL starting with " + "jdbc:postgresql:, was " + jdbcUrl);
         }
-        HikariConfig hikari = new HikariConfig();
-        hikari.setJdbcUrl(jdbcUrl);
-        hikari.setUsername(Objects.requireNonNull(user, "user"));
-        hikari.setPassword(Objects.requireNonNull(password, "password"));
-        hikari.setMaximumPoolSize(config.maximumPoolSize());
-        hikari.setMinimumIdle(Math.min(1, config.maximumPoolSize()));
-        hikari.setPoolName("outbox-" + config.tableName());
-        // Start even while the database is down: the relay backs off and retries, as with any outage.
-        hikari.setInitializationFailTimeout(-1);
-        hikari.addDataSourceProperty("ApplicationName", "outbox-" + config.tableName());
-        HikariDataSource pool = new HikariDataSource(hikari);
+        HikariDataSource pool = OwnedPool.create(
+                jdbcUrl,
+                Objects.requireNonNull(user, "user"),
+                Objects.requireNonNull(password, "password"),
+                config.maximumPoolSize(),
+                "outbox-" + config.tableName());
         return new PostgresOutboxStore(pool, Optional.of(pool), config);
     }
 
@@ -190,40 +177,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             return List.of();
         }
         return calls.withConnection("lease up to " + limit + " events", connection -> {
-            warnOnceOfMissingPerKeyIndexes(connection);
+            missingIndexes.checkOnce(connection);
             return layout.lease(connection, leaseId, limit, now);
         });
-    }
-
-    /**
-     * At the first lease, warns if the table lacks the indexes the layout's lease relies on (the per-key
-     * indexes in place; no query when there are none to have): the lease still works without them, only
-     * slower and slower as the table grows, so nothing else would tell.
-     */
-    private void warnOnceOfMissingPerKeyIndexes(Connection connection) {
-        if (perKeyIndexesChecked.get()) {
-            return;
-        }
-        try {
-            List<String> missing = layout.missingIndexes(connection);
-            if (perKeyIndexesChecked.compareAndSet(false, true) && !missing.isEmpty()) {
-                log.warn("outbox table {}: {}", config.tableName(), missingIndexesAdvice(missing));
-            }
-        } catch (SQLException e) {
-            // the lease on the same connection reports a real outage; this check is tried again next lease
-            log.debug(
-                    "outbox table {}: could not look for the per-key indexes; trying again at the next lease",
-                    config.tableName(),
-                    e);
-        }
-    }
-
-    private String missingIndexesAdvice(List<String> missing) {
-        return "per-key ordering is on but the table lacks index(es) " + String.join(", ", missing)
-                + ", so every lease probes its candidates' keys without an index and slows down as the table "
-                + "grows. Create them with the statements of PostgresSchema.ddl(config) for this configuration "
-                + "(with Flyway, add the location " + PostgresSchema.PER_KEY_MIGRATIONS_LOCATION + "), or call "
-                + "store.ensureSchema()";
     }
 
     @Override
@@ -242,7 +198,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (retryMarks.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        Map<UUID, String> errors = new java.util.HashMap<>();
+        Map<UUID, String> errors = new HashMap<>();
         retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
         return calls.withConnection(
                 "mark " + retryMarks.size() + " events for retry under lease " + leaseId,
@@ -260,7 +216,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         if (deadLetterMarks.isEmpty()) {
             return MarkResult.empty(); // no connection taken for nothing
         }
-        Map<UUID, String> errors = new java.util.HashMap<>();
+        Map<UUID, String> errors = new HashMap<>();
         deadLetterMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
         return calls.withConnection(
                 "dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
@@ -272,18 +228,6 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                         now,
                         () -> layout.deadLettered(
                                 connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
-    }
-
-    private void reportMissingAttemptsTable(Exception e) {
-        if (missingAttemptsReported.compareAndSet(false, true)) {
-            log.warn(
-                    "outbox table {}: the failed attempts are not recorded: {} ({}). Create it with "
-                            + "store.ensureSchema() or the migrations in {}",
-                    config.tableName(),
-                    attemptHistory.tableName(),
-                    e.getMessage(),
-                    PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
-        }
     }
 
     @Override
@@ -434,12 +378,9 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                 layout.probe(connection);
                 return calls.run("look for the per-key indexes", () -> layout.missingIndexes(connection));
             });
-            String detail = "PostgreSQL reachable, outbox table " + config.tableName() + " present";
-            if (!missing.isEmpty()) {
-                // up all the same: leases work without the indexes, and a failing probe would stop the service
-                detail += "; " + missingIndexesAdvice(missing);
-            }
-            return HealthCheck.up(detail);
+            // up all the same without the indexes: leases work, and a failing probe would stop the service
+            return HealthCheck.up("PostgreSQL reachable, outbox table " + config.tableName() + " present"
+                    + (missing.isEmpty() ? "" : "; " + missingIndexes.advice(missing)));
         } catch (RuntimeException e) {
             return HealthCheck.down(Failures.wrap("query", config.table(), e).getMessage());
         }

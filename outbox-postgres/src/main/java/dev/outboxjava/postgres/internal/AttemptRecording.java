@@ -7,21 +7,45 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The failed attempts recorded with the failure marks and deleted before their events go. Without the
- * attempts table (its migration not run) the marks and deletions go on without it, and the store is told
- * ({@code missingTable}) so that it can warn: a missing history must not stop the relay.
+ * attempts table (its migration not run) the marks and deletions go on without it, with one warning per
+ * store: a missing history must not stop the relay.
  */
 public final class AttemptRecording {
 
-    private final AttemptHistory history;
-    private final Consumer<Exception> missingTable;
+    private static final Logger log = LoggerFactory.getLogger(AttemptRecording.class);
 
-    public AttemptRecording(AttemptHistory history, Consumer<Exception> missingTable) {
+    private final AttemptHistory history;
+    private final String tableName;
+    private final String migrationsLocation;
+    /** Whether the missing attempts table has been reported. */
+    private final AtomicBoolean missingReported = new AtomicBoolean();
+
+    /**
+     * @param tableName          the outbox table, named in the warning
+     * @param migrationsLocation the Flyway location that creates the attempts table, named in the warning
+     */
+    public AttemptRecording(AttemptHistory history, String tableName, String migrationsLocation) {
         this.history = history;
-        this.missingTable = missingTable;
+        this.tableName = tableName;
+        this.migrationsLocation = migrationsLocation;
+    }
+
+    private void missingTable(Exception e) {
+        if (missingReported.compareAndSet(false, true)) {
+            log.warn(
+                    "outbox table {}: the failed attempts are not recorded: {} ({}). Create it with "
+                            + "store.ensureSchema() or the migrations in {}",
+                    tableName,
+                    history.tableName(),
+                    e.getMessage(),
+                    migrationsLocation);
+        }
     }
 
     /** Runs a failure mark and records the failed attempts it marked, in one transaction. */
@@ -49,7 +73,7 @@ public final class AttemptRecording {
             if (!AttemptHistory.isMissingTable(e)) {
                 throw e;
             }
-            missingTable.accept(e);
+            missingTable(e);
             connection.setAutoCommit(true);
             return mark.call();
         } finally {
@@ -65,7 +89,7 @@ public final class AttemptRecording {
             if (!AttemptHistory.isMissingTable(e)) {
                 throw e;
             }
-            missingTable.accept(e);
+            missingTable(e);
         }
     }
 }
