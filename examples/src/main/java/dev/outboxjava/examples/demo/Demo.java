@@ -19,8 +19,8 @@ import picocli.CommandLine.Spec;
  * summary; exits 0 only when nothing was lost.
  *
  * <pre>
- * mvn -B -q -pl examples -am verify -DskipTests -Pdemo
- * mvn -B -q -pl examples -am verify -DskipTests -Pdemo -Ddemo.args="--broker rabbitmq"
+ * ./mvnw -B -q -pl examples -am verify -DskipTests -Pdemo
+ * ./mvnw -B -q -pl examples -am verify -DskipTests -Pdemo -Ddemo.args="--broker rabbitmq"
  * </pre>
  */
 @Command(
