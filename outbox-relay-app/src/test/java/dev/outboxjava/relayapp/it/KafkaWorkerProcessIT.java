@@ -7,7 +7,7 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.worker.it.OutboxTable;
+import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -11,7 +11,7 @@ import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.OutboxTable;
+import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.worker.it.TcpProxy;
-import dev.outboxjava.worker.it.WorkerFixture;
+import dev.outboxjava.worker.testsupport.TcpProxy;
+import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,6 @@
 package dev.outboxjava.relayapp.it;
 
-import dev.outboxjava.worker.it.WorkerFixture;
+import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

@@ -18,6 +18,7 @@ import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
 import dev.outboxjava.worker.internal.LogCapture;
+import dev.outboxjava.worker.testsupport.WorkerFixture;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.time.Duration;
