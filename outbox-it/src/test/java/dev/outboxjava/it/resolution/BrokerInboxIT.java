@@ -82,6 +82,7 @@ class BrokerInboxIT {
             assertThatThrownBy(() ->
                             OutboxAssertions.assertNothingReceived(inbox, EventFilter.ofKey("order-6"), Duration.ZERO))
                     .hasMessageContaining("Received: 2 events:");
+            assertThat(inbox.ids()).containsExactlyInAnyOrder("order-6-" + id, "order-7-" + id);
         }
     }
 

@@ -8,10 +8,10 @@ import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.testsupport.BrokerInbox;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +52,7 @@ class AppendLogWorkerIT {
                     "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
                             + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table
                             + "\noutbox.store.layout=append_log\n");
-            try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
+            try (BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue())) {
                 WorkerProcess.Result applied = WorkerProcess.run(
                         "append-log-schema",
                         environment(),

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
 import dev.outboxjava.testkit.fixture.SelfSignedCertificate;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.testsupport.BrokerInbox;
 import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -169,7 +169,7 @@ class BrokerConfigAndSecretsIT {
     void rabbitMqConnectionSettings() throws Exception {
         try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
             RabbitMqDestination destination = rabbit.createDestination("rabbit-settings-it");
-            try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
+            try (BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue())) {
                 List<UUID> ids = table.append(20, destination.exchange(), "order.placed");
                 Map<String, String> env = databaseEnvironment();
                 env.put("OUTBOX_BROKER", "rabbitmq");

@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.testsupport.BrokerInbox;
 import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -131,7 +131,7 @@ class ContainerImageIT {
         }
         command.addAll(image.command());
 
-        try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
+        try (BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue())) {
             List<UUID> ids = table.append(2000, destination.exchange(), "order.placed");
             Path output = Files.createTempFile("outbox-image-it-", ".log");
             ProcessBuilder builder =

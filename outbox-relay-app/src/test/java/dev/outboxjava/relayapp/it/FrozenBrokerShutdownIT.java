@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.testsupport.BrokerInbox;
 import dev.outboxjava.worker.testsupport.OutboxTable;
 import dev.outboxjava.worker.testsupport.TcpProxy;
 import java.io.IOException;
@@ -75,7 +75,7 @@ class FrozenBrokerShutdownIT {
         RabbitMqFixture rabbit = RabbitMqFixture.start();
         RabbitMqDestination destination = rabbit.createDestination("frozen-shutdown");
         try (OutboxTable table = new OutboxTable(postgres);
-                BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
+                BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue());
                 TcpProxy proxy = new TcpProxy(rabbit.host(), rabbit.port())) {
             table.append(3000, destination.exchange(), "order.placed");
             Map<String, String> env = environment(table);
@@ -89,7 +89,7 @@ class FrozenBrokerShutdownIT {
                     "OUTBOX_RABBITMQ_CONNECTION_NAME",
                     "frozen-shutdown-" + UUID.randomUUID().toString().substring(0, 8));
             try (WorkerProcess worker = WorkerProcess.start("frozen-rabbitmq", env, "run")) {
-                await().atMost(Duration.ofMinutes(2)).until(() -> inbox.distinct() >= 200 || !worker.isAlive());
+                await().atMost(Duration.ofMinutes(2)).until(() -> inbox.ids().size() >= 200 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.freeze();

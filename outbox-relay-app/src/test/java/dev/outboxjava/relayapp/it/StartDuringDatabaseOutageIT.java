@@ -87,7 +87,7 @@ class StartDuringDatabaseOutageIT {
                                     .isEqualTo(503);
                             assertThat(status(httpPort, "/health")).isEqualTo(200);
                         });
-                assertThat(fixture.inbox().distinct()).isZero();
+                assertThat(fixture.inbox().ids().size()).isZero();
                 assertThat(worker.linesContaining("waiting for it"))
                         .as(worker.output())
                         .isEqualTo(1);

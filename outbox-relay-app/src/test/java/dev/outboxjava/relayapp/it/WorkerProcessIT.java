@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.contract.ReceivedMessage;
 import dev.outboxjava.worker.testsupport.TcpProxy;
 import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -99,7 +101,7 @@ class WorkerProcessIT {
 
             // SIGTERM in the middle of a second, bigger drain
             fixture.table().append(20_000, fixture.destination().exchange(), "order.placed");
-            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 6000);
+            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 6000);
             long sigterm = System.nanoTime();
             worker.terminate();
             worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
@@ -109,7 +111,7 @@ class WorkerProcessIT {
                     exitMillis,
                     SHUTDOWN_BOUND,
                     PROCESS_SLACK,
-                    fixture.inbox().distinct());
+                    fixture.inbox().ids().size());
 
             assertThat(fixture.table().count(EventStatus.IN_FLIGHT))
                     .as("nothing left in flight")
@@ -129,12 +131,12 @@ class WorkerProcessIT {
         env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
 
         try (WorkerProcess first = WorkerProcess.start("sigkill-first", env, "run")) {
-            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500);
+            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500);
             first.kill();
             first.waitFor(Duration.ofSeconds(10));
         }
         Map<EventStatus, Long> afterKill = fixture.table().countsBySql();
-        log.info("after SIGKILL: {} delivered, table {}", fixture.inbox().distinct(), afterKill);
+        log.info("after SIGKILL: {} delivered, table {}", fixture.inbox().ids().size(), afterKill);
         assertThat(afterKill.get(EventStatus.SENT)).as("killed mid-drain").isLessThan(5000);
 
         try (WorkerProcess second = WorkerProcess.start("sigkill-second", env, "run")) {
@@ -142,8 +144,8 @@ class WorkerProcessIT {
             await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
             log.info(
                     "every event arrived: {} deliveries for 5,000 events ({} duplicates)",
-                    fixture.inbox().deliveries(),
-                    fixture.inbox().deliveries() - 5000);
+                    fixture.inbox().get().size(),
+                    fixture.inbox().get().size() - 5000);
             second.terminate();
             second.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
         }
@@ -159,7 +161,7 @@ class WorkerProcessIT {
             Map<String, String> env = environment(fixture.rabbitUriVia(proxy.port()), 0);
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
             try (WorkerProcess worker = WorkerProcess.start("broker-outage", env, "run")) {
-                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500);
+                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500);
 
                 proxy.cut();
                 long cutAt = System.nanoTime();
@@ -168,7 +170,7 @@ class WorkerProcessIT {
                 int deliveredAtCut = settledCount();
                 Thread.sleep(Math.max(0, 10_000 - (System.nanoTime() - cutAt) / 1_000_000)); // the outage: 10 s
                 assertThat(worker.isAlive()).isTrue();
-                assertThat(fixture.inbox().distinct())
+                assertThat(fixture.inbox().ids().size())
                         .as("nothing gets through while cut")
                         .isLessThanOrEqualTo(deliveredAtCut + 50);
                 proxy.restore();
@@ -207,7 +209,7 @@ class WorkerProcessIT {
             env.put("OUTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath());
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
             try (WorkerProcess worker = WorkerProcess.start("database-outage", env, "run")) {
-                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500 || !worker.isAlive());
+                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.cut();
@@ -255,7 +257,8 @@ class WorkerProcessIT {
         // payload {"order":i} with key order-(i % 50): within a key, first arrivals must ascend
         Map<Integer, Integer> lastByKey = new HashMap<>();
         java.util.Set<Integer> seen = new java.util.HashSet<>();
-        for (String body : fixture.inbox().bodies()) {
+        for (ReceivedMessage message : fixture.inbox().get()) {
+            String body = new String(message.payload(), StandardCharsets.UTF_8);
             int order = Integer.parseInt(body.replaceAll("\\D", ""));
             if (!seen.add(order)) {
                 continue;
@@ -270,12 +273,12 @@ class WorkerProcessIT {
     /** The consumer's count once it has stopped growing for a second (at most 8 s), i.e. it has caught up. */
     private int settledCount() throws InterruptedException {
         int previous = -1;
-        int current = fixture.inbox().distinct();
+        int current = fixture.inbox().ids().size();
         long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
         while (current != previous && System.nanoTime() < deadline) {
             previous = current;
             Thread.sleep(1_000);
-            current = fixture.inbox().distinct();
+            current = fixture.inbox().ids().size();
         }
         return current;
     }

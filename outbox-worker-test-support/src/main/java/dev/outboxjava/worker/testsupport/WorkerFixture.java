@@ -1,5 +1,6 @@
 package dev.outboxjava.worker.testsupport;
 
+import dev.outboxjava.testkit.fixture.BrokerInbox;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
@@ -47,7 +48,7 @@ public final class WorkerFixture implements BeforeAllCallback, AfterAllCallback,
     public void beforeEach(ExtensionContext context) throws Exception {
         table = new OutboxTable(postgres);
         destination = rabbit.createDestination(destinationPrefix);
-        inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
+        inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue());
     }
 
     @Override
