@@ -1,25 +1,21 @@
 package dev.outboxjava.it.faults;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A relay running as a separate OS process — by default the project's worker ({@code outbox-worker run}),
- * configured by environment variables only — whose output goes to a log file. {@link #kill()} is SIGKILL
- * ({@link Process#destroyForcibly()}): no shutdown hook runs, nothing is released or marked.
+ * A relay running as a separate OS process ({@link ChildJvm}) — by default the project's worker
+ * ({@code outbox-worker run}), configured by environment variables only — whose output goes to a log file.
+ * {@link #kill()} is SIGKILL: no shutdown hook runs, nothing is released or marked.
  */
 public final class RelayProcess implements RelayHandle {
 
@@ -31,24 +27,23 @@ public final class RelayProcess implements RelayHandle {
     /** What the worker logs when a mark is refused because the lease was lost. */
     public static final String LEASE_LOST_LOG_TEXT = "lease lost for event";
 
-    private final String name;
-    private final Process process;
-    private final Path log;
+    /** Small heap, C1 only, serial GC, small stacks: relays are many and machines small. */
+    private static final String[] JVM_OPTIONS = {"-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k"};
 
-    private RelayProcess(String name, Process process, Path log) {
-        this.name = name;
-        this.process = process;
-        this.log = log;
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
+
+    private final ChildJvm jvm;
+
+    private RelayProcess(ChildJvm jvm) {
+        this.jvm = jvm;
     }
 
     /**
-     * The command that runs the worker's relay: {@code java -jar <outbox.worker.jar> run} when the system
-     * property is set, else {@code java -cp <this JVM's class path> dev.outboxjava.relayapp.OutboxCli run}
-     * (the worker must then be on the class path). Small heap, C1 only, serial GC: relays are many and
-     * machines small.
+     * The worker's relay: {@code java -jar <outbox.worker.jar> run} when the system property is set, else
+     * {@code java -cp <this JVM's class path> dev.outboxjava.relayapp.OutboxCli run} (the worker must then
+     * be on the class path).
      */
-    public static List<String> workerCommand() {
-        List<String> command = javaLauncher();
+    public static ChildJvm.Builder workerCommand() {
         String jar = System.getProperty(WORKER_JAR_PROPERTY);
         if (jar != null && !jar.isBlank()) {
             if (!Files.isRegularFile(Path.of(jar))) {
@@ -56,92 +51,64 @@ public final class RelayProcess implements RelayHandle {
                         "system property " + WORKER_JAR_PROPERTY + " names " + jar
                                 + ", which does not exist: build the worker (mvn -pl outbox-relay-app -am package) or unset it");
             }
-            command.addAll(List.of("-jar", jar));
-        } else {
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), WORKER_MAIN_CLASS));
+            return ChildJvm.jar(Path.of(jar), "run").jvmOptions(JVM_OPTIONS);
         }
-        command.add("run");
-        return command;
+        return ChildJvm.mainClass(WORKER_MAIN_CLASS, "run").jvmOptions(JVM_OPTIONS);
     }
 
     /**
      * {@code java -cp <this JVM's class path> mainClass args...}: for a relay of your own assembly (e.g. one
      * built from the library's pieces with settings the worker does not offer).
      */
-    public static List<String> javaCommand(String mainClass, String... args) {
-        List<String> command = javaLauncher();
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Objects.requireNonNull(mainClass)));
-        command.addAll(List.of(args));
-        return command;
-    }
-
-    private static List<String> javaLauncher() {
-        return new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx192m",
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-Xss512k"));
+    public static ChildJvm.Builder javaCommand(String mainClass, String... args) {
+        return ChildJvm.mainClass(Objects.requireNonNull(mainClass), args).jvmOptions(JVM_OPTIONS);
     }
 
     /**
      * Starts a process with a clean environment holding only {@code environment} (plus {@code PATH}).
      *
      * @param name        readable name; also the log file's name
-     * @param command     the command line, e.g. {@link #workerCommand()}
+     * @param command     what it runs, e.g. {@link #workerCommand()}
      * @param environment the settings, e.g. {@code OUTBOX_DB_URL}
      * @param logDirectory where the output goes
      */
     public static RelayProcess start(
-            String name, List<String> command, Map<String, String> environment, Path logDirectory) {
+            String name, ChildJvm.Builder command, Map<String, String> environment, Path logDirectory) {
         Objects.requireNonNull(name, "name");
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().clear();
-        builder.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-        builder.environment().putAll(environment);
-        try {
-            Files.createDirectories(logDirectory);
-            Path log = logDirectory.resolve(name + "-" + System.currentTimeMillis() + ".log");
-            builder.redirectErrorStream(true).redirectOutput(log.toFile());
-            Process process = builder.start();
-            LOG.info("started relay process {} (pid {}), log {}", name, process.pid(), log);
-            return new RelayProcess(name, process, log);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start relay process " + name + ": " + e.getMessage(), e);
-        }
+        ChildJvm jvm = command.environment(environment)
+                .logTo(logDirectory.resolve(name + "-" + System.currentTimeMillis() + ".log"))
+                .start(name);
+        LOG.info("started relay process {} (pid {}), log {}", name, jvm.pid(), log(jvm));
+        return new RelayProcess(jvm);
+    }
+
+    private static Path log(ChildJvm jvm) {
+        return jvm.log().orElseThrow();
     }
 
     @Override
     public String name() {
-        return name;
+        return jvm.name();
     }
 
     /** The operating system's process id. */
     public long pid() {
-        return process.pid();
+        return jvm.pid();
     }
 
     /** Where its output goes. */
     public Path log() {
-        return log;
+        return log(jvm);
     }
 
     @Override
     public boolean isAlive() {
-        return process.isAlive();
+        return jvm.isAlive();
     }
 
     @Override
     public void kill() {
-        process.destroyForcibly();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(
-                        "relay process " + name + " (pid " + process.pid() + ") survived SIGKILL for 10 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        jvm.kill();
     }
 
     /** Read from its log: the worker logs {@value #LEASE_LOST_LOG_TEXT} {@code <id>} for each refused mark. */
@@ -166,39 +133,36 @@ public final class RelayProcess implements RelayHandle {
 
     /** Everything it printed so far. */
     public String output() {
-        try {
-            return Files.readString(log, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "(cannot read " + log + ": " + e.getMessage() + ")";
-        }
+        return jvm.output();
     }
 
     /** The last {@code lines} lines of its output. */
     public String outputTail(int lines) {
-        List<String> all = output().lines().toList();
-        return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
+        return jvm.outputTail(lines);
     }
 
     /** SIGTERM, then SIGKILL if it has not exited within 20 s. */
     @Override
     public void close() {
-        if (!process.isAlive()) {
-            return;
+        if (jvm.isAlive() && !stopped()) {
+            LOG.warn(
+                    "relay process {} did not stop within {} s of SIGTERM; killed it",
+                    name(),
+                    STOP_TIMEOUT.toSeconds());
         }
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                LOG.warn("relay process {} did not stop within 20 s of SIGTERM; killing it", name);
-                kill();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
+    }
+
+    private boolean stopped() {
+        jvm.terminate();
+        if (jvm.awaitExit(STOP_TIMEOUT)) {
+            return true;
         }
+        jvm.kill();
+        return false;
     }
 
     @Override
     public String toString() {
-        return name + " (pid " + process.pid() + ")";
+        return jvm.toString();
     }
 }

@@ -127,7 +127,7 @@ class ContainerImageIT {
                     arg.equals("java")
                             ? Path.of(System.getProperty("java.home"), "bin", "java")
                                     .toString()
-                            : arg.equals(IMAGE_JAR) ? WorkerProcess.jar().toString() : arg);
+                            : arg.equals(IMAGE_JAR) ? WorkerJar.jar().toString() : arg);
         }
         command.addAll(image.command());
 

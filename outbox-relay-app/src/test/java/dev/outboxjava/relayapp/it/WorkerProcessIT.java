@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.testkit.contract.ReceivedMessage;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.worker.testsupport.TcpProxy;
 import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.net.URI;
@@ -44,7 +45,7 @@ class WorkerProcessIT {
 
     private Map<String, String> environment(String amqpUri, int httpPort) {
         Map<String, String> env =
-                WorkerProcess.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri, httpPort);
+                WorkerJar.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri, httpPort);
         env.put(
                 "OUTBOX_RABBITMQ_CONNECTION_NAME",
                 "outbox-worker-it-" + UUID.randomUUID().toString().substring(0, 8));
@@ -65,7 +66,7 @@ class WorkerProcessIT {
                         HttpResponse.BodyHandlers.ofString());
     }
 
-    private void awaitDelivered(List<UUID> ids, WorkerProcess worker) {
+    private void awaitDelivered(List<UUID> ids, ChildJvm worker) {
         await().atMost(DRAIN_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(worker.isAlive())
                     .as("worker alive; log:\n%s", worker.output())
@@ -79,9 +80,9 @@ class WorkerProcessIT {
     @DisplayName("drains 5,000 events to RabbitMQ, then on SIGTERM exits within the bound with nothing in flight")
     void drainsThenStopsOnSigterm() throws Exception {
         List<UUID> first = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
-        int httpPort = WorkerProcess.freePort();
-        try (WorkerProcess worker =
-                WorkerProcess.start("drain", environment(fixture.rabbit().uri(), httpPort), "run")) {
+        int httpPort = WorkerJar.freePort();
+        try (ChildJvm worker =
+                WorkerJar.start("drain", environment(fixture.rabbit().uri(), httpPort), "run")) {
             long started = System.nanoTime();
             awaitDelivered(first, worker);
             log.info(
@@ -130,7 +131,7 @@ class WorkerProcessIT {
         Map<String, String> env = environment(fixture.rabbit().uri(), 0);
         env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
 
-        try (WorkerProcess first = WorkerProcess.start("sigkill-first", env, "run")) {
+        try (ChildJvm first = WorkerJar.start("sigkill-first", env, "run")) {
             await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500);
             first.kill();
             first.waitFor(Duration.ofSeconds(10));
@@ -139,7 +140,7 @@ class WorkerProcessIT {
         log.info("after SIGKILL: {} delivered, table {}", fixture.inbox().ids().size(), afterKill);
         assertThat(afterKill.get(EventStatus.SENT)).as("killed mid-drain").isLessThan(5000);
 
-        try (WorkerProcess second = WorkerProcess.start("sigkill-second", env, "run")) {
+        try (ChildJvm second = WorkerJar.start("sigkill-second", env, "run")) {
             awaitDelivered(ids, second);
             await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
             log.info(
@@ -160,7 +161,7 @@ class WorkerProcessIT {
                 new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port())) {
             Map<String, String> env = environment(fixture.rabbitUriVia(proxy.port()), 0);
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
-            try (WorkerProcess worker = WorkerProcess.start("broker-outage", env, "run")) {
+            try (ChildJvm worker = WorkerJar.start("broker-outage", env, "run")) {
                 await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500);
 
                 proxy.cut();
@@ -208,7 +209,7 @@ class WorkerProcessIT {
             Map<String, String> env = environment(fixture.rabbit().uri(), 0);
             env.put("OUTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath());
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
-            try (WorkerProcess worker = WorkerProcess.start("database-outage", env, "run")) {
+            try (ChildJvm worker = WorkerJar.start("database-outage", env, "run")) {
                 await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
@@ -248,7 +249,7 @@ class WorkerProcessIT {
         env.put("OUTBOX_ORDERING", "per_key");
         env.put("OUTBOX_RELAY_THREADS", "2");
         env.put("OUTBOX_RELAY_BATCH_SIZE", "100");
-        try (WorkerProcess worker = WorkerProcess.start("per-key", env, "run")) {
+        try (ChildJvm worker = WorkerJar.start("per-key", env, "run")) {
             awaitDelivered(ids, worker);
             assertThat(worker.output()).contains("ordering per key");
             worker.terminate();

@@ -1,33 +1,24 @@
 package dev.outboxjava.relayapp.it;
 
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The shaded worker jar started as a separate OS process ({@code java -jar ...}), with a clean
- * environment holding only the given {@code OUTBOX_*} settings. Its output goes to a log file under
+ * The shaded worker jar, started as a separate OS process ({@code java -jar ...}, a {@link ChildJvm}) with a
+ * clean environment holding only the given {@code OUTBOX_*} settings. Its output goes to a log file under
  * {@code target/it-logs} so a failure can be read afterwards.
  */
-final class WorkerProcess implements AutoCloseable {
+final class WorkerJar {
 
-    private final Process process;
-    private final Path log;
-
-    private WorkerProcess(Process process, Path log) {
-        this.process = process;
-        this.log = log;
-    }
+    private WorkerJar() {}
 
     private static Path privateJar;
 
@@ -113,101 +104,21 @@ final class WorkerProcess implements AutoCloseable {
         }
     }
 
-    static WorkerProcess start(String name, Map<String, String> environment, String... args) {
-        List<String> command = new ArrayList<>(
-                List.of(javaExecutable(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar().toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().clear();
-        builder.environment().putAll(environment);
-        Path log = logFile(name);
-        builder.redirectErrorStream(true).redirectOutput(log.toFile());
-        try {
-            return new WorkerProcess(builder.start(), log);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    static ChildJvm start(String name, Map<String, String> environment, String... args) {
+        return ChildJvm.jar(jar(), args)
+                .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
+                .environment(environment)
+                .logTo(Path.of("target", "it-logs", name + "-" + System.nanoTime() + ".log"))
+                .start(name);
     }
 
     /** Runs a CLI command to completion and returns its exit code and output. */
     static Result run(String name, Map<String, String> environment, Duration timeout, String... args) {
-        try (WorkerProcess process = start(name, environment, args)) {
+        try (ChildJvm process = start(name, environment, args)) {
             int code = process.waitFor(timeout);
             return new Result(code, process.output());
         }
     }
 
     record Result(int exitCode, String output) {}
-
-    private static String javaExecutable() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    private static Path logFile(String name) {
-        try {
-            Path dir = Path.of("target", "it-logs");
-            Files.createDirectories(dir);
-            return dir.resolve(name + "-" + System.nanoTime() + ".log");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    long pid() {
-        return process.pid();
-    }
-
-    boolean isAlive() {
-        return process.isAlive();
-    }
-
-    /** SIGTERM. */
-    void terminate() {
-        process.destroy();
-    }
-
-    /** SIGKILL. */
-    void kill() {
-        process.destroyForcibly();
-    }
-
-    /** Waits for the exit; fails if it does not come within {@code timeout}. */
-    int waitFor(Duration timeout) {
-        try {
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new AssertionError("worker process " + process.pid() + " did not exit within " + timeout
-                        + "; its log:\n" + output());
-            }
-            return process.exitValue();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
-    }
-
-    /** Everything the process printed so far. */
-    String output() {
-        try {
-            return Files.readString(log, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** How many output lines contain {@code text}. */
-    long linesContaining(String text) {
-        return output().lines().filter(line -> line.contains(text)).count();
-    }
-
-    @Override
-    public void close() {
-        if (process.isAlive()) {
-            process.destroyForcibly();
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
 }

@@ -1,23 +1,20 @@
 package dev.outboxjava.examples.demo;
 
 import dev.outboxjava.relayapp.BrokerKind;
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Starts {@link RelayProcess} as a child JVM with this JVM's class path, and kills or stops it.
- * Each child writes its output to its own log file.
+ * The demo's relays: each a {@link RelayProcess} in a child JVM ({@link ChildJvm}) with this JVM's class
+ * path, numbered, with its output in a log file of its own. Killed at the latest when the demo exits.
  */
-final class RelayLauncher implements AutoCloseable {
+final class DemoRelays implements AutoCloseable {
 
     /**
      * How long a killed relay's events stay in flight before the next relay's sweeper reclaims them.
@@ -27,9 +24,11 @@ final class RelayLauncher implements AutoCloseable {
      */
     static final int LEASE_TIMEOUT_SECONDS = 15;
 
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
     private final Map<String, String> settings;
     private final Path logDirectory;
-    private final List<Process> started = new CopyOnWriteArrayList<>();
+    private final List<ChildJvm> started = new CopyOnWriteArrayList<>();
     // Ctrl-C on the demo must not leave relay processes behind.
     private final Thread killOnExit = new Thread(this::killAll, "relay-launcher-exit");
 
@@ -37,7 +36,7 @@ final class RelayLauncher implements AutoCloseable {
      * @param settings     the worker settings, as environment variables ({@code OUTBOX_DB_URL}, ...)
      * @param logDirectory where each relay's output goes
      */
-    RelayLauncher(Map<String, String> settings, Path logDirectory) {
+    DemoRelays(Map<String, String> settings, Path logDirectory) {
         this.settings = Map.copyOf(settings);
         this.logDirectory = Objects.requireNonNull(logDirectory, "logDirectory");
         Runtime.getRuntime().addShutdownHook(killOnExit);
@@ -55,23 +54,17 @@ final class RelayLauncher implements AutoCloseable {
     }
 
     private void killAll() {
-        for (Process process : started) {
-            if (process.isAlive()) {
-                process.destroyForcibly();
-            }
-        }
+        started.forEach(ChildJvm::close);
     }
 
     /** A running relay process. */
     static final class Relay {
         private final int number;
-        private final Process process;
-        private final Path log;
+        private final ChildJvm jvm;
 
-        private Relay(int number, Process process, Path log) {
+        private Relay(int number, ChildJvm jvm) {
             this.number = number;
-            this.process = process;
-            this.log = log;
+            this.jvm = jvm;
         }
 
         int number() {
@@ -79,82 +72,45 @@ final class RelayLauncher implements AutoCloseable {
         }
 
         long pid() {
-            return process.pid();
+            return jvm.pid();
         }
 
         Path log() {
-            return log;
+            return jvm.log().orElseThrow();
         }
 
         boolean isAlive() {
-            return process.isAlive();
+            return jvm.isAlive();
         }
 
         /** The last lines of the relay's output (to explain an unexpected exit). */
         String logTail(int lines) {
-            try {
-                List<String> all = Files.readAllLines(log);
-                return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
-            } catch (IOException e) {
-                return "(cannot read " + log + ": " + e.getMessage() + ")";
-            }
+            return jvm.outputTail(lines);
         }
 
         /** SIGKILL: no shutdown hook, no graceful drain; whatever it had leased stays in flight. */
         void kill() {
-            process.destroyForcibly();
-            await(10);
+            jvm.kill();
         }
 
         /** SIGTERM: the worker finishes its batch within its shutdown bound and exits. */
         int stop() {
-            process.destroy();
-            if (!await(30)) {
-                process.destroyForcibly();
-                await(10);
-            }
-            return process.isAlive() ? -1 : process.exitValue();
-        }
-
-        private boolean await(int seconds) {
-            try {
-                return process.waitFor(seconds, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+            return jvm.stop(STOP_TIMEOUT);
         }
     }
 
     /** Starts relay number {@code number}. */
     Relay start(int number) {
-        Path log = logDirectory.resolve("relay-" + number + ".log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // C1 only: a relay is I/O-bound, and its JVM starts noticeably faster on a busy machine.
-        ProcessBuilder builder = new ProcessBuilder(
-                        java,
-                        "-Xmx256m",
-                        "-XX:+UseSerialGC",
-                        "-XX:TieredStopAtLevel=1",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        RelayProcess.class.getName())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        Map<String, String> environment = builder.environment();
-        // The worker rejects unknown OUTBOX_ variables: pass only the demo's own.
-        environment.keySet().removeIf(name -> name.startsWith("OUTBOX_"));
-        environment.putAll(settings);
-        try {
-            Process process = builder.start();
-            started.add(process);
-            return new Relay(number, process, log);
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "cannot start a relay process with " + java + " (class path from " + "java.class.path"
-                            + File.pathSeparator + "...): " + e.getMessage(),
-                    e);
-        }
+        // The worker rejects unknown OUTBOX_ variables: the child has only the demo's own.
+        ChildJvm jvm = ChildJvm.mainClass(RelayProcess.class.getName())
+                .jvmOptions("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+                .inheritEnvironment()
+                .environment(settings)
+                .logTo(logDirectory.resolve("relay-" + number + ".log"))
+                .start("relay-" + number);
+        started.add(jvm);
+        return new Relay(number, jvm);
     }
 
     /** The settings of the demo's relays, as environment variables. */
