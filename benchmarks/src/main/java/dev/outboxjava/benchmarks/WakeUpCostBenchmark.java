@@ -1,7 +1,13 @@
-package dev.outboxjava.postgres;
+package dev.outboxjava.benchmarks;
 
+import dev.outboxjava.benchmarks.internal.ProgramDatabase;
 import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.postgres.OutboxNotificationListener;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.postgres.TransactionalOutbox;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.sql.PreparedStatement;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,22 +23,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link WakeUpMode#TRIGGER_NOTIFY} (a listener attached). A program, not a test:
  *
  * <pre>
- * mvn -q -pl outbox-postgres exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=dev.outboxjava.postgres.WakeUpCostBenchmark [-Dexec.args="10"]
+ * mvn -B -q -pl benchmarks -am package -DskipTests
+ * java -cp benchmarks/target/outbox-benchmarks.jar dev.outboxjava.benchmarks.WakeUpCostBenchmark \
+ *     [jdbc-url] [seconds-per-mode]
  * </pre>
  *
- * The argument is the seconds per mode (default 10). Figures depend on the machine and its load.
+ * Defaults: {@code jdbc:postgresql://127.0.0.1:5432/test} (user postgres), 10 s per mode, each in a schema of
+ * its own, dropped at the end. Figures depend on the machine and its load.
  */
 public final class WakeUpCostBenchmark {
 
     private static final int CLIENTS = 4;
 
+    private WakeUpCostBenchmark() {}
+
     public static void main(String[] args) throws Exception {
-        Duration perMode = Duration.ofSeconds(args.length > 0 ? Integer.parseInt(args[0]) : 10);
-        try (PostgresFixture postgres = PostgresFixture.start()) {
-            for (WakeUpMode mode :
-                    List.of(WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY, WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY)) {
-                String schema = postgres.newSchema();
+        String url = args.length > 0 ? args[0] : ProgramDatabase.DEFAULT_URL;
+        Duration perMode = Duration.ofSeconds(args.length > 1 ? Integer.parseInt(args[1]) : 10);
+        for (WakeUpMode mode :
+                List.of(WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY, WakeUpMode.NONE, WakeUpMode.TRIGGER_NOTIFY)) {
+            try (ProgramDatabase postgres = ProgramDatabase.open(url, "bench_wake_up", CLIENTS + 2)) {
+                String schema = postgres.schema();
                 PostgresOutboxConfig config = PostgresOutboxConfig.builder()
                         .layout(StoreLayout.IN_PLACE)
                         .tableName(schema + ".outbox_events")
@@ -51,7 +62,6 @@ public final class WakeUpCostBenchmark {
                                     + "clients, %d s); listener woken %,d times%n",
                             mode, tps, CLIENTS, perMode.toSeconds(), wakeUps.get());
                 }
-                postgres.dropSchema(schema);
             }
         }
     }

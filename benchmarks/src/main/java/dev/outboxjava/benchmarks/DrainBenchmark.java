@@ -1,8 +1,12 @@
-package dev.outboxjava.postgres;
+package dev.outboxjava.benchmarks;
 
+import dev.outboxjava.benchmarks.internal.ProgramDatabase;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.CompletionMode;
-import dev.outboxjava.testkit.postgres.PostgresFixture;
+import dev.outboxjava.postgres.PostgresOutboxConfig;
+import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.postgres.WakeUpMode;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,21 +19,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * budget the relay spends. A program, not a test:
  *
  * <pre>
- * mvn -q -pl outbox-postgres exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=dev.outboxjava.postgres.DrainBenchmark [-Dexec.args="50000 2 500"]
+ * mvn -B -q -pl benchmarks -am package -DskipTests
+ * java -cp benchmarks/target/outbox-benchmarks.jar dev.outboxjava.benchmarks.DrainBenchmark \
+ *     [jdbc-url] [events] [drainers] [batch-size]
  * </pre>
  *
- * Arguments: events (default 50,000), drainers (default 2), batch size (default 500). 1 KB payloads.
+ * Defaults: {@code jdbc:postgresql://127.0.0.1:5432/test} (user postgres), 50,000 events, 2 drainers, batches
+ * of 500. 1 KB payloads. Each completion mode runs in a schema of its own, dropped at the end.
  */
 public final class DrainBenchmark {
 
+    private DrainBenchmark() {}
+
     public static void main(String[] args) throws Exception {
-        int events = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
-        int drainers = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-        int batch = args.length > 2 ? Integer.parseInt(args[2]) : 500;
-        try (PostgresFixture postgres = PostgresFixture.start()) {
-            for (CompletionMode mode : CompletionMode.values()) {
-                String schema = postgres.newSchema();
+        String url = args.length > 0 ? args[0] : ProgramDatabase.DEFAULT_URL;
+        int events = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
+        int drainers = args.length > 2 ? Integer.parseInt(args[2]) : 2;
+        int batch = args.length > 3 ? Integer.parseInt(args[3]) : 500;
+        for (CompletionMode mode : CompletionMode.values()) {
+            try (ProgramDatabase postgres = ProgramDatabase.open(url, "bench_drain", drainers + 2)) {
+                String schema = postgres.schema();
                 PostgresOutboxStore store = PostgresOutboxStore.create(
                         postgres.dataSource(),
                         PostgresOutboxConfig.builder()
@@ -86,7 +95,6 @@ public final class DrainBenchmark {
                         "%-17s append %,7.0f events/s (1,000 per transaction); drain %,7.0f events/s "
                                 + "(%d drainers, batches of %d, lease + mark published)%n",
                         mode, events / appendSeconds, drained.get() / drainSeconds, drainers, batch);
-                postgres.dropSchema(schema);
             }
         }
     }
