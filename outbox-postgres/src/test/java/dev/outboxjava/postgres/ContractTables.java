@@ -32,6 +32,11 @@ final class ContractTables {
         this.layout = layout;
     }
 
+    /** A suite's table prefix in {@code layout}: {@code name}, or {@code log_name} for the append-only layout. */
+    static String prefix(String name, StoreLayout layout) {
+        return layout == StoreLayout.IN_PLACE ? name : "log_" + name;
+    }
+
     /** A store on a new table of this layout, with the ordering's indexes. */
     PostgresOutboxStore create(Ordering ordering) {
         PostgresOutboxStore store = PostgresOutboxStore.create(

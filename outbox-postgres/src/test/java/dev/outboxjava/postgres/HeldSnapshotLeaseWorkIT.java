@@ -77,10 +77,11 @@ class HeldSnapshotLeaseWorkIT {
             String sql = new LeaseQuery(new OutboxTable(table(store))).sql();
             Explained before = relayAndMeasure(store, WARM_UP, () -> inPlaceLeaseBuffers(store, sql));
             Explained after = relayAndMeasure(store, EVENTS, () -> inPlaceLeaseBuffers(store, sql));
-            report("in-place", before, after);
             // every event relayed left dead entries where the lease looks for pending events
             assertThat(after.read() - before.read())
-                    .as("more buffers the in-place lease read after %d more events", EVENTS)
+                    .as(
+                            "more buffers the in-place lease read after %d more events (%s)",
+                            EVENTS, describe(before, after))
                     .isGreaterThan(EVENTS / 100);
         } finally {
             drop(store);
@@ -96,13 +97,14 @@ class HeldSnapshotLeaseWorkIT {
             LogLease queries = new LogLease(table(store));
             Explained before = relayAndMeasure(store, WARM_UP, () -> logLeaseBuffers(store, queries));
             Explained after = relayAndMeasure(store, EVENTS, () -> logLeaseBuffers(store, queries));
-            report("append-only", before, after);
             // flat: an index page boundary may cost a few buffers, never one per lease of 100 events relayed
             assertThat(after.read())
-                    .as("buffers the append-only lease read after %d more events", EVENTS)
+                    .as("buffers the append-only lease read after %d more events (%s)", EVENTS, describe(before, after))
                     .isLessThanOrEqualTo(before.read() + 5);
             assertThat(after.written())
-                    .as("buffers the append-only lease wrote after %d more events", EVENTS)
+                    .as(
+                            "buffers the append-only lease wrote after %d more events (%s)",
+                            EVENTS, describe(before, after))
                     .isLessThanOrEqualTo(before.written() + 5);
         } finally {
             drop(store);
@@ -142,14 +144,13 @@ class HeldSnapshotLeaseWorkIT {
                 twelve.cleanUp(now.minus(Duration.ofDays(7)), 1000);
                 return logLeaseBuffers(twelve, new LogLease(table));
             });
-            System.out.printf(
-                    "append-only layout, lease of %d under a held snapshot after %,d events: one range read %d"
-                            + " and wrote %d buffers; twelve ranges read %d and wrote %d%n",
-                    BATCH, WARM_UP, single.read(), single.written(), split.read(), split.written());
             // the ranges below the floor are not read; the two above it (the one being filled and the one ahead)
             // cost a probe of their position index per branch of the log read
             assertThat(split.read())
-                    .as("buffers the lease read with twelve ranges")
+                    .as(
+                            "buffers the lease read with twelve ranges (one range read %d and wrote %d; twelve read %d"
+                                    + " and wrote %d)",
+                            single.read(), single.written(), split.read(), split.written())
                     .isLessThanOrEqualTo(single.read() + 2 * 2 + 5);
             assertThat(split.written()).isLessThanOrEqualTo(single.written() + 5);
         } finally {
@@ -179,6 +180,12 @@ class HeldSnapshotLeaseWorkIT {
                 Statement statement = connection.createStatement()) {
             statement.execute("ANALYZE " + table(store).quoted());
         }
+    }
+
+    private static String describe(Explained before, Explained after) {
+        return String.format(
+                "lease of %d: after %,d events read %d and wrote %d buffers; after %,d more, read %d and wrote %d",
+                BATCH, WARM_UP, before.read(), before.written(), EVENTS, after.read(), after.written());
     }
 
     private static void report(String layout, Explained before, Explained after) {

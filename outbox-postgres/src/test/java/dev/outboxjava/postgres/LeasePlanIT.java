@@ -30,8 +30,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The lease query stays on the partial index of pending rows with 1,000,000 sent rows in the table,
- * as a custom plan and as the generic plan a server-prepared statement gets. Prints the lease time on
- * a nearly empty table and on the full one (the figures are printed, not asserted).
+ * as a custom plan and as the generic plan a server-prepared statement gets. (How long the lease takes on
+ * such a table is measured by the benchmarks' {@code LeaseTimeBenchmark}.)
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LeasePlanIT {
@@ -44,7 +44,6 @@ class LeasePlanIT {
 
     private static PostgresOutboxStore store;
     private static String pendingIndex;
-    private static double emptyMillis;
     private final ManualClock clock = ManualClock.startingAtEpochOf2024();
 
     @BeforeAll
@@ -66,17 +65,8 @@ class LeasePlanIT {
 
     @Test
     @Order(1)
-    @DisplayName("lease time on a table without sent rows (printed)")
-    void emptyTable() {
-        emptyMillis = medianLeaseMillis();
-        System.out.printf("lease of %d events, table without sent rows: median %.3f ms%n", BATCH, emptyMillis);
-    }
-
-    @Test
-    @Order(2)
     @DisplayName("with 1,000,000 sent rows the lease query plans an index scan on the pending partial index")
     void customPlan() throws SQLException {
-        long start = System.nanoTime();
         postgres.fixture()
                 .execute("INSERT INTO " + store.config().tableName() + " (id, type, source, destination, "
                         + "content_type, payload, status, attempts, max_attempts, next_attempt_at, created_at, leased_at, "
@@ -87,26 +77,29 @@ class LeasePlanIT {
                         + "timestamptz '2023-12-01' + n * interval '1 second' FROM generate_series(1, " + SENT_ROWS
                         + ") AS n");
         postgres.fixture().execute("VACUUM ANALYZE " + store.config().tableName());
-        System.out.printf("inserted %,d sent rows in %.1f s%n", SENT_ROWS, (System.nanoTime() - start) / 1e9);
         store.transactional().inTransaction(connection -> TestEvents.events(clock, BATCH));
 
         String plan = explainPrepared("force_custom_plan");
-        System.out.println("lease plan with " + SENT_ROWS + " sent rows:\n" + plan);
 
-        assertThat(plan).contains(pendingIndex).doesNotContain("Seq Scan");
+        assertThat(plan)
+                .as("lease plan with %d sent rows:%n%s", SENT_ROWS, plan)
+                .contains(pendingIndex)
+                .doesNotContain("Seq Scan");
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("the generic plan of the prepared lease statement uses the pending partial index too")
+    void genericPlan() throws SQLException {
+        String plan = explainPrepared("force_generic_plan");
+        assertThat(plan)
+                .as("generic lease plan:%n%s", plan)
+                .contains(pendingIndex)
+                .doesNotContain("Seq Scan");
     }
 
     @Test
     @Order(3)
-    @DisplayName("the generic plan of the prepared lease statement uses the pending partial index too")
-    void genericPlan() throws SQLException {
-        String plan = explainPrepared("force_generic_plan");
-        System.out.println("generic lease plan:\n" + plan);
-        assertThat(plan).contains(pendingIndex).doesNotContain("Seq Scan");
-    }
-
-    @Test
-    @Order(4)
     @DisplayName(
             "after more executions than prepareThreshold the driver's server-prepared lease runs a generic index plan")
     void serverPreparedStatement() throws SQLException {
@@ -141,10 +134,9 @@ class LeasePlanIT {
                 assertThat(rs.next())
                         .as("the driver prepared the lease statement on the server")
                         .isTrue();
-                long genericPlans = rs.getLong(1);
-                System.out.println("server-prepared lease statement: " + genericPlans
-                        + " generic-plan executions on this " + "connection (" + executions + " in this test)");
-                assertThat(genericPlans).isPositive();
+                assertThat(rs.getLong(1))
+                        .as("generic-plan executions of the server-prepared lease (%d in this test)", executions)
+                        .isPositive();
             }
             try (Statement statement = connection.createStatement()) {
                 statement.execute("RESET plan_cache_mode");
@@ -157,22 +149,12 @@ class LeasePlanIT {
             if (autoExplain) {
                 assertThat(plans).as("auto_explain reported the executed plans").isNotEmpty();
                 String last = plans.get(plans.size() - 1);
-                System.out.println("executed plan of the last server-prepared lease (auto_explain):\n" + last);
-                assertThat(last).contains(pendingIndex).doesNotContain("Seq Scan");
-            } else {
-                System.out.println("auto_explain not loadable here: executed plan not captured");
+                assertThat(last)
+                        .as("executed plan of the last server-prepared lease (auto_explain):%n%s", last)
+                        .contains(pendingIndex)
+                        .doesNotContain("Seq Scan");
             }
         }
-    }
-
-    @Test
-    @Order(5)
-    @DisplayName("lease time with 1,000,000 sent rows (printed next to the empty-table time)")
-    void fullTable() {
-        double fullMillis = medianLeaseMillis();
-        System.out.printf(
-                "lease of %d events: median %.3f ms without sent rows, %.3f ms with %,d sent rows " + "(ratio %.2f)%n",
-                BATCH, emptyMillis, fullMillis, SENT_ROWS, fullMillis / emptyMillis);
     }
 
     private static LeaseQuery leaseQuery() {
@@ -187,25 +169,6 @@ class LeasePlanIT {
                 leaseQuery().sql(),
                 planCacheMode,
                 "'" + UUID.randomUUID() + "', '" + clock.instant() + "', '" + clock.instant() + "', " + BATCH);
-    }
-
-    /** Appends a batch, times its lease, marks it published; the median of 15 rounds after 5 warm-up rounds. */
-    private double medianLeaseMillis() {
-        List<Double> times = new ArrayList<>();
-        for (int round = 0; round < 20; round++) {
-            store.transactional().inTransaction(connection -> TestEvents.events(clock, BATCH));
-            UUID leaseId = UUID.randomUUID();
-            long start = System.nanoTime();
-            List<OutboxEvent> leased = store.lease(leaseId, BATCH, clock.instant());
-            long elapsed = System.nanoTime() - start;
-            assertThat(leased).isNotEmpty();
-            store.markPublished(leaseId, leased.stream().map(OutboxEvent::id).toList(), clock.instant());
-            if (round >= 5) {
-                times.add(elapsed / 1e6);
-            }
-        }
-        times.sort(Double::compare);
-        return times.get(times.size() / 2);
     }
 
     private static boolean loadAutoExplain(Connection connection) {

@@ -7,14 +7,22 @@ import dev.outboxjava.testkit.contract.OrderedOutboxStoreContract;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.util.List;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The PostgreSQL store with per-key ordering passes the ordered-store contract. */
+/** The PostgreSQL store with per-key ordering passes the ordered-store contract in each layout. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(StoreLayout.class)
 class PostgresOrderedOutboxStoreContractIT extends OrderedOutboxStoreContract {
 
     @RegisterExtension
     static final PostgresExtension postgres = new PostgresExtension();
 
-    private static final ContractTables tables = new ContractTables(postgres, "ordered", StoreLayout.IN_PLACE);
+    private final ContractTables tables;
+
+    PostgresOrderedOutboxStoreContractIT(StoreLayout layout) {
+        this.tables = new ContractTables(postgres, ContractTables.prefix("ordered", layout), layout);
+    }
 
     @Override
     protected OutboxStore newStore(Ordering ordering) {

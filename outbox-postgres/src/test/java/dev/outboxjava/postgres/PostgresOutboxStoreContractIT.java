@@ -7,14 +7,27 @@ import dev.outboxjava.testkit.contract.OutboxStoreContract;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.util.List;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The PostgreSQL store passes the store contract, each test on a fresh table in this class's schema. */
+/**
+ * The PostgreSQL store passes the store contract in each layout ({@link StoreLayout}), each test on fresh
+ * tables in this class's schema.
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(StoreLayout.class)
 class PostgresOutboxStoreContractIT extends OutboxStoreContract {
 
     @RegisterExtension
     static final PostgresExtension postgres = new PostgresExtension();
 
-    private static final ContractTables tables = new ContractTables(postgres, "outbox", StoreLayout.IN_PLACE);
+    private final StoreLayout layout;
+    private final ContractTables tables;
+
+    PostgresOutboxStoreContractIT(StoreLayout layout) {
+        this.layout = layout;
+        this.tables = new ContractTables(postgres, ContractTables.prefix("outbox", layout), layout);
+    }
 
     @Override
     protected OutboxStore newStore() {
@@ -24,6 +37,12 @@ class PostgresOutboxStoreContractIT extends OutboxStoreContract {
     @Override
     protected void append(OutboxStore store, List<OutboxEvent> events) {
         ContractTables.append(store, events);
+    }
+
+    /** The append-only layout's sent events go with their partition (see {@code LogLayoutRetentionIT}). */
+    @Override
+    protected boolean cleansUpRowByRow() {
+        return layout == StoreLayout.IN_PLACE;
     }
 
     @Override

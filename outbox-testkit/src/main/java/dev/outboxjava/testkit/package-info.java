@@ -7,11 +7,11 @@
  *       {@link dev.outboxjava.testkit.FaultyPublisher} — scripted broker faults around any publisher.</li>
  *   <li>{@link dev.outboxjava.testkit.OutboxAssertions} with {@link dev.outboxjava.testkit.EventFilter} —
  *       "was published", "nothing was published", "the outbox is drained", with failures that list what
- *       was there; {@code BrokerInbox} and {@code BrokerMessages} (artifact {@code outbox-testkit-fixtures},
+ *       was there; {@code fixture.BrokerInbox} and {@code fixture.BrokerMessages} (artifact {@code outbox-testkit-fixtures},
  *       which {@code outbox-testkit-kafka} and {@code outbox-testkit-rabbitmq} bring) for what arrived at a
  *       real broker.</li>
  *   <li>{@link dev.outboxjava.testkit.OutboxExtension} — the fakes as test parameters;
- *       {@code RabbitMqExtension} ({@code outbox-testkit-rabbitmq}) and {@code KafkaExtension}
+ *       {@code rabbitmq.RabbitMqExtension} ({@code outbox-testkit-rabbitmq}) and {@code kafka.KafkaExtension}
  *       ({@code outbox-testkit-kafka}) — shared brokers from the fixtures with per-class destinations.</li>
  * </ul>
  *
@@ -19,7 +19,8 @@
  * ({@link dev.outboxjava.core.memory.InMemoryOutboxStore}, {@link dev.outboxjava.core.time.ManualClock});
  * this module brings them along and does not copy them. Contract suites are in
  * {@link dev.outboxjava.testkit.contract}. Service fixtures are artifacts of their own, each with its
- * engine only: {@code dev.outboxjava.testkit.postgres} in {@code outbox-testkit-postgres},
- * {@code .kafka} in {@code outbox-testkit-kafka}, {@code .rabbitmq} in {@code outbox-testkit-rabbitmq}.
+ * engine only, in a package of its own: {@code dev.outboxjava.testkit.postgres} in
+ * {@code outbox-testkit-postgres}, {@code .kafka} in {@code outbox-testkit-kafka}, {@code .rabbitmq} in
+ * {@code outbox-testkit-rabbitmq}, {@code .fixture} (what they share) in {@code outbox-testkit-fixtures}.
  */
 package dev.outboxjava.testkit;

@@ -17,7 +17,7 @@ import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.testkit.FaultyPublisher;
 import dev.outboxjava.testkit.RecordingPublisher;
 import dev.outboxjava.worker.internal.LogCapture;
-import dev.outboxjava.worker.internal.SwitchablePublisher;
+import dev.outboxjava.worker.testsupport.SwitchablePublisher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package dev.outboxjava.benchmarks.internal;
 
 import dev.outboxjava.benchmarks.BenchmarkMain;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -53,10 +55,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     private static final long START_TIMEOUT_SECONDS = 120;
     private static final long STOP_TIMEOUT_SECONDS = 60;
 
-    private final Process process;
+    private final ChildJvm process;
     private final String bootstrapServers;
 
-    private KafkaBrokerProcess(Process process, String bootstrapServers) {
+    private KafkaBrokerProcess(ChildJvm process, String bootstrapServers) {
         this.process = process;
         this.bootstrapServers = bootstrapServers;
     }
@@ -69,25 +71,14 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      *     this process's standard error)
      */
     public static KafkaBrokerProcess start(Path logParent, Map<String, String> overrides) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current()
-                .info()
-                .command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(BROKER_JVM_OPTIONS);
-        command.add("-cp");
-        command.add(classPath());
-        command.add(KafkaBrokerProcess.class.getName());
-        command.add(logParent.toString());
-        overrides.forEach((name, value) -> command.add(name + "=" + value));
-        Process process;
-        try {
-            process = new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start a JVM for the Kafka broker: " + command.get(0), e);
-        }
+        List<String> args = new ArrayList<>();
+        args.add(logParent.toString());
+        overrides.forEach((name, value) -> args.add(name + "=" + value));
+        ChildJvm process = ChildJvm.mainClass(KafkaBrokerProcess.class.getName(), args.toArray(String[]::new))
+                .classPath(classPath())
+                .jvmOptions(BROKER_JVM_OPTIONS.toArray(String[]::new))
+                .inheritEnvironment()
+                .start("kafka-broker");
         CompletableFuture<String> ready = new CompletableFuture<>();
         GcPauses.BROKER_JVM.expectReports();
         Thread output = new Thread(() -> forwardOutput(process, ready), "kafka-broker-jvm-output");
@@ -98,10 +89,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             return new KafkaBrokerProcess(process, bootstrap);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            process.close();
             throw new IllegalStateException("interrupted while the Kafka broker JVM started", e);
         } catch (ExecutionException | TimeoutException e) {
-            process.destroyForcibly();
+            process.close();
             throw new IllegalStateException(
                     "the Kafka broker JVM (pid " + process.pid() + ") did not report ready within "
                             + START_TIMEOUT_SECONDS
@@ -125,17 +116,14 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     @Override
     public void close() {
         try {
-            process.getOutputStream().close();
-            if (!process.waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                System.err.println("the Kafka broker JVM (pid " + process.pid() + ") did not stop within "
-                        + STOP_TIMEOUT_SECONDS + " s; killing it");
-                process.destroyForcibly().waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            }
+            process.stdin().close();
         } catch (IOException e) {
-            process.destroyForcibly();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            // gone already: close() below reaps it
+        }
+        if (!process.awaitExit(Duration.ofSeconds(STOP_TIMEOUT_SECONDS))) {
+            System.err.println("the Kafka broker JVM (pid " + process.pid() + ") did not stop within "
+                    + STOP_TIMEOUT_SECONDS + " s; killing it");
+            process.close();
         }
     }
 
@@ -165,9 +153,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      * ready line, notes each reported GC pause in {@link GcPauses#BROKER_JVM}, and passes every other
      * line to standard error (a pipe nobody reads would block the child once it filled).
      */
-    private static void forwardOutput(Process process, CompletableFuture<String> ready) {
-        BufferedReader out =
-                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    private static void forwardOutput(ChildJvm process, CompletableFuture<String> ready) {
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.stdout(), StandardCharsets.UTF_8));
         try {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
                 if (line.startsWith(READY) && !ready.isDone()) {

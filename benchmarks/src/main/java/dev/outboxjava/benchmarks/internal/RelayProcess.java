@@ -12,6 +12,7 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.worker.OutboxWorker;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,7 +20,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -70,48 +70,37 @@ public final class RelayProcess implements AutoCloseable {
 
     private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
 
-    private final Process process;
+    private final ChildJvm process;
     private final AtomicLong published;
 
-    private RelayProcess(Process process, AtomicLong published) {
+    private RelayProcess(ChildJvm process, AtomicLong published) {
         this.process = process;
         this.published = published;
     }
 
     /** Starts a relay JVM and waits until its worker is built (not started: see {@link #go()}). */
     public static RelayProcess start(Settings settings) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current()
-                .info()
-                .command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.add("-Xmx512m");
-        command.add("-cp");
-        command.add(KafkaBrokerProcess.classPath());
-        command.add(RelayProcess.class.getName());
-        command.add(settings.jdbcUrl());
-        command.add(settings.table());
-        command.add(settings.ordering().isPerKey() ? "per_key" : "none");
-        command.add(settings.layout().name());
-        command.add(settings.bootstrapServers());
-        command.add(settings.topic());
-        command.add(String.valueOf(settings.threads()));
-        command.add(String.valueOf(settings.batchSize()));
-        settings.kafkaProperties().forEach((name, value) -> command.add(name + "=" + value));
-        Process process;
-        try {
-            process = new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start a relay JVM: " + command.get(0), e);
-        }
+        List<String> args = new ArrayList<>(List.of(
+                settings.jdbcUrl(),
+                settings.table(),
+                settings.ordering().isPerKey() ? "per_key" : "none",
+                settings.layout().name(),
+                settings.bootstrapServers(),
+                settings.topic(),
+                String.valueOf(settings.threads()),
+                String.valueOf(settings.batchSize())));
+        settings.kafkaProperties().forEach((name, value) -> args.add(name + "=" + value));
+        ChildJvm process = ChildJvm.mainClass(RelayProcess.class.getName(), args.toArray(String[]::new))
+                .classPath(KafkaBrokerProcess.classPath())
+                .jvmOptions("-Xmx512m")
+                .inheritEnvironment()
+                .start("relay");
         CompletableFuture<Void> ready = new CompletableFuture<>();
         AtomicLong published = new AtomicLong();
         Thread output = new Thread(
                 () -> {
-                    try (BufferedReader lines = new BufferedReader(
-                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    try (BufferedReader lines =
+                            new BufferedReader(new InputStreamReader(process.stdout(), StandardCharsets.UTF_8))) {
                         for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                             if (line.equals("ready")) {
                                 ready.complete(null);
@@ -132,10 +121,10 @@ public final class RelayProcess implements AutoCloseable {
             return new RelayProcess(process, published);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            process.close();
             throw new IllegalStateException("interrupted while a relay JVM started", e);
         } catch (ExecutionException | TimeoutException e) {
-            process.destroyForcibly();
+            process.close();
             throw new IllegalStateException(
                     "the relay JVM (pid " + process.pid() + ") did not report ready within " + START_TIMEOUT_SECONDS
                             + " s; its output is above",
@@ -146,7 +135,7 @@ public final class RelayProcess implements AutoCloseable {
     /** Starts the worker. */
     public void go() {
         try {
-            OutputStream in = process.getOutputStream();
+            OutputStream in = process.stdin();
             in.write("go\n".getBytes(StandardCharsets.UTF_8));
             in.flush();
         } catch (IOException e) {
@@ -163,15 +152,12 @@ public final class RelayProcess implements AutoCloseable {
     @Override
     public void close() {
         try {
-            process.getOutputStream().close();
-            if (!process.waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            }
+            process.stdin().close();
         } catch (IOException e) {
-            process.destroyForcibly();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            // gone already: close() below reaps it
+        }
+        if (!process.awaitExit(Duration.ofSeconds(STOP_TIMEOUT_SECONDS))) {
+            process.close();
         }
     }
 

@@ -74,9 +74,9 @@ public final class DemoRun {
         DemoStats stats = new DemoStats(clock);
         Path logs = logDirectory();
 
-        try (RelayLauncher launcher = new RelayLauncher(RelayLauncher.settings(environment), logs)) {
+        try (DemoRelays launcher = new DemoRelays(DemoRelays.settings(environment), logs)) {
             // First: a JVM takes seconds to start, and the rest of the set-up can happen meanwhile.
-            RelayLauncher.Relay relay = launcher.start(1);
+            DemoRelays.Relay relay = launcher.start(1);
             out.printf("relay #1 started as process %d (log %s)%n", relay.pid(), relay.log());
             return run(environment, outboxConfig, stats, clock, launcher, relay, logs, started);
         }
@@ -87,8 +87,8 @@ public final class DemoRun {
             PostgresOutboxConfig outboxConfig,
             DemoStats stats,
             Clock clock,
-            RelayLauncher launcher,
-            RelayLauncher.Relay relay,
+            DemoRelays launcher,
+            DemoRelays.Relay relay,
             Path logs,
             long started) {
         DataSource dataSource = environment.dataSource();
@@ -126,21 +126,21 @@ public final class DemoRun {
     }
 
     /** What the watch loop ended with: the relay still running and how many were killed. */
-    private record Ending(RelayLauncher.Relay relay, int kills) {}
+    private record Ending(DemoRelays.Relay relay, int kills) {}
 
     /**
      * Prints progress until every committed order's event was consumed (or the timeout passed),
      * killing relay #1 once {@code killAt} of the orders are published.
      */
     private Ending watch(
-            RelayLauncher launcher,
-            RelayLauncher.Relay first,
+            DemoRelays launcher,
+            DemoRelays.Relay first,
             OrderLoad load,
             PostgresOutboxStore store,
             DemoStats stats,
             long started,
             Path logs) {
-        RelayLauncher.Relay relay = first;
+        DemoRelays.Relay relay = first;
         int kills = 0;
         boolean firstReported = false;
         long lastProgress = System.nanoTime();
@@ -172,7 +172,7 @@ public final class DemoRun {
                         relay.pid(),
                         atKill.get(EventStatus.IN_FLIGHT),
                         atKill.get(EventStatus.PENDING),
-                        RelayLauncher.LEASE_TIMEOUT_SECONDS);
+                        DemoRelays.LEASE_TIMEOUT_SECONDS);
                 relay = launcher.start(kills + 1);
                 out.printf(
                         "*** relay #%d started as process %d (log %s)%n%n", relay.number(), relay.pid(), relay.log());
@@ -220,8 +220,7 @@ public final class DemoRun {
         }
     }
 
-    private void printProgress(
-            long started, DemoStats stats, Map<EventStatus, Long> counts, RelayLauncher.Relay relay) {
+    private void printProgress(long started, DemoStats stats, Map<EventStatus, Long> counts, DemoRelays.Relay relay) {
         out.printf(
                 Locale.ROOT,
                 "[%6s] written %,7d | published %,7d | in flight %,5d | consumed %,7d | "

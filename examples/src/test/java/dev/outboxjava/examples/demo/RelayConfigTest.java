@@ -15,7 +15,7 @@ class RelayConfigTest {
     @Test
     @DisplayName("are accepted by the worker: every key is known and every value valid (Kafka)")
     void kafkaSettingsLoad() {
-        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(RelayLauncher.settings(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(DemoRelays.settings(
                 "jdbc:postgresql://127.0.0.1:5432/demo",
                 "postgres",
                 "postgres",
@@ -34,7 +34,7 @@ class RelayConfigTest {
     @DisplayName(
             "are accepted by the worker for RabbitMQ, and the lease timeout lets a new relay take over within seconds")
     void rabbitMqSettingsLoad() {
-        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(RelayLauncher.settings(
+        RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(DemoRelays.settings(
                 "jdbc:postgresql://127.0.0.1:5432/demo?ssl=false",
                 "postgres",
                 "postgres",
@@ -47,7 +47,7 @@ class RelayConfigTest {
         assertThat(settings.requireBroker().kind()).isEqualTo(BrokerKind.RABBITMQ);
         assertThat(settings.requireDatabase().url()).endsWith("?ssl=false&currentSchema=outbox_demo_2");
         assertThat(settings.worker().sweeper().leaseTimeout())
-                .isEqualTo(Duration.ofSeconds(RelayLauncher.LEASE_TIMEOUT_SECONDS));
+                .isEqualTo(Duration.ofSeconds(DemoRelays.LEASE_TIMEOUT_SECONDS));
         assertThat(settings.worker().relay().publishTimeout())
                 .isLessThan(settings.worker().sweeper().leaseTimeout());
     }

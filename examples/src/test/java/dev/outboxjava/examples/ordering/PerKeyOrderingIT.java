@@ -7,9 +7,9 @@ import dev.outboxjava.core.Ordering;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresExtension;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,7 +92,7 @@ class PerKeyOrderingIT {
         int healthyEvents = (KEYS - 1) * EVENTS_PER_KEY;
 
         long started = System.nanoTime();
-        List<Process> relays = new ArrayList<>();
+        List<ChildJvm> relays = new ArrayList<>();
         try {
             for (int p = 0; p < 2; p++) {
                 relays.add(startRelayProcess(table, topic, p));
@@ -126,19 +126,15 @@ class PerKeyOrderingIT {
                     .as("the rest of the poisoned key waits")
                     .isEqualTo(EVENTS_PER_KEY - 1L);
         } finally {
-            relays.forEach(Process::destroyForcibly);
+            relays.forEach(ChildJvm::close);
             kafka.deleteTopic(topic);
         }
     }
 
-    private Process startRelayProcess(String table, String topic, int index) throws Exception {
+    private ChildJvm startRelayProcess(String table, String topic, int index) throws Exception {
         Path log = Files.createTempFile("ordered-relay-" + index + "-", ".log");
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        ProcessBuilder builder = new ProcessBuilder(
-                        java,
-                        "-Xmx256m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
+        System.out.println("relay process " + index + " logs to " + log);
+        return ChildJvm.mainClass(
                         OrderedRelayProcess.class.getName(),
                         postgres.fixture().jdbcUrl(),
                         postgres.fixture().user(),
@@ -148,10 +144,10 @@ class PerKeyOrderingIT {
                         POISON_KEY,
                         Long.toString(index),
                         "2")
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        System.out.println("relay process " + index + " logs to " + log);
-        return builder.start();
+                .jvmOptions("-Xmx256m")
+                .inheritEnvironment()
+                .logTo(log)
+                .start("ordered-relay-" + index);
     }
 
     /** Reads the topic from the start until {@code wanted} distinct healthy events arrived. */

@@ -8,10 +8,11 @@ import dev.outboxjava.postgres.OutboxWriter;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.BrokerInbox;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,8 +53,8 @@ class AppendLogWorkerIT {
                     "outbox.db.url=" + postgres.jdbcUrl() + "\noutbox.db.user=" + postgres.user()
                             + "\noutbox.db.password=" + postgres.password() + "\noutbox.table=" + table
                             + "\noutbox.store.layout=append_log\n");
-            try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
-                WorkerProcess.Result applied = WorkerProcess.run(
+            try (BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue())) {
+                WorkerJar.Result applied = WorkerJar.run(
                         "append-log-schema",
                         environment(),
                         COMMAND_TIMEOUT,
@@ -74,13 +75,12 @@ class AppendLogWorkerIT {
                 env.put("OUTBOX_RABBITMQ_URI", rabbit.uri());
                 env.put("OUTBOX_HTTP_PORT", "0");
                 env.put("OUTBOX_CLEANER_ENABLED", "false");
-                try (WorkerProcess worker =
-                        WorkerProcess.start("append-log-run", env, "run", "--config", config.toString())) {
+                try (ChildJvm worker = WorkerJar.start("append-log-run", env, "run", "--config", config.toString())) {
                     await().atMost(Duration.ofMinutes(2))
                             .untilAsserted(() -> assertThat(inbox.ids())
                                     .as("worker log:\n%s", worker.output())
                                     .containsAll(ids));
-                    WorkerProcess.Result status = WorkerProcess.run(
+                    WorkerJar.Result status = WorkerJar.run(
                             "append-log-status",
                             environment(),
                             COMMAND_TIMEOUT,

@@ -4,14 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.testkit.fixture.SelfSignedCertificate;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.BrokerInbox;
-import dev.outboxjava.worker.it.OutboxTable;
+import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -119,7 +120,7 @@ class BrokerConfigAndSecretsIT {
                             + "required username=\"relay\" password=\"" + secret + "\";");
 
             StringBuilder printed = new StringBuilder();
-            WorkerProcess.Result config = WorkerProcess.run("secrets-config", env, COMMAND_TIMEOUT, "config");
+            WorkerJar.Result config = WorkerJar.run("secrets-config", env, COMMAND_TIMEOUT, "config");
             printed.append(config.output());
             assertThat(config.exitCode()).as(config.output()).isZero();
             assertThat(config.output())
@@ -128,7 +129,7 @@ class BrokerConfigAndSecretsIT {
                     .containsPattern("outbox.db.password\\s+\\*\\*\\*");
 
             try (KafkaIdCollector received = KafkaIdCollector.start(kafka.bootstrapServers(), topic);
-                    WorkerProcess worker = WorkerProcess.start("secrets-kafka-tls", env, "run")) {
+                    ChildJvm worker = WorkerJar.start("secrets-kafka-tls", env, "run")) {
                 Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
                 await().atMost(Duration.ofMinutes(2))
                         .untilAsserted(() -> assertThat(received.ids())
@@ -141,21 +142,21 @@ class BrokerConfigAndSecretsIT {
                 assertThat(worker.output()).contains("relaying " + table.name).contains("(SSL)");
             }
 
-            WorkerProcess.Result status = WorkerProcess.run("secrets-status", env, COMMAND_TIMEOUT, "status");
+            WorkerJar.Result status = WorkerJar.run("secrets-status", env, COMMAND_TIMEOUT, "status");
             printed.append(status.output());
             assertThat(status.output()).contains("sent");
 
             Map<String, String> unsafe = new HashMap<>(env);
             unsafe.put("OUTBOX_KAFKA_ENABLE_IDEMPOTENCE", "false");
             unsafe.put("OUTBOX_KAFKA_VALUE_SERIALIZER", "org.apache.kafka.common.serialization.StringSerializer");
-            WorkerProcess.Result refused = WorkerProcess.run("secrets-refused", unsafe, COMMAND_TIMEOUT, "run");
+            WorkerJar.Result refused = WorkerJar.run("secrets-refused", unsafe, COMMAND_TIMEOUT, "run");
             printed.append(refused.output());
             assertThat(refused.exitCode()).as(refused.output()).isEqualTo(2);
             assertThat(refused.output()).contains("outbox.kafka.value.serializer (OUTBOX_KAFKA_VALUE_SERIALIZER)");
 
             Map<String, String> down = new HashMap<>(env);
             down.put("OUTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:" + closedPort() + "/test?password=" + secret);
-            WorkerProcess.Result unreachable = WorkerProcess.run("secrets-down", down, COMMAND_TIMEOUT, "status");
+            WorkerJar.Result unreachable = WorkerJar.run("secrets-down", down, COMMAND_TIMEOUT, "status");
             printed.append(unreachable.output());
             assertThat(unreachable.exitCode()).as(unreachable.output()).isEqualTo(3);
             assertThat(unreachable.output()).contains("password=***");
@@ -169,7 +170,7 @@ class BrokerConfigAndSecretsIT {
     void rabbitMqConnectionSettings() throws Exception {
         try (RabbitMqFixture rabbit = RabbitMqFixture.start()) {
             RabbitMqDestination destination = rabbit.createDestination("rabbit-settings-it");
-            try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
+            try (BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue())) {
                 List<UUID> ids = table.append(20, destination.exchange(), "order.placed");
                 Map<String, String> env = databaseEnvironment();
                 env.put("OUTBOX_BROKER", "rabbitmq");
@@ -185,7 +186,7 @@ class BrokerConfigAndSecretsIT {
                 String connectionName =
                         "outbox-settings-it-" + UUID.randomUUID().toString().substring(0, 8);
                 env.put("OUTBOX_RABBITMQ_CONNECTION_NAME", connectionName);
-                try (WorkerProcess worker = WorkerProcess.start("rabbit-settings", env, "run")) {
+                try (ChildJvm worker = WorkerJar.start("rabbit-settings", env, "run")) {
                     await().atMost(Duration.ofMinutes(2))
                             .untilAsserted(() -> assertThat(inbox.ids())
                                     .as("worker log:\n%s", worker.output())
@@ -205,7 +206,7 @@ class BrokerConfigAndSecretsIT {
                 Map<String, String> typo = new HashMap<>(env);
                 typo.put("OUTBOX_RABBITMQ_CONECTION_HEARTBEAT", "7");
                 typo.put("OUTBOX_RABBITMQ_TOPOLOGY_RECOVERY_ENABLED", "true");
-                WorkerProcess.Result refused = WorkerProcess.run("rabbit-refused", typo, COMMAND_TIMEOUT, "run");
+                WorkerJar.Result refused = WorkerJar.run("rabbit-refused", typo, COMMAND_TIMEOUT, "run");
                 assertThat(refused.exitCode()).as(refused.output()).isEqualTo(2);
                 assertThat(refused.output())
                         .contains("OUTBOX_RABBITMQ_CONECTION_HEARTBEAT")

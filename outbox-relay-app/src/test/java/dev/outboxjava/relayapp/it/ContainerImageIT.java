@@ -8,11 +8,11 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.BrokerInbox;
-import dev.outboxjava.worker.it.OutboxTable;
+import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -127,11 +127,11 @@ class ContainerImageIT {
                     arg.equals("java")
                             ? Path.of(System.getProperty("java.home"), "bin", "java")
                                     .toString()
-                            : arg.equals(IMAGE_JAR) ? WorkerProcess.jar().toString() : arg);
+                            : arg.equals(IMAGE_JAR) ? WorkerJar.jar().toString() : arg);
         }
         command.addAll(image.command());
 
-        try (BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue())) {
+        try (BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue())) {
             List<UUID> ids = table.append(2000, destination.exchange(), "order.placed");
             Path output = Files.createTempFile("outbox-image-it-", ".log");
             ProcessBuilder builder =

@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.BrokerInbox;
-import dev.outboxjava.worker.it.OutboxTable;
-import dev.outboxjava.worker.it.TcpProxy;
+import dev.outboxjava.worker.testsupport.OutboxTable;
+import dev.outboxjava.worker.testsupport.TcpProxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -75,7 +76,7 @@ class FrozenBrokerShutdownIT {
         RabbitMqFixture rabbit = RabbitMqFixture.start();
         RabbitMqDestination destination = rabbit.createDestination("frozen-shutdown");
         try (OutboxTable table = new OutboxTable(postgres);
-                BrokerInbox inbox = new BrokerInbox(rabbit.connectionFactory(), destination.queue());
+                BrokerInbox inbox = BrokerInbox.amqp(rabbit.connectionFactory(), destination.queue());
                 TcpProxy proxy = new TcpProxy(rabbit.host(), rabbit.port())) {
             table.append(3000, destination.exchange(), "order.placed");
             Map<String, String> env = environment(table);
@@ -88,8 +89,8 @@ class FrozenBrokerShutdownIT {
             env.put(
                     "OUTBOX_RABBITMQ_CONNECTION_NAME",
                     "frozen-shutdown-" + UUID.randomUUID().toString().substring(0, 8));
-            try (WorkerProcess worker = WorkerProcess.start("frozen-rabbitmq", env, "run")) {
-                await().atMost(Duration.ofMinutes(2)).until(() -> inbox.distinct() >= 200 || !worker.isAlive());
+            try (ChildJvm worker = WorkerJar.start("frozen-rabbitmq", env, "run")) {
+                await().atMost(Duration.ofMinutes(2)).until(() -> inbox.ids().size() >= 200 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.freeze();
@@ -119,7 +120,7 @@ class FrozenBrokerShutdownIT {
             Map<String, String> env = environment(table);
             env.put("OUTBOX_BROKER", "kafka");
             env.put("OUTBOX_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:" + proxyPort);
-            try (WorkerProcess worker = WorkerProcess.start("frozen-kafka", env, "run")) {
+            try (ChildJvm worker = WorkerJar.start("frozen-kafka", env, "run")) {
                 await().atMost(Duration.ofMinutes(2))
                         .until(() -> table.count(EventStatus.SENT) >= 200 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
@@ -133,7 +134,7 @@ class FrozenBrokerShutdownIT {
         }
     }
 
-    private void shutDownWhileFrozen(WorkerProcess worker, OutboxTable table) throws Exception {
+    private void shutDownWhileFrozen(ChildJvm worker, OutboxTable table) throws Exception {
         // batches handed to the frozen broker stay in flight: nothing gets marked any more
         await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.IN_FLIGHT) > 0);
         long sent = table.count(EventStatus.SENT);

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.testkit.kafka.EmbeddedKafkaBroker;
 import dev.outboxjava.testkit.kafka.KafkaIdCollector;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.worker.it.OutboxTable;
+import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,7 +69,7 @@ class KafkaWorkerProcessIT {
             env.put("OUTBOX_SWEEPER_LEASE_TIMEOUT", "15s");
             env.put("OUTBOX_BACKOFF_MAX", "2s");
             env.put("OUTBOX_HTTP_PORT", "0");
-            try (WorkerProcess worker = WorkerProcess.start("kafka-outage", env, "run")) {
+            try (ChildJvm worker = WorkerJar.start("kafka-outage", env, "run")) {
                 await().atMost(Duration.ofMinutes(3)).until(() -> received.distinct() >= 500 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 

@@ -11,7 +11,7 @@ import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
-import dev.outboxjava.worker.it.OutboxTable;
+import dev.outboxjava.worker.testsupport.OutboxTable;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -59,15 +59,15 @@ class OperatorCliIT {
         return env;
     }
 
-    private WorkerProcess.Result cli(Map<String, String> env, String... args) {
-        return WorkerProcess.run("operator-" + args[0], env, COMMAND_TIMEOUT, args);
+    private WorkerJar.Result cli(Map<String, String> env, String... args) {
+        return WorkerJar.run("operator-" + args[0], env, COMMAND_TIMEOUT, args);
     }
 
-    private WorkerProcess.Result cli(String... args) {
+    private WorkerJar.Result cli(String... args) {
         return cli(environment(), args);
     }
 
-    private static void assertNoStackTrace(WorkerProcess.Result result) {
+    private static void assertNoStackTrace(WorkerJar.Result result) {
         assertThat(result.output()).as(result.output()).doesNotContain("\tat ").doesNotContain("Exception:");
     }
 
@@ -77,7 +77,7 @@ class OperatorCliIT {
     void deadLetterTable() throws Exception {
         List<UUID> dead = deadLetters(3);
 
-        WorkerProcess.Result list = cli("dead-letters", "list", "--limit", "2");
+        WorkerJar.Result list = cli("dead-letters", "list", "--limit", "2");
         assertThat(list.exitCode()).as(list.output()).isZero();
         List<String> lines =
                 list.output().lines().filter(line -> !line.isBlank()).toList();
@@ -97,7 +97,7 @@ class OperatorCliIT {
         assertThat(lines).hasSize(4);
         assertThat(lines.get(3)).isEqualTo("1-2 of 3 dead letters (more with --offset 2)");
 
-        WorkerProcess.Result json = cli("dead-letters", "list", "--format", "json");
+        WorkerJar.Result json = cli("dead-letters", "list", "--format", "json");
         assertThat(json.exitCode()).as(json.output()).isZero();
         JsonNode page = new ObjectMapper()
                 .readTree(json.output().substring(json.output().indexOf('{')));
@@ -124,7 +124,7 @@ class OperatorCliIT {
                         new RetryMark(ids.get(1), "connection reset", soon)),
                 Instant.now());
 
-        WorkerProcess.Result list = cli("retries", "list");
+        WorkerJar.Result list = cli("retries", "list");
         assertThat(list.exitCode()).as(list.output()).isZero();
         List<String> lines =
                 list.output().lines().filter(line -> !line.isBlank()).toList();
@@ -151,7 +151,7 @@ class OperatorCliIT {
         UUID pending = table.append(1, "orders", "order.placed").get(0);
         UUID unknown = UUID.randomUUID();
 
-        WorkerProcess.Result requeue = cli(
+        WorkerJar.Result requeue = cli(
                 "dead-letters",
                 "requeue",
                 "--id",
@@ -175,10 +175,10 @@ class OperatorCliIT {
     void audited() throws Exception {
         List<UUID> dead = deadLetters(3);
 
-        WorkerProcess.Result requeue =
+        WorkerJar.Result requeue =
                 cli("dead-letters", "requeue", "--id", dead.get(0).toString(), "--by", "Grace");
-        WorkerProcess.Result purge = cli("purge", "--status", "failed", "--older-than", "0s");
-        WorkerProcess.Result dryRun = cli("purge", "--status", "failed", "--older-than", "0s", "--dry-run");
+        WorkerJar.Result purge = cli("purge", "--status", "failed", "--older-than", "0s");
+        WorkerJar.Result dryRun = cli("purge", "--status", "failed", "--older-than", "0s", "--dry-run");
 
         assertThat(requeue.exitCode()).as(requeue.output()).isZero();
         assertThat(purge.exitCode()).as(purge.output()).isZero();
@@ -207,7 +207,7 @@ class OperatorCliIT {
     void purgeDryRun() throws Exception {
         deadLetters(3);
 
-        WorkerProcess.Result dryRun = cli("purge", "--status", "failed", "--older-than", "0s", "--dry-run");
+        WorkerJar.Result dryRun = cli("purge", "--status", "failed", "--older-than", "0s", "--dry-run");
 
         assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
         assertThat(dryRun.output()).contains("would purge 3 failed event(s)").contains("nothing deleted");
@@ -217,14 +217,14 @@ class OperatorCliIT {
     @Test
     @DisplayName("status exits 4 when the worker would not be ready, 0 when it would")
     void statusExitCode() throws Exception {
-        WorkerProcess.Result ready = cli("status");
+        WorkerJar.Result ready = cli("status");
         assertThat(ready.exitCode()).as(ready.output()).isZero();
 
         table.append(1, "orders", "order.placed");
         Map<String, String> strict = environment();
         strict.put("OUTBOX_HEALTH_MAX_LAG", "1ms");
         Thread.sleep(5); // the event must be older than the 1 ms threshold
-        WorkerProcess.Result behind = cli(strict, "status");
+        WorkerJar.Result behind = cli(strict, "status");
         assertThat(behind.exitCode()).as(behind.output()).isEqualTo(4);
         assertThat(behind.output()).containsPattern("(?m)^ready\\s+no ");
     }
@@ -237,7 +237,7 @@ class OperatorCliIT {
         env.put("OUTBOX_BROKER", "rabbitmq");
         env.put("OUTBOX_HTTP_PORT", "0");
 
-        WorkerProcess.Result run = cli(env, "run");
+        WorkerJar.Result run = cli(env, "run");
 
         assertThat(run.exitCode()).as(run.output()).isEqualTo(2);
         assertThat(run.output())
@@ -257,7 +257,7 @@ class OperatorCliIT {
             env.put("OUTBOX_HTTP_HOST", "127.0.0.1");
             env.put("OUTBOX_HTTP_PORT", String.valueOf(taken.getLocalPort()));
 
-            WorkerProcess.Result run = cli(env, "run");
+            WorkerJar.Result run = cli(env, "run");
 
             assertThat(run.exitCode()).as(run.output()).isEqualTo(2);
             assertThat(run.output()

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.worker.it.TcpProxy;
-import dev.outboxjava.worker.it.WorkerFixture;
+import dev.outboxjava.testkit.fixture.ChildJvm;
+import dev.outboxjava.worker.testsupport.TcpProxy;
+import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,7 +33,7 @@ class StartDuringDatabaseOutageIT {
     static final WorkerFixture fixture = new WorkerFixture("start-outage-it");
 
     private Map<String, String> environment(String databaseUrl, int httpPort) {
-        return WorkerProcess.rabbitMqEnvironment(
+        return WorkerJar.rabbitMqEnvironment(
                 fixture, databaseUrl, fixture.rabbit().uri(), httpPort);
     }
 
@@ -59,12 +60,12 @@ class StartDuringDatabaseOutageIT {
     void waitsForTheDatabaseThenRelays() throws Exception {
         List<UUID> ids = fixture.table().append(200, fixture.destination().exchange(), "order.placed");
         URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
-        int httpPort = WorkerProcess.freePort();
+        int httpPort = WorkerJar.freePort();
         try (TcpProxy proxy = new TcpProxy(database.getHost(), database.getPort() == -1 ? 5432 : database.getPort())) {
             proxy.cut(); // the database is down before the worker starts
             Map<String, String> env =
                     environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(), httpPort);
-            try (WorkerProcess worker = WorkerProcess.start("start-during-database-outage", env, "run")) {
+            try (ChildJvm worker = WorkerJar.start("start-during-database-outage", env, "run")) {
                 await().atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(200))
                         .untilAsserted(() -> {
@@ -87,7 +88,7 @@ class StartDuringDatabaseOutageIT {
                                     .isEqualTo(503);
                             assertThat(status(httpPort, "/health")).isEqualTo(200);
                         });
-                assertThat(fixture.inbox().distinct()).isZero();
+                assertThat(fixture.inbox().ids().size()).isZero();
                 assertThat(worker.linesContaining("waiting for it"))
                         .as(worker.output())
                         .isEqualTo(1);
@@ -123,8 +124,8 @@ class StartDuringDatabaseOutageIT {
                 "jdbc:postgresql://" + database.getHost() + ":" + (database.getPort() == -1 ? 5432 : database.getPort())
                         + "/no_such_database_" + UUID.randomUUID().toString().substring(0, 8);
 
-        WorkerProcess.Result result = WorkerProcess.run(
-                "start-with-missing-database", environment(missing, 0), Duration.ofSeconds(60), "run");
+        WorkerJar.Result result =
+                WorkerJar.run("start-with-missing-database", environment(missing, 0), Duration.ofSeconds(60), "run");
 
         assertThat(result.exitCode()).as(result.output()).isEqualTo(3);
         assertThat(result.output()).contains("does not exist").doesNotContain("waiting for it");
@@ -133,13 +134,13 @@ class StartDuringDatabaseOutageIT {
     @Test
     @DisplayName("SIGTERM while it waits for the database ends it promptly")
     void stopsWhileWaiting() throws Exception {
-        int httpPort = WorkerProcess.freePort();
+        int httpPort = WorkerJar.freePort();
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 5432)) {
             proxy.cut();
             URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
             Map<String, String> env =
                     environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(), httpPort);
-            try (WorkerProcess worker = WorkerProcess.start("stop-while-waiting", env, "run")) {
+            try (ChildJvm worker = WorkerJar.start("stop-while-waiting", env, "run")) {
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> worker.linesContaining("waiting for it") == 1 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();

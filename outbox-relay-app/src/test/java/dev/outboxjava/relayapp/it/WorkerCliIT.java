@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterMark;
+import dev.outboxjava.testkit.fixture.ChildJvm;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
-import dev.outboxjava.worker.it.OutboxTable;
-import dev.outboxjava.worker.it.WorkerFixture;
+import dev.outboxjava.worker.testsupport.OutboxTable;
+import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -54,12 +55,12 @@ class WorkerCliIT {
         return env;
     }
 
-    private WorkerProcess.Result cli(String... args) {
+    private WorkerJar.Result cli(String... args) {
         String[] withConfig = new String[args.length + 2];
         System.arraycopy(args, 0, withConfig, 0, args.length);
         withConfig[args.length] = "--config";
         withConfig[args.length + 1] = configFile.toString();
-        return WorkerProcess.run("cli-" + args[0], baseEnvironment(), COMMAND_TIMEOUT, withConfig);
+        return WorkerJar.run("cli-" + args[0], baseEnvironment(), COMMAND_TIMEOUT, withConfig);
     }
 
     private static long figure(String output, String name) {
@@ -103,7 +104,7 @@ class WorkerCliIT {
     void statusMatchesTheTable() throws Exception {
         everyState();
 
-        WorkerProcess.Result status = cli("status");
+        WorkerJar.Result status = cli("status");
 
         assertThat(status.exitCode()).as(status.output()).isZero();
         Map<EventStatus, Long> counts = fixture.table().countsBySql();
@@ -127,12 +128,12 @@ class WorkerCliIT {
     void requeuedDeadLettersAreDelivered() throws Exception {
         List<UUID> dead = everyState();
 
-        WorkerProcess.Result list = cli("dead-letters", "list");
+        WorkerJar.Result list = cli("dead-letters", "list");
         assertThat(list.exitCode()).as(list.output()).isZero();
         assertThat(list.output()).contains("1-10 of 10 dead letters");
         dead.forEach(id -> assertThat(list.output()).contains(id.toString()));
 
-        WorkerProcess.Result show = cli("dead-letters", "show", dead.get(0).toString());
+        WorkerJar.Result show = cli("dead-letters", "show", dead.get(0).toString());
         assertThat(show.exitCode()).as(show.output()).isZero();
         assertThat(show.output())
                 .containsPattern("(?m)^status\\s+failed$")
@@ -142,10 +143,10 @@ class WorkerCliIT {
         assertThat(cli("dead-letters", "show", UUID.randomUUID().toString()).exitCode())
                 .isEqualTo(1);
 
-        WorkerProcess.Result one =
+        WorkerJar.Result one =
                 cli("dead-letters", "requeue", "--id", dead.get(0).toString());
         assertThat(one.output()).contains("requeued 1 dead letter(s)");
-        WorkerProcess.Result byType = cli("dead-letters", "requeue", "--type", "payment.failed");
+        WorkerJar.Result byType = cli("dead-letters", "requeue", "--type", "payment.failed");
         assertThat(byType.exitCode()).isZero();
         assertThat(byType.output()).contains("requeued 9 dead letter(s)");
         assertThat(fixture.table().count(EventStatus.FAILED)).isZero();
@@ -157,7 +158,7 @@ class WorkerCliIT {
                 "OUTBOX_RABBITMQ_CONNECTION_NAME",
                 "outbox-worker-cli-it-" + UUID.randomUUID().toString().substring(0, 8));
         env.put("OUTBOX_HTTP_PORT", "0");
-        try (WorkerProcess worker = WorkerProcess.start("cli-run", env, "run", "--config", configFile.toString())) {
+        try (ChildJvm worker = WorkerJar.start("cli-run", env, "run", "--config", configFile.toString())) {
             await().atMost(Duration.ofMinutes(2))
                     .untilAsserted(() -> assertThat(fixture.inbox().ids())
                             .as("worker log:\n%s", worker.output())
@@ -166,13 +167,13 @@ class WorkerCliIT {
             worker.terminate();
             worker.waitFor(Duration.ofSeconds(30));
         }
-        WorkerProcess.Result after = cli("status");
+        WorkerJar.Result after = cli("status");
         assertThat(figure(after.output(), "failed")).isZero();
         assertThat(figure(after.output(), "pending")).isZero();
         long sent = figure(after.output(), "sent");
         assertThat(sent).isEqualTo(fixture.table().count(EventStatus.SENT)).isGreaterThanOrEqualTo(25);
 
-        WorkerProcess.Result purge = cli("purge", "--status", "sent", "--older-than", "0s");
+        WorkerJar.Result purge = cli("purge", "--status", "sent", "--older-than", "0s");
         assertThat(purge.exitCode()).as(purge.output()).isZero();
         assertThat(purge.output()).contains("purged " + sent + " sent event(s)");
         assertThat(fixture.table().count(EventStatus.SENT)).isZero();
@@ -184,7 +185,7 @@ class WorkerCliIT {
         Map<String, String> typo = baseEnvironment();
         typo.put("OUTBOX_DB_URL", fixture.postgres().jdbcUrl());
         typo.put("OUTBOX_RELAY_BACH_SIZE", "10");
-        WorkerProcess.Result unknown = WorkerProcess.run("cli-typo", typo, COMMAND_TIMEOUT, "status");
+        WorkerJar.Result unknown = WorkerJar.run("cli-typo", typo, COMMAND_TIMEOUT, "status");
         assertThat(unknown.exitCode()).isEqualTo(2);
         assertThat(unknown.output()).contains("OUTBOX_RELAY_BACH_SIZE: unknown setting");
 
@@ -194,12 +195,12 @@ class WorkerCliIT {
         }
         Map<String, String> down = baseEnvironment();
         down.put("OUTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:" + closedPort + "/test");
-        WorkerProcess.Result unreachable = WorkerProcess.run("cli-down", down, COMMAND_TIMEOUT, "dead-letters", "list");
+        WorkerJar.Result unreachable = WorkerJar.run("cli-down", down, COMMAND_TIMEOUT, "dead-letters", "list");
         assertThat(unreachable.exitCode()).isEqualTo(3);
         assertThat(unreachable.output()).contains("database unreachable");
         // `run` waits for a database that is down instead (StartDuringDatabaseOutageIT)
 
-        WorkerProcess.Result schema = WorkerProcess.run(
+        WorkerJar.Result schema = WorkerJar.run(
                 "cli-schema", baseEnvironment(), COMMAND_TIMEOUT, "schema", "--table", "shop.outbox_events");
         assertThat(schema.exitCode()).isZero();
         assertThat(schema.output()).contains("CREATE TABLE IF NOT EXISTS \"shop\".\"outbox_events\"");

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxjava.core.EventStatus;
-import dev.outboxjava.worker.it.TcpProxy;
-import dev.outboxjava.worker.it.WorkerFixture;
+import dev.outboxjava.testkit.contract.ReceivedMessage;
+import dev.outboxjava.testkit.fixture.ChildJvm;
+import dev.outboxjava.worker.testsupport.TcpProxy;
+import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -42,7 +45,7 @@ class WorkerProcessIT {
 
     private Map<String, String> environment(String amqpUri, int httpPort) {
         Map<String, String> env =
-                WorkerProcess.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri, httpPort);
+                WorkerJar.rabbitMqEnvironment(fixture, fixture.postgres().jdbcUrl(), amqpUri, httpPort);
         env.put(
                 "OUTBOX_RABBITMQ_CONNECTION_NAME",
                 "outbox-worker-it-" + UUID.randomUUID().toString().substring(0, 8));
@@ -63,7 +66,7 @@ class WorkerProcessIT {
                         HttpResponse.BodyHandlers.ofString());
     }
 
-    private void awaitDelivered(List<UUID> ids, WorkerProcess worker) {
+    private void awaitDelivered(List<UUID> ids, ChildJvm worker) {
         await().atMost(DRAIN_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(worker.isAlive())
                     .as("worker alive; log:\n%s", worker.output())
@@ -77,9 +80,9 @@ class WorkerProcessIT {
     @DisplayName("drains 5,000 events to RabbitMQ, then on SIGTERM exits within the bound with nothing in flight")
     void drainsThenStopsOnSigterm() throws Exception {
         List<UUID> first = fixture.table().append(5000, fixture.destination().exchange(), "order.placed");
-        int httpPort = WorkerProcess.freePort();
-        try (WorkerProcess worker =
-                WorkerProcess.start("drain", environment(fixture.rabbit().uri(), httpPort), "run")) {
+        int httpPort = WorkerJar.freePort();
+        try (ChildJvm worker =
+                WorkerJar.start("drain", environment(fixture.rabbit().uri(), httpPort), "run")) {
             long started = System.nanoTime();
             awaitDelivered(first, worker);
             log.info(
@@ -99,7 +102,7 @@ class WorkerProcessIT {
 
             // SIGTERM in the middle of a second, bigger drain
             fixture.table().append(20_000, fixture.destination().exchange(), "order.placed");
-            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 6000);
+            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 6000);
             long sigterm = System.nanoTime();
             worker.terminate();
             worker.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
@@ -109,7 +112,7 @@ class WorkerProcessIT {
                     exitMillis,
                     SHUTDOWN_BOUND,
                     PROCESS_SLACK,
-                    fixture.inbox().distinct());
+                    fixture.inbox().ids().size());
 
             assertThat(fixture.table().count(EventStatus.IN_FLIGHT))
                     .as("nothing left in flight")
@@ -128,22 +131,22 @@ class WorkerProcessIT {
         Map<String, String> env = environment(fixture.rabbit().uri(), 0);
         env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
 
-        try (WorkerProcess first = WorkerProcess.start("sigkill-first", env, "run")) {
-            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500);
+        try (ChildJvm first = WorkerJar.start("sigkill-first", env, "run")) {
+            await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500);
             first.kill();
             first.waitFor(Duration.ofSeconds(10));
         }
         Map<EventStatus, Long> afterKill = fixture.table().countsBySql();
-        log.info("after SIGKILL: {} delivered, table {}", fixture.inbox().distinct(), afterKill);
+        log.info("after SIGKILL: {} delivered, table {}", fixture.inbox().ids().size(), afterKill);
         assertThat(afterKill.get(EventStatus.SENT)).as("killed mid-drain").isLessThan(5000);
 
-        try (WorkerProcess second = WorkerProcess.start("sigkill-second", env, "run")) {
+        try (ChildJvm second = WorkerJar.start("sigkill-second", env, "run")) {
             awaitDelivered(ids, second);
             await().atMost(Duration.ofSeconds(60)).until(() -> fixture.table().count(EventStatus.SENT) == 5000);
             log.info(
                     "every event arrived: {} deliveries for 5,000 events ({} duplicates)",
-                    fixture.inbox().deliveries(),
-                    fixture.inbox().deliveries() - 5000);
+                    fixture.inbox().get().size(),
+                    fixture.inbox().get().size() - 5000);
             second.terminate();
             second.waitFor(SHUTDOWN_BOUND.plus(PROCESS_SLACK));
         }
@@ -158,8 +161,8 @@ class WorkerProcessIT {
                 new TcpProxy(fixture.rabbit().host(), fixture.rabbit().port())) {
             Map<String, String> env = environment(fixture.rabbitUriVia(proxy.port()), 0);
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
-            try (WorkerProcess worker = WorkerProcess.start("broker-outage", env, "run")) {
-                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500);
+            try (ChildJvm worker = WorkerJar.start("broker-outage", env, "run")) {
+                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500);
 
                 proxy.cut();
                 long cutAt = System.nanoTime();
@@ -168,7 +171,7 @@ class WorkerProcessIT {
                 int deliveredAtCut = settledCount();
                 Thread.sleep(Math.max(0, 10_000 - (System.nanoTime() - cutAt) / 1_000_000)); // the outage: 10 s
                 assertThat(worker.isAlive()).isTrue();
-                assertThat(fixture.inbox().distinct())
+                assertThat(fixture.inbox().ids().size())
                         .as("nothing gets through while cut")
                         .isLessThanOrEqualTo(deliveredAtCut + 50);
                 proxy.restore();
@@ -206,8 +209,8 @@ class WorkerProcessIT {
             Map<String, String> env = environment(fixture.rabbit().uri(), 0);
             env.put("OUTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath());
             env.put("OUTBOX_RELAY_BATCH_SIZE", "50");
-            try (WorkerProcess worker = WorkerProcess.start("database-outage", env, "run")) {
-                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().distinct() >= 500 || !worker.isAlive());
+            try (ChildJvm worker = WorkerJar.start("database-outage", env, "run")) {
+                await().atMost(DRAIN_TIMEOUT).until(() -> fixture.inbox().ids().size() >= 500 || !worker.isAlive());
                 assertThat(worker.isAlive()).as(worker.output()).isTrue();
 
                 proxy.cut();
@@ -246,7 +249,7 @@ class WorkerProcessIT {
         env.put("OUTBOX_ORDERING", "per_key");
         env.put("OUTBOX_RELAY_THREADS", "2");
         env.put("OUTBOX_RELAY_BATCH_SIZE", "100");
-        try (WorkerProcess worker = WorkerProcess.start("per-key", env, "run")) {
+        try (ChildJvm worker = WorkerJar.start("per-key", env, "run")) {
             awaitDelivered(ids, worker);
             assertThat(worker.output()).contains("ordering per key");
             worker.terminate();
@@ -255,7 +258,8 @@ class WorkerProcessIT {
         // payload {"order":i} with key order-(i % 50): within a key, first arrivals must ascend
         Map<Integer, Integer> lastByKey = new HashMap<>();
         java.util.Set<Integer> seen = new java.util.HashSet<>();
-        for (String body : fixture.inbox().bodies()) {
+        for (ReceivedMessage message : fixture.inbox().get()) {
+            String body = new String(message.payload(), StandardCharsets.UTF_8);
             int order = Integer.parseInt(body.replaceAll("\\D", ""));
             if (!seen.add(order)) {
                 continue;
@@ -270,12 +274,12 @@ class WorkerProcessIT {
     /** The consumer's count once it has stopped growing for a second (at most 8 s), i.e. it has caught up. */
     private int settledCount() throws InterruptedException {
         int previous = -1;
-        int current = fixture.inbox().distinct();
+        int current = fixture.inbox().ids().size();
         long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
         while (current != previous && System.nanoTime() < deadline) {
             previous = current;
             Thread.sleep(1_000);
-            current = fixture.inbox().distinct();
+            current = fixture.inbox().ids().size();
         }
         return current;
     }

@@ -22,7 +22,7 @@ import dev.outboxjava.relayapp.internal.StandaloneModules;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.OutboxWorker;
-import dev.outboxjava.worker.observability.Promtool;
+import dev.outboxjava.worker.testsupport.Promtool;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.InputStream;
 import java.net.URI;

@@ -3,9 +3,9 @@ package dev.outboxjava.testkit.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outboxjava.testkit.BrokerInbox;
 import dev.outboxjava.testkit.EventFilter;
 import dev.outboxjava.testkit.OutboxAssertions;
+import dev.outboxjava.testkit.fixture.BrokerInbox;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;

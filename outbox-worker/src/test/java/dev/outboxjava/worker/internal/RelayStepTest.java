@@ -15,6 +15,7 @@ import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayConfig;
 import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.time.ManualClock;
+import dev.outboxjava.worker.testsupport.SwitchablePublisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -14,6 +14,8 @@ import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
+import dev.outboxjava.worker.testsupport.OutboxTable;
+import dev.outboxjava.worker.testsupport.TcpProxy;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;

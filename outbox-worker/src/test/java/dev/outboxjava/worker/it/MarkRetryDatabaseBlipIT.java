@@ -20,6 +20,8 @@ import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.internal.LogCapture;
+import dev.outboxjava.worker.testsupport.OutboxTable;
+import dev.outboxjava.worker.testsupport.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.time.Duration;

@@ -20,6 +20,8 @@ import dev.outboxjava.worker.OutboxWorkerModule;
 import dev.outboxjava.worker.PostgresStoreModule;
 import dev.outboxjava.worker.RabbitMqPublisherModule;
 import dev.outboxjava.worker.internal.LogCapture;
+import dev.outboxjava.worker.testsupport.TcpProxy;
+import dev.outboxjava.worker.testsupport.WorkerFixture;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Collection;

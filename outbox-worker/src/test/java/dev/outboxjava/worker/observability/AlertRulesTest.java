@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.outboxjava.worker.testsupport.Promtool;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;

@@ -18,7 +18,7 @@ import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.internal.BacklogGauges;
 import dev.outboxjava.worker.internal.LogCapture;
-import dev.outboxjava.worker.internal.SwitchablePublisher;
+import dev.outboxjava.worker.testsupport.SwitchablePublisher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
