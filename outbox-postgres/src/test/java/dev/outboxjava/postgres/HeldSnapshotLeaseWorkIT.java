@@ -159,22 +159,6 @@ class HeldSnapshotLeaseWorkIT {
         }
     }
 
-    @Test
-    @DisplayName("append-only layout with per-key ordering: the lease's buffers under the held snapshot (printed)")
-    void appendLogPerKeyPrinted() throws Exception {
-        Ordering ordering = Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY);
-        PostgresOutboxStore store = store("held_append_log_keyed", StoreLayout.APPEND_LOG, ordering);
-        try {
-            LogLease queries = new LogLease(table(store), ordering);
-            Explained before = relayAndMeasure(store, WARM_UP, () -> logLeaseBuffers(store, queries));
-            Explained after = relayAndMeasure(store, EVENTS, () -> logLeaseBuffers(store, queries));
-            // the held-key lookups walk the dead state entries of each key: they grow with a key's own history
-            report("append-only (per key, 1,000 keys)", before, after);
-        } finally {
-            drop(store);
-        }
-    }
-
     private static void analyze(PostgresOutboxStore store) throws SQLException {
         try (Connection connection = store.dataSource().getConnection();
                 Statement statement = connection.createStatement()) {
@@ -186,13 +170,6 @@ class HeldSnapshotLeaseWorkIT {
         return String.format(
                 "lease of %d: after %,d events read %d and wrote %d buffers; after %,d more, read %d and wrote %d",
                 BATCH, WARM_UP, before.read(), before.written(), EVENTS, after.read(), after.written());
-    }
-
-    private static void report(String layout, Explained before, Explained after) {
-        System.out.printf(
-                "%s layout, lease of %d under a held snapshot: after %,d events read %d and wrote %d "
-                        + "buffers; after %,d more, read %d and wrote %d%n",
-                layout, BATCH, WARM_UP, before.read(), before.written(), EVENTS, after.read(), after.written());
     }
 
     /**
