@@ -336,14 +336,11 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 .toList();
     }
 
-    private long purge(EventStatus status, Instant createdBefore) {
+    private long purgeSentBefore(Instant createdBefore) {
         checkAvailable();
-        if (!status.isTerminal()) {
-            throw new InvalidConfigurationException(
-                    "status", "only terminal events (sent, failed) can be purged, " + "not " + status);
-        }
         List<OutboxEvent> purged = select(
-                event -> event.status() == status && event.createdAt().isBefore(createdBefore), Integer.MAX_VALUE);
+                event -> event.status() == EventStatus.SENT && event.createdAt().isBefore(createdBefore),
+                Integer.MAX_VALUE);
         purged.forEach(event -> remove(event.id()));
         return purged.size();
     }
@@ -389,7 +386,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
 
     @Override
     public synchronized long purgeSent(Instant createdBefore, String actor, Instant now) {
-        long purged = purge(EventStatus.SENT, createdBefore);
+        long purged = purgeSentBefore(createdBefore);
         audit(
                 now,
                 actor,

@@ -87,9 +87,8 @@ public class OutboxEndpoint {
             throw new IllegalArgumentException("unknown section '" + section + "': try dead-letters");
         }
         int size = limit == null ? 50 : Math.min(Math.max(1, limit), MAX_PAGE);
-        EventPage found = operator()
-                .findDeadLetters(
-                        DeadLetterFilter.any(), after == null ? OptionalLong.empty() : OptionalLong.of(after), size);
+        EventPage found = store.findDeadLetters(
+                DeadLetterFilter.any(), after == null ? OptionalLong.empty() : OptionalLong.of(after), size);
         Map<String, Object> page = new LinkedHashMap<>();
         page.put("limit", size);
         page.put(
@@ -128,7 +127,7 @@ public class OutboxEndpoint {
                 } else {
                     throw new IllegalArgumentException("requeue needs id, type or all=true");
                 }
-                long requeued = operator().requeueDeadLetters(filter, actor, now);
+                long requeued = store.requeueDeadLetters(filter, actor, now);
                 if (requeued > 0) {
                     wakeUp.run();
                 }
@@ -141,12 +140,9 @@ public class OutboxEndpoint {
                 Instant before = Instant.parse(createdBefore);
                 long purged = switch (status) {
                     case "failed" ->
-                        operator()
-                                .purgeDeadLetters(
-                                        DeadLetterFilter.any().withCreated(Optional.empty(), Optional.of(before)),
-                                        actor,
-                                        now);
-                    case "sent" -> operator().purgeSent(before, actor, now);
+                        store.purgeDeadLetters(
+                                DeadLetterFilter.any().withCreated(Optional.empty(), Optional.of(before)), actor, now);
+                    case "sent" -> store.purgeSent(before, actor, now);
                     default -> throw new IllegalArgumentException("purge deletes failed or sent events, not " + status);
                 };
                 result.put("purged", purged);
@@ -154,10 +150,6 @@ public class OutboxEndpoint {
             default -> throw new IllegalArgumentException("unknown action '" + action + "': requeue or purge");
         }
         return result;
-    }
-
-    private OperatorStore operator() {
-        return store;
     }
 
     private static String actor(SecurityContext security) {
