@@ -247,23 +247,23 @@ class HeldSnapshotLeaseWorkIT {
         try (Connection connection = store.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             try {
+                LogLease.Position position = queries.readPosition(connection);
                 Explained total;
                 try (PreparedStatement statement = connection.prepareStatement(explain(queries.retryLeaseSql()))) {
-                    int p = 1;
-                    statement.setObject(p++, UUID.randomUUID());
-                    statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
-                    statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
-                    if (store.config().ordering().isPerKey()) {
-                        statement.setObject(p++, now.atOffset(ZoneOffset.UTC));
-                    }
-                    statement.setInt(p, BATCH);
+                    queries.bindRetry(statement, position, UUID.randomUUID(), now, BATCH);
                     total = buffers(statement);
                 }
                 try (PreparedStatement statement = connection.prepareStatement(explain(queries.positionSql()))) {
-                    Explained position = buffers(statement); // its one row is the position, not an event
-                    total = total.plus(new Explained(0, position.read(), position.written()));
+                    Explained read = buffers(statement); // its one row is the position, not an event
+                    total = total.plus(new Explained(0, read.read(), read.written()));
                 }
-                LogLease.Position position = queries.readPosition(connection);
+                if (store.config().ordering().isPerKey()) {
+                    try (PreparedStatement statement = connection.prepareStatement(explain(queries.inversionsSql()))) {
+                        queries.bindInversions(statement, position);
+                        Explained read = buffers(statement); // its one row is the events found, not an event
+                        total = total.plus(new Explained(0, read.read(), read.written()));
+                    }
+                }
                 try (PreparedStatement statement = connection.prepareStatement(explain(queries.freshLeaseSql()))) {
                     queries.bindFresh(statement, position, UUID.randomUUID(), now, BATCH);
                     total = total.plus(buffers(statement));

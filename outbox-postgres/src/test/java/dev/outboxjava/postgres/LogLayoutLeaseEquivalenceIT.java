@@ -18,7 +18,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -55,20 +54,17 @@ class LogLayoutLeaseEquivalenceIT {
               RETURNING id, seq, status, attempts, last_error, next_attempt_at, leased_at, lease_id)
             SELECT %3$s FROM r s JOIN %1$s e ON e.id = s.id AND e.seq = s.seq
             """;
-    /** %1$s the state table, %2$s the dead-letter condition, %3$s the leased keys, %4$s the log, %5$s the position. */
+    /** %1$s the state table, %2$s the dead-letter condition, %3$s the leased keys. */
     private static final String RETRY_PER_KEY_BY_HAND = """
 
                                AND (c.event_key IS NULL OR (c.event_key NOT IN %3$s AND NOT EXISTS (
                                     SELECT 1 FROM %1$s b WHERE b.event_key = c.event_key AND b.seq < c.seq
                                        AND (b.status = 'in_flight' OR (b.status = 'pending' AND b.next_attempt_at > ?)%2$s))
                                   AND NOT EXISTS (
-                                    SELECT 1 FROM ((SELECT done, upto, xact_id, seq FROM %5$s ORDER BY id DESC LIMIT 1)
-                                                   UNION ALL SELECT '1:1:'::pg_snapshot, NULL, '0'::xid8, 0 LIMIT 1) p
-                                      JOIN %4$s lg ON lg.event_key = c.event_key
-                                     WHERE p.upto IS NOT NULL AND (lg.xact_id, lg.seq) > (p.xact_id, p.seq)
-                                       AND lg.xact_id < pg_snapshot_xmax(p.upto) AND lg.seq < c.seq
-                                       AND pg_visible_in_snapshot(lg.xact_id, p.upto)
-                                       AND NOT pg_visible_in_snapshot(lg.xact_id, p.done))))\
+                                    SELECT 1 FROM unnest(?::text[], ?::text[]::xid8[], ?::bigint[])
+                                                  AS un(event_key, xact_id, seq)
+                                     WHERE un.event_key = c.event_key AND un.seq < c.seq
+                                       AND (un.xact_id, un.seq) > (?::text::xid8, ?))))\
             """;
 
     private static final String STATE_EVENT_COLUMNS = "e.id, e.seq, e.type, e.source, e.event_key, e.destination,"
@@ -97,8 +93,7 @@ class LogLayoutLeaseEquivalenceIT {
                   AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
                 ORDER BY xact_id, seq LIMIT ?)
               ORDER BY xact_id, seq LIMIT ?),
-            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at, ?::timestamptz AS brief_since, ?::smallint AS gen,
-                         ?::text::pg_snapshot AS done, ?::text::pg_snapshot AS upto, ?::text::xid8 AS upto_xmax),
+            v AS (SELECT ?::uuid AS lease_id, ?::timestamptz AS at, ?::timestamptz AS brief_since, ?::smallint AS gen),
             %7$s
             g0 AS MATERIALIZED (SELECT f.*, %5$s AS lease_it, %8$s AS waits FROM f, v),
             g1 AS (SELECT g0.*, coalesce(bool_or(g0.lease_it) OVER (ORDER BY g0.xact_id DESC, g0.seq DESC
@@ -154,13 +149,9 @@ class LogLayoutLeaseEquivalenceIT {
     private static final String HELD_KEYS_BY_HAND = """
             hk AS (SELECT unnest(lk.keys) AS event_key, min(lk.leased_at) AS held_since FROM %1$s lk GROUP BY 1),
             fl AS (SELECT f.xact_id, f.seq FROM f ORDER BY f.xact_id DESC, f.seq DESC LIMIT 1),
-            fk AS (SELECT DISTINCT f.event_key FROM f WHERE f.event_key IS NOT NULL),
-            bk AS (SELECT fk.event_key,
-                          (SELECT min(un.seq) FROM %2$s un WHERE un.event_key = fk.event_key
-                              AND (un.xact_id, un.seq) > (fl.xact_id, fl.seq) AND un.xact_id < v.upto_xmax
-                              AND pg_visible_in_snapshot(un.xact_id, v.upto)
-                              AND NOT pg_visible_in_snapshot(un.xact_id, v.done)) AS first_unread
-                     FROM fk, fl, v),
+            bk AS (SELECT un.event_key, min(un.seq) AS first_unread
+                     FROM unnest(?::text[], ?::text[]::xid8[], ?::bigint[]) AS un(event_key, xact_id, seq), fl
+                    WHERE (un.xact_id, un.seq) > (fl.xact_id, fl.seq) GROUP BY un.event_key),
             """;
 
     /** Held only by a lease younger than the brief hold: waits in the log; %1$s state, %2$s dead-letter condition. */
@@ -199,11 +190,7 @@ class LogLayoutLeaseEquivalenceIT {
                 STATE_EVENT_COLUMNS,
                 perKey
                         ? RETRY_PER_KEY_BY_HAND.formatted(
-                                s,
-                                ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "",
-                                leasedKeys,
-                                t,
-                                LogLayoutDdl.positionTable(table).quoted())
+                                s, ordering.deadLetterHoldsKey() ? " OR b.status = 'failed'" : "", leasedKeys)
                         : "");
         String positionByHand = POSITION_BY_HAND.formatted(
                 LogLayoutDdl.positionTable(table).quoted(),
@@ -218,7 +205,7 @@ class LogLayoutLeaseEquivalenceIT {
                                 s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
                         : "f.next_attempt_at <= v.at",
                 l,
-                perKey ? HELD_KEYS_BY_HAND.formatted(l, t) : "",
+                perKey ? HELD_KEYS_BY_HAND.formatted(l) : "",
                 perKey
                         ? WAITS_PER_KEY_BY_HAND.formatted(
                                 s, ordering.deadLetterHoldsKey() ? " OR h.status = 'failed'" : "")
@@ -226,10 +213,10 @@ class LogLayoutLeaseEquivalenceIT {
         int checked = 0;
         for (Instant at : List.of(clock.instant(), clock.instant().plus(Duration.ofMinutes(2)))) {
             for (int limit : List.of(1, 3, 100)) {
-                List<List<String>> retried = retried(queries.retryLeaseSql(), perKey, at, limit);
+                List<List<String>> retried = retried(queries, queries.retryLeaseSql(), at, limit);
                 assertThat(retried)
                         .as("due state rows at %s, limit %d", at, limit)
-                        .isEqualTo(retried(retryByHand, perKey, at, limit));
+                        .isEqualTo(retried(queries, retryByHand, at, limit));
                 List<List<String>> fresh = fresh(queries, queries.freshLeaseSql(), at, limit);
                 assertThat(fresh)
                         .as("new log rows at %s, limit %d", at, limit)
@@ -304,16 +291,11 @@ class LogLayoutLeaseEquivalenceIT {
     private static final UUID LEASE = UUID.randomUUID();
 
     /** The rows of the state-table read, in a transaction rolled back. */
-    private static List<List<String>> retried(String sql, boolean perKey, Instant at, int limit) throws SQLException {
+    private static List<List<String>> retried(LogLease queries, String sql, Instant at, int limit) throws SQLException {
         try (Connection connection = postgres.dataSource().getConnection()) {
             connection.setAutoCommit(false);
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                int p = 1;
-                statement.setObject(p++, LEASE);
-                for (int n = 0; n < (perKey ? 3 : 2); n++) {
-                    statement.setObject(p++, at.atOffset(ZoneOffset.UTC));
-                }
-                statement.setInt(p, limit);
+                queries.bindRetry(statement, queries.readPosition(connection), LEASE, at, limit);
                 return sorted(read(statement));
             } finally {
                 connection.rollback();

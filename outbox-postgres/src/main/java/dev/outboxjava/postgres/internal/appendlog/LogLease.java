@@ -25,7 +25,6 @@ import static dev.outboxjava.postgres.internal.appendlog.LogSql.snapshotFunction
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.stateEventColumns;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.tableOf;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.text;
-import static dev.outboxjava.postgres.internal.appendlog.LogSql.visibleIn;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.xid8;
 import static org.jooq.impl.DSL.name;
 
@@ -108,6 +107,7 @@ public final class LogLease {
     private final String advanceSql;
     private final LeaseGenerations generations;
     private final ParkingGenerations parking;
+    private final LogInversions inversions;
 
     public LogLease(Identifiers.TableName table) {
         this(table, Ordering.none());
@@ -148,19 +148,13 @@ public final class LogLease {
             }
             // an event parked because an earlier event of its key was still unread in the snapshot being worked
             // through waits until the log read has taken that one
-            Table<?> at = lastPosition(p);
-            Table<Record> lg = t.as("lg");
+            Table<Record> un = LogInversions.bound("un");
             Condition earlierUnread = DSL.exists(DSL.selectOne()
-                    .from(at)
-                    .join(lg)
-                    .on(column(lg, EVENT_KEY).eq(column(c, EVENT_KEY)))
-                    .where(column(at, UPTO).isNotNull())
-                    .and(DSL.row(column(lg, XACT_ID), column(lg, SEQ))
-                            .gt(DSL.row(column(at, XACT_ID), column(at, SEQ))))
-                    .and(column(lg, XACT_ID).lt(DSL.function("pg_snapshot_xmax", XID8, column(at, UPTO))))
-                    .and(column(lg, SEQ).lt(column(c, SEQ)))
-                    .and(visibleIn(column(lg, XACT_ID), column(at, UPTO)))
-                    .andNot(visibleIn(column(lg, XACT_ID), column(at, DONE))));
+                    .from(un)
+                    .where(column(un, EVENT_KEY).eq(column(c, EVENT_KEY)))
+                    .and(column(un, SEQ).lt(column(c, SEQ)))
+                    .and(DSL.row(column(un, XACT_ID), column(un, SEQ))
+                            .gt(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT)))));
             due = due.and(column(c, EVENT_KEY)
                     .isNull()
                     .or(column(c, EVENT_KEY)
@@ -215,6 +209,7 @@ public final class LogLease {
                         xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT)));
         this.generations = new LeaseGenerations(table);
         this.parking = new ParkingGenerations(table);
+        this.inversions = new LogInversions(table);
     }
 
     /** The log read of the lease, to EXPLAIN; bind it with {@link #bindFresh}. */
@@ -227,7 +222,7 @@ public final class LogLease {
         return positionSql;
     }
 
-    /** The state-table read of the lease, to EXPLAIN. Binds: lease id, now, now, limit. */
+    /** The state-table read of the lease, to EXPLAIN; bind it with {@link #bindRetry}. */
     public String retryLeaseSql() {
         return retryLeaseSql;
     }
@@ -245,22 +240,18 @@ public final class LogLease {
                 lock.setLong(1, advisoryLockKey);
                 lock.execute();
             }
-            OffsetDateTime at = Jdbc.timestamptz(now);
             List<OutboxEvent> events = new ArrayList<>();
+            // under per-key ordering the state-table read needs the position (see earlierUnread)
+            Position position = perKey ? readPosition(connection) : null;
             try (PreparedStatement statement = connection.prepareStatement(retryLeaseSql)) {
-                int p = 1;
-                statement.setObject(p++, leaseId);
-                statement.setObject(p++, at);
-                statement.setObject(p++, at);
-                if (perKey) {
-                    statement.setObject(p++, at);
-                }
-                statement.setInt(p, limit);
+                bindRetry(statement, position, leaseId, now, limit);
                 readInto(statement, events);
             }
             // a second round when the first finished its snapshot: the events committed since are taken at once
             for (int round = 0; round < 2 && events.size() < limit; round++) {
-                Position position = readPosition(connection);
+                if (position == null || round > 0) {
+                    position = readPosition(connection);
+                }
                 int wanted = limit - events.size();
                 LogSql.Taken taken;
                 try (PreparedStatement statement = connection.prepareStatement(freshLeaseSql)) {
@@ -340,6 +331,29 @@ public final class LogLease {
         }
     }
 
+    /**
+     * Binds the state-table read of a lease ({@link #retryLeaseSql()}); under per-key ordering it needs the
+     * position, which may be {@code null} otherwise. Public so that tests can EXPLAIN it.
+     */
+    public void bindRetry(PreparedStatement statement, Position position, UUID leaseId, Instant now, int limit)
+            throws SQLException {
+        OffsetDateTime at = Jdbc.timestamptz(now);
+        int p = 1;
+        statement.setObject(p++, leaseId);
+        statement.setObject(p++, at);
+        statement.setObject(p++, at);
+        if (perKey) {
+            statement.setObject(p++, at);
+            LogInversions.Found unread = position.started()
+                    ? inversions.find(statement.getConnection(), position)
+                    : LogInversions.Found.NONE;
+            p = unread.bind(statement, p);
+            statement.setString(p++, position.lastXact());
+            statement.setLong(p++, position.lastSeq());
+        }
+        statement.setInt(p, limit);
+    }
+
     /** Binds the log read of a lease ({@link #freshLeaseSql()}); public so that tests can EXPLAIN it. */
     public void bindFresh(PreparedStatement statement, Position position, UUID leaseId, Instant now, int limit)
             throws SQLException {
@@ -370,9 +384,19 @@ public final class LogLease {
         statement.setObject(15, Jdbc.timestamptz(now));
         statement.setObject(16, Jdbc.timestamptz(now.minus(BRIEF_HOLD)));
         statement.setShort(17, LeaseGenerations.of(now));
-        statement.setString(18, position.done());
-        statement.setString(19, position.upto());
-        statement.setString(20, position.uptoXmax());
+        if (perKey) {
+            inversions.find(statement.getConnection(), position).bind(statement, 18);
+        }
+    }
+
+    /** The lookup of the events a per-key lease parks others behind ({@link LogInversions}), to EXPLAIN. */
+    public String inversionsSql() {
+        return inversions.sql();
+    }
+
+    /** Binds {@link #inversionsSql()} for the snapshot of {@code position}. */
+    public void bindInversions(PreparedStatement statement, Position position) throws SQLException {
+        LogInversions.bindFor(statement, position);
     }
 
     /** The keys of the new events in flight, gathered once per statement (a hashed lookup per candidate). */

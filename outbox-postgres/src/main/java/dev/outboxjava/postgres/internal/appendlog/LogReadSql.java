@@ -24,18 +24,14 @@ import static dev.outboxjava.postgres.internal.OutboxTable.TYPE;
 import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
 import static dev.outboxjava.postgres.internal.PreparedSql.bind;
-import static dev.outboxjava.postgres.internal.appendlog.LogSql.DONE;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.IDS;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.KEPT;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.KEYS;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.SEQS;
-import static dev.outboxjava.postgres.internal.appendlog.LogSql.UPTO;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.XACT_ID;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.XID8;
-import static dev.outboxjava.postgres.internal.appendlog.LogSql.snapshot;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.tableOf;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.text;
-import static dev.outboxjava.postgres.internal.appendlog.LogSql.visibleIn;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.visibleInText;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.xid8;
 import static dev.outboxjava.postgres.internal.appendlog.TableGenerations.GEN;
@@ -75,7 +71,6 @@ final class LogReadSql {
     private static final Field<Instant> HELD_SINCE = field(name("held_since"), SQLDataType.INSTANT);
 
     private static final Field<Long> WRITTEN = field(name("written"), SQLDataType.BIGINT);
-    private static final Field<Object> UPTO_XMAX = field(name("upto_xmax"), XID8);
     private static final Field<Long> FIRST_UNREAD = field(name("first_unread"), SQLDataType.BIGINT);
 
     private LogReadSql() {}
@@ -135,10 +130,7 @@ final class LogReadSql {
                         DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(AT.getUnqualifiedName()),
                         DSL.cast(bind(SQLDataType.INSTANT), SQLDataType.INSTANT).as(BRIEF_SINCE.getUnqualifiedName()),
                         DSL.cast(bind(SQLDataType.SMALLINT), SQLDataType.SMALLINT)
-                                .as(GEN.getUnqualifiedName()),
-                        snapshot(bind(SQLDataType.CLOB)).as(DONE.getUnqualifiedName()),
-                        snapshot(bind(SQLDataType.CLOB)).as(UPTO.getUnqualifiedName()),
-                        xid8(bind(SQLDataType.CLOB)).as(UPTO_XMAX.getUnqualifiedName())));
+                                .as(GEN.getUnqualifiedName())));
         Table<Record> f = DSL.table(name("f"));
         Table<Record> v = DSL.table(name("v"));
         Table<Record> hk = DSL.table(name("hk"));
@@ -201,34 +193,21 @@ final class LogReadSql {
                                 DSL.min(column(lk, LEASED_AT)).as(HELD_SINCE.getUnqualifiedName()))
                         .from(lk)
                         .groupBy(DSL.inline(1)));
-        // per key, the first sequence of each key's events after this read in the snapshot being worked through
-        // (the log's key index, from the read's last event on; every condition is a column of the index, so it
-        // can be read alone: dead letters kept apart are old, seen by done, and need no condition of their own)
+        // per key, the first sequence of the key's events that the snapshot's transaction order puts after
+        // this read although a later event of the key comes before (found once per snapshot: LogInversions)
         Table<Record> fl = DSL.table(name("fl"));
         CommonTableExpression<?> lastRead = name("fl")
                 .as(DSL.select(column(f, XACT_ID), column(f, SEQ))
                         .from(f)
                         .orderBy(column(f, XACT_ID).desc(), column(f, SEQ).desc())
                         .limit(DSL.inline(1)));
-        Table<Record> fk = DSL.table(name("fk"));
-        Table<Record> un = t.as("un");
-        CommonTableExpression<?> readKeys = name("fk")
-                .as(DSL.selectDistinct(column(f, EVENT_KEY))
-                        .from(f)
-                        .where(column(f, EVENT_KEY).isNotNull()));
+        Table<Record> un = LogInversions.bound("un");
         CommonTableExpression<?> firstUnread = name("bk")
-                .as(DSL.select(
-                                column(fk, EVENT_KEY),
-                                DSL.field(DSL.select(DSL.min(column(un, SEQ)))
-                                                .from(un)
-                                                .where(column(un, EVENT_KEY).eq(column(fk, EVENT_KEY)))
-                                                .and(DSL.row(column(un, XACT_ID), column(un, SEQ))
-                                                        .gt(DSL.row(column(fl, XACT_ID), column(fl, SEQ))))
-                                                .and(column(un, XACT_ID).lt(column(v, UPTO_XMAX)))
-                                                .and(visibleIn(column(un, XACT_ID), column(v, UPTO)))
-                                                .andNot(visibleIn(column(un, XACT_ID), column(v, DONE))))
-                                        .as(FIRST_UNREAD.getUnqualifiedName()))
-                        .from(fk, fl, v));
+                .as(DSL.select(column(un, EVENT_KEY), DSL.min(column(un, SEQ)).as(FIRST_UNREAD.getUnqualifiedName()))
+                        .from(un, fl)
+                        .where(DSL.row(column(un, XACT_ID), column(un, SEQ))
+                                .gt(DSL.row(column(fl, XACT_ID), column(fl, SEQ))))
+                        .groupBy(column(un, EVENT_KEY)));
         // materialized: the window below must not evaluate the conditions once per row of every frame
         CommonTableExpression<?> classified = name("g0")
                 .asMaterialized(DSL.select(
@@ -335,7 +314,7 @@ final class LogReadSql {
         Table<Record> w = DSL.table(name("w"));
         return PreparedSql.render(DSL.with(
                         perKey
-                                ? List.of(fresh, values, notDue, heldKeys, lastRead, readKeys, firstUnread)
+                                ? List.of(fresh, values, notDue, heldKeys, lastRead, firstUnread)
                                 : List.of(fresh, values))
                 .with(classified)
                 .with(leasableLater)
