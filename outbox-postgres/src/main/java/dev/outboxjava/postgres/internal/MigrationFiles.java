@@ -42,12 +42,13 @@ public final class MigrationFiles {
     public static final List<String> OUTBOX = List.of(
             OUTBOX_LOCATION + "/V1__create_outbox_table.sql",
             OUTBOX_LOCATION + "/V2__add_cloudevents_subject_dataschema.sql");
-    /** The append-only layout's versioned migrations, in version order (the key index included). */
+    /** The append-only layout's versioned migrations, in version order. */
     public static final List<String> OUTBOX_APPEND_LOG = List.of(
             OUTBOX_APPEND_LOG_LOCATION + "/V1__create_outbox_append_log.sql",
             OUTBOX_APPEND_LOG_LOCATION + "/V2__key_order_index.sql",
             OUTBOX_APPEND_LOG_LOCATION + "/V3__one_event_per_id.sql",
-            OUTBOX_APPEND_LOG_LOCATION + "/V4__drop_state_columns_of_the_log.sql");
+            OUTBOX_APPEND_LOG_LOCATION + "/V4__drop_state_columns_of_the_log.sql",
+            OUTBOX_APPEND_LOG_LOCATION + "/V5__drop_key_order_index.sql");
     /** The per-key ordering indexes, applied after every file of {@link #OUTBOX}. */
     public static final List<String> OUTBOX_PER_KEY =
             List.of(OUTBOX_PER_KEY_LOCATION + "/R__outbox_per_key_indexes.sql");

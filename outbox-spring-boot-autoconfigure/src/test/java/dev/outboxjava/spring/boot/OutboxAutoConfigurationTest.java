@@ -297,11 +297,12 @@ class OutboxAutoConfigurationTest {
                                     "outbox-append-log-2 EXECUTED",
                                     "outbox-append-log-3 EXECUTED",
                                     "outbox-append-log-4 EXECUTED",
+                                    "outbox-append-log-5 EXECUTED",
                                     "outbox-operator-1 EXECUTED",
                                     "outbox-operator-2 EXECUTED",
                                     "outbox-operator-3 EXECUTED");
                     assertThat(tables()).contains("outbox_events_audit", "outbox_events_attempts");
-                    assertThat(indexes()).contains("outbox_events_key_idx");
+                    assertThat(indexes()).contains("outbox_events_log_idx").doesNotContain("outbox_events_key_idx");
                     assertAppendsAndFinds(context);
                 });
     }
