@@ -41,6 +41,9 @@ import java.util.UUID;
  * @param leaseId       the current lease; every mark must present it
  * @param sentAt        when the broker acknowledged the event
  * @param sequence      store-assigned, increasing in append order; 0 until stored
+ * @param drawnId       whether the builder drew the id rather than being given one: a drawn id is new by
+ *                      construction (a millisecond and 74 random bits), so an append-only store does not look
+ *                      it up in the outbox before it appends the event; a given id is looked up
  */
 public record OutboxEvent(
         UUID id,
@@ -63,7 +66,8 @@ public record OutboxEvent(
         Optional<Instant> leasedAt,
         Optional<UUID> leaseId,
         Optional<Instant> sentAt,
-        long sequence) {
+        long sequence,
+        boolean drawnId) {
 
     /**
      * Longest type, source, destination, routing key and content type accepted, in characters; type,
@@ -182,7 +186,8 @@ public record OutboxEvent(
                 newLeasedAt,
                 newLeaseId,
                 newSentAt,
-                sequence);
+                sequence,
+                drawnId);
     }
 
     /** This event with its headers replaced (e.g. trace context added on append); nothing is re-validated. */
@@ -208,10 +213,14 @@ public record OutboxEvent(
                 leasedAt,
                 leaseId,
                 sentAt,
-                sequence);
+                sequence,
+                drawnId);
     }
 
-    /** This event with its payload and headers replaced (an operator's edit); nothing is re-validated. */
+    /**
+     * This event with its payload and headers replaced (an operator's edit); nothing is re-validated. The copy
+     * counts as one with a given id: appended, its id is looked up like any given one.
+     */
     public OutboxEvent withContent(byte[] newPayload, Map<String, String> newHeaders) {
         return new OutboxEvent(
                 id,
@@ -234,7 +243,8 @@ public record OutboxEvent(
                 leasedAt,
                 leaseId,
                 sentAt,
-                sequence);
+                sequence,
+                false);
     }
 
     /** This event with a store-assigned sequence. */
@@ -260,7 +270,8 @@ public record OutboxEvent(
                 leasedAt,
                 leaseId,
                 sentAt,
-                newSequence);
+                newSequence,
+                drawnId);
     }
 
     @Override
@@ -524,7 +535,8 @@ public record OutboxEvent(
                     Optional.empty(),
                     Optional.empty(),
                     Optional.empty(),
-                    0L);
+                    0L,
+                    id == null);
             EventContent.check(event);
             return event;
         }
@@ -694,7 +706,8 @@ public record OutboxEvent(
                     leasedAt,
                     leaseId,
                     sentAt,
-                    sequence);
+                    sequence,
+                    false);
         }
     }
 }

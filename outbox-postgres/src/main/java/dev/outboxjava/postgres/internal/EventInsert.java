@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntFunction;
 import org.jooq.ConnectionProvider;
 import org.jooq.Field;
 import org.jooq.Name;
@@ -86,16 +87,10 @@ public final class EventInsert {
 
     private final List<Field<?>> columns;
     private final RowN row;
-    // index: row count; the last slot holds a full chunk's text
-    private final AtomicReferenceArray<String> texts = new AtomicReferenceArray<>(CACHED_ROW_COUNTS + 2);
-    /**
-     * jOOQ's text for one row cut where a further row goes: the head (up to and with the first row), what
-     * each further row adds (the separator and the row) and the tail after the rows.
-     */
-    private final String head;
-
-    private final String eachFurtherRow;
-    private final String tail;
+    /** The plain INSERT's texts: the in-place table's, or the log's for events whose ids the builder drew. */
+    private final Texts plain;
+    /** The log's INSERT that looks each id up first, for events given their id (else null). */
+    private final Texts lookingUp;
 
     /** Appends to a table whose primary key refuses an id already in it (the in-place layout). */
     public EventInsert(OutboxTable table) {
@@ -103,9 +98,12 @@ public final class EventInsert {
     }
 
     /**
-     * Appends to {@code table}; with {@code idTaken} (the append-only layout, whose log has no state columns and,
-     * partitioned, cannot have a unique key on the id alone) each row is first looked up by id, and a row whose id is already in the
-     * table makes that function fail the INSERT as a unique violation, as the in-place layout's key does.
+     * Appends to {@code table}; with {@code idTaken} (the append-only layout, whose log has no state columns
+     * and, partitioned, cannot have a unique key on the id alone) a row whose id was given rather than drawn
+     * by the builder ({@link OutboxEvent#drawnId()}) is first looked up by id, and a row whose id is already in
+     * the table makes that function fail the INSERT as a unique violation, as the in-place layout's key does.
+     * A drawn id is new by construction, so its row is inserted as it is: the lookup would probe every
+     * partition of the log for each event and cost the append about a tenth of a producer transaction.
      */
     public EventInsert(OutboxTable table, Identifiers.TableName idTaken) {
         this.table = table;
@@ -114,20 +112,8 @@ public final class EventInsert {
         this.row = row(columns);
         // The first rendering in a JVM loads jOOQ (several hundred milliseconds): here, when the writer
         // is created, rather than inside the first producer transaction.
-        String oneRow = rendered(1);
-        String twoRows = rendered(2);
-        int cut = 0;
-        while (cut < oneRow.length() && oneRow.charAt(cut) == twoRows.charAt(cut)) {
-            cut++;
-        }
-        this.head = oneRow.substring(0, cut);
-        this.eachFurtherRow = twoRows.substring(cut, cut + twoRows.length() - oneRow.length());
-        this.tail = oneRow.substring(cut);
-        String threeRows = rendered(3);
-        if (!extended(3).equals(threeRows)) {
-            throw new IllegalStateException(
-                    "jOOQ renders a multi-row INSERT that is not its one-row text with rows added: " + threeRows);
-        }
+        this.plain = new Texts(rows -> rendered(rows, false));
+        this.lookingUp = idTaken == null ? null : new Texts(rows -> rendered(rows, true));
     }
 
     /**
@@ -216,7 +202,13 @@ public final class EventInsert {
 
     private void insertChunk(Connection connection, List<OutboxEvent> events, int from, int to) throws SQLException {
         int rows = to - from;
-        try (PreparedStatement statement = connection.prepareStatement(sql(rows))) {
+        Texts texts = plain;
+        for (int i = from; i < to && texts == plain && lookingUp != null; i++) {
+            if (!events.get(i).drawnId()) {
+                texts = lookingUp;
+            }
+        }
+        try (PreparedStatement statement = connection.prepareStatement(texts.sql(rows))) {
             int p = 1;
             for (int i = from; i < to; i++) {
                 OutboxEvent event = events.get(i);
@@ -242,38 +234,83 @@ public final class EventInsert {
         }
     }
 
-    /**
-     * The INSERT text for {@code rows} rows; for up to {@value #CACHED_ROW_COUNTS} rows and for a full chunk
-     * the same instance on every call. Rendering with jOOQ takes about a millisecond per hundred rows, more than
-     * the INSERT itself may cost, so the text is jOOQ's one-row text extended by its further-row part: the same
-     * text jOOQ renders for that many rows, in microseconds.
-     */
+    /** The plain INSERT text for {@code rows} rows (see {@link Texts#sql}). */
     String sql(int rows) {
-        int slot = rows <= CACHED_ROW_COUNTS ? rows : rows == ROWS_PER_STATEMENT ? CACHED_ROW_COUNTS + 1 : -1;
-        if (slot < 0) {
-            return extended(rows);
-        }
-        String text = texts.get(slot);
-        if (text == null) {
-            text = extended(rows);
-            texts.set(slot, text);
-        }
-        return text;
+        return plain.sql(rows);
     }
 
-    private String extended(int rows) {
-        StringBuilder text =
-                new StringBuilder(head.length() + (rows - 1) * eachFurtherRow.length() + tail.length()).append(head);
-        for (int row = 1; row < rows; row++) {
-            text.append(eachFurtherRow);
-        }
-        return text.append(tail).toString();
+    /** The INSERT text for {@code rows} rows that looks their ids up first (append-only layout only). */
+    String lookingUpSql(int rows) {
+        return lookingUp.sql(rows);
     }
 
-    /** jOOQ's own text for {@code rows} rows. */
+    /**
+     * One INSERT's texts by row count; for up to {@value #CACHED_ROW_COUNTS} rows and for a full chunk the
+     * same instance on every call. Rendering with jOOQ takes about a millisecond per hundred rows, more than
+     * the INSERT itself may cost, so the text is jOOQ's one-row text extended by its further-row part: the
+     * same text jOOQ renders for that many rows, in microseconds.
+     */
+    private static final class Texts {
+        // index: row count; the last slot holds a full chunk's text
+        private final AtomicReferenceArray<String> texts = new AtomicReferenceArray<>(CACHED_ROW_COUNTS + 2);
+        /**
+         * jOOQ's text for one row cut where a further row goes: the head (up to and with the first row), what
+         * each further row adds (the separator and the row) and the tail after the rows.
+         */
+        private final String head;
+
+        private final String eachFurtherRow;
+        private final String tail;
+
+        Texts(IntFunction<String> rendered) {
+            String oneRow = rendered.apply(1);
+            String twoRows = rendered.apply(2);
+            int cut = 0;
+            while (cut < oneRow.length() && oneRow.charAt(cut) == twoRows.charAt(cut)) {
+                cut++;
+            }
+            this.head = oneRow.substring(0, cut);
+            this.eachFurtherRow = twoRows.substring(cut, cut + twoRows.length() - oneRow.length());
+            this.tail = oneRow.substring(cut);
+            String threeRows = rendered.apply(3);
+            if (!extended(3).equals(threeRows)) {
+                throw new IllegalStateException(
+                        "jOOQ renders a multi-row INSERT that is not its one-row text with rows added: " + threeRows);
+            }
+        }
+
+        String sql(int rows) {
+            int slot = rows <= CACHED_ROW_COUNTS ? rows : rows == ROWS_PER_STATEMENT ? CACHED_ROW_COUNTS + 1 : -1;
+            if (slot < 0) {
+                return extended(rows);
+            }
+            String text = texts.get(slot);
+            if (text == null) {
+                text = extended(rows);
+                texts.set(slot, text);
+            }
+            return text;
+        }
+
+        private String extended(int rows) {
+            StringBuilder text = new StringBuilder(head.length() + (rows - 1) * eachFurtherRow.length() + tail.length())
+                    .append(head);
+            for (int row = 1; row < rows; row++) {
+                text.append(eachFurtherRow);
+            }
+            return text.append(tail).toString();
+        }
+    }
+
+    /** jOOQ's own text for {@code rows} rows of the plain INSERT. */
     String rendered(int rows) {
+        return rendered(rows, false);
+    }
+
+    /** jOOQ's own text for {@code rows} rows, the ids looked up first or not. */
+    String rendered(int rows, boolean lookUpIds) {
         List<RowN> values = Collections.nCopies(rows, row);
-        if (idTaken == null) {
+        if (!lookUpIds) {
             return PreparedSql.render(DSL.insertInto(table.table(), columns).valuesOfRows(values));
         }
         Table<Record> v = DSL.values(values.toArray(RowN[]::new))

@@ -77,6 +77,17 @@ class HotPathSqlTest {
                 .isEqualTo(insert.rendered(EventInsert.ROWS_PER_STATEMENT));
     }
 
+    @Test
+    @DisplayName("the append-only log's INSERT looks ids up only in its text for given ids")
+    void logInsert() {
+        EventInsert insert = new EventInsert(table, Identifiers.tableName("t", "billing.outbox_events_id_taken"));
+        assertThat(insert.sql(2)).doesNotContain("exists").doesNotContain("id_taken");
+        assertThat(placeholders(insert.sql(2))).isEqualTo(2 * 14);
+        assertThat(insert.lookingUpSql(2)).contains("exists").contains("\"outbox_events_id_taken\"");
+        assertThat(placeholders(insert.lookingUpSql(2))).isEqualTo(2 * 14);
+        assertThat(insert.lookingUpSql(300)).isEqualTo(insert.rendered(300, true));
+    }
+
     private static long placeholders(String sql) {
         return sql.chars().filter(c -> c == '?').count();
     }

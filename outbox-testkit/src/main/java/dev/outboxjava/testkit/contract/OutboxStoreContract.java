@@ -182,6 +182,20 @@ public abstract class OutboxStoreContract {
                     .containsExactly(id);
         }
 
+        @Test
+        @DisplayName(
+                "a copy of an appended event with new content keeps its id, and is refused like any id given twice")
+        void editedCopyOfAnAppendedEvent() {
+            OutboxEvent original = event("order.placed", "order-3");
+            append(store, List.of(original));
+            OutboxEvent edited = original.withContent("edited".getBytes(StandardCharsets.UTF_8), Map.of());
+
+            assertThatThrownBy(() -> append(store, List.of(edited)))
+                    .isInstanceOf(OutboxException.class)
+                    .hasMessageContaining("already in the outbox");
+            assertThat(stored(original.id()).payload()).isEqualTo(original.payload());
+        }
+
         private OutboxEvent withId(UUID id, String payload) {
             return OutboxEvent.builder()
                     .clock(clock)
