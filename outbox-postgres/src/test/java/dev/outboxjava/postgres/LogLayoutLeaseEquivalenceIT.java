@@ -84,8 +84,9 @@ class LogLayoutLeaseEquivalenceIT {
     private static final String FRESH_LEASE_BY_HAND = """
             WITH f AS (
               (SELECT %4$s FROM %1$s
-                WHERE xact_id = ANY(?::text::xid8[]) AND (xact_id, seq) >= (?::text::xid8, ?)
-                  AND pg_visible_in_snapshot(xact_id, ?::text::pg_snapshot) AND seq >= ? AND NOT kept
+                WHERE xact_id = ANY(ARRAY(SELECT x FROM unnest(?::text::xid8[]) x
+                                           WHERE pg_visible_in_snapshot(x, ?::text::pg_snapshot)))
+                  AND (xact_id, seq) >= (?::text::xid8, ?) AND seq >= ? AND NOT kept
                 ORDER BY xact_id, seq LIMIT ?)
               UNION ALL
               (SELECT %4$s FROM %1$s

@@ -86,14 +86,9 @@ final class LogInversions {
         // the snapshot's part of the log, as the lease reads it: transactions in progress when done was
         // taken, then those begun since, each seen by upto
         Condition keyed = EVENT_KEY.isNotNull().and(DSL.not(DSL.condition(KEPT)));
-        // only those of the transactions in progress then that upto sees: a writing transaction still open
-        // is not read at all (its rows so far would each be looked at and left, for every snapshot)
-        Field<Object[]> seenSince = DSL.field(
-                "array(select x from unnest({0}) x where pg_visible_in_snapshot(x, {1}))",
-                XID8.array(), DSL.cast(bind(SQLDataType.CLOB), XID8.array()), LogSql.snapshot(bind(SQLDataType.CLOB)));
         var inProgress = DSL.select(EVENT_KEY, XACT_ID, SEQ)
                 .from(t)
-                .where(XACT_ID.eq(DSL.any(seenSince)))
+                .where(XACT_ID.eq(DSL.any(LogSql.seenBy(bind(SQLDataType.CLOB), bind(SQLDataType.CLOB)))))
                 .and(SEQ.ge(bind(SQLDataType.BIGINT)))
                 .and(keyed);
         var begunSince = DSL.select(EVENT_KEY, XACT_ID, SEQ)

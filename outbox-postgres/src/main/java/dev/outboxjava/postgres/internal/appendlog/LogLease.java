@@ -363,9 +363,9 @@ public final class LogLease {
         // none of it; with that estimate, a transaction of many events (a bulk append) was read whole and
         // sorted for every lease instead of read in index order
         statement.setString(1, position.doneXip());
-        statement.setString(2, position.lastXact());
-        statement.setLong(3, position.lastSeq() + 1);
-        statement.setString(4, position.upto());
+        statement.setString(2, position.upto());
+        statement.setString(3, position.lastXact());
+        statement.setLong(4, position.lastSeq() + 1);
         // a bound on the partition key: the executor skips the partitions below the floor before it starts (and
         // the dead letters kept apart, always taken, are left out by the plan)
         statement.setLong(5, position.floor());

@@ -29,7 +29,6 @@ import static dev.outboxjava.postgres.internal.appendlog.LogSql.KEPT;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.KEYS;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.SEQS;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.XACT_ID;
-import static dev.outboxjava.postgres.internal.appendlog.LogSql.XID8;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.tableOf;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.text;
 import static dev.outboxjava.postgres.internal.appendlog.LogSql.visibleInText;
@@ -106,9 +105,8 @@ final class LogReadSql {
         };
         var inProgress = DSL.select(logColumns)
                 .from(t)
-                .where(XACT_ID.eq(DSL.any(DSL.cast(bind(SQLDataType.CLOB), XID8.array()))))
+                .where(XACT_ID.eq(DSL.any(LogSql.seenBy(bind(SQLDataType.CLOB), bind(SQLDataType.CLOB)))))
                 .and(DSL.row(XACT_ID, SEQ).ge(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT))))
-                .and(visibleInText(XACT_ID, bind(SQLDataType.CLOB)))
                 .and(SEQ.ge(bind(SQLDataType.BIGINT)))
                 .and(DSL.not(DSL.condition(KEPT)))
                 .orderBy(XACT_ID, SEQ)

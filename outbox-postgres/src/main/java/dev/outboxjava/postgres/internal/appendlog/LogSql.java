@@ -195,6 +195,18 @@ final class LogSql {
         return visibleIn(xact, snapshot(snapshotText));
     }
 
+    /**
+     * Of the transaction ids {@code xidsText} (an {@code xid8[]} as text: those in progress when the position's
+     * {@code done} was taken), those the snapshot {@code snapshotText} sees. A transaction still open is left
+     * out before the log is read: looking its rows so far up by index and leaving each would cost every lease
+     * more the longer it writes.
+     */
+    static Field<Object[]> seenBy(Field<String> xidsText, Field<String> snapshotText) {
+        return DSL.field(
+                "array(select x from unnest({0}) x where pg_visible_in_snapshot(x, {1}))",
+                XID8.array(), DSL.cast(xidsText, XID8.array()), snapshot(snapshotText));
+    }
+
     /** {@code pg_visible_in_snapshot(xact, snapshot)}. */
     static Condition visibleIn(Field<Object> xact, Field<Object> snapshot) {
         return DSL.condition(DSL.function("pg_visible_in_snapshot", SQLDataType.BOOLEAN, xact, snapshot));
