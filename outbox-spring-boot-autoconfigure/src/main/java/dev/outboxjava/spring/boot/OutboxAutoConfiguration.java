@@ -1,7 +1,10 @@
 package dev.outboxjava.spring.boot;
 
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.PayloadSerializer;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.postgres.JsonPayloadSerializer;
 import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
@@ -27,6 +30,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * The outbox on the application's own beans: its {@link DataSource} (appends join Spring's
@@ -48,12 +53,13 @@ import org.springframework.context.annotation.Import;
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
             "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
             "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
-            "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"
+            "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
+            "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration"
         })
 @ConditionalOnClass(PostgresOutboxStore.class)
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(OutboxProperties.class)
-@Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class})
+@Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class, OutboxPayloadConfiguration.class})
 public class OutboxAutoConfiguration {
 
     /** The store's configuration, shared by {@link SpringOutbox} and the relay. */
@@ -75,13 +81,35 @@ public class OutboxAutoConfiguration {
         return PostgresOutboxStore.create(dataSource, config);
     }
 
+    /** Routes of the application's event types: {@link EventRoute} beans, {@code outbox.routes}, {@link OutboxRoute}. */
+    @Bean
+    OutboxEventRouter outboxEventRouter(
+            OutboxProperties properties,
+            ObjectProvider<EventRoute<?>> routes,
+            Environment environment,
+            ResourceLoader resources) {
+        String application = environment.getProperty("spring.application.name");
+        String source = application == null || application.isBlank() ? OutboxEvent.DEFAULT_SOURCE : "/" + application;
+        return new OutboxEventRouter(
+                routes.orderedStream().toList(), properties.getRoutes(), resources.getClassLoader(), source);
+    }
+
+    /** Appends the routed events that the application publishes with its ApplicationEventPublisher. */
+    @Bean
+    static OutboxApplicationEventListener outboxApplicationEventListener(
+            ObjectProvider<OutboxEventRouter> router, ObjectProvider<SpringOutbox> outbox) {
+        return new OutboxApplicationEventListener(router::getObject, outbox::getObject);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     SpringOutbox springOutbox(
             DataSource dataSource,
             PostgresOutboxStore store,
             ObjectProvider<OutboxWorker> worker,
-            ObjectProvider<OutboxTraceContext> traceContext) {
+            ObjectProvider<OutboxTraceContext> traceContext,
+            ObjectProvider<PayloadSerializer> serializer,
+            OutboxEventRouter router) {
         WakeUpMode mode = store.config().wakeUpMode();
         Optional<OutboxNotifier> notifier = store.transactional().notifier();
         Runnable afterCommit = mode == WakeUpMode.NONE
@@ -92,7 +120,13 @@ public class OutboxAutoConfiguration {
                     worker.ifAvailable(running -> running.wakeUp().signal());
                 };
         OutboxTraceContext trace = traceContext.getIfAvailable(() -> OutboxTraceContext.NONE);
-        return new SpringOutbox(dataSource, store.writer(), afterCommit, trace::addTo);
+        return new SpringOutbox(
+                dataSource,
+                store.writer(),
+                afterCommit,
+                trace::addTo,
+                serializer.getIfAvailable(JsonPayloadSerializer::ofDefaults),
+                router);
     }
 
     /** The relay, sweeper and cleaner of this instance; off with {@code outbox.relay.enabled=false}. */

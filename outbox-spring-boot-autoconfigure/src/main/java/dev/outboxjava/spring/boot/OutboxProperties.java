@@ -12,6 +12,8 @@ import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -68,6 +70,12 @@ public class OutboxProperties implements Validator {
     private final Cleaner cleaner = new Cleaner();
     private final Health health = new Health();
     private final Schema schema = new Schema();
+    /**
+     * Routes of the application's event types to the outbox, by the event's fully qualified class name:
+     * outbox.routes[com.example.OrderPlaced].destination=orders. Such events, published with
+     * ApplicationEventPublisher or passed to SpringOutbox.append, are appended in the current transaction.
+     */
+    private final Map<String, Route> routes = new LinkedHashMap<>();
 
     /** The broker the relay publishes to. */
     public enum Broker {
@@ -323,6 +331,60 @@ public class OutboxProperties implements Validator {
         }
     }
 
+    /** Where the outbox sends the events of one application event type. */
+    public static class Route {
+        /** The Kafka topic or RabbitMQ exchange. Required. */
+        private String destination;
+        /** The event's key: a Spring expression on the event, e.g. orderId or customer.id; none when unset. */
+        private String key;
+        /** The CloudEvents type; unset = the event's class name. */
+        private String type;
+        /** The CloudEvents source; unset = "/" and spring.application.name. */
+        private String source;
+        /** The RabbitMQ routing key; none when unset. */
+        private String routingKey;
+
+        public String getDestination() {
+            return destination;
+        }
+
+        public void setDestination(String destination) {
+            this.destination = destination;
+        }
+
+        public String getKey() {
+            return key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        public String getType() {
+            return type;
+        }
+
+        public void setType(String type) {
+            this.type = type;
+        }
+
+        public String getSource() {
+            return source;
+        }
+
+        public void setSource(String source) {
+            this.source = source;
+        }
+
+        public String getRoutingKey() {
+            return routingKey;
+        }
+
+        public void setRoutingKey(String routingKey) {
+            this.routingKey = routingKey;
+        }
+    }
+
     /** Creating the outbox table. */
     public static class Schema {
         /**
@@ -425,6 +487,10 @@ public class OutboxProperties implements Validator {
 
     public Schema getSchema() {
         return schema;
+    }
+
+    public Map<String, Route> getRoutes() {
+        return routes;
     }
 
     /** The store's configuration, shared by the appending side and the relay. */
