@@ -24,6 +24,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -179,23 +180,29 @@ class ApplicationEventsTest {
                 });
     }
 
+    @Configuration(proxyBeanMethods = false)
+    static class Routes {
+        // tag::event-route[]
+        @Bean
+        EventRoute<OrderPlaced> orderPlacedRoute() {
+            return EventRoute.of(OrderPlaced.class)
+                    .destination("orders-v2")
+                    .key(OrderPlaced::sku)
+                    .build();
+        }
+        // end::event-route[]
+    }
+
     @Test
     @DisplayName("an EventRoute bean with a method reference as key wins over the type's annotation")
     void routeBean() {
-        runner.withBean(
-                        "shippedRoute",
-                        EventRoute.class,
-                        () -> EventRoute.of(OrderPlaced.class)
-                                .destination("orders-v2")
-                                .key(OrderPlaced::sku)
-                                .build())
-                .run(context -> {
-                    inTransaction(context, () -> context.publishEvent(new OrderPlaced(UUID.randomUUID(), "book", 1)));
+        runner.withUserConfiguration(Routes.class).run(context -> {
+            inTransaction(context, () -> context.publishEvent(new OrderPlaced(UUID.randomUUID(), "book", 1)));
 
-                    OutboxEvent event = single(context);
-                    assertThat(event.destination()).isEqualTo("orders-v2");
-                    assertThat(event.key()).contains("book");
-                });
+            OutboxEvent event = single(context);
+            assertThat(event.destination()).isEqualTo("orders-v2");
+            assertThat(event.key()).contains("book");
+        });
     }
 
     @Test
