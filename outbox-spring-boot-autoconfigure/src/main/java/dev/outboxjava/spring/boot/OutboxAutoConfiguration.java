@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -61,6 +62,11 @@ import org.springframework.core.io.ResourceLoader;
 @EnableConfigurationProperties(OutboxProperties.class)
 @Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class, OutboxPayloadConfiguration.class})
 public class OutboxAutoConfiguration {
+
+    /** Refuses unknown {@code outbox.*} keys before anything is built ({@link OutboxPropertyNames}). */
+    OutboxAutoConfiguration(Environment environment) {
+        OutboxPropertyNames.check(environment);
+    }
 
     /** The store's configuration, shared by {@link SpringOutbox} and the relay. */
     @Bean
@@ -158,7 +164,13 @@ public class OutboxAutoConfiguration {
                             store.config().wakeUpMode(),
                             size,
                             "outbox.relay.threads",
-                            "the data source's maximum pool size"));
+                            "outbox.wake-up="
+                                    + store.config()
+                                            .wakeUpMode()
+                                            .name()
+                                            .toLowerCase(Locale.ROOT)
+                                            .replace('_', '-'),
+                            "spring.datasource.hikari.maximum-pool-size"));
             DatabaseHealthMonitor lag = new DatabaseHealthMonitor(
                     store,
                     PostgresHealthProbe.create(

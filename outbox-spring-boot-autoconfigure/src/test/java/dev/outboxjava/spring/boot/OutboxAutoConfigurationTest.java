@@ -177,22 +177,53 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
-    @DisplayName("refuses an unusable property at start, naming it")
+    @DisplayName("refuses an unusable property at start, naming it as typed and its value as written")
     void invalidProperty() {
-        runner.withPropertyValues("outbox.relay.threads=0", "outbox.sweeper.lease-timeout=5s")
+        runner.withPropertyValues(
+                        "outbox.relay.threads=0", "outbox.relay.batch-size=50000", "outbox.sweeper.lease-timeout=5s")
                 .run(context -> assertThat(context)
                         .hasFailed()
                         .getFailure()
                         .rootCause()
                         .satisfies(cause -> assertThat(cause.toString())
-                                .contains("relay.threads")
-                                .contains("must be between 1 and 64")
-                                .contains("sweeper.leaseTimeout")
-                                .contains("outbox.relay.publish-timeout")));
+                                .contains("outbox.relay.threads must be between 1 and 64, was 0")
+                                .contains("outbox.relay.batch-size must be between 1 and 10000, was 50000")
+                                .contains("outbox.sweeper.lease-timeout must be longer than "
+                                        + "outbox.relay.publish-timeout (30s), was 5s")
+                                .doesNotContain("batchSize", "leaseTimeout", "PT5S", "PT30S")));
     }
 
     @Test
-    @DisplayName("refuses more relay threads than the application's pool can serve")
+    @DisplayName("refuses an unknown outbox.* key at start, naming the nearest property")
+    void unknownProperty() {
+        runner.withPropertyValues("outbox.relay.batch.size=50000", "outbox.relay.treads=2")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining(
+                                "outbox.relay.batch.size is not a property of the outbox starter; did you mean "
+                                        + "outbox.relay.batch-size?")
+                        .hasMessageContaining("outbox.relay.treads is not a property of the outbox starter; did you "
+                                + "mean outbox.relay.threads?"));
+    }
+
+    @Test
+    @DisplayName("accepts every property in its relaxed spellings, and routes by class name")
+    void knownProperties() {
+        runner.withPropertyValues(
+                        "outbox.relay.batchSize=10",
+                        "outbox.health.max_lag=1m",
+                        "outbox.routes[java.lang.String].destination=strings",
+                        "outbox.routes[java.lang.String].routing-key=r")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(OutboxPropertyNames.KNOWN)
+                .contains("outbox.relay.batch-size", "outbox.health.max-broker-outage", "outbox.routes.*.routing-key")
+                .doesNotContain("outbox.relay", "outbox.routes");
+    }
+
+    @Test
+    @DisplayName("refuses more relay threads than the application's pool can serve, in the starter's words")
     void poolTooSmall() {
         runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=2", "outbox.relay.threads=2")
                 .run(context -> assertThat(context)
@@ -200,7 +231,63 @@ class OutboxAutoConfigurationTest {
                         .getFailure()
                         .rootCause()
                         .hasMessageContaining("outbox.relay.threads")
-                        .hasMessageContaining("maximum pool size is 2"));
+                        .hasMessageContaining("outbox.wake-up=notify-after-commit")
+                        .hasMessageContaining("spring.datasource.hikari.maximum-pool-size is 2")
+                        .satisfies(cause -> assertThat(cause.getMessage()).doesNotContain("NOTIFY_AFTER_COMMIT")));
+    }
+
+    @Test
+    @DisplayName("closes the Kafka publisher when the worker fails to start: no producer thread is left reconnecting")
+    void publisherClosedWhenTheWorkerFails() {
+        String clientId = "leak-check-" + java.util.UUID.randomUUID();
+        runner.withPropertyValues(
+                        "spring.datasource.hikari.maximum-pool-size=2",
+                        "outbox.relay.threads=2",
+                        "spring.kafka.producer.client-id=" + clientId)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("outbox.relay.threads");
+                });
+        assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(Thread::isAlive)
+                .extracting(Thread::getName)
+                .noneMatch(name -> name.contains(clientId));
+    }
+
+    @Test
+    @DisplayName("the health details are fields: database, broker, lag and backlog, with the starter's property names")
+    void healthFields() {
+        runner.withPropertyValues("outbox.health.max-broker-outage=0s").run(context -> {
+            org.springframework.boot.health.contributor.Health health =
+                    context.getBean(OutboxHealthIndicator.class).health();
+
+            assertThat(health.getStatus().getCode())
+                    .as("the broker at 127.0.0.1:1 never answers")
+                    .isEqualTo("DOWN");
+            assertThat(health.getDetails().get("database"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("status", "UP");
+            assertThat(health.getDetails().get("broker"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("status", "DOWN")
+                    .containsEntry("maxBrokerOutage", "0s")
+                    .containsKey("downFor")
+                    .extractingByKey("detail")
+                    .asString()
+                    .contains("over outbox.health.max-broker-outage=0s");
+            assertThat(health.getDetails().get("lag"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("status", "UP")
+                    .containsEntry("maxLag", "5m")
+                    .containsEntry("oldestEligibleWait", "0s");
+            assertThat(health.getDetails().get("backlog"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("eligible", 0L)
+                    .containsEntry("held", 0L);
+            assertThat(health.getDetails().toString()).doesNotContain("outbox.health.max.");
+        });
+        assertThat(OutboxHealthIndicator.spring("over outbox.health.max.lag=5m; outbox.health.max.xmin.age=10m"))
+                .isEqualTo("over outbox.health.max-lag=5m; outbox.health.max-xmin-age=10m");
     }
 
     @Test
