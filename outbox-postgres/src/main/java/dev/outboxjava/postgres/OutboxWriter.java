@@ -4,6 +4,7 @@ import dev.outboxjava.core.AppendableEvents;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.PayloadSerializer;
 import dev.outboxjava.postgres.internal.EventInsert;
+import dev.outboxjava.postgres.internal.JooqBanner;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.postgres.tracing.TraceContextHeaders;
@@ -35,6 +36,10 @@ import org.jooq.DSLContext;
  * Thread-safe; keep one per configuration.
  */
 public final class OutboxWriter {
+
+    static {
+        JooqBanner.silence();
+    }
 
     private final EventInsert insert;
     private final PostgresOutboxConfig config;
