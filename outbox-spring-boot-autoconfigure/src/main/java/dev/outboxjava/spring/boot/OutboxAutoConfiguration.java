@@ -14,8 +14,10 @@ import dev.outboxjava.worker.ConnectionBudget;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.observability.DatabaseHealthMonitor;
+import dev.outboxjava.worker.observability.ObservedPublisher;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -53,6 +55,7 @@ import org.springframework.core.io.ResourceLoader;
             "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
             "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
             "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
             "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
             "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration"
@@ -147,7 +150,8 @@ public class OutboxAutoConfiguration {
                 PostgresOutboxStore store,
                 ObjectProvider<Publisher> publisher,
                 OutboxProperties properties,
-                ObjectProvider<MeterRegistry> registry) {
+                ObjectProvider<MeterRegistry> registry,
+                ObjectProvider<ObservationRegistry> observations) {
             Publisher broker = publisher.getIfAvailable(() -> {
                 throw new OutboxException("the outbox relay needs a broker: add outbox-broker-kafka and "
                         + "spring-boot-starter-kafka (spring.kafka.*), or outbox-broker-rabbitmq and "
@@ -184,7 +188,9 @@ public class OutboxAutoConfiguration {
                     config.metricsPollInterval());
             return OutboxWorker.builder()
                     .postgres(store)
-                    .publisher(broker)
+                    // each event's publish observed (a span per event in its appending trace with tracing)
+                    .publisher(ObservedPublisher.observe(
+                            broker, observations.getIfAvailable(() -> ObservationRegistry.NOOP)))
                     .config(config)
                     .meterRegistry(meters)
                     .readinessChecks(List.of(lag))

@@ -419,6 +419,19 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
+    @DisplayName("with the application's ObservationRegistry: the relay's publishes are observed; without one, not")
+    void observations() {
+        io.micrometer.observation.ObservationRegistry observations =
+                io.micrometer.observation.ObservationRegistry.create();
+        observations.observationConfig().observationHandler(context -> true);
+        runner.withBean(io.micrometer.observation.ObservationRegistry.class, () -> observations)
+                .run(context -> assertThat(context.getBean(OutboxWorker.class).publisher())
+                        .isInstanceOf(dev.outboxjava.worker.observability.ObservedPublisher.class));
+        runner.run(context ->
+                assertThat(context.getBean(OutboxWorker.class).publisher()).isInstanceOf(KafkaPublisher.class));
+    }
+
+    @Test
     @DisplayName("with Micrometer Tracing: appended events carry the current span's traceparent")
     void tracing() {
         runner.withBean(Tracer.class, () -> Tracer.NOOP).run(context -> {
