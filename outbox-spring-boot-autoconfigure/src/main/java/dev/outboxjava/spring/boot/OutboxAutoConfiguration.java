@@ -138,6 +138,16 @@ public class OutboxAutoConfiguration {
                 router);
     }
 
+    /** The publications for the application's own jobs: counts, the oldest, resubmitting failed ones. */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxOperations outboxOperations(PostgresOutboxStore store, ObjectProvider<OutboxWorker> worker) {
+        return new OutboxOperations(
+                store,
+                Clock.systemUTC(),
+                () -> worker.ifAvailable(running -> running.wakeUp().signal()));
+    }
+
     /** The relay, sweeper and cleaner of this instance; off with {@code outbox.relay.enabled=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "outbox.relay.enabled", havingValue = "true", matchIfMissing = true)

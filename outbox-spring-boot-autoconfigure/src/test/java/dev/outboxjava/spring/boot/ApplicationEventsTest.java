@@ -3,10 +3,13 @@ package dev.outboxjava.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.PayloadSerializer;
 import dev.outboxjava.core.SerializedPayload;
+import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import java.nio.charset.StandardCharsets;
@@ -269,6 +272,50 @@ class ApplicationEventsTest {
 
                     assertThat(json(single(context))).contains("\"order_id\":\"" + orderId + "\"");
                 });
+    }
+
+    /** An application's own job over the outbox's publications. */
+    static class ResubmitJob {
+        private final OutboxOperations operations;
+
+        ResubmitJob(OutboxOperations operations) {
+            this.operations = operations;
+        }
+
+        // tag::outbox-operations[]
+        long resubmitFailedOrders() {
+            DeadLetterFilter orders = DeadLetterFilter.any().withType(OrderPlaced.class.getName());
+            if (operations.countFailed(orders) == 0) {
+                return 0;
+            }
+            return operations.resubmit(orders, "resubmit-job"); // audited as done by resubmit-job
+        }
+        // end::outbox-operations[]
+    }
+
+    @Test
+    @DisplayName("OutboxOperations, a bean for the application's jobs: counts incomplete and failed events, the "
+            + "oldest, and resubmits failed ones under the job's name in the audit trail")
+    void operations() {
+        runner.run(context -> {
+            inTransaction(context, () -> context.publishEvent(new OrderPlaced(UUID.randomUUID(), "book", 1)));
+            OutboxOperations operations = context.getBean(OutboxOperations.class);
+            assertThat(operations.oldestIncomplete()).isPresent();
+            assertThat(operations.backlog().eligible()).isEqualTo(1);
+            PostgresOutboxStore store = context.getBean(PostgresOutboxStore.class);
+            UUID lease = UUID.randomUUID();
+            OutboxEvent leased = store.lease(lease, 10, Instant.now()).get(0);
+            store.markDeadLettered(lease, List.of(new DeadLetterMark(leased.id(), "broker said no")), Instant.now());
+            assertThat(operations.countFailed(DeadLetterFilter.any())).isEqualTo(1);
+            assertThat(operations.countByStatus()).containsEntry(EventStatus.FAILED, 1L);
+
+            assertThat(new ResubmitJob(operations).resubmitFailedOrders()).isEqualTo(1);
+
+            assertThat(operations.countFailed(DeadLetterFilter.any())).isZero();
+            assertThat(operations.operator().auditTrail(java.util.OptionalLong.empty(), 10))
+                    .anySatisfy(entry -> assertThat(entry.actor()).isEqualTo("resubmit-job"));
+            assertThat(pending(context)).extracting(OutboxEvent::id).containsExactly(leased.id());
+        });
     }
 
     private static <T> T inTransaction(ApplicationContext context, java.util.function.Supplier<T> work) {
