@@ -10,6 +10,7 @@ import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.worker.ConnectionBudget;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -136,6 +137,16 @@ public class OutboxAutoConfiguration {
                 trace::addTo,
                 serializer.getIfAvailable(JsonPayloadSerializer::ofDefaults),
                 router);
+    }
+
+    /** Once-per-id processing for the application's listeners; on with {@code outbox.inbox.enabled=true}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "outbox.inbox.enabled", havingValue = "true")
+    SpringInbox springInbox(
+            DataSource dataSource, OutboxProperties properties, ObjectProvider<OutboxSchemaReady> schema) {
+        schema.ifAvailable(ready -> {});
+        return new SpringInbox(dataSource, PostgresInbox.create(dataSource, properties.inboxConfig()));
     }
 
     /** The publications for the application's own jobs: counts, the oldest, resubmitting failed ones. */

@@ -9,6 +9,7 @@ import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorkerConfig;
@@ -71,6 +72,7 @@ public class OutboxProperties implements Validator {
     private final Cleaner cleaner = new Cleaner();
     private final Health health = new Health();
     private final Schema schema = new Schema();
+    private final InboxProperties inbox = new InboxProperties();
     /**
      * Routes of the application's event types to the outbox, by the event's fully qualified class name:
      * outbox.routes[com.example.OrderPlaced].destination=orders. Such events, published with
@@ -332,6 +334,30 @@ public class OutboxProperties implements Validator {
         }
     }
 
+    /** The inbox of the application's listeners (SpringInbox). */
+    public static class InboxProperties {
+        /** Whether the SpringInbox bean exists and its table is put in place with the outbox's (Flyway, Liquibase or outbox.schema.initialize). */
+        private boolean enabled;
+        /** The inbox table, "table" or "schema.table": lower-case letters, digits and '_'. */
+        private String table = "outbox_inbox";
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+    }
+
     /** Where the outbox sends the events of one application event type. */
     public static class Route {
         /** The Kafka topic or RabbitMQ exchange. Required. */
@@ -490,6 +516,10 @@ public class OutboxProperties implements Validator {
         return schema;
     }
 
+    public InboxProperties getInbox() {
+        return inbox;
+    }
+
     public Map<String, Route> getRoutes() {
         return routes;
     }
@@ -513,6 +543,11 @@ public class OutboxProperties implements Validator {
     /** The relay's batch size: the one set, or the default of the ordering. */
     private int batchSize() {
         return relay.batchSize != null ? relay.batchSize : RelayConfig.defaultBatchSize(ordering());
+    }
+
+    /** The inbox's configuration. */
+    public PostgresInboxConfig inboxConfig() {
+        return PostgresInboxConfig.builder().tableName(inbox.table).build();
     }
 
     /** The loops' configuration. */
@@ -565,6 +600,12 @@ public class OutboxProperties implements Validator {
                     errors,
                     "outbox.table",
                     "must be table or schema.table of lower-case letters, digits and '_', was '" + p.table + "'");
+        }
+        if (p.inbox.table == null || !TABLE.matcher(p.inbox.table).matches()) {
+            reject(
+                    errors,
+                    "outbox.inbox.table",
+                    "must be table or schema.table of lower-case letters, digits and '_', was '" + p.inbox.table + "'");
         }
         if (p.relay.threads < 1 || p.relay.threads > OutboxWorkerConfig.MAX_RELAY_THREADS) {
             reject(

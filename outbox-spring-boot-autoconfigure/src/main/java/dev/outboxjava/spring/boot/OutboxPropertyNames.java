@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.springframework.beans.BeanUtils;
@@ -15,14 +16,18 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Refuses {@code outbox.*} keys that no property of {@link OutboxProperties} binds, as the standalone
  * worker refuses unknown settings: Spring Boot would ignore them, and {@code outbox.relay.batch.size=50000}
  * (the standalone worker's spelling) would start fine and do nothing. Each unknown key is named with the
- * nearest property. Environment variables are not checked ({@code OUTBOX_*} variables may belong to the
- * standalone worker of the same deployment), nor {@code outbox.test.*} (the test fixtures' settings).
+ * nearest property. Checked are the application's own sources (its properties and YAML files, command-line
+ * arguments, test properties); not JVM system properties or environment variables, which the whole
+ * process shares with other tools (the standalone worker's {@code OUTBOX_*} variables, the test fixtures'
+ * {@code outbox.test.*}).
  */
 final class OutboxPropertyNames {
 
@@ -39,7 +44,10 @@ final class OutboxPropertyNames {
     static void check(Environment environment) {
         Set<String> unknown = new TreeSet<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-            if (source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource
+            Object underlying = source.getUnderlyingSource();
+            if (underlying instanceof SystemEnvironmentPropertySource
+                    || (underlying instanceof PropertySource<?> named
+                            && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(named.getName()))
                     || !(source instanceof IterableConfigurationPropertySource iterable)) {
                 continue;
             }
@@ -52,7 +60,10 @@ final class OutboxPropertyNames {
         }
         List<String> problems = new ArrayList<>();
         for (String name : unknown) {
-            problems.add(name + " is not a property of the outbox starter; did you mean " + nearest(name) + "?");
+            problems.add(name + " is not a property of the outbox starter"
+                    + nearest(name)
+                            .map(known -> "; did you mean " + known + "?")
+                            .orElse(""));
         }
         throw new InvalidConfigurationException(
                 unknown.iterator().next(),
@@ -75,14 +86,20 @@ final class OutboxPropertyNames {
         return false;
     }
 
-    /** The known property most like {@code name}: the same letters and digits first, then the fewest edits. */
-    static String nearest(String name) {
+    /**
+     * The known property most like {@code name}: the same letters and digits first, then the fewest edits;
+     * none when even the nearest differs in more than a third of its letters.
+     */
+    static Optional<String> nearest(String name) {
         String letters = lettersAndDigits(name);
-        return KNOWN.stream()
+        String nearest = KNOWN.stream()
                 .map(known -> known.replace("*", "<event class>"))
                 .min(Comparator.comparingInt(known ->
                         lettersAndDigits(known).equals(letters) ? -1 : distance(letters, lettersAndDigits(known))))
                 .orElseThrow();
+        return distance(letters, lettersAndDigits(nearest)) * 3 <= letters.length()
+                ? Optional.of(nearest)
+                : Optional.empty();
     }
 
     private static String lettersAndDigits(String name) {

@@ -196,7 +196,7 @@ class OutboxAutoConfigurationTest {
     @Test
     @DisplayName("refuses an unknown outbox.* key at start, naming the nearest property")
     void unknownProperty() {
-        runner.withPropertyValues("outbox.relay.batch.size=50000", "outbox.relay.treads=2")
+        runner.withPropertyValues("outbox.relay.batch.size=50000", "outbox.relay.treads=2", "outbox.flux-capacitor=on")
                 .run(context -> assertThat(context)
                         .hasFailed()
                         .getFailure()
@@ -205,7 +205,10 @@ class OutboxAutoConfigurationTest {
                                 "outbox.relay.batch.size is not a property of the outbox starter; did you mean "
                                         + "outbox.relay.batch-size?")
                         .hasMessageContaining("outbox.relay.treads is not a property of the outbox starter; did you "
-                                + "mean outbox.relay.threads?"));
+                                + "mean outbox.relay.threads?")
+                        .hasMessageContaining("outbox.flux-capacitor is not a property of the outbox starter;")
+                        .satisfies(cause -> assertThat(cause.getMessage())
+                                .doesNotContain("outbox.flux-capacitor is not a property of the outbox starter; did")));
     }
 
     @Test
@@ -338,6 +341,8 @@ class OutboxAutoConfigurationTest {
     void flywayAppendLog() {
         runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
                 .withPropertyValues(
+                        "outbox.inbox.enabled=true",
+                        "outbox.inbox.table=" + schema + ".outbox_inbox",
                         "outbox.schema.initialize=false",
                         "spring.flyway.schemas=" + schema,
                         "spring.flyway.locations=classpath:db/shop")
@@ -351,6 +356,7 @@ class OutboxAutoConfigurationTest {
                             .contains("orders", "outbox_events", "outbox_events_state", "outbox_events_lease")
                             .contains("outbox_append_log_schema_history", "outbox_operator_schema_history")
                             .contains("outbox_events_audit", "outbox_events_attempts")
+                            .contains("outbox_inbox", "outbox_inbox_schema_history")
                             .doesNotContain("outbox_schema_history");
                     assertAppendsAndFinds(context);
                 });
@@ -365,6 +371,7 @@ class OutboxAutoConfigurationTest {
                         "outbox.schema.initialize=false",
                         "outbox.store.layout=append-log",
                         "outbox.ordering.mode=per-key",
+                        "outbox.inbox.enabled=true",
                         "spring.liquibase.change-log=classpath:db/shop-liquibase/changelog.xml",
                         "spring.liquibase.default-schema=" + schema,
                         "spring.liquibase.liquibase-schema=" + schema)
@@ -386,7 +393,9 @@ class OutboxAutoConfigurationTest {
                                     "outbox-append-log-4 EXECUTED",
                                     "outbox-operator-1 EXECUTED",
                                     "outbox-operator-2 EXECUTED",
-                                    "outbox-operator-3 EXECUTED");
+                                    "outbox-operator-3 EXECUTED",
+                                    "outbox-inbox-table-1 EXECUTED");
+                    assertThat(tables()).contains("outbox_inbox");
                     assertThat(tables()).contains("outbox_events_audit", "outbox_events_attempts");
                     assertThat(indexes()).contains("outbox_events_key_idx");
                     assertAppendsAndFinds(context);
