@@ -23,7 +23,6 @@ import dev.outboxjava.core.port.RetryMark;
 import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.AttemptRecording;
 import dev.outboxjava.postgres.internal.Failures;
-import dev.outboxjava.postgres.internal.JooqBanner;
 import dev.outboxjava.postgres.internal.Layout;
 import dev.outboxjava.postgres.internal.LayoutProbe;
 import dev.outboxjava.postgres.internal.MissingIndexWarning;
@@ -66,10 +65,6 @@ import org.slf4j.LoggerFactory;
  * are {@link dev.outboxjava.core.OutboxStoreException}s naming the table and the attempt. Thread-safe.
  */
 public final class PostgresOutboxStore implements OutboxStore, OperatorStore, AutoCloseable {
-
-    static {
-        JooqBanner.silence();
-    }
 
     private static final Logger log = LoggerFactory.getLogger(PostgresOutboxStore.class);
 
