@@ -338,6 +338,8 @@ public record OutboxEvent(
         private String subject;
         private String dataSchema;
         private byte[] payload;
+        private Object value;
+        private PayloadSerializer serializer;
         private final Map<String, String> headers = new LinkedHashMap<>();
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
@@ -410,6 +412,23 @@ public record OutboxEvent(
         /** The serialized payload, copied. Required; may be empty; at most {@link #maxPayloadBytes}. */
         public Builder payload(byte[] value) {
             this.payload = value == null ? null : value.clone();
+            this.value = null;
+            this.serializer = null;
+            return this;
+        }
+
+        /**
+         * The payload as an object of the application's, serialized by {@code serializer} when
+         * {@link #build()} runs (with the event's {@link #destination}); the serializer's media type
+         * becomes the {@link #contentType}. Replaces a payload set before, and vice versa.
+         */
+        public Builder payload(Object value, PayloadSerializer serializer) {
+            if (value == null) {
+                throw new InvalidEventException("payload", "is null; pass an object to serialize, or bytes");
+            }
+            this.value = value;
+            this.serializer = Objects.requireNonNull(serializer, "serializer");
+            this.payload = null;
             return this;
         }
 
@@ -476,6 +495,9 @@ public record OutboxEvent(
             requireName("type", type, MAX_NAME_LENGTH);
             requireName("source", source, MAX_NAME_LENGTH);
             requireName("destination", destination, MAX_NAME_LENGTH);
+            if (value != null) {
+                serialize();
+            }
             if (routingKey == null || routingKey.length() > MAX_NAME_LENGTH) {
                 throw new InvalidEventException(
                         "routingKey", "must be at most " + MAX_NAME_LENGTH + " characters (use \"\" for none)");
@@ -539,6 +561,28 @@ public record OutboxEvent(
                     id == null);
             EventContent.check(event);
             return event;
+        }
+
+        private void serialize() {
+            SerializedPayload serialized;
+            try {
+                serialized = serializer.serialize(destination, value);
+            } catch (RuntimeException e) {
+                InvalidEventException invalid = new InvalidEventException(
+                        "payload",
+                        "the " + value.getClass().getName() + " could not be serialized by "
+                                + serializer.getClass().getName() + ": " + e.getMessage());
+                invalid.initCause(e);
+                throw invalid;
+            }
+            if (serialized == null) {
+                throw new InvalidEventException(
+                        "payload",
+                        serializer.getClass().getName() + " returned no payload for a "
+                                + value.getClass().getName());
+            }
+            payload = serialized.bytes();
+            contentType = serialized.contentType();
         }
 
         private static void requireName(String field, String value, int maxLength) {

@@ -706,4 +706,53 @@ class OutboxEventTest {
                     .doesNotContain("secret");
         }
     }
+
+    @Nested
+    @DisplayName("a payload given as an object and a serializer")
+    class SerializedPayloads {
+
+        record OrderPlaced(String orderId) {}
+
+        private final PayloadSerializer text = (destination, value) ->
+                new SerializedPayload((destination + ":" + value).getBytes(StandardCharsets.UTF_8), "text/plain");
+
+        @Test
+        @DisplayName(
+                "is serialized at build with the event's destination, and the serializer's media type is the content type")
+        void serializedAtBuild() {
+            OutboxEvent event = valid().payload(new OrderPlaced("42"), text).build();
+
+            assertThat(new String(event.payload(), StandardCharsets.UTF_8)).isEqualTo("orders:OrderPlaced[orderId=42]");
+            assertThat(event.contentType()).isEqualTo("text/plain");
+        }
+
+        @Test
+        @DisplayName("a serializer that fails is an invalid payload that names the class and keeps the cause")
+        void failingSerializer() {
+            IllegalStateException boom = new IllegalStateException("no schema");
+            assertRejected(
+                    builder -> builder.payload(new OrderPlaced("42"), (destination, value) -> {
+                        throw boom;
+                    }),
+                    "payload",
+                    OrderPlaced.class.getName(),
+                    "no schema");
+            assertThatThrownBy(valid().payload(new OrderPlaced("42"), (destination, value) -> {
+                        throw boom;
+                    })::build)
+                    .hasCause(boom);
+        }
+
+        @Test
+        @DisplayName("bytes set afterwards replace the object, and the object set afterwards replaces the bytes")
+        void lastOneWins() {
+            assertThat(valid().payload(new OrderPlaced("1"), text)
+                            .payload(new byte[] {7})
+                            .build()
+                            .payload())
+                    .containsExactly(7);
+            assertThat(valid().payload(new OrderPlaced("1"), text).build().contentType())
+                    .isEqualTo("text/plain");
+        }
+    }
 }

@@ -53,7 +53,8 @@ class AutomaticModuleNamesIT {
             Map.entry("outbox-testkit-postgres", PostgresFixture.class),
             Map.entry("outbox-testkit-kafka", KafkaFixture.class),
             Map.entry("outbox-testkit-rabbitmq", RabbitMqFixture.class),
-            Map.entry("outbox-spring-boot-autoconfigure", SpringOutbox.class));
+            Map.entry("outbox-spring-boot-autoconfigure", SpringOutbox.class),
+            Map.entry("outbox-spring-boot-test", dev.outboxjava.spring.boot.test.OutboxServices.class));
 
     /** Published jars without a class of their own: found in their module's build folder. */
     private static final Set<String> WITHOUT_CLASSES = Set.of("outbox-spring-boot-starter");
@@ -72,7 +73,8 @@ class AutomaticModuleNamesIT {
             Map.entry("outbox-testkit-kafka", "dev.outboxjava.testkit.kafka"),
             Map.entry("outbox-testkit-rabbitmq", "dev.outboxjava.testkit.rabbitmq"),
             Map.entry("outbox-spring-boot-autoconfigure", "dev.outboxjava.spring.boot"),
-            Map.entry("outbox-spring-boot-starter", "dev.outboxjava.spring.boot.starter"));
+            Map.entry("outbox-spring-boot-starter", "dev.outboxjava.spring.boot.starter"),
+            Map.entry("outbox-spring-boot-test", "dev.outboxjava.spring.boot.test"));
 
     @Test
     @DisplayName("is covered here: the BOM lists no jar module this test does not check")

@@ -2,7 +2,9 @@ package dev.outboxjava.postgres;
 
 import dev.outboxjava.core.AppendableEvents;
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.PayloadSerializer;
 import dev.outboxjava.postgres.internal.EventInsert;
+import dev.outboxjava.postgres.internal.JooqBanner;
 import dev.outboxjava.postgres.internal.LogLayoutDdl;
 import dev.outboxjava.postgres.internal.OutboxTable;
 import dev.outboxjava.postgres.tracing.TraceContextHeaders;
@@ -35,25 +37,64 @@ import org.jooq.DSLContext;
  */
 public final class OutboxWriter {
 
+    static {
+        JooqBanner.silence();
+    }
+
     private final EventInsert insert;
     private final PostgresOutboxConfig config;
+    private final PayloadSerializer serializer;
 
-    private OutboxWriter(PostgresOutboxConfig config) {
+    private OutboxWriter(PostgresOutboxConfig config, PayloadSerializer serializer) {
         this.config = config;
+        this.serializer = serializer;
         OutboxTable table = new OutboxTable(config.table());
         this.insert = config.layout() == StoreLayout.APPEND_LOG
                 ? new EventInsert(table, LogLayoutDdl.idTakenFunction(config.table()))
                 : new EventInsert(table);
     }
 
-    /** A writer for the configured table. */
+    /** A writer for the configured table, whose {@link #event(Object)} serializes to JSON ({@link JsonPayloadSerializer#ofDefaults()}). */
     public static OutboxWriter create(PostgresOutboxConfig config) {
-        return new OutboxWriter(Objects.requireNonNull(config, "config"));
+        // the shared JSON mapper is only built when an event() is first serialized
+        return new OutboxWriter(
+                Objects.requireNonNull(config, "config"),
+                (destination, value) -> JsonPayloadSerializer.ofDefaults().serialize(destination, value));
+    }
+
+    /**
+     * A writer for the configured table whose {@link #event(Object)} serializes with {@code serializer}
+     * (e.g. a schema registry's, or {@link JsonPayloadSerializer#of} with the application's mapper).
+     */
+    public static OutboxWriter create(PostgresOutboxConfig config, PayloadSerializer serializer) {
+        return new OutboxWriter(
+                Objects.requireNonNull(config, "config"), Objects.requireNonNull(serializer, "serializer"));
     }
 
     /** The configuration this writer appends with. */
     public PostgresOutboxConfig config() {
         return config;
+    }
+
+    /** The serializer of {@link #event(Object)}. */
+    public PayloadSerializer payloadSerializer() {
+        return serializer;
+    }
+
+    /**
+     * A new event whose payload is {@code payload}, serialized by this writer's {@link #payloadSerializer()}
+     * when the event is built (its content type the serializer's); set at least its type and destination:
+     *
+     * <pre>{@code
+     * outbox.append(connection, List.of(outbox.event(new OrderPlaced(orderId, sku))
+     *         .type("shop.order.placed").destination("orders").key(orderId.toString())
+     *         .build()));
+     * }</pre>
+     *
+     * For bytes serialized some other way, use {@link OutboxEvent.Builder#payload(byte[])}.
+     */
+    public OutboxEvent.Builder event(Object payload) {
+        return OutboxEvent.builder().payload(payload, serializer);
     }
 
     /**

@@ -43,12 +43,30 @@ public final class ConnectionBudget {
      */
     public static void check(
             OutboxWorkerConfig config, WakeUpMode wakeUp, int poolSize, String threadsSetting, String poolSetting) {
+        check(config, wakeUp, poolSize, threadsSetting, "wake-up mode " + wakeUp, poolSetting);
+    }
+
+    /**
+     * As {@link #check(OutboxWorkerConfig, WakeUpMode, int, String, String)}, naming the wake-up mode as the
+     * application's setting spells it.
+     *
+     * @param wakeUpSetting the setting and value that chose the wake-up mode, e.g.
+     *                      {@code outbox.wake-up=notify-after-commit}
+     * @throws InvalidSettingsException naming the settings
+     */
+    public static void check(
+            OutboxWorkerConfig config,
+            WakeUpMode wakeUp,
+            int poolSize,
+            String threadsSetting,
+            String wakeUpSetting,
+            String poolSetting) {
         int needed = needed(config, wakeUp);
         if (poolSize < needed) {
             throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
                     threadsSetting,
                     "is " + config.relayThreads()
-                            + (wakeUp.listens() ? ", plus the LISTEN connection of wake-up mode " + wakeUp : "")
+                            + (wakeUp.listens() ? ", plus the LISTEN connection of " + wakeUpSetting : "")
                             + ": the worker needs "
                             + needed + " connections at once, but " + poolSetting + " is " + poolSize
                             + "; lower the relay threads or enlarge the pool")));

@@ -319,29 +319,37 @@ public final class OutboxWorker implements AutoCloseable {
      * database health signals).
      */
     public HealthCheck checkReadiness() {
+        return readiness().summary();
+    }
+
+    /**
+     * {@link #checkReadiness()} part by part: the database's and the broker's checks, how long the broker
+     * has been down, and each extra {@link ReadinessCheck}. Calls the same checks.
+     */
+    public Readiness readiness() {
         HealthCheck db = safely(store::checkHealth);
         HealthCheck broker = safely(publisher::checkHealth);
-        String detail = "database: " + (db.healthy() ? "UP" : "DOWN") + " (" + db.detail() + "); broker: ";
-        boolean brokerReady = broker.healthy();
         Instant now = clock.instant();
+        java.util.Optional<Duration> downFor;
         if (broker.healthy()) {
             brokerFailingSince.set(null);
-            detail += "UP (" + broker.detail() + ")";
+            downFor = java.util.Optional.empty();
         } else {
             Instant since = brokerFailingSince.updateAndGet(previous -> previous == null ? now : previous);
-            Duration failing = Duration.between(since, now).truncatedTo(ChronoUnit.MILLIS);
-            brokerReady = failing.compareTo(config.maxBrokerOutage()) < 0;
-            detail += "DOWN for " + Durations.format(failing) + (brokerReady ? ", within " : ", over ")
-                    + "outbox.health.max.broker.outage=" + Durations.format(config.maxBrokerOutage())
-                    + " (" + broker.detail() + ")";
+            downFor = java.util.Optional.of(Duration.between(since, now).truncatedTo(ChronoUnit.MILLIS));
         }
-        boolean healthy = db.healthy() && brokerReady;
+        List<HealthCheck> extras = new ArrayList<>();
+        boolean extrasHealthy = true;
         for (ReadinessCheck check : readinessChecks) {
             HealthCheck extra = safely(check::check);
-            healthy &= extra.healthy();
-            detail += "; " + (extra.healthy() ? "UP" : "DOWN") + " (" + extra.detail() + ")";
+            extrasHealthy &= extra.healthy();
+            extras.add(extra);
         }
-        return new HealthCheck(healthy, detail);
+        boolean brokerReady = broker.healthy()
+                || downFor.map(down -> down.compareTo(config.maxBrokerOutage()) < 0)
+                        .orElse(false);
+        return new Readiness(
+                db.healthy() && brokerReady && extrasHealthy, db, broker, downFor, config.maxBrokerOutage(), extras);
     }
 
     /**

@@ -1,16 +1,18 @@
 package dev.outboxjava.examples.springboot;
 
-import dev.outboxjava.core.OutboxEvent;
-import dev.outboxjava.spring.boot.SpringOutbox;
-import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.UUID;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** Places orders: the order row and its event commit together, or neither does. */
+/**
+ * Places orders: the order row and its {@link OrderPlaced} event commit together, or neither does. The
+ * event is published with Spring's {@link ApplicationEventPublisher}; its {@code @OutboxRoute} puts it in
+ * the outbox, in this transaction.
+ */
 @Service
 public class OrderService {
 
@@ -18,11 +20,11 @@ public class OrderService {
     public static final String TOPIC = "orders";
 
     private final JdbcTemplate jdbc;
-    private final SpringOutbox outbox;
+    private final ApplicationEventPublisher events;
 
-    public OrderService(JdbcTemplate jdbc, SpringOutbox outbox) {
+    public OrderService(JdbcTemplate jdbc, ApplicationEventPublisher events) {
         this.jdbc = jdbc;
-        this.outbox = outbox;
+        this.events = events;
     }
 
     // tag::place-order[]
@@ -36,15 +38,7 @@ public class OrderService {
                 sku,
                 quantity,
                 Timestamp.from(Instant.now()));
-        outbox.append(OutboxEvent.builder()
-                .type("shop.order.placed")
-                .source("/orders")
-                .destination(TOPIC)
-                .key(orderId.toString())
-                .contentType("application/json")
-                .payload(("{\"orderId\":\"" + orderId + "\",\"sku\":\"" + sku + "\",\"quantity\":" + quantity + "}")
-                        .getBytes(StandardCharsets.UTF_8))
-                .build());
+        events.publishEvent(new OrderPlaced(orderId, customer, sku, quantity)); // into the outbox, in this transaction
         if (quantity <= 0) {
             throw new IllegalArgumentException("quantity must be positive"); // the rollback takes the event too
         }

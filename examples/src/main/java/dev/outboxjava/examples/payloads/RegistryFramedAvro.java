@@ -1,6 +1,8 @@
 package dev.outboxjava.examples.payloads;
 
 import dev.outboxjava.core.OutboxEvent;
+import dev.outboxjava.core.PayloadSerializer;
+import dev.outboxjava.core.SerializedPayload;
 import dev.outboxjava.examples.orders.OrderEvents;
 import dev.outboxjava.examples.orders.OrderPlaced;
 import java.io.ByteArrayOutputStream;
@@ -71,6 +73,19 @@ public final class RegistryFramedAvro {
                 .build();
         // end::registry-payload[]
         return event;
+    }
+
+    /**
+     * The same payload as a {@link PayloadSerializer}, for {@code OutboxEvent.Builder.payload(order,
+     * serializer)}, {@code OutboxWriter.create(config, serializer)} or a Spring application's
+     * {@code PayloadSerializer} bean: the destination is the topic whose subject the schema id belongs to.
+     */
+    public static PayloadSerializer serializer(int schemaId) {
+        // tag::registry-serializer[]
+        PayloadSerializer avro = (destination, value) ->
+                new SerializedPayload(frame(schemaId, toAvro((OrderPlaced) value, null)), CONTENT_TYPE);
+        // end::registry-serializer[]
+        return avro;
     }
 
     /** The order as an Avro record of {@link #ORDER_PLACED}; {@code note} may be null. */

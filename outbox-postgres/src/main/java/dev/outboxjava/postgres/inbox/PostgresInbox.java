@@ -9,6 +9,7 @@ import dev.outboxjava.core.inbox.Inbox;
 import dev.outboxjava.core.inbox.InboxKey;
 import dev.outboxjava.core.inbox.InboxResult;
 import dev.outboxjava.core.inbox.InboxWork;
+import dev.outboxjava.postgres.internal.JooqBanner;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -51,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * <p>{@code processed_at} comes from the injected clock, never from {@code now()}. Thread-safe.
  */
 public final class PostgresInbox implements Inbox<Connection> {
+
+    static {
+        JooqBanner.silence();
+    }
 
     private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
     private static final Settings JOOQ_SETTINGS = new Settings().withExecuteLogging(false);

@@ -24,6 +24,10 @@ import org.jooq.impl.DSL;
  */
 public final class PreparedSql {
 
+    static {
+        JooqBanner.silence();
+    }
+
     private static final DSLContext POSTGRES = DSL.using(
             SQLDialect.POSTGRES,
             new Settings()

@@ -28,8 +28,8 @@ public class OutboxActuatorAutoConfiguration {
         @Bean
         @ConditionalOnBean(OutboxWorker.class)
         @ConditionalOnMissingBean
-        OutboxHealthIndicator outboxHealthIndicator(OutboxWorker worker) {
-            return new OutboxHealthIndicator(worker);
+        OutboxHealthIndicator outboxHealthIndicator(OutboxWorker worker, OutboxProperties properties) {
+            return new OutboxHealthIndicator(worker, properties);
         }
     }
 

@@ -1,20 +1,27 @@
 package dev.outboxjava.spring.boot;
 
+import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.PayloadSerializer;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.postgres.JsonPayloadSerializer;
 import dev.outboxjava.postgres.OutboxNotifier;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
+import dev.outboxjava.postgres.inbox.PostgresInbox;
 import dev.outboxjava.worker.ConnectionBudget;
 import dev.outboxjava.worker.OutboxWorker;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.observability.DatabaseHealthMonitor;
+import dev.outboxjava.worker.observability.ObservedPublisher;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,6 +34,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * The outbox on the application's own beans: its {@link DataSource} (appends join Spring's
@@ -47,14 +56,21 @@ import org.springframework.context.annotation.Import;
             "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
             "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
             "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
-            "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"
+            "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
+            "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration"
         })
 @ConditionalOnClass(PostgresOutboxStore.class)
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(OutboxProperties.class)
-@Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class})
+@Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class, OutboxPayloadConfiguration.class})
 public class OutboxAutoConfiguration {
+
+    /** Refuses unknown {@code outbox.*} keys before anything is built ({@link OutboxPropertyNames}). */
+    OutboxAutoConfiguration(Environment environment) {
+        OutboxPropertyNames.check(environment);
+    }
 
     /** The store's configuration, shared by {@link SpringOutbox} and the relay. */
     @Bean
@@ -75,13 +91,35 @@ public class OutboxAutoConfiguration {
         return PostgresOutboxStore.create(dataSource, config);
     }
 
+    /** Routes of the application's event types: {@link EventRoute} beans, {@code outbox.routes}, {@link OutboxRoute}. */
+    @Bean
+    OutboxEventRouter outboxEventRouter(
+            OutboxProperties properties,
+            ObjectProvider<EventRoute<?>> routes,
+            Environment environment,
+            ResourceLoader resources) {
+        String application = environment.getProperty("spring.application.name");
+        String source = application == null || application.isBlank() ? OutboxEvent.DEFAULT_SOURCE : "/" + application;
+        return new OutboxEventRouter(
+                routes.orderedStream().toList(), properties.getRoutes(), resources.getClassLoader(), source);
+    }
+
+    /** Appends the routed events that the application publishes with its ApplicationEventPublisher. */
+    @Bean
+    static OutboxApplicationEventListener outboxApplicationEventListener(
+            ObjectProvider<OutboxEventRouter> router, ObjectProvider<SpringOutbox> outbox) {
+        return new OutboxApplicationEventListener(router::getObject, outbox::getObject);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     SpringOutbox springOutbox(
             DataSource dataSource,
             PostgresOutboxStore store,
             ObjectProvider<OutboxWorker> worker,
-            ObjectProvider<OutboxTraceContext> traceContext) {
+            ObjectProvider<OutboxTraceContext> traceContext,
+            ObjectProvider<PayloadSerializer> serializer,
+            OutboxEventRouter router) {
         WakeUpMode mode = store.config().wakeUpMode();
         Optional<OutboxNotifier> notifier = store.transactional().notifier();
         Runnable afterCommit = mode == WakeUpMode.NONE
@@ -92,7 +130,33 @@ public class OutboxAutoConfiguration {
                     worker.ifAvailable(running -> running.wakeUp().signal());
                 };
         OutboxTraceContext trace = traceContext.getIfAvailable(() -> OutboxTraceContext.NONE);
-        return new SpringOutbox(dataSource, store.writer(), afterCommit, trace::addTo);
+        return new SpringOutbox(
+                dataSource,
+                store.writer(),
+                afterCommit,
+                trace::addTo,
+                serializer.getIfAvailable(JsonPayloadSerializer::ofDefaults),
+                router);
+    }
+
+    /** Once-per-id processing for the application's listeners; on with {@code outbox.inbox.enabled=true}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "outbox.inbox.enabled", havingValue = "true")
+    SpringInbox springInbox(
+            DataSource dataSource, OutboxProperties properties, ObjectProvider<OutboxSchemaReady> schema) {
+        schema.ifAvailable(ready -> {});
+        return new SpringInbox(dataSource, PostgresInbox.create(dataSource, properties.inboxConfig()));
+    }
+
+    /** The publications for the application's own jobs: counts, the oldest, resubmitting failed ones. */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxOperations outboxOperations(PostgresOutboxStore store, ObjectProvider<OutboxWorker> worker) {
+        return new OutboxOperations(
+                store,
+                Clock.systemUTC(),
+                () -> worker.ifAvailable(running -> running.wakeUp().signal()));
     }
 
     /** The relay, sweeper and cleaner of this instance; off with {@code outbox.relay.enabled=false}. */
@@ -107,7 +171,8 @@ public class OutboxAutoConfiguration {
                 PostgresOutboxStore store,
                 ObjectProvider<Publisher> publisher,
                 OutboxProperties properties,
-                ObjectProvider<MeterRegistry> registry) {
+                ObjectProvider<MeterRegistry> registry,
+                ObjectProvider<ObservationRegistry> observations) {
             Publisher broker = publisher.getIfAvailable(() -> {
                 throw new OutboxException("the outbox relay needs a broker: add outbox-broker-kafka and "
                         + "spring-boot-starter-kafka (spring.kafka.*), or outbox-broker-rabbitmq and "
@@ -124,7 +189,13 @@ public class OutboxAutoConfiguration {
                             store.config().wakeUpMode(),
                             size,
                             "outbox.relay.threads",
-                            "the data source's maximum pool size"));
+                            "outbox.wake-up="
+                                    + store.config()
+                                            .wakeUpMode()
+                                            .name()
+                                            .toLowerCase(Locale.ROOT)
+                                            .replace('_', '-'),
+                            "spring.datasource.hikari.maximum-pool-size"));
             DatabaseHealthMonitor lag = new DatabaseHealthMonitor(
                     store,
                     PostgresHealthProbe.create(
@@ -138,7 +209,9 @@ public class OutboxAutoConfiguration {
                     config.metricsPollInterval());
             return OutboxWorker.builder()
                     .postgres(store)
-                    .publisher(broker)
+                    // each event's publish observed (a span per event in its appending trace with tracing)
+                    .publisher(ObservedPublisher.observe(
+                            broker, observations.getIfAvailable(() -> ObservationRegistry.NOOP)))
                     .config(config)
                     .meterRegistry(meters)
                     .readinessChecks(List.of(lag))

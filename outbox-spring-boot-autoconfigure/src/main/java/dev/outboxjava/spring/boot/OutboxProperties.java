@@ -9,9 +9,13 @@ import dev.outboxjava.core.relay.SweeperConfig;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
+import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
+import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -68,6 +72,13 @@ public class OutboxProperties implements Validator {
     private final Cleaner cleaner = new Cleaner();
     private final Health health = new Health();
     private final Schema schema = new Schema();
+    private final InboxProperties inbox = new InboxProperties();
+    /**
+     * Routes of the application's event types to the outbox, by the event's fully qualified class name:
+     * outbox.routes[com.example.OrderPlaced].destination=orders. Such events, published with
+     * ApplicationEventPublisher or passed to SpringOutbox.append, are appended in the current transaction.
+     */
+    private final Map<String, Route> routes = new LinkedHashMap<>();
 
     /** The broker the relay publishes to. */
     public enum Broker {
@@ -323,6 +334,84 @@ public class OutboxProperties implements Validator {
         }
     }
 
+    /** The inbox of the application's listeners (SpringInbox). */
+    public static class InboxProperties {
+        /** Whether the SpringInbox bean exists and its table is put in place with the outbox's (Flyway, Liquibase or outbox.schema.initialize). */
+        private boolean enabled;
+        /** The inbox table, "table" or "schema.table": lower-case letters, digits and '_'. */
+        private String table = "outbox_inbox";
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+    }
+
+    /** Where the outbox sends the events of one application event type. */
+    public static class Route {
+        /** The Kafka topic or RabbitMQ exchange. Required. */
+        private String destination;
+        /** The event's key: a Spring expression on the event, e.g. orderId or customer.id; none when unset. */
+        private String key;
+        /** The CloudEvents type; unset = the event's class name. */
+        private String type;
+        /** The CloudEvents source; unset = "/" and spring.application.name. */
+        private String source;
+        /** The RabbitMQ routing key; none when unset. */
+        private String routingKey;
+
+        public String getDestination() {
+            return destination;
+        }
+
+        public void setDestination(String destination) {
+            this.destination = destination;
+        }
+
+        public String getKey() {
+            return key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        public String getType() {
+            return type;
+        }
+
+        public void setType(String type) {
+            this.type = type;
+        }
+
+        public String getSource() {
+            return source;
+        }
+
+        public void setSource(String source) {
+            this.source = source;
+        }
+
+        public String getRoutingKey() {
+            return routingKey;
+        }
+
+        public void setRoutingKey(String routingKey) {
+            this.routingKey = routingKey;
+        }
+    }
+
     /** Creating the outbox table. */
     public static class Schema {
         /**
@@ -427,6 +516,14 @@ public class OutboxProperties implements Validator {
         return schema;
     }
 
+    public InboxProperties getInbox() {
+        return inbox;
+    }
+
+    public Map<String, Route> getRoutes() {
+        return routes;
+    }
+
     /** The store's configuration, shared by the appending side and the relay. */
     public PostgresOutboxConfig postgres() {
         return PostgresOutboxConfig.builder()
@@ -446,6 +543,11 @@ public class OutboxProperties implements Validator {
     /** The relay's batch size: the one set, or the default of the ordering. */
     private int batchSize() {
         return relay.batchSize != null ? relay.batchSize : RelayConfig.defaultBatchSize(ordering());
+    }
+
+    /** The inbox's configuration. */
+    public PostgresInboxConfig inboxConfig() {
+        return PostgresInboxConfig.builder().tableName(inbox.table).build();
     }
 
     /** The loops' configuration. */
@@ -486,76 +588,96 @@ public class OutboxProperties implements Validator {
         return OutboxProperties.class.isAssignableFrom(type);
     }
 
-    /** Checks every value before anything is built, naming the property in each error. */
+    /**
+     * Checks every value before anything is built. Each error names the property as it is typed
+     * ({@code outbox.relay.batch-size}) and the value as it would be written ({@code 10s}, {@code per-key}).
+     */
     @Override
     public void validate(Object target, Errors errors) {
         OutboxProperties p = (OutboxProperties) target;
         if (p.table == null || !TABLE.matcher(p.table).matches()) {
-            errors.rejectValue(
-                    "table",
+            reject(
+                    errors,
                     "outbox.table",
-                    "must be table or schema.table of lower-case letters, digits " + "and '_', was '" + p.table + "'");
+                    "must be table or schema.table of lower-case letters, digits and '_', was '" + p.table + "'");
+        }
+        if (p.inbox.table == null || !TABLE.matcher(p.inbox.table).matches()) {
+            reject(
+                    errors,
+                    "outbox.inbox.table",
+                    "must be table or schema.table of lower-case letters, digits and '_', was '" + p.inbox.table + "'");
         }
         if (p.relay.threads < 1 || p.relay.threads > OutboxWorkerConfig.MAX_RELAY_THREADS) {
-            errors.rejectValue(
-                    "relay.threads",
+            reject(
+                    errors,
                     "outbox.relay.threads",
                     "must be between 1 and " + OutboxWorkerConfig.MAX_RELAY_THREADS + ", was " + p.relay.threads);
         }
         if (p.relay.batchSize != null && (p.relay.batchSize < 1 || p.relay.batchSize > RelayConfig.MAX_BATCH_SIZE)) {
-            errors.rejectValue(
-                    "relay.batchSize",
+            reject(
+                    errors,
                     "outbox.relay.batch-size",
                     "must be between 1 and " + RelayConfig.MAX_BATCH_SIZE + ", was " + p.relay.batchSize);
         }
-        positive(errors, "relay.publishTimeout", p.relay.publishTimeout);
-        positive(errors, "relay.pollInterval", p.relay.pollInterval);
-        positive(errors, "retry.initialDelay", p.retry.initialDelay);
-        positive(errors, "sweeper.interval", p.sweeper.interval);
-        positive(errors, "cleaner.interval", p.cleaner.interval);
-        positive(errors, "cleaner.retention", p.cleaner.retention);
-        notNegative(errors, "relay.shutdownTimeout", p.relay.shutdownTimeout);
-        notNegative(errors, "health.maxLag", p.health.maxLag);
-        notNegative(errors, "health.maxBrokerOutage", p.health.maxBrokerOutage);
-        notNegative(errors, "health.maxXminAge", p.health.maxXminAge);
+        positive(errors, "outbox.relay.publish-timeout", p.relay.publishTimeout);
+        positive(errors, "outbox.relay.poll-interval", p.relay.pollInterval);
+        positive(errors, "outbox.retry.initial-delay", p.retry.initialDelay);
+        positive(errors, "outbox.sweeper.interval", p.sweeper.interval);
+        positive(errors, "outbox.cleaner.interval", p.cleaner.interval);
+        positive(errors, "outbox.cleaner.retention", p.cleaner.retention);
+        notNegative(errors, "outbox.relay.shutdown-timeout", p.relay.shutdownTimeout);
+        notNegative(errors, "outbox.health.max-lag", p.health.maxLag);
+        notNegative(errors, "outbox.health.max-broker-outage", p.health.maxBrokerOutage);
+        notNegative(errors, "outbox.health.max-xmin-age", p.health.maxXminAge);
         if (p.retry.multiplier < 1) {
-            errors.rejectValue(
-                    "retry.multiplier", "outbox.retry.multiplier", "must be at least 1, was " + p.retry.multiplier);
+            reject(errors, "outbox.retry.multiplier", "must be at least 1, was " + p.retry.multiplier);
         }
         if (p.retry.jitter < 0 || p.retry.jitter > 1) {
-            errors.rejectValue("retry.jitter", "outbox.retry.jitter", "must be between 0 and 1, was " + p.retry.jitter);
+            reject(errors, "outbox.retry.jitter", "must be between 0 and 1, was " + p.retry.jitter);
         }
         if (p.retry.maxDelay != null
                 && p.retry.initialDelay != null
                 && p.retry.maxDelay.compareTo(p.retry.initialDelay) < 0) {
-            errors.rejectValue(
-                    "retry.maxDelay",
+            reject(
+                    errors,
                     "outbox.retry.max-delay",
-                    "must be at least outbox.retry.initial-delay (" + p.retry.initialDelay + "), was "
-                            + p.retry.maxDelay);
+                    "must be at least outbox.retry.initial-delay (" + typed(p.retry.initialDelay) + "), was "
+                            + typed(p.retry.maxDelay));
         }
         if (p.sweeper.leaseTimeout != null
                 && p.relay.publishTimeout != null
                 && p.sweeper.leaseTimeout.compareTo(p.relay.publishTimeout) <= 0) {
-            errors.rejectValue(
-                    "sweeper.leaseTimeout",
+            reject(
+                    errors,
                     "outbox.sweeper.lease-timeout",
-                    "must be longer than "
-                            + "outbox.relay.publish-timeout (" + p.relay.publishTimeout + "), was "
-                            + p.sweeper.leaseTimeout
+                    "must be longer than outbox.relay.publish-timeout (" + typed(p.relay.publishTimeout) + "), was "
+                            + typed(p.sweeper.leaseTimeout)
                             + ": otherwise the sweeper reclaims batches still being published and they go out twice");
         }
     }
 
-    private static void positive(Errors errors, String field, Duration value) {
+    /** An error of one property, as a global error: Spring Boot would show a field error under its Java name. */
+    private static void reject(Errors errors, String property, String reason) {
+        errors.reject(property, property + " " + reason);
+    }
+
+    private static void positive(Errors errors, String property, Duration value) {
         if (value == null || value.isZero() || value.isNegative()) {
-            errors.rejectValue(field, "outbox." + field, "must be a positive duration, was " + value);
+            reject(errors, property, "must be a positive duration, was " + typed(value));
         }
     }
 
-    private static void notNegative(Errors errors, String field, Duration value) {
+    private static void notNegative(Errors errors, String property, Duration value) {
         if (value == null || value.isNegative()) {
-            errors.rejectValue(field, "outbox." + field, "must not be negative, was " + value);
+            reject(errors, property, "must not be negative, was " + typed(value));
         }
+    }
+
+    /** A duration as a property would give it ({@code 10s}), not as {@code Duration.toString} does ({@code PT10S}). */
+    private static String typed(Duration value) {
+        if (value == null) {
+            return "nothing";
+        }
+        return Durations.format(value);
     }
 }

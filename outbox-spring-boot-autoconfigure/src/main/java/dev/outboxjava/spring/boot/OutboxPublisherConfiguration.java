@@ -24,7 +24,9 @@ import org.springframework.context.annotation.Configuration;
  * The relay's {@link Publisher} from the application's own broker settings: {@code spring.kafka.*}
  * (bootstrap servers, TLS, SASL, client tuning) or Spring AMQP's connection factory
  * ({@code spring.rabbitmq.*}). With both broker modules on the classpath, {@code outbox.broker} must
- * pick one ({@link OnBrokerCondition}). The worker closes the publisher.
+ * pick one ({@link OnBrokerCondition}). The worker closes the publisher; the context closes it too (a
+ * second close does nothing), so that a worker that fails to start does not leave the publisher's
+ * threads reconnecting for the life of the JVM.
  */
 @Configuration(proxyBeanMethods = false)
 class OutboxPublisherConfiguration {
@@ -43,7 +45,7 @@ class OutboxPublisherConfiguration {
     @Conditional(OnBrokerCondition.Kafka.class)
     static class Kafka {
 
-        @Bean(destroyMethod = "")
+        @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(Publisher.class)
         @ConditionalOnBean(KafkaProperties.class)
         KafkaPublisher outboxKafkaPublisher(KafkaProperties kafka) {
@@ -69,7 +71,7 @@ class OutboxPublisherConfiguration {
     @Conditional(OnBrokerCondition.RabbitMq.class)
     static class RabbitMq {
 
-        @Bean(destroyMethod = "")
+        @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(Publisher.class)
         @ConditionalOnBean(AbstractConnectionFactory.class)
         RabbitMqPublisher outboxRabbitMqPublisher(AbstractConnectionFactory connectionFactory) {

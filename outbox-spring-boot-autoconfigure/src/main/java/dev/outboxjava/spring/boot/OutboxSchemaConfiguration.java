@@ -3,6 +3,8 @@ package dev.outboxjava.spring.boot;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresSchema;
 import dev.outboxjava.postgres.StoreLayout;
+import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
+import dev.outboxjava.postgres.inbox.PostgresInboxSchema;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -45,6 +47,7 @@ class OutboxSchemaConfiguration {
         OutboxSchemaReady outboxSchemaReady(
                 DataSource dataSource,
                 PostgresOutboxConfig config,
+                OutboxProperties properties,
                 @org.springframework.beans.factory.annotation.Qualifier("flywayInitializer")
                         ObjectProvider<Object> applicationMigrations) {
             // the application's migrations first, as its own Flyway runs them
@@ -81,6 +84,20 @@ class OutboxSchemaConfiguration {
                     .baselineVersion("0");
             config.schemaName().ifPresent(schema -> operator.schemas(schema).defaultSchema(schema));
             operator.load().migrate();
+            if (properties.getInbox().isEnabled()) {
+                // the listeners' inbox (SpringInbox), in a history of its own
+                PostgresInboxConfig inbox = properties.inboxConfig();
+                FluentConfiguration inboxMigrations = Flyway.configure()
+                        .dataSource(dataSource)
+                        .locations(PostgresInboxSchema.MIGRATIONS_LOCATION)
+                        .table(PostgresInboxSchema.HISTORY_TABLE)
+                        .placeholders(Map.of(PostgresInboxSchema.TABLE_PLACEHOLDER, unqualified(inbox)))
+                        .baselineOnMigrate(true)
+                        .baselineVersion("0");
+                inbox.schemaName()
+                        .ifPresent(schema -> inboxMigrations.schemas(schema).defaultSchema(schema));
+                inboxMigrations.load().migrate();
+            }
             return new OutboxSchemaReady(
                     "Flyway (history tables " + history + ", " + PostgresSchema.OPERATOR_HISTORY_TABLE + ")");
         }
@@ -100,6 +117,7 @@ class OutboxSchemaConfiguration {
         OutboxSchemaReady outboxSchemaReady(
                 DataSource dataSource,
                 PostgresOutboxConfig config,
+                OutboxProperties properties,
                 ResourceLoader resources,
                 ObjectProvider<SpringLiquibase> applicationMigrations)
                 throws Exception {
@@ -117,7 +135,11 @@ class OutboxSchemaConfiguration {
                     "outbox_per_key",
                     Boolean.toString(config.ordering().isPerKey()),
                     "outbox_layout",
-                    config.layout().name().toLowerCase(Locale.ROOT)));
+                    config.layout().name().toLowerCase(Locale.ROOT),
+                    "outbox_inbox",
+                    Boolean.toString(properties.getInbox().isEnabled()),
+                    "inbox_table",
+                    unqualified(properties.inboxConfig())));
             if (config.schemaName().isPresent()) {
                 String schema = config.schemaName().get();
                 try (Connection connection = dataSource.getConnection();
@@ -133,6 +155,12 @@ class OutboxSchemaConfiguration {
         }
     }
 
+    static String unqualified(PostgresInboxConfig config) {
+        return config.schemaName()
+                .map(schema -> config.tableName().substring(schema.length() + 1))
+                .orElse(config.tableName());
+    }
+
     static String unqualified(PostgresOutboxConfig config) {
         return config.schemaName()
                 .map(schema -> config.tableName().substring(schema.length() + 1))
@@ -145,8 +173,12 @@ class OutboxSchemaConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        OutboxSchemaReady outboxSchemaReady(DataSource dataSource, PostgresOutboxConfig config) {
+        OutboxSchemaReady outboxSchemaReady(
+                DataSource dataSource, PostgresOutboxConfig config, OutboxProperties properties) {
             PostgresSchema.apply(dataSource, config);
+            if (properties.getInbox().isEnabled()) {
+                PostgresInboxSchema.apply(dataSource, properties.inboxConfig());
+            }
             return new OutboxSchemaReady("outbox.schema.initialize");
         }
     }

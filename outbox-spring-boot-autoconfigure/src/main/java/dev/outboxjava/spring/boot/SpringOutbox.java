@@ -2,6 +2,7 @@ package dev.outboxjava.spring.boot;
 
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
+import dev.outboxjava.core.PayloadSerializer;
 import dev.outboxjava.postgres.OutboxWriter;
 import java.sql.Connection;
 import java.util.List;
@@ -21,9 +22,16 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * @Transactional
  * public void placeOrder(Order order) {
  *     orders.save(order);
- *     outbox.append(OrderPlaced.of(order));
+ *     outbox.append(new OrderPlaced(order.id(), order.sku()));   // a type with a route, e.g. @OutboxRoute
  * }
  * }</pre>
+ *
+ * <p>An event object is serialized by the application's {@link PayloadSerializer} (JSON by its
+ * {@code JsonMapper} unless it defines one) and sent where its type's route says ({@link OutboxRoute},
+ * an {@link EventRoute} bean or {@code outbox.routes}). Publishing it with
+ * {@code ApplicationEventPublisher.publishEvent(...)} does the same. {@link #event(Object)} starts an
+ * {@link OutboxEvent} with the serialized payload for everything else set by hand, and
+ * {@link #append(OutboxEvent)} takes one built entirely by hand, bytes and all.
  *
  * <p>The INSERT runs on the transaction's own connection ({@link DataSourceUtils}), which JDBC
  * ({@code JdbcTemplate}, {@code JdbcClient}), JPA/Hibernate ({@code JpaTransactionManager}) and jOOQ's
@@ -37,6 +45,8 @@ public final class SpringOutbox {
     private final OutboxWriter writer;
     private final Runnable afterCommit;
     private final UnaryOperator<List<OutboxEvent>> traceContext;
+    private final PayloadSerializer serializer;
+    private final OutboxEventRouter router;
 
     /**
      * @param afterCommit   run once after each commit that appended events (wakes the relay)
@@ -46,11 +56,47 @@ public final class SpringOutbox {
             DataSource dataSource,
             OutboxWriter writer,
             Runnable afterCommit,
-            UnaryOperator<List<OutboxEvent>> traceContext) {
+            UnaryOperator<List<OutboxEvent>> traceContext,
+            PayloadSerializer serializer,
+            OutboxEventRouter router) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.writer = Objects.requireNonNull(writer, "writer");
         this.afterCommit = Objects.requireNonNull(afterCommit, "afterCommit");
         this.traceContext = Objects.requireNonNull(traceContext, "traceContext");
+        this.serializer = Objects.requireNonNull(serializer, "serializer");
+        this.router = Objects.requireNonNull(router, "router");
+    }
+
+    /**
+     * Appends one of the application's event objects in the current transaction, where its type's route
+     * sends it ({@link OutboxRoute}, an {@link EventRoute} bean, {@code outbox.routes}), its payload
+     * serialized by the application's {@link PayloadSerializer}.
+     *
+     * @return the event as appended
+     * @throws OutboxException when no Spring transaction is active, or the event's type has no route
+     * @throws dev.outboxjava.core.InvalidEventException when the payload cannot be serialized or the route
+     *         gives an unusable field, before anything reaches the database
+     */
+    public OutboxEvent append(Object event) {
+        Objects.requireNonNull(event, "event");
+        if (event instanceof OutboxEvent built) {
+            return append(built);
+        }
+        return append(List.of(router.toOutboxEvent(event, serializer))).get(0);
+    }
+
+    /**
+     * A new event whose payload is {@code payload}, serialized by the application's
+     * {@link PayloadSerializer} when the event is built (its content type the serializer's); set at least
+     * its type and destination, then {@link #append(OutboxEvent)} it.
+     */
+    public OutboxEvent.Builder event(Object payload) {
+        return OutboxEvent.builder().payload(payload, serializer);
+    }
+
+    /** The serializer of event objects: the application's {@link PayloadSerializer} bean, or JSON by its {@code JsonMapper}. */
+    public PayloadSerializer payloadSerializer() {
+        return serializer;
     }
 
     /**

@@ -177,22 +177,56 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
-    @DisplayName("refuses an unusable property at start, naming it")
+    @DisplayName("refuses an unusable property at start, naming it as typed and its value as written")
     void invalidProperty() {
-        runner.withPropertyValues("outbox.relay.threads=0", "outbox.sweeper.lease-timeout=5s")
+        runner.withPropertyValues(
+                        "outbox.relay.threads=0", "outbox.relay.batch-size=50000", "outbox.sweeper.lease-timeout=5s")
                 .run(context -> assertThat(context)
                         .hasFailed()
                         .getFailure()
                         .rootCause()
                         .satisfies(cause -> assertThat(cause.toString())
-                                .contains("relay.threads")
-                                .contains("must be between 1 and 64")
-                                .contains("sweeper.leaseTimeout")
-                                .contains("outbox.relay.publish-timeout")));
+                                .contains("outbox.relay.threads must be between 1 and 64, was 0")
+                                .contains("outbox.relay.batch-size must be between 1 and 10000, was 50000")
+                                .contains("outbox.sweeper.lease-timeout must be longer than "
+                                        + "outbox.relay.publish-timeout (30s), was 5s")
+                                .doesNotContain("batchSize", "leaseTimeout", "PT5S", "PT30S")));
     }
 
     @Test
-    @DisplayName("refuses more relay threads than the application's pool can serve")
+    @DisplayName("refuses an unknown outbox.* key at start, naming the nearest property")
+    void unknownProperty() {
+        runner.withPropertyValues("outbox.relay.batch.size=50000", "outbox.relay.treads=2", "outbox.flux-capacitor=on")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining(
+                                "outbox.relay.batch.size is not a property of the outbox starter; did you mean "
+                                        + "outbox.relay.batch-size?")
+                        .hasMessageContaining("outbox.relay.treads is not a property of the outbox starter; did you "
+                                + "mean outbox.relay.threads?")
+                        .hasMessageContaining("outbox.flux-capacitor is not a property of the outbox starter;")
+                        .satisfies(cause -> assertThat(cause.getMessage())
+                                .doesNotContain("outbox.flux-capacitor is not a property of the outbox starter; did")));
+    }
+
+    @Test
+    @DisplayName("accepts every property in its relaxed spellings, and routes by class name")
+    void knownProperties() {
+        runner.withPropertyValues(
+                        "outbox.relay.batchSize=10",
+                        "outbox.health.max_lag=1m",
+                        "outbox.routes[java.lang.String].destination=strings",
+                        "outbox.routes[java.lang.String].routing-key=r")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(OutboxPropertyNames.KNOWN)
+                .contains("outbox.relay.batch-size", "outbox.health.max-broker-outage", "outbox.routes.*.routing-key")
+                .doesNotContain("outbox.relay", "outbox.routes");
+    }
+
+    @Test
+    @DisplayName("refuses more relay threads than the application's pool can serve, in the starter's words")
     void poolTooSmall() {
         runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=2", "outbox.relay.threads=2")
                 .run(context -> assertThat(context)
@@ -200,7 +234,63 @@ class OutboxAutoConfigurationTest {
                         .getFailure()
                         .rootCause()
                         .hasMessageContaining("outbox.relay.threads")
-                        .hasMessageContaining("maximum pool size is 2"));
+                        .hasMessageContaining("outbox.wake-up=notify-after-commit")
+                        .hasMessageContaining("spring.datasource.hikari.maximum-pool-size is 2")
+                        .satisfies(cause -> assertThat(cause.getMessage()).doesNotContain("NOTIFY_AFTER_COMMIT")));
+    }
+
+    @Test
+    @DisplayName("closes the Kafka publisher when the worker fails to start: no producer thread is left reconnecting")
+    void publisherClosedWhenTheWorkerFails() {
+        String clientId = "leak-check-" + java.util.UUID.randomUUID();
+        runner.withPropertyValues(
+                        "spring.datasource.hikari.maximum-pool-size=2",
+                        "outbox.relay.threads=2",
+                        "spring.kafka.producer.client-id=" + clientId)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("outbox.relay.threads");
+                });
+        assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(Thread::isAlive)
+                .extracting(Thread::getName)
+                .noneMatch(name -> name.contains(clientId));
+    }
+
+    @Test
+    @DisplayName("the health details are fields: database, broker, lag and backlog, with the starter's property names")
+    void healthFields() {
+        runner.withPropertyValues("outbox.health.max-broker-outage=0s").run(context -> {
+            org.springframework.boot.health.contributor.Health health =
+                    context.getBean(OutboxHealthIndicator.class).health();
+
+            assertThat(health.getStatus().getCode())
+                    .as("the broker at 127.0.0.1:1 never answers")
+                    .isEqualTo("DOWN");
+            assertThat(health.getDetails().get("database"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("status", "UP");
+            assertThat(health.getDetails().get("broker"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("status", "DOWN")
+                    .containsEntry("maxBrokerOutage", "0s")
+                    .containsKey("downFor")
+                    .extractingByKey("detail")
+                    .asString()
+                    .contains("over outbox.health.max-broker-outage=0s");
+            assertThat(health.getDetails().get("lag"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("status", "UP")
+                    .containsEntry("maxLag", "5m")
+                    .containsEntry("oldestEligibleWait", "0s");
+            assertThat(health.getDetails().get("backlog"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("eligible", 0L)
+                    .containsEntry("held", 0L);
+            assertThat(health.getDetails().toString()).doesNotContain("outbox.health.max.");
+        });
+        assertThat(OutboxHealthIndicator.spring("over outbox.health.max.lag=5m; outbox.health.max.xmin.age=10m"))
+                .isEqualTo("over outbox.health.max-lag=5m; outbox.health.max-xmin-age=10m");
     }
 
     @Test
@@ -251,6 +341,8 @@ class OutboxAutoConfigurationTest {
     void flywayAppendLog() {
         runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
                 .withPropertyValues(
+                        "outbox.inbox.enabled=true",
+                        "outbox.inbox.table=" + schema + ".outbox_inbox",
                         "outbox.schema.initialize=false",
                         "spring.flyway.schemas=" + schema,
                         "spring.flyway.locations=classpath:db/shop")
@@ -264,6 +356,7 @@ class OutboxAutoConfigurationTest {
                             .contains("orders", "outbox_events", "outbox_events_state", "outbox_events_lease")
                             .contains("outbox_append_log_schema_history", "outbox_operator_schema_history")
                             .contains("outbox_events_audit", "outbox_events_attempts")
+                            .contains("outbox_inbox", "outbox_inbox_schema_history")
                             .doesNotContain("outbox_schema_history");
                     assertAppendsAndFinds(context);
                 });
@@ -278,6 +371,7 @@ class OutboxAutoConfigurationTest {
                         "outbox.schema.initialize=false",
                         "outbox.store.layout=append-log",
                         "outbox.ordering.mode=per-key",
+                        "outbox.inbox.enabled=true",
                         "spring.liquibase.change-log=classpath:db/shop-liquibase/changelog.xml",
                         "spring.liquibase.default-schema=" + schema,
                         "spring.liquibase.liquibase-schema=" + schema)
@@ -300,7 +394,9 @@ class OutboxAutoConfigurationTest {
                                     "outbox-append-log-5 EXECUTED",
                                     "outbox-operator-1 EXECUTED",
                                     "outbox-operator-2 EXECUTED",
-                                    "outbox-operator-3 EXECUTED");
+                                    "outbox-operator-3 EXECUTED",
+                                    "outbox-inbox-table-1 EXECUTED");
+                    assertThat(tables()).contains("outbox_inbox");
                     assertThat(tables()).contains("outbox_events_audit", "outbox_events_attempts");
                     assertThat(indexes()).contains("outbox_events_log_idx").doesNotContain("outbox_events_key_idx");
                     assertAppendsAndFinds(context);
@@ -330,6 +426,19 @@ class OutboxAutoConfigurationTest {
                         .doesNotHaveBean(OutboxHealthIndicator.class)
                         .doesNotHaveBean(OutboxEndpoint.class)
                         .hasSingleBean(OutboxWorker.class));
+    }
+
+    @Test
+    @DisplayName("with the application's ObservationRegistry: the relay's publishes are observed; without one, not")
+    void observations() {
+        io.micrometer.observation.ObservationRegistry observations =
+                io.micrometer.observation.ObservationRegistry.create();
+        observations.observationConfig().observationHandler(context -> true);
+        runner.withBean(io.micrometer.observation.ObservationRegistry.class, () -> observations)
+                .run(context -> assertThat(context.getBean(OutboxWorker.class).publisher())
+                        .isInstanceOf(dev.outboxjava.worker.observability.ObservedPublisher.class));
+        runner.run(context ->
+                assertThat(context.getBean(OutboxWorker.class).publisher()).isInstanceOf(KafkaPublisher.class));
     }
 
     @Test
