@@ -275,7 +275,16 @@ public final class ConsoleRoutes {
 
     private void logout(Context ctx) {
         Optional<Sessions.Session> session = session(ctx);
-        if (session.isPresent() && Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
+        if (session.isPresent()) {
+            if (!Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
+                // a forged sign-out (another site's form) must not end the operator's session either
+                refuse(
+                        ctx,
+                        403,
+                        "The form's security token is missing or stale (reload the page and sign out "
+                                + "again). You are still signed in.");
+                return;
+            }
             sessions.signOut(session.get().id());
         }
         ctx.header("Set-Cookie", COOKIE + "=; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age=0");

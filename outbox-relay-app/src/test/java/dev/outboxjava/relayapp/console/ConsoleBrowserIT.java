@@ -469,6 +469,33 @@ class ConsoleBrowserIT {
                 .containsExactlyEntriesOf(Map.of("x-bell", "bell\u0007"));
     }
 
+    @Test
+    @Order(8)
+    @DisplayName("a sign-out with a forged CSRF token is refused and keeps the session; a genuine one ends it")
+    void forgedSignOut() {
+        signIn();
+        String cookie =
+                browser.manage().getCookieNamed("outbox_console_session").getValue();
+
+        open("/dead-letters");
+        browser.executeScript("document.querySelector('header form input[name=csrf]').value = 'forged'");
+        browser.findElement(By.id("sign-out")).click();
+
+        assertThat(text("problem")).contains("security token is missing or stale", "still signed in");
+        assertThat(browser.manage().getCookieNamed("outbox_console_session"))
+                .as("the session cookie is kept")
+                .isNotNull()
+                .satisfies(kept -> assertThat(kept.getValue()).isEqualTo(cookie));
+        open("/dead-letters");
+        assertThat(text("sign-out")).isEqualTo("Sign out");
+
+        browser.findElement(By.id("sign-out")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10))
+                .until(loaded -> loaded.manage().getCookieNamed("outbox_console_session") == null);
+        open("/dead-letters");
+        assertThat(browser.findElements(By.id("sign-out"))).isEmpty();
+    }
+
     /** Edits only the payload of one, only the headers of the other, as an operator does in the browser. */
     private void editBoth(OutboxEvent headersEdited, OutboxEvent payloadEdited) {
         open("/dead-letters/" + payloadEdited.id());
