@@ -257,7 +257,8 @@ class OutboxConsoleTest {
         assertThat(detail)
                 .contains(
                         "&lt;script&gt;alert(1)&lt;/script&gt;",
-                        "&lt;img src=x onerror=alert(1)&gt;\\u001B[2J",
+                        "&lt;img src=x onerror=alert(1)&gt;<span class=\"control\" title=\"control character "
+                                + "U+001B\">\\u001B</span>[2J",
                         "&lt;b&gt;boom&lt;/b&gt;");
         assertThat(get("/dead-letters/" + dead.id()).headers().firstValue("Content-Security-Policy"))
                 .hasValueSatisfying(csp -> assertThat(csp).contains("default-src 'none'"));

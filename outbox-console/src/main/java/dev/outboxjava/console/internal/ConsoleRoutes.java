@@ -275,7 +275,16 @@ public final class ConsoleRoutes {
 
     private void logout(Context ctx) {
         Optional<Sessions.Session> session = session(ctx);
-        if (session.isPresent() && Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
+        if (session.isPresent()) {
+            if (!Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
+                // a forged sign-out (another site's form) must not end the operator's session either
+                refuse(
+                        ctx,
+                        403,
+                        "The form's security token is missing or stale (reload the page and sign out "
+                                + "again). You are still signed in.");
+                return;
+            }
             sessions.signOut(session.get().id());
         }
         ctx.header("Set-Cookie", COOKIE + "=; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age=0");
@@ -701,7 +710,7 @@ public final class ConsoleRoutes {
                     .append("</td><td>")
                     .append(attempt.outcome() == Attempt.Outcome.RETRY ? "retry" : "dead letter")
                     .append("</td><td class=\"attempt-error\"><pre>")
-                    .append(Html.text(attempt.error()))
+                    .append(Html.shown(attempt.error()))
                     .append("</pre></td><td><code>")
                     .append(attempt.leaseId())
                     .append("</code></td></tr>");
@@ -717,9 +726,9 @@ public final class ConsoleRoutes {
                 .append("</div>"));
         html.append("<table id=\"event\">");
         row(html, "status", "<span id=\"event-status\">" + event.status().databaseValue() + "</span>");
-        row(html, "type", Html.text(event.type()));
-        row(html, "key", Html.text(event.key().orElse("–")));
-        row(html, "destination", Html.text(event.destination()));
+        row(html, "type", Html.shown(event.type()));
+        row(html, "key", Html.shown(event.key().orElse("–")));
+        row(html, "destination", Html.shown(event.destination()));
         row(html, "routing key", Html.text(event.routingKey().isEmpty() ? "–" : event.routingKey()));
         row(html, "attempts", event.attempts() + " of " + event.maxAttempts());
         row(html, "created", Html.time(event.createdAt(), now));
@@ -732,16 +741,16 @@ public final class ConsoleRoutes {
                 .append("</p>");
         attempts(html, event, now);
         html.append("<p>The last error:</p><pre id=\"last-error\">")
-                .append(Html.text(event.lastError().orElse("(none)")))
+                .append(Html.shown(event.lastError().orElse("(none)")))
                 .append("</pre>");
         html.append("<h2>CloudEvents attributes</h2><table id=\"cloudevents\">");
         Map<String, String> attributes = cloudEvents(event);
-        attributes.forEach((name, value) -> row(html, Html.text(name), Html.text(value)));
+        attributes.forEach((name, value) -> row(html, Html.shown(name), Html.shown(value)));
         html.append("</table><h2>Headers</h2><table id=\"headers\">");
         if (event.headers().isEmpty()) {
             html.append("<tr><td>none</td></tr>");
         }
-        event.headers().forEach((name, value) -> row(html, Html.text(name), Html.text(value)));
+        event.headers().forEach((name, value) -> row(html, Html.shown(name), Html.shown(value)));
         html.append("</table><h2>Payload</h2>").append(PayloadView.render(event.payload()));
         Optional<Sessions.Session> session = session(ctx);
         if (event.status() == EventStatus.FAILED && session.isPresent()) {
@@ -765,25 +774,22 @@ public final class ConsoleRoutes {
             if (text.isEmpty()) {
                 html.append("<p class=\"hint\">The payload is not UTF-8 text: it cannot be edited here.</p>");
             } else {
-                StringBuilder headerLines = new StringBuilder();
-                event.headers()
-                        .forEach((name, value) -> headerLines
-                                .append(name)
-                                .append(": ")
-                                .append(value)
-                                .append('\n'));
                 html.append("<form method=\"post\" action=\"")
                         .append(base)
                         .append("/dead-letters/")
                         .append(event.id())
                         .append("/edit\" id=\"edit\">")
                         .append(csrf(session.get()))
-                        .append("<p><label>Payload<br><textarea name=\"payload\" id=\"edit-payload\" rows=\"12\">")
-                        .append(Html.text(text.get()))
+                        .append("<p class=\"hint\" id=\"edit-rule\">")
+                        .append(EditText.RULE_HTML)
+                        .append("</p>")
+                        // the line break after the tag is dropped by the parser, so a leading one of the text stays
+                        .append("<p><label>Payload<br><textarea name=\"payload\" id=\"edit-payload\" rows=\"12\">\n")
+                        .append(Html.text(EditText.encode(text.get(), true)))
                         .append(
                                 "</textarea></label></p><p><label>Headers, one "
-                                        + "<code>name: value</code> a line<br><textarea name=\"headers\" id=\"edit-headers\" rows=\"4\">")
-                        .append(Html.text(headerLines.toString()))
+                                        + "<code>name: value</code> a line<br><textarea name=\"headers\" id=\"edit-headers\" rows=\"4\">\n")
+                        .append(Html.text(EditText.encodeHeaders(event.headers())))
                         .append("</textarea></label></p><p class=\"hint\">The "
                                 + "original payload and headers are kept in the audit trail.</p>"
                                 + "<button type=\"submit\" id=\"edit-requeue\">Save and requeue</button></form>");
@@ -824,10 +830,18 @@ public final class ConsoleRoutes {
             refuse(ctx, 404, "No such event; nothing was changed.");
             return;
         }
-        String payload = Optional.ofNullable(ctx.formParam("payload")).orElse("");
+        OutboxEvent original = found.get();
         List<String> problems = new ArrayList<>();
-        Map<String, String> headers =
-                parseHeaders(Optional.ofNullable(ctx.formParam("headers")).orElse(""), problems);
+        // a box sent back as the page wrote it was not edited: its original bytes are kept exactly
+        String payloadText = Optional.ofNullable(ctx.formParam("payload")).orElse("");
+        byte[] payload =
+                untouched(payloadText, PayloadView.utf8(original.payload()).map(t -> EditText.encode(t, true)))
+                        ? original.payload()
+                        : EditText.decode(payloadText, true).getBytes(StandardCharsets.UTF_8);
+        String headersText = Optional.ofNullable(ctx.formParam("headers")).orElse("");
+        Map<String, String> headers = untouched(headersText, Optional.of(EditText.encodeHeaders(original.headers())))
+                ? original.headers()
+                : EditText.decodeHeaders(headersText, problems);
         if (!problems.isEmpty()) {
             ctx.status(400);
             page(
@@ -840,10 +854,7 @@ public final class ConsoleRoutes {
         Optional<OutboxEvent> edited;
         try {
             edited = operator.editAndRequeue(
-                    found.get().id(),
-                    new EventEdit(payload.getBytes(StandardCharsets.UTF_8), headers),
-                    session.operator(),
-                    clock.instant());
+                    found.get().id(), new EventEdit(payload, headers), session.operator(), clock.instant());
         } catch (InvalidEventException e) {
             ctx.status(400);
             page(
@@ -875,24 +886,9 @@ public final class ConsoleRoutes {
                 "Saved and requeued; the original " + "payload and headers are in the audit trail.");
     }
 
-    /** {@code name: value} lines; blank lines are skipped. */
-    static Map<String, String> parseHeaders(String text, List<String> problems) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        int number = 0;
-        for (String line : text.split("\r?\n", -1)) {
-            number++;
-            if (line.isBlank()) {
-                continue;
-            }
-            int colon = line.indexOf(':');
-            if (colon <= 0) {
-                problems.add("header line " + number + " is not 'name: value'");
-                continue;
-            }
-            headers.put(
-                    line.substring(0, colon).trim(), line.substring(colon + 1).trim());
-        }
-        return headers;
+    /** Whether a box came back as the page wrote it (the browser sends its line breaks as CR LF). */
+    private static boolean untouched(String sent, Optional<String> shown) {
+        return shown.isPresent() && sent.replace("\r\n", "\n").equals(shown.get());
     }
 
     /** An event's cells of a list row (id linking to its detail, type, key, destination, attempts, a time, last error). */

@@ -18,6 +18,19 @@ public final class Html {
 
     /** The text, safe between tags and inside a quoted attribute. */
     public static String text(String value) {
+        return escape(value, false);
+    }
+
+    /**
+     * The text, safe between tags (not in an attribute), each control character's escape marked as one
+     * ({@code <span class="control">}, titled with its code), so a real ESC never looks like the text
+     * <code>&#92;u001B</code>.
+     */
+    public static String shown(String value) {
+        return escape(value, true);
+    }
+
+    private static String escape(String value, boolean marked) {
         if (value == null) {
             return "";
         }
@@ -31,13 +44,21 @@ public final class Html {
                 case '"' -> out.append("&quot;");
                 case '\'' -> out.append("&#39;");
                 case '\n', '\t' -> out.append(c);
-                case '\r' -> out.append("\\r");
                 default -> {
                     if (Character.isISOControl(c)
                             || c == '\u2028'
                             || c == '\u2029'
                             || (Character.isSurrogate(c) && !validPair(value, i))) {
-                        out.append(String.format("\\u%04X", (int) c));
+                        String code = String.format("\\u%04X", (int) c);
+                        if (marked) {
+                            out.append("<span class=\"control\" title=\"control character U+")
+                                    .append(code, 2, 6)
+                                    .append("\">")
+                                    .append(code)
+                                    .append("</span>");
+                        } else {
+                            out.append(code);
+                        }
                     } else {
                         out.append(c);
                     }

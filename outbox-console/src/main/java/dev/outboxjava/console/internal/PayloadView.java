@@ -38,13 +38,13 @@ public final class PayloadView {
                 JsonNode tree = JSON.readTree(text.get());
                 if (tree != null) {
                     return "<p class=\"hint\">JSON, " + payload.length + " bytes</p><pre id=\"payload\">"
-                            + Html.text(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(tree)) + "</pre>";
+                            + Html.shown(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(tree)) + "</pre>";
                 }
             } catch (java.io.IOException notJson) {
                 // shown as text below
             }
             return "<p class=\"hint\">text, " + payload.length + " bytes</p><pre id=\"payload\">"
-                    + Html.text(text.get()) + "</pre>";
+                    + Html.shown(text.get()) + "</pre>";
         }
         return "<p class=\"hint\">binary, " + payload.length + " bytes (hex)</p><pre id=\"payload\">" + hex(payload)
                 + "</pre>";

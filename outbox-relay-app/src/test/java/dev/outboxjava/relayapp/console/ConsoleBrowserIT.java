@@ -43,6 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -407,5 +408,116 @@ class ConsoleBrowserIT {
                 .startsWith("1 ")
                 .contains("NO_ROUTE")
                 .doesNotContain("404 NOT_FOUND");
+    }
+
+    @Test
+    @Order(7)
+    @DisplayName("edit and requeue delivers the box nobody edited byte for byte, control characters included")
+    void untouchedFieldRoundTrips() throws Exception {
+        String exchange = "console-it-bytes." + UUID.randomUUID().toString().substring(0, 8);
+        String crlfEsc = "line1\r\nline2 \u001b[0m";
+        OutboxEvent headersEdited = OutboxEvent.builder()
+                .type("order.bytes")
+                .destination(exchange)
+                .maxAttempts(1)
+                .header("x-bell", "bell\u0007")
+                .payload(crlfEsc.getBytes(StandardCharsets.UTF_8))
+                .build();
+        String textAndEsc = "the text \\u001B, then ESC \u001b";
+        OutboxEvent payloadEdited = OutboxEvent.builder()
+                .type("order.bytes")
+                .destination(exchange)
+                .maxAttempts(1)
+                .header("x-bell", "bell\u0007")
+                .payload(textAndEsc.getBytes(StandardCharsets.UTF_8))
+                .build();
+        append(headersEdited, payloadEdited);
+        awaitStatus(headersEdited.id(), EventStatus.FAILED);
+        awaitStatus(payloadEdited.id(), EventStatus.FAILED);
+        signIn();
+        try (Connection connection = rabbit.connectionFactory().newConnection();
+                Channel channel = connection.createChannel()) {
+            // the exchange exists from now on: the requeued events are published
+            channel.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, false, false, null);
+            channel.queueDeclare(exchange, false, false, false, null);
+            channel.queueBind(exchange, exchange, "#");
+            editBoth(headersEdited, payloadEdited);
+            Map<String, GetResponse> delivered = new HashMap<>();
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                GetResponse next = channel.basicGet(exchange, true);
+                if (next != null) {
+                    delivered.put(next.getProps().getMessageId(), next);
+                }
+                return delivered.size() == 2;
+            });
+            GetResponse first = delivered.get(headersEdited.id().toString());
+            assertThat(first.getBody()).isEqualTo(crlfEsc.getBytes(StandardCharsets.UTF_8));
+            assertThat(first.getProps().getHeaders().get("x-bell")).hasToString("bell\u0007");
+            assertThat(first.getProps().getHeaders()).containsKey("fixed-by");
+            GetResponse second = delivered.get(payloadEdited.id().toString());
+            assertThat(new String(second.getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"fixed\":true}");
+            assertThat(second.getProps().getHeaders().get("x-bell")).hasToString("bell\u0007");
+            channel.exchangeDelete(exchange);
+            channel.queueDelete(exchange);
+        }
+        assertThat(store.find(headersEdited.id()).orElseThrow().payload())
+                .isEqualTo(crlfEsc.getBytes(StandardCharsets.UTF_8));
+        assertThat(store.find(headersEdited.id()).orElseThrow().headers())
+                .containsEntry("x-bell", "bell\u0007")
+                .containsEntry("fixed-by", "Ada");
+        assertThat(store.find(payloadEdited.id()).orElseThrow().headers())
+                .containsExactlyEntriesOf(Map.of("x-bell", "bell\u0007"));
+    }
+
+    @Test
+    @Order(8)
+    @DisplayName("a sign-out with a forged CSRF token is refused and keeps the session; a genuine one ends it")
+    void forgedSignOut() {
+        signIn();
+        String cookie =
+                browser.manage().getCookieNamed("outbox_console_session").getValue();
+
+        open("/dead-letters");
+        browser.executeScript("document.querySelector('header form input[name=csrf]').value = 'forged'");
+        browser.findElement(By.id("sign-out")).click();
+
+        assertThat(text("problem")).contains("security token is missing or stale", "still signed in");
+        assertThat(browser.manage().getCookieNamed("outbox_console_session"))
+                .as("the session cookie is kept")
+                .isNotNull()
+                .satisfies(kept -> assertThat(kept.getValue()).isEqualTo(cookie));
+        open("/dead-letters");
+        assertThat(text("sign-out")).isEqualTo("Sign out");
+
+        browser.findElement(By.id("sign-out")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10))
+                .until(loaded -> loaded.manage().getCookieNamed("outbox_console_session") == null);
+        open("/dead-letters");
+        assertThat(browser.findElements(By.id("sign-out"))).isEmpty();
+    }
+
+    /** Edits only the payload of one, only the headers of the other, as an operator does in the browser. */
+    private void editBoth(OutboxEvent headersEdited, OutboxEvent payloadEdited) {
+        open("/dead-letters/" + payloadEdited.id());
+        // the real ESC is marked as a control character, the text of its escape is not
+        List<WebElement> controls = browser.findElements(By.cssSelector("#payload span.control"));
+        assertThat(controls).extracting(WebElement::getText).containsExactly("\\u001B");
+        assertThat(text("payload")).isEqualTo("the text \\u001B, then ESC \\u001B");
+        assertThat(text("edit-rule")).contains("ESC is \\u001B", "\\\\u001B", "Line breaks are LF");
+        WebElement payload = browser.findElement(By.id("edit-payload"));
+        payload.clear();
+        payload.sendKeys("{\"fixed\":true}");
+        browser.findElement(By.id("edit-requeue")).click();
+        assertThat(text("notice")).contains("Saved and requeued");
+
+        open("/dead-letters/" + headersEdited.id());
+        assertThat(browser.findElements(By.cssSelector("#payload span.control")))
+                .extracting(WebElement::getText)
+                .containsExactly("\\u000D", "\\u001B");
+        WebElement headers = browser.findElement(By.id("edit-headers"));
+        headers.click();
+        headers.sendKeys(Keys.chord(Keys.CONTROL, Keys.END), "fixed-by: Ada");
+        browser.findElement(By.id("edit-requeue")).click();
+        assertThat(text("notice")).contains("Saved and requeued");
     }
 }

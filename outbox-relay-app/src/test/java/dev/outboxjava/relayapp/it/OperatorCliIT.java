@@ -272,6 +272,36 @@ class OperatorCliIT {
         }
     }
 
+    @Test
+    @DisplayName("dead-letters list and show write the control characters of keys, types and errors as escapes")
+    void controlCharactersEscaped() throws Exception {
+        OutboxEvent hostile = OutboxEvent.builder()
+                .type("order.\u001b]0;pwned\u0007")
+                .key("k\u001b[2J")
+                .destination("orders")
+                .header("x-note", "bell\u0007")
+                .payload("line1\r\nline2 \u001b[0m".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .build();
+        table.store.transactional().inTransaction(connection -> List.of(hostile));
+        UUID lease = UUID.randomUUID();
+        table.store.lease(lease, 1, Instant.now());
+        table.store.markDeadLettered(
+                lease, List.of(new DeadLetterMark(hostile.id(), "boom\u001b[31m red\rover")), Instant.now());
+
+        WorkerJar.Result list = cli("dead-letters", "list");
+        WorkerJar.Result show = cli("dead-letters", "show", hostile.id().toString());
+
+        for (WorkerJar.Result result : List.of(list, show)) {
+            assertThat(result.exitCode()).as(result.output()).isZero();
+            assertThat(result.output())
+                    .as("no raw control character but line breaks")
+                    .doesNotContainPattern("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f]")
+                    .contains("order.\\u001B]0;pwned\\u0007", "k\\u001B[2J", "boom\\u001B[31m red");
+        }
+        assertThat(show.output())
+                .contains("boom\\u001B[31m red\\u000Dover", "x-note=bell\\u0007", "line1\\u000D\nline2 \\u001B[0m");
+    }
+
     /** Dead letters of type payment.failed with a long two-line error, oldest first. */
     private List<UUID> deadLetters(int count) throws Exception {
         table.append(count, "orders", "payment.failed");

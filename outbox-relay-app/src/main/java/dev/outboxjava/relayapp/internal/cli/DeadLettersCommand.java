@@ -100,7 +100,8 @@ public final class DeadLettersCommand implements Callable<Integer> {
     @Command(
             name = "show",
             mixinStandardHelpOptions = true,
-            description = "Shows one event (any state) with its headers, last error and payload.")
+            description = "Shows one event (any state) with its headers, last error and payload; control characters "
+                    + "are written as escapes (ESC as \\u001B), as the web console shows them.")
     static final class ShowCommand implements Callable<Integer> {
 
         @Mixin
@@ -126,19 +127,25 @@ public final class DeadLettersCommand implements Callable<Integer> {
                 PrintWriter out = spec.commandLine().getOut();
                 out.printf("%-16s %s%n", "id", event.id());
                 out.printf("%-16s %s%n", "status", event.status().databaseValue());
-                out.printf("%-16s %s%n", "type", event.type());
-                out.printf("%-16s %s%n", "source", event.source());
-                out.printf("%-16s %s%n", "key", event.key().orElse("-"));
-                out.printf("%-16s %s%n", "destination", event.destination());
-                out.printf("%-16s %s%n", "routing_key", event.routingKey().isEmpty() ? "-" : event.routingKey());
-                out.printf("%-16s %s%n", "content_type", event.contentType());
+                out.printf("%-16s %s%n", "type", Terminal.line(event.type()));
+                out.printf("%-16s %s%n", "source", Terminal.line(event.source()));
+                out.printf("%-16s %s%n", "key", Terminal.line(event.key().orElse("-")));
+                out.printf("%-16s %s%n", "destination", Terminal.line(event.destination()));
+                out.printf(
+                        "%-16s %s%n",
+                        "routing_key", Terminal.line(event.routingKey().isEmpty() ? "-" : event.routingKey()));
+                out.printf("%-16s %s%n", "content_type", Terminal.line(event.contentType()));
                 out.printf("%-16s %d/%d%n", "attempts", event.attempts(), event.maxAttempts());
                 out.printf("%-16s %s%n", "created_at", event.createdAt());
                 out.printf("%-16s %s%n", "next_attempt_at", event.nextAttemptAt());
-                out.printf("%-16s %s%n", "last_error", event.lastError().orElse("-"));
-                event.headers().forEach((name, value) -> out.printf("%-16s %s=%s%n", "header", name, value));
+                out.printf(
+                        "%-16s %s%n",
+                        "last_error", Terminal.text(event.lastError().orElse("-")));
+                event.headers()
+                        .forEach((name, value) ->
+                                out.printf("%-16s %s=%s%n", "header", Terminal.line(name), Terminal.line(value)));
                 out.printf("%-16s %d bytes%n", "payload_size", event.payloadSize());
-                out.printf("%-16s %s%n", "payload", printable(event.payload()));
+                out.printf("%-16s %s%n", "payload", Terminal.text(printable(event.payload())));
                 out.flush();
             }
             return ExitCodes.OK;

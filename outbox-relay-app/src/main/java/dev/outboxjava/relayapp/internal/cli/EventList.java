@@ -151,9 +151,9 @@ final class EventList {
                 .toString();
     }
 
-    /** A cell: one line, at most {@code max} characters. */
+    /** A cell: one line, at most {@code max} characters, its control characters as escapes ({@link Terminal}). */
     static String cell(String text, int max) {
-        String flat = text.replaceAll("\\s+", " ").strip();
+        String flat = Terminal.text(text.replaceAll("\\s+", " ").strip());
         return flat.length() > max ? flat.substring(0, max - 3) + "..." : flat;
     }
 
