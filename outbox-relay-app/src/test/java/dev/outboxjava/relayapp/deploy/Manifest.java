@@ -49,9 +49,8 @@ public record Manifest(List<JsonNode> documents) {
     /** A ConfigMap's {@code data} or a Secret's {@code stringData} as a map. */
     public static Map<String, String> fields(JsonNode node) {
         Map<String, String> fields = new LinkedHashMap<>();
-        node.fields()
-                .forEachRemaining(
-                        field -> fields.put(field.getKey(), field.getValue().asText()));
+        node.properties()
+                .forEach(field -> fields.put(field.getKey(), field.getValue().asText()));
         return fields;
     }
 }
