@@ -45,6 +45,10 @@ class DocumentedValuesTest {
     private static final Pattern COMMAND =
             Pattern.compile("(?:\\boutbox-worker(?::[0-9][0-9.]*)?|-all\\.jar) ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?");
 
+    /** {@code <groupId>dev.outboxjava</groupId> <artifactId>x</artifactId> <version>v</version>} in a snippet. */
+    private static final Pattern SNIPPET_VERSION = Pattern.compile(
+            "<groupId>dev\\.outboxjava</groupId>\\s*<artifactId>([a-z-]+)</artifactId>\\s*<version>([^<]+)</version>");
+
     private static final Pattern JAR = Pattern.compile("[A-Za-z0-9_./<>*{}$-]+\\.jar\\b");
     /** The files a user can find: the runnable jar (any version), the jar inside the image, the benchmarks. */
     private static final List<Pattern> JARS_THE_BUILD_MAKES = List.of(
@@ -134,6 +138,29 @@ class DocumentedValuesTest {
         assertThat(unknown)
                 .as("jar names the build does not produce (a literal version goes stale: write * or <version>)")
                 .isEmpty();
+    }
+
+    @Test
+    @DisplayName("every dependency snippet of ours names the version being built, without -SNAPSHOT")
+    void snippetsNameTheReleaseVersion() throws IOException {
+        String version = System.getProperty("outbox.project.version", "").replace("-SNAPSHOT", "");
+        assertThat(version).as("the project version (set by the build)").isNotEmpty();
+        List<Path> files = new ArrayList<>(pages());
+        try (Stream<Path> readmes = Files.list(ROOT)) {
+            readmes.map(module -> module.resolve("README.md"))
+                    .filter(Files::isRegularFile)
+                    .forEach(files::add);
+        }
+        List<String> stale = new ArrayList<>();
+        for (Path file : files) {
+            Matcher matcher = SNIPPET_VERSION.matcher(read(file));
+            while (matcher.find()) {
+                if (!matcher.group(2).equals(version)) {
+                    stale.add(ROOT.relativize(file) + ": " + matcher.group(1) + " " + matcher.group(2));
+                }
+            }
+        }
+        assertThat(stale).as("dependency snippets not at " + version).isEmpty();
     }
 
     /** The problems and warnings of loading just {@code key=value}, one line each. */
