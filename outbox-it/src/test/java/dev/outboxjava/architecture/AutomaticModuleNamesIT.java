@@ -1,6 +1,7 @@
 package dev.outboxjava.architecture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxjava.console.OutboxConsole;
 import dev.outboxjava.core.OutboxEvent;
@@ -15,6 +16,7 @@ import dev.outboxjava.testkit.kafka.KafkaFixture;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.OutboxWorker;
+import java.lang.module.Configuration;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
 import java.nio.file.Files;
@@ -24,10 +26,15 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every published jar carries an {@code Automatic-Module-Name}, so a JPMS application can
@@ -104,6 +111,57 @@ class AutomaticModuleNamesIT {
         for (String module : WITHOUT_CLASSES) {
             assertModuleName(module, builtJar(module));
         }
+    }
+
+    @Test
+    @DisplayName("resolves with every other published jar on one module path: no package is in two jars")
+    void resolvesTogetherOnAModulePath() throws Exception {
+        List<Path> jars = new ArrayList<>();
+        for (Class<?> member : MEMBER.values()) {
+            jars.add(Path.of(
+                    member.getProtectionDomain().getCodeSource().getLocation().toURI()));
+        }
+        for (String module : WITHOUT_CLASSES) {
+            jars.add(builtJar(module));
+        }
+
+        ModuleLayer layer = modulePath(jars);
+
+        assertThat(layer.modules().stream().map(Module::getName)).containsExactlyInAnyOrderElementsOf(NAME.values());
+    }
+
+    @Test
+    @DisplayName("given two jars with one package, when resolved together, then the module path refuses them")
+    void splitPackageIsRefused(@TempDir Path directory) throws Exception {
+        Path first = jarWith(directory.resolve("first.jar"), "dev/outboxjava/split/A.class", "first.module");
+        Path second = jarWith(directory.resolve("second.jar"), "dev/outboxjava/split/B.class", "second.module");
+
+        assertThatThrownBy(() -> modulePath(List.of(first, second))).hasMessageContaining("dev.outboxjava.split");
+    }
+
+    /**
+     * The jars as automatic modules, resolved together and defined in one layer with one class loader, as
+     * {@code java --module-path … --add-modules ALL-MODULE-PATH} does. Automatic modules read each other, so
+     * a package in two jars fails the resolution.
+     */
+    private static ModuleLayer modulePath(List<Path> jars) {
+        ModuleFinder finder = ModuleFinder.of(jars.toArray(Path[]::new));
+        Set<String> names = new LinkedHashSet<>();
+        finder.findAll().forEach(reference -> names.add(reference.descriptor().name()));
+        Configuration configuration = ModuleLayer.boot().configuration().resolve(finder, ModuleFinder.of(), names);
+        return ModuleLayer.boot().defineModulesWithOneLoader(configuration, ClassLoader.getPlatformClassLoader());
+    }
+
+    /** A jar holding one (empty) class file under {@code entry}, named {@code module} by its manifest. */
+    private static Path jarWith(Path jar, String entry, String module) throws Exception {
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().putValue("Automatic-Module-Name", module);
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+            out.putNextEntry(new JarEntry(entry));
+            out.closeEntry();
+        }
+        return jar;
     }
 
     private static void assertModuleName(String module, Path jar) {

@@ -1,6 +1,5 @@
 package dev.outboxjava.postgres;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
@@ -28,6 +27,7 @@ import dev.outboxjava.postgres.internal.LayoutProbe;
 import dev.outboxjava.postgres.internal.MissingIndexWarning;
 import dev.outboxjava.postgres.internal.OperatorCalls;
 import dev.outboxjava.postgres.internal.OwnedPool;
+import dev.outboxjava.postgres.internal.OwnedPoolCheck;
 import dev.outboxjava.postgres.internal.StoreCalls;
 import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
 import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
@@ -70,7 +70,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
 
     private final PostgresOutboxConfig config;
     private final DataSource dataSource;
-    private final Optional<HikariDataSource> ownedPool;
+    private final Optional<OwnedPool> ownedPool;
     private final DSLContext dsl;
     private final LayoutProbe layoutProbe;
 
@@ -84,8 +84,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final OperatorCalls operator;
     private final MissingIndexWarning missingIndexes;
 
-    private PostgresOutboxStore(
-            DataSource dataSource, Optional<HikariDataSource> ownedPool, PostgresOutboxConfig config) {
+    private PostgresOutboxStore(DataSource dataSource, Optional<OwnedPool> ownedPool, PostgresOutboxConfig config) {
         this.config = config;
         this.dataSource = dataSource;
         this.ownedPool = ownedPool;
@@ -121,9 +120,11 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
 
     /**
      * A store with its own HikariCP pool ({@link PostgresOutboxConfig#maximumPoolSize()} connections),
-     * closed by {@link #close()}.
+     * closed by {@link #close()}. HikariCP is an optional dependency of this module: a service that calls
+     * this adds {@code com.zaxxer:HikariCP} (a service that passes its own {@code DataSource} needs none).
      *
      * @param jdbcUrl e.g. {@code jdbc:postgresql://db:5432/orders}
+     * @throws InvalidConfigurationException when HikariCP is not on the class path
      */
     public static PostgresOutboxStore create(
             String jdbcUrl, String user, String password, PostgresOutboxConfig config) {
@@ -132,13 +133,14 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
             throw new InvalidConfigurationException(
                     "jdbcUrl", "must be a PostgreSQL JDBC URL starting with " + "jdbc:postgresql:, was " + jdbcUrl);
         }
-        HikariDataSource pool = OwnedPool.create(
+        OwnedPoolCheck.requireHikari();
+        OwnedPool pool = OwnedPool.create(
                 jdbcUrl,
                 Objects.requireNonNull(user, "user"),
                 Objects.requireNonNull(password, "password"),
                 config.maximumPoolSize(),
                 "outbox-" + config.tableName());
-        return new PostgresOutboxStore(pool, Optional.of(pool), config);
+        return new PostgresOutboxStore(pool.dataSource(), Optional.of(pool), config);
     }
 
     /** The configuration this store runs with. */
@@ -393,6 +395,6 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public void close() {
         transactional.close();
-        ownedPool.ifPresent(HikariDataSource::close);
+        ownedPool.ifPresent(OwnedPool::close);
     }
 }

@@ -98,7 +98,8 @@ public enum ConfigKey {
             "How an idle relay learns of new events besides "
                     + "polling. notify_after_commit: producers notify the table's channel after commit, the relay LISTENs and "
                     + "wakes at once; trigger_notify: the same, notified by a trigger that run --ensure-schema creates; "
-                    + "none: poll on outbox.relay.poll.interval only."),
+                    + "none: poll on outbox.relay.poll.interval only. The older spellings notify and polling are "
+                    + "accepted with a warning."),
 
     RETRY_INITIAL_DELAY("outbox.retry.initial.delay", "1s", "Delay before an event's first retry."),
     RETRY_MULTIPLIER("outbox.retry.multiplier", "2.0", "Growth factor between an event's retry delays (>= 1)."),

@@ -21,6 +21,7 @@ final class ConfigReader {
 
     private final ConfigSource source;
     private final List<InvalidSettingsException.Problem> problems = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
 
     ConfigReader(ConfigSource source) {
         this.source = Objects.requireNonNull(source, "source");
@@ -37,6 +38,15 @@ final class ConfigReader {
                                 new InvalidSettingsException.Problem(
                                         unknown,
                                         "unknown setting; known keys are listed by 'outbox-worker keys' and in docs/configuration.md (typo?)")));
+    }
+
+    /** A value that is accepted but should be changed: said once at start, not refused. */
+    void warning(ConfigKey key, String reason) {
+        warnings.add(key.displayName() + ": " + reason);
+    }
+
+    List<String> warnings() {
+        return List.copyOf(warnings);
     }
 
     void problem(ConfigKey key, String reason) {

@@ -34,6 +34,7 @@ public final class RelayAppConfig {
     private final HealthConfig health;
     private final StoreLayout layout;
     private final ConsoleConfig console;
+    private final List<String> warnings;
 
     private RelayAppConfig(
             Optional<DatabaseConfig> database,
@@ -45,8 +46,10 @@ public final class RelayAppConfig {
             String logLevel,
             HealthConfig health,
             StoreLayout layout,
-            ConsoleConfig console) {
+            ConsoleConfig console,
+            List<String> warnings) {
         this.console = console;
+        this.warnings = warnings;
         this.database = database;
         this.broker = broker;
         this.worker = worker;
@@ -124,7 +127,17 @@ public final class RelayAppConfig {
         }
         reader.throwIfProblems();
         return new RelayAppConfig(
-                store.config(), broker, worker, http, wakeUp, store.table(), logLevel, health, store.layout(), console);
+                store.config(),
+                broker,
+                worker,
+                http,
+                wakeUp,
+                store.table(),
+                logLevel,
+                health,
+                store.layout(),
+                console,
+                reader.warnings());
     }
 
     /**
@@ -139,6 +152,10 @@ public final class RelayAppConfig {
                     case "notify_after_commit" -> Optional.of(WakeUpMode.NOTIFY_AFTER_COMMIT);
                     case "trigger_notify" -> Optional.of(WakeUpMode.TRIGGER_NOTIFY);
                     case "none" -> Optional.of(WakeUpMode.NONE);
+                    // older spellings that deployments may still carry: accepted, with a warning
+                    case "notify" ->
+                        olderSpelling(reader, value, "notify_after_commit", WakeUpMode.NOTIFY_AFTER_COMMIT);
+                    case "polling" -> olderSpelling(reader, value, "none", WakeUpMode.NONE);
                     default -> Optional.empty();
                 },
                 "notify_after_commit, trigger_notify, none");
@@ -157,6 +174,23 @@ public final class RelayAppConfig {
                             + "; lower the relay threads or enlarge the pool");
         }
         return wakeUp;
+    }
+
+    private static Optional<WakeUpMode> olderSpelling(
+            ConfigReader reader, String value, String current, WakeUpMode mode) {
+        reader.warning(
+                ConfigKey.RELAY_WAKEUP,
+                "'" + value + "' is an older spelling of '" + current + "'; it still works, set '" + current
+                        + "' instead");
+        return Optional.of(mode);
+    }
+
+    /**
+     * Values that were accepted but should be changed (older spellings), one sentence each naming its
+     * key; the command line logs them at WARN when it starts.
+     */
+    public List<String> warnings() {
+        return warnings;
     }
 
     /** The database settings, when {@code outbox.db.url} is set. */

@@ -306,6 +306,34 @@ class RelayAppConfigTest {
     }
 
     @Test
+    @DisplayName("given each wake-up spelling, then it selects its mode; the older ones with a warning naming the key")
+    void wakeUpSpellings() {
+        Map<String, WakeUpMode> current = Map.of(
+                "notify_after_commit", WakeUpMode.NOTIFY_AFTER_COMMIT,
+                "trigger_notify", WakeUpMode.TRIGGER_NOTIFY,
+                "none", WakeUpMode.NONE);
+        current.forEach((value, mode) -> {
+            RelayAppConfig settings =
+                    RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_RELAY_WAKEUP", value)));
+            assertThat(settings.wakeUp()).as(value).isEqualTo(mode);
+            assertThat(settings.warnings()).as(value).isEmpty();
+        });
+
+        RelayAppConfig notify = RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_RELAY_WAKEUP", "notify")));
+        RelayAppConfig polling = RelayAppConfig.load(ConfigSource.map(Map.of("outbox.relay.wakeup", "POLLING")));
+
+        assertThat(notify.wakeUp()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);
+        assertThat(notify.warnings())
+                .singleElement()
+                .asString()
+                .contains("OUTBOX_RELAY_WAKEUP", "'notify_after_commit'");
+        assertThat(polling.wakeUp()).isEqualTo(WakeUpMode.NONE);
+        assertThat(polling.warnings()).singleElement().asString().contains("outbox.relay.wakeup", "'none'");
+        assertThatThrownBy(() -> RelayAppConfig.load(ConfigSource.environment(Map.of("OUTBOX_RELAY_WAKEUP", "listen"))))
+                .hasMessageContaining("must be one of notify_after_commit, trigger_notify, none, was 'listen'");
+    }
+
+    @Test
     void givenPerKeyOrdering_thenTheRelaySettingsCarryIt_andABadValueIsNamed() {
         RelayAppConfig settings = RelayAppConfig.load(
                 ConfigSource.environment(Map.of("OUTBOX_ORDERING", "per_key", "OUTBOX_AFTER_DEAD_LETTER", "continue")));

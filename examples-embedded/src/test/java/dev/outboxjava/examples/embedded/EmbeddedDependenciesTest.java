@@ -20,7 +20,7 @@ import org.w3c.dom.NodeList;
 class EmbeddedDependenciesTest {
 
     @Test
-    @DisplayName("are outbox-postgres, outbox-worker and one broker module, besides test-scope fixtures")
+    @DisplayName("are outbox-postgres, outbox-worker, one broker module and Guice, besides test-scope fixtures")
     void exactlyTheThreeModules() throws Exception {
         List<String> compile = new ArrayList<>();
         List<String> test = new ArrayList<>();
@@ -29,7 +29,8 @@ class EmbeddedDependenciesTest {
             (scope.equals("test") ? test : compile).add(text(dependency, "artifactId"));
         }
 
-        assertThat(compile).containsExactlyInAnyOrder("outbox-postgres", "outbox-worker", "outbox-broker-kafka");
+        assertThat(compile)
+                .containsExactlyInAnyOrder("outbox-postgres", "outbox-worker", "outbox-broker-kafka", "guice");
         assertThat(test).allSatisfy(artifact -> assertThat(artifact).startsWith("outbox-testkit"));
     }
 

@@ -28,7 +28,7 @@ public interface OperatorStore {
     EventPage findDeadLetters(DeadLetterFilter filter, OptionalLong after, int limit);
 
     /**
-     * Events waiting for a retry: {@link EventStatus#PENDING} after at least one failed attempt,
+     * Events waiting for a retry: {@link dev.outboxjava.core.EventStatus#PENDING} after at least one failed attempt,
      * soonest next attempt first (then oldest first), one page at a time. Their
      * {@link OutboxEvent#lastError()} says why the last attempt failed and
      * {@link OutboxEvent#nextAttemptAt()} when the next one is due.

@@ -37,6 +37,13 @@ public final class HealthHttpServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TEXT = "text/plain; charset=utf-8";
 
+    /** Prometheus's scrape path. */
+    public static final String METRICS_PATH = "/metrics";
+    /** Liveness: the image's HEALTHCHECK and a liveness probe call it. */
+    public static final String LIVENESS_PATH = "/health";
+    /** Readiness. */
+    public static final String READINESS_PATH = "/health/ready";
+
     private final Javalin app;
     private final AtomicReference<String> waitingFor;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -73,11 +80,11 @@ public final class HealthHttpServer implements AutoCloseable {
             javalin.jetty.host = config.host();
             javalin.jetty.port = config.port();
             javalin.routes.get(
-                    "/metrics",
+                    METRICS_PATH,
                     ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                             .result(registry.scrape()));
-            javalin.routes.get("/health", ctx -> live(ctx, worker, waitingFor.get()));
-            javalin.routes.get("/health/ready", ctx -> ready(ctx, worker, waitingFor.get()));
+            javalin.routes.get(LIVENESS_PATH, ctx -> live(ctx, worker, waitingFor.get()));
+            javalin.routes.get(READINESS_PATH, ctx -> ready(ctx, worker, waitingFor.get()));
             console.ifPresent(c -> c.mount(javalin));
         });
         try {

@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.outboxjava.core.EventStatus;
+import dev.outboxjava.relayapp.deploy.Manifest;
+import dev.outboxjava.relayapp.deploy.RuntimeStage;
 import dev.outboxjava.testkit.fixture.BrokerInbox;
 import dev.outboxjava.testkit.postgres.PostgresFixture;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
@@ -24,13 +23,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,11 +45,8 @@ import org.slf4j.LoggerFactory;
 class ContainerImageIT {
 
     private static final Logger log = LoggerFactory.getLogger(ContainerImageIT.class);
-    private static final Path ROOT = Path.of("").toAbsolutePath().resolve("..").normalize();
+    private static final Path ROOT = Manifest.ROOT;
     private static final String IMAGE_JAR = "/opt/outbox/outbox-worker.jar";
-    private static final Pattern INSTRUCTION =
-            Pattern.compile("^(FROM|ENV|ENTRYPOINT|CMD|HEALTHCHECK|EXPOSE|USER)\\s+(.*)$");
-    private static final Pattern ENV_PAIR = Pattern.compile("(\\w+)=(\\S+)");
 
     private static PostgresFixture postgres;
     private static RabbitMqFixture rabbit;
@@ -74,12 +67,16 @@ class ContainerImageIT {
             "runs the jar as its entrypoint says: health check and probes answer, events are published, SIGTERM drains in the grace period")
     void entrypointRunsTheWorker() throws Exception {
         RuntimeStage image = RuntimeStage.read(ROOT.resolve("Dockerfile"));
-        JsonNode deployment = kubernetes("Deployment");
+        Manifest manifest = Manifest.read(Manifest.SAMPLE);
+        JsonNode deployment = manifest.kind("Deployment");
         JsonNode container = deployment.at("/spec/template/spec/containers/0");
-        Map<String, String> configMap = fields(kubernetes("ConfigMap").get("data"));
-        Map<String, String> secret = fields(kubernetes("Secret").get("stringData"));
+        Map<String, String> configMap =
+                Manifest.fields(manifest.kind("ConfigMap").get("data"));
+        Map<String, String> secret = Manifest.fields(manifest.kind("Secret").get("stringData"));
 
-        assertThat(image.user()).as("USER of the runtime stage").isNotBlank().isNotIn("root", "0");
+        assertThat(image.uid())
+                .as("numeric USER of the runtime stage")
+                .hasValueSatisfying(uid -> assertThat(uid).isPositive());
         assertThat(image.entrypoint()).as("ENTRYPOINT").startsWith("java").contains("-jar", IMAGE_JAR);
         int imagePort = Integer.parseInt(image.environment().get("OUTBOX_HTTP_PORT"));
         assertThat(image.exposed()).contains(String.valueOf(imagePort));
@@ -181,28 +178,6 @@ class ContainerImageIT {
         }
     }
 
-    private static JsonNode kubernetes(String kind) throws IOException {
-        ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
-        try (MappingIterator<JsonNode> documents = yaml.readerFor(JsonNode.class)
-                .readValues(ROOT.resolve("deploy/kubernetes/outbox-worker.yaml").toFile())) {
-            while (documents.hasNext()) {
-                JsonNode document = documents.next();
-                if (document != null && kind.equals(document.path("kind").asText())) {
-                    return document;
-                }
-            }
-        }
-        throw new AssertionError("deploy/kubernetes/outbox-worker.yaml has no " + kind);
-    }
-
-    private static Map<String, String> fields(JsonNode node) {
-        Map<String, String> fields = new LinkedHashMap<>();
-        node.fields()
-                .forEachRemaining(
-                        field -> fields.put(field.getKey(), field.getValue().asText()));
-        return fields;
-    }
-
     private static int status(String url) throws Exception {
         return HttpClient.newHttpClient()
                 .send(
@@ -226,83 +201,5 @@ class ContainerImageIT {
             }
         }
         return -1;
-    }
-
-    /** The instructions of the Dockerfile's last stage that decide what the container runs. */
-    record RuntimeStage(
-            Map<String, String> environment,
-            List<String> entrypoint,
-            List<String> command,
-            List<String> healthCheck,
-            List<String> exposed,
-            String user) {
-
-        static RuntimeStage read(Path dockerfile) throws IOException {
-            List<String> instructions = joinContinuations(Files.readAllLines(dockerfile));
-            int lastFrom = 0;
-            for (int i = 0; i < instructions.size(); i++) {
-                if (instructions.get(i).startsWith("FROM ")) {
-                    lastFrom = i;
-                }
-            }
-            Map<String, String> environment = new LinkedHashMap<>();
-            List<String> entrypoint = List.of();
-            List<String> command = List.of();
-            List<String> healthCheck = List.of();
-            List<String> exposed = new ArrayList<>();
-            String user = "";
-            for (String instruction : instructions.subList(lastFrom, instructions.size())) {
-                Matcher matcher = INSTRUCTION.matcher(instruction);
-                if (!matcher.matches()) {
-                    continue;
-                }
-                String argument = matcher.group(2).trim();
-                switch (matcher.group(1)) {
-                    case "ENV" -> {
-                        Matcher pair = ENV_PAIR.matcher(argument);
-                        while (pair.find()) {
-                            environment.put(pair.group(1), pair.group(2));
-                        }
-                    }
-                    case "ENTRYPOINT" -> entrypoint = jsonArray(argument);
-                    case "CMD" -> command = jsonArray(argument);
-                    case "HEALTHCHECK" -> healthCheck = jsonArray(argument.substring(argument.indexOf("CMD ") + 4));
-                    case "EXPOSE" -> exposed.addAll(List.of(argument.split("\\s+")));
-                    case "USER" -> user = argument;
-                    default -> {}
-                }
-            }
-            return new RuntimeStage(environment, entrypoint, command, healthCheck, exposed, user);
-        }
-
-        private static List<String> joinContinuations(List<String> lines) {
-            List<String> instructions = new ArrayList<>();
-            StringBuilder current = new StringBuilder();
-            for (String line : lines) {
-                String trimmed = line.strip();
-                if (trimmed.startsWith("#") || trimmed.isEmpty() && current.length() == 0) {
-                    continue;
-                }
-                boolean continues = trimmed.endsWith("\\");
-                current.append(continues ? trimmed.substring(0, trimmed.length() - 1) : trimmed)
-                        .append(' ');
-                if (!continues) {
-                    instructions.add(current.toString().strip());
-                    current.setLength(0);
-                }
-            }
-            return instructions;
-        }
-
-        /** Exec form only: a shell form would put {@code sh -c} between the signal and the JVM. */
-        private static List<String> jsonArray(String argument) {
-            try {
-                List<String> values = new ArrayList<>();
-                new ObjectMapper().readTree(argument).forEach(node -> values.add(node.asText()));
-                return values;
-            } catch (IOException e) {
-                throw new AssertionError("not in exec (JSON array) form: " + argument, e);
-            }
-        }
     }
 }

@@ -3,10 +3,14 @@ package dev.outboxjava.relayapp.internal.cli;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.RelayAppConfig;
 import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /** The {@code --config} option every command shares. */
 public final class ConfigOptions {
+
+    private static final Logger log = LoggerFactory.getLogger(ConfigOptions.class);
 
     @Option(
             names = {"-c", "--config"},
@@ -28,6 +32,7 @@ public final class ConfigOptions {
     public RelayAppConfig load(RelayAppConfig.Requirement... required) {
         RelayAppConfig settings = RelayAppConfig.load(source(), required);
         LogLevel.apply(settings.logLevel());
+        settings.warnings().forEach(warning -> log.warn("setting {}", warning));
         return settings;
     }
 }
