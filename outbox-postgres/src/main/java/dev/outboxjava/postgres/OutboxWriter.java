@@ -54,12 +54,23 @@ public final class OutboxWriter {
                 : new EventInsert(table);
     }
 
-    /** A writer for the configured table, whose {@link #event(Object)} serializes to JSON ({@link JsonPayloadSerializer#ofDefaults()}). */
+    /**
+     * A writer for the configured table, whose {@link #event(Object)} serializes to JSON
+     * ({@link JsonPayloadSerializer#ofDefaults()}, which needs {@code jackson-databind} on the class path).
+     */
     public static OutboxWriter create(PostgresOutboxConfig config) {
-        // the shared JSON mapper is only built when an event() is first serialized
-        return new OutboxWriter(
-                Objects.requireNonNull(config, "config"),
-                (destination, value) -> JsonPayloadSerializer.ofDefaults().serialize(destination, value));
+        // the shared JSON mapper is only built when an event() is first serialized, and Jackson only loaded then
+        return new OutboxWriter(Objects.requireNonNull(config, "config"), (destination, value) -> {
+            try {
+                return JsonPayloadSerializer.ofDefaults().serialize(destination, value);
+            } catch (NoClassDefFoundError e) {
+                throw new IllegalStateException(
+                        "serializing an event object as JSON needs com.fasterxml.jackson.core:jackson-databind on the"
+                                + " class path; add it, or create the writer with OutboxWriter.create(config, serializer),"
+                                + " or give the builder the payload's bytes",
+                        e);
+            }
+        });
     }
 
     /**

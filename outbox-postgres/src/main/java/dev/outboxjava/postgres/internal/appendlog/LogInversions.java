@@ -77,6 +77,30 @@ final class LogInversions {
                 .as(alias, EVENT_KEY.getName(), XACT_ID.getName(), SEQ.getName());
     }
 
+    /**
+     * For the state-table read: an event parked because an earlier event of its key was still unread in the
+     * snapshot being worked through waits until the log read has taken that one. Bound by
+     * {@link #bindEarlierUnread}.
+     */
+    static Condition earlierUnread(Table<Record> candidate) {
+        Table<Record> un = bound("un");
+        return DSL.exists(DSL.selectOne()
+                .from(un)
+                .where(column(un, EVENT_KEY).eq(column(candidate, EVENT_KEY)))
+                .and(column(un, SEQ).lt(column(candidate, SEQ)))
+                .and(DSL.row(column(un, XACT_ID), column(un, SEQ))
+                        .gt(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT)))));
+    }
+
+    /** Binds {@link #earlierUnread} from {@code index} on, for the position's snapshot; returns the next index. */
+    int bindEarlierUnread(PreparedStatement statement, int index, LogLease.Position position) throws SQLException {
+        Found unread = position.started() ? find(statement.getConnection(), position) : Found.NONE;
+        int p = unread.bind(statement, index);
+        statement.setString(p++, position.lastXact());
+        statement.setLong(p++, position.lastSeq());
+        return p;
+    }
+
     private final String sql;
     /** The last snapshot's: the next lease of the same snapshot reuses them. */
     private volatile Found last = Found.NONE;

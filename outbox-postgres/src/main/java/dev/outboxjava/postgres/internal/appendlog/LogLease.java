@@ -146,15 +146,7 @@ public final class LogLease {
             if (holdsFailed) {
                 holds = holds.or(column(b, STATUS).eq(statusLiteral(EventStatus.FAILED)));
             }
-            // an event parked because an earlier event of its key was still unread in the snapshot being worked
-            // through waits until the log read has taken that one
-            Table<Record> un = LogInversions.bound("un");
-            Condition earlierUnread = DSL.exists(DSL.selectOne()
-                    .from(un)
-                    .where(column(un, EVENT_KEY).eq(column(c, EVENT_KEY)))
-                    .and(column(un, SEQ).lt(column(c, SEQ)))
-                    .and(DSL.row(column(un, XACT_ID), column(un, SEQ))
-                            .gt(DSL.row(xid8(bind(SQLDataType.CLOB)), bind(SQLDataType.BIGINT)))));
+            Condition earlierUnread = LogInversions.earlierUnread(c);
             due = due.and(column(c, EVENT_KEY)
                     .isNull()
                     .or(column(c, EVENT_KEY)
@@ -344,12 +336,7 @@ public final class LogLease {
         statement.setObject(p++, at);
         if (perKey) {
             statement.setObject(p++, at);
-            LogInversions.Found unread = position.started()
-                    ? inversions.find(statement.getConnection(), position)
-                    : LogInversions.Found.NONE;
-            p = unread.bind(statement, p);
-            statement.setString(p++, position.lastXact());
-            statement.setLong(p++, position.lastSeq());
+            p = inversions.bindEarlierUnread(statement, p, position);
         }
         statement.setInt(p, limit);
     }
