@@ -202,9 +202,9 @@ final class LogSql {
      * more the longer it writes.
      */
     static Field<Object[]> seenBy(Field<String> xidsText, Field<String> snapshotText) {
-        return DSL.field(
-                "array(select x from unnest({0}) x where pg_visible_in_snapshot(x, {1}))",
-                XID8.array(), DSL.cast(xidsText, XID8.array()), snapshot(snapshotText));
+        Table<?> xids = DSL.unnest(DSL.cast(xidsText, XID8.array())).as("u", "x");
+        Field<Object> xid = DSL.field(DSL.name("u", "x"), XID8);
+        return DSL.array(DSL.select(xid).from(xids).where(visibleIn(xid, snapshot(snapshotText))));
     }
 
     /** {@code pg_visible_in_snapshot(xact, snapshot)}. */
