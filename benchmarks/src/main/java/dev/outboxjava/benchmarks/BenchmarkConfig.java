@@ -36,7 +36,7 @@ import java.util.TreeMap;
  * @param producers     producer client threads (scenarios 4 and 5)
  * @param sentRows      sent rows loaded for scenario 6
  * @param leasesPerRun  leases timed per table per run in scenario 6
- * @param scenarios     which scenarios run (1–8; by default all but 7)
+ * @param scenarios     which scenarios run (1–9; by default all but 7)
  * @param jdbcUrl       the PostgreSQL database (user postgres, trust authentication)
  * @param rabbitHost    the RabbitMQ host (port 5672, guest/guest)
  * @param kafkaProperties producer properties set on the relay's Kafka publisher over its defaults
@@ -58,6 +58,9 @@ import java.util.TreeMap;
  *                      at once can be no more than the keys
  * @param scaleThreads  relay threads of each of scenario 8's relay processes in its 1, 2 and 4 process shapes (the
  *                      library's default unless set)
+ * @param tailTime      how long producers commit in each run of scenario 9 (per variant and rate)
+ * @param tailInterval  scenario 9 reports per interval of this length (a minute by default)
+ * @param tailRates     the rates scenario 9 measures, events per second
  */
 public record BenchmarkConfig(
         int runs,
@@ -88,7 +91,10 @@ public record BenchmarkConfig(
         List<StoreLayout> drainLayouts,
         List<StoreLayout> scaleLayouts,
         int scaleKeys,
-        int scaleThreads) {
+        int scaleThreads,
+        Duration tailTime,
+        Duration tailInterval,
+        List<Integer> tailRates) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -117,6 +123,8 @@ public record BenchmarkConfig(
         v.sentRows = 1_000_000L;
         v.heldTime = Duration.ofSeconds(60);
         v.heldInterval = Duration.ofSeconds(10);
+        v.tailTime = Duration.ofSeconds(30);
+        v.tailInterval = Duration.ofSeconds(10);
         return v;
     }
 
@@ -173,7 +181,7 @@ public record BenchmarkConfig(
                 "  --producer-seconds N   saturated producers (scenarios 4 and 5) switch what they do every N/16 s (default 4; quick 3)",
                 "  --producers N          producer threads (default 4)",
                 "  --sent-rows N          sent rows for scenario 6 (default 10000000; quick 1000000)",
-                "  --scenarios 1,3,...    which scenarios run (default 1-6 and 8; 7, the long transaction, only when named)",
+                "  --scenarios 1,3,...    which scenarios run (default 1-6, 8 and 9; 7, the long transaction, only when named)",
                 "  --held-seconds N       scenario 7: each run, with and without a held snapshot (default 600; quick 60)",
                 "  --held-interval-seconds N  scenario 7 reports per N s (default 60; quick 10)",
                 "  --held-completion LIST scenario 7 completion modes: keep-sent,delete (default both)",
@@ -192,6 +200,9 @@ public record BenchmarkConfig(
                 "  --scale-threads N      scenario 8: relay threads of each relay process in the 1, 2 and 4 process",
                 "                         shapes (default the library's, " + OutboxWorkerConfig.DEFAULT_RELAY_THREADS
                         + ")",
+                "  --tail-seconds N       scenario 9: each run, per variant and rate (default 120; quick 30)",
+                "  --tail-interval-seconds N  scenario 9 reports per N s (default 60; quick 10)",
+                "  --tail-rates LIST      scenario 9 events/s (default 500,2000)",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -236,6 +247,14 @@ public record BenchmarkConfig(
                                 heldLayouts,
                                 heldThreads,
                                 heldBatch > 0 ? Integer.toString(heldBatch) : "the ordering's default")
+                        : "")
+                + (runs(9)
+                        ? String.format(
+                                Locale.ROOT,
+                                " tail=%ds per %ds at %s/s",
+                                tailTime.toSeconds(),
+                                tailInterval.toSeconds(),
+                                tailRates)
                         : "");
     }
 
@@ -253,7 +272,7 @@ public record BenchmarkConfig(
         int producers = 4;
         long sentRows = 10_000_000L;
         int leasesPerRun = 10;
-        Set<Integer> scenarios = Set.of(1, 2, 3, 4, 5, 6, 8);
+        Set<Integer> scenarios = Set.of(1, 2, 3, 4, 5, 6, 8, 9);
         String jdbcUrl = DEFAULT_JDBC_URL;
         String rabbitHost = "127.0.0.1";
         Map<String, String> kafkaProperties = new LinkedHashMap<>();
@@ -270,6 +289,9 @@ public record BenchmarkConfig(
         List<StoreLayout> scaleLayouts = List.of(PostgresOutboxConfig.DEFAULT_LAYOUT);
         int scaleKeys = OutboxTables.KEYS;
         int scaleThreads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
+        Duration tailTime = Duration.ofSeconds(120);
+        Duration tailInterval = Duration.ofMinutes(1);
+        List<Integer> tailRates = List.of(500, 2_000);
 
         void set(String name, String value) {
             switch (name) {
@@ -290,8 +312,8 @@ public record BenchmarkConfig(
                     Set<Integer> chosen = new LinkedHashSet<>();
                     for (String part : value.split(",")) {
                         int s = positive(name, part.trim());
-                        if (s > 8) {
-                            throw new InvalidConfigurationException(name, "scenarios are numbered 1 to 8, was " + s);
+                        if (s > 9) {
+                            throw new InvalidConfigurationException(name, "scenarios are numbered 1 to 9, was " + s);
                         }
                         chosen.add(s);
                     }
@@ -334,6 +356,15 @@ public record BenchmarkConfig(
                 case "--scale-layout" -> scaleLayouts = layouts(name, value);
                 case "--scale-keys" -> scaleKeys = positive(name, value);
                 case "--scale-threads" -> scaleThreads = positive(name, value);
+                case "--tail-seconds" -> tailTime = Duration.ofSeconds(positive(name, value));
+                case "--tail-interval-seconds" -> tailInterval = Duration.ofSeconds(positive(name, value));
+                case "--tail-rates" -> {
+                    List<Integer> chosen = new ArrayList<>();
+                    for (String part : value.split(",")) {
+                        chosen.add(positive(name, part.trim()));
+                    }
+                    tailRates = List.copyOf(new LinkedHashSet<>(chosen));
+                }
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
                         throw new InvalidConfigurationException(name, "must start with jdbc:postgresql:, was " + value);
@@ -391,7 +422,10 @@ public record BenchmarkConfig(
                     drainLayouts,
                     scaleLayouts,
                     scaleKeys,
-                    scaleThreads);
+                    scaleThreads,
+                    tailTime,
+                    tailInterval,
+                    tailRates);
         }
 
         private static List<StoreLayout> layouts(String name, String value) {

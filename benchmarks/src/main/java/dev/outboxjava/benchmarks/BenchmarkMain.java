@@ -157,6 +157,12 @@ public final class BenchmarkMain {
                         options.heldTime().toSeconds());
                 longTransaction(new LongTransactionScenario(services, tables, brokers, options).run(), options, table);
             }
+            if (options.runs(9)) {
+                Log.line(
+                        "S9 tail: %d s per run at %s events/s, the broker's floor beside the relay's defaults",
+                        options.tailTime().toSeconds(), options.tailRates());
+                tail(new TailLatencyScenario(services, tables, brokers, options).run(), table);
+            }
         }
         Log.line("done in %.0f s", (System.nanoTime() - started) / 1e9);
         out.printf(
@@ -613,6 +619,75 @@ public final class BenchmarkMain {
      * One interval, e.g. {@code p50 6.1 / p99 14.0 ms; kept up (backlog 212); 48,120 dead; 3.1 entries/scan;
      * lease 2.4 ms (max 9.0, 410 leases)}; a p99 with events not delivered at the end is a lower bound.
      */
+    /** The library's defaults' p99 in every interval within this many times the floor's p99 over its run. */
+    static final double TAIL_TARGET = 1.5;
+
+    private static void tail(Map<Integer, List<TailLatencyScenario.Run>> runs, ResultTable table) {
+        for (Map.Entry<Integer, List<TailLatencyScenario.Run>> entry : runs.entrySet()) {
+            String scenario = String.format(Locale.ROOT, "9 tail %,d/s", entry.getKey());
+            TailLatencyScenario.Run floor = entry.getValue().stream()
+                    .filter(run -> run.variant().floor())
+                    .findFirst()
+                    .orElseThrow();
+            String floorFigure = String.format(
+                    Locale.ROOT,
+                    "%s: p50 %.1f / p99 %.1f ms",
+                    floor.variant().label(),
+                    floor.p50Millis(),
+                    floor.p99Millis());
+            for (TailLatencyScenario.Run run : entry.getValue()) {
+                String value = String.format(
+                                Locale.ROOT,
+                                "p50 %.1f / p99 %.1f ms; p99 per interval %s ms%s",
+                                run.p50Millis(),
+                                run.p99Millis(),
+                                run.minutes().stream()
+                                        .map(m -> String.format(
+                                                Locale.ROOT, "%s%.1f", m.censored() > 0 ? ">= " : "", m.p99Millis()))
+                                        .collect(Collectors.joining(" / ")),
+                                run.missing() > 0 ? String.format(Locale.ROOT, " (%,d missing)", run.missing()) : "")
+                        + (reachedRate(run)
+                                ? ""
+                                : String.format(Locale.ROOT, "; producers reached only %,.0f/s", run.achievedRate()));
+                if (run.variant().floor()) {
+                    table.info(scenario, run.variant().label() + ": commit -> consume", value);
+                } else {
+                    String ratio = String.format(
+                            Locale.ROOT,
+                            "p50 %s, p99 %s, worst interval's p99 %s",
+                            TailLatencyScenario.ratio(run.p50Millis(), floor.p50Millis()),
+                            TailLatencyScenario.ratio(run.p99Millis(), floor.p99Millis()),
+                            TailLatencyScenario.ratio(run.worstMinuteP99(), floor.p99Millis()));
+                    String figure = run.variant().label() + ": commit -> consume";
+                    if (run.variant().defaults()) {
+                        boolean met = run.missing() == 0 && run.worstMinuteP99() <= TAIL_TARGET * floor.p99Millis();
+                        table.target(
+                                scenario,
+                                figure,
+                                value,
+                                floorFigure,
+                                ratio,
+                                String.format(Locale.ROOT, "p99 <= %.1fx floor in every interval", TAIL_TARGET),
+                                met,
+                                reachedRate(run) && reachedRate(floor));
+                    } else {
+                        table.compare(scenario, figure, value, floorFigure, ratio);
+                    }
+                    table.detail(
+                            scenario,
+                            run.variant().label() + ", where the time went",
+                            run.stages().describe());
+                }
+                table.detail(scenario, run.variant().label(), run.cpu() + "; " + run.gcPauses());
+            }
+        }
+    }
+
+    /** Whether the producers kept 95 % of the asked rate: a figure of a starved machine measures the machine. */
+    private static boolean reachedRate(TailLatencyScenario.Run run) {
+        return run.achievedRate() >= 0.95 * run.rate();
+    }
+
     static String minute(MinuteStats.Minute m) {
         return String.format(
                 Locale.ROOT,

@@ -7,9 +7,12 @@ import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.worker.OutboxWakeUp;
+import dev.outboxjava.worker.WakeUpSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -36,8 +39,20 @@ public final class TickTimings {
     private final LongAdder publishNanos = new LongAdder();
     private final LongAdder marks = new LongAdder();
     private final LongAdder markNanos = new LongAdder();
-    /** Per event: nanoTime its lease started, its lease returned, its publish completed. */
+    /**
+     * Per event: nanoTime its lease started ({@link #LEASE_STARTED}), its lease returned, it was handed
+     * to the publisher, its publish completed (acknowledged) and its mark returned.
+     */
     private final Map<UUID, long[]> eventTimes = new ConcurrentHashMap<>();
+
+    private static final int LEASE_STARTED = 0;
+    private static final int LEASE_RETURNED = 1;
+    private static final int HANDED = 2;
+    private static final int ACKNOWLEDGED = 3;
+    private static final int MARKED = 4;
+
+    /** nanoTime of each wake-up signal a wrapped source passed on, in arrival order. */
+    private final List<Long> wakeUps = new ArrayList<>();
 
     /**
      * Mean wall time per lease, publish and mark, the mean batch and how many leases came back empty,
@@ -71,13 +86,13 @@ public final class TickTimings {
         committedAt.forEach((id, committed) -> {
             long[] times = eventTimes.get(id);
             Long received = receivedAt.get(id);
-            if (committed >= from && times != null && received != null && times[2] != 0) {
+            if (committed >= from && times != null && received != null && times[ACKNOWLEDGED] != 0) {
                 rows.add(new long[] {
                     received - committed,
-                    times[0] - committed,
-                    times[1] - times[0],
-                    times[2] - times[1],
-                    received - times[2]
+                    times[LEASE_STARTED] - committed,
+                    times[LEASE_RETURNED] - times[LEASE_STARTED],
+                    times[ACKNOWLEDGED] - times[LEASE_RETURNED],
+                    received - times[ACKNOWLEDGED]
                 });
             }
         });
@@ -105,6 +120,63 @@ public final class TickTimings {
                 sums[4] / n / 1e6);
     }
 
+    /** The same source, noting when each of its signals reached the worker (for {@link #breakdown}). */
+    public WakeUpSource wrap(WakeUpSource source) {
+        return new WakeUpSource() {
+            @Override
+            public AutoCloseable start(OutboxWakeUp wakeUp) {
+                return source.start(() -> {
+                    long now = System.nanoTime();
+                    synchronized (wakeUps) {
+                        wakeUps.add(now);
+                    }
+                    wakeUp.signal();
+                });
+            }
+
+            @Override
+            public String expects() {
+                return source.expects();
+            }
+        };
+    }
+
+    /**
+     * Where each event's commit → consume time went, stage by stage ({@link StageBreakdown}), over the
+     * events committed from {@code from} that were acknowledged, marked and received.
+     *
+     * @param committedAt nanoTime of each event's commit
+     * @param receivedAt  nanoTime each event reached the consumer
+     */
+    public StageBreakdown breakdown(Map<UUID, Long> committedAt, Map<UUID, Long> receivedAt, long from) {
+        long[] signals;
+        synchronized (wakeUps) {
+            signals = wakeUps.stream().mapToLong(Long::longValue).sorted().toArray();
+        }
+        StageBreakdown breakdown = new StageBreakdown();
+        committedAt.forEach((id, committed) -> {
+            long[] times = eventTimes.get(id);
+            Long received = receivedAt.get(id);
+            if (committed < from || times == null || received == null || times[MARKED] == 0) {
+                return;
+            }
+            // the first wake-up after the commit, unless the lease started before one came (a drain, a poll)
+            int next = Arrays.binarySearch(signals, committed);
+            int index = next >= 0 ? next : -next - 1;
+            long woken = index < signals.length ? Math.min(signals[index], times[LEASE_STARTED]) : times[LEASE_STARTED];
+            woken = Math.max(woken, committed);
+            breakdown.add(
+                    received - committed,
+                    woken - committed,
+                    times[LEASE_STARTED] - woken,
+                    times[LEASE_RETURNED] - times[LEASE_STARTED],
+                    times[HANDED] - times[LEASE_RETURNED],
+                    times[ACKNOWLEDGED] - times[HANDED],
+                    times[MARKED] - times[ACKNOWLEDGED]);
+        });
+        return breakdown;
+    }
+
     private static double mean(LongAdder nanos, LongAdder count) {
         long n = count.sum();
         return n == 0 ? Double.NaN : nanos.sum() / 1e6 / n;
@@ -115,6 +187,12 @@ public final class TickTimings {
             @Override
             public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
                 long start = System.nanoTime();
+                for (OutboxEvent event : batch) {
+                    long[] times = eventTimes.get(event.id());
+                    if (times != null) {
+                        times[HANDED] = start;
+                    }
+                }
                 return publisher.publish(batch, timeout).whenComplete((result, error) -> {
                     long end = System.nanoTime();
                     publishNanos.add(end - start);
@@ -122,7 +200,7 @@ public final class TickTimings {
                     for (OutboxEvent event : batch) {
                         long[] times = eventTimes.get(event.id());
                         if (times != null) {
-                            times[2] = end;
+                            times[ACKNOWLEDGED] = end;
                         }
                     }
                 });
@@ -149,7 +227,7 @@ public final class TickTimings {
                 long end = System.nanoTime();
                 leaseNanos.add(end - start);
                 for (OutboxEvent event : batch) {
-                    eventTimes.put(event.id(), new long[] {start, end, 0});
+                    eventTimes.put(event.id(), new long[] {start, end, 0, 0, 0});
                 }
                 leases.increment();
                 leased.add(batch.size());
@@ -165,8 +243,15 @@ public final class TickTimings {
                 try {
                     return super.markPublished(leaseId, eventIds, now);
                 } finally {
-                    markNanos.add(System.nanoTime() - start);
+                    long end = System.nanoTime();
+                    markNanos.add(end - start);
                     marks.increment();
+                    for (UUID id : eventIds) {
+                        long[] times = eventTimes.get(id);
+                        if (times != null) {
+                            times[MARKED] = end;
+                        }
+                    }
                 }
             }
         };

@@ -45,6 +45,21 @@ public final class WorkerRun {
         return worker(store, publisher, threads, batchSize, Ordering.none(), pollInterval, listener, wakeUps);
     }
 
+    /**
+     * A worker on the library's defaults (relay threads, batch size for the store's ordering, poll
+     * interval), no cleaner, the given wake-up sources.
+     */
+    public static OutboxWorker defaults(
+            OutboxStore store, Publisher publisher, RelayListener listener, List<WakeUpSource> wakeUps) {
+        return OutboxWorker.builder()
+                .store(store)
+                .publisher(publisher)
+                .config(OutboxWorkerConfig.builder().cleanerEnabled(false).build())
+                .relayListener(listener)
+                .wakeUpSources(wakeUps)
+                .build();
+    }
+
     /** The same with the given ordering (the store's must be the same). */
     public static OutboxWorker worker(
             OutboxStore store,
