@@ -25,7 +25,6 @@ import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.OutboxWorker;
-import dev.outboxjava.worker.OutboxWorkerConfig;
 import dev.outboxjava.worker.WakeUpSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,11 +51,15 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class TailLatencyScenario {
 
-    /** The floor, or a relay on the library's defaults for a layout and an ordering. */
-    public record Variant(StoreLayout layout, Ordering.Mode ordering) {
+    /**
+     * The floor, or a relay on the library's defaults for a layout and an ordering.
+     *
+     * @param threads relay threads; 0: the library's default
+     */
+    public record Variant(StoreLayout layout, Ordering.Mode ordering, int threads) {
 
         /** The broker's own floor: no relay. */
-        public static final Variant FLOOR = new Variant(null, null);
+        public static final Variant FLOOR = new Variant(null, null, 0);
 
         public boolean floor() {
             return layout == null;
@@ -71,7 +74,8 @@ public final class TailLatencyScenario {
             if (floor()) {
                 return "floor: sent from the committing thread";
             }
-            return "relay, defaults, " + LongTransactionScenario.Comparison.layoutName(layout) + ", ordering "
+            return "relay, " + (threads == 0 ? "defaults" : threads + " relay thread" + (threads == 1 ? "" : "s"))
+                    + ", " + LongTransactionScenario.Comparison.layoutName(layout) + ", ordering "
                     + (ordering == Ordering.Mode.PER_KEY ? "per_key" : "none");
         }
     }
@@ -114,10 +118,12 @@ public final class TailLatencyScenario {
     /** Variants in the order of a round; the floor first, then every layout and ordering. */
     static final List<Variant> VARIANTS = List.of(
             Variant.FLOOR,
-            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE),
-            new Variant(StoreLayout.IN_PLACE, Ordering.Mode.NONE),
-            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.PER_KEY),
-            new Variant(StoreLayout.IN_PLACE, Ordering.Mode.PER_KEY));
+            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE, 0),
+            new Variant(StoreLayout.IN_PLACE, Ordering.Mode.NONE, 0),
+            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.PER_KEY, 0),
+            new Variant(StoreLayout.IN_PLACE, Ordering.Mode.PER_KEY, 0),
+            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE, 1),
+            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE, 2));
 
     private final Services services;
     private final OutboxTables tables;
@@ -179,8 +185,7 @@ public final class TailLatencyScenario {
                 ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
                 : Ordering.none();
         StoreLayout layout = variant.floor() ? StoreLayout.APPEND_LOG : variant.layout();
-        try (HikariDataSource pool =
-                services.newPool("tail", producers + OutboxWorkerConfig.DEFAULT_RELAY_THREADS + 4)) {
+        try (HikariDataSource pool = services.newPool("tail", producers + Math.max(2, variant.threads()) + 4)) {
             PostgresOutboxStore store =
                     tables.create("tail", CompletionMode.KEEP_SENT, WakeUpMode.NONE, ordering, layout, pool);
             BusinessWork business = BusinessWork.create(services);
@@ -189,7 +194,8 @@ public final class TailLatencyScenario {
             AtomicLong committed = new AtomicLong();
             TickTimings timings = new TickTimings();
             try (LatencyConsumer consumer = new LatencyConsumer(services.kafkaBootstrapServers(), topic, 6);
-                    Relaying relaying = variant.floor() ? null : new Relaying(store, pool, timings)) {
+                    Relaying relaying =
+                            variant.floor() ? null : new Relaying(store, pool, timings, variant.threads())) {
                 FloorSender floor = variant.floor()
                         ? new FloorSender(services.kafkaBootstrapServers(), options.kafkaProperties())
                         : null;
@@ -296,7 +302,7 @@ public final class TailLatencyScenario {
         final OutboxWorker worker;
         private boolean closed;
 
-        Relaying(PostgresOutboxStore store, HikariDataSource pool, TickTimings timings) {
+        Relaying(PostgresOutboxStore store, HikariDataSource pool, TickTimings timings, int threads) {
             String channel = store.config().notifyChannel();
             notifier = OutboxNotifier.builder(pool, channel).start();
             WakeUpSource listening = signal -> OutboxNotificationListener.builder(pool, channel, signal::signal)
@@ -304,6 +310,7 @@ public final class TailLatencyScenario {
             worker = WorkerRun.defaults(
                     timings.wrap(store),
                     timings.wrap(brokers.newPublisher(Brokers.Kind.KAFKA)),
+                    threads,
                     new WorkerRun.PublishedCounter(),
                     List.of(timings.wrap(listening)));
         }

@@ -48,13 +48,19 @@ public final class WorkerRun {
     /**
      * A worker on the library's defaults (relay threads, batch size for the store's ordering, poll
      * interval), no cleaner, the given wake-up sources.
+     *
+     * @param threads relay threads; 0: the library's default
      */
     public static OutboxWorker defaults(
-            OutboxStore store, Publisher publisher, RelayListener listener, List<WakeUpSource> wakeUps) {
+            OutboxStore store, Publisher publisher, int threads, RelayListener listener, List<WakeUpSource> wakeUps) {
+        OutboxWorkerConfig.Builder config = OutboxWorkerConfig.builder().cleanerEnabled(false);
+        if (threads > 0) {
+            config.relayThreads(threads);
+        }
         return OutboxWorker.builder()
                 .store(store)
                 .publisher(publisher)
-                .config(OutboxWorkerConfig.builder().cleanerEnabled(false).build())
+                .config(config.build())
                 .relayListener(listener)
                 .wakeUpSources(wakeUps)
                 .build();
