@@ -195,10 +195,8 @@ public final class FairScheduler<T> {
                     wait = pausedUntilNanos - now;
                 } else {
                     paused = false;
-                    Slot<T> next = pick(now);
+                    Slot<T> next = tryTake(now);
                     if (next != null) {
-                        next.active++;
-                        next.taken++;
                         return next;
                     }
                     wait = untilNextDue(now);
@@ -209,6 +207,16 @@ public final class FairScheduler<T> {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Takes the outbox {@link #pick} chooses, if any; the caller holds the lock or is a test. */
+    Slot<T> tryTake(long now) {
+        Slot<T> next = pick(now);
+        if (next != null) {
+            next.active++;
+            next.taken++;
+        }
+        return next;
     }
 
     /**
