@@ -31,7 +31,7 @@ class FairSchedulerTest {
                 continue;
             }
             taken.add(slot.item());
-            scheduler.done(taken(slot), outcomes.getOrDefault(slot.item(), FairScheduler.Outcome.FULL));
+            scheduler.done(slot, outcomes.getOrDefault(slot.item(), FairScheduler.Outcome.FULL));
         }
         return taken;
     }
