@@ -4,10 +4,15 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,7 +26,8 @@ import java.util.function.ToLongFunction;
  * what they wait for ({@link Backlog}): {@code outbox.events.eligible}, {@code outbox.events.retrying},
  * {@code outbox.events.scheduled}, {@code outbox.events.held} and {@code outbox.events.oldest_eligible_age}
  * (the relay's lag). A scrape reads the last polled values: the database is asked once per poll interval
- * (by a loop step), never once per scrape. Every worker of a table exports the same figures.
+ * (by a loop step), never once per scrape. Every worker of a table exports the same figures. A worker of many
+ * outboxes gives each outbox's gauges the outbox's tags.
  */
 public final class BacklogGauges {
 
@@ -32,24 +38,36 @@ public final class BacklogGauges {
     private final AtomicLong deadLetters = new AtomicLong();
     private final AtomicReference<Optional<Instant>> oldestPending = new AtomicReference<>(Optional.empty());
     private final AtomicReference<Backlog> backlog = new AtomicReference<>(Backlog.EMPTY);
+    private final Iterable<Tag> tags;
+    private final List<Meter> meters = new ArrayList<>();
 
     public BacklogGauges(OutboxStore store, Clock clock, MeterRegistry registry) {
+        this(store, clock, registry, Tags.empty());
+    }
+
+    /** The gauges with {@code tags} on each (e.g. the outbox's {@code schema} and {@code table}). */
+    public BacklogGauges(OutboxStore store, Clock clock, MeterRegistry registry, Iterable<Tag> tags) {
+        this.tags = Objects.requireNonNull(tags, "tags");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
-        Gauge.builder("outbox.events.pending", pending, AtomicLong::get)
+        meters.add(Gauge.builder("outbox.events.pending", pending, AtomicLong::get)
                 .description("Events waiting to be published: eligible, retrying, scheduled and held (last poll)")
-                .register(registry);
-        Gauge.builder("outbox.events.in_flight", inFlight, AtomicLong::get)
+                .tags(tags)
+                .register(registry));
+        meters.add(Gauge.builder("outbox.events.in_flight", inFlight, AtomicLong::get)
                 .description("Events leased by a relay (last poll)")
-                .register(registry);
-        Gauge.builder("outbox.events.dead_letters", deadLetters, AtomicLong::get)
+                .tags(tags)
+                .register(registry));
+        meters.add(Gauge.builder("outbox.events.dead_letters", deadLetters, AtomicLong::get)
                 .description("Events in the dead letter state (last poll)")
-                .register(registry);
-        Gauge.builder("outbox.events.oldest_pending_age", this, BacklogGauges::oldestPendingAgeSeconds)
+                .tags(tags)
+                .register(registry));
+        meters.add(Gauge.builder("outbox.events.oldest_pending_age", this, BacklogGauges::oldestPendingAgeSeconds)
                 .description("Age of the oldest pending event at the last poll, scheduled and retrying ones included; "
                         + "0 when none")
                 .baseUnit("seconds")
-                .register(registry);
+                .tags(tags)
+                .register(registry));
         backlogGauge(
                 registry,
                 "outbox.events.eligible",
@@ -71,17 +89,29 @@ public final class BacklogGauges {
                 Backlog::held,
                 "Due events held back by an earlier event of their key that waits for a retry, is scheduled, "
                         + "or was dead-lettered (per-key ordering; last poll)");
-        Gauge.builder("outbox.events.oldest_eligible_age", this, BacklogGauges::oldestEligibleAgeSeconds)
+        meters.add(Gauge.builder("outbox.events.oldest_eligible_age", this, BacklogGauges::oldestEligibleAgeSeconds)
                 .description("How long the eligible event that has waited longest has been due (the relay's lag; "
                         + "readiness compares it with outbox.health.max.lag); 0 when none")
                 .baseUnit("seconds")
-                .register(registry);
+                .tags(tags)
+                .register(registry));
     }
 
     private void backlogGauge(MeterRegistry registry, String name, ToLongFunction<Backlog> figure, String description) {
-        Gauge.builder(name, backlog, last -> figure.applyAsLong(last.get()))
+        meters.add(Gauge.builder(name, backlog, last -> figure.applyAsLong(last.get()))
                 .description(description)
-                .register(registry);
+                .tags(tags)
+                .register(registry));
+    }
+
+    /** Every gauge, e.g. to remove them once their outbox is let go. */
+    public List<Meter> meters() {
+        return List.copyOf(meters);
+    }
+
+    /** The pending events by what they wait for, at the last poll. */
+    public Backlog lastBacklog() {
+        return backlog.get();
     }
 
     /** Reads the figures from the store; returns how many events are pending. */
