@@ -7,12 +7,18 @@ import org.jooq.exception.DataAccessException;
 /** Turns driver failures into {@link OutboxStoreException}s that say what was attempted and where. */
 public final class Failures {
 
-    /** Where the shipped migration lives, for hints. */
-    public static final String MIGRATION_HINT =
-            "create it with store.ensureSchema() or the migrations in " + "classpath:" + MigrationFiles.OUTBOX_LOCATION
-                    + " (PostgresSchema.ddl(config) prints them for your table name)";
-
     private Failures() {}
+
+    /**
+     * What a statement that found no outbox table says: which table, and the ways to create it (the standalone
+     * worker's {@code schema} command, {@code ensureSchema()}, the shipped migrations).
+     */
+    static String missingTable(Identifiers.TableName table) {
+        return "the outbox table " + table.display() + " does not exist (dropped, or not created yet): create it with"
+                + " 'outbox-worker schema --table " + table.display() + "' (prints the DDL; --apply runs it),"
+                + " store.ensureSchema(), or the migrations in classpath:" + MigrationFiles.OUTBOX_APPEND_LOG_LOCATION
+                + " (append-only layout) or classpath:" + MigrationFiles.OUTBOX_LOCATION + " (in place)";
+    }
 
     /**
      * @param attempted what the library tried, e.g. "lease up to 100 events"
@@ -26,9 +32,7 @@ public final class Failures {
                 .append(table.display());
         message.append(": ").append(rootMessage(cause));
         if ("42P01".equals(sqlState)) {
-            message.append(" (the table does not exist: ")
-                    .append(MIGRATION_HINT)
-                    .append(')');
+            message.append(" (").append(missingTable(table)).append(')');
         } else if ("42703".equals(sqlState)) {
             message.append(" (a column is missing: the table was not created by this library's migration)");
         } else if ("23505".equals(sqlState)) {
