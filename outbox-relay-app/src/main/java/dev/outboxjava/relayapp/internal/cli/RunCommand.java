@@ -58,7 +58,7 @@ public final class RunCommand implements Callable<Integer> {
         DatabaseConfig database = settings.requireDatabase();
         BrokerConfig broker = settings.requireBroker();
 
-        PrometheusMeterRegistry registry = StandaloneModules.prometheus();
+        PrometheusMeterRegistry registry = StandaloneModules.prometheus(database.table());
         Injector injector = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry));
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         CountDownLatch stopping = new CountDownLatch(1);
