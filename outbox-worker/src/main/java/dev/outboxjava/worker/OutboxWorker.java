@@ -109,6 +109,8 @@ public final class OutboxWorker implements AutoCloseable {
     private State state = State.NEW;
     /** Shared by the relay threads; null until started. */
     private Relay relay;
+    /** The database's outage as the loops of the current run see it; null until started. */
+    private OutageTracker storeOutage;
     /** Registered once: a gauge registered again in the same registry keeps the first state object. */
     private BacklogGauges gauges;
 
@@ -211,6 +213,7 @@ public final class OutboxWorker implements AutoCloseable {
         wakeUp.reopen();
         Backoff backoff = new Backoff(config.backoffInitial(), config.backoffMax());
         OutageTracker storeOutage = new OutageTracker("database", false, Clock.systemUTC());
+        this.storeOutage = storeOutage;
         OutageTracker brokerOutage = new OutageTracker("broker", false, Clock.systemUTC());
         List<RelayListener> listeners = new ArrayList<>(List.of(new MetricsRelayListener(registry)));
         if (!config.logSummaryInterval().isZero()) {
@@ -385,9 +388,10 @@ public final class OutboxWorker implements AutoCloseable {
         int released = stopLoops(deadline, deadline + AFTER_TIMEOUT_GRACE.toNanos());
         state = State.STOPPED;
         log.info(
-                "outbox worker stopped in {} ms{}; it can be started again",
+                "outbox worker stopped in {} ms{}{}; it can be started again",
                 (System.nanoTime() - started) / 1_000_000,
-                released > 0 ? " (" + released + " event(s) released)" : "");
+                released > 0 ? " (" + released + " event(s) released)" : "",
+                whileDatabaseDown());
     }
 
     /**
@@ -416,10 +420,21 @@ public final class OutboxWorker implements AutoCloseable {
         }
         if (wasRunning) {
             log.info(
-                    "outbox worker stopped in {} ms{}",
+                    "outbox worker stopped in {} ms{}{}",
                     (System.nanoTime() - started) / 1_000_000,
-                    released > 0 ? " (" + released + " event(s) released)" : "");
+                    released > 0 ? " (" + released + " event(s) released)" : "",
+                    whileDatabaseDown());
         }
+    }
+
+    /** For the stop's log line: whether it stopped while the database did not answer or the table was missing. */
+    private String whileDatabaseDown() {
+        if (storeOutage == null || !storeOutage.isDown()) {
+            return "";
+        }
+        return storeOutage.isTableMissing()
+                ? " while the outbox table was missing"
+                : " while the database was unavailable";
     }
 
     /** Ends the loops and the started sources by {@code deadline} (nanoTime), giving up batches by {@code lastMoment}. */

@@ -61,7 +61,7 @@ public final class StandaloneModules {
                                 .toInstance(registry);
                         Multibinder.newSetBinder(binder(), AutoCloseable.class, WorkerResource.class)
                                 .addBinding()
-                                .toInstance(pool);
+                                .toInstance(new PoolShutdown(pool));
                     }
                 });
     }

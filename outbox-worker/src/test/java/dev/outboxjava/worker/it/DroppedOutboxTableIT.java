@@ -84,7 +84,9 @@ class DroppedOutboxTableIT {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> worker.checkReadiness().healthy());
 
-            postgres.execute("DROP TABLE " + table.name + " CASCADE");
+            // the outbox's tables dropped, all of them (the append-only layout keeps side tables beside the log)
+            postgres.execute("DROP SCHEMA " + table.schema + " CASCADE");
+            postgres.execute("CREATE SCHEMA " + table.schema);
 
             HealthCheck down =
                     await().atMost(Duration.ofSeconds(30)).until(worker::checkReadiness, check -> !check.healthy());
@@ -97,7 +99,9 @@ class DroppedOutboxTableIT {
                     .until(() -> outages.atLeast(Level.WARN).stream()
                             .anyMatch(line -> line.contains("the outbox table " + table.name + " does not exist")));
             // the loops keep ticking against the missing table: still one line, and never "unavailable"
-            await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            await().pollDelay(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> true);
             List<String> lines = outages.atLeast(Level.WARN);
             assertThat(lines.stream().filter(line -> line.contains("does not exist")))
                     .as(String.join("\n", lines))
@@ -122,8 +126,7 @@ class DroppedOutboxTableIT {
                     .until(() -> publisher.publishedIds().containsAll(after));
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> worker.checkReadiness().healthy());
-            assertThat(outages.atLeast(Level.INFO))
-                    .anyMatch(line -> line.startsWith("outbox table present again"));
+            assertThat(outages.atLeast(Level.INFO)).anyMatch(line -> line.startsWith("outbox table present again"));
         }
     }
 }
