@@ -6,6 +6,8 @@ import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.core.port.WorkerHeartbeat;
+import dev.outboxjava.core.port.WorkerHeartbeats;
 import dev.outboxjava.core.relay.Cleaner;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayConfig;
@@ -13,10 +15,12 @@ import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.Sweeper;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.BacklogGauges;
 import dev.outboxjava.worker.internal.Backoff;
 import dev.outboxjava.worker.internal.CompositeRelayListener;
+import dev.outboxjava.worker.internal.HeartbeatStep;
 import dev.outboxjava.worker.internal.LeaseTrackingStore;
 import dev.outboxjava.worker.internal.LoopThread;
 import dev.outboxjava.worker.internal.MetricsRelayListener;
@@ -29,6 +33,9 @@ import dev.outboxjava.worker.observability.RelaySummaryListener;
 import dev.outboxjava.worker.observability.Tracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +44,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -106,6 +114,9 @@ public final class OutboxWorker implements AutoCloseable {
     private final List<LoopThread> relayLoops = new ArrayList<>();
     private final List<LoopThread> otherLoops = new ArrayList<>();
     private final List<AutoCloseable> startedSources = new ArrayList<>();
+    /** The outage trackers of the current run, whose last failure the heartbeat reports. */
+    private final List<OutageTracker> trackers = new ArrayList<>();
+
     private State state = State.NEW;
     /** Shared by the relay threads; null until started. */
     private Relay relay;
@@ -215,6 +226,9 @@ public final class OutboxWorker implements AutoCloseable {
         OutageTracker storeOutage = new OutageTracker("database", false, Clock.systemUTC());
         this.storeOutage = storeOutage;
         OutageTracker brokerOutage = new OutageTracker("broker", false, Clock.systemUTC());
+        trackers.clear();
+        trackers.add(storeOutage);
+        trackers.add(brokerOutage);
         List<RelayListener> listeners = new ArrayList<>(List.of(new MetricsRelayListener(registry)));
         if (!config.logSummaryInterval().isZero()) {
             listeners.add(RelaySummaryListener.every(config.logSummaryInterval(), registry));
@@ -235,7 +249,7 @@ public final class OutboxWorker implements AutoCloseable {
                             backoff,
                             storeOutage,
                             brokerOutage,
-                            new OutageTracker(name + " loop", true, Clock.systemUTC()),
+                            tracked(new OutageTracker(name + " loop", true, Clock.systemUTC())),
                             missedWakeUps,
                             clock),
                     wakeUp));
@@ -250,6 +264,19 @@ public final class OutboxWorker implements AutoCloseable {
             gauges = new BacklogGauges(store, clock, registry);
         }
         otherLoops.add(periodic("gauges", gauges::poll, config.metricsPollInterval(), backoff, storeOutage));
+        if (store instanceof WorkerHeartbeats beats
+                && !config.heartbeatInterval().isZero()) {
+            WorkerHeartbeat first = firstHeartbeat();
+            List<OutageTracker> seen = List.copyOf(trackers);
+            otherLoops.add(new LoopThread(
+                    new HeartbeatStep(
+                            beats,
+                            () -> first.beatenAt(clock.instant(), leases.lastLeaseAt(), lastFailure(seen)),
+                            config.heartbeatInterval(),
+                            new OutageTracker("worker heartbeat", false, Clock.systemUTC()),
+                            clock),
+                    wakeUp));
+        }
 
         relayLoops.forEach(LoopThread::start);
         otherLoops.forEach(LoopThread::start);
@@ -303,9 +330,56 @@ public final class OutboxWorker implements AutoCloseable {
                         interval,
                         backoff,
                         storeOutage,
-                        new OutageTracker(name + " loop", true, Clock.systemUTC()),
+                        tracked(new OutageTracker(name + " loop", true, Clock.systemUTC())),
                         store::checkHealth),
                 wakeUp);
+    }
+
+    private OutageTracker tracked(OutageTracker tracker) {
+        trackers.add(tracker);
+        return tracker;
+    }
+
+    /** The heartbeat of this run at its start: a new worker id, who and where it is, how it relays. */
+    private WorkerHeartbeat firstHeartbeat() {
+        Instant now = clock.instant();
+        String version = OutboxWorker.class.getPackage().getImplementationVersion();
+        return new WorkerHeartbeat(
+                UUID.randomUUID(),
+                ManagementFactory.getRuntimeMXBean().getName(),
+                hostName(),
+                version != null ? version : "development build",
+                config.relayThreads(),
+                config.relay().ordering().isPerKey() ? "per key" : "none",
+                layoutName(),
+                now,
+                now,
+                config.heartbeatInterval(),
+                java.util.Optional.empty(),
+                java.util.Optional.empty());
+    }
+
+    private String layoutName() {
+        if (store instanceof PostgresOutboxStore postgres) {
+            return postgres.config().layout() == StoreLayout.APPEND_LOG ? "append-only" : "in place";
+        }
+        return store.getClass().getSimpleName();
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException | RuntimeException e) {
+            return "unknown host";
+        }
+    }
+
+    /** The latest failure any of the run's trackers saw. */
+    private static java.util.Optional<WorkerHeartbeat.Failure> lastFailure(List<OutageTracker> trackers) {
+        return trackers.stream()
+                .map(OutageTracker::lastFailure)
+                .flatMap(java.util.Optional::stream)
+                .max(java.util.Comparator.comparing(WorkerHeartbeat.Failure::at));
     }
 
     /** Whether every loop thread is alive (liveness). False before start and after close. */

@@ -1,10 +1,12 @@
 package dev.outboxjava.worker.internal;
 
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.port.WorkerHeartbeat;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -33,6 +35,8 @@ public final class OutageTracker {
     private boolean seenUnreachable;
     /** When a probe first found the dependency answering again (null while it does not). */
     private Instant seenBack;
+
+    private Optional<WorkerHeartbeat.Failure> lastFailure = Optional.empty();
     /** This outage is the outbox table missing, and was logged as that. */
     private boolean tableMissing;
     /** How many outages have ended, so a loop backing off learns that another loop got through. */
@@ -69,6 +73,7 @@ public final class OutageTracker {
     }
 
     private boolean failed(String detail, Throwable cause, boolean missing) {
+        lastFailure = Optional.of(new WorkerHeartbeat.Failure(clock.instant(), dependency + ": " + detail));
         failuresSinceDown++;
         if (downSince != null) {
             if (missing && !tableMissing) {
@@ -211,6 +216,11 @@ public final class OutageTracker {
                 downSince,
                 back,
                 failuresSinceDown);
+    }
+
+    /** The last failure recorded, with when and the dependency; empty when none was. */
+    public synchronized Optional<WorkerHeartbeat.Failure> lastFailure() {
+        return lastFailure;
     }
 
     /** Whether an outage is in progress and it is the outbox table missing. */
