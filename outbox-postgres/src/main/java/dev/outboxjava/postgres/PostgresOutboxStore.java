@@ -19,6 +19,8 @@ import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.RetryMark;
+import dev.outboxjava.core.port.WorkerHeartbeat;
+import dev.outboxjava.core.port.WorkerHeartbeats;
 import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.AttemptRecording;
 import dev.outboxjava.postgres.internal.Failures;
@@ -29,6 +31,7 @@ import dev.outboxjava.postgres.internal.OperatorCalls;
 import dev.outboxjava.postgres.internal.OwnedPool;
 import dev.outboxjava.postgres.internal.OwnedPoolCheck;
 import dev.outboxjava.postgres.internal.StoreCalls;
+import dev.outboxjava.postgres.internal.WorkerHeartbeatTable;
 import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
 import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
 import java.time.Instant;
@@ -64,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * Appending is done in the caller's transaction with {@link OutboxWriter} ({@link #writer()}). Failures
  * are {@link dev.outboxjava.core.OutboxStoreException}s naming the table and the attempt. Thread-safe.
  */
-public final class PostgresOutboxStore implements OutboxStore, OperatorStore, AutoCloseable {
+public final class PostgresOutboxStore implements OutboxStore, OperatorStore, WorkerHeartbeats, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresOutboxStore.class);
 
@@ -83,6 +86,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final AttemptRecording attempts;
     private final OperatorCalls operator;
     private final MissingIndexWarning missingIndexes;
+    private final WorkerHeartbeatTable heartbeats;
 
     private PostgresOutboxStore(DataSource dataSource, Optional<OwnedPool> ownedPool, PostgresOutboxConfig config) {
         this.config = config;
@@ -103,6 +107,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
                 new OperatorCalls(calls, layout, dsl, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
         this.missingIndexes =
                 new MissingIndexWarning(layout, config.tableName(), PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
+        this.heartbeats = new WorkerHeartbeatTable(config.table());
     }
 
     /**
@@ -361,6 +366,56 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public List<Attempt> attempts(UUID eventId) {
         return operator.attempts(eventId);
+    }
+
+    @Override
+    public List<WorkerHeartbeat> workers(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+        }
+        return calls.run(
+                "list the workers' heartbeats in " + heartbeats.displayName(), () -> heartbeats.list(dsl, limit));
+    }
+
+    /**
+     * Empty when the heartbeat table {@code <table>_workers} exists; otherwise says that it does not and what
+     * creates it (the operator's migrations).
+     */
+    @Override
+    public Optional<String> unavailable() {
+        boolean exists = calls.run("look for " + heartbeats.displayName(), () -> heartbeats.exists(dsl));
+        return exists
+                ? Optional.empty()
+                : Optional.of("the table " + heartbeats.displayName() + " does not exist: create it with the operator's"
+                        + " migrations (" + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION
+                        + ", V4__create_workers_table.sql), store.ensureSchema(), or 'outbox-worker schema --table "
+                        + config.tableName() + " --apply'");
+    }
+
+    @Override
+    public void beat(WorkerHeartbeat heartbeat) {
+        Objects.requireNonNull(heartbeat, "heartbeat");
+        calls.run("record the heartbeat in " + heartbeats.displayName(), () -> {
+            heartbeats.upsert(dsl, heartbeat);
+            return null;
+        });
+    }
+
+    @Override
+    public void remove(UUID workerId) {
+        Objects.requireNonNull(workerId, "workerId");
+        calls.run("remove the heartbeat of worker " + workerId + " from " + heartbeats.displayName(), () -> {
+            heartbeats.delete(dsl, workerId);
+            return null;
+        });
+    }
+
+    @Override
+    public int forgetBeatenBefore(Instant beatBefore) {
+        Objects.requireNonNull(beatBefore, "beatBefore");
+        return calls.run(
+                "delete the heartbeats of long-gone workers from " + heartbeats.displayName(),
+                () -> heartbeats.deleteBeatenBefore(dsl, beatBefore));
     }
 
     @Override

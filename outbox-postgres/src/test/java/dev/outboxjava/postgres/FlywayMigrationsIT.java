@@ -282,6 +282,9 @@ class FlywayMigrationsIT {
         assertThat(database.describe("by_flyway", "shop_events_attempts"))
                 .isEqualTo(database.describe("by_ddl", "shop_events_attempts"))
                 .isNotEmpty();
+        assertThat(database.describe("by_flyway", "shop_events_workers"))
+                .isEqualTo(database.describe("by_ddl", "shop_events_workers"))
+                .isNotEmpty();
     }
 
     @Test

@@ -82,6 +82,7 @@ class LiquibaseMigrationsIT {
                         "outbox-operator-1",
                         "outbox-operator-2",
                         "outbox-operator-3",
+                        "outbox-operator-4",
                         "outbox-inbox-table-1");
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement()) {
@@ -106,6 +107,9 @@ class LiquibaseMigrationsIT {
                 .isEqualTo(database.describe("by_ddl", "outbox_events_audit"));
         assertThat(database.describe("public", "outbox_events_attempts"))
                 .isEqualTo(database.describe("by_ddl", "outbox_events_attempts"))
+                .isNotEmpty();
+        assertThat(database.describe("public", "outbox_events_workers"))
+                .isEqualTo(database.describe("by_ddl", "outbox_events_workers"))
                 .isNotEmpty();
 
         PostgresOutboxStore store = PostgresOutboxStore.create(dataSource, perKey);

@@ -6,6 +6,8 @@ import dev.outboxjava.core.OutboxException;
 import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.OutboxStore;
 import dev.outboxjava.core.port.Publisher;
+import dev.outboxjava.core.port.WorkerHeartbeat;
+import dev.outboxjava.core.port.WorkerHeartbeats;
 import dev.outboxjava.core.relay.Cleaner;
 import dev.outboxjava.core.relay.Relay;
 import dev.outboxjava.core.relay.RelayConfig;
@@ -13,10 +15,12 @@ import dev.outboxjava.core.relay.RelayListener;
 import dev.outboxjava.core.relay.Sweeper;
 import dev.outboxjava.postgres.PostgresOutboxConfig;
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.BacklogGauges;
 import dev.outboxjava.worker.internal.Backoff;
 import dev.outboxjava.worker.internal.CompositeRelayListener;
+import dev.outboxjava.worker.internal.HeartbeatStep;
 import dev.outboxjava.worker.internal.LeaseTrackingStore;
 import dev.outboxjava.worker.internal.LoopThread;
 import dev.outboxjava.worker.internal.MetricsRelayListener;
@@ -29,6 +33,9 @@ import dev.outboxjava.worker.observability.RelaySummaryListener;
 import dev.outboxjava.worker.observability.Tracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +44,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -106,9 +114,14 @@ public final class OutboxWorker implements AutoCloseable {
     private final List<LoopThread> relayLoops = new ArrayList<>();
     private final List<LoopThread> otherLoops = new ArrayList<>();
     private final List<AutoCloseable> startedSources = new ArrayList<>();
+    /** The outage trackers of the current run, whose last failure the heartbeat reports. */
+    private final List<OutageTracker> trackers = new ArrayList<>();
+
     private State state = State.NEW;
     /** Shared by the relay threads; null until started. */
     private Relay relay;
+    /** The database's outage as the loops of the current run see it; null until started. */
+    private OutageTracker storeOutage;
     /** Registered once: a gauge registered again in the same registry keeps the first state object. */
     private BacklogGauges gauges;
 
@@ -211,7 +224,11 @@ public final class OutboxWorker implements AutoCloseable {
         wakeUp.reopen();
         Backoff backoff = new Backoff(config.backoffInitial(), config.backoffMax());
         OutageTracker storeOutage = new OutageTracker("database", false, Clock.systemUTC());
+        this.storeOutage = storeOutage;
         OutageTracker brokerOutage = new OutageTracker("broker", false, Clock.systemUTC());
+        trackers.clear();
+        trackers.add(storeOutage);
+        trackers.add(brokerOutage);
         List<RelayListener> listeners = new ArrayList<>(List.of(new MetricsRelayListener(registry)));
         if (!config.logSummaryInterval().isZero()) {
             listeners.add(RelaySummaryListener.every(config.logSummaryInterval(), registry));
@@ -232,7 +249,7 @@ public final class OutboxWorker implements AutoCloseable {
                             backoff,
                             storeOutage,
                             brokerOutage,
-                            new OutageTracker(name + " loop", true, Clock.systemUTC()),
+                            tracked(new OutageTracker(name + " loop", true, Clock.systemUTC())),
                             missedWakeUps,
                             clock),
                     wakeUp));
@@ -247,6 +264,19 @@ public final class OutboxWorker implements AutoCloseable {
             gauges = new BacklogGauges(store, clock, registry);
         }
         otherLoops.add(periodic("gauges", gauges::poll, config.metricsPollInterval(), backoff, storeOutage));
+        if (store instanceof WorkerHeartbeats beats
+                && !config.heartbeatInterval().isZero()) {
+            WorkerHeartbeat first = firstHeartbeat();
+            List<OutageTracker> seen = List.copyOf(trackers);
+            otherLoops.add(new LoopThread(
+                    new HeartbeatStep(
+                            beats,
+                            () -> first.beatenAt(clock.instant(), leases.lastLeaseAt(), lastFailure(seen)),
+                            config.heartbeatInterval(),
+                            new OutageTracker("worker heartbeat", false, Clock.systemUTC()),
+                            clock),
+                    wakeUp));
+        }
 
         relayLoops.forEach(LoopThread::start);
         otherLoops.forEach(LoopThread::start);
@@ -300,9 +330,56 @@ public final class OutboxWorker implements AutoCloseable {
                         interval,
                         backoff,
                         storeOutage,
-                        new OutageTracker(name + " loop", true, Clock.systemUTC()),
+                        tracked(new OutageTracker(name + " loop", true, Clock.systemUTC())),
                         store::checkHealth),
                 wakeUp);
+    }
+
+    private OutageTracker tracked(OutageTracker tracker) {
+        trackers.add(tracker);
+        return tracker;
+    }
+
+    /** The heartbeat of this run at its start: a new worker id, who and where it is, how it relays. */
+    private WorkerHeartbeat firstHeartbeat() {
+        Instant now = clock.instant();
+        String version = OutboxWorker.class.getPackage().getImplementationVersion();
+        return new WorkerHeartbeat(
+                UUID.randomUUID(),
+                ManagementFactory.getRuntimeMXBean().getName(),
+                hostName(),
+                version != null ? version : "development build",
+                config.relayThreads(),
+                config.relay().ordering().isPerKey() ? "per key" : "none",
+                layoutName(),
+                now,
+                now,
+                config.heartbeatInterval(),
+                java.util.Optional.empty(),
+                java.util.Optional.empty());
+    }
+
+    private String layoutName() {
+        if (store instanceof PostgresOutboxStore postgres) {
+            return postgres.config().layout() == StoreLayout.APPEND_LOG ? "append-only" : "in place";
+        }
+        return store.getClass().getSimpleName();
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException | RuntimeException e) {
+            return "unknown host";
+        }
+    }
+
+    /** The latest failure any of the run's trackers saw. */
+    private static java.util.Optional<WorkerHeartbeat.Failure> lastFailure(List<OutageTracker> trackers) {
+        return trackers.stream()
+                .map(OutageTracker::lastFailure)
+                .flatMap(java.util.Optional::stream)
+                .max(java.util.Comparator.comparing(WorkerHeartbeat.Failure::at));
     }
 
     /** Whether every loop thread is alive (liveness). False before start and after close. */
@@ -385,9 +462,10 @@ public final class OutboxWorker implements AutoCloseable {
         int released = stopLoops(deadline, deadline + AFTER_TIMEOUT_GRACE.toNanos());
         state = State.STOPPED;
         log.info(
-                "outbox worker stopped in {} ms{}; it can be started again",
+                "outbox worker stopped in {} ms{}{}; it can be started again",
                 (System.nanoTime() - started) / 1_000_000,
-                released > 0 ? " (" + released + " event(s) released)" : "");
+                released > 0 ? " (" + released + " event(s) released)" : "",
+                whileDatabaseDown());
     }
 
     /**
@@ -416,10 +494,21 @@ public final class OutboxWorker implements AutoCloseable {
         }
         if (wasRunning) {
             log.info(
-                    "outbox worker stopped in {} ms{}",
+                    "outbox worker stopped in {} ms{}{}",
                     (System.nanoTime() - started) / 1_000_000,
-                    released > 0 ? " (" + released + " event(s) released)" : "");
+                    released > 0 ? " (" + released + " event(s) released)" : "",
+                    whileDatabaseDown());
         }
+    }
+
+    /** For the stop's log line: whether it stopped while the database did not answer or the table was missing. */
+    private String whileDatabaseDown() {
+        if (storeOutage == null || !storeOutage.isDown()) {
+            return "";
+        }
+        return storeOutage.isTableMissing()
+                ? " while the outbox table was missing"
+                : " while the database was unavailable";
     }
 
     /** Ends the loops and the started sources by {@code deadline} (nanoTime), giving up batches by {@code lastMoment}. */

@@ -48,6 +48,8 @@ public final class OutboxWorkerConfig {
     public static final Duration DEFAULT_METRICS_POLL_INTERVAL = Duration.ofSeconds(15);
     /** Default interval of the relay's one-line summary in the log: 60 s. */
     public static final Duration DEFAULT_LOG_SUMMARY_INTERVAL = Duration.ofSeconds(60);
+    /** Default interval of the worker's heartbeat ({@code <table>_workers}): 10 s. */
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
     /** Default longest broker outage readiness tolerates: 30 s. */
     public static final Duration DEFAULT_MAX_BROKER_OUTAGE = Duration.ofSeconds(30);
 
@@ -72,6 +74,7 @@ public final class OutboxWorkerConfig {
     private final Duration shutdownTimeout;
     private final Duration metricsPollInterval;
     private final Duration logSummaryInterval;
+    private final Duration heartbeatInterval;
     private final Duration maxBrokerOutage;
 
     private OutboxWorkerConfig(Builder builder) {
@@ -89,6 +92,7 @@ public final class OutboxWorkerConfig {
         this.shutdownTimeout = builder.shutdownTimeout;
         this.metricsPollInterval = builder.metricsPollInterval;
         this.logSummaryInterval = builder.logSummaryInterval;
+        this.heartbeatInterval = builder.heartbeatInterval;
         this.maxBrokerOutage = builder.maxBrokerOutage;
     }
 
@@ -130,6 +134,7 @@ public final class OutboxWorkerConfig {
                 .shutdownTimeout(shutdownTimeout)
                 .metricsPollInterval(metricsPollInterval)
                 .logSummaryInterval(logSummaryInterval)
+                .heartbeatInterval(heartbeatInterval)
                 .maxBrokerOutage(maxBrokerOutage);
     }
 
@@ -213,6 +218,14 @@ public final class OutboxWorkerConfig {
     }
 
     /**
+     * How often the worker records its heartbeat, which the console and {@code status} list; {@link Duration#ZERO}
+     * = no heartbeat.
+     */
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    /**
      * How long the broker may fail its health check before {@link OutboxWorker#checkReadiness()} says
      * not ready; {@link Duration#ZERO} = at the first failed check.
      */
@@ -227,7 +240,8 @@ public final class OutboxWorkerConfig {
                 + pollInterval + ", retryPolicy=" + retryPolicy + ", sweeper=" + sweeper + ", sweepInterval="
                 + sweepInterval + ", cleanerEnabled=" + cleanerEnabled + ", cleaner=" + cleaner + ", cleanInterval="
                 + cleanInterval + ", backoff=" + backoffInitial + ".." + backoffMax + ", shutdownTimeout="
-                + shutdownTimeout + ", metricsPollInterval=" + metricsPollInterval + "]";
+                + shutdownTimeout + ", metricsPollInterval=" + metricsPollInterval + ", heartbeatInterval="
+                + heartbeatInterval + "]";
     }
 
     /** Builds an {@link OutboxWorkerConfig}. */
@@ -246,6 +260,7 @@ public final class OutboxWorkerConfig {
         private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         private Duration metricsPollInterval = DEFAULT_METRICS_POLL_INTERVAL;
         private Duration logSummaryInterval = DEFAULT_LOG_SUMMARY_INTERVAL;
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private Duration maxBrokerOutage = DEFAULT_MAX_BROKER_OUTAGE;
 
         private Builder() {}
@@ -342,6 +357,17 @@ public final class OutboxWorkerConfig {
         }
 
         /**
+         * How often the worker records its heartbeat in the store (with PostgreSQL, the operator table
+         * {@code <table>_workers}): who it is, how it relays, its last lease and last error. The console and the
+         * {@code status} command list every worker of the table from it; one that has not beaten for three
+         * intervals shows as gone. Default 10 s; {@link Duration#ZERO} switches it off; not negative.
+         */
+        public Builder heartbeatInterval(Duration value) {
+            this.heartbeatInterval = Objects.requireNonNull(value, "heartbeatInterval");
+            return this;
+        }
+
+        /**
          * How long the broker may fail its health check (counted from the first failed readiness check)
          * before the worker is not ready: a broker restart or a short network cut does not take the worker
          * out of service, a lasting outage does. Default 30 s; {@link Duration#ZERO} = at the first failed
@@ -380,6 +406,11 @@ public final class OutboxWorkerConfig {
                 problems.add(problem(
                         "logSummaryInterval",
                         "must not be negative (0s = off), was " + Durations.format(logSummaryInterval)));
+            }
+            if (heartbeatInterval.isNegative()) {
+                problems.add(problem(
+                        "heartbeatInterval",
+                        "must not be negative (0s = off), was " + Durations.format(heartbeatInterval)));
             }
             if (maxBrokerOutage.isNegative()) {
                 problems.add(problem(

@@ -105,4 +105,13 @@ public interface OperatorStore {
 
     /** Operator actions, newest first, starting after entry id {@code before} (empty = the newest). */
     List<AuditEntry> auditTrail(OptionalLong before, int limit);
+
+    /**
+     * The heartbeats of the table's workers ({@link WorkerHeartbeats}), those that stopped beating included
+     * ({@link WorkerHeartbeat#isGone}) until they are forgotten, oldest start first; at most {@code limit}.
+     * Default: none (a store that records no heartbeats).
+     */
+    default List<WorkerHeartbeat> workers(int limit) {
+        return List.of();
+    }
 }

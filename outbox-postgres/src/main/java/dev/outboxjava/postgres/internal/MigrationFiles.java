@@ -56,7 +56,8 @@ public final class MigrationFiles {
     public static final List<String> OUTBOX_OPERATOR = List.of(
             OUTBOX_OPERATOR_LOCATION + "/V1__create_operator_audit_table.sql",
             OUTBOX_OPERATOR_LOCATION + "/V2__dead_letter_filter_indexes.sql",
-            OUTBOX_OPERATOR_LOCATION + "/V3__create_attempts_table.sql");
+            OUTBOX_OPERATOR_LOCATION + "/V3__create_attempts_table.sql",
+            OUTBOX_OPERATOR_LOCATION + "/V4__create_workers_table.sql");
     /** The inbox table's versioned migrations, in version order. */
     public static final List<String> INBOX = List.of(INBOX_LOCATION + "/V1__create_inbox_table.sql");
 
@@ -64,6 +65,8 @@ public final class MigrationFiles {
     public static final String AUDIT_SUFFIX = "_audit";
     /** What the attempts table's name adds to the outbox table's. */
     public static final String ATTEMPTS_SUFFIX = "_attempts";
+    /** What the workers' heartbeat table's name adds to the outbox table's. */
+    public static final String WORKERS_SUFFIX = "_workers";
 
     private MigrationFiles() {}
 

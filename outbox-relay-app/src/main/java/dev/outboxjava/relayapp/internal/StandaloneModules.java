@@ -30,6 +30,7 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
+import java.util.Optional;
 
 /** The modules of the standalone process, chosen by its settings: one store, one broker, Prometheus meters. */
 public final class StandaloneModules {
@@ -37,13 +38,11 @@ public final class StandaloneModules {
     private StandaloneModules() {}
 
     /**
-     * The modules for the settings. The outbox's meters in {@code registry} get the tag {@code table} (the
-     * configured table): every worker of a table exports the same table-wide figures, and dashboards and
-     * alerts take one of them per table ({@code max by (table)}) instead of adding them up.
+     * The modules for the settings, with the meters in {@code registry} (from {@link #prometheus(String)} for
+     * the configured table, so the outbox's meters carry its tag).
      */
     public static List<Module> forSettings(RelayAppConfig settings, PrometheusMeterRegistry registry) {
         DatabaseConfig database = settings.requireDatabase();
-        registry.config().meterFilter(tableTag(database.table()));
         // the process's own pool, closed by the worker's close() after the loops and the wake-up released it
         HikariDataSource pool = DataSources.pool(database);
         return List.of(
@@ -62,16 +61,11 @@ public final class StandaloneModules {
                                 .toInstance(registry);
                         Multibinder.newSetBinder(binder(), AutoCloseable.class, WorkerResource.class)
                                 .addBinding()
-                                .toInstance(pool);
+                                .toInstance(new PoolShutdown(pool));
                     }
                 });
     }
 
-    /**
-     * The process's registry: Prometheus text, with the JVM and process meters every Micrometer-based
-     * service exports (memory, garbage collection, threads, classes, CPU, uptime, open file descriptors),
-     * so the worker can be watched with the same dashboards as the services around it.
-     */
     /** Tags every {@code outbox.*} meter with {@code table}; the JVM and process meters stay untagged. */
     static MeterFilter tableTag(String table) {
         Tag tag = Tag.of("table", table);
@@ -83,8 +77,20 @@ public final class StandaloneModules {
         };
     }
 
+    /**
+     * The process's registry: Prometheus text, with the JVM and process meters every Micrometer-based
+     * service exports (memory, garbage collection, threads, classes, CPU, uptime, open file descriptors),
+     * so the worker can be watched with the same dashboards as the services around it. The outbox's meters
+     * get the tag {@code table}: every worker of a table exports the same table-wide figures, and dashboards
+     * and alerts take one of them per table ({@code max by (table)}) instead of adding them up.
+     */
+    public static PrometheusMeterRegistry prometheus(String table) {
+        return new ProcessRegistry(Optional.of(tableTag(table)));
+    }
+
+    /** {@link #prometheus(String)} without the table tag. */
     public static PrometheusMeterRegistry prometheus() {
-        return new ProcessRegistry();
+        return new ProcessRegistry(Optional.empty());
     }
 
     /** Closing it also stops the garbage collection meters listening to the JVM's notifications. */
@@ -92,8 +98,10 @@ public final class StandaloneModules {
 
         private final JvmGcMetrics gc = new JvmGcMetrics();
 
-        ProcessRegistry() {
+        ProcessRegistry(Optional<MeterFilter> filter) {
             super(PrometheusConfig.DEFAULT);
+            // a filter configured after the first meter would not apply to it (Micrometer warns): filter first
+            filter.ifPresent(config()::meterFilter);
             new ClassLoaderMetrics().bindTo(this);
             new JvmMemoryMetrics().bindTo(this);
             gc.bindTo(this);

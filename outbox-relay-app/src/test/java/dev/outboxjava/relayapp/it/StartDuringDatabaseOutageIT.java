@@ -132,11 +132,12 @@ class StartDuringDatabaseOutageIT {
     }
 
     @Test
-    @DisplayName("SIGTERM while it waits for the database ends it promptly")
+    @DisplayName("SIGTERM while it waits for a database that accepts connections but never answers ends it, with "
+            + "one line saying so, without waiting for the connection attempt under way")
     void stopsWhileWaiting() throws Exception {
         int httpPort = WorkerJar.freePort();
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 5432)) {
-            proxy.cut();
+            proxy.freeze(); // connections are accepted and hang: each attempt waits for its timeout
             URI database = URI.create(fixture.postgres().jdbcUrl().substring("jdbc:".length()));
             Map<String, String> env =
                     environment("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getPath(), httpPort);
@@ -147,7 +148,17 @@ class StartDuringDatabaseOutageIT {
 
                 worker.terminate();
 
-                worker.waitFor(Duration.ofSeconds(20));
+                int status = worker.waitFor(Duration.ofSeconds(20));
+                assertThat(status)
+                        .as("ended by SIGTERM after its shutdown hook ran (128 + 15); log:\n%s", worker.output())
+                        .isEqualTo(143);
+                assertThat(worker.linesContaining("stopped while waiting for the database at"))
+                        .as(worker.output())
+                        .isEqualTo(1);
+                assertThat(worker.output())
+                        .as("the pool's close does not wait for the connection attempt under way")
+                        .doesNotContain("Timed-out waiting for add connection executor")
+                        .doesNotContain("MeterFilter");
             }
         }
     }

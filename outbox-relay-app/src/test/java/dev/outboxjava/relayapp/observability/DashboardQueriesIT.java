@@ -119,7 +119,8 @@ class DashboardQueriesIT {
                 "OUTBOX_HEALTH_INBOX_TABLE",
                 database.inboxTable);
         RelayAppConfig settings = RelayAppConfig.load(ConfigSource.environment(environment));
-        PrometheusMeterRegistry registry = StandaloneModules.prometheus();
+        PrometheusMeterRegistry registry =
+                StandaloneModules.prometheus(settings.requireDatabase().table());
         opened.add(registry::close);
         OutboxWorker worker = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry))
                 .getInstance(OutboxWorker.class);

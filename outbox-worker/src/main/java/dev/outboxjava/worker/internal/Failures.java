@@ -42,6 +42,19 @@ final class Failures {
         return false;
     }
 
+    /** Whether the database answered that a relation does not exist (SQLSTATE 42P01): the outbox table is missing. */
+    static boolean isMissingTable(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLException sql && "42P01".equals(sql.getSQLState())) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
     /**
      * Tells the tracker a failed tick of {@code step} belongs to: the database's outage (and that the
      * database is unreachable, when the connection itself failed), or otherwise a bug.
@@ -49,6 +62,10 @@ final class Failures {
      * @return whether it was the database's outage
      */
     static boolean report(String step, Throwable failure, OutageTracker storeOutage, OutageTracker bug) {
+        if (isStoreOutage(failure) && isMissingTable(failure)) {
+            storeOutage.tableMissing(describe(failure), failure);
+            return true;
+        }
         if (isStoreOutage(failure)) {
             storeOutage.failed(describe(failure), failure);
             if (isConnectionFailure(failure)) {

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
 public final class LeaseTrackingStore extends ForwardingOutboxStore {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseTrackingStore.class);
+    private final java.util.concurrent.atomic.AtomicReference<Optional<Instant>> lastLeaseAt =
+            new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
 
     /** Unmarked events by lease id (a relay thread may hold two leases while pipelining). */
     private final Map<UUID, Set<UUID>> open = new ConcurrentHashMap<>();
@@ -91,6 +94,11 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
         return released;
     }
 
+    /** When a lease last got events (the relay's clock); empty until one did. */
+    public Optional<Instant> lastLeaseAt() {
+        return lastLeaseAt.get();
+    }
+
     @Override
     public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
         List<OutboxEvent> leased;
@@ -101,6 +109,7 @@ public final class LeaseTrackingStore extends ForwardingOutboxStore {
             afterLease.run();
         }
         if (!leased.isEmpty()) {
+            lastLeaseAt.set(Optional.of(now));
             Set<UUID> ids = ConcurrentHashMap.newKeySet();
             leased.forEach(event -> ids.add(event.id()));
             open.put(leaseId, ids);

@@ -1,10 +1,12 @@
 package dev.outboxjava.worker.internal;
 
 import dev.outboxjava.core.HealthCheck;
+import dev.outboxjava.core.port.WorkerHeartbeat;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -33,6 +35,10 @@ public final class OutageTracker {
     private boolean seenUnreachable;
     /** When a probe first found the dependency answering again (null while it does not). */
     private Instant seenBack;
+
+    private Optional<WorkerHeartbeat.Failure> lastFailure = Optional.empty();
+    /** This outage is the outbox table missing, and was logged as that. */
+    private boolean tableMissing;
     /** How many outages have ended, so a loop backing off learns that another loop got through. */
     private long outagesEnded;
 
@@ -52,8 +58,29 @@ public final class OutageTracker {
      * @return whether this failure started the outage (and was logged)
      */
     public synchronized boolean failed(String detail, Throwable cause) {
+        return failed(detail, cause, false);
+    }
+
+    /**
+     * Records a failure because the outbox table does not exist (dropped, or never created): the database
+     * answers, so this is logged as what it is, with the detail saying how to create the table, not as the
+     * database being unavailable. Logged once per outage, also when the outage began as another failure.
+     *
+     * @return whether this failure was logged
+     */
+    public synchronized boolean tableMissing(String detail, Throwable cause) {
+        return failed(detail, cause, true);
+    }
+
+    private boolean failed(String detail, Throwable cause, boolean missing) {
+        lastFailure = Optional.of(new WorkerHeartbeat.Failure(clock.instant(), dependency + ": " + detail));
         failuresSinceDown++;
         if (downSince != null) {
+            if (missing && !tableMissing) {
+                tableMissing = true;
+                logTableMissing(detail, cause);
+                return true;
+            }
             log.debug("{} still failing ({} failures): {}", dependency, failuresSinceDown, detail);
             return false;
         }
@@ -61,7 +88,10 @@ public final class OutageTracker {
         failuresSinceDown = 1;
         seenUnreachable = false;
         seenBack = null;
-        if (unexpected) {
+        tableMissing = missing;
+        if (missing) {
+            logTableMissing(detail, cause);
+        } else if (unexpected) {
             log.error("{} failed unexpectedly; it backs off and keeps running: {}", dependency, detail, cause);
         } else {
             // An outage is expected operations, not a bug: one line; the stack trace only at DEBUG.
@@ -71,6 +101,14 @@ public final class OutageTracker {
             }
         }
         return true;
+    }
+
+    private void logTableMissing(String detail, Throwable cause) {
+        // the operator has to create the table: nothing is relayed until then
+        log.error("outbox table missing; nothing is relayed until it exists, the worker keeps checking: {}", detail);
+        if (cause != null) {
+            log.debug("outbox table missing", cause);
+        }
     }
 
     /**
@@ -150,6 +188,26 @@ public final class OutageTracker {
         }
         Instant back = seenBack != null ? seenBack : clock.instant();
         Duration downFor = Duration.between(downSince, back);
+        if (tableMissing) {
+            log.info(
+                    "outbox table present again after {} ms (seen failing at {}, working at {}; {} failed attempt(s))",
+                    downFor.toMillis(),
+                    downSince,
+                    back,
+                    failuresSinceDown);
+        } else {
+            logBack(downFor, back);
+        }
+        downSince = null;
+        failuresSinceDown = 0;
+        seenUnreachable = false;
+        seenBack = null;
+        tableMissing = false;
+        outagesEnded++;
+        return true;
+    }
+
+    private void logBack(Duration downFor, Instant back) {
         log.info(
                 "{} {} again after {} ms (seen failing at {}, seen answering at {}; {} failed attempt(s))",
                 dependency,
@@ -158,12 +216,16 @@ public final class OutageTracker {
                 downSince,
                 back,
                 failuresSinceDown);
-        downSince = null;
-        failuresSinceDown = 0;
-        seenUnreachable = false;
-        seenBack = null;
-        outagesEnded++;
-        return true;
+    }
+
+    /** The last failure recorded, with when and the dependency; empty when none was. */
+    public synchronized Optional<WorkerHeartbeat.Failure> lastFailure() {
+        return lastFailure;
+    }
+
+    /** Whether an outage is in progress and it is the outbox table missing. */
+    public synchronized boolean isTableMissing() {
+        return downSince != null && tableMissing;
     }
 
     /** Whether an outage is in progress. */

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,10 +59,11 @@ public final class RunCommand implements Callable<Integer> {
         DatabaseConfig database = settings.requireDatabase();
         BrokerConfig broker = settings.requireBroker();
 
-        PrometheusMeterRegistry registry = StandaloneModules.prometheus();
+        PrometheusMeterRegistry registry = StandaloneModules.prometheus(database.table());
         Injector injector = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry));
         OutboxWorker worker = injector.getInstance(OutboxWorker.class);
         CountDownLatch stopping = new CountDownLatch(1);
+        AtomicBoolean waitingForDatabase = new AtomicBoolean(true);
         CountDownLatch stopped = new CountDownLatch(1);
         Optional<HealthHttpServer> http = Optional.empty();
         AtomicReference<Optional<StandaloneConsole>> console = new AtomicReference<>(Optional.empty());
@@ -83,6 +85,12 @@ public final class RunCommand implements Callable<Integer> {
                                     console.get().ifPresent(StandaloneConsole::close);
                                     worker.close();
                                     server.ifPresent(HealthHttpServer::close);
+                                    if (waitingForDatabase.get()) {
+                                        log.info(
+                                                "stopped while waiting for the database at {}, which did not "
+                                                        + "answer; nothing had started",
+                                                Secrets.maskText(database.url()));
+                                    }
                                 } finally {
                                     stopped.countDown();
                                 }
@@ -92,6 +100,7 @@ public final class RunCommand implements Callable<Integer> {
                 stopped.await(); // SIGTERM while waiting: nothing started, nothing to finish
                 return ExitCodes.OK;
             }
+            waitingForDatabase.set(false);
             if (ensureSchema) {
                 injector.getInstance(PostgresOutboxStore.class).ensureSchema();
                 log.info("outbox table {} present (created if it was missing)", database.table());

@@ -45,6 +45,9 @@ import picocli.CommandLine.Spec;
         })
 public final class StatusCommand implements Callable<Integer> {
 
+    /** The most workers listed. */
+    private static final int MAX_WORKERS = 100;
+
     @Mixin
     ConfigOptions config;
 
@@ -145,11 +148,20 @@ public final class StatusCommand implements Callable<Integer> {
                     "%-20s %s%n",
                     "inbox_size_bytes",
                     report.inbox().map(t -> Long.toString(t.totalBytes())).orElse("none"));
+            for (String line : WorkerLines.of(workers(session.store()), now)) {
+                out.println(line);
+            }
             HealthCheck verdict = signals.evaluate(thresholds);
             out.printf("%-20s %s%n", "ready", (verdict.healthy() ? "yes" : "no") + " (" + verdict.detail() + ")");
             out.flush();
             return verdict.healthy() ? ExitCodes.OK : ExitCodes.NOT_READY;
         }
+    }
+
+    /** The workers' heartbeats; none when their table is missing (the heartbeat is off then). */
+    private static java.util.List<dev.outboxjava.core.port.WorkerHeartbeat> workers(
+            dev.outboxjava.postgres.PostgresOutboxStore store) {
+        return store.unavailable().isPresent() ? java.util.List.of() : store.workers(MAX_WORKERS);
     }
 
     /** One table of the outbox on one line, e.g. {@code outbox_events_state: live 3, dead 120000, ...}. */
