@@ -24,6 +24,7 @@ import dev.outboxjava.core.port.WorkerHeartbeats;
 import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.AttemptRecording;
 import dev.outboxjava.postgres.internal.Failures;
+import dev.outboxjava.postgres.internal.HeartbeatCalls;
 import dev.outboxjava.postgres.internal.Layout;
 import dev.outboxjava.postgres.internal.LayoutProbe;
 import dev.outboxjava.postgres.internal.MissingIndexWarning;
@@ -31,7 +32,6 @@ import dev.outboxjava.postgres.internal.OperatorCalls;
 import dev.outboxjava.postgres.internal.OwnedPool;
 import dev.outboxjava.postgres.internal.OwnedPoolCheck;
 import dev.outboxjava.postgres.internal.StoreCalls;
-import dev.outboxjava.postgres.internal.WorkerHeartbeatTable;
 import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
 import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
 import java.time.Instant;
@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * Appending is done in the caller's transaction with {@link OutboxWriter} ({@link #writer()}). Failures
  * are {@link dev.outboxjava.core.OutboxStoreException}s naming the table and the attempt. Thread-safe.
  */
-public final class PostgresOutboxStore implements OutboxStore, OperatorStore, WorkerHeartbeats, AutoCloseable {
+public final class PostgresOutboxStore implements OutboxStore, OperatorStore, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresOutboxStore.class);
 
@@ -86,7 +86,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Wo
     private final AttemptRecording attempts;
     private final OperatorCalls operator;
     private final MissingIndexWarning missingIndexes;
-    private final WorkerHeartbeatTable heartbeats;
+    private final HeartbeatCalls heartbeats;
 
     private PostgresOutboxStore(DataSource dataSource, Optional<OwnedPool> ownedPool, PostgresOutboxConfig config) {
         this.config = config;
@@ -107,7 +107,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Wo
                 new OperatorCalls(calls, layout, dsl, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
         this.missingIndexes =
                 new MissingIndexWarning(layout, config.tableName(), PostgresSchema.PER_KEY_MIGRATIONS_LOCATION);
-        this.heartbeats = new WorkerHeartbeatTable(config.table());
+        this.heartbeats = new HeartbeatCalls(calls, dsl, config.table(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
     }
 
     /**
@@ -202,39 +202,46 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Wo
 
     @Override
     public MarkResult markRetry(UUID leaseId, Collection<RetryMark> retryMarks, Instant now) {
-        if (retryMarks.isEmpty()) {
-            return MarkResult.empty(); // no connection taken for nothing
-        }
         Map<UUID, String> errors = new HashMap<>();
         retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return calls.withConnection(
-                "mark " + retryMarks.size() + " events for retry under lease " + leaseId,
-                connection -> attempts.withAttempts(
-                        connection,
-                        leaseId,
-                        errors,
-                        Attempt.Outcome.RETRY,
-                        now,
-                        () -> layout.retry(connection, Objects.requireNonNull(leaseId, "leaseId"), retryMarks)));
+        return markWithAttempts(
+                "mark " + retryMarks.size() + " events for retry",
+                leaseId,
+                errors,
+                Attempt.Outcome.RETRY,
+                now,
+                connection -> layout.retry(connection, leaseId, retryMarks));
     }
 
     @Override
     public MarkResult markDeadLettered(UUID leaseId, Collection<DeadLetterMark> deadLetterMarks, Instant now) {
-        if (deadLetterMarks.isEmpty()) {
-            return MarkResult.empty(); // no connection taken for nothing
-        }
         Map<UUID, String> errors = new HashMap<>();
         deadLetterMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
+        return markWithAttempts(
+                "dead-letter " + deadLetterMarks.size() + " events",
+                leaseId,
+                errors,
+                Attempt.Outcome.DEAD_LETTER,
+                now,
+                connection -> layout.deadLettered(connection, leaseId, deadLetterMarks));
+    }
+
+    /** A mark that records each event's failed attempt in the same transaction. */
+    private MarkResult markWithAttempts(
+            String attempted,
+            UUID leaseId,
+            Map<UUID, String> errors,
+            Attempt.Outcome outcome,
+            Instant now,
+            StoreCalls.ConnectionCall<MarkResult> mark) {
+        if (errors.isEmpty()) {
+            return MarkResult.empty(); // no connection taken for nothing
+        }
+        Objects.requireNonNull(leaseId, "leaseId");
         return calls.withConnection(
-                "dead-letter " + deadLetterMarks.size() + " events under lease " + leaseId,
-                connection -> attempts.withAttempts(
-                        connection,
-                        leaseId,
-                        errors,
-                        Attempt.Outcome.DEAD_LETTER,
-                        now,
-                        () -> layout.deadLettered(
-                                connection, Objects.requireNonNull(leaseId, "leaseId"), deadLetterMarks)));
+                attempted + " under lease " + leaseId,
+                connection ->
+                        attempts.withAttempts(connection, leaseId, errors, outcome, now, () -> mark.apply(connection)));
     }
 
     @Override
@@ -370,52 +377,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Wo
 
     @Override
     public List<WorkerHeartbeat> workers(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
-        }
-        return calls.run(
-                "list the workers' heartbeats in " + heartbeats.displayName(), () -> heartbeats.list(dsl, limit));
+        return heartbeats.workers(limit);
     }
 
-    /**
-     * Empty when the heartbeat table {@code <table>_workers} exists; otherwise says that it does not and what
-     * creates it (the operator's migrations).
-     */
-    @Override
-    public Optional<String> unavailable() {
-        boolean exists = calls.run("look for " + heartbeats.displayName(), () -> heartbeats.exists(dsl));
-        return exists
-                ? Optional.empty()
-                : Optional.of("the table " + heartbeats.displayName() + " does not exist: create it with the operator's"
-                        + " migrations (" + PostgresSchema.OPERATOR_MIGRATIONS_LOCATION
-                        + ", V4__create_workers_table.sql), store.ensureSchema(), or 'outbox-worker schema --table "
-                        + config.tableName() + " --apply'");
-    }
-
-    @Override
-    public void beat(WorkerHeartbeat heartbeat) {
-        Objects.requireNonNull(heartbeat, "heartbeat");
-        calls.run("record the heartbeat in " + heartbeats.displayName(), () -> {
-            heartbeats.upsert(dsl, heartbeat);
-            return null;
-        });
-    }
-
-    @Override
-    public void remove(UUID workerId) {
-        Objects.requireNonNull(workerId, "workerId");
-        calls.run("remove the heartbeat of worker " + workerId + " from " + heartbeats.displayName(), () -> {
-            heartbeats.delete(dsl, workerId);
-            return null;
-        });
-    }
-
-    @Override
-    public int forgetBeatenBefore(Instant beatBefore) {
-        Objects.requireNonNull(beatBefore, "beatBefore");
-        return calls.run(
-                "delete the heartbeats of long-gone workers from " + heartbeats.displayName(),
-                () -> heartbeats.deleteBeatenBefore(dsl, beatBefore));
+    /** The workers' heartbeats in {@code <table>_workers}, where each worker of this table records itself. */
+    public WorkerHeartbeats heartbeats() {
+        return heartbeats;
     }
 
     @Override

@@ -264,8 +264,10 @@ public final class OutboxWorker implements AutoCloseable {
             gauges = new BacklogGauges(store, clock, registry);
         }
         otherLoops.add(periodic("gauges", gauges::poll, config.metricsPollInterval(), backoff, storeOutage));
-        if (store instanceof WorkerHeartbeats beats
-                && !config.heartbeatInterval().isZero()) {
+        WorkerHeartbeats beats = store instanceof PostgresOutboxStore postgres
+                ? postgres.heartbeats()
+                : store instanceof WorkerHeartbeats own ? own : null;
+        if (beats != null && !config.heartbeatInterval().isZero()) {
             WorkerHeartbeat first = firstHeartbeat();
             List<OutageTracker> seen = List.copyOf(trackers);
             otherLoops.add(new LoopThread(

@@ -90,7 +90,7 @@ class FairSchedulerTest {
             waits.add(Duration.ofNanos(nanos.get() - start).toSeconds());
             nanos.addAndGet(FairScheduler.AFTER_SHORT_BATCH.toNanos());
         }
-        assertThat(waits).containsExactly(1L, 1L, 1L, 1L, 1L, 1L).as("a short batch resets the idle wait");
+        assertThat(waits).as("a short batch resets the idle wait").containsExactly(1L, 1L, 1L, 1L, 1L, 1L);
 
         turns(1, empty); // waits 1 s
         nanos.addAndGet(Duration.ofSeconds(1).toNanos());

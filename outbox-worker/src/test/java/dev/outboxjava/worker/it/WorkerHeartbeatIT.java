@@ -96,19 +96,21 @@ class WorkerHeartbeatIT {
 
             // a worker killed a minute ago: its last beat stays, and it is gone three intervals later
             Instant minuteAgo = Instant.now().minus(Duration.ofMinutes(1));
-            table.store.beat(new WorkerHeartbeat(
-                    UUID.randomUUID(),
-                    "4242@elsewhere",
-                    "elsewhere",
-                    "development build",
-                    2,
-                    "none",
-                    "in place",
-                    minuteAgo.minusSeconds(60),
-                    minuteAgo,
-                    Duration.ofSeconds(10),
-                    Optional.empty(),
-                    Optional.of(new WorkerHeartbeat.Failure(minuteAgo, "database: connection refused"))));
+            table.store
+                    .heartbeats()
+                    .beat(new WorkerHeartbeat(
+                            UUID.randomUUID(),
+                            "4242@elsewhere",
+                            "elsewhere",
+                            "development build",
+                            2,
+                            "none",
+                            "in place",
+                            minuteAgo.minusSeconds(60),
+                            minuteAgo,
+                            Duration.ofSeconds(10),
+                            Optional.empty(),
+                            Optional.of(new WorkerHeartbeat.Failure(minuteAgo, "database: connection refused"))));
             List<WorkerHeartbeat> listed = table.store.workers(10);
             assertThat(listed).hasSize(2);
             assertThat(listed.stream().filter(w -> w.isGone(Instant.now())))
@@ -119,9 +121,10 @@ class WorkerHeartbeatIT {
                     });
 
             // beats forget workers gone for longer than a day, and only those
-            assertThat(table.store.forgetBeatenBefore(minuteAgo.minusSeconds(1)))
+            assertThat(table.store.heartbeats().forgetBeatenBefore(minuteAgo.minusSeconds(1)))
                     .isZero();
-            assertThat(table.store.forgetBeatenBefore(minuteAgo.plusSeconds(1))).isEqualTo(1);
+            assertThat(table.store.heartbeats().forgetBeatenBefore(minuteAgo.plusSeconds(1)))
+                    .isEqualTo(1);
         }
     }
 }
