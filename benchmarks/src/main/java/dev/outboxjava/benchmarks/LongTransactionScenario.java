@@ -40,7 +40,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 
 /**
@@ -175,7 +174,7 @@ public final class LongTransactionScenario {
         String topic = services.newTopic("longtx", 6);
         int producers = SteadyStateScenario.pacedProducers(options);
         Duration interval = options.heldInterval().compareTo(duration) > 0 ? duration : options.heldInterval();
-        int intervals = (int) Math.max(1, (duration.toNanos() + interval.toNanos() - 1) / interval.toNanos());
+        int intervals = MinuteStats.intervals(duration, interval);
         try (HikariDataSource pool = services.newPool("longtx", producers + options.heldThreads() + 4)) {
             PostgresOutboxStore store = tables.create("longtx", completion, WakeUpMode.NONE, ordering, layout, pool);
             String table = store.config().tableName();
@@ -207,18 +206,10 @@ public final class LongTransactionScenario {
                 MinuteStats stats = new MinuteStats(System.nanoTime(), interval.toNanos());
                 stats.baseline(baseline);
                 measuring.set(stats);
-                Thread sampler = new Thread(
-                        () -> {
-                            for (int i = 0; i < intervals; i++) {
-                                long wait;
-                                while ((wait = stats.end(i) - System.nanoTime()) > 0) {
-                                    LockSupport.parkNanos(wait);
-                                }
-                                stats.sample(i, sample(pool, layout, table, committed.get() - published.published()));
-                            }
-                        },
+                Thread sampler = stats.sampleEachInterval(
+                        intervals,
+                        () -> sample(pool, layout, table, committed.get() - published.published()),
                         "bench-longtx-sampler");
-                sampler.start();
                 double achieved = ProducerLoad.paced(
                         pool,
                         producers,

@@ -35,7 +35,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Scenario 9, the tail against the broker's floor: paced producers commit an order row and its event
@@ -194,11 +193,10 @@ public final class TailLatencyScenario {
             AtomicLong committed = new AtomicLong();
             TickTimings timings = new TickTimings();
             try (LatencyConsumer consumer = new LatencyConsumer(services.kafkaBootstrapServers(), topic, 6);
-                    Relaying relaying =
-                            variant.floor() ? null : new Relaying(store, pool, timings, variant.threads())) {
-                FloorSender floor = variant.floor()
-                        ? new FloorSender(services.kafkaBootstrapServers(), options.kafkaProperties())
-                        : null;
+                    Relaying relaying = variant.floor() ? null : new Relaying(store, pool, timings, variant.threads());
+                    FloorSender floor = variant.floor()
+                            ? new FloorSender(services.kafkaBootstrapServers(), options.kafkaProperties())
+                            : null) {
                 if (relaying != null) {
                     relaying.worker.start();
                 }
@@ -207,23 +205,16 @@ public final class TailLatencyScenario {
                 Duration interval = options.tailInterval().compareTo(options.tailTime()) > 0
                         ? options.tailTime()
                         : options.tailInterval();
-                int intervals =
-                        (int) Math.max(1, (options.tailTime().toNanos() + interval.toNanos() - 1) / interval.toNanos());
                 MinuteStats stats = new MinuteStats(start, interval.toNanos());
-                Thread sampler = new Thread(
-                        () -> {
-                            for (int i = 0; i < intervals; i++) {
-                                long wait;
-                                while ((wait = stats.end(i) - System.nanoTime()) > 0) {
-                                    LockSupport.parkNanos(wait);
-                                }
-                                long pending =
-                                        committed.get() - consumer.received().size();
-                                stats.sample(i, new MinuteStats.Sample(Math.max(0, pending), 0, 0, 0));
-                            }
-                        },
+                Thread sampler = stats.sampleEachInterval(
+                        MinuteStats.intervals(options.tailTime(), interval),
+                        () -> new MinuteStats.Sample(
+                                Math.max(
+                                        0, committed.get() - consumer.received().size()),
+                                0,
+                                0,
+                                0),
                         "bench-tail-sampler");
-                sampler.start();
                 CpuBreakdown cpu = CpuBreakdown.start();
                 double achieved = ProducerLoad.paced(
                         pool,
@@ -254,9 +245,6 @@ public final class TailLatencyScenario {
                 }
                 long gaveUp = System.nanoTime();
                 String gcPauses = GcPauses.describeBoth(start, gaveUp);
-                if (floor != null) {
-                    floor.close();
-                }
                 Map<UUID, Long> received = consumer.received();
                 long missing = 0;
                 long max = 0;

@@ -92,13 +92,32 @@ class BenchmarkConfigTest {
     }
 
     @Test
+    void theTailScenarioRunsOnlyWhenNamedTwoMinutesPerRunAtBothRates() {
+        BenchmarkConfig defaults = BenchmarkConfig.ofDefaults();
+        assertThat(defaults.runs(9)).isFalse();
+        assertThat(defaults.tailTime()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(defaults.tailInterval()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(defaults.tailRates()).containsExactly(500, 2_000);
+
+        BenchmarkConfig chosen = BenchmarkConfig.parse(new String[] {
+            "--scenarios", "9", "--tail-seconds", "30", "--tail-interval-seconds", "10", "--tail-rates", "1000"
+        });
+        assertThat(chosen.runs(9)).isTrue();
+        assertThat(chosen.tailRates()).containsExactly(1_000);
+        assertThat(chosen.describe()).contains("tail=30s per 10s at [1000]/s");
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--tail-rates", "500,none"}))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--tail-rates");
+    }
+
+    @Test
     void anUnusableValueIsRefusedNamingTheOption() {
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--runs", "zero"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--runs");
-        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "9"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "10"}))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("1 to 8");
+                .hasMessageContaining("1 to 9");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--warp"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--warp");
@@ -137,9 +156,9 @@ class BenchmarkConfigTest {
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--held-completion", "keep"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--held-completion");
-        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "9"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "10"}))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("1 to 8");
+                .hasMessageContaining("1 to 9");
     }
 
     @Test

@@ -1,9 +1,12 @@
 package dev.outboxjava.benchmarks.internal;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -73,6 +76,35 @@ public final class MinuteStats {
     /** When interval {@code index} ends. */
     public long end(int index) {
         return start + (index + 1) * intervalNanos;
+    }
+
+    /**
+     * How many intervals of {@code interval} (at most the run's length) a run of {@code duration} has: the
+     * last one may be shorter.
+     */
+    public static int intervals(Duration duration, Duration interval) {
+        long length = Math.min(interval.toNanos(), duration.toNanos());
+        return (int) Math.max(1, (duration.toNanos() + length - 1) / length);
+    }
+
+    /**
+     * Starts a thread that, at the end of each of the first {@code intervals} intervals, records what
+     * {@code sampler} reads then; join it to wait for the last.
+     */
+    public Thread sampleEachInterval(int intervals, Supplier<Sample> sampler, String threadName) {
+        Thread thread = new Thread(
+                () -> {
+                    for (int i = 0; i < intervals; i++) {
+                        long wait;
+                        while ((wait = end(i) - System.nanoTime()) > 0) {
+                            LockSupport.parkNanos(wait);
+                        }
+                        sample(i, sampler.get());
+                    }
+                },
+                threadName);
+        thread.start();
+        return thread;
     }
 
     /** An event committed at {@code committedAt} reached the consumer at {@code receivedAt}. */

@@ -37,11 +37,6 @@ public final class StageBreakdown {
         rows.add(row);
     }
 
-    /** Events measured. */
-    public int events() {
-        return rows.size();
-    }
-
     /** {@code percentile} of stage {@code stage} (an index of {@link #STAGES}) on its own, in ms; NaN without events. */
     public double percentileMillis(int stage, double percentile) {
         if (rows.isEmpty()) {
