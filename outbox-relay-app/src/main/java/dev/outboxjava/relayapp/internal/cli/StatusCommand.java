@@ -3,6 +3,8 @@ package dev.outboxjava.relayapp.internal.cli;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.port.Backlog;
+import dev.outboxjava.core.port.WorkerHeartbeat;
+import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.health.DatabaseHealthReport;
 import dev.outboxjava.postgres.health.OpenTransaction;
 import dev.outboxjava.postgres.health.PostgresHealthProbe;
@@ -17,6 +19,7 @@ import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -159,9 +162,8 @@ public final class StatusCommand implements Callable<Integer> {
     }
 
     /** The workers' heartbeats; none when their table is missing (the heartbeat is off then). */
-    private static java.util.List<dev.outboxjava.core.port.WorkerHeartbeat> workers(
-            dev.outboxjava.postgres.PostgresOutboxStore store) {
-        return store.unavailable().isPresent() ? java.util.List.of() : store.workers(MAX_WORKERS);
+    private static List<WorkerHeartbeat> workers(PostgresOutboxStore store) {
+        return store.heartbeats().unavailable().isPresent() ? List.of() : store.workers(MAX_WORKERS);
     }
 
     /** One table of the outbox on one line, e.g. {@code outbox_events_state: live 3, dead 120000, ...}. */
