@@ -102,8 +102,14 @@ public final class RetryPolicy {
     public RetryDecision decide(OutboxEvent event, boolean retryable, boolean unroutable, Instant now) {
         int failures = event.attempts() + 1;
         int budget = unroutable ? Math.min(event.maxAttempts(), unroutableMaxAttempts) : event.maxAttempts();
-        if (!retryable || failures >= budget) {
-            return RetryDecision.deadLetter();
+        if (!retryable) {
+            return RetryDecision.deadLetter(DeadLetterReason.notRetryable());
+        }
+        if (failures >= budget) {
+            boolean unroutableBudget = unroutable && unroutableMaxAttempts < event.maxAttempts();
+            return RetryDecision.deadLetter(new DeadLetterReason(
+                    unroutableBudget ? DeadLetterReason.Kind.UNROUTABLE_BUDGET : DeadLetterReason.Kind.ATTEMPT_BUDGET,
+                    budget));
         }
         return RetryDecision.retryAt(now.plus(delayAfter(failures)));
     }

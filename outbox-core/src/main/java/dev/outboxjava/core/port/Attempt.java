@@ -2,6 +2,7 @@ package dev.outboxjava.core.port;
 
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -14,8 +15,11 @@ import java.util.UUID;
  * @param outcome what followed: another attempt later, or the dead letter
  * @param error   why it failed, as the relay described it (error kind first, e.g. {@code NO_ROUTE: ...})
  * @param leaseId the lease under which the attempt ran
+ * @param stoppedBy of a dead letter's attempt, which rule stopped the attempts
+ *                ({@link dev.outboxjava.core.DeadLetterReason#describe()}), when it was recorded
  */
-public record Attempt(UUID eventId, int number, Instant at, Outcome outcome, String error, UUID leaseId) {
+public record Attempt(
+        UUID eventId, int number, Instant at, Outcome outcome, String error, UUID leaseId, Optional<String> stoppedBy) {
 
     /** What followed a failed attempt. */
     public enum Outcome {
@@ -52,5 +56,11 @@ public record Attempt(UUID eventId, int number, Instant at, Outcome outcome, Str
         Objects.requireNonNull(outcome, "outcome");
         Objects.requireNonNull(error, "error");
         Objects.requireNonNull(leaseId, "leaseId");
+        Objects.requireNonNull(stoppedBy, "stoppedBy");
+    }
+
+    /** An attempt without a recorded stop reason. */
+    public Attempt(UUID eventId, int number, Instant at, Outcome outcome, String error, UUID leaseId) {
+        this(eventId, number, at, outcome, error, leaseId, Optional.empty());
     }
 }

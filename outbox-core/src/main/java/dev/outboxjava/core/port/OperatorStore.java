@@ -3,8 +3,10 @@ package dev.outboxjava.core.port;
 import dev.outboxjava.core.OutboxEvent;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -50,14 +52,15 @@ public interface OperatorStore {
 
     /**
      * Moves the dead letters that match {@code filter} back to pending, due at {@code now}, attempts
-     * reset, last error kept; records one audit entry with how many moved.
+     * reset, last error kept; records one audit entry with how many moved and their ids.
      *
      * @return how many were requeued
      */
     long requeueDeadLetters(DeadLetterFilter filter, String actor, Instant now);
 
     /**
-     * Deletes the dead letters that match {@code filter}; records one audit entry with how many went.
+     * Deletes the dead letters that match {@code filter}; records one audit entry with how many went and
+     * their ids ({@link AuditEntry#eventIds()}).
      *
      * @return how many were deleted
      */
@@ -73,7 +76,7 @@ public interface OperatorStore {
 
     /**
      * Replaces the payload and headers of one dead letter and requeues it (due at {@code now}, attempts
-     * reset). The audit entry keeps the original payload and headers.
+     * reset). The audit entry keeps the original payload and headers beside the new ones.
      *
      * @return the event as requeued; empty when {@code eventId} is not a dead letter (nothing changed)
      * @throws dev.outboxjava.core.InvalidEventException when the edit breaks a content rule (payload
@@ -102,6 +105,45 @@ public interface OperatorStore {
      * @return empty when the event never failed or is unknown
      */
     List<Attempt> attempts(UUID eventId);
+
+    /**
+     * Dead letters and events waiting for a retry, grouped by {@link ErrorCause cause} of their last
+     * error, destination and type: the dead letters' groups first, then the retrying ones, each kind
+     * largest first; at most {@code limit} groups.
+     */
+    List<FailureGroup> failureGroups(int limit);
+
+    /**
+     * The distinct values of one field among the dead letters, in alphabetical order, those containing
+     * {@code containing} (empty = all), at most {@code limit}: a filter's suggestions.
+     */
+    List<String> deadLetterValues(DeadLetterFilter.Field field, String containing, int limit);
+
+    /**
+     * When each of these events became a dead letter (its latest dead-letter attempt, an operator's
+     * {@link #deadLetterNow} included); events that are not dead letters, or whose attempts were not
+     * recorded, are left out.
+     */
+    Map<UUID, Instant> deadLetteredAt(Set<UUID> eventIds);
+
+    /**
+     * Makes these events that wait for a retry due at {@code now} (their attempts and last error kept);
+     * records one audit entry ({@link AuditEntry#RETRY_NOW}) with the ids that changed. Ids of events that
+     * do not wait for a retry are ignored.
+     *
+     * @return how many changed
+     */
+    long retryNow(Set<UUID> eventIds, String actor, Instant now);
+
+    /**
+     * Turns these events that wait for a retry into dead letters now (last error kept, a dead-letter
+     * attempt recorded with the reason {@link dev.outboxjava.core.DeadLetterReason#operator()}); records
+     * one audit entry ({@link AuditEntry#DEAD_LETTER}) with the ids that changed. Ids of events that do
+     * not wait for a retry are ignored; an event in flight is left alone.
+     *
+     * @return how many changed
+     */
+    long deadLetterNow(Set<UUID> eventIds, String actor, Instant now);
 
     /** Operator actions, newest first, starting after entry id {@code before} (empty = the newest). */
     List<AuditEntry> auditTrail(OptionalLong before, int limit);

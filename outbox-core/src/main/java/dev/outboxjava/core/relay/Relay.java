@@ -391,7 +391,8 @@ public final class Relay {
             } else if (outcome instanceof PublishOutcome.Failed failed) {
                 RetryDecision decision = retryPolicy.decide(event, failed.retryable(), failed.unroutable(), now);
                 if (decision.isDeadLetter()) {
-                    sorted.deadLetters.add(new DeadLetterMark(event.id(), failed.reason()));
+                    sorted.deadLetters.add(
+                            new DeadLetterMark(event.id(), failed.reason(), decision.deadLetterReason()));
                 } else {
                     Instant next = decision.nextAttemptAt().orElseThrow();
                     sorted.retries.add(new RetryMark(event.id(), failed.reason(), next));

@@ -22,7 +22,7 @@ final class UnroutableWarnings {
     /** At most one warning per destination in this interval. */
     static final Duration INTERVAL = Duration.ofMinutes(1);
     /** The worker setting of {@link RetryPolicy#unroutableMaxAttempts()}. */
-    static final String SETTING = "outbox.retry.unroutable.max.attempts";
+    static final String SETTING = dev.outboxjava.core.DeadLetterReason.UNROUTABLE_BUDGET_SETTING;
 
     /** Beyond this many destinations remembered, those whose interval is over are forgotten. */
     private static final int PRUNE_ABOVE = 1_000;
