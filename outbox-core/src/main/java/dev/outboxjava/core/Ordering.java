@@ -57,6 +57,19 @@ public record Ordering(Mode mode, AfterDeadLetter afterDeadLetter) {
         return mode == Mode.PER_KEY;
     }
 
+    /**
+     * The ordering as an operator reads it: {@code none}, {@code per key, a dead letter holds its key} or
+     * {@code per key, a key goes on after a dead letter}.
+     */
+    public String describe() {
+        if (!isPerKey()) {
+            return "none";
+        }
+        return afterDeadLetter == AfterDeadLetter.HOLD_KEY
+                ? "per key, a dead letter holds its key"
+                : "per key, a key goes on after a dead letter";
+    }
+
     /** Whether a dead letter blocks the later events of its key. */
     public boolean deadLetterHoldsKey() {
         return isPerKey() && afterDeadLetter == AfterDeadLetter.HOLD_KEY;

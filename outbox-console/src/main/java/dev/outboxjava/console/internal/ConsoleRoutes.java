@@ -44,12 +44,18 @@ public final class ConsoleRoutes {
     private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
     private static final String COOKIE = "outbox_console_session";
     private static final int PAGE_SIZE = 50;
+    /** Failure groups the overview shows. */
+    private static final int GROUPS = 30;
+    /** Values a filter field offers. */
+    private static final int SUGGESTIONS = 100;
     /** The list counts its matches up to here (an exact count of a million rows costs a second). */
     private static final long COUNT_LIMIT = 10_000;
 
     private static final String CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
             + "frame-ancestors 'none'; base-uri 'none'";
     private static final String CSS = readCss();
+    /** How often the overview and the retrying page reload themselves (a meta refresh: no script). */
+    private static final int REFRESH_SECONDS = 15;
 
     private final OutboxStore store;
     private final OperatorStore operator;
@@ -100,14 +106,18 @@ public final class ConsoleRoutes {
         routes.before(base, this::headers);
         routes.before(base + "/*", this::localClientsOnly);
         routes.before(base, this::localClientsOnly);
-        routes.get(base, shown(ctx -> page(ctx, "overview", "Overview", overview())));
+        routes.get(base, shown(ctx -> page(ctx, "overview", "Overview", overview(ctx), REFRESH_SECONDS)));
         routes.get(base + "/style.css", ctx -> ctx.contentType("text/css").result(CSS));
         routes.get(base + "/dead-letters", shown(this::deadLetters));
         routes.get(base + "/dead-letters/{id}", shown(this::deadLetter));
         routes.post(base + "/dead-letters/requeue", ctx -> act(ctx, this::requeue));
         routes.post(base + "/dead-letters/purge", ctx -> act(ctx, this::purge));
         routes.post(base + "/dead-letters/{id}/edit", ctx -> act(ctx, this::edit));
-        routes.get(base + "/retrying", shown(ctx -> page(ctx, "retrying", "Retrying and held keys", retrying(ctx))));
+        routes.get(
+                base + "/retrying",
+                shown(ctx -> page(ctx, "retrying", "Retrying and held keys", retrying(ctx), REFRESH_SECONDS)));
+        routes.post(base + "/retrying/retry-now", ctx -> act(ctx, this::retryNow));
+        routes.post(base + "/retrying/dead-letter", ctx -> act(ctx, this::deadLetterNow));
         routes.get(base + "/audit", shown(ctx -> page(ctx, "audit", "Audit", audit(ctx))));
         routes.get(base + "/login", ctx -> page(ctx, "login", "Sign in", loginForm(Optional.empty())));
         routes.post(base + "/login", this::login);
@@ -305,9 +315,20 @@ public final class ConsoleRoutes {
     // ---------------------------------------------------------------- layout
 
     private void page(Context ctx, String current, String title, String body) {
+        page(ctx, current, title, body, 0);
+    }
+
+    /** A page; one with {@code refreshSeconds} over 0 reloads itself that often and says when it was read. */
+    private void page(Context ctx, String current, String title, String body, int refreshSeconds) {
         Optional<Sessions.Session> session = session(ctx);
         StringBuilder html = new StringBuilder(8192);
-        html.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
+        html.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">");
+        if (refreshSeconds > 0) {
+            html.append("<meta http-equiv=\"refresh\" content=\"")
+                    .append(refreshSeconds)
+                    .append("\">");
+        }
+        html.append("<title>")
                 .append(Html.text(title))
                 .append(" · Outbox console</title><link rel=\"stylesheet\" href=\"")
                 .append(base)
@@ -346,12 +367,15 @@ public final class ConsoleRoutes {
         } else {
             html.append("read-only (no admin credential configured)");
         }
-        html.append("</span></header><main><h1>")
-                .append(Html.text(title))
-                .append("</h1>")
-                .append(takeFlash(ctx))
-                .append(body)
-                .append("</main></body></html>");
+        html.append("</span></header><main><h1>").append(Html.text(title)).append("</h1>");
+        if (refreshSeconds > 0) {
+            html.append("<p class=\"read-at\" id=\"read-at\">read at ")
+                    .append(Html.instant(clock.instant()))
+                    .append(", again every ")
+                    .append(refreshSeconds)
+                    .append(" s</p>");
+        }
+        html.append(takeFlash(ctx)).append(body).append("</main></body></html>");
         ctx.html(html.toString());
     }
 
@@ -361,7 +385,7 @@ public final class ConsoleRoutes {
 
     // ---------------------------------------------------------------- overview
 
-    private String overview() {
+    private String overview(Context ctx) {
         Instant now = clock.instant();
         Map<EventStatus, Long> counts = store.countByStatus();
         Backlog backlog = store.backlog(now);
@@ -400,14 +424,18 @@ public final class ConsoleRoutes {
                             "chart-published",
                             "published per second",
                             samples.stream()
-                                    .map(ActivitySampler.Sample::publishedPerSecond)
+                                    .map(x -> new Charts.Point(x.at(), x.publishedPerSecond()))
                                     .toList()))
                     .append(Charts.line(
                             "chart-pending",
                             "pending",
-                            samples.stream().map(x -> (double) x.pending()).toList()))
+                            samples.stream()
+                                    .map(x -> new Charts.Point(x.at(), x.pending()))
+                                    .toList()))
                     .append("</div>");
         });
+        html.append(FailureGroupsView.render(
+                operator.failureGroups(GROUPS), base, session(ctx).map(ConsoleRoutes::csrf), now));
         html.append("<h2>Per destination</h2><table id=\"destinations\"><tr><th>destination</th><th>pending</th>"
                 + "<th>in flight</th><th>dead letters</th></tr>");
         List<DestinationCounts> destinations = operator.countByDestination(50);
@@ -420,7 +448,7 @@ public final class ConsoleRoutes {
                     .append(d.inFlight())
                     .append("</td><td class=\"num\"><a href=\"")
                     .append(base)
-                    .append("/dead-letters?destination=")
+                    .append("/dead-letters?match=exact&destination=")
                     .append(Html.url(d.destination()))
                     .append("\">")
                     .append(d.failed())
@@ -445,6 +473,7 @@ public final class ConsoleRoutes {
             html.append("<tr><td colspan=\"3\">none: no relay holds a batch now</td></tr>");
         }
         html.append("</table>");
+        html.append(WorkersView.render(operator.workers(PAGE_SIZE), now));
         Map<String, String> facts = processFacts.get();
         if (!facts.isEmpty()) {
             html.append("<h2>This worker</h2><table id=\"process\">");
@@ -484,7 +513,7 @@ public final class ConsoleRoutes {
         html.append("<form method=\"get\" action=\"")
                 .append(base)
                 .append("/dead-letters\" class=\"filter\" id=\"filter\">")
-                .append(form.inputs(false))
+                .append(form.inputs(false, this::suggestions))
                 .append("<button type=\"submit\" id=\"apply-filter\">Filter</button> <a href=\"")
                 .append(base)
                 .append("/dead-letters\">clear</a></form>");
@@ -511,12 +540,14 @@ public final class ConsoleRoutes {
                     .append(base)
                     .append("/dead-letters/requeue\" id=\"selection\">")
                     .append(csrf(session.get()))
-                    .append(form.inputs(true));
+                    .append(form.hiddenInputs());
         }
         html.append("<table id=\"dead-letters\"><tr>")
                 .append(session.isPresent() ? "<th></th>" : "")
                 .append("<th>id</th><th>type</th><th>key</th><th>destination</th><th>attempts</th><th>created</th>"
-                        + "<th>last error</th></tr>");
+                        + "<th>dead-lettered</th><th>last error</th></tr>");
+        Map<UUID, Instant> deadLetteredAt = operator.deadLetteredAt(
+                page.events().stream().map(OutboxEvent::id).collect(java.util.stream.Collectors.toSet()));
         for (OutboxEvent event : page.events()) {
             html.append("<tr data-id=\"").append(event.id()).append("\">");
             if (session.isPresent()) {
@@ -524,10 +555,14 @@ public final class ConsoleRoutes {
                         .append(event.id())
                         .append("\"></td>");
             }
-            eventCells(html, event, event.createdAt(), now);
+            eventCells(
+                    html,
+                    event,
+                    Html.time(event.createdAt(), now),
+                    Html.time(Optional.ofNullable(deadLetteredAt.get(event.id())), now));
         }
         if (page.events().isEmpty()) {
-            html.append("<tr><td colspan=\"8\">no dead letters match</td></tr>");
+            html.append("<tr><td colspan=\"9\">no dead letters match</td></tr>");
         }
         html.append("</table>");
         if (session.isPresent()) {
@@ -634,7 +669,7 @@ public final class ConsoleRoutes {
                     .append(base)
                     .append("/dead-letters/purge\" id=\"confirm-purge\">")
                     .append(csrf(session))
-                    .append(FilterForm.read(ctx::formParam).inputs(true))
+                    .append(FilterForm.read(ctx::formParam).hiddenInputs())
                     .append("<input type=\"hidden\" name=\"scope\" value=\"")
                     .append(Html.text(ctx.formParam("scope")))
                     .append("\">");
@@ -692,8 +727,7 @@ public final class ConsoleRoutes {
     }
 
     /** Every failed attempt the store recorded, oldest first, each with its error. */
-    private void attempts(StringBuilder html, OutboxEvent event, Instant now) {
-        List<Attempt> attempts = operator.attempts(event.id());
+    private static void attempts(StringBuilder html, List<Attempt> attempts, OutboxEvent event, Instant now) {
         if (attempts.isEmpty()) {
             if (event.attempts() > 0) {
                 html.append("<p class=\"hint\" id=\"no-attempts\">No history of its attempts is recorded (it failed "
@@ -708,7 +742,13 @@ public final class ConsoleRoutes {
                     .append("</td><td>")
                     .append(Html.time(attempt.at(), now))
                     .append("</td><td>")
-                    .append(attempt.outcome() == Attempt.Outcome.RETRY ? "retry" : "dead letter")
+                    .append(
+                            attempt.outcome() == Attempt.Outcome.RETRY
+                                    ? "retry"
+                                    : "dead letter"
+                                            + attempt.stoppedBy()
+                                                    .map(reason -> ": " + Html.text(reason))
+                                                    .orElse(""))
                     .append("</td><td class=\"attempt-error\"><pre>")
                     .append(Html.shown(attempt.error()))
                     .append("</pre></td><td><code>")
@@ -730,16 +770,29 @@ public final class ConsoleRoutes {
         row(html, "key", Html.shown(event.key().orElse("–")));
         row(html, "destination", Html.shown(event.destination()));
         row(html, "routing key", Html.text(event.routingKey().isEmpty() ? "–" : event.routingKey()));
-        row(html, "attempts", event.attempts() + " of " + event.maxAttempts());
+        List<Attempt> attempts = operator.attempts(event.id());
+        row(html, "attempts", event.attempts() + " failed (budget " + event.maxAttempts() + ")");
         row(html, "created", Html.time(event.createdAt(), now));
-        row(html, "next attempt", Html.time(event.nextAttemptAt(), now));
+        if (event.status() == EventStatus.FAILED) {
+            Optional<Instant> deadLettered = Optional.ofNullable(
+                    operator.deadLetteredAt(Set.of(event.id())).get(event.id()));
+            row(html, "dead-lettered", "<span id=\"dead-lettered\">" + Html.time(deadLettered, now) + "</span>");
+            row(html, "stopped by", "<span id=\"stopped-by\">" + Html.text(stoppedBy(attempts)) + "</span>");
+        } else if (event.status() == EventStatus.PENDING) {
+            row(
+                    html,
+                    "next attempt",
+                    event.nextAttemptAt().isAfter(now)
+                            ? Html.time(event.nextAttemptAt(), now)
+                            : "due now (since " + Html.time(event.nextAttemptAt(), now) + ")");
+        }
         row(html, "sequence", Long.toString(event.sequence()));
         html.append("</table><h2>Attempts</h2><p>")
                 .append(event.attempts())
                 .append(" attempt(s) failed")
                 .append(event.status() == EventStatus.FAILED ? "; the event was given up on after the last one." : ".")
                 .append("</p>");
-        attempts(html, event, now);
+        attempts(html, attempts, event, now);
         html.append("<p>The last error:</p><pre id=\"last-error\">")
                 .append(Html.shown(event.lastError().orElse("(none)")))
                 .append("</pre>");
@@ -800,6 +853,27 @@ public final class ConsoleRoutes {
                     .append("/login\">Sign in</a> to requeue, purge or " + "edit this dead letter.</p>");
         }
         return html.toString();
+    }
+
+    /** Which rule stopped a dead letter's attempts, as its last dead-letter attempt recorded it. */
+    private static String stoppedBy(List<Attempt> attempts) {
+        for (int i = attempts.size() - 1; i >= 0; i--) {
+            Attempt attempt = attempts.get(i);
+            if (attempt.outcome() == Attempt.Outcome.DEAD_LETTER) {
+                return attempt.stoppedBy().orElse("not recorded (dead-lettered by an older version)");
+            }
+        }
+        return "not recorded (no attempt history)";
+    }
+
+    private List<String> suggestions(String field) {
+        DeadLetterFilter.Field which = switch (field) {
+            case "destination" -> DeadLetterFilter.Field.DESTINATION;
+            case "type" -> DeadLetterFilter.Field.TYPE;
+            case "key" -> DeadLetterFilter.Field.KEY;
+            default -> null;
+        };
+        return which == null ? List.of() : operator.deadLetterValues(which, "", SUGGESTIONS);
     }
 
     private static Map<String, String> cloudEvents(OutboxEvent event) {
@@ -891,8 +965,11 @@ public final class ConsoleRoutes {
         return shown.isPresent() && sent.replace("\r\n", "\n").equals(shown.get());
     }
 
-    /** An event's cells of a list row (id linking to its detail, type, key, destination, attempts, a time, last error). */
-    private void eventCells(StringBuilder html, OutboxEvent event, Instant time, Instant now) {
+    /**
+     * An event's cells of a list row (id linking to its detail, type, key, destination, attempts, the
+     * times given, already as HTML, and the last error).
+     */
+    private void eventCells(StringBuilder html, OutboxEvent event, String... timesHtml) {
         html.append("<td><a href=\"")
                 .append(base)
                 .append("/dead-letters/")
@@ -909,9 +986,11 @@ public final class ConsoleRoutes {
                 .append(event.attempts())
                 .append("/")
                 .append(event.maxAttempts())
-                .append("</td><td>")
-                .append(Html.time(time, now))
-                .append("</td><td>")
+                .append("</td>");
+        for (String time : timesHtml) {
+            html.append("<td>").append(time).append("</td>");
+        }
+        html.append("<td>")
                 .append(Html.text(Html.shorten(event.lastError().orElse("–"), 120)))
                 .append("</td></tr>");
     }
@@ -922,17 +1001,41 @@ public final class ConsoleRoutes {
         Instant now = clock.instant();
         int offset = Math.max(0, parseInt(ctx.queryParam("offset")));
         List<OutboxEvent> retrying = operator.listRetrying(offset, PAGE_SIZE + 1);
-        StringBuilder html = new StringBuilder(
-                "<h2>Waiting for a retry</h2><table id=\"retrying\"><tr><th>id</th><th>type</th>"
-                        + "<th>key</th><th>destination</th><th>attempts</th><th>next attempt</th><th>last error</th></tr>");
+        Optional<Sessions.Session> session = session(ctx);
+        StringBuilder html = new StringBuilder("<h2>Waiting for a retry</h2>");
+        session.ifPresent(s -> html.append("<form method=\"post\" action=\"")
+                .append(base)
+                .append("/retrying/retry-now\" id=\"retrying-selection\">")
+                .append(csrf(s)));
+        html.append("<table id=\"retrying\"><tr>")
+                .append(session.isPresent() ? "<th></th>" : "")
+                .append("<th>id</th><th>type</th><th>key</th><th>destination</th><th>attempts</th><th>next attempt</th>"
+                        + "<th>last error</th></tr>");
         for (OutboxEvent event : retrying.subList(0, Math.min(PAGE_SIZE, retrying.size()))) {
-            html.append("<tr>");
-            eventCells(html, event, event.nextAttemptAt(), now);
+            html.append("<tr data-id=\"").append(event.id()).append("\">");
+            if (session.isPresent()) {
+                html.append("<td><input type=\"checkbox\" name=\"id\" value=\"")
+                        .append(event.id())
+                        .append("\"></td>");
+            }
+            eventCells(
+                    html,
+                    event,
+                    event.nextAttemptAt().isAfter(now)
+                            ? Html.time(event.nextAttemptAt(), now)
+                            : "due now (since " + Html.time(event.nextAttemptAt(), now) + ")");
         }
         if (retrying.isEmpty()) {
-            html.append("<tr><td colspan=\"7\">no event waits for a retry</td></tr>");
+            html.append("<tr><td colspan=\"8\">no event waits for a retry</td></tr>");
         }
         html.append("</table>");
+        if (session.isPresent()) {
+            html.append("<div class=\"actions\"><button type=\"submit\" id=\"retry-now\">Retry selected now</button>"
+                            + "<button type=\"submit\" class=\"danger\" formaction=\"")
+                    .append(base)
+                    .append("/retrying/dead-letter\" id=\"dead-letter-now\">Dead-letter selected now</button></div>"
+                            + "</form>");
+        }
         if (retrying.size() > PAGE_SIZE) {
             html.append("<p><a href=\"")
                     .append(base)
@@ -970,6 +1073,52 @@ public final class ConsoleRoutes {
         return html.append("</table>").toString();
     }
 
+    /** The selected retrying events, or the problems that stop the action. */
+    private Optional<Set<UUID>> retryingSelection(Context ctx) {
+        List<String> problems = new ArrayList<>();
+        Set<UUID> ids = FilterForm.ids(ctx.formParams("id"), problems);
+        if (ids.isEmpty() && problems.isEmpty()) {
+            problems.add("no event is selected");
+        }
+        if (!problems.isEmpty()) {
+            ctx.status(400);
+            page(ctx, "retrying", "Retrying and held keys", problems(problems));
+            return Optional.empty();
+        }
+        return Optional.of(ids);
+    }
+
+    private void retryNow(Context ctx, Sessions.Session session) {
+        Optional<Set<UUID>> ids = retryingSelection(ctx);
+        if (ids.isEmpty()) {
+            return;
+        }
+        long changed = operator.retryNow(ids.get(), session.operator(), clock.instant());
+        log.info("console: {} made {} retrying event(s) due now", session.operator(), changed);
+        redirectWith(
+                ctx,
+                session,
+                base + "/retrying",
+                "Made " + changed + " of " + ids.get().size() + " selected event(s) due now"
+                        + (changed < ids.get().size() ? " (the others no longer wait for a retry)" : "") + ".");
+    }
+
+    private void deadLetterNow(Context ctx, Sessions.Session session) {
+        Optional<Set<UUID>> ids = retryingSelection(ctx);
+        if (ids.isEmpty()) {
+            return;
+        }
+        long changed = operator.deadLetterNow(ids.get(), session.operator(), clock.instant());
+        log.info("console: {} dead-lettered {} retrying event(s)", session.operator(), changed);
+        redirectWith(
+                ctx,
+                session,
+                base + "/retrying",
+                "Dead-lettered " + changed + " of " + ids.get().size() + " selected event(s)"
+                        + (changed < ids.get().size() ? " (the others no longer wait for a retry)" : "")
+                        + "; requeue them from the dead letters.");
+    }
+
     private static int parseInt(String value) {
         try {
             return value == null ? 0 : Integer.parseInt(value.trim());
@@ -993,7 +1142,7 @@ public final class ConsoleRoutes {
         List<AuditEntry> entries = operator.auditTrail(before, PAGE_SIZE);
         StringBuilder html =
                 new StringBuilder("<table id=\"audit\"><tr><th>when</th><th>who</th><th>what</th><th>which</th>"
-                        + "<th>how many</th><th>original (edits)</th></tr>");
+                        + "<th>how many</th><th>events</th><th>original (edits)</th><th>new (edits)</th></tr>");
         for (AuditEntry entry : entries) {
             html.append("<tr><td>")
                     .append(Html.time(entry.at(), now))
@@ -1005,21 +1154,16 @@ public final class ConsoleRoutes {
                     .append(Html.text(entry.selection()))
                     .append("</td><td class=\"num\">")
                     .append(entry.affected())
-                    .append("</td><td>");
-            entry.originalPayload()
-                    .ifPresent(payload -> html.append("<details><summary>payload, ")
-                            .append(payload.length)
-                            .append(" bytes; ")
-                            .append(entry.originalHeaders().size())
-                            .append(" header(s)</summary>")
-                            .append(PayloadView.render(payload).replace("id=\"payload\"", ""))
-                            .append("<pre>")
-                            .append(Html.text(entry.originalHeaders().toString()))
-                            .append("</pre></details>"));
-            html.append("</td></tr>");
+                    .append("</td><td>")
+                    .append(AuditCells.eventIds(entry, base))
+                    .append("</td><td>")
+                    .append(AuditCells.content(entry.originalPayload(), entry.originalHeaders(), "audit-original"))
+                    .append("</td><td>")
+                    .append(AuditCells.content(entry.newPayload(), entry.newHeaders(), "audit-new"))
+                    .append("</td></tr>");
         }
         if (entries.isEmpty()) {
-            html.append("<tr><td colspan=\"6\">no operator action recorded yet</td></tr>");
+            html.append("<tr><td colspan=\"8\">no operator action recorded yet</td></tr>");
         }
         html.append("</table>");
         if (entries.size() == PAGE_SIZE) {

@@ -4,6 +4,10 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -13,6 +17,13 @@ import java.util.Optional;
  * terminal escape or a NUL never reaches the page raw.
  */
 public final class Html {
+
+    private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern(
+                    "uuuu-MM-dd HH:mm:ss.SSS 'UTC'", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter ISO_MILLIS = DateTimeFormatter.ofPattern(
+                    "uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
 
     private Html() {}
 
@@ -81,10 +92,16 @@ public final class Html {
         return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
-    /** A time, ISO-8601 UTC, with how long ago it was. */
+    /** A time to the millisecond in UTC ({@code 2024-03-01 10:00:00.250 UTC}), with how long ago it was. */
     public static String time(Instant at, Instant now) {
-        return "<time datetime=\"" + at + "\">" + text(at.toString()) + "</time> <span class=\"age\">("
-                + age(Duration.between(at, now)) + ")</span>";
+        Instant millis = at.truncatedTo(ChronoUnit.MILLIS);
+        return "<time datetime=\"" + ISO_MILLIS.format(millis) + "\">" + MILLIS.format(millis)
+                + "</time> <span class=\"age\">(" + age(Duration.between(at, now)) + ")</span>";
+    }
+
+    /** A time to the millisecond in UTC, without its age. */
+    public static String instant(Instant at) {
+        return MILLIS.format(at.truncatedTo(ChronoUnit.MILLIS));
     }
 
     /** A time or a dash. */

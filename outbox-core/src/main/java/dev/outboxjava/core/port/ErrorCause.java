@@ -5,14 +5,15 @@ import java.util.regex.Pattern;
 
 /**
  * The cause of a failure as the operator's overview groups it: the error's first line with what varies
- * from one event to the next taken out, so that {@code NO_ROUTE: exchange orders-7 has no queue bound}
- * and {@code NO_ROUTE: exchange orders-12 has no queue bound} are one cause. The rule is written once
+ * from one event to the next taken out, so that {@code timeout after 30000 ms, offset 18734} and
+ * {@code timeout after 30000 ms, offset 90211} are one cause. Short numbers stay: a reply code such as
+ * {@code 404} or {@code 312}, a partition, a count of a few tells causes apart. The rule is written once
  * here and, for stores that group in SQL, once in their query; both must give the same text:
  *
  * <ol>
  *   <li>the text before the first line feed;
  *   <li>each UUID (8-4-4-4-12 hexadecimal digits) replaced by {@code *};
- *   <li>each run of decimal digits replaced by {@code #};
+ *   <li>each run of four or more decimal digits replaced by {@code #};
  *   <li>at most {@value #MAX_LENGTH} characters (code points).
  * </ol>
  */
@@ -25,8 +26,8 @@ public final class ErrorCause {
     public static final String UUID_PATTERN =
             "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
-    /** A run of decimal digits. */
-    public static final String DIGITS_PATTERN = "[0-9]+";
+    /** A run of four or more decimal digits: an id, an offset, a time, not a reply code. */
+    public static final String DIGITS_PATTERN = "[0-9]{4,}";
 
     private static final Pattern UUIDS = Pattern.compile(UUID_PATTERN);
     private static final Pattern DIGITS = Pattern.compile(DIGITS_PATTERN);

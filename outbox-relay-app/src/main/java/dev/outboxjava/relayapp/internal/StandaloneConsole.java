@@ -22,6 +22,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -170,13 +171,13 @@ public final class StandaloneConsole implements AutoCloseable {
     private static Map<String, String> facts(RelayAppConfig settings, Instant started) {
         Map<String, String> facts = new LinkedHashMap<>();
         facts.put("process", ManagementFactory.getRuntimeMXBean().getName());
-        facts.put("running since", started.toString());
+        facts.put("running since", started.truncatedTo(ChronoUnit.MILLIS).toString());
         facts.put("table", settings.database().map(d -> d.table()).orElse("-"));
         long alive = Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> thread.getName().startsWith("outbox-relay-"))
                 .count();
         facts.put("relay threads", settings.worker().relayThreads() + " configured, " + alive + " running");
-        facts.put("ordering", settings.worker().relay().ordering().toString());
+        facts.put("ordering", settings.worker().relay().ordering().describe());
         return facts;
     }
 

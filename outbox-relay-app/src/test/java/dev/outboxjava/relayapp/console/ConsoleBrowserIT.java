@@ -13,6 +13,7 @@ import com.rabbitmq.client.GetResponse;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterFilter;
+import dev.outboxjava.core.port.WorkerHeartbeat;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.relayapp.ConfigSource;
 import dev.outboxjava.relayapp.RelayAppConfig;
@@ -24,10 +25,12 @@ import dev.outboxjava.testkit.rabbitmq.RabbitMqDestination;
 import dev.outboxjava.testkit.rabbitmq.RabbitMqFixture;
 import dev.outboxjava.worker.OutboxWorker;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +56,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The web console in a real headless browser, served by a real worker relaying a real PostgreSQL
  * outbox to a real RabbitMQ: the overview counts, a dead letter found by filter, opened, edited and
  * requeued and then published with the edited payload, a purge that asks first and removes exactly
- * the matching rows, refusals without the credential or the CSRF token, and a payload holding a
- * script that stays inert. Each page is photographed for the docs.
+ * the matching rows, refusals without the credential or the CSRF token, a payload holding a script that
+ * stays inert; the failures grouped by cause and repaired per group, retrying events retried or
+ * dead-lettered now, the budget that stopped a dead letter, filters by part of a value, the audit's ids and
+ * new payloads, and every worker of the table. Each page is photographed for the docs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -128,7 +133,16 @@ class ConsoleBrowserIT {
             postgres.execute("DROP TABLE IF EXISTS " + table + ", "
                     + String.join(
                             ", ",
-                            List.of("_audit", "_attempts", "_state", "_sent", "_lease", "_position", "_floor").stream()
+                            List.of(
+                                            "_audit",
+                                            "_attempts",
+                                            "_workers",
+                                            "_state",
+                                            "_sent",
+                                            "_lease",
+                                            "_position",
+                                            "_floor")
+                                    .stream()
                                     .map(suffix -> table + suffix)
                                     .toList())
                     + " CASCADE");
@@ -228,7 +242,6 @@ class ConsoleBrowserIT {
         assertThat(text("count-pending")).isEqualTo("2");
         assertThat(text("destinations")).contains(missingExchange, good.exchange());
         assertThat(text("health")).contains("dead tuples", "oldest open transaction");
-        Browser.screenshot(browser, "overview");
 
         open("/retrying");
         assertThat(text("retrying")).contains(retrying.id().toString(), "invoice.issued");
@@ -252,12 +265,10 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("filter-error")).sendKeys("404");
         browser.findElement(By.id("apply-filter")).click();
         assertThat(text("match-count")).startsWith("1 dead letter(s) match");
-        Browser.screenshot(browser, "dead-letters");
         browser.findElement(By.linkText(broken.id().toString())).click();
         assertThat(text("event-status")).isEqualTo("failed");
         assertThat(text("payload")).contains("\"sku\" : \"typo\"");
         assertThat(text("last-error")).contains(missingExchange);
-        Browser.screenshot(browser, "dead-letter");
 
         // the operator fixes the broker side (the exchange now exists) and the payload
         try (Connection connection = rabbit.connectionFactory().newConnection();
@@ -288,7 +299,6 @@ class ConsoleBrowserIT {
         assertThat(text("audit")).contains("Ada (console)", "edit-requeue", "id=" + broken.id());
         browser.findElement(By.cssSelector("#audit details summary")).click();
         assertThat(text("audit")).contains("\"sku\" : \"typo\"");
-        Browser.screenshot(browser, "audit");
     }
 
     @Test
@@ -495,6 +505,232 @@ class ConsoleBrowserIT {
         open("/dead-letters");
         assertThat(browser.findElements(By.id("sign-out"))).isEmpty();
     }
+
+    @Test
+    @Order(9)
+    @DisplayName("the overview groups the dead letters by cause, destination and type, and acts on one group")
+    void groupsByCause() throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String missing = "console-it-why-missing." + suffix;
+        String unbound = "console-it-why-unbound." + suffix;
+        try (Connection connection = rabbit.connectionFactory().newConnection();
+                Channel channel = connection.createChannel()) {
+            // an exchange with no queue bound: its events come back unroutable (NO_ROUTE)
+            channel.exchangeDeclare(unbound, BuiltinExchangeType.TOPIC, false, false, null);
+            List<OutboxEvent> missingA = List.of(
+                    event("why.a", missing, null, "{\"n\":1}", 1),
+                    event("why.a", missing, null, "{\"n\":2}", 1),
+                    event("why.a", missing, null, "{\"n\":3}", 1));
+            List<OutboxEvent> unboundB = List.of(
+                    event("why.b", unbound, null, "{\"n\":4}", 1), event("why.b", unbound, null, "{\"n\":5}", 1));
+            OutboxEvent unboundA = event("why.a", unbound, null, "{\"n\":6}", 1);
+            append(missingA.toArray(OutboxEvent[]::new));
+            append(unboundB.toArray(OutboxEvent[]::new));
+            append(unboundA);
+            for (OutboxEvent e : List.of(
+                    missingA.get(0), missingA.get(1), missingA.get(2), unboundB.get(0), unboundB.get(1), unboundA)) {
+                awaitStatus(e.id(), EventStatus.FAILED);
+            }
+            channel.exchangeDelete(unbound);
+
+            signIn();
+            open("");
+            WebElement threeMissing = group(missing, "why.a");
+            assertThat(threeMissing.findElement(By.className("group-count")).getText())
+                    .isEqualTo("3");
+            assertThat(threeMissing.getText()).contains("dead letters", "404");
+            WebElement twoUnbound = group(unbound, "why.b");
+            assertThat(twoUnbound.findElement(By.className("group-count")).getText())
+                    .isEqualTo("2");
+            assertThat(twoUnbound.getText()).contains("NO_ROUTE");
+            WebElement oneUnbound = group(unbound, "why.a");
+            assertThat(oneUnbound.findElement(By.className("group-count")).getText())
+                    .isEqualTo("1");
+            Browser.screenshot(browser, "overview");
+
+            // the group's list holds exactly its dead letters
+            threeMissing.findElement(By.className("group-list")).click();
+            assertThat(text("match-count")).startsWith("3 dead letter(s) match");
+            assertThat(text("filter-cause")).contains("404");
+
+            // purge one group: asked first, then exactly its one event goes, and the audit names it
+            open("");
+            group(unbound, "why.a").findElement(By.className("group-purge")).click();
+            assertThat(text("confirm-text")).contains("Delete 1 dead letter(s)");
+            browser.findElement(By.id("confirm")).click();
+            assertThat(text("notice")).contains("Purged 1 dead letter(s)");
+            assertThat(store.find(unboundA.id())).isEmpty();
+            assertThat(store.find(unboundB.get(0).id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+
+            // requeue another: its two events go back to pending (and fail again against the missing exchange)
+            open("");
+            group(unbound, "why.b").findElement(By.className("group-requeue")).click();
+            assertThat(text("notice")).contains("Requeued 2 dead letter(s)");
+            for (OutboxEvent e : missingA) {
+                assertThat(store.find(e.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+            }
+            open("/audit");
+            WebElement purged = browser.findElements(By.cssSelector("#audit tr")).stream()
+                    .filter(row ->
+                            row.getText().contains("purge") && row.getText().contains(unbound))
+                    .findFirst()
+                    .orElseThrow();
+            purged.findElement(By.cssSelector("details.audit-ids summary")).click();
+            assertThat(purged.getText()).contains(unboundA.id().toString());
+            Browser.screenshot(browser, "audit");
+        }
+    }
+
+    /** The overview's failure group of a destination and a type. */
+    private WebElement group(String destination, String type) {
+        return new WebDriverWait(browser, Duration.ofSeconds(10))
+                .ignoring(StaleElementReferenceException.class)
+                .withMessage(() -> "no group " + destination + " / " + type + " in " + text("failure-groups"))
+                .until(loaded -> loaded.findElements(By.cssSelector("#failure-groups tr.failure-group")).stream()
+                        .filter(row -> {
+                            List<WebElement> cells = row.findElements(By.tagName("td"));
+                            return cells.get(2).getText().equals(destination)
+                                    && cells.get(3).getText().equals(type);
+                        })
+                        .findFirst()
+                        .orElse(null));
+    }
+
+    @Test
+    @Order(10)
+    @DisplayName(
+            "retrying events are retried or dead-lettered now; a dead letter says when and which budget stopped it")
+    void retryNowAndDeadLetterNow() {
+        String missing = "console-it-budget." + UUID.randomUUID().toString().substring(0, 8);
+        // a budget of 10, but the unroutable-destination budget is 2: the second failure stops it
+        OutboxEvent retried = event("budget.retried", missing, null, "{}", 10);
+        OutboxEvent given = event("budget.given-up", missing, null, "{}", 10);
+        append(retried, given);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> store.find(retried.id()).orElseThrow().attempts() == 1
+                        && store.find(given.id()).orElseThrow().attempts() == 1);
+        signIn();
+
+        open("/retrying");
+        browser.findElement(By.cssSelector("#retrying tr[data-id='" + retried.id() + "'] input[type=checkbox]"))
+                .click();
+        browser.findElement(By.id("retry-now")).click();
+        assertThat(text("notice")).contains("Made 1 of 1 selected event(s) due now");
+        awaitStatus(retried.id(), EventStatus.FAILED);
+        assertThat(store.find(retried.id()).orElseThrow().attempts()).isEqualTo(2);
+
+        open("/retrying");
+        browser.findElement(By.cssSelector("#retrying tr[data-id='" + given.id() + "'] input[type=checkbox]"))
+                .click();
+        browser.findElement(By.id("dead-letter-now")).click();
+        assertThat(text("notice")).contains("Dead-lettered 1 of 1 selected event(s)");
+        assertThat(store.find(given.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+
+        open("/dead-letters/" + retried.id());
+        assertThat(text("dead-lettered")).matches(MILLISECOND_TIME + " \\(.*ago\\)");
+        assertThat(text("stopped-by")).contains("unroutable-destination budget of 2");
+        assertThat(text("event")).doesNotContain("next attempt");
+        Browser.screenshot(browser, "dead-letter");
+        open("/dead-letters/" + given.id());
+        assertThat(text("stopped-by")).contains("by an operator");
+
+        open("/audit");
+        assertThat(text("audit")).contains("retry-now", "dead-letter", "Ada (console)");
+    }
+
+    @Test
+    @Order(11)
+    @DisplayName(
+            "filters match by part of a type, offer the values that exist, and the list says when each was dead-lettered")
+    void filtersBySubstring() {
+        long whyEvents = store.countDeadLetters(
+                DeadLetterFilter.any().withType("why.").withMatch(DeadLetterFilter.TextMatch.CONTAINS));
+        assertThat(whyEvents).isGreaterThanOrEqualTo(3);
+
+        open("/dead-letters");
+        assertThat(browser.findElements(By.cssSelector("#values-type option")))
+                .extracting(option -> option.getAttribute("value"))
+                .contains("why.a", "why.b", "budget.retried");
+        browser.findElement(By.id("filter-type")).sendKeys("why.");
+        browser.findElement(By.id("apply-filter")).click();
+
+        assertThat(text("match-count")).startsWith(whyEvents + " dead letter(s) match (type~why.)");
+        assertThat(text("dead-letters")).contains("dead-lettered").doesNotContain("budget.retried");
+        List<WebElement> rows = browser.findElements(By.cssSelector("#dead-letters tr[data-id]"));
+        assertThat(rows).hasSize((int) whyEvents);
+        assertThat(rows.get(0).findElements(By.tagName("td")).get(7).getText())
+                .matches(MILLISECOND_TIME + " \\(.*ago\\)");
+        Browser.screenshot(browser, "dead-letters");
+    }
+
+    @Test
+    @Order(12)
+    @DisplayName("the audit keeps an edit's new payload beside the original")
+    void editAuditedWithBoth() {
+        open("/audit");
+        WebElement edit = browser.findElements(By.cssSelector("#audit tr")).stream()
+                .filter(row -> row.getText().contains("edit-requeue"))
+                .reduce((newer, older) -> older) // the first edit: the sku fix
+                .orElseThrow();
+        edit.findElement(By.cssSelector("details.audit-original summary")).click();
+        edit.findElement(By.cssSelector("details.audit-new summary")).click();
+        assertThat(edit.findElement(By.cssSelector("details.audit-original")).getText())
+                .contains("\"sku\" : \"typo\"");
+        assertThat(edit.findElement(By.cssSelector("details.audit-new")).getText())
+                .contains("\"sku\" : \"fixed\"", "fixed-by: Ada");
+    }
+
+    @Test
+    @Order(13)
+    @DisplayName(
+            "the overview lists every worker, shows one that stopped beating as gone, refreshes itself and formats for people")
+    void everyWorker() {
+        Instant now = Instant.now();
+        store.heartbeats()
+                .beat(new WorkerHeartbeat(
+                        UUID.randomUUID(),
+                        "4242@old-host",
+                        "old-host",
+                        "0.0.9",
+                        1,
+                        "none",
+                        "in place",
+                        now.minus(Duration.ofHours(2)),
+                        now.minus(Duration.ofHours(1)),
+                        Duration.ofSeconds(10),
+                        Optional.empty(),
+                        Optional.of(new WorkerHeartbeat.Failure(now.minus(Duration.ofHours(1)), "broker down"))));
+
+        // the sampler's first points take up to a minute: wait for the charts' time axis
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            open("");
+            assertThat(browser.findElements(By.cssSelector("#chart-pending text.axis-time")))
+                    .isNotEmpty();
+        });
+
+        List<WebElement> workers = browser.findElements(By.cssSelector("#workers tr.worker"));
+        assertThat(workers)
+                .extracting(WebElement::getText)
+                .anySatisfy(row -> assertThat(row)
+                        .startsWith("running")
+                        .contains(ManagementFactory.getRuntimeMXBean().getName(), "per key"));
+        assertThat(workers)
+                .extracting(WebElement::getText)
+                .anySatisfy(row -> assertThat(row).startsWith("gone").contains("4242@old-host", "broker down"));
+        assertThat(text("read-at")).matches("read at " + MILLISECOND_TIME + ", again every \\d+ s");
+        assertThat(browser.findElements(By.cssSelector("meta[http-equiv=refresh]")))
+                .hasSize(1);
+        String page = text("process") + text("backlog") + text("workers");
+        assertThat(page).doesNotContain("Ordering[", "PER_KEY").contains("per key, a dead letter holds its key");
+        assertThat(browser.findElement(By.cssSelector("#chart-pending text.axis-time"))
+                        .getText())
+                .matches("\\d\\d:\\d\\d:\\d\\d");
+        browser.executeScript("arguments[0].scrollIntoView()", browser.findElement(By.id("workers")));
+        Browser.screenshot(browser, "workers");
+    }
+
+    /** A time as the console writes it: UTC, to the millisecond. */
+    private static final String MILLISECOND_TIME = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC";
 
     /** Edits only the payload of one, only the headers of the other, as an operator does in the browser. */
     private void editBoth(OutboxEvent headersEdited, OutboxEvent payloadEdited) {
