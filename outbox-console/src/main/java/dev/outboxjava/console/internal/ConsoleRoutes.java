@@ -7,12 +7,9 @@ import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.InvalidEventException;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.OutboxException;
-import dev.outboxjava.core.port.ActiveLease;
 import dev.outboxjava.core.port.Attempt;
 import dev.outboxjava.core.port.AuditEntry;
-import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.core.port.DeadLetterFilter;
-import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
 import dev.outboxjava.core.port.HeldKey;
@@ -44,8 +41,6 @@ public final class ConsoleRoutes {
     private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
     private static final String COOKIE = "outbox_console_session";
     private static final int PAGE_SIZE = 50;
-    /** Failure groups the overview shows. */
-    private static final int GROUPS = 30;
     /** Values a filter field offers. */
     private static final int SUGGESTIONS = 100;
     /** The list counts its matches up to here (an exact count of a million rows costs a second). */
@@ -62,9 +57,6 @@ public final class ConsoleRoutes {
     private final String base;
     private final Sessions sessions;
     private final Clock clock;
-    private final Optional<ActivitySampler> sampler;
-    private final Supplier<List<HealthSignal>> healthSignals;
-    private final Supplier<Map<String, String>> processFacts;
     /** One message to show after a redirect, per session. */
     private final Map<String, String> flash = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -72,6 +64,7 @@ public final class ConsoleRoutes {
     private final boolean allowRemoteClients;
 
     private final SignInThrottle signInThrottle;
+    private final OverviewView overview;
 
     public ConsoleRoutes(
             OutboxStore store,
@@ -91,9 +84,7 @@ public final class ConsoleRoutes {
         this.base = base;
         this.sessions = new Sessions(adminCredential, clock);
         this.clock = clock;
-        this.sampler = sampler;
-        this.healthSignals = healthSignals;
-        this.processFacts = processFacts;
+        this.overview = new OverviewView(store, operator, base, sampler, healthSignals, processFacts);
     }
 
     public boolean writable() {
@@ -106,7 +97,14 @@ public final class ConsoleRoutes {
         routes.before(base, this::headers);
         routes.before(base + "/*", this::localClientsOnly);
         routes.before(base, this::localClientsOnly);
-        routes.get(base, shown(ctx -> page(ctx, "overview", "Overview", overview(ctx), REFRESH_SECONDS)));
+        routes.get(
+                base,
+                shown(ctx -> page(
+                        ctx,
+                        "overview",
+                        "Overview",
+                        overview.render(session(ctx).map(ConsoleRoutes::csrf), clock.instant()),
+                        REFRESH_SECONDS)));
         routes.get(base + "/style.css", ctx -> ctx.contentType("text/css").result(CSS));
         routes.get(base + "/dead-letters", shown(this::deadLetters));
         routes.get(base + "/dead-letters/{id}", shown(this::deadLetter));
@@ -379,130 +377,8 @@ public final class ConsoleRoutes {
         ctx.html(html.toString());
     }
 
-    private static String csrf(Sessions.Session session) {
+    static String csrf(Sessions.Session session) {
         return "<input type=\"hidden\" name=\"csrf\" value=\"" + Html.text(session.csrfToken()) + "\">";
-    }
-
-    // ---------------------------------------------------------------- overview
-
-    private String overview(Context ctx) {
-        Instant now = clock.instant();
-        Map<EventStatus, Long> counts = store.countByStatus();
-        Backlog backlog = store.backlog(now);
-        Optional<Instant> oldestPending = store.oldestPendingCreatedAt();
-        StringBuilder html = new StringBuilder("<div class=\"cards\" id=\"status-counts\">");
-        for (EventStatus status : EventStatus.values()) {
-            html.append("<div class=\"card\"><div class=\"label\">")
-                    .append(status.databaseValue())
-                    .append("</div><div class=\"value\" id=\"count-")
-                    .append(status.databaseValue())
-                    .append("\">")
-                    .append(counts.getOrDefault(status, 0L))
-                    .append("</div></div>");
-        }
-        html.append(
-                        "</div><h2>Waiting</h2><table id=\"backlog\"><tr><th>eligible now</th><td class=\"num\" id=\"eligible\">")
-                .append(backlog.eligible())
-                .append("</td></tr><tr><th>oldest eligible event due since</th><td>")
-                .append(Html.time(backlog.oldestEligibleSince(), now))
-                .append("</td></tr><tr><th>waiting for a retry</th>")
-                .append("<td class=\"num\">")
-                .append(backlog.retrying())
-                .append("</td></tr><tr><th>scheduled for later</th>")
-                .append("<td class=\"num\">")
-                .append(backlog.scheduled())
-                .append("</td></tr><tr><th>held behind their key</th>")
-                .append("<td class=\"num\">")
-                .append(backlog.held())
-                .append("</td></tr><tr><th>oldest pending event (any)</th><td>")
-                .append(Html.time(oldestPending, now))
-                .append("</td></tr></table>");
-        sampler.ifPresent(s -> {
-            List<ActivitySampler.Sample> samples = s.samples();
-            html.append("<h2>Last hour</h2><div class=\"charts\">")
-                    .append(Charts.line(
-                            "chart-published",
-                            "published per second",
-                            samples.stream()
-                                    .map(x -> new Charts.Point(x.at(), x.publishedPerSecond()))
-                                    .toList()))
-                    .append(Charts.line(
-                            "chart-pending",
-                            "pending",
-                            samples.stream()
-                                    .map(x -> new Charts.Point(x.at(), x.pending()))
-                                    .toList()))
-                    .append("</div>");
-        });
-        html.append(FailureGroupsView.render(
-                operator.failureGroups(GROUPS), base, session(ctx).map(ConsoleRoutes::csrf), now));
-        html.append("<h2>Per destination</h2><table id=\"destinations\"><tr><th>destination</th><th>pending</th>"
-                + "<th>in flight</th><th>dead letters</th></tr>");
-        List<DestinationCounts> destinations = operator.countByDestination(50);
-        for (DestinationCounts d : destinations) {
-            html.append("<tr><td>")
-                    .append(Html.text(d.destination()))
-                    .append("</td><td class=\"num\">")
-                    .append(d.pending())
-                    .append("</td><td class=\"num\">")
-                    .append(d.inFlight())
-                    .append("</td><td class=\"num\"><a href=\"")
-                    .append(base)
-                    .append("/dead-letters?match=exact&destination=")
-                    .append(Html.url(d.destination()))
-                    .append("\">")
-                    .append(d.failed())
-                    .append("</a></td></tr>");
-        }
-        if (destinations.isEmpty()) {
-            html.append("<tr><td colspan=\"4\">nothing unfinished</td></tr>");
-        }
-        html.append(
-                "</table><h2>Leases held now</h2><table id=\"leases\"><tr><th>lease</th><th>events</th><th>leased at</th></tr>");
-        List<ActiveLease> leases = operator.activeLeases(20);
-        for (ActiveLease lease : leases) {
-            html.append("<tr><td>")
-                    .append(lease.leaseId())
-                    .append("</td><td class=\"num\">")
-                    .append(lease.events())
-                    .append("</td><td>")
-                    .append(Html.time(lease.leasedAt(), now))
-                    .append("</td></tr>");
-        }
-        if (leases.isEmpty()) {
-            html.append("<tr><td colspan=\"3\">none: no relay holds a batch now</td></tr>");
-        }
-        html.append("</table>");
-        html.append(WorkersView.render(operator.workers(PAGE_SIZE), now));
-        Map<String, String> facts = processFacts.get();
-        if (!facts.isEmpty()) {
-            html.append("<h2>This worker</h2><table id=\"process\">");
-            facts.forEach((name, value) -> html.append("<tr><th>")
-                    .append(Html.text(name))
-                    .append("</th><td>")
-                    .append(Html.text(value))
-                    .append("</td></tr>"));
-            html.append("</table>");
-        }
-        List<HealthSignal> signals = healthSignals.get();
-        if (!signals.isEmpty()) {
-            html.append(
-                    "<h2>Database health</h2><table id=\"health\"><tr><th>signal</th><th>value</th><th>threshold</th>"
-                            + "<th></th></tr>");
-            for (HealthSignal signal : signals) {
-                html.append("<tr><td>")
-                        .append(Html.text(signal.name()))
-                        .append("</td><td>")
-                        .append(Html.text(signal.value()))
-                        .append("</td><td>")
-                        .append(Html.text(signal.threshold()))
-                        .append("</td><td class=\"")
-                        .append(signal.ok() ? "good\">ok" : "bad\">over")
-                        .append("</td></tr>");
-            }
-            html.append("</table>");
-        }
-        return html.toString();
     }
 
     // ---------------------------------------------------------------- dead letters
@@ -1140,32 +1016,7 @@ public final class ConsoleRoutes {
             }
         }
         List<AuditEntry> entries = operator.auditTrail(before, PAGE_SIZE);
-        StringBuilder html =
-                new StringBuilder("<table id=\"audit\"><tr><th>when</th><th>who</th><th>what</th><th>which</th>"
-                        + "<th>how many</th><th>events</th><th>original (edits)</th><th>new (edits)</th></tr>");
-        for (AuditEntry entry : entries) {
-            html.append("<tr><td>")
-                    .append(Html.time(entry.at(), now))
-                    .append("</td><td>")
-                    .append(Html.text(entry.actor()))
-                    .append("</td><td>")
-                    .append(Html.text(entry.action()))
-                    .append("</td><td>")
-                    .append(Html.text(entry.selection()))
-                    .append("</td><td class=\"num\">")
-                    .append(entry.affected())
-                    .append("</td><td>")
-                    .append(AuditCells.eventIds(entry, base))
-                    .append("</td><td>")
-                    .append(AuditCells.content(entry.originalPayload(), entry.originalHeaders(), "audit-original"))
-                    .append("</td><td>")
-                    .append(AuditCells.content(entry.newPayload(), entry.newHeaders(), "audit-new"))
-                    .append("</td></tr>");
-        }
-        if (entries.isEmpty()) {
-            html.append("<tr><td colspan=\"8\">no operator action recorded yet</td></tr>");
-        }
-        html.append("</table>");
+        StringBuilder html = new StringBuilder(AuditView.render(entries, base, now));
         if (entries.size() == PAGE_SIZE) {
             html.append("<p><a href=\"")
                     .append(base)
