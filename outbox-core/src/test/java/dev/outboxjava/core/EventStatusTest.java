@@ -29,7 +29,8 @@ class EventStatusTest {
             List.of(IN_FLIGHT, SENT), // published
             List.of(IN_FLIGHT, PENDING), // retryable failure, lease expired, released
             List.of(IN_FLIGHT, FAILED), // budget spent or not retryable: dead letter
-            List.of(FAILED, PENDING)); // operator requeue
+            List.of(FAILED, PENDING), // operator requeue
+            List.of(PENDING, FAILED)); // operator dead-letter-now, of an event waiting for a retry
 
     private static final UUID EVENT_ID = UUID.fromString("018c2b5e-0000-7000-8000-000000000001");
 
