@@ -53,10 +53,10 @@ class EventStatusTest {
     }
 
     @Test
-    @DisplayName("the matrix of 16 moves splits into 5 legal and 11 illegal ones")
+    @DisplayName("the matrix of 16 moves splits into 6 legal and 10 illegal ones")
     void matrixIsComplete() {
-        assertThat(legalTransitions().count()).isEqualTo(5);
-        assertThat(illegalTransitions().count()).isEqualTo(11);
+        assertThat(legalTransitions().count()).isEqualTo(6);
+        assertThat(illegalTransitions().count()).isEqualTo(10);
     }
 
     @ParameterizedTest(name = "{0} -> {1} is allowed")
