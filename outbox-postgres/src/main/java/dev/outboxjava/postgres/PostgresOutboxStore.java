@@ -335,6 +335,10 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         return operator.activeLeases(limit);
     }
 
+    /**
+     * {@inheritDoc} The cause is computed in SQL by the rule of {@link dev.outboxjava.core.port.ErrorCause};
+     * an event without recorded attempts counts in first and last seen with its creation time.
+     */
     @Override
     public List<FailureGroup> failureGroups(int limit) {
         return operator.failureGroups(limit);
