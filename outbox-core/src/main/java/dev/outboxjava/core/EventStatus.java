@@ -18,6 +18,7 @@ import java.util.UUID;
  *               ├──released─────────┤ (ordering: after an earlier failure of the same key)
  *               │                   └──failure, budget spent──► FAILED (terminal, dead letter)
  *  FAILED ──requeue (operator)──► PENDING
+ *  PENDING, after a failure ──dead-letter now (operator)──► FAILED
  * </pre>
  *
  * The legal moves are one table ({@link #TRANSITIONS}); {@link #checkTransition} enforces it.
@@ -36,7 +37,8 @@ public enum EventStatus {
 
     static {
         Map<EventStatus, Set<EventStatus>> table = new EnumMap<>(EventStatus.class);
-        table.put(PENDING, EnumSet.of(IN_FLIGHT));
+        // to FAILED only by an operator's dead-letter-now of an event that waits for a retry
+        table.put(PENDING, EnumSet.of(IN_FLIGHT, FAILED));
         table.put(IN_FLIGHT, EnumSet.of(SENT, PENDING, FAILED));
         table.put(SENT, EnumSet.noneOf(EventStatus.class));
         table.put(FAILED, EnumSet.of(PENDING));

@@ -302,6 +302,32 @@ class RetryPolicyTest {
         }
 
         @Test
+        @DisplayName("says which rule dead-lettered: not retryable, the event's budget, or the unroutable budget "
+                + "only when it is the smaller one")
+        void reasons() {
+            assertThat(policy.decide(leasedEvent(0, 10), false, true, NOW).deadLetterReason())
+                    .contains(DeadLetterReason.notRetryable());
+            assertThat(policy.decide(leasedEvent(2, 10), true, true, NOW).deadLetterReason())
+                    .contains(new DeadLetterReason(DeadLetterReason.Kind.UNROUTABLE_BUDGET, 3));
+            assertThat(policy.decide(leasedEvent(1, 2), true, true, NOW).deadLetterReason())
+                    .as("the event's own budget is smaller")
+                    .contains(new DeadLetterReason(DeadLetterReason.Kind.ATTEMPT_BUDGET, 2));
+            assertThat(policy.decide(leasedEvent(2, 3), true, true, NOW).deadLetterReason())
+                    .as("both budgets are 3")
+                    .contains(new DeadLetterReason(DeadLetterReason.Kind.ATTEMPT_BUDGET, 3));
+            assertThat(policy.decide(leasedEvent(9, 10), true, false, NOW).deadLetterReason())
+                    .contains(new DeadLetterReason(DeadLetterReason.Kind.ATTEMPT_BUDGET, 10));
+            assertThat(policy.decide(leasedEvent(1, 10), true, true, NOW).deadLetterReason())
+                    .as("a retry has no reason")
+                    .isEmpty();
+            assertThat(new DeadLetterReason(DeadLetterReason.Kind.UNROUTABLE_BUDGET, 3).describe())
+                    .isEqualTo(
+                            "the unroutable-destination budget of 3 (outbox.retry.unroutable.max.attempts) was spent");
+            assertThat(new DeadLetterReason(DeadLetterReason.Kind.ATTEMPT_BUDGET, 10).describe())
+                    .isEqualTo("the event's attempt budget of 10 (max attempts) was spent");
+        }
+
+        @Test
         @DisplayName("defaults to 3 and refuses less than 1, naming the setting")
         void defaultsAndValidation() {
             assertThat(RetryPolicy.ofDefaults().unroutableMaxAttempts()).isEqualTo(3);

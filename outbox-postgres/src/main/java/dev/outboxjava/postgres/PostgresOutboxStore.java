@@ -14,6 +14,7 @@ import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.FailureGroup;
 import dev.outboxjava.core.port.HeldKey;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OperatorStore;
@@ -23,6 +24,7 @@ import dev.outboxjava.core.port.WorkerHeartbeat;
 import dev.outboxjava.core.port.WorkerHeartbeats;
 import dev.outboxjava.postgres.internal.AttemptHistory;
 import dev.outboxjava.postgres.internal.AttemptRecording;
+import dev.outboxjava.postgres.internal.FailureMarks;
 import dev.outboxjava.postgres.internal.Failures;
 import dev.outboxjava.postgres.internal.HeartbeatCalls;
 import dev.outboxjava.postgres.internal.Layout;
@@ -36,12 +38,12 @@ import dev.outboxjava.postgres.internal.appendlog.AppendLogLayout;
 import dev.outboxjava.postgres.internal.inplace.InPlaceLayout;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -84,6 +86,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     private final StoreCalls calls;
     private final AttemptHistory attemptHistory;
     private final AttemptRecording attempts;
+    private final FailureMarks failureMarks;
     private final OperatorCalls operator;
     private final MissingIndexWarning missingIndexes;
     private final HeartbeatCalls heartbeats;
@@ -103,6 +106,7 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
         this.attemptHistory = layout.attempts();
         this.attempts =
                 new AttemptRecording(attemptHistory, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
+        this.failureMarks = new FailureMarks(calls, layout, attempts);
         this.operator =
                 new OperatorCalls(calls, layout, dsl, config.tableName(), PostgresSchema.OPERATOR_MIGRATIONS_LOCATION);
         this.missingIndexes =
@@ -202,46 +206,12 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
 
     @Override
     public MarkResult markRetry(UUID leaseId, Collection<RetryMark> retryMarks, Instant now) {
-        Map<UUID, String> errors = new HashMap<>();
-        retryMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return markWithAttempts(
-                "mark " + retryMarks.size() + " events for retry",
-                leaseId,
-                errors,
-                Attempt.Outcome.RETRY,
-                now,
-                connection -> layout.retry(connection, leaseId, retryMarks));
+        return failureMarks.retry(leaseId, retryMarks, now);
     }
 
     @Override
     public MarkResult markDeadLettered(UUID leaseId, Collection<DeadLetterMark> deadLetterMarks, Instant now) {
-        Map<UUID, String> errors = new HashMap<>();
-        deadLetterMarks.forEach(mark -> errors.put(mark.eventId(), mark.error()));
-        return markWithAttempts(
-                "dead-letter " + deadLetterMarks.size() + " events",
-                leaseId,
-                errors,
-                Attempt.Outcome.DEAD_LETTER,
-                now,
-                connection -> layout.deadLettered(connection, leaseId, deadLetterMarks));
-    }
-
-    /** A mark that records each event's failed attempt in the same transaction. */
-    private MarkResult markWithAttempts(
-            String attempted,
-            UUID leaseId,
-            Map<UUID, String> errors,
-            Attempt.Outcome outcome,
-            Instant now,
-            StoreCalls.ConnectionCall<MarkResult> mark) {
-        if (errors.isEmpty()) {
-            return MarkResult.empty(); // no connection taken for nothing
-        }
-        Objects.requireNonNull(leaseId, "leaseId");
-        return calls.withConnection(
-                attempted + " under lease " + leaseId,
-                connection ->
-                        attempts.withAttempts(connection, leaseId, errors, outcome, now, () -> mark.apply(connection)));
+        return failureMarks.deadLettered(leaseId, deadLetterMarks, now);
     }
 
     @Override
@@ -363,6 +333,35 @@ public final class PostgresOutboxStore implements OutboxStore, OperatorStore, Au
     @Override
     public List<ActiveLease> activeLeases(int limit) {
         return operator.activeLeases(limit);
+    }
+
+    /**
+     * {@inheritDoc} The cause is computed in SQL by the rule of {@link dev.outboxjava.core.port.ErrorCause};
+     * an event without recorded attempts counts in first and last seen with its creation time.
+     */
+    @Override
+    public List<FailureGroup> failureGroups(int limit) {
+        return operator.failureGroups(limit);
+    }
+
+    @Override
+    public List<String> deadLetterValues(DeadLetterFilter.Field field, String containing, int limit) {
+        return operator.deadLetterValues(field, containing, limit);
+    }
+
+    @Override
+    public Map<UUID, Instant> deadLetteredAt(Set<UUID> eventIds) {
+        return operator.deadLetteredAt(eventIds);
+    }
+
+    @Override
+    public long retryNow(Set<UUID> eventIds, String actor, Instant now) {
+        return operator.retryNow(eventIds, actor, now);
+    }
+
+    @Override
+    public long deadLetterNow(Set<UUID> eventIds, String actor, Instant now) {
+        return operator.deadLetterNow(eventIds, actor, now);
     }
 
     @Override

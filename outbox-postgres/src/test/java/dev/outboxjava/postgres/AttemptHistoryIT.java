@@ -2,6 +2,7 @@ package dev.outboxjava.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxjava.core.DeadLetterReason;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.port.DeadLetterMark;
@@ -10,6 +11,7 @@ import dev.outboxjava.testkit.postgres.PostgresExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -60,6 +62,37 @@ class AttemptHistoryIT {
         assertThat(store.cleanUp(now.plusSeconds(1), 10)).isZero();
         postgres.fixture()
                 .execute("DROP TABLE " + postgres.schema() + ".no_history, " + postgres.schema() + ".no_history_audit");
+    }
+
+    @Test
+    @DisplayName("an attempts table of an older migration (no stopped_by column) still gets dead letters marked")
+    void marksWithAnOlderAttemptsTable() {
+        PostgresOutboxStore store = PostgresOutboxStore.create(
+                postgres.dataSource(),
+                PostgresOutboxConfig.builder()
+                        .tableName(postgres.schema() + ".old_history")
+                        .build());
+        store.ensureSchema();
+        postgres.fixture().execute("ALTER TABLE " + postgres.schema() + ".old_history_attempts DROP COLUMN stopped_by");
+        OutboxEvent dead = OutboxEvent.builder()
+                .type("t")
+                .destination("d")
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
+        store.transactional().inTransaction(connection -> List.of(dead));
+        UUID lease = UUID.randomUUID();
+        Instant now = Instant.now();
+        assertThat(store.lease(lease, 1, now)).hasSize(1);
+
+        assertThat(store.markDeadLettered(
+                                lease,
+                                List.of(new DeadLetterMark(
+                                        dead.id(), "never", Optional.of(DeadLetterReason.notRetryable()))),
+                                now)
+                        .marked())
+                .containsExactly(dead.id());
+
+        assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
     }
 
     @Test

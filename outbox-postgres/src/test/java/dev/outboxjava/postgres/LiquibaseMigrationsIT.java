@@ -83,6 +83,7 @@ class LiquibaseMigrationsIT {
                         "outbox-operator-2",
                         "outbox-operator-3",
                         "outbox-operator-4",
+                        "outbox-operator-5",
                         "outbox-inbox-table-1");
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement()) {

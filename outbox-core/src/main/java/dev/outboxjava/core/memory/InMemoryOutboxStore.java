@@ -1,5 +1,6 @@
 package dev.outboxjava.core.memory;
 
+import dev.outboxjava.core.DeadLetterReason;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.InvalidConfigurationException;
@@ -13,8 +14,10 @@ import dev.outboxjava.core.port.CompletionMode;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DestinationCounts;
+import dev.outboxjava.core.port.ErrorCause;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.FailureGroup;
 import dev.outboxjava.core.port.HeldKey;
 import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.OperatorStore;
@@ -32,6 +35,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -194,7 +198,24 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         return markEach(leaseId, byId.keySet(), Function.identity(), event -> {
             DeadLetterMark mark = byId.get(event.id());
             failed(event, EventStatus.FAILED, mark.error(), event.nextAttemptAt(), Attempt.Outcome.DEAD_LETTER, now);
+            mark.reason().ifPresent(reason -> stopped(event.id(), reason));
         });
+    }
+
+    /** Notes on the event's last recorded attempt which rule stopped the attempts. */
+    private void stopped(UUID eventId, DeadLetterReason reason) {
+        List<Attempt> recorded = attempts.get(eventId);
+        Attempt last = recorded.get(recorded.size() - 1);
+        recorded.set(
+                recorded.size() - 1,
+                new Attempt(
+                        last.eventId(),
+                        last.number(),
+                        last.at(),
+                        last.outcome(),
+                        last.error(),
+                        last.leaseId(),
+                        Optional.of(reason.describe())));
     }
 
     /** A failed attempt: one more attempt counted, the error kept and recorded, the lease let go. */
@@ -372,15 +393,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         List<OutboxEvent> requeued =
                 select(event -> event.status() == EventStatus.FAILED && filter.matches(event), Integer.MAX_VALUE);
         requeued.forEach(event -> put(requeued(event, now)));
-        audit(
-                now,
-                actor,
-                AuditEntry.REQUEUE,
-                filter.describe(),
-                requeued.size(),
-                Optional.empty(),
-                Optional.empty(),
-                Map.of());
+        audit(now, actor, AuditEntry.REQUEUE, filter.describe(), requeued);
         return requeued.size();
     }
 
@@ -395,7 +408,10 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 purged,
                 Optional.empty(),
                 Optional.empty(),
-                Map.of());
+                Map.of(),
+                Optional.empty(),
+                Map.of(),
+                List.of());
         return purged;
     }
 
@@ -405,15 +421,7 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         List<OutboxEvent> purged =
                 select(event -> event.status() == EventStatus.FAILED && filter.matches(event), Integer.MAX_VALUE);
         purged.forEach(event -> remove(event.id()));
-        audit(
-                now,
-                actor,
-                AuditEntry.PURGE,
-                filter.describe(),
-                purged.size(),
-                Optional.empty(),
-                Optional.empty(),
-                Map.of());
+        audit(now, actor, AuditEntry.PURGE, filter.describe(), purged);
         return purged.size();
     }
 
@@ -436,7 +444,10 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 1,
                 Optional.of(eventId),
                 Optional.of(original.payload()),
-                original.headers());
+                original.headers(),
+                Optional.of(edited.payload()),
+                edited.headers(),
+                List.of(eventId));
         return Optional.of(edited);
     }
 
@@ -516,6 +527,164 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 .toList();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>First and last seen are the times of the group's recorded failed attempts; an event without any
+     * (not possible here, but in a store whose attempts table came later) counts with its creation time.
+     */
+    @Override
+    public synchronized List<FailureGroup> failureGroups(int limit) {
+        checkAvailable();
+        requirePositive(limit);
+        record GroupKey(FailureGroup.Kind kind, String cause, String destination, String type) {}
+        Map<GroupKey, FailureGroup> groups = new java.util.HashMap<>();
+        for (OutboxEvent event : bySequence.values()) {
+            FailureGroup.Kind kind;
+            if (event.status() == EventStatus.FAILED) {
+                kind = FailureGroup.Kind.DEAD_LETTER;
+            } else if (event.status() == EventStatus.PENDING && event.attempts() > 0) {
+                kind = FailureGroup.Kind.RETRYING;
+            } else {
+                continue;
+            }
+            String error = event.lastError().orElse("");
+            List<Instant> times = attempts.getOrDefault(event.id(), List.of()).stream()
+                    .map(Attempt::at)
+                    .toList();
+            Instant first = times.stream().min(Comparator.naturalOrder()).orElse(event.createdAt());
+            Instant last = times.stream().max(Comparator.naturalOrder()).orElse(event.createdAt());
+            GroupKey key = new GroupKey(kind, ErrorCause.of(error), event.destination(), event.type());
+            FailureGroup one =
+                    new FailureGroup(kind, key.cause(), error, key.destination(), key.type(), 1, first, last);
+            groups.merge(
+                    key,
+                    one,
+                    (a, b) -> new FailureGroup(
+                            kind,
+                            a.cause(),
+                            a.example().compareTo(b.example()) <= 0 ? a.example() : b.example(),
+                            a.destination(),
+                            a.type(),
+                            a.count() + b.count(),
+                            a.firstSeen().isBefore(b.firstSeen()) ? a.firstSeen() : b.firstSeen(),
+                            a.lastSeen().isAfter(b.lastSeen()) ? a.lastSeen() : b.lastSeen()));
+        }
+        return groups.values().stream()
+                .sorted(Comparator.comparing(FailureGroup::kind)
+                        .thenComparing(
+                                Comparator.comparingLong(FailureGroup::count).reversed())
+                        .thenComparing(FailureGroup::cause)
+                        .thenComparing(FailureGroup::destination)
+                        .thenComparing(FailureGroup::type))
+                .limit(limit)
+                .toList();
+    }
+
+    @Override
+    public synchronized List<String> deadLetterValues(DeadLetterFilter.Field field, String containing, int limit) {
+        checkAvailable();
+        java.util.Objects.requireNonNull(field, "field");
+        java.util.Objects.requireNonNull(containing, "containing");
+        requirePositive(limit);
+        TreeSet<String> values = new TreeSet<>();
+        for (OutboxEvent event : bySequence.values()) {
+            if (event.status() != EventStatus.FAILED) {
+                continue;
+            }
+            Optional<String> value = switch (field) {
+                case DESTINATION -> Optional.of(event.destination());
+                case TYPE -> Optional.of(event.type());
+                case KEY -> event.key();
+            };
+            value.filter(v -> v.contains(containing)).ifPresent(values::add);
+        }
+        return values.stream().limit(limit).toList();
+    }
+
+    @Override
+    public synchronized Map<UUID, Instant> deadLetteredAt(Set<UUID> eventIds) {
+        checkAvailable();
+        Map<UUID, Instant> at = new java.util.HashMap<>();
+        for (UUID id : eventIds) {
+            find(id).filter(event -> event.status() == EventStatus.FAILED)
+                    .flatMap(event -> attempts.getOrDefault(id, List.of()).stream()
+                            .filter(attempt -> attempt.outcome() == Attempt.Outcome.DEAD_LETTER)
+                            .map(Attempt::at)
+                            .max(Comparator.naturalOrder()))
+                    .ifPresent(time -> at.put(id, time));
+        }
+        return at;
+    }
+
+    @Override
+    public synchronized long retryNow(Set<UUID> eventIds, String actor, Instant now) {
+        checkAvailable();
+        java.util.Objects.requireNonNull(actor, "actor");
+        java.util.Objects.requireNonNull(now, "now");
+        List<OutboxEvent> changed = retrying(eventIds);
+        changed.forEach(event -> put(event.withDelivery(
+                event.status(),
+                event.attempts(),
+                event.lastError(),
+                now,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty())));
+        audit(now, actor, AuditEntry.RETRY_NOW, idsSelection(eventIds), changed);
+        return changed.size();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The recorded attempt is the event's last one again ({@code attempt} = its attempts so far), under
+     * no lease (the nil UUID).
+     */
+    @Override
+    public synchronized long deadLetterNow(Set<UUID> eventIds, String actor, Instant now) {
+        checkAvailable();
+        java.util.Objects.requireNonNull(actor, "actor");
+        java.util.Objects.requireNonNull(now, "now");
+        List<OutboxEvent> changed = retrying(eventIds);
+        for (OutboxEvent event : changed) {
+            put(event.withDelivery(
+                    event.status().checkTransition(event.id(), EventStatus.FAILED),
+                    event.attempts(),
+                    event.lastError(),
+                    event.nextAttemptAt(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty()));
+            attempts.computeIfAbsent(event.id(), id -> new ArrayList<>())
+                    .add(new Attempt(
+                            event.id(),
+                            event.attempts(),
+                            now,
+                            Attempt.Outcome.DEAD_LETTER,
+                            event.lastError().orElse(""),
+                            NO_LEASE,
+                            Optional.of(DeadLetterReason.operator().describe())));
+        }
+        audit(now, actor, AuditEntry.DEAD_LETTER, idsSelection(eventIds), changed);
+        return changed.size();
+    }
+
+    /** The lease id of an attempt recorded without a lease (an operator's dead-letter-now). */
+    private static final UUID NO_LEASE = new UUID(0, 0);
+
+    /** Of these events, those waiting for a retry, in sequence order. */
+    private List<OutboxEvent> retrying(Set<UUID> eventIds) {
+        java.util.Objects.requireNonNull(eventIds, "eventIds");
+        return select(
+                event -> eventIds.contains(event.id()) && event.status() == EventStatus.PENDING && event.attempts() > 0,
+                Integer.MAX_VALUE);
+    }
+
+    private static String idsSelection(Set<UUID> eventIds) {
+        return DeadLetterFilter.any().withIds(eventIds).describe();
+    }
+
     @Override
     public synchronized List<AuditEntry> auditTrail(OptionalLong before, int limit) {
         checkAvailable();
@@ -565,7 +734,10 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
             long affected,
             Optional<UUID> eventId,
             Optional<byte[]> originalPayload,
-            Map<String, String> originalHeaders) {
+            Map<String, String> originalHeaders,
+            Optional<byte[]> newPayload,
+            Map<String, String> newHeaders,
+            List<UUID> eventIds) {
         audit.add(new AuditEntry(
                 audit.size() + 1L,
                 at,
@@ -575,7 +747,29 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
                 affected,
                 eventId,
                 originalPayload,
-                originalHeaders));
+                originalHeaders,
+                newPayload,
+                newHeaders,
+                eventIds));
+    }
+
+    /** The audit entry of a repair of {@code changed} (in sequence order), with their first ids. */
+    private void audit(Instant at, String actor, String action, String selection, List<OutboxEvent> changed) {
+        audit(
+                at,
+                actor,
+                action,
+                selection,
+                changed.size(),
+                Optional.empty(),
+                Optional.empty(),
+                Map.of(),
+                Optional.empty(),
+                Map.of(),
+                changed.stream()
+                        .limit(AuditEntry.MAX_EVENT_IDS)
+                        .map(OutboxEvent::id)
+                        .toList());
     }
 
     private static void requirePositive(int limit) {

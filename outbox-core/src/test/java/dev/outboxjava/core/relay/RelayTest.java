@@ -7,6 +7,7 @@ import static dev.outboxjava.core.relay.ScriptedPublisher.Response.unroutable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outboxjava.core.DeadLetterReason;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.Ordering;
@@ -270,6 +271,8 @@ class RelayTest {
             assertThat(dead.status()).isEqualTo(EventStatus.FAILED);
             assertThat(dead.attempts()).isEqualTo(1);
             assertThat(dead.lastError()).contains("message too large");
+            assertThat(store.attempts(event.id()).get(0).stoppedBy())
+                    .contains(DeadLetterReason.notRetryable().describe());
         }
     }
 
@@ -297,15 +300,21 @@ class RelayTest {
             assertThat(listener.failures)
                     .hasSize(3)
                     .allSatisfy(f -> assertThat(f.unroutable()).isTrue());
+            assertThat(store.attempts(event.id()).get(2).stoppedBy())
+                    .contains(new DeadLetterReason(DeadLetterReason.Kind.UNROUTABLE_BUDGET, 3).describe());
         }
 
         @Test
-        @DisplayName("an event's own smaller budget still wins")
+        @DisplayName("an event's own smaller budget still wins, and is named as what stopped it")
         void smallerOwnBudget() {
             OutboxEvent event = append(1);
             publisher.alwaysRespond(event.id(), unroutable("no route"));
 
             assertThat(relay.runOnce().deadLettered()).isEqualTo(1);
+            assertThat(store.attempts(event.id()))
+                    .singleElement()
+                    .satisfies(attempt -> assertThat(attempt.stoppedBy())
+                            .contains(new DeadLetterReason(DeadLetterReason.Kind.ATTEMPT_BUDGET, 1).describe()));
         }
 
         @Test

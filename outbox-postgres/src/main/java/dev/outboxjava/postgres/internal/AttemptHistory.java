@@ -17,12 +17,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Name;
 import org.jooq.Record;
 import org.jooq.Record1;
-import org.jooq.Row2;
+import org.jooq.Row3;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
 import org.jooq.Table;
@@ -48,6 +49,9 @@ public abstract class AttemptHistory {
     private static final Field<String> OUTCOME = field(name("outcome"), SQLDataType.CLOB);
     private static final Field<String> ERROR = field(name("error"), SQLDataType.CLOB);
     private static final Field<UUID> LEASE_ID = field(name("lease_id"), SQLDataType.UUID);
+    private static final Field<String> STOPPED_BY = field(name("stopped_by"), SQLDataType.CLOB);
+    /** The lease id of an attempt recorded without a lease (an operator's dead-letter-now). */
+    private static final UUID NO_LEASE = new UUID(0, 0);
 
     private static final Settings SETTINGS = new Settings().withExecuteLogging(false);
 
@@ -86,37 +90,41 @@ public abstract class AttemptHistory {
      * transaction).
      *
      * @param errors each marked event's error, by id (events not in {@code marked} are ignored)
+     * @param stoppedBy of dead-lettered events, which rule stopped their attempts, by id (absent: not recorded)
      * @param marked the events the mark changed (not those whose lease was lost)
      */
     public void record(
             Connection connection,
             UUID leaseId,
             Map<UUID, String> errors,
+            Map<UUID, String> stoppedBy,
             Collection<UUID> marked,
             Attempt.Outcome outcome,
             Instant now) {
-        List<Row2<UUID, String>> rows = new ArrayList<>();
+        List<Row3<UUID, String, String>> rows = new ArrayList<>();
         for (UUID id : marked) {
-            rows.add(row(id, errors.get(id)));
+            rows.add(row(id, errors.get(id), stoppedBy.get(id)));
         }
         if (rows.isEmpty()) {
             return;
         }
         @SuppressWarnings("unchecked")
-        Table<?> m = DSL.values(rows.toArray(Row2[]::new)).as("m", "m_id", "m_error");
+        Table<?> m = DSL.values(rows.toArray(Row3[]::new)).as("m", "m_id", "m_error", "m_stopped_by");
         Field<UUID> mId = field(name("m", "m_id"), SQLDataType.UUID);
         Field<String> mError = field(name("m", "m_error"), SQLDataType.CLOB);
+        Field<String> mStoppedBy = field(name("m", "m_stopped_by"), SQLDataType.CLOB);
         Field<UUID> cId = field(name("c", "id"), SQLDataType.UUID);
         Field<Integer> cAttempts = field(name("c", "attempts"), SQLDataType.INTEGER);
         dsl(connection)
-                .insertInto(attempts, EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID)
+                .insertInto(attempts, EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID, STOPPED_BY)
                 .select(select(
                                 cId,
                                 cAttempts,
                                 val(now, AT),
                                 inline(outcome.databaseValue()),
                                 mError,
-                                val(leaseId, LEASE_ID))
+                                val(leaseId, LEASE_ID),
+                                mStoppedBy)
                         .from(counters.as("c"))
                         .join(m)
                         .on(cId.eq(mId)))
@@ -125,7 +133,7 @@ public abstract class AttemptHistory {
 
     /** One event's attempts, oldest first. */
     public List<Attempt> of(DSLContext dsl, UUID eventId) {
-        return dsl.select(EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID)
+        return dsl.select(EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID, STOPPED_BY)
                 .from(attempts)
                 .where(EVENT_ID.eq(eventId))
                 .orderBy(ID)
@@ -135,7 +143,66 @@ public abstract class AttemptHistory {
                         r.value3(),
                         Attempt.Outcome.fromDatabaseValue(r.value4()),
                         r.value5(),
-                        r.value6()));
+                        r.value6(),
+                        java.util.Optional.ofNullable(r.value7())));
+    }
+
+    /** The time of the earliest recorded attempt of the event {@code eventId} (of the outer query); null: none. */
+    public Field<Instant> firstAt(Field<UUID> eventId) {
+        Table<Record> a = attempts.as("fa");
+        return field(select(DSL.min(OutboxTable.column(a, AT)))
+                .from(a)
+                .where(OutboxTable.column(a, EVENT_ID).eq(eventId)));
+    }
+
+    /** The time of the latest recorded attempt of the event {@code eventId} (of the outer query); null: none. */
+    public Field<Instant> lastAt(Field<UUID> eventId) {
+        Table<Record> a = attempts.as("la");
+        return field(select(DSL.max(OutboxTable.column(a, AT)))
+                .from(a)
+                .where(OutboxTable.column(a, EVENT_ID).eq(eventId)));
+    }
+
+    /**
+     * Of these events, those for which {@code current} holds (a condition over the event id, e.g. that it is
+     * a dead letter now), the time of their latest dead-letter attempt.
+     */
+    public Map<UUID, Instant> deadLetteredAt(
+            DSLContext dsl, java.util.Set<UUID> eventIds, java.util.function.Function<Field<UUID>, Condition> current) {
+        Table<Record> a = attempts.as("a");
+        Field<UUID> eventId = OutboxTable.column(a, EVENT_ID);
+        Field<Instant> latest = DSL.max(OutboxTable.column(a, AT));
+        return dsl.select(eventId, latest)
+                .from(a)
+                .where(eventId.eq(DSL.any(UuidArrays.of(eventIds))))
+                .and(OutboxTable.column(a, OUTCOME).eq(inline(Attempt.Outcome.DEAD_LETTER.databaseValue())))
+                .and(current.apply(eventId))
+                .groupBy(eventId)
+                .fetchMap(eventId, latest);
+    }
+
+    /**
+     * A data-modifying CTE {@code r} recording the dead-letter attempt of each event that {@code changed} (a
+     * CTE of the same statement) returns with its {@code id}, {@code attempts} and {@code last_error}: the
+     * event's last attempt again (its number = its attempts so far), under no lease (the nil UUID), stopped
+     * by {@code stoppedBy}.
+     */
+    public CommonTableExpression<?> deadLettersOf(CommonTableExpression<?> changed, Instant now, String stoppedBy) {
+        Field<UUID> id = field(name(changed.getName(), "id"), SQLDataType.UUID);
+        Field<Integer> counter = field(name(changed.getName(), "attempts"), SQLDataType.INTEGER);
+        Field<String> error = field(name(changed.getName(), "last_error"), SQLDataType.CLOB);
+        return name("r")
+                .as(DSL.insertInto(attempts, EVENT_ID, ATTEMPT, AT, OUTCOME, ERROR, LEASE_ID, STOPPED_BY)
+                        .select(select(
+                                        id,
+                                        counter,
+                                        val(now, AT),
+                                        inline(Attempt.Outcome.DEAD_LETTER.databaseValue()),
+                                        DSL.coalesce(error, inline("")),
+                                        inline(NO_LEASE, LEASE_ID),
+                                        val(stoppedBy, STOPPED_BY))
+                                .from(changed))
+                        .returning(EVENT_ID));
     }
 
     /**
@@ -215,9 +282,13 @@ public abstract class AttemptHistory {
                         .returning(EVENT_ID));
     }
 
-    /** Whether {@code error} says the attempts table does not exist (its migration has not run). */
+    /**
+     * Whether {@code error} says the attempts table does not exist, or lacks a column a later migration
+     * adds (its migrations have not run).
+     */
     public static boolean isMissingTable(Throwable error) {
-        return "42P01".equals(Failures.sqlState(error));
+        String state = Failures.sqlState(error);
+        return "42P01".equals(state) || "42703".equals(state);
     }
 
     private static DSLContext dsl(Connection connection) {

@@ -48,11 +48,16 @@ public final class AttemptRecording {
         }
     }
 
-    /** Runs a failure mark and records the failed attempts it marked, in one transaction. */
+    /**
+     * Runs a failure mark and records the failed attempts it marked, in one transaction.
+     *
+     * @param stoppedBy of dead-lettered events, which rule stopped their attempts, by id
+     */
     public MarkResult withAttempts(
             Connection connection,
             UUID leaseId,
             Map<UUID, String> errors,
+            Map<UUID, String> stoppedBy,
             Attempt.Outcome outcome,
             Instant now,
             StoreCalls.StoreCall<MarkResult> mark)
@@ -60,7 +65,7 @@ public final class AttemptRecording {
         connection.setAutoCommit(false);
         try {
             MarkResult result = mark.call();
-            history.record(connection, leaseId, errors, result.marked(), outcome, now);
+            history.record(connection, leaseId, errors, stoppedBy, result.marked(), outcome, now);
             connection.commit();
             return result;
         } catch (SQLException | RuntimeException e) {

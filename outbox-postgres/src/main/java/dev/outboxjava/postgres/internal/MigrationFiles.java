@@ -57,7 +57,8 @@ public final class MigrationFiles {
             OUTBOX_OPERATOR_LOCATION + "/V1__create_operator_audit_table.sql",
             OUTBOX_OPERATOR_LOCATION + "/V2__dead_letter_filter_indexes.sql",
             OUTBOX_OPERATOR_LOCATION + "/V3__create_attempts_table.sql",
-            OUTBOX_OPERATOR_LOCATION + "/V4__create_workers_table.sql");
+            OUTBOX_OPERATOR_LOCATION + "/V4__create_workers_table.sql",
+            OUTBOX_OPERATOR_LOCATION + "/V5__audit_new_content_and_ids_attempt_stopped_by.sql");
     /** The inbox table's versioned migrations, in version order. */
     public static final List<String> INBOX = List.of(INBOX_LOCATION + "/V1__create_inbox_table.sql");
 

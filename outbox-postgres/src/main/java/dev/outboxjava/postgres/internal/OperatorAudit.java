@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
+import org.jooq.CommonTableExpression;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSONB;
@@ -41,6 +42,10 @@ public final class OperatorAudit {
     private static final Field<byte[]> AUDIT_PAYLOAD = DSL.field(DSL.name("original_payload"), SQLDataType.BLOB);
     private static final Field<JSONB> AUDIT_HEADERS = DSL.field(DSL.name("original_headers"), SQLDataType.JSONB);
 
+    private static final Field<byte[]> AUDIT_NEW_PAYLOAD = DSL.field(DSL.name("new_payload"), SQLDataType.BLOB);
+    private static final Field<JSONB> AUDIT_NEW_HEADERS = DSL.field(DSL.name("new_headers"), SQLDataType.JSONB);
+    private static final Field<UUID[]> AUDIT_EVENT_IDS = DSL.field(DSL.name("event_ids"), SQLDataType.UUID.array());
+
     private final Table<Record> auditTable;
 
     public OperatorAudit(Identifiers.TableName table) {
@@ -60,7 +65,7 @@ public final class OperatorAudit {
             throws SQLException {
         return inTransaction(connection, dsl -> {
             long affected = repair.run();
-            record(dsl, now, actor, action, selection, affected, null, null, null);
+            record(dsl, now, actor, action, selection, affected, null, null, null, null, null, List.of());
             return affected;
         });
     }
@@ -73,6 +78,7 @@ public final class OperatorAudit {
 
     public List<AuditEntry> auditTrail(Connection connection, OptionalLong before, int limit) throws SQLException {
         Field<String> headers = AUDIT_HEADERS.cast(SQLDataType.CLOB);
+        Field<String> newHeaders = AUDIT_NEW_HEADERS.cast(SQLDataType.CLOB);
         return run(() -> dsl(connection)
                 .select(
                         AUDIT_ID,
@@ -83,7 +89,10 @@ public final class OperatorAudit {
                         AUDIT_AFFECTED,
                         AUDIT_EVENT_ID,
                         AUDIT_PAYLOAD,
-                        headers)
+                        headers,
+                        AUDIT_NEW_PAYLOAD,
+                        newHeaders,
+                        AUDIT_EVENT_IDS)
                 .from(auditTable)
                 .where(before.isPresent() ? AUDIT_ID.lt(before.getAsLong()) : DSL.noCondition())
                 .orderBy(AUDIT_ID.desc())
@@ -97,7 +106,10 @@ public final class OperatorAudit {
                         row.value6(),
                         Optional.ofNullable(row.value7()),
                         Optional.ofNullable(row.value8()),
-                        row.value9() == null ? Map.of() : HeadersJson.read(row.value9()))));
+                        row.value9() == null ? Map.of() : HeadersJson.read(row.value9()),
+                        Optional.ofNullable(row.value10()),
+                        row.value11() == null ? Map.of() : HeadersJson.read(row.value11()),
+                        row.value12() == null ? List.of() : List.of(row.value12()))));
     }
 
     /** Writes one audit row, in the repair's transaction. */
@@ -110,7 +122,10 @@ public final class OperatorAudit {
             long affected,
             UUID eventId,
             byte[] originalPayload,
-            String originalHeaders) {
+            String originalHeaders,
+            byte[] newPayload,
+            String newHeaders,
+            List<UUID> eventIds) {
         dsl.insertInto(auditTable)
                 .columns(
                         AUDIT_AT,
@@ -120,7 +135,10 @@ public final class OperatorAudit {
                         AUDIT_AFFECTED,
                         AUDIT_EVENT_ID,
                         AUDIT_PAYLOAD,
-                        AUDIT_HEADERS)
+                        AUDIT_HEADERS,
+                        AUDIT_NEW_PAYLOAD,
+                        AUDIT_NEW_HEADERS,
+                        AUDIT_EVENT_IDS)
                 .values(
                         at,
                         actor,
@@ -129,8 +147,41 @@ public final class OperatorAudit {
                         affected,
                         eventId,
                         originalPayload,
-                        originalHeaders == null ? null : JSONB.valueOf(originalHeaders))
+                        originalHeaders == null ? null : JSONB.valueOf(originalHeaders),
+                        newPayload,
+                        newHeaders == null ? null : JSONB.valueOf(newHeaders),
+                        eventIds.isEmpty() ? null : eventIds.toArray(UUID[]::new))
                 .execute();
+    }
+
+    /**
+     * Runs a repair and writes its audit row in one statement: {@code changed}, the last of the
+     * data-modifying {@code ctes}, returns the changed or removed events' {@code id} and {@code seq}; the row
+     * counts them and keeps the first {@link AuditEntry#MAX_EVENT_IDS} ids in sequence order (the ids are
+     * never all fetched into memory, however large the repair).
+     *
+     * @return how many events {@code changed} returned
+     */
+    public long recordChanged(
+            DSLContext dsl,
+            List<CommonTableExpression<?>> ctes,
+            CommonTableExpression<?> changed,
+            Instant at,
+            String actor,
+            String action,
+            String selection) {
+        Field<UUID> changedId = DSL.field(DSL.name(changed.getName(), "id"), SQLDataType.UUID);
+        Field<Long> changedSeq = DSL.field(DSL.name(changed.getName(), "seq"), SQLDataType.BIGINT);
+        Field<Long> affected = DSL.field(DSL.selectCount().from(changed)).coerce(SQLDataType.BIGINT);
+        Field<UUID[]> ids = DSL.array(
+                DSL.select(changedId).from(changed).orderBy(changedSeq).limit(DSL.inline(AuditEntry.MAX_EVENT_IDS)));
+        Long count = dsl.with(ctes)
+                .insertInto(auditTable)
+                .columns(AUDIT_AT, AUDIT_ACTOR, AUDIT_ACTION, AUDIT_SELECTION, AUDIT_AFFECTED, AUDIT_EVENT_IDS)
+                .select(DSL.select(DSL.val(at), DSL.val(actor), DSL.val(action), DSL.val(selection), affected, ids))
+                .returning(AUDIT_AFFECTED)
+                .fetchOne(AUDIT_AFFECTED);
+        return count == null ? 0 : count;
     }
 
     public static DSLContext dsl(Connection connection) {

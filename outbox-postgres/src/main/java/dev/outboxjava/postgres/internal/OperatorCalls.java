@@ -10,6 +10,7 @@ import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DestinationCounts;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.FailureGroup;
 import dev.outboxjava.core.port.HeldKey;
 import java.time.Instant;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -149,6 +151,51 @@ public final class OperatorCalls {
                         + "_attempts is created by ensureSchema() or the migrations in "
                         + migrationsLocation + ")",
                 () -> attemptHistory.of(dsl, eventId));
+    }
+
+    public List<FailureGroup> failureGroups(int limit) {
+        requirePositive(limit);
+        return calls.withConnection(
+                "group the failed events by cause",
+                connection -> OperatorAudit.run(
+                        () -> repairs.failures().failureGroups(OperatorAudit.dsl(connection), limit)));
+    }
+
+    public List<String> deadLetterValues(DeadLetterFilter.Field field, String containing, int limit) {
+        Objects.requireNonNull(field, "field");
+        Objects.requireNonNull(containing, "containing");
+        requirePositive(limit);
+        return calls.withConnection(
+                "list the dead letters' values of " + field,
+                connection -> OperatorAudit.run(() ->
+                        repairs.failures().deadLetterValues(OperatorAudit.dsl(connection), field, containing, limit)));
+    }
+
+    public Map<UUID, Instant> deadLetteredAt(Set<UUID> eventIds) {
+        Objects.requireNonNull(eventIds, "eventIds");
+        return calls.withConnection(
+                "read when " + eventIds.size() + " events were dead-lettered (the table " + tableName
+                        + "_attempts is created by ensureSchema() or the migrations in " + migrationsLocation + ")",
+                connection -> OperatorAudit.run(
+                        () -> repairs.failures().deadLetteredAt(OperatorAudit.dsl(connection), eventIds)));
+    }
+
+    public long retryNow(Set<UUID> eventIds, String actor, Instant now) {
+        Objects.requireNonNull(eventIds, "eventIds");
+        Objects.requireNonNull(actor, "actor");
+        Objects.requireNonNull(now, "now");
+        return calls.withConnection(
+                "retry " + eventIds.size() + " events now" + auditHint,
+                connection -> repairs.retrying().retryNow(connection, eventIds, actor, now));
+    }
+
+    public long deadLetterNow(Set<UUID> eventIds, String actor, Instant now) {
+        Objects.requireNonNull(eventIds, "eventIds");
+        Objects.requireNonNull(actor, "actor");
+        Objects.requireNonNull(now, "now");
+        return calls.withConnection(
+                "dead-letter " + eventIds.size() + " events now" + auditHint,
+                connection -> repairs.retrying().deadLetterNow(connection, eventIds, actor, now));
     }
 
     private static void requirePositive(int limit) {

@@ -99,6 +99,8 @@ public abstract class OperatorRepairs {
     protected final AttemptHistory attempts;
 
     protected final OperatorAudit audit;
+    private final FailureQueries failures;
+    private final RetryingRepairs retrying;
 
     protected OperatorRepairs(Shape shape, Ordering ordering, AttemptHistory attempts, OperatorAudit audit) {
         this.ordering = ordering;
@@ -110,6 +112,8 @@ public abstract class OperatorRepairs {
         this.inFlight = shape.inFlight();
         this.attempts = attempts;
         this.audit = audit;
+        this.failures = new FailureQueries(stateTable, st, attempts);
+        this.retrying = new RetryingRepairs(st, attempts, audit);
         this.columns = List.of(
                 e(ID),
                 e(SEQ),
@@ -152,14 +156,20 @@ public abstract class OperatorRepairs {
         }
         // the append-only layout's state rows carry type, destination and creation time, with the filters' indexes
         if (filter.destination().isPresent()) {
-            where = where.and(st(DESTINATION).eq(filter.destination().get()));
+            where = where.and(FailureQueries.matching(
+                    st(DESTINATION), filter.destination().get(), filter.match()));
         }
         if (filter.type().isPresent()) {
-            where = where.and(st(TYPE).eq(filter.type().get()));
+            where = where.and(FailureQueries.matching(st(TYPE), filter.type().get(), filter.match()));
         }
         if (filter.key().isPresent()) {
             // the state table of the append-only layout carries the key, with an index
-            where = where.and(st(EVENT_KEY).eq(filter.key().get()));
+            where = where.and(
+                    FailureQueries.matching(st(EVENT_KEY), filter.key().get(), filter.match()));
+        }
+        if (filter.cause().isPresent()) {
+            where = where.and(
+                    FailureQueries.cause(st(LAST_ERROR)).eq(filter.cause().get()));
         }
         if (filter.errorContains().isPresent()) {
             where = where.and(DSL.function(
@@ -277,9 +287,22 @@ public abstract class OperatorRepairs {
                     1,
                     eventId,
                     original.get(0, byte[].class),
-                    original.get(headersText));
+                    original.get(headersText),
+                    edit.payload(),
+                    HeadersJson.write(edit.headers()),
+                    List.of(eventId));
             return dsl.select(columns).from(from).where(e(ID).eq(eventId)).fetchOptional(EventRows::toEvent);
         });
+    }
+
+    /** The answers to "why": failure groups, a filter's values, dead-lettered times. */
+    public FailureQueries failures() {
+        return failures;
+    }
+
+    /** Retry now and dead-letter now. */
+    public RetryingRepairs retrying() {
+        return retrying;
     }
 
     /** Keys held behind their earliest failed event (a dead letter that holds its key, or a retrying event). */

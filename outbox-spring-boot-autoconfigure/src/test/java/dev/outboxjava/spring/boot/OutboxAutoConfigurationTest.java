@@ -396,6 +396,7 @@ class OutboxAutoConfigurationTest {
                                     "outbox-operator-2 EXECUTED",
                                     "outbox-operator-3 EXECUTED",
                                     "outbox-operator-4 EXECUTED",
+                                    "outbox-operator-5 EXECUTED",
                                     "outbox-inbox-table-1 EXECUTED");
                     assertThat(tables()).contains("outbox_inbox");
                     assertThat(tables()).contains("outbox_events_audit", "outbox_events_attempts");

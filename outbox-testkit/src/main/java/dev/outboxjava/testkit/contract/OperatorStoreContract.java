@@ -2,7 +2,9 @@ package dev.outboxjava.testkit.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
+import dev.outboxjava.core.DeadLetterReason;
 import dev.outboxjava.core.EventStatus;
 import dev.outboxjava.core.InvalidEventException;
 import dev.outboxjava.core.Ordering;
@@ -13,8 +15,10 @@ import dev.outboxjava.core.port.AuditEntry;
 import dev.outboxjava.core.port.DeadLetterFilter;
 import dev.outboxjava.core.port.DeadLetterMark;
 import dev.outboxjava.core.port.DestinationCounts;
+import dev.outboxjava.core.port.ErrorCause;
 import dev.outboxjava.core.port.EventEdit;
 import dev.outboxjava.core.port.EventPage;
+import dev.outboxjava.core.port.FailureGroup;
 import dev.outboxjava.core.port.HeldKey;
 import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
@@ -632,6 +636,415 @@ public abstract class OperatorStoreContract {
             assertThat(operator(store).attempts(kept.id()))
                     .extracting(Attempt::error)
                     .containsExactly("d");
+        }
+    }
+
+    @Nested
+    @DisplayName("why: causes, filters by part, values, retry and dead-letter now, what the audit keeps")
+    class Why {
+
+        /** Appends one event and dead-letters it with {@code error} now, then a minute passes. */
+        private OutboxEvent deadLetterOne(
+                OutboxStore store, String type, String destination, String key, String error) {
+            OutboxEvent event = event(type, destination, key);
+            deadLetter(store, List.of(event), List.of(error));
+            clock.advance(Duration.ofMinutes(1));
+            return event;
+        }
+
+        /** Appends one event and fails it once, its retry due {@code retryIn} from now. */
+        private OutboxEvent retrying(OutboxStore store, String type, String key, String error, Duration retryIn) {
+            OutboxEvent event = event(type, "orders", key);
+            append(store, List.of(event));
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 10, now()))
+                    .extracting(OutboxEvent::id)
+                    .contains(event.id());
+            assertThat(store.markRetry(lease, List.of(new RetryMark(event.id(), error, now().plus(retryIn))), now())
+                            .marked())
+                    .containsExactly(event.id());
+            return event;
+        }
+
+        @Test
+        @DisplayName("dead letters and retrying events are grouped by cause, destination and type, dead letters "
+                + "first, largest first, errors differing only by numbers or UUIDs in one group, with first and "
+                + "last seen")
+        void failureGroups() {
+            OutboxStore store = store(Ordering.none());
+            Instant firstRoute = now();
+            OutboxEvent route1 =
+                    deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-7 has no queue");
+            deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-12 has no queue");
+            Instant lastRoute = now();
+            deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-3 has no queue");
+            deadLetterOne(store, "order.placed", "orders", null, "Timeout for " + UUID.randomUUID() + " after 30s");
+            deadLetterOne(store, "order.placed", "orders", null, "Timeout for " + UUID.randomUUID() + " after 5s");
+            deadLetterOne(store, "order.paid", "billing", null, "RecordTooLargeException: 2097152 bytes\n\tat x");
+            retrying(store, "order.placed", null, "503 broker down", Duration.ofHours(1));
+            retrying(store, "order.placed", null, "504 broker down", Duration.ofHours(1));
+            append(store, List.of(event("order.placed", "orders", null))); // pending, never failed: in no group
+            OperatorStore operator = operator(store);
+
+            List<FailureGroup> groups = operator.failureGroups(10);
+
+            assertThat(groups)
+                    .extracting(
+                            FailureGroup::kind,
+                            FailureGroup::cause,
+                            FailureGroup::destination,
+                            FailureGroup::type,
+                            FailureGroup::count)
+                    .containsExactly(
+                            tuple(
+                                    FailureGroup.Kind.DEAD_LETTER,
+                                    "NO_ROUTE: exchange orders-# has no queue",
+                                    "orders",
+                                    "order.placed",
+                                    3L),
+                            tuple(
+                                    FailureGroup.Kind.DEAD_LETTER,
+                                    "Timeout for * after #s",
+                                    "orders",
+                                    "order.placed",
+                                    2L),
+                            tuple(
+                                    FailureGroup.Kind.DEAD_LETTER,
+                                    "RecordTooLargeException: # bytes",
+                                    "billing",
+                                    "order.paid",
+                                    1L),
+                            tuple(FailureGroup.Kind.RETRYING, "# broker down", "orders", "order.placed", 2L));
+            FailureGroup routes = groups.get(0);
+            assertThat(routes.example())
+                    .isIn(
+                            "NO_ROUTE: exchange orders-7 has no queue",
+                            "NO_ROUTE: exchange orders-12 has no queue",
+                            "NO_ROUTE: exchange orders-3 has no queue");
+            assertThat(routes.firstSeen()).isEqualTo(firstRoute);
+            assertThat(routes.lastSeen()).isEqualTo(lastRoute);
+            assertThat(groups.get(2).example()).isEqualTo("RecordTooLargeException: 2097152 bytes\n\tat x");
+            assertThat(operator.failureGroups(2)).containsExactlyElementsOf(groups.subList(0, 2));
+            // a group's filter finds its dead letters, and only them
+            assertThat(operator.countDeadLetters(routes.deadLetters())).isEqualTo(3);
+            assertThat(ids(operator.findDeadLetters(routes.deadLetters(), OptionalLong.empty(), 10)))
+                    .startsWith(route1.id())
+                    .hasSize(3);
+            assertThat(operator.countDeadLetters(groups.get(1).deadLetters())).isEqualTo(2);
+        }
+
+        @Test
+        @DisplayName("the store's cause is ErrorCause.of of the last error, for multi-line, upper-case UUID, "
+                + "digit, long and non-ASCII errors, and the cause filter finds exactly its dead letter")
+        void causeAsErrorCause() {
+            OutboxStore store = store(Ordering.none());
+            List<String> errors = List.of(
+                    "first line 42\nsecond line 7",
+                    "windows line\r\nnext",
+                    "Failed for 3F2504E0-4F89-11D3-9A0C-0305E82C3301 and 3f2504e0-4f89-11d3-9a0c-0305e82c3301x9",
+                    "not a uuid 3F2504E0-4F89-11D3-9A0C-0305E82C330 v1.2.3",
+                    "x".repeat(150) + " 12345 " + "é".repeat(100),
+                    "Fehler: Größe überschritten ☃ " + "😀".repeat(250),
+                    "a".repeat(199) + "😀😀😀");
+            List<OutboxEvent> events = new ArrayList<>();
+            for (int i = 0; i < errors.size(); i++) {
+                events.add(event("type." + i, "orders", null));
+            }
+            deadLetter(store, events, errors);
+            OperatorStore operator = operator(store);
+
+            List<FailureGroup> groups = operator.failureGroups(100);
+
+            assertThat(groups).hasSize(errors.size());
+            for (int i = 0; i < errors.size(); i++) {
+                String type = "type." + i;
+                String error = errors.get(i);
+                String expected = ErrorCause.of(error);
+                assertThat(groups)
+                        .filteredOn(group -> group.type().equals(type))
+                        .singleElement()
+                        .satisfies(group -> {
+                            assertThat(group.cause()).isEqualTo(expected);
+                            assertThat(group.example()).isEqualTo(error);
+                        });
+                assertThat(ids(operator.findDeadLetters(
+                                DeadLetterFilter.any().withCause(expected), OptionalLong.empty(), 10)))
+                        .as("cause filter %s", expected)
+                        .containsExactly(events.get(i).id());
+            }
+        }
+
+        @Test
+        @DisplayName(
+                "contains filters (same case) and the cause filter are honoured by count, find, requeue " + "and purge")
+        void containsAndCauseFilters() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent placed = deadLetterOne(store, "order.placed", "orders-eu", "customer-1", "NO_ROUTE: queue 1");
+            OutboxEvent paid = deadLetterOne(store, "order.paid", "orders-us", "customer-22", "NO_ROUTE: queue 2");
+            OutboxEvent invoice = deadLetterOne(store, "invoice.sent", "billing", "customer-1", "Timeout 3");
+            OutboxEvent reorder = deadLetterOne(store, "reorder.placed", "orders-eu", null, "NO_ROUTE: queue 4");
+            OperatorStore operator = operator(store);
+            DeadLetterFilter contains = DeadLetterFilter.any().withMatch(DeadLetterFilter.TextMatch.CONTAINS);
+
+            assertThat(operator.countDeadLetters(contains.withType("order."))).isEqualTo(3);
+            assertThat(operator.countDeadLetters(DeadLetterFilter.any().withType("order.")))
+                    .isZero();
+            assertThat(operator.countDeadLetters(contains.withType("ORDER."))).isZero();
+            assertThat(ids(operator.findDeadLetters(contains.withType("placed"), OptionalLong.empty(), 10)))
+                    .containsExactly(placed.id(), reorder.id());
+            assertThat(ids(operator.findDeadLetters(contains.withDestination("orders-"), OptionalLong.empty(), 10)))
+                    .containsExactly(placed.id(), paid.id(), reorder.id());
+            assertThat(ids(operator.findDeadLetters(contains.withKey("customer-2"), OptionalLong.empty(), 10)))
+                    .containsExactly(paid.id());
+            assertThat(ids(operator.findDeadLetters(contains.withKey("customer-1"), OptionalLong.empty(), 10)))
+                    .containsExactly(placed.id(), invoice.id());
+            DeadLetterFilter routes = DeadLetterFilter.any().withCause("NO_ROUTE: queue #");
+            assertThat(operator.countDeadLetters(routes)).isEqualTo(3);
+            assertThat(operator.countDeadLetters(routes.withMatch(DeadLetterFilter.TextMatch.CONTAINS)
+                            .withDestination("-eu")))
+                    .isEqualTo(2);
+
+            assertThat(operator.requeueDeadLetters(contains.withType("order.").withDestination("-us"), "alice", now()))
+                    .isEqualTo(1);
+            assertThat(store.find(paid.id()).orElseThrow().status()).isEqualTo(EventStatus.PENDING);
+            assertThat(operator.purgeDeadLetters(routes, "bob", now())).isEqualTo(2);
+            assertThat(store.find(placed.id())).isEmpty();
+            assertThat(store.find(reorder.id())).isEmpty();
+            assertThat(store.find(invoice.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+            assertThat(operator.auditTrail(OptionalLong.empty(), 10))
+                    .extracting(AuditEntry::action, AuditEntry::affected, AuditEntry::selection)
+                    .containsExactly(
+                            tuple(AuditEntry.PURGE, 2L, "cause=NO_ROUTE: queue #"),
+                            tuple(AuditEntry.REQUEUE, 1L, "destination~-us, type~order."));
+        }
+
+        @Test
+        @DisplayName("the values of a field among the dead letters: distinct, in code point order, containing "
+                + "the text (same case), at most the limit")
+        void values() {
+            OutboxStore store = store(Ordering.none());
+            deadLetterOne(store, "order.placed", "orders", "k2", "e");
+            deadLetterOne(store, "order.paid", "orders", "k1", "e");
+            deadLetterOne(store, "order.placed", "billing", null, "e");
+            deadLetterOne(store, "Order.placed", "billing", "k1", "e");
+            append(store, List.of(event("order.shipped", "shipping", "k9"))); // pending: not a dead letter
+            OperatorStore operator = operator(store);
+
+            assertThat(operator.deadLetterValues(DeadLetterFilter.Field.TYPE, "", 10))
+                    .containsExactly("Order.placed", "order.paid", "order.placed");
+            assertThat(operator.deadLetterValues(DeadLetterFilter.Field.TYPE, "order", 10))
+                    .containsExactly("order.paid", "order.placed");
+            assertThat(operator.deadLetterValues(DeadLetterFilter.Field.TYPE, "", 2))
+                    .containsExactly("Order.placed", "order.paid");
+            assertThat(operator.deadLetterValues(DeadLetterFilter.Field.DESTINATION, "", 10))
+                    .containsExactly("billing", "orders");
+            assertThat(operator.deadLetterValues(DeadLetterFilter.Field.KEY, "", 10))
+                    .containsExactly("k1", "k2");
+            assertThat(operator.deadLetterValues(DeadLetterFilter.Field.KEY, "9", 10))
+                    .isEmpty();
+        }
+
+        @Test
+        @DisplayName("dead-lettered at is the latest dead-letter attempt of current dead letters only")
+        void deadLetteredAt() {
+            OutboxStore store = store(Ordering.none());
+            Instant firstAt = now();
+            OutboxEvent first = deadLetterOne(store, "order.placed", "orders", null, "a");
+            Instant secondAt = now();
+            OutboxEvent second = deadLetterOne(store, "order.paid", "orders", null, "b");
+            OutboxEvent requeued = deadLetterOne(store, "order.shipped", "orders", null, "c");
+            OperatorStore operator = operator(store);
+            operator.requeueDeadLetters(DeadLetterFilter.any().withType("order.shipped"), "alice", now());
+            OutboxEvent pending = event("order.placed", "orders", null);
+            append(store, List.of(pending));
+
+            assertThat(operator.deadLetteredAt(
+                            Set.of(first.id(), second.id(), requeued.id(), pending.id(), UUID.randomUUID())))
+                    .isEqualTo(Map.of(first.id(), firstAt, second.id(), secondAt));
+            assertThat(operator.deadLetteredAt(Set.of())).isEmpty();
+
+            // dead-lettered again later: the latest time
+            deadLetterAgain(store, requeued.id(), "d");
+            assertThat(operator.deadLetteredAt(Set.of(requeued.id()))).isEqualTo(Map.of(requeued.id(), now()));
+        }
+
+        /** Leases the (requeued, due) event and dead-letters it again now. */
+        private void deadLetterAgain(OutboxStore store, UUID eventId, String error) {
+            clock.advance(Duration.ofMinutes(1));
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 10, now()))
+                    .extracting(OutboxEvent::id)
+                    .contains(eventId);
+            store.markDeadLettered(lease, List.of(new DeadLetterMark(eventId, error)), now());
+        }
+
+        @Test
+        @DisplayName("retry now makes only the retrying events due now, attempts and error kept, and records "
+                + "the ids it changed")
+        void retryNow() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent dead = deadLetterOne(store, "order.paid", "orders", null, "no");
+            OutboxEvent waiting = retrying(store, "order.placed", null, "503 down", Duration.ofHours(1));
+            OutboxEvent fresh = event("order.placed", "orders", null);
+            append(store, List.of(fresh));
+            OperatorStore operator = operator(store);
+            clock.advance(Duration.ofMinutes(1));
+
+            assertThat(operator.retryNow(Set.of(waiting.id(), fresh.id(), dead.id()), "alice", now()))
+                    .isEqualTo(1);
+
+            OutboxEvent due = store.find(waiting.id()).orElseThrow();
+            assertThat(due.status()).isEqualTo(EventStatus.PENDING);
+            assertThat(due.nextAttemptAt()).isEqualTo(now());
+            assertThat(due.attempts()).isEqualTo(1);
+            assertThat(due.lastError()).contains("503 down");
+            assertThat(store.find(dead.id()).orElseThrow().status()).isEqualTo(EventStatus.FAILED);
+            assertThat(store.lease(UUID.randomUUID(), 10, now()))
+                    .extracting(OutboxEvent::id)
+                    .containsExactlyInAnyOrder(waiting.id(), fresh.id());
+            AuditEntry entry = operator.auditTrail(OptionalLong.empty(), 1).get(0);
+            assertThat(entry.action()).isEqualTo(AuditEntry.RETRY_NOW);
+            assertThat(entry.actor()).isEqualTo("alice");
+            assertThat(entry.affected()).isEqualTo(1);
+            assertThat(entry.eventIds()).containsExactly(waiting.id());
+            assertThat(entry.at()).isEqualTo(now());
+        }
+
+        @Test
+        @DisplayName("dead-letter now turns only retrying events into dead letters, error and attempts kept, "
+                + "records the operator's attempt and the ids; an event in flight is left alone")
+        void deadLetterNow() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent waiting = retrying(store, "order.placed", null, "503 down", Duration.ofHours(1));
+            OutboxEvent again = retrying(store, "order.paid", null, "504 down", Duration.ZERO);
+            UUID inFlightLease = UUID.randomUUID();
+            assertThat(store.lease(inFlightLease, 10, now()))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(again.id());
+            OutboxEvent fresh = event("order.placed", "orders", null);
+            append(store, List.of(fresh));
+            clock.advance(Duration.ofMinutes(1));
+            OperatorStore operator = operator(store);
+
+            assertThat(operator.deadLetterNow(Set.of(waiting.id(), again.id(), fresh.id()), "bob", now()))
+                    .isEqualTo(1);
+
+            OutboxEvent dead = store.find(waiting.id()).orElseThrow();
+            assertThat(dead.status()).isEqualTo(EventStatus.FAILED);
+            assertThat(dead.attempts()).isEqualTo(1);
+            assertThat(dead.lastError()).contains("503 down");
+            assertThat(operator.attempts(waiting.id()))
+                    .last()
+                    .isEqualTo(new Attempt(
+                            waiting.id(),
+                            1,
+                            now(),
+                            Attempt.Outcome.DEAD_LETTER,
+                            "503 down",
+                            new UUID(0, 0),
+                            Optional.of(DeadLetterReason.operator().describe())));
+            assertThat(operator.deadLetteredAt(Set.of(waiting.id()))).isEqualTo(Map.of(waiting.id(), now()));
+            assertThat(store.find(again.id()).orElseThrow().status()).isEqualTo(EventStatus.IN_FLIGHT);
+            assertThat(store.markPublished(inFlightLease, List.of(again.id()), now())
+                            .marked())
+                    .containsExactly(again.id());
+            assertThat(store.find(fresh.id()).orElseThrow().status()).isEqualTo(EventStatus.PENDING);
+            assertThat(operator.countDeadLetters(DeadLetterFilter.any().withCause("# down")))
+                    .isEqualTo(1);
+            AuditEntry entry = operator.auditTrail(OptionalLong.empty(), 1).get(0);
+            assertThat(entry.action()).isEqualTo(AuditEntry.DEAD_LETTER);
+            assertThat(entry.actor()).isEqualTo("bob");
+            assertThat(entry.affected()).isEqualTo(1);
+            assertThat(entry.eventIds()).containsExactly(waiting.id());
+            // a dead letter again: requeue brings it back
+            assertThat(operator.requeueDeadLetters(DeadLetterFilter.ids(Set.of(waiting.id())), "bob", now()))
+                    .isEqualTo(1);
+        }
+
+        @Test
+        @DisplayName("a retrying event dead-lettered now holds its key when the ordering says so")
+        void deadLetterNowHoldsKey() {
+            OutboxStore store = store(Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY));
+            OutboxEvent first = retrying(store, "order.placed", "k1", "503 down", Duration.ofMinutes(5));
+            OutboxEvent behind = event("order.paid", "orders", "k1");
+            OutboxEvent other = event("order.paid", "orders", "k2");
+            append(store, List.of(behind, other));
+
+            assertThat(operator(store).deadLetterNow(Set.of(first.id()), "bob", now()))
+                    .isEqualTo(1);
+            clock.advance(Duration.ofMinutes(10));
+
+            assertThat(store.lease(UUID.randomUUID(), 10, now()))
+                    .extracting(OutboxEvent::id)
+                    .containsExactly(other.id());
+            assertThat(operator(store).heldKeys(10))
+                    .singleElement()
+                    .satisfies(held -> assertThat(held.holder().id()).isEqualTo(first.id()));
+        }
+
+        @Test
+        @DisplayName("the audit keeps an edit's new payload and headers beside the originals, and the ids a "
+                + "requeue or purge changed, in sequence order")
+        void auditContent() {
+            OutboxStore store = store(Ordering.none());
+            List<OutboxEvent> e = fiveDeadLetters(store);
+            OperatorStore operator = operator(store);
+            byte[] fixed = "{\"fixed\":true}".getBytes(StandardCharsets.UTF_8);
+
+            operator.editAndRequeue(e.get(0).id(), new EventEdit(fixed, Map.of("tenant", "globex")), "carol", now());
+            AuditEntry edit = operator.auditTrail(OptionalLong.empty(), 1).get(0);
+            assertThat(edit.originalPayload())
+                    .hasValueSatisfying(p -> assertThat(p).isEqualTo(e.get(0).payload()));
+            assertThat(edit.originalHeaders()).isEqualTo(Map.of("tenant", "acme"));
+            assertThat(edit.newPayload()).hasValueSatisfying(p -> assertThat(p).isEqualTo(fixed));
+            assertThat(edit.newHeaders()).isEqualTo(Map.of("tenant", "globex"));
+
+            assertThat(operator.requeueDeadLetters(DeadLetterFilter.any().withDestination("billing"), "dave", now()))
+                    .isEqualTo(2);
+            AuditEntry requeue = operator.auditTrail(OptionalLong.empty(), 1).get(0);
+            assertThat(requeue.eventIds())
+                    .containsExactly(e.get(2).id(), e.get(3).id());
+            assertThat(requeue.newPayload()).isEmpty();
+            assertThat(requeue.newHeaders()).isEmpty();
+
+            assertThat(operator.purgeDeadLetters(DeadLetterFilter.any(), "erin", now()))
+                    .isEqualTo(2);
+            AuditEntry purge = operator.auditTrail(OptionalLong.empty(), 1).get(0);
+            assertThat(purge.action()).isEqualTo(AuditEntry.PURGE);
+            assertThat(purge.eventIds()).containsExactly(e.get(1).id(), e.get(4).id());
+
+            assertThat(operator.purgeDeadLetters(DeadLetterFilter.any(), "erin", now()))
+                    .isZero();
+            assertThat(operator.auditTrail(OptionalLong.empty(), 1).get(0).eventIds())
+                    .isEmpty();
+        }
+
+        @Test
+        @DisplayName("a dead letter's last attempt keeps which rule stopped it, when the mark says; retries "
+                + "and marks without a reason keep none")
+        void stoppedBy() {
+            OutboxStore store = store(Ordering.none());
+            OutboxEvent unroutable = retrying(store, "order.placed", null, "NO_ROUTE: x", Duration.ZERO);
+            OutboxEvent plain = event("order.paid", "orders", null);
+            append(store, List.of(plain));
+            UUID lease = UUID.randomUUID();
+            assertThat(store.lease(lease, 10, now())).hasSize(2);
+            DeadLetterReason budget = new DeadLetterReason(DeadLetterReason.Kind.UNROUTABLE_BUDGET, 3);
+            store.markDeadLettered(
+                    lease,
+                    List.of(
+                            new DeadLetterMark(unroutable.id(), "NO_ROUTE: x", Optional.of(budget)),
+                            new DeadLetterMark(plain.id(), "too large")),
+                    now());
+
+            assertThat(operator(store).attempts(unroutable.id()))
+                    .extracting(Attempt::outcome, Attempt::stoppedBy)
+                    .containsExactly(
+                            tuple(Attempt.Outcome.RETRY, Optional.empty()),
+                            tuple(Attempt.Outcome.DEAD_LETTER, Optional.of(budget.describe())));
+            assertThat(operator(store).attempts(plain.id()))
+                    .singleElement()
+                    .satisfies(attempt -> assertThat(attempt.stoppedBy()).isEmpty());
         }
     }
 }

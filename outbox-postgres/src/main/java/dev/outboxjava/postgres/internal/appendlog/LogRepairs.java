@@ -7,6 +7,7 @@ import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
 import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
 import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
 import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusLiteral;
@@ -23,6 +24,7 @@ import dev.outboxjava.postgres.internal.OperatorRepairs;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.List;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.Record;
@@ -63,7 +65,7 @@ public final class LogRepairs extends OperatorRepairs {
     @Override
     public long requeue(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
         return inTransaction(connection, dsl -> {
-            long changed = dsl.update(st)
+            var requeued = dsl.update(st)
                     .set(STATUS, statusLiteral(EventStatus.PENDING))
                     .set(ATTEMPTS, DSL.inline(0))
                     .set(NEXT_ATTEMPT_AT, now)
@@ -72,9 +74,10 @@ public final class LogRepairs extends OperatorRepairs {
                     .from(e)
                     .where(e(ID).eq(st(ID)))
                     .and(where(filter))
-                    .execute();
-            audit.record(dsl, now, actor, AuditEntry.REQUEUE, filter.describe(), changed, null, null, null);
-            return changed;
+                    .returning(st(ID), st(SEQ));
+            CommonTableExpression<?> changed = DSL.name("x").as(requeued);
+            return audit.recordChanged(
+                    dsl, List.of(changed), changed, now, actor, AuditEntry.REQUEUE, filter.describe());
         });
     }
 
@@ -87,19 +90,19 @@ public final class LogRepairs extends OperatorRepairs {
                             .using(e)
                             .where(e(ID).eq(st(ID)))
                             .and(where(filter))
-                            .returning(st(ID)));
+                            .returning(st(ID), st(SEQ)));
             CommonTableExpression<?> events = DSL.name("y")
                     .as(dsl.deleteFrom(eventTable)
                             .where(ID.in(DSL.select(column(states, ID)).from(states)))
                             .returning(ID));
-            long deleted = dsl.with(states)
-                    .with(events)
-                    .with(attempts.deleteOf(states, ID))
-                    .selectCount()
-                    .from(states)
-                    .fetchOne(0, Long.class);
-            audit.record(dsl, now, actor, AuditEntry.PURGE, filter.describe(), deleted, null, null, null);
-            return deleted;
+            return audit.recordChanged(
+                    dsl,
+                    List.of(states, events, attempts.deleteOf(states, ID)),
+                    states,
+                    now,
+                    actor,
+                    AuditEntry.PURGE,
+                    filter.describe());
         });
     }
 

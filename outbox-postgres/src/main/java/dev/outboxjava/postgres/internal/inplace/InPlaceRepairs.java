@@ -7,6 +7,7 @@ import static dev.outboxjava.postgres.internal.OutboxTable.LEASED_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.LEASE_ID;
 import static dev.outboxjava.postgres.internal.OutboxTable.NEXT_ATTEMPT_AT;
 import static dev.outboxjava.postgres.internal.OutboxTable.SENT_AT;
+import static dev.outboxjava.postgres.internal.OutboxTable.SEQ;
 import static dev.outboxjava.postgres.internal.OutboxTable.STATUS;
 import static dev.outboxjava.postgres.internal.OutboxTable.column;
 import static dev.outboxjava.postgres.internal.OutboxTable.statusIs;
@@ -23,6 +24,7 @@ import dev.outboxjava.postgres.internal.OperatorRepairs;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.List;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.Record;
@@ -51,16 +53,17 @@ public final class InPlaceRepairs extends OperatorRepairs {
     @Override
     public long requeue(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
         return inTransaction(connection, dsl -> {
-            long changed = dsl.update(st)
+            var requeued = dsl.update(st)
                     .set(STATUS, statusLiteral(EventStatus.PENDING))
                     .set(ATTEMPTS, DSL.inline(0))
                     .set(NEXT_ATTEMPT_AT, now)
                     .set(LEASE_ID, DSL.inline(null, LEASE_ID.getDataType()))
                     .set(LEASED_AT, DSL.inline(null, LEASED_AT.getDataType()))
                     .where(where(filter))
-                    .execute();
-            audit.record(dsl, now, actor, AuditEntry.REQUEUE, filter.describe(), changed, null, null, null);
-            return changed;
+                    .returning(st(ID), st(SEQ));
+            CommonTableExpression<?> changed = DSL.name("x").as(requeued);
+            return audit.recordChanged(
+                    dsl, List.of(changed), changed, now, actor, AuditEntry.REQUEUE, filter.describe());
         });
     }
 
@@ -68,14 +71,15 @@ public final class InPlaceRepairs extends OperatorRepairs {
     public long purge(Connection connection, DeadLetterFilter filter, String actor, Instant now) throws SQLException {
         return inTransaction(connection, dsl -> {
             CommonTableExpression<?> events =
-                    DSL.name("x").as(dsl.deleteFrom(e).where(where(filter)).returning(e(ID)));
-            long deleted = dsl.with(events)
-                    .with(attempts.deleteOf(events, ID))
-                    .selectCount()
-                    .from(events)
-                    .fetchOne(0, Long.class);
-            audit.record(dsl, now, actor, AuditEntry.PURGE, filter.describe(), deleted, null, null, null);
-            return deleted;
+                    DSL.name("x").as(dsl.deleteFrom(e).where(where(filter)).returning(e(ID), e(SEQ)));
+            return audit.recordChanged(
+                    dsl,
+                    List.of(events, attempts.deleteOf(events, ID)),
+                    events,
+                    now,
+                    actor,
+                    AuditEntry.PURGE,
+                    filter.describe());
         });
     }
 
