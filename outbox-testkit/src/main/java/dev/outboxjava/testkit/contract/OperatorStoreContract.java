@@ -668,21 +668,22 @@ public abstract class OperatorStoreContract {
 
         @Test
         @DisplayName("dead letters and retrying events are grouped by cause, destination and type, dead letters "
-                + "first, largest first, errors differing only by numbers or UUIDs in one group, with first and "
+                + "first, largest first, errors differing only by numbers of four or more digits or UUIDs in one group, with first and "
                 + "last seen")
         void failureGroups() {
             OutboxStore store = store(Ordering.none());
             Instant firstRoute = now();
             OutboxEvent route1 =
-                    deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-7 has no queue");
-            deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-12 has no queue");
+                    deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-7001 has no queue");
+            deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-1200 has no queue");
             Instant lastRoute = now();
-            deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-3 has no queue");
-            deadLetterOne(store, "order.placed", "orders", null, "Timeout for " + UUID.randomUUID() + " after 30s");
-            deadLetterOne(store, "order.placed", "orders", null, "Timeout for " + UUID.randomUUID() + " after 5s");
+            deadLetterOne(store, "order.placed", "orders", null, "NO_ROUTE: exchange orders-3333 has no queue");
+            deadLetterOne(
+                    store, "order.placed", "orders", null, "Timeout for " + UUID.randomUUID() + " after 30000 ms");
+            deadLetterOne(store, "order.placed", "orders", null, "Timeout for " + UUID.randomUUID() + " after 5000 ms");
             deadLetterOne(store, "order.paid", "billing", null, "RecordTooLargeException: 2097152 bytes\n\tat x");
-            retrying(store, "order.placed", null, "503 broker down", Duration.ofHours(1));
-            retrying(store, "order.placed", null, "504 broker down", Duration.ofHours(1));
+            retrying(store, "order.placed", null, "broker down, delivery 10293", Duration.ofHours(1));
+            retrying(store, "order.placed", null, "broker down, delivery 10294", Duration.ofHours(1));
             append(store, List.of(event("order.placed", "orders", null))); // pending, never failed: in no group
             OperatorStore operator = operator(store);
 
@@ -704,7 +705,7 @@ public abstract class OperatorStoreContract {
                                     3L),
                             tuple(
                                     FailureGroup.Kind.DEAD_LETTER,
-                                    "Timeout for * after #s",
+                                    "Timeout for * after # ms",
                                     "orders",
                                     "order.placed",
                                     2L),
@@ -714,13 +715,13 @@ public abstract class OperatorStoreContract {
                                     "billing",
                                     "order.paid",
                                     1L),
-                            tuple(FailureGroup.Kind.RETRYING, "# broker down", "orders", "order.placed", 2L));
+                            tuple(FailureGroup.Kind.RETRYING, "broker down, delivery #", "orders", "order.placed", 2L));
             FailureGroup routes = groups.get(0);
             assertThat(routes.example())
                     .isIn(
-                            "NO_ROUTE: exchange orders-7 has no queue",
-                            "NO_ROUTE: exchange orders-12 has no queue",
-                            "NO_ROUTE: exchange orders-3 has no queue");
+                            "NO_ROUTE: exchange orders-7001 has no queue",
+                            "NO_ROUTE: exchange orders-1200 has no queue",
+                            "NO_ROUTE: exchange orders-3333 has no queue");
             assertThat(routes.firstSeen()).isEqualTo(firstRoute);
             assertThat(routes.lastSeen()).isEqualTo(lastRoute);
             assertThat(groups.get(2).example()).isEqualTo("RecordTooLargeException: 2097152 bytes\n\tat x");
@@ -779,10 +780,11 @@ public abstract class OperatorStoreContract {
                 "contains filters (same case) and the cause filter are honoured by count, find, requeue " + "and purge")
         void containsAndCauseFilters() {
             OutboxStore store = store(Ordering.none());
-            OutboxEvent placed = deadLetterOne(store, "order.placed", "orders-eu", "customer-1", "NO_ROUTE: queue 1");
-            OutboxEvent paid = deadLetterOne(store, "order.paid", "orders-us", "customer-22", "NO_ROUTE: queue 2");
-            OutboxEvent invoice = deadLetterOne(store, "invoice.sent", "billing", "customer-1", "Timeout 3");
-            OutboxEvent reorder = deadLetterOne(store, "reorder.placed", "orders-eu", null, "NO_ROUTE: queue 4");
+            OutboxEvent placed =
+                    deadLetterOne(store, "order.placed", "orders-eu", "customer-1", "NO_ROUTE: queue 1001");
+            OutboxEvent paid = deadLetterOne(store, "order.paid", "orders-us", "customer-22", "NO_ROUTE: queue 2002");
+            OutboxEvent invoice = deadLetterOne(store, "invoice.sent", "billing", "customer-1", "Timeout 3003");
+            OutboxEvent reorder = deadLetterOne(store, "reorder.placed", "orders-eu", null, "NO_ROUTE: queue 4004");
             OperatorStore operator = operator(store);
             DeadLetterFilter contains = DeadLetterFilter.any().withMatch(DeadLetterFilter.TextMatch.CONTAINS);
 
@@ -949,7 +951,7 @@ public abstract class OperatorStoreContract {
                             .marked())
                     .containsExactly(again.id());
             assertThat(store.find(fresh.id()).orElseThrow().status()).isEqualTo(EventStatus.PENDING);
-            assertThat(operator.countDeadLetters(DeadLetterFilter.any().withCause("# down")))
+            assertThat(operator.countDeadLetters(DeadLetterFilter.any().withCause("503 down")))
                     .isEqualTo(1);
             AuditEntry entry = operator.auditTrail(OptionalLong.empty(), 1).get(0);
             assertThat(entry.action()).isEqualTo(AuditEntry.DEAD_LETTER);
