@@ -2,6 +2,7 @@ package dev.outboxjava.postgres.health;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -48,15 +49,18 @@ public record OpenTransaction(
     /**
      * One line for logs and health details, e.g. {@code pid 4711 (billing-report), idle in transaction,
      * client 10.0.0.5:51234, user report, open 754.2s since 2026-11-25T10:00:00Z, last query started
-     * 2026-11-25T10:00:01Z, 81234 transaction ids old}. The statement's text is left out: it may carry
+     * 2026-11-25T10:00:01Z, 81234 transaction ids old} (times to the millisecond). The statement's text is left
+     * out: it may carry
      * data that does not belong in logs.
      */
     public String describe() {
         return "pid " + pid + (applicationName.isEmpty() ? "" : " (" + applicationName + ")") + ", " + state
                 + ", client " + (clientAddress.isEmpty() ? "local socket" : clientAddress)
                 + (user.isEmpty() ? "" : ", user " + user)
-                + ", open " + age.toMillis() / 1000.0 + "s since " + transactionStart
-                + queryStart.map(at -> ", last query started " + at).orElse("")
+                + ", open " + age.toMillis() / 1000.0 + "s since " + transactionStart.truncatedTo(ChronoUnit.MILLIS)
+                + queryStart
+                        .map(at -> ", last query started " + at.truncatedTo(ChronoUnit.MILLIS))
+                        .orElse("")
                 + ", " + xidAge + " transaction ids old";
     }
 }

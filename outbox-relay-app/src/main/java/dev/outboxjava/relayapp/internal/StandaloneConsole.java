@@ -22,7 +22,8 @@ import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +40,10 @@ import org.slf4j.LoggerFactory;
 public final class StandaloneConsole implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(StandaloneConsole.class);
+    /** The console's way of writing a time: UTC, to the millisecond. */
+    private static final DateTimeFormatter SINCE = DateTimeFormatter.ofPattern(
+                    "uuuu-MM-dd HH:mm:ss.SSS 'UTC'", java.util.Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
     /** The alert rules' thresholds for dead tuples (OutboxDeadTuplesHigh). */
     private static final long DEAD_TUPLES_FLOOR = 100_000;
 
@@ -171,7 +176,7 @@ public final class StandaloneConsole implements AutoCloseable {
     private static Map<String, String> facts(RelayAppConfig settings, Instant started) {
         Map<String, String> facts = new LinkedHashMap<>();
         facts.put("process", ManagementFactory.getRuntimeMXBean().getName());
-        facts.put("running since", started.truncatedTo(ChronoUnit.MILLIS).toString());
+        facts.put("running since", SINCE.format(started));
         facts.put("table", settings.database().map(d -> d.table()).orElse("-"));
         long alive = Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> thread.getName().startsWith("outbox-relay-"))

@@ -297,7 +297,8 @@ class ConsoleBrowserIT {
 
         open("/audit");
         assertThat(text("audit")).contains("Ada (console)", "edit-requeue", "id=" + broken.id());
-        browser.findElement(By.cssSelector("#audit details summary")).click();
+        browser.findElement(By.cssSelector("#audit details.audit-original summary"))
+                .click();
         assertThat(text("audit")).contains("\"sku\" : \"typo\"");
     }
 
@@ -316,7 +317,7 @@ class ConsoleBrowserIT {
 
         open("/dead-letters?type=order.expired");
         browser.findElement(By.id("purge-matching")).click();
-        assertThat(text("confirm-text")).contains("Delete 2 dead letter(s) (type=order.expired)");
+        assertThat(text("confirm-text")).contains("Delete 2 dead letter(s) (type~order.expired)");
         assertThat(store.find(one.id())).isPresent();
         Browser.screenshot(browser, "purge-confirm");
         browser.findElement(By.id("confirm")).click();
