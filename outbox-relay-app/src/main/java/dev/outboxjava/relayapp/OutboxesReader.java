@@ -21,6 +21,8 @@ final class OutboxesReader {
     private OutboxesReader() {}
 
     /**
+     * Reads the outboxes of a worker of many, each problem named by its key.
+     *
      * @param table  {@code outbox.table}, the table a discovery rule looks for
      * @param layout the store layout, which bounds the table names
      * @return empty when neither a list nor a pattern is set (the one table of {@code outbox.table})
