@@ -41,9 +41,9 @@ public enum ConfigKey {
                     + "work in a fair turn, over one pool and one LISTEN connection, and readiness names the table "
                     + "that is behind; each table takes the other outbox.* settings. Empty = the one table of "
                     + "outbox.table, which the operator commands (status, dead-letters, ...) act on either way. Not "
-                    + "with outbox.schema.pattern."),
-    SCHEMA_PATTERN(
-            "outbox.schema.pattern",
+                    + "with outbox.discovery.schema.pattern."),
+    DISCOVERY_SCHEMA_PATTERN(
+            "outbox.discovery.schema.pattern",
             "",
             "Relays, by one worker as with outbox.tables, every schema whose whole name matches this regular "
                     + "expression (e.g. tenant_.*) and that holds the table outbox.table (then unqualified); looked "
@@ -52,7 +52,7 @@ public enum ConfigKey {
     DISCOVERY_INTERVAL(
             "outbox.discovery.interval",
             "30s",
-            "With outbox.schema.pattern: how often the schemas holding the table are looked up again."),
+            "With outbox.discovery.schema.pattern: how often the schemas holding the table are looked up again."),
     COMPLETION_MODE(
             "outbox.completion.mode",
             "keep_sent",
@@ -115,7 +115,7 @@ public enum ConfigKey {
     RELAY_MAX_IDLE_POLL_INTERVAL(
             "outbox.relay.max.idle.poll.interval",
             "10s",
-            "With outbox.tables or outbox.schema.pattern: the longest wait between two polls of a table that keeps "
+            "With outbox.tables or outbox.discovery.schema.pattern: the longest wait between two polls of a table that keeps "
                     + "finding nothing (after an empty poll the wait starts at outbox.relay.poll.interval and doubles; "
                     + "a wake-up of the table's channel ends it), which bounds what idle tables cost."),
     RELAY_WAKEUP(

@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * The outboxes of a worker that relays several tables ({@code outbox.tables}) or every schema matching a
- * pattern ({@code outbox.schema.pattern}); present in {@link RelayAppConfig#outboxes()} only when one of
+ * pattern ({@code outbox.discovery.schema.pattern}); present in {@link RelayAppConfig#outboxes()} only when one of
  * the two is set, and then {@code run} starts a {@link dev.outboxjava.worker.MultiOutboxWorker}.
  *
  * @param tables        the listed tables, {@code table} or {@code schema.table}; empty with a pattern

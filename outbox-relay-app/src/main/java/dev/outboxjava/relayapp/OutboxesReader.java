@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Reads {@code outbox.tables}, {@code outbox.schema.pattern}, {@code outbox.discovery.interval} and
+ * Reads {@code outbox.tables}, {@code outbox.discovery.schema.pattern}, {@code outbox.discovery.interval} and
  * {@code outbox.relay.max.idle.poll.interval}: whether the worker relays many outboxes, and which.
  */
 final class OutboxesReader {
@@ -29,14 +29,14 @@ final class OutboxesReader {
      */
     static Optional<OutboxesConfig> read(ConfigReader reader, String table, StoreLayout layout) {
         String list = reader.string(ConfigKey.TABLES).strip();
-        String pattern = reader.string(ConfigKey.SCHEMA_PATTERN).strip();
+        String pattern = reader.string(ConfigKey.DISCOVERY_SCHEMA_PATTERN).strip();
         MultiOutboxConfig multi = multi(reader);
         if (list.isEmpty() && pattern.isEmpty()) {
             return Optional.empty();
         }
         if (!list.isEmpty() && !pattern.isEmpty()) {
             reader.problem(
-                    ConfigKey.SCHEMA_PATTERN,
+                    ConfigKey.DISCOVERY_SCHEMA_PATTERN,
                     "cannot be set together with " + ConfigKey.TABLES.displayName() + ": list the tables, or let "
                             + "the pattern find them, not both");
             return Optional.empty();
@@ -50,15 +50,16 @@ final class OutboxesReader {
         if (table.contains(".")) {
             reader.problem(
                     ConfigKey.TABLE,
-                    "must name the table alone (e.g. outbox_events) with " + ConfigKey.SCHEMA_PATTERN.displayName()
-                            + ", was '" + table + "': the schemas come from the pattern");
+                    "must name the table alone (e.g. outbox_events) with "
+                            + ConfigKey.DISCOVERY_SCHEMA_PATTERN.displayName() + ", was '" + table
+                            + "': the schemas come from the pattern");
             return Optional.empty();
         }
         try {
             return Optional.of(new OutboxesConfig(List.of(), Optional.of(Pattern.compile(pattern)), table, multi));
         } catch (PatternSyntaxException e) {
             reader.problem(
-                    ConfigKey.SCHEMA_PATTERN,
+                    ConfigKey.DISCOVERY_SCHEMA_PATTERN,
                     "must be a Java regular expression (e.g. tenant_.*), was '" + pattern + "': " + e.getDescription());
             return Optional.empty();
         }

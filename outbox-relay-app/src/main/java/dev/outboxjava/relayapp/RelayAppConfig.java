@@ -125,7 +125,8 @@ public final class RelayAppConfig {
             reader.problem(
                     ConfigKey.CONSOLE_ENABLED,
                     "serves one outbox table and is not available with " + ConfigKey.TABLES.property() + " or "
-                            + ConfigKey.SCHEMA_PATTERN.property() + ": set it to false, or open the console of a "
+                            + ConfigKey.DISCOVERY_SCHEMA_PATTERN.property()
+                            + ": set it to false, or open the console of a "
                             + "table with a process of its own (" + ConfigKey.TABLE.property() + ")");
         }
 
@@ -239,7 +240,7 @@ public final class RelayAppConfig {
     }
 
     /**
-     * The outboxes of a worker of many tables ({@code outbox.tables} or {@code outbox.schema.pattern}); empty
+     * The outboxes of a worker of many tables ({@code outbox.tables} or {@code outbox.discovery.schema.pattern}); empty
      * when the worker relays the one table of {@link #table()}.
      */
     public Optional<OutboxesConfig> outboxes() {

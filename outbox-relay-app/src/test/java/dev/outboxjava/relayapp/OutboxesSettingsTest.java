@@ -46,11 +46,12 @@ class OutboxesSettingsTest {
     }
 
     @Test
-    @DisplayName("given OUTBOX_SCHEMA_PATTERN, then every schema matching it that holds outbox.table is looked up"
-            + " on the discovery interval, and idle polling is bounded by its own setting")
+    @DisplayName(
+            "given OUTBOX_DISCOVERY_SCHEMA_PATTERN, then every schema matching it that holds outbox.table is looked up"
+                    + " on the discovery interval, and idle polling is bounded by its own setting")
     void discoveryRule() {
         OutboxesConfig outboxes = load(Map.of(
-                        "OUTBOX_SCHEMA_PATTERN", "tenant_.*",
+                        "OUTBOX_DISCOVERY_SCHEMA_PATTERN", "tenant_.*",
                         "OUTBOX_DISCOVERY_INTERVAL", "5s",
                         "OUTBOX_RELAY_MAX_IDLE_POLL_INTERVAL", "3s"))
                 .outboxes()
@@ -66,9 +67,10 @@ class OutboxesSettingsTest {
     @Test
     @DisplayName("given both a list and a pattern, then the start is refused naming the pattern and the list")
     void listAndPatternTogether() {
-        assertThatThrownBy(() -> load(Map.of("OUTBOX_TABLES", "a.outbox_events", "OUTBOX_SCHEMA_PATTERN", "t_.*")))
+        assertThatThrownBy(() ->
+                        load(Map.of("OUTBOX_TABLES", "a.outbox_events", "OUTBOX_DISCOVERY_SCHEMA_PATTERN", "t_.*")))
                 .isInstanceOf(InvalidSettingsException.class)
-                .hasMessageContaining("OUTBOX_SCHEMA_PATTERN")
+                .hasMessageContaining("OUTBOX_DISCOVERY_SCHEMA_PATTERN")
                 .hasMessageContaining("OUTBOX_TABLES");
     }
 
@@ -76,15 +78,16 @@ class OutboxesSettingsTest {
     @DisplayName("given a pattern and a qualified outbox.table, then outbox.table is refused: the schemas come from"
             + " the pattern")
     void patternWithQualifiedTable() {
-        assertThat(problemKeys(Map.of("OUTBOX_SCHEMA_PATTERN", "t_.*", "OUTBOX_TABLE", "billing.outbox_events")))
+        assertThat(problemKeys(
+                        Map.of("OUTBOX_DISCOVERY_SCHEMA_PATTERN", "t_.*", "OUTBOX_TABLE", "billing.outbox_events")))
                 .containsExactly(ConfigKey.TABLE.displayName());
     }
 
     @Test
     @DisplayName("given a pattern that is no regular expression, then it is refused by name")
     void badPattern() {
-        assertThatThrownBy(() -> load(Map.of("OUTBOX_SCHEMA_PATTERN", "tenant_(")))
-                .hasMessageContaining("OUTBOX_SCHEMA_PATTERN")
+        assertThatThrownBy(() -> load(Map.of("OUTBOX_DISCOVERY_SCHEMA_PATTERN", "tenant_(")))
+                .hasMessageContaining("OUTBOX_DISCOVERY_SCHEMA_PATTERN")
                 .hasMessageContaining("regular expression");
     }
 
@@ -100,7 +103,7 @@ class OutboxesSettingsTest {
     @Test
     @DisplayName("given a discovery interval of zero, then it is refused by name")
     void zeroDiscoveryInterval() {
-        assertThat(problemKeys(Map.of("OUTBOX_SCHEMA_PATTERN", "t_.*", "OUTBOX_DISCOVERY_INTERVAL", "0s")))
+        assertThat(problemKeys(Map.of("OUTBOX_DISCOVERY_SCHEMA_PATTERN", "t_.*", "OUTBOX_DISCOVERY_INTERVAL", "0s")))
                 .containsExactly(ConfigKey.DISCOVERY_INTERVAL.displayName());
     }
 

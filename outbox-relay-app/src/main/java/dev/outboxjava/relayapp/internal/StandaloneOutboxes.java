@@ -16,7 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 
 /**
- * The standalone process's worker of many outboxes ({@code outbox.tables} or {@code outbox.schema.pattern}):
+ * The standalone process's worker of many outboxes ({@code outbox.tables} or {@code outbox.discovery.schema.pattern}):
  * one pool for the database, one publisher, each outbox with the table settings of the process.
  */
 public final class StandaloneOutboxes {

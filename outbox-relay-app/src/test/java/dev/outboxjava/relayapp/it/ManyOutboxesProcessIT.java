@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The standalone jar as a worker of many outboxes, against the real PostgreSQL and RabbitMQ: tenant schemas
- * found by {@code OUTBOX_SCHEMA_PATTERN} (one created while it runs), and tables listed in
+ * found by {@code OUTBOX_DISCOVERY_SCHEMA_PATTERN} (one created while it runs), and tables listed in
  * {@code OUTBOX_TABLES}, one of them missing, which readiness names while the other drains.
  */
 @DisplayName("The standalone worker of many outboxes")
@@ -108,15 +108,16 @@ class ManyOutboxesProcessIT {
     }
 
     @Test
-    @DisplayName("given tenant schemas matching OUTBOX_SCHEMA_PATTERN, then one process drains them all, picks up a"
-            + " tenant created while it runs, and its readiness and metrics name each outbox")
+    @DisplayName(
+            "given tenant schemas matching OUTBOX_DISCOVERY_SCHEMA_PATTERN, then one process drains them all, picks up a"
+                    + " tenant created while it runs, and its readiness and metrics name each outbox")
     void discoversAndDrainsTenantSchemas() throws Exception {
         Set<String> ids = new HashSet<>();
         for (String name : List.of("a", "b", "c")) {
             ids.addAll(tenant(name, 300));
         }
         Map<String, String> env = environment(WorkerJar.freePort());
-        env.put("OUTBOX_SCHEMA_PATTERN", prefix + ".*");
+        env.put("OUTBOX_DISCOVERY_SCHEMA_PATTERN", prefix + ".*");
         env.put("OUTBOX_DISCOVERY_INTERVAL", "1s");
         int port = Integer.parseInt(env.get("OUTBOX_HTTP_PORT"));
 

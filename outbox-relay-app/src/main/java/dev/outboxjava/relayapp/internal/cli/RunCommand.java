@@ -44,7 +44,7 @@ import picocli.CommandLine.Option;
                     + "/health/ready on outbox.http.port, with the web console under /console when "
                     + "outbox.console.enabled.",
             "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
-            "With outbox.tables or outbox.schema.pattern one process relays many outbox tables, fairly.",
+            "With outbox.tables or outbox.discovery.schema.pattern one process relays many outbox tables, fairly.",
             "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
                     + "exiting; a login or database name the server refuses ends it with exit code 3.",
             "On SIGTERM it stops leasing, lets batches in flight finish within outbox.shutdown.timeout, "
@@ -73,7 +73,7 @@ public final class RunCommand implements Callable<Integer> {
         Optional<OutboxesConfig> many = settings.outboxes();
         if (ensureSchema && many.map(OutboxesConfig::isDiscovered).orElse(false)) {
             throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
-                    ConfigKey.SCHEMA_PATTERN.displayName(),
+                    ConfigKey.DISCOVERY_SCHEMA_PATTERN.displayName(),
                     "run --ensure-schema creates the tables it is given, and a pattern gives none: create each "
                             + "schema's table with its migrations (the schema command prints them), or list the "
                             + "tables in " + ConfigKey.TABLES.property())));
