@@ -36,7 +36,7 @@ import java.util.TreeMap;
  * @param producers     producer client threads (scenarios 4 and 5)
  * @param sentRows      sent rows loaded for scenario 6
  * @param leasesPerRun  leases timed per table per run in scenario 6
- * @param scenarios     which scenarios run (1–9; by default all but 7 and 9)
+ * @param scenarios     which scenarios run (1–10; by default all but 7, 9 and 10)
  * @param jdbcUrl       the PostgreSQL database (user postgres, trust authentication)
  * @param rabbitHost    the RabbitMQ host (port 5672, guest/guest)
  * @param kafkaProperties producer properties set on the relay's Kafka publisher over its defaults
@@ -61,6 +61,10 @@ import java.util.TreeMap;
  * @param tailTime      how long producers commit in each run of scenario 9 (per variant and rate)
  * @param tailInterval  scenario 9 reports per interval of this length (a minute by default)
  * @param tailRates     the rates scenario 9 measures, events per second
+ * @param manyOutboxes  the numbers of outboxes (tenant schemas) scenario 10 drains and idles, by one worker of
+ *                      many outboxes and by one worker per table
+ * @param manyEvents    scenario 10's backlog per outbox
+ * @param manyIdleTime  how long scenario 10 counts the queries of the idle relays, every outbox empty
  */
 public record BenchmarkConfig(
         int runs,
@@ -94,7 +98,10 @@ public record BenchmarkConfig(
         int scaleThreads,
         Duration tailTime,
         Duration tailInterval,
-        List<Integer> tailRates) {
+        List<Integer> tailRates,
+        List<Integer> manyOutboxes,
+        int manyEvents,
+        Duration manyIdleTime) {
 
     /** Free space {@code /dev/shm} needs to hold the in-process broker's log of a full run (about 3 GB). */
     public static final int MEMORY_LOG_MIN_FREE_GIB = 8;
@@ -125,6 +132,8 @@ public record BenchmarkConfig(
         v.heldInterval = Duration.ofSeconds(10);
         v.tailTime = Duration.ofSeconds(30);
         v.tailInterval = Duration.ofSeconds(10);
+        v.manyEvents = 500;
+        v.manyIdleTime = Duration.ofSeconds(10);
         return v;
     }
 
@@ -181,7 +190,8 @@ public record BenchmarkConfig(
                 "  --producer-seconds N   saturated producers (scenarios 4 and 5) switch what they do every N/16 s (default 4; quick 3)",
                 "  --producers N          producer threads (default 4)",
                 "  --sent-rows N          sent rows for scenario 6 (default 10000000; quick 1000000)",
-                "  --scenarios 1,3,...    which scenarios run (default 1-6 and 8; 7, the long transaction, and 9, the tail, only when named)",
+                "  --scenarios 1,3,...    which scenarios run (default 1-6 and 8; 7, the long transaction, 9, the tail, and 10,",
+                "                         many outboxes, only when named)",
                 "  --held-seconds N       scenario 7: each run, with and without a held snapshot (default 600; quick 60)",
                 "  --held-interval-seconds N  scenario 7 reports per N s (default 60; quick 10)",
                 "  --held-completion LIST scenario 7 completion modes: keep-sent,delete (default both)",
@@ -203,6 +213,9 @@ public record BenchmarkConfig(
                 "  --tail-seconds N       scenario 9: each run, per variant and rate (default 120; quick 30)",
                 "  --tail-interval-seconds N  scenario 9 reports per N s (default 60; quick 10)",
                 "  --tail-rates LIST      scenario 9 events/s (default 500,2000)",
+                "  --many-outboxes LIST   scenario 10: how many outboxes (tenant schemas) each run has (default 1,10,100)",
+                "  --many-events N        scenario 10: backlog per outbox (default 2000; quick 500)",
+                "  --many-idle-seconds N  scenario 10: how long the idle relays' queries are counted (default 30; quick 10)",
                 "  --jdbc-url URL         default " + DEFAULT_JDBC_URL + " (user postgres)",
                 "  --rabbitmq-host HOST   default 127.0.0.1 (port 5672, guest/guest)",
                 "  --kafka-property K=V   a producer property of the relay's Kafka publisher over the library's defaults",
@@ -255,6 +268,14 @@ public record BenchmarkConfig(
                                 tailTime.toSeconds(),
                                 tailInterval.toSeconds(),
                                 tailRates)
+                        : "")
+                + (runs(10)
+                        ? String.format(
+                                Locale.ROOT,
+                                " many=%s outboxes x %,d events, idle %ds",
+                                manyOutboxes,
+                                manyEvents,
+                                manyIdleTime.toSeconds())
                         : "");
     }
 
@@ -292,6 +313,9 @@ public record BenchmarkConfig(
         Duration tailTime = Duration.ofSeconds(120);
         Duration tailInterval = Duration.ofMinutes(1);
         List<Integer> tailRates = List.of(500, 2_000);
+        List<Integer> manyOutboxes = List.of(1, 10, 100);
+        int manyEvents = 2_000;
+        Duration manyIdleTime = Duration.ofSeconds(30);
 
         void set(String name, String value) {
             switch (name) {
@@ -312,8 +336,8 @@ public record BenchmarkConfig(
                     Set<Integer> chosen = new LinkedHashSet<>();
                     for (String part : value.split(",")) {
                         int s = positive(name, part.trim());
-                        if (s > 9) {
-                            throw new InvalidConfigurationException(name, "scenarios are numbered 1 to 9, was " + s);
+                        if (s > 10) {
+                            throw new InvalidConfigurationException(name, "scenarios are numbered 1 to 10, was " + s);
                         }
                         chosen.add(s);
                     }
@@ -365,6 +389,15 @@ public record BenchmarkConfig(
                     }
                     tailRates = List.copyOf(new LinkedHashSet<>(chosen));
                 }
+                case "--many-outboxes" -> {
+                    List<Integer> chosen = new ArrayList<>();
+                    for (String part : value.split(",")) {
+                        chosen.add(positive(name, part.trim()));
+                    }
+                    manyOutboxes = chosen.stream().distinct().sorted().toList();
+                }
+                case "--many-events" -> manyEvents = positive(name, value);
+                case "--many-idle-seconds" -> manyIdleTime = Duration.ofSeconds(positive(name, value));
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {
                         throw new InvalidConfigurationException(name, "must start with jdbc:postgresql:, was " + value);
@@ -425,7 +458,10 @@ public record BenchmarkConfig(
                     scaleThreads,
                     tailTime,
                     tailInterval,
-                    tailRates);
+                    tailRates,
+                    manyOutboxes,
+                    manyEvents,
+                    manyIdleTime);
         }
 
         private static List<StoreLayout> layouts(String name, String value) {

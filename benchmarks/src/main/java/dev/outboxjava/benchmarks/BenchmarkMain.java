@@ -163,6 +163,12 @@ public final class BenchmarkMain {
                         options.tailTime().toSeconds(), options.tailRates());
                 tail(new TailLatencyScenario(services, tables, brokers, options).run(), table);
             }
+            if (options.runs(10)) {
+                Log.line(
+                        "S10 many outboxes: %s outboxes x %,d events, one worker of many beside one worker per table",
+                        options.manyOutboxes(), options.manyEvents());
+                ManyOutboxesReport.report(new ManyOutboxesScenario(services, tables, options).run(), table);
+            }
         }
         Log.line("done in %.0f s", (System.nanoTime() - started) / 1e9);
         out.printf(

@@ -111,13 +111,34 @@ class BenchmarkConfigTest {
     }
 
     @Test
+    void theManyOutboxesScenarioRunsOnlyWhenNamedWithOneTenAndAHundredOutboxes() {
+        BenchmarkConfig defaults = BenchmarkConfig.ofDefaults();
+        assertThat(defaults.runs(10)).isFalse();
+        assertThat(defaults.manyOutboxes()).containsExactly(1, 10, 100);
+        assertThat(defaults.manyEvents()).isEqualTo(2_000);
+        assertThat(defaults.manyIdleTime()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(BenchmarkConfig.quick().manyEvents()).isEqualTo(500);
+        assertThat(BenchmarkConfig.quick().manyIdleTime()).isEqualTo(Duration.ofSeconds(10));
+
+        BenchmarkConfig chosen = BenchmarkConfig.parse(new String[] {
+            "--scenarios", "10", "--many-outboxes", "20,5,5", "--many-events", "300", "--many-idle-seconds", "5"
+        });
+        assertThat(chosen.runs(10)).isTrue();
+        assertThat(chosen.manyOutboxes()).containsExactly(5, 20);
+        assertThat(chosen.describe()).contains("many=[5, 20] outboxes x 300 events, idle 5s");
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--many-outboxes", "10,none"}))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("--many-outboxes");
+    }
+
+    @Test
     void anUnusableValueIsRefusedNamingTheOption() {
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--runs", "zero"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--runs");
-        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "10"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "11"}))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("1 to 9");
+                .hasMessageContaining("1 to 10");
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--warp"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--warp");
@@ -156,9 +177,9 @@ class BenchmarkConfigTest {
         assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--held-completion", "keep"}))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("--held-completion");
-        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "10"}))
+        assertThatThrownBy(() -> BenchmarkConfig.parse(new String[] {"--scenarios", "11"}))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("1 to 9");
+                .hasMessageContaining("1 to 10");
     }
 
     @Test

@@ -33,6 +33,26 @@ public enum ConfigKey {
             "Most database connections the worker opens (1-100); the relay "
                     + "threads, the sweeper, the cleaner and the metrics poller share them."),
     TABLE("outbox.table", "outbox_events", "The outbox table, table or schema.table (lower-case letters, digits, _)."),
+    TABLES(
+            "outbox.tables",
+            "",
+            "Several outbox tables relayed by one worker, comma-separated (table or schema.table each, e.g. "
+                    + "tenant_a.outbox_events,tenant_b.outbox_events): the relay threads take the tables that have "
+                    + "work in a fair turn, over one pool and one LISTEN connection, and readiness names the table "
+                    + "that is behind; each table takes the other outbox.* settings. Empty = the one table of "
+                    + "outbox.table, which the operator commands (status, dead-letters, ...) act on either way. Not "
+                    + "with outbox.discovery.schema.pattern."),
+    DISCOVERY_SCHEMA_PATTERN(
+            "outbox.discovery.schema.pattern",
+            "",
+            "Relays, by one worker as with outbox.tables, every schema whose whole name matches this regular "
+                    + "expression (e.g. tenant_.*) and that holds the table outbox.table (then unqualified); looked "
+                    + "up again every outbox.discovery.interval, so a new tenant is picked up and a dropped one let "
+                    + "go without a restart. Empty = no discovery."),
+    DISCOVERY_INTERVAL(
+            "outbox.discovery.interval",
+            "30s",
+            "With outbox.discovery.schema.pattern: how often the schemas holding the table are looked up again."),
     COMPLETION_MODE(
             "outbox.completion.mode",
             "keep_sent",
@@ -92,6 +112,12 @@ public enum ConfigKey {
             "outbox.relay.poll.interval",
             "1s",
             "How long an idle relay waits before polling again " + "when no wake-up arrives."),
+    RELAY_MAX_IDLE_POLL_INTERVAL(
+            "outbox.relay.max.idle.poll.interval",
+            "10s",
+            "With outbox.tables or outbox.discovery.schema.pattern: the longest wait between two polls of a table that keeps "
+                    + "finding nothing (after an empty poll the wait starts at outbox.relay.poll.interval and doubles; "
+                    + "a wake-up of the table's channel ends it), which bounds what idle tables cost."),
     RELAY_WAKEUP(
             "outbox.relay.wakeup",
             "notify_after_commit",

@@ -53,6 +53,11 @@ final class ConfigReader {
         problems.add(new InvalidSettingsException.Problem(key.displayName(), reason));
     }
 
+    /** How many problems were found so far, to tell whether one check added any. */
+    int problemCount() {
+        return problems.size();
+    }
+
     void problems(List<InvalidSettingsException.Problem> more) {
         problems.addAll(more);
     }

@@ -34,6 +34,7 @@ public final class RelayAppConfig {
     private final HealthConfig health;
     private final StoreLayout layout;
     private final ConsoleConfig console;
+    private final Optional<OutboxesConfig> outboxes;
     private final List<String> warnings;
 
     private RelayAppConfig(
@@ -47,8 +48,10 @@ public final class RelayAppConfig {
             HealthConfig health,
             StoreLayout layout,
             ConsoleConfig console,
+            Optional<OutboxesConfig> outboxes,
             List<String> warnings) {
         this.console = console;
+        this.outboxes = outboxes;
         this.warnings = warnings;
         this.database = database;
         this.broker = broker;
@@ -93,6 +96,7 @@ public final class RelayAppConfig {
         ConfigReader reader = new ConfigReader(source);
         reader.rejectUnknownKeys();
         DatabaseReader.Section store = DatabaseReader.read(reader);
+        Optional<OutboxesConfig> outboxes = OutboxesReader.read(reader, store.table(), store.layout());
         Optional<BrokerConfig> broker = BrokerReader.read(reader);
         OutboxWorkerConfig worker = WorkerReader.read(reader);
         WakeUpMode wakeUp = wakeUp(reader, worker, store.poolSize());
@@ -117,6 +121,14 @@ public final class RelayAppConfig {
                     "needs the HTTP server, which serves it under /console: set " + ConfigKey.HTTP_PORT.displayName()
                             + " to a port (it is 0)");
         }
+        if (console.enabled() && outboxes.isPresent()) {
+            reader.problem(
+                    ConfigKey.CONSOLE_ENABLED,
+                    "serves one outbox table and is not available with " + ConfigKey.TABLES.property() + " or "
+                            + ConfigKey.DISCOVERY_SCHEMA_PATTERN.property()
+                            + ": set it to false, or open the console of a "
+                            + "table with a process of its own (" + ConfigKey.TABLE.property() + ")");
+        }
 
         List<Requirement> requirements = List.of(required);
         if (requirements.contains(Requirement.DATABASE) && store.config().isEmpty()) {
@@ -137,6 +149,7 @@ public final class RelayAppConfig {
                 health,
                 store.layout(),
                 console,
+                outboxes,
                 reader.warnings());
     }
 
@@ -224,6 +237,14 @@ public final class RelayAppConfig {
     /** The loops' settings. */
     public OutboxWorkerConfig worker() {
         return worker;
+    }
+
+    /**
+     * The outboxes of a worker of many tables ({@code outbox.tables} or {@code outbox.discovery.schema.pattern}); empty
+     * when the worker relays the one table of {@link #table()}.
+     */
+    public Optional<OutboxesConfig> outboxes() {
+        return outboxes;
     }
 
     /** The web console's settings. */

@@ -326,6 +326,16 @@ public final class MultiOutboxWorker implements AutoCloseable {
     }
 
     /**
+     * Whether every relay thread, and the discovery loop when there is one, is alive (liveness). False
+     * before start, after stop and after close.
+     */
+    public synchronized boolean isRunning() {
+        return state == State.RUNNING
+                && relayThreads.stream().allMatch(Thread::isAlive)
+                && (discoveryThread == null || discoveryThread.isAlive());
+    }
+
+    /**
      * Whether the worker can make progress, outbox by outbox: the broker answers (or has been down for less
      * than {@link OutboxWorkerConfig#maxBrokerOutage()}), and no outbox's oldest eligible event has waited
      * longer than {@link HealthConfig#maxLag()} at its last gauges poll. Outboxes that back off on their own

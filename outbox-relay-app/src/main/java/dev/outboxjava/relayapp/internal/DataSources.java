@@ -41,8 +41,14 @@ public final class DataSources {
      * wake-up mode decides whether the relay LISTENs and whether {@code ensureSchema} creates the trigger.
      */
     public static PostgresOutboxConfig storeConfig(DatabaseConfig config, Ordering ordering, WakeUpMode wakeUp) {
+        return storeConfig(config, config.table(), ordering, wakeUp);
+    }
+
+    /** {@link #storeConfig(DatabaseConfig, Ordering, WakeUpMode)} for another table of the same database. */
+    public static PostgresOutboxConfig storeConfig(
+            DatabaseConfig config, String table, Ordering ordering, WakeUpMode wakeUp) {
         return PostgresOutboxConfig.builder()
-                .tableName(config.table())
+                .tableName(table)
                 .completionMode(config.completionMode())
                 .maximumPoolSize(config.poolSize())
                 .ordering(ordering)

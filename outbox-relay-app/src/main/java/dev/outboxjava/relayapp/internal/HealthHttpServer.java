@@ -4,14 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.outboxjava.console.OutboxConsole;
 import dev.outboxjava.core.HealthCheck;
-import dev.outboxjava.core.port.Backlog;
 import dev.outboxjava.relayapp.HttpConfig;
 import dev.outboxjava.worker.OutboxWorker;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * The standalone process's HTTP server (Javalin): {@code /metrics} (Prometheus text), {@code /health}
  * (liveness: every loop thread alive) and {@code /health/ready} (readiness: the database and the broker
  * answer their health checks and the relay keeps up with the eligible events; with {@code ?format=json}
- * or {@code Accept: application/json}, a JSON body that adds the backlog by what it waits for). 200 when
+ * or {@code Accept: application/json}, a JSON body that adds the backlog by what it waits for, or, for a
+ * worker of many outboxes, each outbox's lag and whether it is behind or backing off). 200 when
  * healthy, 503 when not. With the web console enabled, its pages under {@code /console} on the same
  * port; the console answers only local clients unless told otherwise, the health and metrics endpoints
  * everyone (probes and Prometheus come from other machines).
@@ -71,6 +70,15 @@ public final class HealthHttpServer implements AutoCloseable {
     /** Binds and starts the server, with the console's pages when one is given. */
     public static HealthHttpServer start(
             HttpConfig config, PrometheusMeterRegistry registry, OutboxWorker worker, Optional<OutboxConsole> console) {
+        return start(config, registry, StandaloneWorker.of(Objects.requireNonNull(worker, "worker")), console);
+    }
+
+    /** Binds and starts the server for a worker of one table or of many outboxes, with the console's pages when one is given. */
+    public static HealthHttpServer start(
+            HttpConfig config,
+            PrometheusMeterRegistry registry,
+            StandaloneWorker worker,
+            Optional<OutboxConsole> console) {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(worker, "worker");
         AtomicReference<String> waitingFor = new AtomicReference<>();
@@ -124,7 +132,7 @@ public final class HealthHttpServer implements AutoCloseable {
         return root.getMessage();
     }
 
-    private static void live(Context ctx, OutboxWorker worker, String waiting) {
+    private static void live(Context ctx, StandaloneWorker worker, String waiting) {
         if (waiting != null) {
             ctx.contentType(TEXT).result("UP: starting, waiting for " + waiting + "\n");
             return;
@@ -135,7 +143,7 @@ public final class HealthHttpServer implements AutoCloseable {
                 .result(live ? "UP: every loop is running\n" : "DOWN: a loop is not running\n");
     }
 
-    private static void ready(Context ctx, OutboxWorker worker, String waiting) throws IOException {
+    private static void ready(Context ctx, StandaloneWorker worker, String waiting) throws IOException {
         if (waiting != null) {
             ctx.status(503).contentType(TEXT).result("DOWN: starting, waiting for " + waiting + "\n");
             return;
@@ -158,29 +166,12 @@ public final class HealthHttpServer implements AutoCloseable {
         return accept != null && accept.contains("application/json");
     }
 
-    /**
-     * The verdict with the backlog behind it: the events that wait by design (retrying, scheduled, held)
-     * are shown beside the eligible ones and never decide the status.
-     */
-    private static String readinessJson(HealthCheck ready, OutboxWorker worker) throws IOException {
+    /** The verdict with the figures behind it (the backlog, or each outbox's lag). */
+    private static String readinessJson(HealthCheck ready, StandaloneWorker worker) throws IOException {
         ObjectNode body = JSON.createObjectNode();
         body.put("status", ready.healthy() ? "UP" : "DOWN");
         body.put("detail", ready.detail());
-        try {
-            Backlog backlog = worker.backlog();
-            ObjectNode figures = body.putObject("backlog");
-            figures.put("eligible", backlog.eligible());
-            figures.put(
-                    "oldestEligibleWaitSeconds",
-                    backlog.oldestEligibleWait(Instant.now()).toMillis() / 1000.0);
-            backlog.oldestEligibleSince().ifPresent(since -> figures.put("oldestEligibleDueSince", since.toString()));
-            figures.put("retrying", backlog.retrying());
-            figures.put("scheduled", backlog.scheduled());
-            figures.put("held", backlog.held());
-            figures.put("pending", backlog.pending());
-        } catch (RuntimeException e) {
-            body.put("backlog", "unavailable: " + e.getMessage());
-        }
+        worker.describeReadiness(body);
         return JSON.writeValueAsString(body);
     }
 

@@ -1,6 +1,7 @@
 package dev.outboxjava.spring.boot;
 
 import dev.outboxjava.postgres.PostgresOutboxStore;
+import dev.outboxjava.worker.MultiOutboxWorker;
 import dev.outboxjava.worker.OutboxWorker;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,7 +16,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The outbox in the application's actuator: the health indicator {@code outbox} (when the relay runs
- * here) and the operator endpoint {@code outbox}. Each backs off for a bean of the same type.
+ * here, of one table or of many outboxes) and the operator endpoint {@code outbox} (of {@code outbox.table}). Each backs off for a bean of the same type.
  */
 @AutoConfiguration(after = OutboxAutoConfiguration.class)
 @ConditionalOnBean(PostgresOutboxStore.class)
@@ -30,6 +31,19 @@ public class OutboxActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         OutboxHealthIndicator outboxHealthIndicator(OutboxWorker worker, OutboxProperties properties) {
             return new OutboxHealthIndicator(worker, properties);
+        }
+    }
+
+    /** The health indicator {@code outbox} of a worker of many outboxes. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class ManyOutboxesHealth {
+
+        @Bean("outboxHealthIndicator")
+        @ConditionalOnBean(MultiOutboxWorker.class)
+        @ConditionalOnMissingBean
+        OutboxesHealthIndicator outboxesHealthIndicator(MultiOutboxWorker worker) {
+            return new OutboxesHealthIndicator(worker);
         }
     }
 

@@ -32,6 +32,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
@@ -46,7 +47,8 @@ import org.springframework.core.io.ResourceLoader;
  * <p>Beans: {@link PostgresOutboxConfig} (the one configuration of both sides), {@link PostgresOutboxStore},
  * {@link SpringOutbox} (what the application calls), and unless {@code outbox.relay.enabled=false} an
  * {@link OutboxWorker} started after the context is refreshed and stopped before the data source closes
- * ({@link OutboxWorkerLifecycle}).
+ * ({@link OutboxWorkerLifecycle}); with {@code outbox.tables} or {@code outbox.discovery.schema-pattern}, a
+ * {@link dev.outboxjava.worker.MultiOutboxWorker} of those outboxes instead ({@link MultiOutboxWorkerLifecycle}).
  */
 @AutoConfiguration(
         afterName = {
@@ -64,7 +66,12 @@ import org.springframework.core.io.ResourceLoader;
 @ConditionalOnClass(PostgresOutboxStore.class)
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(OutboxProperties.class)
-@Import({OutboxSchemaConfiguration.class, OutboxTracingConfiguration.class, OutboxPayloadConfiguration.class})
+@Import({
+    OutboxSchemaConfiguration.class,
+    OutboxTracingConfiguration.class,
+    OutboxPayloadConfiguration.class,
+    OutboxesRelayConfiguration.class
+})
 public class OutboxAutoConfiguration {
 
     /** Refuses unknown {@code outbox.*} keys before anything is built ({@link OutboxPropertyNames}). */
@@ -159,9 +166,14 @@ public class OutboxAutoConfiguration {
                 () -> worker.ifAvailable(running -> running.wakeUp().signal()));
     }
 
-    /** The relay, sweeper and cleaner of this instance; off with {@code outbox.relay.enabled=false}. */
+    /**
+     * The relay, sweeper and cleaner of {@code outbox.table} in this instance; off with
+     * {@code outbox.relay.enabled=false}, and in place of it a worker of many outboxes when
+     * {@code outbox.tables} or {@code outbox.discovery.schema-pattern} is set ({@link OutboxesRelayConfiguration}).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "outbox.relay.enabled", havingValue = "true", matchIfMissing = true)
+    @Conditional(ManyOutboxesCondition.OneTable.class)
     @Import(OutboxPublisherConfiguration.class)
     static class RelayConfiguration {
 

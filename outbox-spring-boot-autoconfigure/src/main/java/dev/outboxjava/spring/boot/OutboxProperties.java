@@ -12,9 +12,13 @@ import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.postgres.inbox.PostgresInboxConfig;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.HealthConfig;
+import dev.outboxjava.worker.MultiOutboxConfig;
+import dev.outboxjava.worker.OutboxTables;
 import dev.outboxjava.worker.OutboxWorkerConfig;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -42,7 +46,7 @@ public class OutboxProperties implements Validator {
     // Defaults are literals, equal to the library's (OutboxPropertiesTest): the configuration processor
     // records literals in the metadata, which IDEs and docs/spring-boot.md show.
 
-    private static final Pattern TABLE = Pattern.compile("([a-z_][a-z0-9_]*\\.)?[a-z_][a-z0-9_]*");
+    static final Pattern TABLE = Pattern.compile("([a-z_][a-z0-9_]*\\.)?[a-z_][a-z0-9_]*");
 
     /** The outbox table, "table" or "schema.table": lower-case letters, digits and '_'. */
     private String table = "outbox_events";
@@ -63,6 +67,15 @@ public class OutboxProperties implements Validator {
 
     /** Which broker the relay publishes to when both broker modules are on the classpath: kafka or rabbitmq. */
     private Broker broker;
+
+    /**
+     * Several outbox tables ("table" or "schema.table" each) relayed by one worker of many outboxes over the
+     * application's data source, the relay threads taking the tables that have work in a fair turn; each takes
+     * the other outbox.* settings. Empty = the relay relays outbox.table. Not with outbox.discovery.schema-pattern.
+     */
+    private List<String> tables = new ArrayList<>();
+
+    private final Discovery discovery = new Discovery();
 
     private final Store store = new Store();
     private final OrderingProperties ordering = new OrderingProperties();
@@ -86,6 +99,33 @@ public class OutboxProperties implements Validator {
         KAFKA,
         /** RabbitMQ, with the application's spring.rabbitmq.* connection settings. */
         RABBITMQ
+    }
+
+    /** The outboxes a worker of many outboxes finds while it runs. */
+    public static class Discovery {
+        /**
+         * Relays, by one worker of many outboxes, every schema whose whole name matches this regular expression
+         * (e.g. tenant_.*) and that holds the table outbox.table (then unqualified); empty = no discovery.
+         */
+        private String schemaPattern;
+        /** With outbox.discovery.schema-pattern: how often the schemas holding the table are looked up again. */
+        private Duration interval = Duration.ofSeconds(30);
+
+        public String getSchemaPattern() {
+            return schemaPattern;
+        }
+
+        public void setSchemaPattern(String schemaPattern) {
+            this.schemaPattern = schemaPattern;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
     }
 
     /** How the events are kept in the database. */
@@ -148,6 +188,19 @@ public class OutboxProperties implements Validator {
         private Duration pollInterval = Duration.ofSeconds(1);
         /** On shutdown, how long batches in flight may take to finish; unfinished events go back to pending. */
         private Duration shutdownTimeout = Duration.ofSeconds(10);
+        /**
+         * With outbox.tables or outbox.discovery.schema-pattern: the longest wait between two polls of a table
+         * that keeps finding nothing (the wait doubles from outbox.relay.poll-interval; a wake-up ends it).
+         */
+        private Duration maxIdlePollInterval = Duration.ofSeconds(10);
+
+        public Duration getMaxIdlePollInterval() {
+            return maxIdlePollInterval;
+        }
+
+        public void setMaxIdlePollInterval(Duration maxIdlePollInterval) {
+            this.maxIdlePollInterval = maxIdlePollInterval;
+        }
 
         public boolean isEnabled() {
             return enabled;
@@ -484,6 +537,18 @@ public class OutboxProperties implements Validator {
         this.broker = broker;
     }
 
+    public List<String> getTables() {
+        return tables;
+    }
+
+    public void setTables(List<String> tables) {
+        this.tables = new ArrayList<>(tables);
+    }
+
+    public Discovery getDiscovery() {
+        return discovery;
+    }
+
     public Store getStore() {
         return store;
     }
@@ -532,6 +597,41 @@ public class OutboxProperties implements Validator {
                 .wakeUpMode(wakeUp)
                 .ordering(ordering())
                 .layout(store.layout)
+                .build();
+    }
+
+    /** Whether the relay is a worker of many outboxes: outbox.tables or outbox.discovery.schema-pattern is set. */
+    public boolean manyOutboxes() {
+        return !tables.isEmpty() || hasSchemaPattern();
+    }
+
+    private boolean hasSchemaPattern() {
+        return discovery.schemaPattern != null && !discovery.schemaPattern.isBlank();
+    }
+
+    /**
+     * The outboxes of the worker of many outboxes: the listed tables, or the discovery rule, each with the
+     * settings of {@link #postgres()}.
+     *
+     * @throws IllegalStateException when neither outbox.tables nor outbox.discovery.schema-pattern is set
+     */
+    public OutboxTables outboxTables() {
+        if (hasSchemaPattern()) {
+            return OutboxTables.discovered(Pattern.compile(discovery.schemaPattern.strip()), postgres());
+        }
+        if (tables.isEmpty()) {
+            throw new IllegalStateException("neither outbox.tables nor outbox.discovery.schema-pattern is set");
+        }
+        return OutboxTables.listed(tables.stream()
+                .map(table -> postgres().toBuilder().tableName(table.strip()).build())
+                .toArray(PostgresOutboxConfig[]::new));
+    }
+
+    /** The discovery interval and the idle polling bound of the worker of many outboxes. */
+    public MultiOutboxConfig multiOutboxConfig() {
+        return MultiOutboxConfig.builder()
+                .discoveryInterval(discovery.interval)
+                .maxIdlePollInterval(relay.maxIdlePollInterval)
                 .build();
     }
 
@@ -601,6 +701,7 @@ public class OutboxProperties implements Validator {
                     "outbox.table",
                     "must be table or schema.table of lower-case letters, digits and '_', was '" + p.table + "'");
         }
+        OutboxesValidation.validate(p, errors);
         if (p.inbox.table == null || !TABLE.matcher(p.inbox.table).matches()) {
             reject(
                     errors,
@@ -657,11 +758,11 @@ public class OutboxProperties implements Validator {
     }
 
     /** An error of one property, as a global error: Spring Boot would show a field error under its Java name. */
-    private static void reject(Errors errors, String property, String reason) {
+    static void reject(Errors errors, String property, String reason) {
         errors.reject(property, property + " " + reason);
     }
 
-    private static void positive(Errors errors, String property, Duration value) {
+    static void positive(Errors errors, String property, Duration value) {
         if (value == null || value.isZero() || value.isNegative()) {
             reject(errors, property, "must be a positive duration, was " + typed(value));
         }

@@ -78,8 +78,13 @@ final class OutboxPropertyNames {
                     && !name.isNumericIndex(2)
                     && KNOWN.contains("outbox.routes.*." + name.getLastElement(ConfigurationPropertyName.Form.DASHED));
         }
+        // a list's entries (outbox.tables[0], as YAML lists bind) belong to the list property
+        ConfigurationPropertyName property = name;
+        while (property.isLastElementIndexed() && property.isNumericIndex(property.getNumberOfElements() - 1)) {
+            property = property.getParent();
+        }
         for (String known : KNOWN) {
-            if (!known.contains("*") && ConfigurationPropertyName.of(known).equals(name)) {
+            if (!known.contains("*") && ConfigurationPropertyName.of(known).equals(property)) {
                 return true;
             }
         }

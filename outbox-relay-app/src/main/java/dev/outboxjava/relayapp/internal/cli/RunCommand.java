@@ -3,19 +3,27 @@ package dev.outboxjava.relayapp.internal.cli;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Stage;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outboxjava.postgres.PostgresOutboxStore;
 import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.relayapp.BrokerConfig;
+import dev.outboxjava.relayapp.ConfigKey;
 import dev.outboxjava.relayapp.DatabaseConfig;
+import dev.outboxjava.relayapp.OutboxesConfig;
 import dev.outboxjava.relayapp.RelayAppConfig;
+import dev.outboxjava.relayapp.internal.DataSources;
 import dev.outboxjava.relayapp.internal.HealthHttpServer;
 import dev.outboxjava.relayapp.internal.Secrets;
 import dev.outboxjava.relayapp.internal.StandaloneConsole;
 import dev.outboxjava.relayapp.internal.StandaloneModules;
+import dev.outboxjava.relayapp.internal.StandaloneOutboxes;
+import dev.outboxjava.relayapp.internal.StandaloneWorker;
 import dev.outboxjava.worker.Durations;
+import dev.outboxjava.worker.InvalidSettingsException;
 import dev.outboxjava.worker.OutboxWorker;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -36,6 +44,7 @@ import picocli.CommandLine.Option;
                     + "/health/ready on outbox.http.port, with the web console under /console when "
                     + "outbox.console.enabled.",
             "Configured by OUTBOX_* environment variables and/or --config FILE (see 'keys').",
+            "With outbox.tables or outbox.discovery.schema.pattern one process relays many outbox tables, fairly.",
             "Started while PostgreSQL is down or starting up, it waits for it (live, not ready) instead of "
                     + "exiting; a login or database name the server refuses ends it with exit code 3.",
             "On SIGTERM it stops leasing, lets batches in flight finish within outbox.shutdown.timeout, "
@@ -50,7 +59,9 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions config;
 
-    @Option(names = "--ensure-schema", description = "Create the outbox table, indexes and trigger if missing.")
+    @Option(
+            names = "--ensure-schema",
+            description = "Create the outbox table (each of outbox.tables), indexes and trigger if missing.")
     boolean ensureSchema;
 
     @Override
@@ -59,9 +70,24 @@ public final class RunCommand implements Callable<Integer> {
         DatabaseConfig database = settings.requireDatabase();
         BrokerConfig broker = settings.requireBroker();
 
-        PrometheusMeterRegistry registry = StandaloneModules.prometheus(database.table());
-        Injector injector = Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry));
-        OutboxWorker worker = injector.getInstance(OutboxWorker.class);
+        Optional<OutboxesConfig> many = settings.outboxes();
+        if (ensureSchema && many.map(OutboxesConfig::isDiscovered).orElse(false)) {
+            throw new InvalidSettingsException(List.of(new InvalidSettingsException.Problem(
+                    ConfigKey.DISCOVERY_SCHEMA_PATTERN.displayName(),
+                    "run --ensure-schema creates the tables it is given, and a pattern gives none: create each "
+                            + "schema's table with its migrations (the schema command prints them), or list the "
+                            + "tables in " + ConfigKey.TABLES.property())));
+        }
+
+        // the outbox meters of one table get its tag; those of many outboxes carry their own tags
+        PrometheusMeterRegistry registry =
+                many.isPresent() ? StandaloneModules.prometheus() : StandaloneModules.prometheus(database.table());
+        Optional<Injector> injector = many.isPresent()
+                ? Optional.empty()
+                : Optional.of(
+                        Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry)));
+        StandaloneWorker worker = injector.map(i -> StandaloneWorker.of(i.getInstance(OutboxWorker.class)))
+                .orElseGet(() -> StandaloneWorker.of(StandaloneOutboxes.worker(settings, registry)));
         CountDownLatch stopping = new CountDownLatch(1);
         AtomicBoolean waitingForDatabase = new AtomicBoolean(true);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -69,8 +95,10 @@ public final class RunCommand implements Callable<Integer> {
         AtomicReference<Optional<StandaloneConsole>> console = new AtomicReference<>(Optional.empty());
         try {
             if (settings.http().enabled()) {
-                console.set(StandaloneConsole.createIfEnabled(
-                        settings, injector.getInstance(PostgresOutboxStore.class), registry));
+                if (injector.isPresent()) {
+                    console.set(StandaloneConsole.createIfEnabled(
+                            settings, injector.get().getInstance(PostgresOutboxStore.class), registry));
+                }
                 http = Optional.of(HealthHttpServer.start(
                         settings.http(), registry, worker, console.get().map(StandaloneConsole::console)));
                 // without the URL's parameters: they may hold a password, and the endpoint may be public
@@ -101,13 +129,35 @@ public final class RunCommand implements Callable<Integer> {
                 return ExitCodes.OK;
             }
             waitingForDatabase.set(false);
-            if (ensureSchema) {
-                injector.getInstance(PostgresOutboxStore.class).ensureSchema();
-                log.info("outbox table {} present (created if it was missing)", database.table());
+            if (many.isPresent()) {
+                if (ensureSchema) {
+                    try (HikariDataSource pool = DataSources.pool(database)) {
+                        StandaloneOutboxes.ensureSchemas(settings, pool);
+                    }
+                    log.info(
+                            "outbox tables {} present (created if missing)",
+                            many.get().describe());
+                }
+                log.info(
+                        "relaying {} ({}) to {}",
+                        many.get().describe(),
+                        Secrets.maskText(database.url()),
+                        broker.describe());
             } else {
-                DatabaseProbe.requireOutboxTable(database);
+                if (ensureSchema) {
+                    injector.orElseThrow()
+                            .getInstance(PostgresOutboxStore.class)
+                            .ensureSchema();
+                    log.info("outbox table {} present (created if it was missing)", database.table());
+                } else {
+                    DatabaseProbe.requireOutboxTable(database);
+                }
+                log.info(
+                        "relaying {} ({}) to {}",
+                        database.table(),
+                        Secrets.maskText(database.url()),
+                        broker.describe());
             }
-            log.info("relaying {} ({}) to {}", database.table(), Secrets.maskText(database.url()), broker.describe());
             if (settings.layout() == StoreLayout.APPEND_LOG
                     && !settings.worker().cleanerEnabled()) {
                 // on this layout the cleaner's run also keeps the log's structure, not only its retention
@@ -116,7 +166,7 @@ public final class RunCommand implements Callable<Integer> {
                                 + " cleaner also creates the log's partitions ahead and raises the floor the lease"
                                 + " reads from; unless another worker on {} runs it, new events go to the overflow"
                                 + " partition, which retention never drops",
-                        database.table());
+                        many.map(OutboxesConfig::describe).orElse(database.table()));
             }
             worker.start();
             server.ifPresent(HealthHttpServer::started);
