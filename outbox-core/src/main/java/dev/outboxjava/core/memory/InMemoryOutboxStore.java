@@ -622,6 +622,9 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         checkAvailable();
         java.util.Objects.requireNonNull(actor, "actor");
         java.util.Objects.requireNonNull(now, "now");
+        if (eventIds.isEmpty()) {
+            return 0; // no event named: nothing to do, nothing to audit
+        }
         List<OutboxEvent> changed = retrying(eventIds);
         changed.forEach(event -> put(event.withDelivery(
                 event.status(),
@@ -646,6 +649,9 @@ public final class InMemoryOutboxStore implements OutboxStore, OperatorStore {
         checkAvailable();
         java.util.Objects.requireNonNull(actor, "actor");
         java.util.Objects.requireNonNull(now, "now");
+        if (eventIds.isEmpty()) {
+            return 0; // no event named: nothing to do, nothing to audit
+        }
         List<OutboxEvent> changed = retrying(eventIds);
         for (OutboxEvent event : changed) {
             put(event.withDelivery(

@@ -129,7 +129,7 @@ public interface OperatorStore {
     /**
      * Makes these events that wait for a retry due at {@code now} (their attempts and last error kept);
      * records one audit entry ({@link AuditEntry#RETRY_NOW}) with the ids that changed. Ids of events that
-     * do not wait for a retry are ignored.
+     * do not wait for a retry are ignored; no ids at all change and record nothing.
      *
      * @return how many changed
      */
@@ -139,7 +139,8 @@ public interface OperatorStore {
      * Turns these events that wait for a retry into dead letters now (last error kept, a dead-letter
      * attempt recorded with the reason {@link dev.outboxjava.core.DeadLetterReason#operator()}); records
      * one audit entry ({@link AuditEntry#DEAD_LETTER}) with the ids that changed. Ids of events that do
-     * not wait for a retry are ignored; an event in flight is left alone.
+     * not wait for a retry are ignored; an event in flight is left alone; no ids at all change and record
+     * nothing.
      *
      * @return how many changed
      */

@@ -184,6 +184,9 @@ public final class OperatorCalls {
         Objects.requireNonNull(eventIds, "eventIds");
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
+        if (eventIds.isEmpty()) {
+            return 0; // no event named: nothing to do, nothing to audit
+        }
         return calls.withConnection(
                 "retry " + eventIds.size() + " events now" + auditHint,
                 connection -> repairs.retrying().retryNow(connection, eventIds, actor, now));
@@ -193,6 +196,9 @@ public final class OperatorCalls {
         Objects.requireNonNull(eventIds, "eventIds");
         Objects.requireNonNull(actor, "actor");
         Objects.requireNonNull(now, "now");
+        if (eventIds.isEmpty()) {
+            return 0; // no event named: nothing to do, nothing to audit
+        }
         return calls.withConnection(
                 "dead-letter " + eventIds.size() + " events now" + auditHint,
                 connection -> repairs.retrying().deadLetterNow(connection, eventIds, actor, now));

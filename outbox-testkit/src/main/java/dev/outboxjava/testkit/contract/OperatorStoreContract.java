@@ -910,6 +910,11 @@ public abstract class OperatorStoreContract {
             assertThat(entry.affected()).isEqualTo(1);
             assertThat(entry.eventIds()).containsExactly(waiting.id());
             assertThat(entry.at()).isEqualTo(now());
+            assertThat(operator.retryNow(Set.of(), "alice", now())).isZero();
+            assertThat(operator.deadLetterNow(Set.of(), "alice", now())).isZero();
+            assertThat(operator.auditTrail(OptionalLong.empty(), 10))
+                    .as("nothing named, nothing audited")
+                    .hasSize(1);
         }
 
         @Test
