@@ -6,7 +6,7 @@ import java.util.UUID;
 
 /**
  * Where the workers of an outbox table record their {@linkplain WorkerHeartbeat heartbeats}, so an operator
- * sees every worker, not only the one that answers ({@link OperatorStore#workers()}). Each call is one short
+ * sees every worker, not only the one that answers ({@link OperatorStore#workers(int)}). Each call is one short
  * statement.
  */
 public interface WorkerHeartbeats {
