@@ -965,34 +965,45 @@ public final class ConsoleRoutes {
     }
 
     private void retryNow(Context ctx, Sessions.Session session) {
-        Optional<Set<UUID>> ids = retryingSelection(ctx);
-        if (ids.isEmpty()) {
-            return;
-        }
-        long changed = operator.retryNow(ids.get(), session.operator(), clock.instant());
-        log.info("console: {} made {} retrying event(s) due now", session.operator(), changed);
-        redirectWith(
-                ctx,
-                session,
-                base + "/retrying",
-                "Made " + changed + " of " + ids.get().size() + " selected event(s) due now"
-                        + (changed < ids.get().size() ? " (the others no longer wait for a retry)" : "") + ".");
+        retryingAction(ctx, session, operator::retryNow, "made {} retrying event(s) due now", "Made ", " due now", ".");
     }
 
     private void deadLetterNow(Context ctx, Sessions.Session session) {
+        retryingAction(
+                ctx,
+                session,
+                operator::deadLetterNow,
+                "dead-lettered {} retrying event(s)",
+                "Dead-lettered ",
+                "",
+                "; requeue them from the dead letters.");
+    }
+
+    /** A repair of the selected retrying events, e.g. {@link OperatorStore#retryNow}. */
+    private interface RetryingRepair {
+        long apply(Set<UUID> eventIds, String actor, Instant now);
+    }
+
+    private void retryingAction(
+            Context ctx,
+            Sessions.Session session,
+            RetryingRepair repair,
+            String logged,
+            String done,
+            String what,
+            String after) {
         Optional<Set<UUID>> ids = retryingSelection(ctx);
         if (ids.isEmpty()) {
             return;
         }
-        long changed = operator.deadLetterNow(ids.get(), session.operator(), clock.instant());
-        log.info("console: {} dead-lettered {} retrying event(s)", session.operator(), changed);
+        long changed = repair.apply(ids.get(), session.operator(), clock.instant());
+        log.info("console: {} " + logged, session.operator(), changed);
         redirectWith(
                 ctx,
                 session,
                 base + "/retrying",
-                "Dead-lettered " + changed + " of " + ids.get().size() + " selected event(s)"
-                        + (changed < ids.get().size() ? " (the others no longer wait for a retry)" : "")
-                        + "; requeue them from the dead letters.");
+                done + changed + " of " + ids.get().size() + " selected event(s)" + what
+                        + (changed < ids.get().size() ? " (the others no longer wait for a retry)" : "") + after);
     }
 
     private static int parseInt(String value) {
