@@ -17,13 +17,15 @@ import org.junit.jupiter.api.Test;
 class ErrorCauseTest {
 
     @Test
-    @DisplayName("keeps the first line, with UUIDs as * and digit runs as #")
+    @DisplayName("keeps the first line, with UUIDs as * and runs of four or more digits as #; a reply code stays")
     void normalizes() {
-        assertThat(ErrorCause.of("NO_ROUTE: exchange orders-12 has no queue bound"))
+        assertThat(ErrorCause.of("NO_ROUTE: exchange orders-1207 has no queue bound"))
                 .isEqualTo("NO_ROUTE: exchange orders-# has no queue bound");
+        assertThat(ErrorCause.of("unroutable (312 NO_ROUTE), offset 20931"))
+                .isEqualTo("unroutable (312 NO_ROUTE), offset #");
         assertThat(ErrorCause.of(
-                        "Timeout for 3F2504E0-4F89-11D3-9A0C-0305E82C3301 after 30s\n\tat Foo.bar(Foo.java:12)"))
-                .isEqualTo("Timeout for * after #s");
+                        "Timeout for 3F2504E0-4F89-11D3-9A0C-0305E82C3301 after 30000ms\n\tat Foo.bar(Foo.java:12)"))
+                .isEqualTo("Timeout for * after #ms");
         assertThat(ErrorCause.of("windows\r\nline")).isEqualTo("windows\r");
         assertThat(ErrorCause.of("")).isEmpty();
     }
@@ -57,7 +59,7 @@ class ErrorCauseTest {
     @Test
     @DisplayName("a filter matches exactly, or by substring in the same case, and by cause")
     void filters() {
-        OutboxEvent event = deadLetter("order.placed", "customer-12", "NO_ROUTE: queue 7");
+        OutboxEvent event = deadLetter("order.placed", "customer-12", "NO_ROUTE: queue 7001");
         DeadLetterFilter contains = DeadLetterFilter.any().withMatch(DeadLetterFilter.TextMatch.CONTAINS);
 
         assertThat(DeadLetterFilter.any().withType("order.").matches(event)).isFalse();
@@ -67,7 +69,7 @@ class ErrorCauseTest {
                 .isTrue();
         assertThat(DeadLetterFilter.any().withCause("NO_ROUTE: queue #").matches(event))
                 .isTrue();
-        assertThat(DeadLetterFilter.any().withCause("NO_ROUTE: queue 7").matches(event))
+        assertThat(DeadLetterFilter.any().withCause("NO_ROUTE: queue 7001").matches(event))
                 .isFalse();
         assertThat(contains.withType("order.").withCause("NO_ROUTE: queue #").describe())
                 .isEqualTo("type~order., cause=NO_ROUTE: queue #");
@@ -80,16 +82,16 @@ class ErrorCauseTest {
         FailureGroup group = new FailureGroup(
                 FailureGroup.Kind.DEAD_LETTER,
                 "NO_ROUTE: queue #",
-                "NO_ROUTE: queue 7",
+                "NO_ROUTE: queue 7001",
                 "orders-eu",
                 "order.placed",
                 1,
                 at,
                 at);
 
-        assertThat(group.deadLetters().matches(deadLetter("order.placed", "k", "NO_ROUTE: queue 8")))
+        assertThat(group.deadLetters().matches(deadLetter("order.placed", "k", "NO_ROUTE: queue 8001")))
                 .isTrue();
-        assertThat(group.deadLetters().matches(deadLetter("order.placed.v2", "k", "NO_ROUTE: queue 8")))
+        assertThat(group.deadLetters().matches(deadLetter("order.placed.v2", "k", "NO_ROUTE: queue 8001")))
                 .isFalse();
         assertThat(group.deadLetters().matches(deadLetter("order.placed", "k", "Timeout 8")))
                 .isFalse();
