@@ -47,7 +47,8 @@ public final class Failures {
                 .append(" in outbox table ")
                 .append(table.display());
         message.append(": ").append(rootMessage(cause));
-        if ("42P01".equals(sqlState)) {
+        // 3F000: the table's schema does not exist (dropped with its tables), so neither does the table
+        if ("42P01".equals(sqlState) || "3F000".equals(sqlState)) {
             message.append(" (").append(missingTable(table, rootMessage(cause))).append(')');
         } else if ("42703".equals(sqlState)) {
             message.append(" (a column is missing: the table was not created by this library's migration)");

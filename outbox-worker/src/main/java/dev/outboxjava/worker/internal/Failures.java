@@ -42,10 +42,14 @@ final class Failures {
         return false;
     }
 
-    /** Whether the database answered that a relation does not exist (SQLSTATE 42P01): the outbox table is missing. */
+    /**
+     * Whether the database answered that a relation does not exist (SQLSTATE 42P01), or its schema does not
+     * (3F000, the schema dropped with its tables): the outbox table is missing.
+     */
     static boolean isMissingTable(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof java.sql.SQLException sql && "42P01".equals(sql.getSQLState())) {
+            if (cause instanceof java.sql.SQLException sql
+                    && ("42P01".equals(sql.getSQLState()) || "3F000".equals(sql.getSQLState()))) {
                 return true;
             }
             if (cause.getCause() == cause) {
