@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -136,11 +137,12 @@ class FrozenBrokerShutdownIT {
 
     private void shutDownWhileFrozen(ChildJvm worker, OutboxTable table) throws Exception {
         // batches handed to the frozen broker stay in flight: nothing gets marked any more
-        await().atMost(Duration.ofSeconds(30)).until(() -> table.count(EventStatus.IN_FLIGHT) > 0);
-        long sent = table.count(EventStatus.SENT);
-        await().during(Duration.ofSeconds(2))
+        // confirms the broker sent before the freeze may still be marked: wait for the count to settle
+        AtomicLong sent = new AtomicLong(-1);
+        await().pollInterval(Duration.ofSeconds(2))
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> table.count(EventStatus.SENT) == sent && table.count(EventStatus.IN_FLIGHT) > 0);
+                .until(() -> sent.getAndSet(table.count(EventStatus.SENT)) == sent.get()
+                        && table.count(EventStatus.IN_FLIGHT) > 0);
         long inFlight = table.count(EventStatus.IN_FLIGHT);
 
         long sigterm = System.nanoTime();
