@@ -103,6 +103,7 @@ public final class LogLease {
     private final boolean perKey;
     private final String retryLeaseSql;
     private final String positionSql;
+    private final String openingSql;
     private final String freshLeaseSql;
     private final String advanceSql;
     private final LeaseGenerations generations;
@@ -194,6 +195,9 @@ public final class LogLease {
                         floorOf(floor.as("f")))
                 .from(last));
 
+        // the lock, then the position, then (without per-key ordering, whose read needs the position) the
+        // state-table read: a lease's first three statements in one round trip
+        this.openingSql = LOCK_SQL + ";\n" + positionSql + (perKey ? "" : ";\n" + retryLeaseSql);
         this.freshLeaseSql = LogReadSql.render(table, perKey, holdsFailed);
         this.advanceSql = PreparedSql.render(DSL.insertInto(p, DONE, UPTO, XACT_ID, SEQ)
                 .values(
@@ -228,20 +232,32 @@ public final class LogLease {
             connection.setAutoCommit(false);
         }
         try {
-            try (PreparedStatement lock = connection.prepareStatement(LOCK_SQL)) {
-                lock.setLong(1, advisoryLockKey);
-                lock.execute();
-            }
             List<OutboxEvent> events = new ArrayList<>();
-            // under per-key ordering the state-table read needs the position (see earlierUnread)
-            Position position = perKey ? readPosition(connection) : null;
-            try (PreparedStatement statement = connection.prepareStatement(retryLeaseSql)) {
-                bindRetry(statement, position, leaseId, now, limit);
-                readInto(statement, events);
+            Position position;
+            // one round trip: the statements of a PreparedStatement separated by ';' go to the server together
+            try (PreparedStatement statement = connection.prepareStatement(openingSql)) {
+                statement.setLong(1, advisoryLockKey);
+                if (!perKey) {
+                    bindRetry(statement, 2, null, leaseId, now, limit);
+                }
+                statement.execute();
+                statement.getMoreResults();
+                position = positionOf(statement.getResultSet());
+                if (!perKey) {
+                    statement.getMoreResults();
+                    readInto(statement.getResultSet(), events);
+                }
             }
-            // a second round when the first finished its snapshot: the events committed since are taken at once
+            if (perKey) {
+                // under per-key ordering the state-table read needs the position (see earlierUnread)
+                try (PreparedStatement statement = connection.prepareStatement(retryLeaseSql)) {
+                    bindRetry(statement, position, leaseId, now, limit);
+                    readInto(statement.executeQuery(), events);
+                }
+            }
+            // a second round when the first finished an older snapshot: the events committed since are taken at once
             for (int round = 0; round < 2 && events.size() < limit; round++) {
-                if (position == null || round > 0) {
+                if (round > 0) {
                     position = readPosition(connection);
                 }
                 int wanted = limit - events.size();
@@ -261,7 +277,10 @@ public final class LogLease {
                     statement.setLong(4, finished ? 0 : taken.lastSeq());
                     statement.executeUpdate();
                 }
-                if (!finished) {
+                // a fresh snapshot, taken after this lease began, saw every commit the signals that woke it
+                // announced: what committed since comes with its own signal, and a second round would most
+                // often read nothing at the cost of two round trips
+                if (!finished || !position.started()) {
                     break;
                 }
             }
@@ -306,8 +325,13 @@ public final class LogLease {
 
     /** Reads the position (in the lease's transaction, under its lock). */
     public Position readPosition(Connection connection) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(positionSql);
-                ResultSet rs = statement.executeQuery()) {
+        try (PreparedStatement statement = connection.prepareStatement(positionSql)) {
+            return positionOf(statement.executeQuery());
+        }
+    }
+
+    private static Position positionOf(ResultSet result) throws SQLException {
+        try (ResultSet rs = result) {
             rs.next();
             boolean started = !rs.getBoolean(3);
             return new Position(
@@ -329,8 +353,14 @@ public final class LogLease {
      */
     public void bindRetry(PreparedStatement statement, Position position, UUID leaseId, Instant now, int limit)
             throws SQLException {
+        bindRetry(statement, 1, position, leaseId, now, limit);
+    }
+
+    private void bindRetry(
+            PreparedStatement statement, int first, Position position, UUID leaseId, Instant now, int limit)
+            throws SQLException {
         OffsetDateTime at = Jdbc.timestamptz(now);
-        int p = 1;
+        int p = first;
         statement.setObject(p++, leaseId);
         statement.setObject(p++, at);
         statement.setObject(p++, at);

@@ -140,7 +140,7 @@ public final class LogOperatorReads {
         try (PreparedStatement statement = connection.prepareStatement(findSql)) {
             statement.setObject(1, eventId);
             List<OutboxEvent> found = new ArrayList<>(1);
-            readInto(statement, found);
+            readInto(statement.executeQuery(), found);
             return found.stream().findFirst();
         }
     }

@@ -82,13 +82,13 @@ final class LogSql {
             statement.setInt(1, offset);
             statement.setInt(2, limit);
             List<OutboxEvent> events = new ArrayList<>();
-            readInto(statement, events);
+            readInto(statement.executeQuery(), events);
             return events;
         }
     }
 
-    static void readInto(PreparedStatement statement, List<OutboxEvent> events) throws SQLException {
-        try (ResultSet rs = statement.executeQuery()) {
+    static void readInto(ResultSet result, List<OutboxEvent> events) throws SQLException {
+        try (ResultSet rs = result) {
             while (rs.next()) {
                 events.add(EventRows.toEvent(rs));
             }

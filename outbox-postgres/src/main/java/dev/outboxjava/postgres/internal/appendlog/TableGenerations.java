@@ -5,6 +5,7 @@ import dev.outboxjava.postgres.internal.Identifiers;
 import dev.outboxjava.postgres.internal.PreparedSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -48,6 +49,7 @@ public abstract class TableGenerations {
     private final Identifiers.TableName table;
     private final String[] lockSql = new String[2];
     private final String[] truncateSql = new String[2];
+    private final String[] writtenSql = new String[2];
     /** The period whose idle generation this process has emptied. */
     private long emptiedFor = Long.MIN_VALUE;
     /** Until then, no new try after one that could not empty the idle generation. */
@@ -59,6 +61,19 @@ public abstract class TableGenerations {
         for (int generation = 0; generation < 2; generation++) {
             lockSql[generation] = "LOCK TABLE " + partitions[generation].quoted() + " IN ACCESS EXCLUSIVE MODE";
             truncateSql[generation] = "TRUNCATE " + partitions[generation].quoted();
+            // a partition not found is left to the lock below, which says so
+            writtenSql[generation] = PreparedSql.render(DSL.select(DSL.field(
+                    "coalesce(pg_relation_size(to_regclass({0})) > 0, true)",
+                    SQLDataType.BOOLEAN, DSL.inline(partitions[generation].quoted()))));
+        }
+    }
+
+    /** Whether the generation's file has grown since it was created or truncated (its rows may be dead). */
+    private boolean written(Connection connection, int generation) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(writtenSql[generation]);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
         }
     }
 
@@ -93,6 +108,13 @@ public abstract class TableGenerations {
         }
         short writing = of(now);
         int idle = 1 - writing;
+        if (!written(connection, idle)) {
+            // nothing was written to it since it was last emptied (the parking generations without per-key
+            // ordering, always): a TRUNCATE would only cost new files for it and its indexes, a synchronous
+            // commit and a new plan of every statement on the table, in the lease that pays for it
+            emptiedFor = current;
+            return;
+        }
         connection.setAutoCommit(false);
         boolean emptied = false;
         try {
