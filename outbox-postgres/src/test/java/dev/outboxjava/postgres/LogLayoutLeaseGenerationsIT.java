@@ -137,6 +137,34 @@ class LogLayoutLeaseGenerationsIT {
         assertThat(store.countByStatus()).containsEntry(EventStatus.SENT, 2L);
     }
 
+    @Test
+    @DisplayName("a generation never written since it was emptied is left alone: no TRUNCATE in the lease")
+    void unwrittenGenerationNotTruncated() throws Exception {
+        // without per-key ordering nothing is parked: the state table's generations are never written
+        long parkingFile = fileNode(LogLayoutDdl.stateGeneration(table, 0));
+        long leaseFile = fileNode(LogLayoutDdl.leaseGeneration(table, 0));
+        UUID published = UUID.randomUUID();
+        List<OutboxEvent> first = append(2);
+        store.lease(published, 10, now);
+        store.markPublished(published, ids(first), now);
+
+        append(1);
+        assertThat(store.lease(UUID.randomUUID(), 10, now.plusSeconds(5))).hasSize(1);
+
+        assertThat(fileNode(LogLayoutDdl.stateGeneration(table, 0)))
+                .as("the parking generation, never written, keeps its file")
+                .isEqualTo(parkingFile);
+        assertThat(fileNode(LogLayoutDdl.leaseGeneration(table, 0)))
+                .as("the lease generation, written, is truncated")
+                .isNotEqualTo(leaseFile);
+    }
+
+    private long fileNode(Identifiers.TableName partition) throws Exception {
+        try (Connection connection = postgres.dataSource().getConnection()) {
+            return query(connection, "SELECT pg_relation_filenode('" + partition.quoted() + "')");
+        }
+    }
+
     private long size(int generation) throws Exception {
         try (Connection connection = postgres.dataSource().getConnection()) {
             return query(

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * <p>Emptying needs the idle partition's {@code ACCESS EXCLUSIVE} lock: it is asked for with a short lock
  * timeout (a {@code pg_dump}, or any transaction that read the table, makes it give up rather than keep
  * the relays queued behind it), at most once per period and again {@link #RETRY_AFTER} after a try that
- * could not empty it. What may go is decided under the lock by {@link #empty}. The generation written
+ * could not empty it. What may go is decided under the lock by {@link #empty}; a generation whose file has
+ * not grown since it was emptied is not asked for at all. The generation written
  * follows the relay's clock; processes whose clocks differ only empty each other's generation by the same
  * rule, which is harmless.
  */
