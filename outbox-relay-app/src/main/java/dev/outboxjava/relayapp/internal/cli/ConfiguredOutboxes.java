@@ -102,12 +102,13 @@ final class ConfiguredOutboxes {
             if (outboxes.size() == 1) {
                 return outboxes.get(0);
             }
+            if (outboxes.isEmpty()) {
+                throw new ParameterException(commandLine, "no outbox to work on: " + describe());
+            }
             throw new ParameterException(
                     commandLine,
-                    "name the outbox with --table SCHEMA.TABLE: " + describe()
-                            + (outboxes.isEmpty()
-                                    ? ""
-                                    : "; e.g. --table " + outboxes.get(0).name()));
+                    "name the outbox with --table SCHEMA.TABLE: " + describe() + "; e.g. --table "
+                            + outboxes.get(0).name());
         }
         String wanted = qualified(table);
         return outboxes.stream()
