@@ -39,9 +39,10 @@ public enum ConfigKey {
             "Several outbox tables relayed by one worker, comma-separated (table or schema.table each, e.g. "
                     + "tenant_a.outbox_events,tenant_b.outbox_events): the relay threads take the tables that have "
                     + "work in a fair turn, over one pool and one LISTEN connection, and readiness names the table "
-                    + "that is behind; each table takes the other outbox.* settings. Empty = the one table of "
-                    + "outbox.table, which the operator commands (status, dead-letters, ...) act on either way. Not "
-                    + "with outbox.discovery.schema.pattern."),
+                    + "that is behind; each table takes the other outbox.* settings. The operator commands follow: status "
+                    + "shows each table and a summary, the commands on events (dead-letters, retries, purge) take "
+                    + "--table schema.table. Empty = the one table of outbox.table. Not with "
+                    + "outbox.discovery.schema.pattern."),
     DISCOVERY_SCHEMA_PATTERN(
             "outbox.discovery.schema.pattern",
             "",

@@ -66,6 +66,23 @@ class OutboxCliTest {
     }
 
     @Test
+    void givenACommandOnEventsHelp_thenItOffersTheTableOption() {
+        for (String[] command : new String[][] {
+            {"dead-letters", "list"},
+            {"dead-letters", "show"},
+            {"dead-letters", "requeue"},
+            {"retries", "list"},
+            {"purge"}
+        }) {
+            out.getBuffer().setLength(0);
+            String[] help = java.util.Arrays.copyOf(command, command.length + 1);
+            help[command.length] = "--help";
+            assertThat(run(help)).isZero();
+            assertThat(out.toString()).as(String.join(" ", command)).contains("--table=SCHEMA.TABLE");
+        }
+    }
+
+    @Test
     void givenRunWithoutDatabaseOrBroker_andAnInvalidValue_thenOneRunNamesThemAll(@TempDir Path dir)
             throws IOException {
         Path file = dir.resolve("empty.properties");

@@ -134,11 +134,13 @@ public final class OutboxTables {
     }
 
     /**
-     * The outboxes now: the list, or what the rule finds in the database.
+     * The outboxes now: the list, or what the rule finds in the database. The worker asks again every
+     * discovery interval; an operator's command (the standalone {@code status}, {@code dead-letters --table})
+     * asks once, so that it sees the same outboxes the worker relays.
      *
      * @throws dev.outboxjava.core.OutboxStoreException when the database cannot be asked (discovery only)
      */
-    List<Entry> resolve(DataSource dataSource) {
+    public List<Entry> resolve(DataSource dataSource) {
         if (schemaPattern == null) {
             return listed;
         }

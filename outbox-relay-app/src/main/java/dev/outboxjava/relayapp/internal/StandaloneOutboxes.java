@@ -67,6 +67,18 @@ public final class StandaloneOutboxes {
         }
     }
 
+    /**
+     * The outboxes the worker relays, as it reads them: the operator commands resolve the same set (a
+     * discovery rule against the database at the time the command runs), so they see what {@code run} sees.
+     *
+     * @throws IllegalArgumentException when the settings name one table only ({@link RelayAppConfig#outboxes()} is empty)
+     */
+    public static OutboxTables tables(RelayAppConfig settings) {
+        OutboxesConfig outboxes = settings.outboxes()
+                .orElseThrow(() -> new IllegalArgumentException("the settings name one table, not many outboxes"));
+        return tables(settings, outboxes);
+    }
+
     private static OutboxTables tables(RelayAppConfig settings, OutboxesConfig outboxes) {
         if (outboxes.isDiscovered()) {
             return OutboxTables.discovered(

@@ -35,18 +35,24 @@ final class DatabaseProbe {
      * business: it returns, and whoever needs the database reports it.
      */
     static void requireOutboxTable(DatabaseConfig config) {
-        boolean present;
+        if (isOutboxTableMissing(config)) {
+            throw missingTable(config);
+        }
+    }
+
+    /**
+     * Whether the database says the outbox table does not exist; false when it cannot be asked (whoever
+     * needs the database reports that).
+     */
+    static boolean isOutboxTableMissing(DatabaseConfig config) {
         try (Connection connection = connect(config);
                 PreparedStatement query = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
             query.setString(1, quoted(config.table()));
             try (ResultSet row = query.executeQuery()) {
-                present = row.next() && row.getBoolean(1);
+                return !(row.next() && row.getBoolean(1));
             }
         } catch (SQLException e) {
-            return;
-        }
-        if (!present) {
-            throw missingTable(config);
+            return false;
         }
     }
 

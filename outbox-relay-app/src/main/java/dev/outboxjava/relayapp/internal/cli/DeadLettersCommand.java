@@ -107,6 +107,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
         @Mixin
         ConfigOptions config;
 
+        @Mixin
+        OutboxOption outbox;
+
         @Spec
         CommandSpec spec;
 
@@ -115,8 +118,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            DatabaseConfig database =
-                    config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+            DatabaseConfig database = outbox.choose(
+                            config.load(RelayAppConfig.Requirement.DATABASE), spec.commandLine())
+                    .database();
             try (StoreSession session = StoreSession.open(database)) {
                 Optional<OutboxEvent> found = session.store().find(id);
                 if (found.isEmpty()) {
@@ -168,6 +172,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
         @Mixin
         ConfigOptions config;
 
+        @Mixin
+        OutboxOption outbox;
+
         @Spec
         CommandSpec spec;
 
@@ -207,8 +214,9 @@ public final class DeadLettersCommand implements Callable<Integer> {
                 filter = DeadLetterFilter.any();
                 what = "all";
             }
-            DatabaseConfig database =
-                    config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+            DatabaseConfig database = outbox.choose(
+                            config.load(RelayAppConfig.Requirement.DATABASE), spec.commandLine())
+                    .database();
             try (StoreSession session = StoreSession.open(database)) {
                 List<String> notDead = new ArrayList<>();
                 for (UUID id : ids) {

@@ -23,6 +23,9 @@ abstract class EventListCommand implements Callable<Integer> {
     ConfigOptions config;
 
     @Mixin
+    OutboxOption outbox;
+
+    @Mixin
     EventList list;
 
     @Spec
@@ -58,8 +61,8 @@ abstract class EventListCommand implements Callable<Integer> {
     @Override
     public final Integer call() {
         list.requireValid(spec.commandLine());
-        DatabaseConfig database =
-                config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+        DatabaseConfig database = outbox.choose(config.load(RelayAppConfig.Requirement.DATABASE), spec.commandLine())
+                .database();
         try (StoreSession session = StoreSession.open(database)) {
             List<OutboxEvent> page = page(session.store(), list.offset, list.limit);
             long total = total(session.store());

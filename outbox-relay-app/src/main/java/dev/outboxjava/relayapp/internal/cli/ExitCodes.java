@@ -8,7 +8,7 @@ public final class ExitCodes {
     public static final int FAILED = 1;
     /**
      * Wrong command line or settings (unknown key, invalid value, missing required setting, the outbox
-     * table missing, the HTTP port in use).
+     * table missing, the HTTP port in use, {@code --table} missing with many outboxes or not one of them).
      */
     public static final int USAGE = 2;
     /** The database cannot be reached. */

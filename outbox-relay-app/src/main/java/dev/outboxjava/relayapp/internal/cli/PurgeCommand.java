@@ -40,6 +40,9 @@ public final class PurgeCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions config;
 
+    @Mixin
+    OutboxOption outbox;
+
     @Spec
     CommandSpec spec;
 
@@ -72,8 +75,8 @@ public final class PurgeCommand implements Callable<Integer> {
         if (olderThan.isNegative()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--older-than must not be negative");
         }
-        DatabaseConfig database =
-                config.load(RelayAppConfig.Requirement.DATABASE).requireDatabase();
+        DatabaseConfig database = outbox.choose(config.load(RelayAppConfig.Requirement.DATABASE), spec.commandLine())
+                .database();
         try (StoreSession session = StoreSession.open(database)) {
             Instant before = Clock.systemUTC().instant().minus(olderThan);
             if (dryRun) {
