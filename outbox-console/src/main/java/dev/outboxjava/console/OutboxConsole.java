@@ -1,16 +1,21 @@
 package dev.outboxjava.console;
 
 import dev.outboxjava.console.internal.ConsoleRoutes;
+import dev.outboxjava.console.internal.ConsoleShell;
+import dev.outboxjava.console.internal.OutboxesRoutes;
 import dev.outboxjava.core.InvalidConfigurationException;
 import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
+import io.javalin.router.JavalinDefaultRoutingApi;
 import java.time.Clock;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -38,6 +43,9 @@ import java.util.function.Supplier;
  *         .build();
  * try (ConsoleServer server = console.start("127.0.0.1", 8081)) { ... }   // or console.mount(javalinConfig)
  * }</pre>
+ *
+ * <p>One console can also serve many outboxes ({@link #forOutboxes}): a list of them first, then the
+ * same pages per outbox under {@code /console/outboxes/<label>}.
  */
 public final class OutboxConsole {
 
@@ -48,32 +56,64 @@ public final class OutboxConsole {
     /** The largest request body accepted (an edited payload with its headers). */
     public static final long MAX_REQUEST_BYTES = 2L * 1024 * 1024;
 
-    private final ConsoleRoutes routes;
+    private final ConsoleShell shell;
+    /** Adds the routes: those of one outbox, or the list of many and theirs. */
+    private final Consumer<JavalinDefaultRoutingApi> routes;
+
     private final String basePath;
     private final boolean allowRemoteClients;
 
     private OutboxConsole(Builder builder) {
         this.basePath = builder.basePath;
         this.allowRemoteClients = builder.allowRemoteClients;
-        this.routes = new ConsoleRoutes(
-                builder.store,
-                builder.operator,
+        boolean many = builder.outboxes.isPresent();
+        this.shell = new ConsoleShell(
                 builder.basePath,
+                many,
                 builder.adminCredential,
                 builder.clock,
-                builder.sampler,
-                builder.healthSignals,
-                builder.processFacts,
                 builder.allowRemoteClients,
                 builder.signInFailuresPerMinute);
+        if (many) {
+            this.routes = new OutboxesRoutes(shell, builder.outboxes.get(), builder.healthSignals, builder.processFacts)
+                    ::register;
+        } else {
+            this.routes = ConsoleRoutes.oneOutbox(
+                    shell,
+                    builder.store.orElseThrow(),
+                    builder.operator.orElseThrow(),
+                    builder.sampler,
+                    builder.healthSignals,
+                    builder.processFacts)::register;
+        }
     }
 
     /**
      * A builder over a store that offers both the relay's and the operator's ports, such as
-     * {@code PostgresOutboxStore} or {@code InMemoryOutboxStore}.
+     * {@code PostgresOutboxStore} or {@code InMemoryOutboxStore}: a console of that one outbox, its
+     * pages right under {@link #basePath()}.
      */
     public static <S extends OutboxStore & OperatorStore> Builder builder(S store) {
-        return new Builder(store, store);
+        return new Builder(Optional.of(store), Optional.of(store), Optional.empty());
+    }
+
+    /**
+     * A builder of a console of many outboxes, e.g. the tenant schemas one worker relays. Its first page
+     * lists every outbox with its pending, in-flight, dead-lettered and retrying events; the pages of one
+     * (overview, dead letters, retrying, event, audit, and every repair) are under
+     * {@code <basePath>/outboxes/<label>} and touch only that outbox's store. One sign-in holds for all.
+     *
+     * <p>{@code outboxes} is asked at each request, so an outbox that appears while the console runs (a
+     * schema discovered) is listed at once, and one that disappears gets a 404 page. It is a console of
+     * many even while it lists one outbox or none, so its addresses do not change when a tenant comes or
+     * goes. The builder's {@link Builder#healthSignals health signals} are the database's, shown once on
+     * the list; each outbox may bring those of its own table ({@link ConsoleOutbox#withHealthSignals}).
+     *
+     * @param outboxes the outboxes to serve now, each with a distinct label (the first of a label wins)
+     */
+    public static Builder forOutboxes(Supplier<? extends Collection<ConsoleOutbox>> outboxes) {
+        return new Builder(
+                Optional.empty(), Optional.empty(), Optional.of(Objects.requireNonNull(outboxes, "outboxes")));
     }
 
     /** Where the pages are served, e.g. {@code /console}. */
@@ -88,7 +128,7 @@ public final class OutboxConsole {
 
     /** Whether changes are allowed (an admin credential is configured). */
     public boolean writable() {
-        return routes.writable();
+        return shell.writable();
     }
 
     /**
@@ -97,7 +137,7 @@ public final class OutboxConsole {
      */
     public void mount(JavalinConfig config) {
         config.http.maxRequestSize = Math.max(config.http.maxRequestSize, MAX_REQUEST_BYTES);
-        routes.register(config.routes);
+        routes.accept(config.routes);
     }
 
     /**
@@ -127,8 +167,9 @@ public final class OutboxConsole {
 
     /** Settings of a console; {@link #build()} validates them. */
     public static final class Builder {
-        private final OutboxStore store;
-        private final OperatorStore operator;
+        private final Optional<OutboxStore> store;
+        private final Optional<OperatorStore> operator;
+        private final Optional<Supplier<? extends Collection<ConsoleOutbox>>> outboxes;
         private String basePath = DEFAULT_BASE_PATH;
         private Optional<String> adminCredential = Optional.empty();
         private Clock clock = Clock.systemUTC();
@@ -138,9 +179,13 @@ public final class OutboxConsole {
         private boolean allowRemoteClients;
         private int signInFailuresPerMinute = DEFAULT_SIGN_IN_FAILURES_PER_MINUTE;
 
-        private Builder(OutboxStore store, OperatorStore operator) {
-            this.store = Objects.requireNonNull(store, "store");
-            this.operator = Objects.requireNonNull(operator, "operator");
+        private Builder(
+                Optional<OutboxStore> store,
+                Optional<OperatorStore> operator,
+                Optional<Supplier<? extends Collection<ConsoleOutbox>>> outboxes) {
+            this.store = store.map(s -> Objects.requireNonNull(s, "store"));
+            this.operator = operator;
+            this.outboxes = outboxes;
         }
 
         /** The path the pages live under. Default {@value OutboxConsole#DEFAULT_BASE_PATH}; starts with '/'. */
@@ -164,13 +209,19 @@ public final class OutboxConsole {
             return this;
         }
 
-        /** The sampler whose history the overview charts. Default: none (no charts). */
+        /**
+         * The sampler whose history the overview charts. Default: none (no charts). It samples one store:
+         * a console of {@link OutboxConsole#forOutboxes many outboxes} refuses it.
+         */
         public Builder sampler(ActivitySampler value) {
             this.sampler = Optional.of(value);
             return this;
         }
 
-        /** The database health signals the overview shows, read at each view. Default: none. */
+        /**
+         * The database health signals the overview shows (the list of outboxes, in a console of many), read
+         * at each view. Default: none.
+         */
         public Builder healthSignals(Supplier<List<HealthSignal>> value) {
             this.healthSignals = Objects.requireNonNull(value, "healthSignals");
             return this;
@@ -211,9 +262,14 @@ public final class OutboxConsole {
          * The console.
          *
          * @throws InvalidConfigurationException naming {@code basePath} when it does not start with '/' or
-         *                                       ends with one
+         *                                       ends with one; naming {@code sampler} when one is given to
+         *                                       a console of many outboxes
          */
         public OutboxConsole build() {
+            if (outboxes.isPresent() && sampler.isPresent()) {
+                throw new InvalidConfigurationException(
+                        "sampler", "charts one outbox's activity; a console of many outboxes draws no charts");
+            }
             if (!basePath.matches("(/[A-Za-z0-9._-]+)+")) {
                 throw new InvalidConfigurationException(
                         "basePath",

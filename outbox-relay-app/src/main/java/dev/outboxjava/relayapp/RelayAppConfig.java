@@ -121,14 +121,6 @@ public final class RelayAppConfig {
                     "needs the HTTP server, which serves it under /console: set " + ConfigKey.HTTP_PORT.displayName()
                             + " to a port (it is 0)");
         }
-        if (console.enabled() && outboxes.isPresent()) {
-            reader.problem(
-                    ConfigKey.CONSOLE_ENABLED,
-                    "serves one outbox table and is not available with " + ConfigKey.TABLES.property() + " or "
-                            + ConfigKey.DISCOVERY_SCHEMA_PATTERN.property()
-                            + ": set it to false, or open the console of a "
-                            + "table with a process of its own (" + ConfigKey.TABLE.property() + ")");
-        }
 
         List<Requirement> requirements = List.of(required);
         if (requirements.contains(Requirement.DATABASE) && store.config().isEmpty()) {

@@ -108,9 +108,15 @@ class OutboxesSettingsTest {
     }
 
     @Test
-    @DisplayName("given many outboxes and the web console, then the console is refused: it serves one table")
-    void consoleServesOneTable() {
-        assertThat(problemKeys(Map.of("OUTBOX_TABLES", "a.outbox_events", "OUTBOX_CONSOLE_ENABLED", "true")))
-                .containsExactly(ConfigKey.CONSOLE_ENABLED.displayName());
+    @DisplayName("given many outboxes and the web console, then the console is enabled: it serves every outbox")
+    void consoleServesManyOutboxes() {
+        RelayAppConfig listed = load(Map.of("OUTBOX_TABLES", "a.outbox_events", "OUTBOX_CONSOLE_ENABLED", "true"));
+        RelayAppConfig discovered =
+                load(Map.of("OUTBOX_DISCOVERY_SCHEMA_PATTERN", "tenant_.*", "OUTBOX_CONSOLE_ENABLED", "true"));
+
+        assertThat(listed.console().enabled()).isTrue();
+        assertThat(listed.outboxes()).isPresent();
+        assertThat(discovered.console().enabled()).isTrue();
+        assertThat(discovered.outboxes()).isPresent();
     }
 }

@@ -16,10 +16,8 @@ import dev.outboxjava.core.port.HeldKey;
 import dev.outboxjava.core.port.OperatorStore;
 import dev.outboxjava.core.port.OutboxStore;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.router.JavalinDefaultRoutingApi;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -31,99 +29,127 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The console's pages and actions. Every page is rendered here, every value through {@link Html#text}. */
+/**
+ * The pages and actions of one outbox, under its base path: every page is rendered here, every value
+ * through {@link Html#text}; the layout, the sessions and the sign-in are the {@link ConsoleShell}'s.
+ */
 public final class ConsoleRoutes {
 
     private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
-    private static final String COOKIE = "outbox_console_session";
     private static final int PAGE_SIZE = 50;
     /** Values a filter field offers. */
     private static final int SUGGESTIONS = 100;
     /** The list counts its matches up to here (an exact count of a million rows costs a second). */
     private static final long COUNT_LIMIT = 10_000;
 
-    private static final String CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-            + "frame-ancestors 'none'; base-uri 'none'";
-    private static final String CSS = readCss();
     /** How often the overview and the retrying page reload themselves (a meta refresh: no script). */
-    private static final int REFRESH_SECONDS = 15;
+    static final int REFRESH_SECONDS = 15;
 
+    private final ConsoleShell shell;
+    private final Nav nav;
     private final OutboxStore store;
     private final OperatorStore operator;
     private final String base;
     private final Sessions sessions;
     private final Clock clock;
-    /** One message to show after a redirect, per session. */
-    private final Map<String, String> flash = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Whether clients other than this machine may use the console. */
-    private final boolean allowRemoteClients;
-
-    private final SignInThrottle signInThrottle;
     private final OverviewView overview;
 
-    public ConsoleRoutes(
+    /**
+     * @param base where this outbox's pages are: the console's root for a console of one outbox, the
+     *             outbox's own path in a console of many
+     */
+    ConsoleRoutes(
+            ConsoleShell shell,
+            Nav nav,
             OutboxStore store,
             OperatorStore operator,
             String base,
-            Optional<String> adminCredential,
-            Clock clock,
             Optional<ActivitySampler> sampler,
             Supplier<List<HealthSignal>> healthSignals,
-            Supplier<Map<String, String>> processFacts,
-            boolean allowRemoteClients,
-            int signInFailuresPerMinute) {
-        this.allowRemoteClients = allowRemoteClients;
-        this.signInThrottle = new SignInThrottle(signInFailuresPerMinute, clock);
+            Supplier<Map<String, String>> processFacts) {
+        this.shell = shell;
+        this.nav = nav;
         this.store = store;
         this.operator = operator;
         this.base = base;
-        this.sessions = new Sessions(adminCredential, clock);
-        this.clock = clock;
+        this.sessions = shell.sessions();
+        this.clock = shell.clock();
         this.overview = new OverviewView(store, operator, base, sampler, healthSignals, processFacts);
     }
 
-    public boolean writable() {
-        return sessions.writable();
+    /** The console of one outbox, whose pages are at the shell's root as they always were. */
+    public static ConsoleRoutes oneOutbox(
+            ConsoleShell shell,
+            OutboxStore store,
+            OperatorStore operator,
+            Optional<ActivitySampler> sampler,
+            Supplier<List<HealthSignal>> healthSignals,
+            Supplier<Map<String, String>> processFacts) {
+        return new ConsoleRoutes(
+                shell,
+                Nav.oneOutbox(shell.root()),
+                store,
+                operator,
+                shell.root(),
+                sampler,
+                healthSignals,
+                processFacts);
     }
 
-    /** Adds the routes. */
+    /** Adds the shared routes and this outbox's pages under its base: the console of one outbox. */
     public void register(JavalinDefaultRoutingApi routes) {
-        routes.before(base + "/*", this::headers);
-        routes.before(base, this::headers);
-        routes.before(base + "/*", this::localClientsOnly);
-        routes.before(base, this::localClientsOnly);
-        routes.get(
-                base,
-                shown(ctx -> page(
+        shell.registerShared(routes);
+        addPages(new OutboxPages() {
+            @Override
+            public void get(String path, Function<ConsoleRoutes, Handler> page) {
+                routes.get(base + path, page.apply(ConsoleRoutes.this));
+            }
+
+            @Override
+            public void post(String path, Function<ConsoleRoutes, Handler> action) {
+                routes.post(base + path, action.apply(ConsoleRoutes.this));
+            }
+        });
+    }
+
+    /** Where the pages of an outbox are added, each path relative to the outbox's base. */
+    interface OutboxPages {
+        void get(String path, Function<ConsoleRoutes, Handler> page);
+
+        void post(String path, Function<ConsoleRoutes, Handler> action);
+    }
+
+    /** Every page and action of one outbox, by its path relative to the outbox's base. */
+    static void addPages(OutboxPages pages) {
+        pages.get(
+                "",
+                r -> r.shown(ctx -> r.page(
                         ctx,
                         "overview",
                         "Overview",
-                        overview.render(session(ctx).map(ConsoleRoutes::csrf), clock.instant()),
+                        r.overview.render(r.shell.session(ctx).map(ConsoleShell::csrf), r.clock.instant()),
                         REFRESH_SECONDS)));
-        routes.get(base + "/style.css", ctx -> ctx.contentType("text/css").result(CSS));
-        routes.get(base + "/dead-letters", shown(this::deadLetters));
-        routes.get(base + "/dead-letters/{id}", shown(this::deadLetter));
-        routes.post(base + "/dead-letters/requeue", ctx -> act(ctx, this::requeue));
-        routes.post(base + "/dead-letters/purge", ctx -> act(ctx, this::purge));
-        routes.post(base + "/dead-letters/{id}/edit", ctx -> act(ctx, this::edit));
-        routes.get(
-                base + "/retrying",
-                shown(ctx -> page(ctx, "retrying", "Retrying and held keys", retrying(ctx), REFRESH_SECONDS)));
-        routes.post(base + "/retrying/retry-now", ctx -> act(ctx, this::retryNow));
-        routes.post(base + "/retrying/dead-letter", ctx -> act(ctx, this::deadLetterNow));
-        routes.get(base + "/audit", shown(ctx -> page(ctx, "audit", "Audit", audit(ctx))));
-        routes.get(base + "/login", ctx -> page(ctx, "login", "Sign in", loginForm(Optional.empty())));
-        routes.post(base + "/login", this::login);
-        routes.post(base + "/logout", this::logout);
+        pages.get("/dead-letters", r -> r.shown(r::deadLetters));
+        pages.get("/dead-letters/{id}", r -> r.shown(r::deadLetter));
+        pages.post("/dead-letters/requeue", r -> ctx -> r.act(ctx, r::requeue));
+        pages.post("/dead-letters/purge", r -> ctx -> r.act(ctx, r::purge));
+        pages.post("/dead-letters/{id}/edit", r -> ctx -> r.act(ctx, r::edit));
+        pages.get(
+                "/retrying",
+                r -> r.shown(
+                        ctx -> r.page(ctx, "retrying", "Retrying and held keys", r.retrying(ctx), REFRESH_SECONDS)));
+        pages.post("/retrying/retry-now", r -> ctx -> r.act(ctx, r::retryNow));
+        pages.post("/retrying/dead-letter", r -> ctx -> r.act(ctx, r::deadLetterNow));
+        pages.get("/audit", r -> r.shown(ctx -> r.page(ctx, "audit", "Audit", r.audit(ctx))));
     }
 
     /** A page whose store failure (database down, audit table missing) is shown as a message, not a bare 500. */
-    private io.javalin.http.Handler shown(io.javalin.http.Handler handler) {
+    private Handler shown(Handler handler) {
         return ctx -> {
             try {
                 handler.handle(ctx);
@@ -137,45 +163,6 @@ public final class ConsoleRoutes {
                         "<div class=\"problem\" id=\"problem\">" + Html.text(e.getMessage()) + "</div>");
             }
         };
-    }
-
-    /**
-     * Refuses a client that is not on this machine, unless remote clients are allowed: the console may
-     * share its port with endpoints that must answer everyone (health probes, metrics). The socket's
-     * address decides, never a forwarding header a client could write.
-     */
-    private void localClientsOnly(Context ctx) {
-        if (allowRemoteClients || isLoopback(ctx.req().getRemoteAddr())) {
-            return;
-        }
-        ctx.status(403)
-                .contentType("text/plain; charset=utf-8")
-                .result("The web console answers only clients on "
-                        + "this machine (reach it through an SSH tunnel or kubectl port-forward); remote clients are allowed "
-                        + "only when the console is configured to allow them, behind a proxy that authenticates.\n");
-        ctx.skipRemainingHandlers();
-    }
-
-    private static boolean isLoopback(String address) {
-        try {
-            return address != null && java.net.InetAddress.getByName(address).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
-            return false; // a literal address never needs a lookup; anything else is not trusted
-        }
-    }
-
-    private void headers(Context ctx) {
-        ctx.header("Content-Security-Policy", CSP);
-        ctx.header("X-Content-Type-Options", "nosniff");
-        ctx.header("Referrer-Policy", "no-referrer");
-        ctx.header("Cache-Control", "no-store");
-        ctx.header("X-Frame-Options", "DENY");
-    }
-
-    // ---------------------------------------------------------------- sessions and actions
-
-    private Optional<Sessions.Session> session(Context ctx) {
-        return sessions.find(ctx.cookie(COOKIE));
     }
 
     @FunctionalInterface
@@ -193,7 +180,7 @@ public final class ConsoleRoutes {
                             + "(outbox.console.admin.token). Nothing was changed.");
             return;
         }
-        Optional<Sessions.Session> session = session(ctx);
+        Optional<Sessions.Session> session = shell.session(ctx);
         if (session.isEmpty()) {
             refuse(ctx, 401, "Sign in with the admin credential to make changes. Nothing was changed.");
             return;
@@ -224,161 +211,12 @@ public final class ConsoleRoutes {
                         + "/dead-letters\">Back to the dead letters</a></p>");
     }
 
-    private void redirectWith(Context ctx, Sessions.Session session, String path, String message) {
-        flash.put(session.id(), message);
-        ctx.redirect(path, io.javalin.http.HttpStatus.SEE_OTHER);
-    }
-
-    private String takeFlash(Context ctx) {
-        return session(ctx)
-                .map(s -> flash.remove(s.id()))
-                .map(message -> "<div class=\"notice\" id=\"notice\">" + Html.text(message) + "</div>")
-                .orElse("");
-    }
-
-    private void login(Context ctx) {
-        String name = Optional.ofNullable(ctx.formParam("operator")).orElse("").trim();
-        if (name.isEmpty() || name.length() > 100) {
-            name = "admin";
-        }
-        String client = ctx.req().getRemoteAddr();
-        Optional<java.time.Duration> blocked = signInThrottle.blockedFor(client);
-        if (blocked.isPresent()) {
-            long seconds = Math.max(1, (blocked.get().toMillis() + 999) / 1000);
-            log.warn("console sign-in from {} refused without checking: too many wrong credentials", client);
-            ctx.status(429).header("Retry-After", Long.toString(seconds));
-            page(
-                    ctx,
-                    "login",
-                    "Sign in",
-                    loginForm(Optional.of("Too many wrong credentials from your address: try " + "again in " + seconds
-                            + " s. Nothing was checked.")));
-            return;
-        }
-        Optional<Sessions.Session> session = sessions.signIn(ctx.formParam("credential"), name + " (console)");
-        if (session.isEmpty()) {
-            if (sessions.writable()) {
-                signInThrottle.failed(client);
-            }
-            log.warn("console sign-in refused from {}", ctx.ip());
-            ctx.status(401);
-            page(
-                    ctx,
-                    "login",
-                    "Sign in",
-                    loginForm(Optional.of(
-                            sessions.writable()
-                                    ? "That is not the admin credential."
-                                    : "The console is read-only: no admin credential is configured.")));
-            return;
-        }
-        signInThrottle.succeeded(client);
-        ctx.header(
-                "Set-Cookie",
-                COOKIE + "=" + session.get().id() + "; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age="
-                        + Sessions.LIFETIME.toSeconds());
-        log.info("console: {} signed in", session.get().operator());
-        ctx.redirect(base, io.javalin.http.HttpStatus.SEE_OTHER);
-    }
-
-    private void logout(Context ctx) {
-        Optional<Sessions.Session> session = session(ctx);
-        if (session.isPresent()) {
-            if (!Sessions.csrfMatches(session.get(), ctx.formParam("csrf"))) {
-                // a forged sign-out (another site's form) must not end the operator's session either
-                refuse(
-                        ctx,
-                        403,
-                        "The form's security token is missing or stale (reload the page and sign out "
-                                + "again). You are still signed in.");
-                return;
-            }
-            sessions.signOut(session.get().id());
-        }
-        ctx.header("Set-Cookie", COOKIE + "=; Path=" + base + "; HttpOnly; SameSite=Strict; Max-Age=0");
-        ctx.redirect(base, io.javalin.http.HttpStatus.SEE_OTHER);
-    }
-
-    private String loginForm(Optional<String> problem) {
-        return problem.map(p -> "<div class=\"problem\" id=\"problem\">" + Html.text(p) + "</div>")
-                        .orElse("")
-                + (sessions.writable() ? "" : "<p>No admin credential is configured: the console is read-only.</p>")
-                + "<form method=\"post\" action=\"" + base + "/login\" id=\"login\">"
-                + "<p><label>Your name (for the audit trail) <input name=\"operator\" id=\"operator\" maxlength=\"100\"></label></p>"
-                + "<p><label>Admin credential <input type=\"password\" name=\"credential\" id=\"credential\" "
-                + "autocomplete=\"current-password\"></label></p>"
-                + "<p><button type=\"submit\" id=\"sign-in\">Sign in</button></p></form>";
-    }
-
-    // ---------------------------------------------------------------- layout
-
     private void page(Context ctx, String current, String title, String body) {
         page(ctx, current, title, body, 0);
     }
 
-    /** A page; one with {@code refreshSeconds} over 0 reloads itself that often and says when it was read. */
     private void page(Context ctx, String current, String title, String body, int refreshSeconds) {
-        Optional<Sessions.Session> session = session(ctx);
-        StringBuilder html = new StringBuilder(8192);
-        html.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">");
-        if (refreshSeconds > 0) {
-            html.append("<meta http-equiv=\"refresh\" content=\"")
-                    .append(refreshSeconds)
-                    .append("\">");
-        }
-        html.append("<title>")
-                .append(Html.text(title))
-                .append(" · Outbox console</title><link rel=\"stylesheet\" href=\"")
-                .append(base)
-                .append("/style.css\"></head><body><header><strong>Outbox console</strong>");
-        String[][] nav = {
-            {"overview", "", "Overview"},
-            {"dead-letters", "/dead-letters", "Dead letters"},
-            {"retrying", "/retrying", "Retrying"},
-            {"audit", "/audit", "Audit"}
-        };
-        for (String[] item : nav) {
-            html.append("<a href=\"")
-                    .append(base)
-                    .append(item[1])
-                    .append("\" id=\"nav-")
-                    .append(item[0])
-                    .append("\"")
-                    .append(item[0].equals(current) ? " class=\"current\"" : "")
-                    .append(">")
-                    .append(item[2])
-                    .append("</a>");
-        }
-        html.append("<span class=\"who\">");
-        if (session.isPresent()) {
-            html.append("signed in as ")
-                    .append(Html.text(session.get().operator()))
-                    .append(" <form method=\"post\" action=\"")
-                    .append(base)
-                    .append("/logout\">")
-                    .append(csrf(session.get()))
-                    .append("<button type=\"submit\" id=\"sign-out\">Sign out</button></form>");
-        } else if (sessions.writable()) {
-            html.append("read-only · <a href=\"")
-                    .append(base)
-                    .append("/login\" id=\"nav-login\">sign in to make changes</a>");
-        } else {
-            html.append("read-only (no admin credential configured)");
-        }
-        html.append("</span></header><main><h1>").append(Html.text(title)).append("</h1>");
-        if (refreshSeconds > 0) {
-            html.append("<p class=\"read-at\" id=\"read-at\">read at ")
-                    .append(Html.instant(clock.instant()))
-                    .append(", again every ")
-                    .append(refreshSeconds)
-                    .append(" s</p>");
-        }
-        html.append(takeFlash(ctx)).append(body).append("</main></body></html>");
-        ctx.html(html.toString());
-    }
-
-    static String csrf(Sessions.Session session) {
-        return "<input type=\"hidden\" name=\"csrf\" value=\"" + Html.text(session.csrfToken()) + "\">";
+        shell.page(ctx, nav, current, title, body, refreshSeconds);
     }
 
     // ---------------------------------------------------------------- dead letters
@@ -405,7 +243,7 @@ public final class ConsoleRoutes {
                 ? String.format(java.util.Locale.ROOT, "%,d or more", COUNT_LIMIT)
                 : Long.toString(counted);
         Instant now = clock.instant();
-        Optional<Sessions.Session> session = session(ctx);
+        Optional<Sessions.Session> session = shell.session(ctx);
         html.append("<p id=\"match-count\">")
                 .append(total)
                 .append(" dead letter(s) match (")
@@ -415,7 +253,7 @@ public final class ConsoleRoutes {
             html.append("<form method=\"post\" action=\"")
                     .append(base)
                     .append("/dead-letters/requeue\" id=\"selection\">")
-                    .append(csrf(session.get()))
+                    .append(ConsoleShell.csrf(session.get()))
                     .append(form.hiddenInputs());
         }
         html.append("<table id=\"dead-letters\"><tr>")
@@ -519,7 +357,7 @@ public final class ConsoleRoutes {
                 session.operator(),
                 requeued,
                 filter.get().describe());
-        redirectWith(
+        shell.redirectWith(
                 ctx,
                 session,
                 base + "/dead-letters",
@@ -544,7 +382,7 @@ public final class ConsoleRoutes {
                     .append(") for good? They cannot be requeued afterwards.</div><form method=\"post\" action=\"")
                     .append(base)
                     .append("/dead-letters/purge\" id=\"confirm-purge\">")
-                    .append(csrf(session))
+                    .append(ConsoleShell.csrf(session))
                     .append(FilterForm.read(ctx::formParam).hiddenInputs())
                     .append("<input type=\"hidden\" name=\"scope\" value=\"")
                     .append(Html.text(ctx.formParam("scope")))
@@ -570,7 +408,7 @@ public final class ConsoleRoutes {
                 session.operator(),
                 purged,
                 filter.get().describe());
-        redirectWith(
+        shell.redirectWith(
                 ctx,
                 session,
                 base + "/dead-letters",
@@ -681,7 +519,7 @@ public final class ConsoleRoutes {
         }
         event.headers().forEach((name, value) -> row(html, Html.shown(name), Html.shown(value)));
         html.append("</table><h2>Payload</h2>").append(PayloadView.render(event.payload()));
-        Optional<Sessions.Session> session = session(ctx);
+        Optional<Sessions.Session> session = shell.session(ctx);
         if (event.status() == EventStatus.FAILED && session.isPresent()) {
             String single =
                     "<input type=\"hidden\" name=\"scope\" value=\"selected\"><input type=\"hidden\" name=\"id\" "
@@ -689,13 +527,13 @@ public final class ConsoleRoutes {
             html.append("<div class=\"actions\"><form method=\"post\" action=\"")
                     .append(base)
                     .append("/dead-letters/requeue\">")
-                    .append(csrf(session.get()))
+                    .append(ConsoleShell.csrf(session.get()))
                     .append(single)
                     .append(
                             "<button type=\"submit\" id=\"requeue-one\">Requeue</button></form><form method=\"post\" action=\"")
                     .append(base)
                     .append("/dead-letters/purge\">")
-                    .append(csrf(session.get()))
+                    .append(ConsoleShell.csrf(session.get()))
                     .append(single)
                     .append("<button type=\"submit\" class=\"danger\" id=\"purge-one\">Purge…</button></form></div>");
             Optional<String> text = PayloadView.utf8(event.payload());
@@ -708,7 +546,7 @@ public final class ConsoleRoutes {
                         .append("/dead-letters/")
                         .append(event.id())
                         .append("/edit\" id=\"edit\">")
-                        .append(csrf(session.get()))
+                        .append(ConsoleShell.csrf(session.get()))
                         .append("<p class=\"hint\" id=\"edit-rule\">")
                         .append(EditText.RULE_HTML)
                         .append("</p>")
@@ -829,7 +667,7 @@ public final class ConsoleRoutes {
                 "console: {} edited and requeued dead letter {}",
                 session.operator(),
                 found.get().id());
-        redirectWith(
+        shell.redirectWith(
                 ctx,
                 session,
                 base + "/dead-letters/" + found.get().id(),
@@ -877,12 +715,12 @@ public final class ConsoleRoutes {
         Instant now = clock.instant();
         int offset = Math.max(0, parseInt(ctx.queryParam("offset")));
         List<OutboxEvent> retrying = operator.listRetrying(offset, PAGE_SIZE + 1);
-        Optional<Sessions.Session> session = session(ctx);
+        Optional<Sessions.Session> session = shell.session(ctx);
         StringBuilder html = new StringBuilder("<h2>Waiting for a retry</h2>");
         session.ifPresent(s -> html.append("<form method=\"post\" action=\"")
                 .append(base)
                 .append("/retrying/retry-now\" id=\"retrying-selection\">")
-                .append(csrf(s)));
+                .append(ConsoleShell.csrf(s)));
         html.append("<table id=\"retrying\"><tr>")
                 .append(session.isPresent() ? "<th></th>" : "")
                 .append("<th>id</th><th>type</th><th>key</th><th>destination</th><th>attempts</th><th>next attempt</th>"
@@ -998,7 +836,7 @@ public final class ConsoleRoutes {
         }
         long changed = repair.apply(ids.get(), session.operator(), clock.instant());
         log.info("console: {} " + logged, session.operator(), changed);
-        redirectWith(
+        shell.redirectWith(
                 ctx,
                 session,
                 base + "/retrying",
@@ -1036,16 +874,5 @@ public final class ConsoleRoutes {
                     .append("\">older →</a></p>");
         }
         return html.toString();
-    }
-
-    private static String readCss() {
-        try (InputStream in = ConsoleRoutes.class.getResourceAsStream("/dev/outboxjava/console/console.css")) {
-            if (in == null) {
-                throw new IllegalStateException("console.css is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

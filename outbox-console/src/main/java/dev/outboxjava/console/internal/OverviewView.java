@@ -137,34 +137,8 @@ final class OverviewView {
         }
         html.append("</table>");
         html.append(WorkersView.render(operator.workers(WORKERS), now));
-        Map<String, String> facts = processFacts.get();
-        if (!facts.isEmpty()) {
-            html.append("<h2>This worker</h2><table id=\"process\">");
-            facts.forEach((name, value) -> html.append("<tr><th>")
-                    .append(Html.text(name))
-                    .append("</th><td>")
-                    .append(Html.text(value))
-                    .append("</td></tr>"));
-            html.append("</table>");
-        }
-        List<HealthSignal> signals = healthSignals.get();
-        if (!signals.isEmpty()) {
-            html.append(
-                    "<h2>Database health</h2><table id=\"health\"><tr><th>signal</th><th>value</th><th>threshold</th>"
-                            + "<th></th></tr>");
-            for (HealthSignal signal : signals) {
-                html.append("<tr><td>")
-                        .append(Html.text(signal.name()))
-                        .append("</td><td>")
-                        .append(Html.text(signal.value()))
-                        .append("</td><td>")
-                        .append(Html.text(signal.threshold()))
-                        .append("</td><td class=\"")
-                        .append(signal.ok() ? "good\">ok" : "bad\">over")
-                        .append("</td></tr>");
-            }
-            html.append("</table>");
-        }
+        html.append(SignalsView.process(processFacts.get()));
+        html.append(SignalsView.health("Database health", healthSignals.get()));
         return html.toString();
     }
 }

@@ -119,6 +119,7 @@ class ManyOutboxesProcessIT {
         Map<String, String> env = environment(WorkerJar.freePort());
         env.put("OUTBOX_DISCOVERY_SCHEMA_PATTERN", prefix + ".*");
         env.put("OUTBOX_DISCOVERY_INTERVAL", "1s");
+        env.put("OUTBOX_CONSOLE_ENABLED", "true");
         int port = Integer.parseInt(env.get("OUTBOX_HTTP_PORT"));
 
         try (ChildJvm worker = WorkerJar.start("many-outboxes-discovered", env, "run")) {
@@ -140,6 +141,15 @@ class ManyOutboxesProcessIT {
                                     "outbox_events_published_total\\{[^}]*schema=\"" + prefix + "b\"[^}]*\\} 300\\.0")
                             .contains("outbox_outboxes 4.0"));
             assertThat(worker.output()).contains("every schema matching " + prefix + ".*");
+
+            // the console lists every outbox the worker relays, the one discovered late included
+            HttpResponse<String> console = get(port, "/console");
+            assertThat(console.statusCode()).as(console.body()).isEqualTo(200);
+            assertThat(console.body())
+                    .contains("/console/outboxes/" + prefix + "a." + TABLE)
+                    .contains("/console/outboxes/" + prefix + "d." + TABLE);
+            HttpResponse<String> tenant = get(port, "/console/outboxes/" + prefix + "d." + TABLE + "/dead-letters");
+            assertThat(tenant.statusCode()).as(tenant.body()).isEqualTo(200);
         }
     }
 

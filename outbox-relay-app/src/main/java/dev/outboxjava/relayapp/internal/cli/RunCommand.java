@@ -20,6 +20,7 @@ import dev.outboxjava.relayapp.internal.StandaloneOutboxes;
 import dev.outboxjava.relayapp.internal.StandaloneWorker;
 import dev.outboxjava.worker.Durations;
 import dev.outboxjava.worker.InvalidSettingsException;
+import dev.outboxjava.worker.MultiOutboxWorker;
 import dev.outboxjava.worker.OutboxWorker;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -86,8 +87,10 @@ public final class RunCommand implements Callable<Integer> {
                 ? Optional.empty()
                 : Optional.of(
                         Guice.createInjector(Stage.PRODUCTION, StandaloneModules.forSettings(settings, registry)));
+        Optional<MultiOutboxWorker> manyWorker =
+                injector.isPresent() ? Optional.empty() : Optional.of(StandaloneOutboxes.worker(settings, registry));
         StandaloneWorker worker = injector.map(i -> StandaloneWorker.of(i.getInstance(OutboxWorker.class)))
-                .orElseGet(() -> StandaloneWorker.of(StandaloneOutboxes.worker(settings, registry)));
+                .orElseGet(() -> StandaloneWorker.of(manyWorker.orElseThrow()));
         CountDownLatch stopping = new CountDownLatch(1);
         AtomicBoolean waitingForDatabase = new AtomicBoolean(true);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -95,10 +98,11 @@ public final class RunCommand implements Callable<Integer> {
         AtomicReference<Optional<StandaloneConsole>> console = new AtomicReference<>(Optional.empty());
         try {
             if (settings.http().enabled()) {
-                if (injector.isPresent()) {
-                    console.set(StandaloneConsole.createIfEnabled(
-                            settings, injector.get().getInstance(PostgresOutboxStore.class), registry));
-                }
+                console.set(
+                        injector.isPresent()
+                                ? StandaloneConsole.createIfEnabled(
+                                        settings, injector.get().getInstance(PostgresOutboxStore.class), registry)
+                                : StandaloneConsole.createIfEnabled(settings, manyWorker.orElseThrow(), registry));
                 http = Optional.of(HealthHttpServer.start(
                         settings.http(), registry, worker, console.get().map(StandaloneConsole::console)));
                 // without the URL's parameters: they may hold a password, and the endpoint may be public
