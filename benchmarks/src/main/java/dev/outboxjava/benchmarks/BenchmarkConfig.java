@@ -183,8 +183,10 @@ public record BenchmarkConfig(
                 "  --runs N               repetitions per figure, median printed (default 3; quick 1)",
                 "  --backlog N            events in the backlog of scenarios 1-3 and 8 (default 200000; quick 50000)",
                 "  --drain-seconds N      a drain stops when empty or after N s (default 5; quick 4)",
-                "  --relay-threads N      worker relay threads, scenarios 3 and 4 (default 4)",
-                "  --batch-size N         worker batch size, scenarios 3, 4, 6 (default 1000)",
+                "  --relay-threads N      worker relay threads, scenarios 3, 4 and 10 (default the library's, "
+                        + OutboxWorkerConfig.DEFAULT_RELAY_THREADS + ")",
+                "  --batch-size N         worker batch size, scenarios 3, 4, 6 (default the library's, "
+                        + RelayConfig.DEFAULT_BATCH_SIZE + ")",
                 "  --steady-seconds N     one scenario 4 run per wake-up choice, repeated --runs times (default 20; quick 15)",
                 "  --rate N               scenario 4 events/s (default 2000)",
                 "  --producer-seconds N   saturated producers (scenarios 4 and 5) switch what they do every N/16 s (default 4; quick 3)",
@@ -285,8 +287,8 @@ public record BenchmarkConfig(
         int backlog = 200_000;
         int searchBacklog = 50_000;
         Duration drainWindow = Duration.ofSeconds(5);
-        int relayThreads = 4;
-        int batchSize = 1000;
+        int relayThreads = OutboxWorkerConfig.DEFAULT_RELAY_THREADS;
+        int batchSize = RelayConfig.DEFAULT_BATCH_SIZE;
         Duration steadyTime = Duration.ofSeconds(20);
         int steadyRate = 2_000;
         Duration producerTime = Duration.ofSeconds(4);
