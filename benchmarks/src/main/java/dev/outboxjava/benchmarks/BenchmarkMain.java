@@ -637,10 +637,6 @@ public final class BenchmarkMain {
         }
     }
 
-    /**
-     * One interval, e.g. {@code p50 6.1 / p99 14.0 ms; kept up (backlog 212); 48,120 dead; 3.1 entries/scan;
-     * lease 2.4 ms (max 9.0, 410 leases)}; a p99 with events not delivered at the end is a lower bound.
-     */
     /** The library's defaults' p99 in every interval within this many times the floor's p99 over its run. */
     static final double TAIL_TARGET = 1.5;
 
@@ -710,6 +706,10 @@ public final class BenchmarkMain {
         return run.achievedRate() >= 0.95 * run.rate();
     }
 
+    /**
+     * One interval, e.g. {@code p50 6.1 / p99 14.0 ms; kept up (backlog 212); 48,120 dead; 3.1 entries/scan;
+     * lease 2.4 ms (max 9.0, 410 leases)}; a p99 with events not delivered at the end is a lower bound.
+     */
     static String minute(MinuteStats.Minute m) {
         return String.format(
                 Locale.ROOT,
