@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -44,9 +45,8 @@ import org.slf4j.MDC;
  *
  * <p>A tick can also run in two halves, so that a loop keeps the database busy while the broker
  * works: {@link #leaseAndPublish()} leases a batch and hands it to the publisher without waiting,
- * {@link #complete(Batch)} awaits the acknowledgements and marks. A loop that got a full batch may
- * lease the next one before completing the previous: the marks of batch N then run while batch N+1
- * is being published. Per-key order is unaffected: a lease never takes an event whose key has an
+ * {@link #complete(Batch)} awaits the acknowledgements and marks. A loop may lease the next batch
+ * before completing the previous: the marks of batch N then run while batch N+1 is being published. Per-key order is unaffected: a lease never takes an event whose key has an
  * event in flight, and the outcomes of a batch are marked before its events could be leased again.
  *
  * <p>A mark that the store fails (a database blip) is tried again under the same lease, with backoff,
@@ -461,6 +461,24 @@ public final class Relay {
         /** Whether the lease found nothing due. */
         public boolean isEmpty() {
             return events.isEmpty();
+        }
+
+        /**
+         * Whether the publisher has reported on the batch (or failed), so that {@link Relay#complete(Batch)}
+         * will not wait for the broker; true for an empty batch.
+         */
+        public boolean isReported() {
+            return publishing == null || publishing.isDone();
+        }
+
+        /**
+         * Completes once the publisher has reported on the batch or failed (at once for an empty batch): a
+         * loop can wait for it and for other work at the same time, then {@link Relay#complete(Batch)}.
+         */
+        public CompletionStage<Void> reported() {
+            return publishing == null
+                    ? CompletableFuture.completedFuture(null)
+                    : publishing.handle((outcomes, failure) -> null);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.outboxjava.worker.internal;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -17,8 +18,13 @@ public interface LoopStep {
      * @param wakeable whether a wake-up cuts the wait short
      * @param moreWork whether more is waiting than this loop can take in one step (an idle sibling should join)
      * @param probe    during an outage backoff, what ends it early once the dependency answers again (null: none)
+     * @param until    what else ends a wakeable wait early when it completes (null: none)
      */
-    record Next(Duration delay, boolean wakeable, boolean moreWork, RecoveryProbe probe) {
+    record Next(Duration delay, boolean wakeable, boolean moreWork, RecoveryProbe probe, CompletionStage<?> until) {
+
+        public Next(Duration delay, boolean wakeable, boolean moreWork, RecoveryProbe probe) {
+            this(delay, wakeable, moreWork, probe, null);
+        }
 
         public Next(Duration delay, boolean wakeable, boolean moreWork) {
             this(delay, wakeable, moreWork, null);
@@ -37,6 +43,15 @@ public interface LoopStep {
         /** Wait for the interval, or less if a wake-up arrives. */
         public static Next idle(Duration interval) {
             return new Next(interval, true);
+        }
+
+        /**
+         * Wait until {@code done} completes or a wake-up arrives, whichever comes first, and at most
+         * {@code atMost}: the step left work under way that it finishes next, unless a wake-up asks for
+         * a lease first.
+         */
+        public static Next untilDone(CompletionStage<?> done, Duration atMost) {
+            return new Next(atMost, true, false, null, Objects.requireNonNull(done, "done"));
         }
 
         /** Wait the full pause; wake-ups do not cut an outage backoff short. */
@@ -74,8 +89,9 @@ public interface LoopStep {
     Next step();
 
     /**
-     * Told how the idle wait before the next step ended (a wake-up, or its full interval); only
-     * after a {@link Next#wakeable() wakeable} wait.
+     * Told how the idle wait before the next step ended: {@code true} for a wake-up, {@code false} for
+     * its full interval or, after {@link Next#untilDone}, the work it waited for; only after a
+     * {@link Next#wakeable() wakeable} wait.
      */
     default void waited(boolean woken) {}
 

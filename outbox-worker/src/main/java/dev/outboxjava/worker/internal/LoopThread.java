@@ -134,7 +134,10 @@ public final class LoopThread {
                     continue;
                 }
                 if (next.wakeable()) {
-                    step.waited(wakeUp.await(next.delay()));
+                    step.waited(
+                            next.until() == null
+                                    ? wakeUp.await(next.delay())
+                                    : wakeUp.await(next.delay(), next.until()));
                 } else if (next.probe() != null) {
                     backOff(next.delay(), next.probe());
                 } else {

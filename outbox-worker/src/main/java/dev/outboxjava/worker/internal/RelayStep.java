@@ -25,6 +25,12 @@ import java.util.Optional;
  * leases of a drain wait {@link #FIRST_DRAIN_WAIT}, then twice as long each time, before the loop falls
  * back to the poll interval: other relays' batches may be holding the keys of what is left.
  *
+ * <p>Pipelined at steady rates too: a short batch the broker has not acknowledged yet is left in
+ * flight while the loop waits for whichever comes first, the acknowledgements or a wake-up. On the
+ * acknowledgements the next step completes the batch; on a wake-up it leases the next batch first, as
+ * when draining, so an event committed while the broker works on the previous batch is not held
+ * back by that batch's acknowledgements.
+ *
  * <p>Outages: a store failure backs off; a tick in which the broker took nothing and the
  * publisher's health check says it is down counts as a broker outage: the loop backs off and,
  * while the broker stays down, only probes its health instead of leasing (so an outage does not
@@ -57,8 +63,17 @@ public final class RelayStep implements LoopStep {
     /** The next short wait, doubled after each short lease until it reaches the poll interval; null when not draining. */
     private Duration drainWait;
 
-    /** A full batch handed to the publisher and not completed yet. */
+    /** A batch handed to the publisher and not completed yet. */
     private Relay.Batch inFlight;
+
+    /** Whether the loop waits for the short batch in flight to be acknowledged (or for a wake-up, if sooner). */
+    private boolean awaitingAcknowledgements;
+
+    /** Whether the wait for that batch's acknowledgements ended with a wake-up, which asks for a lease first. */
+    private boolean wokenWhileAwaiting;
+
+    /** Whether the short batch in flight was leased while another batch was in flight (see {@link #next}). */
+    private boolean inFlightLeasedBesideAnother;
 
     private final MissedWakeUps missedWakeUps;
     private final Clock clock;
@@ -136,6 +151,15 @@ public final class RelayStep implements LoopStep {
                 return brokerPause();
             }
         }
+        if (awaitingAcknowledgements) {
+            awaitingAcknowledgements = false;
+            if (!wokenWhileAwaiting) {
+                boolean besideAnother = inFlightLeasedBesideAnother;
+                return completeInFlight()
+                        .map(result -> next(result, besideAnother))
+                        .orElseGet(this::pause);
+            }
+        }
         Relay.Batch leased;
         Instant waitBegan = idleSince;
         boolean afterPoll = polled;
@@ -166,12 +190,24 @@ public final class RelayStep implements LoopStep {
             inFlight = leased; // completed by the next step, after it has leased again
             return draining();
         }
+        if (!leased.isReported()) {
+            // completed by the next step: at once on the acknowledgements, after a lease on a wake-up
+            inFlight = leased;
+            inFlightLeasedBesideAnother = hadInFlight;
+            awaitingAcknowledgements = true;
+            wokenWhileAwaiting = false;
+            return Next.untilDone(leased.reported(), pollInterval);
+        }
         return complete(leased).map(result -> next(result, hadInFlight)).orElseGet(this::pause);
     }
 
     @Override
     public void waited(boolean woken) {
-        polled = !woken;
+        if (awaitingAcknowledgements) {
+            wokenWhileAwaiting = woken; // not a poll: the wait was for the broker
+        } else {
+            polled = !woken;
+        }
         if (woken) {
             missedWakeUps.woken();
         }
@@ -191,6 +227,7 @@ public final class RelayStep implements LoopStep {
     /** Completes the batch left in flight when the loop stops. */
     @Override
     public void finish() {
+        awaitingAcknowledgements = false;
         completeInFlight();
     }
 

@@ -2,6 +2,8 @@ package dev.outboxjava.worker.internal;
 
 import dev.outboxjava.worker.OutboxWakeUp;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -24,6 +26,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A thread whose batch came back full asks for {@linkplain #wantHelp() help}: one idle thread
  * joins the drain, so a burst is not drained by one thread until the others' next poll.
+ *
+ * <p>A thread whose batch the broker is still acknowledging {@linkplain #await(Duration, CompletionStage)
+ * waits for the acknowledgements and a signal at once}: a signal finds it as it finds an idle thread, so
+ * one relay thread leases again while the broker works.
  */
 public final class WakeUpSignal implements OutboxWakeUp {
 
@@ -117,6 +123,16 @@ public final class WakeUpSignal implements OutboxWakeUp {
         }
     }
 
+    /** Work a thread waits for has completed: every waiting thread looks whether its own is done. */
+    private void wakeAll() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** How many threads wait now (for tests and diagnostics). */
     public int waitingThreads() {
         lock.lock();
@@ -134,12 +150,29 @@ public final class WakeUpSignal implements OutboxWakeUp {
      * @return whether the wait ended for a signal (or {@link #close()}) rather than the timeout
      */
     public boolean await(Duration timeout) throws InterruptedException {
+        return await(timeout, (CompletableFuture<?>) null);
+    }
+
+    /**
+     * Like {@link #await(Duration)}, but also ends, returning {@code false} and leaving the signals for
+     * the next wait, as soon as {@code done} completes: a thread waiting for its batch's acknowledgements
+     * leases again when a signal comes first.
+     */
+    public boolean await(Duration timeout, CompletionStage<?> done) throws InterruptedException {
+        CompletableFuture<?> work = done.toCompletableFuture();
+        if (!work.isDone()) {
+            work.whenComplete((result, failure) -> wakeAll());
+        }
+        return await(timeout, work);
+    }
+
+    private boolean await(Duration timeout, CompletableFuture<?> done) throws InterruptedException {
         long remaining = timeout.toNanos();
         lock.lock();
         try {
             // a signal that came while a lease statement runs waits for its return (which wakes a thread)
             while ((signalled == covered || leasing > 0) && !helpWanted && !closed) {
-                if (remaining <= 0) {
+                if (remaining <= 0 || (done != null && done.isDone())) {
                     return false;
                 }
                 remaining = changed.awaitNanos(remaining);

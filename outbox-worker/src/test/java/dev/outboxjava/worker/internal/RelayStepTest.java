@@ -224,6 +224,107 @@ class RelayStepTest {
         assertThat(count(EventStatus.PENDING)).isEqualTo(5);
     }
 
+    /** A broker whose acknowledgements come when the test says; it notes how many events were sent at each publish. */
+    private final class AcknowledgingLater implements Publisher {
+        final List<CompletableFuture<List<PublishOutcome>>> pending = new ArrayList<>();
+        final List<List<OutboxEvent>> batches = new ArrayList<>();
+        final List<Long> sentAtPublish = new ArrayList<>();
+
+        @Override
+        public CompletableFuture<List<PublishOutcome>> publish(List<OutboxEvent> batch, Duration timeout) {
+            sentAtPublish.add(count(EventStatus.SENT));
+            batches.add(batch);
+            CompletableFuture<List<PublishOutcome>> acknowledgements = new CompletableFuture<>();
+            pending.add(acknowledgements);
+            return acknowledgements;
+        }
+
+        void acknowledge(int batch) {
+            pending.get(batch)
+                    .complete(batches.get(batch).stream()
+                            .map(event -> PublishOutcome.published(event.id()))
+                            .toList());
+        }
+
+        @Override
+        public HealthCheck checkHealth() {
+            return HealthCheck.up("test broker");
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @Test
+    void
+            givenAShortBatchNotYetAcknowledged_whenStepping_thenTheLoopWaitsForTheAcknowledgementsOrAWakeUp_andThenMarksIt() {
+        AcknowledgingLater broker = new AcknowledgingLater();
+        RelayStep relayStep = step(broker);
+        append(3);
+
+        LoopStep.Next next = relayStep.step();
+
+        assertThat(next.until())
+                .as("the wait ends on the acknowledgements as well as on a wake-up")
+                .isNotNull();
+        assertThat(next.wakeable()).isTrue();
+        assertThat(next.delay()).isEqualTo(POLL);
+        assertThat(count(EventStatus.IN_FLIGHT)).isEqualTo(3);
+
+        broker.acknowledge(0);
+        assertThat(next.until().toCompletableFuture()).isDone();
+        relayStep.waited(false);
+
+        assertThat(relayStep.step())
+                .as("the batch is marked without another lease, then the loop idles")
+                .isEqualTo(LoopStep.Next.idle(POLL));
+        assertThat(count(EventStatus.SENT)).isEqualTo(3);
+        assertThat(broker.batches).hasSize(1);
+    }
+
+    @Test
+    void
+            givenAWakeUpWhileAShortBatchAwaitsItsAcknowledgements_whenStepping_thenTheNextBatchIsLeasedBeforeThatOneIsMarked() {
+        AcknowledgingLater broker = new AcknowledgingLater();
+        RelayStep relayStep = step(broker);
+        append(2);
+        relayStep.step();
+        append(2);
+        relayStep.waited(true);
+        broker.acknowledge(0); // before the next step's lease returns: it is awaited after that lease
+
+        LoopStep.Next next = relayStep.step();
+
+        assertThat(broker.batches).hasSize(2);
+        assertThat(broker.sentAtPublish)
+                .as("the second batch went to the broker before the first was marked")
+                .containsExactly(0L, 0L);
+        assertThat(count(EventStatus.SENT)).isEqualTo(2);
+        assertThat(count(EventStatus.IN_FLIGHT)).isEqualTo(2);
+        assertThat(next.until()).isNotNull();
+
+        broker.acknowledge(1);
+        relayStep.waited(false);
+        assertThat(relayStep.step())
+                .as("leased while the first was in flight: once it is marked, the loop leases again at once")
+                .isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(count(EventStatus.SENT)).isEqualTo(4);
+    }
+
+    @Test
+    void givenAShortBatchAwaitingItsAcknowledgements_whenTheLoopStops_thenFinishMarksIt() {
+        AcknowledgingLater broker = new AcknowledgingLater();
+        RelayStep relayStep = step(broker);
+        append(2);
+        relayStep.step();
+        broker.acknowledge(0);
+
+        relayStep.finish();
+
+        assertThat(count(EventStatus.SENT)).isEqualTo(2);
+        assertThat(count(EventStatus.IN_FLIGHT)).isZero();
+    }
+
     @Test
     void givenTheDatabaseIsDown_whenSteppingRepeatedly_thenItBacksOffExponentiallyUpToTheCap_andLogsTheOutageOnce() {
         append(3);

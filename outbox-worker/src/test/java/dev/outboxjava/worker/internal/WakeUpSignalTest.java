@@ -42,6 +42,31 @@ class WakeUpSignalTest {
     }
 
     @Test
+    @DisplayName("a wait for work under way ends when the work completes, without taking a signal on")
+    void waitForWorkEndsWhenItCompletes() throws Exception {
+        CompletableFuture<Void> acknowledged = new CompletableFuture<>();
+        CompletableFuture<Boolean> wait =
+                CompletableFuture.supplyAsync(() -> awaitQuietly(LONG, acknowledged), threads);
+        await().atMost(Duration.ofSeconds(10)).until(() -> signal.waitingThreads() == 1);
+
+        acknowledged.complete(null);
+
+        assertThat(wait.get(10, TimeUnit.SECONDS))
+                .as("the work, not a signal, ended the wait")
+                .isFalse();
+        signal.signal();
+        assertThat(signal.await(LONG, new CompletableFuture<>()))
+                .as("a signal ends a wait for work that is still under way")
+                .isTrue();
+    }
+
+    @Test
+    @DisplayName("a wait for work that has already completed returns at once")
+    void waitForCompletedWork() throws InterruptedException {
+        assertThat(signal.await(LONG, CompletableFuture.completedFuture(null))).isFalse();
+    }
+
+    @Test
     @DisplayName("a signal a lease has already covered does not wake anyone")
     void coveredSignal() throws InterruptedException {
         signal.signal();
@@ -124,8 +149,13 @@ class WakeUpSignalTest {
     }
 
     private boolean awaitQuietly(Duration timeout) {
+        return awaitQuietly(timeout, null);
+    }
+
+    /** Waits for a signal, or also for {@code work} to complete unless it is null. */
+    private boolean awaitQuietly(Duration timeout, CompletableFuture<?> work) {
         try {
-            boolean signalled = signal.await(timeout);
+            boolean signalled = work == null ? signal.await(timeout) : signal.await(timeout, work);
             if (signalled) {
                 woken.incrementAndGet();
             }
