@@ -150,7 +150,7 @@ public final class WakeUpSignal implements OutboxWakeUp {
      * @return whether the wait ended for a signal (or {@link #close()}) rather than the timeout
      */
     public boolean await(Duration timeout) throws InterruptedException {
-        return await(timeout, (CompletableFuture<?>) null);
+        return awaitSignal(timeout, null);
     }
 
     /**
@@ -163,10 +163,11 @@ public final class WakeUpSignal implements OutboxWakeUp {
         if (!work.isDone()) {
             work.whenComplete((result, failure) -> wakeAll());
         }
-        return await(timeout, work);
+        return awaitSignal(timeout, work);
     }
 
-    private boolean await(Duration timeout, CompletableFuture<?> done) throws InterruptedException {
+    /** Waits for a signal; also returns {@code false} once {@code done} has completed, unless it is null. */
+    private boolean awaitSignal(Duration timeout, CompletableFuture<?> done) throws InterruptedException {
         long remaining = timeout.toNanos();
         lock.lock();
         try {
