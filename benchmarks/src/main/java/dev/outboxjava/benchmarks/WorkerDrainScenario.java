@@ -228,7 +228,7 @@ public final class WorkerDrainScenario {
                 Thread.sleep(2);
             }
             double rate = counter.published() / ((System.nanoTime() - start) / 1e9);
-            lastCpu = cpuUse.perEvent(counter.published());
+            lastCpu = cpuUse.perEvent(counter.published()) + "; " + cpuUse.machineBusy();
             return rate;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -10,6 +10,10 @@ import javax.sql.DataSource;
  * The connections a worker holds at once: one per relay thread (a relay thread keeps one while it
  * leases or marks) plus one held for good by the LISTEN wake-up. A pool smaller than that makes relay
  * threads wait for each other's connections instead of draining, so it is refused at start.
+ *
+ * <p>This is the least a worker runs with. While draining, a relay thread's marks run beside its next
+ * lease on a second connection ({@code CompletionThread}); a pool without one to spare makes them wait
+ * for the lease's, which is slower but never stuck.
  */
 public final class ConnectionBudget {
 

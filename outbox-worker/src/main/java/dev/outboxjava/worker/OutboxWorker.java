@@ -19,6 +19,7 @@ import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.internal.BacklogGauges;
 import dev.outboxjava.worker.internal.Backoff;
+import dev.outboxjava.worker.internal.CompletionThread;
 import dev.outboxjava.worker.internal.CompositeRelayListener;
 import dev.outboxjava.worker.internal.HeartbeatStep;
 import dev.outboxjava.worker.internal.LeaseTrackingStore;
@@ -251,7 +252,8 @@ public final class OutboxWorker implements AutoCloseable {
                             brokerOutage,
                             tracked(new OutageTracker(name + " loop", true, Clock.systemUTC())),
                             missedWakeUps,
-                            clock),
+                            clock,
+                            new CompletionThread(name)),
                     wakeUp));
         }
         Sweeper sweeper = new Sweeper(store, config.sweeper(), clock);

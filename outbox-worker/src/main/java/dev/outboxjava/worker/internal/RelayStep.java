@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * One relay thread's step: a tick, then at once again while batches come back full, else idle
@@ -24,6 +25,9 @@ import java.util.Optional;
  * per-key ordering, N's keys held their later events back until N was completed. After that, short
  * leases of a drain wait {@link #FIRST_DRAIN_WAIT}, then twice as long each time, before the loop falls
  * back to the poll interval: other relays' batches may be holding the keys of what is left.
+ *
+ * <p>With a {@link CompletionThread} the previous batch's completion runs beside the next lease rather
+ * than after it: its marks and the lease then use two database sessions at once.
  *
  * <p>Pipelined at steady rates too: a short batch the broker has not acknowledged yet is left in
  * flight while the loop waits for whichever comes first, the acknowledgements or a wake-up. On the
@@ -77,6 +81,7 @@ public final class RelayStep implements LoopStep {
 
     private final MissedWakeUps missedWakeUps;
     private final Clock clock;
+    private final BatchCompleter completer;
     /** When the last idle wait began; null while draining. */
     private Instant idleSince;
     /** Whether the last idle wait ran its full interval (no wake-up came). */
@@ -103,13 +108,15 @@ public final class RelayStep implements LoopStep {
                 brokerOutage,
                 bug,
                 MissedWakeUps.none(),
-                Clock.systemUTC());
+                Clock.systemUTC(),
+                BatchCompleter.ON_RELAY_THREAD);
     }
 
     /**
      * @param missedWakeUps told when a poll finds events appended during the wait, which the expected
      *                      wake-up should have announced
      * @param clock         the clock the events' creation times are compared with
+     * @param completer     where the batch left in flight is completed while the next one is leased
      */
     public RelayStep(
             String name,
@@ -122,7 +129,9 @@ public final class RelayStep implements LoopStep {
             OutageTracker brokerOutage,
             OutageTracker bug,
             MissedWakeUps missedWakeUps,
-            Clock clock) {
+            Clock clock,
+            BatchCompleter completer) {
+        this.completer = Objects.requireNonNull(completer, "completer");
         this.missedWakeUps = Objects.requireNonNull(missedWakeUps, "missedWakeUps");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.name = Objects.requireNonNull(name, "name");
@@ -165,19 +174,20 @@ public final class RelayStep implements LoopStep {
         boolean afterPoll = polled;
         idleSince = null;
         polled = false;
+        Completing completing = beginInFlight();
         try {
             leased = relay.leaseAndPublish();
         } catch (Throwable failure) {
             Failures.rethrowFatal(failure);
             failed(failure);
-            completeInFlight();
+            settle(completing);
             return pause();
         }
         if (afterPoll && waitBegan != null) {
             missedWakeUps.polled(appendedSince(leased, waitBegan));
         }
-        boolean hadInFlight = inFlight != null;
-        Optional<RelayResult> previous = completeInFlight();
+        boolean hadInFlight = completing != null;
+        Optional<RelayResult> previous = settle(completing);
         if (hadInFlight && previous.isEmpty()) {
             complete(leased); // the store failed marking the previous batch: no pipelining
             return pause();
@@ -229,6 +239,7 @@ public final class RelayStep implements LoopStep {
     public void finish() {
         awaitingAcknowledgements = false;
         completeInFlight();
+        completer.close();
     }
 
     private Optional<RelayResult> completeInFlight() {
@@ -237,10 +248,30 @@ public final class RelayStep implements LoopStep {
         return batch == null ? Optional.empty() : complete(batch);
     }
 
-    /** Awaits and marks one batch; empty when the store failed (logged, events stay in flight for the sweeper). */
+    /** The batch left in flight, its completion begun with the completer (the next lease runs meanwhile); null if none. */
+    private Completing beginInFlight() {
+        Relay.Batch batch = inFlight;
+        inFlight = null;
+        return batch == null ? null : new Completing(batch, completer.begin(() -> relay.complete(batch)));
+    }
+
+    /** Awaits and marks one batch on this thread; empty when the store failed (logged, events stay in flight for the sweeper). */
     private Optional<RelayResult> complete(Relay.Batch batch) {
+        return settle(new Completing(batch, () -> relay.complete(batch)));
+    }
+
+    /**
+     * Takes a completion's result, on this thread: the outage trackers and counters are this thread's
+     * alone. Empty when there was none, or when the store failed (logged, events stay in flight for the
+     * sweeper).
+     */
+    private Optional<RelayResult> settle(Completing completing) {
+        if (completing == null) {
+            return Optional.empty();
+        }
+        Relay.Batch batch = completing.batch();
         try {
-            RelayResult result = relay.complete(batch);
+            RelayResult result = completing.result().get();
             storeOutage.succeeded();
             bug.succeeded();
             consecutiveFailures = 0;
@@ -254,6 +285,9 @@ public final class RelayStep implements LoopStep {
             leases.ended(batch.leaseId());
         }
     }
+
+    /** A batch and its completion under way. */
+    private record Completing(Relay.Batch batch, Supplier<RelayResult> result) {}
 
     /**
      * @param afterBatchInFlight whether the batch was leased while the previous one was in flight: that

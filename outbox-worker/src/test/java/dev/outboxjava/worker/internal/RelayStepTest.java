@@ -9,6 +9,8 @@ import dev.outboxjava.core.HealthCheck;
 import dev.outboxjava.core.OutboxEvent;
 import dev.outboxjava.core.RetryPolicy;
 import dev.outboxjava.core.memory.InMemoryOutboxStore;
+import dev.outboxjava.core.port.ForwardingOutboxStore;
+import dev.outboxjava.core.port.MarkResult;
 import dev.outboxjava.core.port.PublishOutcome;
 import dev.outboxjava.core.port.Publisher;
 import dev.outboxjava.core.relay.Relay;
@@ -18,9 +20,15 @@ import dev.outboxjava.core.time.ManualClock;
 import dev.outboxjava.worker.testsupport.SwitchablePublisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -101,7 +109,8 @@ class RelayStepTest {
                 brokerOutage,
                 new OutageTracker("relay-1 loop", true, clock),
                 missed,
-                clock);
+                clock,
+                BatchCompleter.ON_RELAY_THREAD);
     }
 
     /** An idle wait that ran out while {@code appended} events were committed, then the next step. */
@@ -309,6 +318,78 @@ class RelayStepTest {
                 .as("leased while the first was in flight: once it is marked, the loop leases again at once")
                 .isEqualTo(LoopStep.Next.MORE_WORK);
         assertThat(count(EventStatus.SENT)).isEqualTo(4);
+    }
+
+    /** A store whose second lease waits, up to a bound, for a mark to begin; it notes whether one did and where. */
+    private final class LeaseWaitingForAMark extends ForwardingOutboxStore {
+        final CountDownLatch markBegun = new CountDownLatch(1);
+        final List<String> markThreads = new CopyOnWriteArrayList<>();
+        volatile boolean markedDuringLease;
+        private int leases;
+
+        LeaseWaitingForAMark() {
+            super(store);
+        }
+
+        @Override
+        public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
+            if (++leases == 2) {
+                try {
+                    markedDuringLease = markBegun.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.lease(leaseId, limit, now);
+        }
+
+        @Override
+        public MarkResult markPublished(UUID leaseId, Collection<UUID> eventIds, Instant now) {
+            markThreads.add(Thread.currentThread().getName());
+            markBegun.countDown();
+            return super.markPublished(leaseId, eventIds, now);
+        }
+    }
+
+    @Test
+    void givenACompletionThread_whenDraining_thenTheFullBatchIsMarkedOnItWhileTheNextIsLeased() {
+        append(15);
+        LeaseWaitingForAMark waiting = new LeaseWaitingForAMark();
+        LeaseTrackingStore tracked = new LeaseTrackingStore(waiting);
+        Relay relay = new Relay(
+                tracked,
+                publisher,
+                new RelayConfig(10, Duration.ofSeconds(1)),
+                RetryPolicy.builder().jitter(0).build(),
+                clock,
+                RelayListener.NONE);
+        RelayStep relayStep = new RelayStep(
+                "relay-1",
+                relay,
+                publisher,
+                tracked,
+                POLL,
+                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
+                storeOutage,
+                brokerOutage,
+                new OutageTracker("relay-1 loop", true, clock),
+                MissedWakeUps.none(),
+                clock,
+                new CompletionThread("relay-1"));
+
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+        assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+
+        assertThat(waiting.markedDuringLease)
+                .as("the first batch's mark began while the second lease was under way")
+                .isTrue();
+        assertThat(waiting.markThreads)
+                .as("the full batch is marked on the completion thread; the short one after it, acknowledged "
+                        + "at once, on the relay thread")
+                .containsExactly("outbox-relay-1-marks", Thread.currentThread().getName());
+        assertThat(count(EventStatus.SENT))
+                .as("the step returns once the full batch is marked, and the short one after it too")
+                .isEqualTo(15);
     }
 
     @Test
