@@ -179,8 +179,10 @@ public final class RelayStep implements LoopStep {
             leased = relay.leaseAndPublish();
         } catch (Throwable failure) {
             Failures.rethrowFatal(failure);
-            failed(failure);
+            // The previous batch's marks may have committed before the lease failed: settled after the
+            // failure, their success would end the outage the failure has just begun.
             settle(completing);
+            failed(failure);
             return pause();
         }
         if (afterPoll && waitBegan != null) {

@@ -53,8 +53,14 @@ class RelayStepTest {
     }
 
     private RelayStep step(Publisher using) {
+        return relayStep(leases, using, MissedWakeUps.none(), BatchCompleter.ON_RELAY_THREAD);
+    }
+
+    /** A step over {@code tracked}, with this test's clock, settings and outage trackers. */
+    private RelayStep relayStep(
+            LeaseTrackingStore tracked, Publisher using, MissedWakeUps missed, BatchCompleter completer) {
         Relay relay = new Relay(
-                leases,
+                tracked,
                 using,
                 new RelayConfig(10, Duration.ofSeconds(1)),
                 RetryPolicy.builder().jitter(0).build(),
@@ -64,12 +70,15 @@ class RelayStepTest {
                 "relay-1",
                 relay,
                 using,
-                leases,
+                tracked,
                 POLL,
                 new Backoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
                 storeOutage,
                 brokerOutage,
-                new OutageTracker("relay-1 loop", true, clock));
+                new OutageTracker("relay-1 loop", true, clock),
+                missed,
+                clock,
+                completer);
     }
 
     private void append(int count) {
@@ -91,26 +100,7 @@ class RelayStepTest {
     }
 
     private RelayStep expectingWakeUps(MissedWakeUps missed) {
-        Relay relay = new Relay(
-                leases,
-                publisher,
-                new RelayConfig(10, Duration.ofSeconds(1)),
-                RetryPolicy.builder().jitter(0).build(),
-                clock,
-                RelayListener.NONE);
-        return new RelayStep(
-                "relay-1",
-                relay,
-                publisher,
-                leases,
-                POLL,
-                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
-                storeOutage,
-                brokerOutage,
-                new OutageTracker("relay-1 loop", true, clock),
-                missed,
-                clock,
-                BatchCompleter.ON_RELAY_THREAD);
+        return relayStep(leases, publisher, missed, BatchCompleter.ON_RELAY_THREAD);
     }
 
     /** An idle wait that ran out while {@code appended} events were committed, then the next step. */
@@ -355,27 +345,8 @@ class RelayStepTest {
     void givenACompletionThread_whenDraining_thenTheFullBatchIsMarkedOnItWhileTheNextIsLeased() {
         append(15);
         LeaseWaitingForAMark waiting = new LeaseWaitingForAMark();
-        LeaseTrackingStore tracked = new LeaseTrackingStore(waiting);
-        Relay relay = new Relay(
-                tracked,
-                publisher,
-                new RelayConfig(10, Duration.ofSeconds(1)),
-                RetryPolicy.builder().jitter(0).build(),
-                clock,
-                RelayListener.NONE);
-        RelayStep relayStep = new RelayStep(
-                "relay-1",
-                relay,
-                publisher,
-                tracked,
-                POLL,
-                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
-                storeOutage,
-                brokerOutage,
-                new OutageTracker("relay-1 loop", true, clock),
-                MissedWakeUps.none(),
-                clock,
-                new CompletionThread("relay-1"));
+        RelayStep relayStep = relayStep(
+                new LeaseTrackingStore(waiting), publisher, MissedWakeUps.none(), new CompletionThread("relay-1"));
 
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
         assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
@@ -390,6 +361,58 @@ class RelayStepTest {
         assertThat(count(EventStatus.SENT))
                 .as("the step returns once the full batch is marked, and the short one after it too")
                 .isEqualTo(15);
+    }
+
+    /** A store that goes down during its second lease, once the first batch's mark has committed. */
+    private final class DownAfterTheFirstMark extends ForwardingOutboxStore {
+        private final CountDownLatch marked = new CountDownLatch(1);
+        private int leases;
+
+        DownAfterTheFirstMark() {
+            super(store);
+        }
+
+        @Override
+        public List<OutboxEvent> lease(UUID leaseId, int limit, Instant now) {
+            if (++leases == 2) {
+                try {
+                    marked.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                store.setAvailable(false);
+            }
+            return super.lease(leaseId, limit, now);
+        }
+
+        @Override
+        public MarkResult markPublished(UUID leaseId, Collection<UUID> eventIds, Instant now) {
+            MarkResult result = super.markPublished(leaseId, eventIds, now);
+            marked.countDown();
+            return result;
+        }
+    }
+
+    @Test
+    void givenTheDatabaseGoesDownAfterTheMarkBesideTheLease_whenTheLeaseFails_thenTheOutageIsLoggedOnceAndStays() {
+        append(15);
+        RelayStep relayStep = relayStep(
+                new LeaseTrackingStore(new DownAfterTheFirstMark()),
+                publisher,
+                MissedWakeUps.none(),
+                new CompletionThread("relay-1"));
+        try {
+            assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+            relayStep.step(); // the mark beside it succeeds, then the lease fails
+            relayStep.step(); // still down
+
+            assertThat(storeOutage.isDown())
+                    .as("the mark that succeeded before the lease failed does not end the outage")
+                    .isTrue();
+            assertThat(log.atLeast(Level.INFO)).singleElement().asString().startsWith("database unavailable");
+        } finally {
+            relayStep.finish();
+        }
     }
 
     @Test
