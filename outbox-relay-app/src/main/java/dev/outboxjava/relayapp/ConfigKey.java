@@ -31,7 +31,8 @@ public enum ConfigKey {
             "outbox.db.pool.size",
             "4",
             "Most database connections the worker opens (1-100); the relay "
-                    + "threads, the sweeper, the cleaner and the metrics poller share them."),
+                    + "threads, the sweeper, the cleaner and the metrics poller share them; a draining relay thread "
+                    + "uses two at once (its lease beside its previous batch's marks)."),
     TABLE("outbox.table", "outbox_events", "The outbox table, table or schema.table (lower-case letters, digits, _)."),
     TABLES(
             "outbox.tables",
