@@ -53,27 +53,20 @@ public final class TailLatencyScenario {
     /**
      * The floor, or a relay on the library's defaults for a layout and an ordering.
      *
-     * @param threads        relay threads; 0: the library's default
-     * @param notifyInterval the notifier's minimum interval; null: the library's default
+     * @param threads relay threads; 0: the library's default
      */
-    public record Variant(StoreLayout layout, Ordering.Mode ordering, int threads, Duration notifyInterval) {
+    public record Variant(StoreLayout layout, Ordering.Mode ordering, int threads) {
 
         /** The broker's own floor: no relay. */
-        public static final Variant FLOOR = new Variant(null, null, 0, null);
-
-        Variant(StoreLayout layout, Ordering.Mode ordering, int threads) {
-            this(layout, ordering, threads, null);
-        }
+        public static final Variant FLOOR = new Variant(null, null, 0);
 
         public boolean floor() {
             return layout == null;
         }
 
-        /** The library's defaults: its default layout, no ordering, its notifier's pace. */
+        /** The library's defaults: its default layout, no ordering. */
         public boolean defaults() {
-            return layout == PostgresOutboxConfig.DEFAULT_LAYOUT
-                    && ordering == Ordering.Mode.NONE
-                    && notifyInterval == null;
+            return layout == PostgresOutboxConfig.DEFAULT_LAYOUT && ordering == Ordering.Mode.NONE;
         }
 
         public String label() {
@@ -82,8 +75,7 @@ public final class TailLatencyScenario {
             }
             return "relay, " + (threads == 0 ? "defaults" : threads + " relay thread" + (threads == 1 ? "" : "s"))
                     + ", " + LongTransactionScenario.Comparison.layoutName(layout) + ", ordering "
-                    + (ordering == Ordering.Mode.PER_KEY ? "per_key" : "none")
-                    + (notifyInterval == null ? "" : ", NOTIFY at most 1 per " + notifyInterval.toMillis() + " ms");
+                    + (ordering == Ordering.Mode.PER_KEY ? "per_key" : "none");
         }
     }
 
@@ -130,9 +122,7 @@ public final class TailLatencyScenario {
             new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.PER_KEY, 0),
             new Variant(StoreLayout.IN_PLACE, Ordering.Mode.PER_KEY, 0),
             new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE, 1),
-            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE, 2),
-            // the defaults at a slower notifier's pace: what the wake-up's coalescing costs the tail
-            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE, 0, Duration.ofMillis(5)));
+            new Variant(StoreLayout.APPEND_LOG, Ordering.Mode.NONE, 2));
 
     private final Services services;
     private final OutboxTables tables;
@@ -203,7 +193,7 @@ public final class TailLatencyScenario {
             AtomicLong committed = new AtomicLong();
             TickTimings timings = new TickTimings();
             try (LatencyConsumer consumer = new LatencyConsumer(services.kafkaBootstrapServers(), topic, 6);
-                    Relaying relaying = variant.floor() ? null : new Relaying(store, pool, timings, variant);
+                    Relaying relaying = variant.floor() ? null : new Relaying(store, pool, timings, variant.threads());
                     FloorSender floor = variant.floor()
                             ? new FloorSender(services.kafkaBootstrapServers(), options.kafkaProperties())
                             : null) {
@@ -300,19 +290,15 @@ public final class TailLatencyScenario {
         final OutboxWorker worker;
         private boolean closed;
 
-        Relaying(PostgresOutboxStore store, HikariDataSource pool, TickTimings timings, Variant variant) {
+        Relaying(PostgresOutboxStore store, HikariDataSource pool, TickTimings timings, int threads) {
             String channel = store.config().notifyChannel();
-            OutboxNotifier.Builder notifying = OutboxNotifier.builder(pool, channel);
-            if (variant.notifyInterval() != null) {
-                notifying.minimumInterval(variant.notifyInterval());
-            }
-            notifier = notifying.start();
+            notifier = OutboxNotifier.builder(pool, channel).start();
             WakeUpSource listening = signal -> OutboxNotificationListener.builder(pool, channel, signal::signal)
                     .start();
             worker = WorkerRun.defaults(
                     timings.wrap(store),
                     timings.wrap(brokers.newPublisher(Brokers.Kind.KAFKA)),
-                    variant.threads(),
+                    threads,
                     new WorkerRun.PublishedCounter(),
                     List.of(timings.wrap(listening)));
         }

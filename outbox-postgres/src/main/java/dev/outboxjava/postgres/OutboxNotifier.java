@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
 public final class OutboxNotifier implements AutoCloseable {
 
     /** Default shortest time between two notifications: signals in between are folded into the next. */
-    public static final Duration DEFAULT_MINIMUM_INTERVAL = Duration.ofMillis(2);
+    public static final Duration DEFAULT_MINIMUM_INTERVAL = Duration.ofMillis(5);
 
     static final long HOLD_MILLIS = 200;
 
@@ -180,12 +180,9 @@ public final class OutboxNotifier implements AutoCloseable {
             if (pending.getAndSet(false)) {
                 pacing = true;
                 try {
-                    long began = System.nanoTime();
                     notify.execute();
                     sent.incrementAndGet();
-                    // the interval runs from the send's start: one notification per interval, not one per
-                    // interval plus a round trip
-                    sleepNanos(minimumIntervalNanos - (System.nanoTime() - began));
+                    sleepNanos(minimumIntervalNanos);
                 } finally {
                     // cleared before the flag is read again: a signal either sees pacing false and
                     // unparks, or set the flag early enough for the next turn of this loop to see it
@@ -200,7 +197,7 @@ public final class OutboxNotifier implements AutoCloseable {
         }
     }
 
-    /** Sleeps that long (nothing if not positive), even when {@link #close()} unparks the thread. */
+    /** Sleeps the full interval, even when {@link #close()} unparks the thread. */
     private static void sleepNanos(long nanos) {
         long deadline = System.nanoTime() + nanos;
         for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
@@ -220,9 +217,9 @@ public final class OutboxNotifier implements AutoCloseable {
         }
 
         /**
-         * Shortest time between two notifications (default 2 ms): longer means fewer notifications
-         * and fewer, larger leases under load, at up to that much extra latency once commits come
-         * closer together than the interval. Zero sends one per database round trip.
+         * Shortest time between two notifications (default 5 ms): longer means fewer notifications
+         * and fewer, larger leases under load, at up to that much extra latency. Zero sends one per
+         * database round trip.
          */
         public Builder minimumInterval(Duration value) {
             if (value == null || value.isNegative()) {

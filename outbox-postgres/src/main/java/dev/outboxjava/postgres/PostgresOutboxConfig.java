@@ -19,7 +19,7 @@ import java.util.Optional;
  *   <li>notify channel: derived from the table name — {@code schema_table} for a qualified table
  *       ({@code table} alone when that would exceed 63 characters), the table name otherwise; so
  *       {@value #DEFAULT_TABLE_NAME} for the default table</li>
- *   <li>wake-up mode {@link WakeUpMode#NOTIFY_AFTER_COMMIT}, at most one notification per 2 ms
+ *   <li>wake-up mode {@link WakeUpMode#NOTIFY_AFTER_COMMIT}, at most one notification per 5 ms
  *       ({@link OutboxNotifier#DEFAULT_MINIMUM_INTERVAL})</li>
  *   <li>completion mode {@link CompletionMode#KEEP_SENT}</li>
  *   <li>maximum pool size {@value #DEFAULT_MAXIMUM_POOL_SIZE} (only when the store opens its own pool)</li>
@@ -215,11 +215,11 @@ public final class PostgresOutboxConfig {
 
         /**
          * With {@link WakeUpMode#NOTIFY_AFTER_COMMIT}: the shortest time between two notifications the
-         * {@link TransactionalOutbox} sends (commits in between share the next one). Default 2 ms:
-         * below 500 commits a second an event's notification leaves at once. Each notification is a
-         * small transaction and wakes every listening relay; what saturated producers lose to them is
-         * benchmark scenario 4's producer cost. Longer costs less and adds up to that much latency to
-         * an event under load; zero sends one per database round trip.
+         * {@link TransactionalOutbox} sends (commits in between share the next one). Default 5 ms.
+         * Each notification is a small transaction and wakes every listening relay: on the 2-core
+         * benchmark machine, saturated producers lost about 2–5 % of their throughput to one per 5 ms.
+         * Longer costs less and adds up to that much latency to an event under load; zero sends one
+         * per database round trip.
          */
         public Builder notifyMinimumInterval(Duration value) {
             this.notifyMinimumInterval = Objects.requireNonNull(value, "notifyMinimumInterval");

@@ -24,7 +24,7 @@ class PostgresOutboxConfigTest {
         assertThat(config.wakeUpMode()).isEqualTo(WakeUpMode.NOTIFY_AFTER_COMMIT);
         assertThat(config.completionMode()).isEqualTo(CompletionMode.KEEP_SENT);
         assertThat(config.maximumPoolSize()).isEqualTo(PostgresOutboxConfig.DEFAULT_MAXIMUM_POOL_SIZE);
-        assertThat(config.notifyMinimumInterval()).isEqualTo(Duration.ofMillis(2));
+        assertThat(config.notifyMinimumInterval()).isEqualTo(Duration.ofMillis(5));
     }
 
     @Test
