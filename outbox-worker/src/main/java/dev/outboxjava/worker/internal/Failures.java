@@ -63,15 +63,17 @@ final class Failures {
      * Tells the tracker a failed tick of {@code step} belongs to: the database's outage (and that the
      * database is unreachable, when the connection itself failed), or otherwise a bug.
      *
+     * @param began the store tracker's {@link OutageTracker#outagesEnded()} when the tick began: a database
+     *              failure of a tick under way when an outage ended belongs to that outage
      * @return whether it was the database's outage
      */
-    static boolean report(String step, Throwable failure, OutageTracker storeOutage, OutageTracker bug) {
+    static boolean report(String step, Throwable failure, OutageTracker storeOutage, OutageTracker bug, long began) {
         if (isStoreOutage(failure) && isMissingTable(failure)) {
             storeOutage.tableMissing(describe(failure), failure);
             return true;
         }
         if (isStoreOutage(failure)) {
-            storeOutage.failed(describe(failure), failure);
+            storeOutage.failed(describe(failure), failure, began);
             if (isConnectionFailure(failure)) {
                 storeOutage.unreachable();
             }

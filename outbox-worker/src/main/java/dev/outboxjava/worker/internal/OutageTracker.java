@@ -62,6 +62,31 @@ public final class OutageTracker {
     }
 
     /**
+     * How many outages have ended so far: read it before an operation and pass it to
+     * {@link #failed(String, Throwable, long)} if the operation fails.
+     */
+    public synchronized long outagesEnded() {
+        return outagesEnded;
+    }
+
+    /**
+     * Records the failure of an operation that began when {@link #outagesEnded()} was {@code began}. When
+     * an outage ended while it ran, the failure belongs to that outage (a statement under way when the
+     * dependency came back, failing on a connection the outage broke): it is logged at DEBUG and starts
+     * no new outage, so one outage is not logged as two; a failure of the next operation starts one.
+     *
+     * @return whether this failure started the outage (and was logged)
+     */
+    public synchronized boolean failed(String detail, Throwable cause, long began) {
+        if (began != outagesEnded && downSince == null) {
+            lastFailure = Optional.of(new WorkerHeartbeat.Failure(clock.instant(), dependency + ": " + detail));
+            log.debug("{} failed in an operation begun before its outage ended: {}", dependency, detail, cause);
+            return false;
+        }
+        return failed(detail, cause, false);
+    }
+
+    /**
      * Records a failure because the outbox table does not exist (dropped, or never created): the database
      * answers, so this is logged as what it is, with the detail saying how to create the table, not as the
      * database being unavailable. Logged once per outage, also when the outage began as another failure.

@@ -103,6 +103,7 @@ public final class OutboxLane {
     /** Runs the due housekeeping and one relay tick; never throws (except a {@link VirtualMachineError}). */
     public FairScheduler.Outcome step() {
         long now = System.nanoTime();
+        long outagesEndedBefore = outage.outagesEnded();
         try {
             housekeeping(now);
             RelayResult result = relay.runOnce();
@@ -121,7 +122,7 @@ public final class OutboxLane {
                     : FairScheduler.Outcome.SHORT;
         } catch (Throwable failure) {
             Failures.rethrowFatal(failure);
-            Failures.report("relay of outbox " + id, failure, outage, bug);
+            Failures.report("relay of outbox " + id, failure, outage, bug, outagesEndedBefore);
             lastFailure = Failures.describe(failure);
             return FairScheduler.Outcome.FAILED;
         }

@@ -57,6 +57,7 @@ public final class PeriodicStep implements LoopStep {
 
     @Override
     public Next step() {
+        long outagesEndedBefore = storeOutage.outagesEnded();
         try {
             // the next tick comes after the interval however many rows this one handled
             var unused = tick.getAsInt();
@@ -64,7 +65,7 @@ public final class PeriodicStep implements LoopStep {
             Failures.rethrowFatal(failure);
             consecutiveFailures++;
             Duration pause = backoff.delayAfter(consecutiveFailures);
-            if (Failures.report(name, failure, storeOutage, bug) && storeHealth != null) {
+            if (Failures.report(name, failure, storeOutage, bug, outagesEndedBefore) && storeHealth != null) {
                 return Next.backoff(pause, backoff.probeInterval(), storeOutage.recoveryProbe(storeHealth));
             }
             return Next.backoff(pause);

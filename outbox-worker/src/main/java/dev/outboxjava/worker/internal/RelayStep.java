@@ -82,6 +82,12 @@ public final class RelayStep implements LoopStep {
     private final MissedWakeUps missedWakeUps;
     private final Clock clock;
     private final BatchCompleter completer;
+    /**
+     * The store's {@link OutageTracker#outagesEnded()} when this step began: a lease under way when the marks
+     * beside it end an outage fails as part of that outage, not as a new one.
+     */
+    private long outagesEndedBefore;
+
     /** When the last idle wait began; null while draining. */
     private Instant idleSince;
     /** Whether the last idle wait ran its full interval (no wake-up came). */
@@ -152,6 +158,7 @@ public final class RelayStep implements LoopStep {
 
     @Override
     public Next step() {
+        outagesEndedBefore = storeOutage.outagesEnded();
         if (brokerDown) {
             HealthCheck health = brokerHealth();
             if (!health.healthy()) {
@@ -180,7 +187,8 @@ public final class RelayStep implements LoopStep {
         } catch (Throwable failure) {
             Failures.rethrowFatal(failure);
             // The previous batch's marks may have committed before the lease failed: settled after the
-            // failure, their success would end the outage the failure has just begun.
+            // failure, their success would end the outage the failure has just begun. Settled first, a
+            // success that ends an outage leaves the lease's failure to that outage (outagesEndedBefore).
             settle(completing);
             failed(failure);
             return pause();
@@ -239,6 +247,7 @@ public final class RelayStep implements LoopStep {
     /** Completes the batch left in flight when the loop stops. */
     @Override
     public void finish() {
+        outagesEndedBefore = storeOutage.outagesEnded();
         awaitingAcknowledgements = false;
         completeInFlight();
         completer.close();
@@ -341,7 +350,7 @@ public final class RelayStep implements LoopStep {
     }
 
     private void failed(Throwable failure) {
-        storeFailed = Failures.report(name, failure, storeOutage, bug);
+        storeFailed = Failures.report(name, failure, storeOutage, bug, outagesEndedBefore);
     }
 
     /** Backs off after a failure; after the database's, probing it so the loop resumes once it answers. */

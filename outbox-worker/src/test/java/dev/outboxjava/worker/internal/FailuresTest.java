@@ -30,7 +30,11 @@ class FailuresTest {
     @DisplayName("is a missing outbox table when the table does not exist (42P01)")
     void missingRelation() {
         assertThat(Failures.report(
-                        "relay", refused("ERROR: relation \"outbox_events\" does not exist", "42P01"), database, bug))
+                        "relay",
+                        refused("ERROR: relation \"outbox_events\" does not exist", "42P01"),
+                        database,
+                        bug,
+                        database.outagesEnded()))
                 .isTrue();
         assertThat(database.isTableMissing()).isTrue();
     }
@@ -39,7 +43,11 @@ class FailuresTest {
     @DisplayName("is a missing outbox table when its schema does not exist (3F000): dropped with its tables")
     void missingSchema() {
         assertThat(Failures.report(
-                        "relay", refused("ERROR: schema \"tenant_7\" does not exist", "3F000"), database, bug))
+                        "relay",
+                        refused("ERROR: schema \"tenant_7\" does not exist", "3F000"),
+                        database,
+                        bug,
+                        database.outagesEnded()))
                 .isTrue();
         assertThat(database.isTableMissing()).isTrue();
         assertThat(log.atLeast(ch.qos.logback.classic.Level.WARN))
@@ -50,7 +58,8 @@ class FailuresTest {
     @Test
     @DisplayName("is a database outage, not a missing table, when the connection failed")
     void connectionFailed() {
-        assertThat(Failures.report("relay", refused("Connection refused", "08001"), database, bug))
+        assertThat(Failures.report(
+                        "relay", refused("Connection refused", "08001"), database, bug, database.outagesEnded()))
                 .isTrue();
         assertThat(database.isTableMissing()).isFalse();
         assertThat(database.isDown()).isTrue();

@@ -48,6 +48,27 @@ class OutageTrackerTest {
     }
 
     @Test
+    @DisplayName("leaves the failure of an operation under way when the outage ended to that outage, "
+            + "and starts a new one at the next operation's failure")
+    void aFailureBegunBeforeTheOutageEndedStartsNoNewOne() {
+        OutageTracker database = new OutageTracker("database", false, clock);
+        database.failed("EOFException", null);
+        long began = database.outagesEnded();
+        database.succeeded(); // another operation, on a new connection, got through
+
+        assertThat(database.failed("EOFException on a connection the outage broke", null, began))
+                .isFalse();
+        assertThat(database.isDown()).isFalse();
+        assertThat(database.lastFailure()).isPresent();
+        assertThat(log.atLeast(Level.INFO)).hasSize(2);
+
+        assertThat(database.failed("connection refused", null, database.outagesEnded()))
+                .as("an operation begun after the outage ended")
+                .isTrue();
+        assertThat(log.atLeast(Level.INFO).get(2)).startsWith("database unavailable");
+    }
+
+    @Test
     @DisplayName("without a probe seeing it back, the outage ends at the success that ends it")
     void withoutAProbeTheSuccessEndsIt() {
         broker.failed("connection refused", null);

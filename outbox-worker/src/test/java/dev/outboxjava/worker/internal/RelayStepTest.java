@@ -363,13 +363,18 @@ class RelayStepTest {
                 .isEqualTo(15);
     }
 
-    /** A store that goes down during its second lease, once the first batch's mark has committed. */
+    /**
+     * A store whose second lease fails once the first batch's mark has committed: the database goes down
+     * for good, or only that lease fails (its connection broken by an outage the mark has just ended).
+     */
     private final class DownAfterTheFirstMark extends ForwardingOutboxStore {
         private final CountDownLatch marked = new CountDownLatch(1);
+        private final boolean forGood;
         private int leases;
 
-        DownAfterTheFirstMark() {
+        DownAfterTheFirstMark(boolean forGood) {
             super(store);
+            this.forGood = forGood;
         }
 
         @Override
@@ -381,6 +386,11 @@ class RelayStepTest {
                     Thread.currentThread().interrupt();
                 }
                 store.setAvailable(false);
+                try {
+                    return super.lease(leaseId, limit, now);
+                } finally {
+                    store.setAvailable(!forGood);
+                }
             }
             return super.lease(leaseId, limit, now);
         }
@@ -397,7 +407,7 @@ class RelayStepTest {
     void givenTheDatabaseGoesDownAfterTheMarkBesideTheLease_whenTheLeaseFails_thenTheOutageIsLoggedOnceAndStays() {
         append(15);
         RelayStep relayStep = relayStep(
-                new LeaseTrackingStore(new DownAfterTheFirstMark()),
+                new LeaseTrackingStore(new DownAfterTheFirstMark(true)),
                 publisher,
                 MissedWakeUps.none(),
                 new CompletionThread("relay-1"));
@@ -410,6 +420,32 @@ class RelayStepTest {
                     .as("the mark that succeeded before the lease failed does not end the outage")
                     .isTrue();
             assertThat(log.atLeast(Level.INFO)).singleElement().asString().startsWith("database unavailable");
+        } finally {
+            relayStep.finish();
+        }
+    }
+
+    @Test
+    void givenAnOutageTheMarkBesideTheLeaseEnds_whenTheLeaseFailsOnABrokenConnection_thenTheOutageIsLoggedOnce() {
+        append(25);
+        RelayStep relayStep = relayStep(
+                new LeaseTrackingStore(new DownAfterTheFirstMark(false)),
+                publisher,
+                MissedWakeUps.none(),
+                new CompletionThread("relay-1"));
+        try {
+            assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
+            storeOutage.failed("could not count events by status: EOFException", null); // another loop, meanwhile
+            relayStep.step(); // the mark beside the lease ends the outage, then the lease fails
+            assertThat(relayStep.step()).as("the database answers").isEqualTo(LoopStep.Next.MORE_WORK);
+
+            assertThat(storeOutage.isDown()).isFalse();
+            assertThat(log.atLeast(Level.INFO))
+                    .as("the lease that failed as the outage ended belongs to that outage")
+                    .hasSize(2)
+                    .satisfiesExactly(
+                            line -> assertThat(line).startsWith("database unavailable"),
+                            line -> assertThat(line).startsWith("database available again"));
         } finally {
             relayStep.finish();
         }
