@@ -39,8 +39,11 @@ public final class OutageTracker {
     private Optional<WorkerHeartbeat.Failure> lastFailure = Optional.empty();
     /** This outage is the outbox table missing, and was logged as that. */
     private boolean tableMissing;
-    /** How many outages have ended, so a loop backing off learns that another loop got through. */
-    private long outagesEnded;
+    /**
+     * How many outages have ended, so a loop backing off learns that another loop got through. Written
+     * under the lock, read without it by {@link #outagesEnded()} once per relay step.
+     */
+    private volatile long outagesEnded;
 
     /**
      * @param dependency what fails, for the log line ("database", "broker", "relay loop")
@@ -65,7 +68,7 @@ public final class OutageTracker {
      * How many outages have ended so far: read it before an operation and pass it to
      * {@link #failed(String, Throwable, long)} if the operation fails.
      */
-    public synchronized long outagesEnded() {
+    public long outagesEnded() {
         return outagesEnded;
     }
 
