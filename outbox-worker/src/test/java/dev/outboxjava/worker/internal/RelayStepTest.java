@@ -403,14 +403,19 @@ class RelayStepTest {
         }
     }
 
-    @Test
-    void givenTheDatabaseGoesDownAfterTheMarkBesideTheLease_whenTheLeaseFails_thenTheOutageIsLoggedOnceAndStays() {
-        append(15);
-        RelayStep relayStep = relayStep(
-                new LeaseTrackingStore(new DownAfterTheFirstMark(true)),
+    /** A step with a completion thread over a {@link DownAfterTheFirstMark} store. */
+    private RelayStep markingBesideALeaseThatFails(boolean forGood) {
+        return relayStep(
+                new LeaseTrackingStore(new DownAfterTheFirstMark(forGood)),
                 publisher,
                 MissedWakeUps.none(),
                 new CompletionThread("relay-1"));
+    }
+
+    @Test
+    void givenTheDatabaseGoesDownAfterTheMarkBesideTheLease_whenTheLeaseFails_thenTheOutageIsLoggedOnceAndStays() {
+        append(15);
+        RelayStep relayStep = markingBesideALeaseThatFails(true);
         try {
             assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
             relayStep.step(); // the mark beside it succeeds, then the lease fails
@@ -428,11 +433,7 @@ class RelayStepTest {
     @Test
     void givenAnOutageTheMarkBesideTheLeaseEnds_whenTheLeaseFailsOnABrokenConnection_thenTheOutageIsLoggedOnce() {
         append(25);
-        RelayStep relayStep = relayStep(
-                new LeaseTrackingStore(new DownAfterTheFirstMark(false)),
-                publisher,
-                MissedWakeUps.none(),
-                new CompletionThread("relay-1"));
+        RelayStep relayStep = markingBesideALeaseThatFails(false);
         try {
             assertThat(relayStep.step()).isEqualTo(LoopStep.Next.MORE_WORK);
             storeOutage.failed("could not count events by status: EOFException", null); // another loop, meanwhile
