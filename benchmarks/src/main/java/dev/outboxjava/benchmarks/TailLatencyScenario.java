@@ -43,9 +43,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * transactions, each event then sent straight to Kafka from the committing thread by a publisher with
  * the relay's producer settings, read by the same consumer — the commit → consume time no relay can beat.
  *
- * <p>Each run builds a new worker, pool and producer, and its first interval starts with them: a
- * service restarts at every deploy, so connection and producer start-up and the first leases are part
- * of the tail. Per interval (a minute by default) p50 and p99, and per relay run where its events'
+ * <p>Each run builds a new worker and producer, and its first interval starts with them: a service
+ * restarts at every deploy, so the worker's start-up (its LISTEN session, the producer's first metadata,
+ * the first leases) is part of the tail. The application's pool is open before, as a service's is
+ * when it takes traffic ({@link Services#newOpenedPool}). Per interval (a minute by default) p50 and p99, and per relay run where its events'
  * time went ({@link StageBreakdown}).
  */
 public final class TailLatencyScenario {
@@ -184,7 +185,7 @@ public final class TailLatencyScenario {
                 ? Ordering.perKey(Ordering.AfterDeadLetter.HOLD_KEY)
                 : Ordering.none();
         StoreLayout layout = variant.floor() ? StoreLayout.APPEND_LOG : variant.layout();
-        try (HikariDataSource pool = services.newPool("tail", producers + Math.max(2, variant.threads()) + 4)) {
+        try (HikariDataSource pool = services.newOpenedPool("tail", producers + Math.max(2, variant.threads()) + 4)) {
             PostgresOutboxStore store =
                     tables.create("tail", CompletionMode.KEEP_SENT, WakeUpMode.NONE, ordering, layout, pool);
             BusinessWork business = BusinessWork.create(services);

@@ -34,6 +34,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  */
 public final class Services implements AutoCloseable {
 
+    private static final Duration POOL_FILL_LIMIT = Duration.ofSeconds(30);
+
     private static final String DROP_LOCK_TIMEOUT = "30s";
     private static volatile boolean cleaningUpOnExit;
     private final String jdbcUrl;
@@ -72,17 +74,49 @@ public final class Services implements AutoCloseable {
         return cleaningUpOnExit;
     }
 
-    /** A new pool on the benchmark database (auto-commit connections). */
+    /** A new pool on the benchmark database (auto-commit connections) that opens them as they are asked for. */
     public HikariDataSource newPool(String name, int size) {
+        HikariConfig config = poolConfig(name, size);
+        config.setMinimumIdle(1);
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * A new pool of {@code size} connections, all open when this returns: HikariCP's default, and what a
+     * service's pool is (Spring Boot's among them) by the time it takes traffic. A pool that opens its
+     * connections under load makes every caller after a commit — the notifier, the relay's first leases
+     * and marks — queue behind the producers for sessions that are opened one at a time, and that queue,
+     * not the relay, would be the first interval's tail.
+     */
+    public HikariDataSource newOpenedPool(String name, int size) {
+        HikariDataSource pool = new HikariDataSource(poolConfig(name, size));
+        long deadline = System.nanoTime() + POOL_FILL_LIMIT.toNanos();
+        while (pool.getHikariPoolMXBean().getTotalConnections() < size) {
+            if (System.nanoTime() > deadline) {
+                pool.close();
+                throw new IllegalStateException("pool " + name + " did not open its " + size + " connections within "
+                        + POOL_FILL_LIMIT.toSeconds() + " s (max_connections of the database too low?)");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                pool.close();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        return pool;
+    }
+
+    private HikariConfig poolConfig(String name, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setUsername("postgres");
         config.setPassword("");
         config.setMaximumPoolSize(size);
-        config.setMinimumIdle(1);
         config.setPoolName(name);
         config.addDataSourceProperty("ApplicationName", applicationNamePrefix() + name);
-        return new HikariDataSource(config);
+        return config;
     }
 
     /** What this run's database sessions' {@code application_name} starts with. */
