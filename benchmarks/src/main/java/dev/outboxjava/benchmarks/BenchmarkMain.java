@@ -199,6 +199,10 @@ public final class BenchmarkMain {
                     v.label() + ": where a tick's time goes (last run, mean per batch)",
                     scenario3.breakdown().get(v));
             table.detail(scenario, v.label() + " (last run)", scenario3.cpu().get(v));
+            table.detail(
+                    scenario,
+                    v.label() + ": the worker's own reads beside the drain",
+                    scenario3.gaugesPoll().get(v));
             int before = table.rows().size();
             Double beside = adjacent.get(v);
             if (beside != null) {

@@ -17,6 +17,7 @@ import dev.outboxjava.postgres.StoreLayout;
 import dev.outboxjava.postgres.WakeUpMode;
 import dev.outboxjava.worker.OutboxWorker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,6 +58,7 @@ public final class WorkerDrainScenario {
     private final Map<Variant, List<Double>> besideCeiling = new LinkedHashMap<>();
 
     private final Map<Variant, String> cpu = new LinkedHashMap<>();
+    private final Map<Variant, String> gaugesPoll = new LinkedHashMap<>();
     private String lastCpu = "";
 
     private final Services services;
@@ -91,6 +93,14 @@ public final class WorkerDrainScenario {
     /** Where the CPU went in each variant's last run, per event relayed. */
     public Map<Variant, String> cpu() {
         return Map.copyOf(cpu);
+    }
+
+    /**
+     * What the worker's backlog gauges cost the database while it drains: one poll over the full backlog,
+     * timed alone on the loaded table, beside the variant's drain time (the ceiling pays no such poll).
+     */
+    public Map<Variant, String> gaugesPoll() {
+        return Map.copyOf(gaugesPoll);
     }
 
     /**
@@ -160,11 +170,18 @@ public final class WorkerDrainScenario {
                             lastCpu);
                 }
             }
+            Map<Variant, Double> medians = new LinkedHashMap<>();
+            rates.forEach((variant, list) -> medians.put(variant, Stats.median(list)));
+            for (Variant variant : stores.keySet()) {
+                PostgresOutboxStore store = stores.get(variant);
+                tables.truncate(store);
+                tables.loadPending(store, options.backlog(), destinations.get(variant));
+                gaugesPoll.put(variant, gaugesPollBeside(store, medians.get(variant)));
+                Log.line("S3: worker -> %s: %s", variant.label(), gaugesPoll.get(variant));
+            }
             stores.values().forEach(tables::truncate);
+            return medians;
         }
-        Map<Variant, Double> medians = new LinkedHashMap<>();
-        rates.forEach((variant, list) -> medians.put(variant, Stats.median(list)));
-        return medians;
     }
 
     /**
@@ -202,6 +219,28 @@ public final class WorkerDrainScenario {
             tables.truncate(store);
         }
         return best;
+    }
+
+    /**
+     * Times the reads of one poll of the worker's backlog gauges ({@code BacklogGauges}: the counts by
+     * status, the oldest pending event, the backlog by what it waits for), which the worker makes when it
+     * starts and every metrics poll interval; each reads every pending row.
+     */
+    private String gaugesPollBeside(PostgresOutboxStore store, double drainRate) {
+        long start = System.nanoTime();
+        store.countByStatus();
+        store.oldestPendingCreatedAt();
+        store.backlog(Instant.now());
+        double pollSeconds = (System.nanoTime() - start) / 1e9;
+        double drainSeconds = options.backlog() / drainRate;
+        return String.format(
+                Locale.ROOT,
+                "the backlog gauges' poll at %,d pending events takes %,.0f ms of the database alone, %.0f %% of the"
+                        + " median drain's %.1f s",
+                options.backlog(),
+                pollSeconds * 1000,
+                100 * pollSeconds / drainSeconds,
+                drainSeconds);
     }
 
     /** The layouts drained to {@code kind}: RabbitMQ's drain is bound by the broker, so in place alone. */
