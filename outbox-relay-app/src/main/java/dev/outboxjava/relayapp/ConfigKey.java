@@ -165,8 +165,9 @@ public enum ConfigKey {
     METRICS_POLL_INTERVAL(
             "outbox.metrics.poll.interval",
             "15s",
-            "How often the pending-count and "
-                    + "oldest-pending-age gauges are refreshed from the database (one query per interval, not per scrape)."),
+            "How often the backlog gauges (pending, in flight, dead letters, oldest pending age, the backlog by "
+                    + "what it waits for) are refreshed from the database: once per interval, never per scrape; "
+                    + "each refresh reads every pending row, so raise it when a large backlog is common."),
     HEALTH_MAX_LAG(
             "outbox.health.max.lag",
             "5m",
